@@ -1,0 +1,140 @@
+// DecodingContext: what decoders read from. It turns a source into exact
+// reads, counts the bytes consumed (the offset errors report) and keeps the
+// first failure: after it, every read fails and yields zeros, so a decoder
+// can read a whole structure and check once, and a count read after a
+// failure is 0, never garbage that drives a loop.
+//
+// The fast path is a bounds check and a copy from a window of bytes in
+// memory: the whole input for a span, the buffer of a BufferedReader for a
+// stream. Only an exhausted window costs a call, through one function
+// pointer (the type-erased slow path).
+#pragma once
+
+#include <blockwire/io/buffered_reader.hpp>
+#include <blockwire/io/error.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <span>
+
+namespace blockwire {
+
+class DecodingContext {
+ public:
+  // All of the input is in memory.
+  explicit DecodingContext(std::span<const std::byte> input) noexcept
+      : window_(input.data()), pos_(input.data()), end_(input.data() + input.size()) {}
+
+  // A stream: reads in place from `source`'s buffer, refilling it as needed.
+  // What the decoder consumed is given back to `source` when the context
+  // ends, so the next object starts exactly where this one ended.
+  template <class R, std::size_t N>
+  explicit DecodingContext(BufferedReader<R, N>& source) noexcept
+      : source_(&source), refill_(&refill_from<BufferedReader<R, N>>), release_(&release_to<BufferedReader<R, N>>) {
+    const auto bytes = source.buffered();
+    window_ = pos_ = bytes.data();
+    end_ = bytes.data() + bytes.size();
+  }
+
+  DecodingContext(const DecodingContext&) = delete;
+  DecodingContext& operator=(const DecodingContext&) = delete;
+  ~DecodingContext() {
+    if (release_ != nullptr) release_(*this);
+  }
+
+  template <std::size_t K>
+    requires(K != std::dynamic_extent)
+  bool read(std::span<std::byte, K> out) noexcept {
+    if (K <= static_cast<std::size_t>(end_ - pos_)) [[likely]] {
+      std::memcpy(out.data(), pos_, K);
+      pos_ += K;
+      return true;
+    }
+    return read_slow(out);
+  }
+
+  bool read(std::span<std::byte> out) noexcept {
+    if (out.size() <= static_cast<std::size_t>(end_ - pos_)) [[likely]] {
+      if (!out.empty()) std::memcpy(out.data(), pos_, out.size());
+      pos_ += out.size();
+      return true;
+    }
+    return read_slow(out);
+  }
+
+  // Bytes consumed since the context began: where the next byte comes from.
+  std::uint64_t offset() const noexcept {
+    return consumed_ + static_cast<std::size_t>(pos_ - window_);
+  }
+
+  // An upper bound on the bytes left: exact for a span, unknown (the largest
+  // value) for a stream. A decoder rejects a count that cannot fit in it
+  // before allocating anything.
+  std::uint64_t remaining_bound() const noexcept {
+    if (refill_ != nullptr) return std::numeric_limits<std::uint64_t>::max();
+    return static_cast<std::size_t>(end_ - pos_);
+  }
+
+  bool ok() const noexcept { return !failure_; }
+  const error& failure() const noexcept { return failure_; }
+
+  // Records a decoder's own finding (a bad value) at the current offset,
+  // unless an earlier failure is already recorded.
+  void fail(std::error_code what) noexcept {
+    if (!failure_) failure_ = error(what, offset());
+    end_ = pos_;  // every later read takes the slow path and fails
+  }
+
+ private:
+  [[gnu::noinline]] bool read_slow(std::span<std::byte> out) noexcept {
+    while (ok()) {
+      const std::size_t n = std::min(out.size(), static_cast<std::size_t>(end_ - pos_));
+      if (n != 0) std::memcpy(out.data(), pos_, n);
+      pos_ += n;
+      out = out.subspan(n);
+      if (out.empty()) return true;
+      if (refill_ == nullptr || !refill_(*this)) fail(errc::truncated);
+    }
+    if (!out.empty()) std::memset(out.data(), 0, out.size());
+    return false;
+  }
+
+  // Gives the consumed bytes back to the source and takes a fresh window.
+  // False at the end of the stream or on an I/O error (then recorded).
+  template <class Source>
+  static bool refill_from(DecodingContext& self) noexcept {
+    auto& source = *static_cast<Source*>(self.source_);
+    release_to<Source>(self);
+    auto got = source.fill();
+    if (!got) {
+      self.failure_ = error(got.error().code(), self.offset());
+      return false;
+    }
+    const auto bytes = source.buffered();
+    self.window_ = self.pos_ = bytes.data();
+    self.end_ = bytes.data() + bytes.size();
+    return got.value() != 0;
+  }
+
+  template <class Source>
+  static void release_to(DecodingContext& self) noexcept {
+    const auto used = static_cast<std::size_t>(self.pos_ - self.window_);
+    static_cast<Source*>(self.source_)->consume(used);
+    self.consumed_ += used;
+    self.window_ = self.pos_;
+  }
+
+  const std::byte* window_;  // where the current window began
+  const std::byte* pos_;
+  const std::byte* end_;
+  std::uint64_t consumed_ = 0;  // bytes consumed before the current window
+  void* source_ = nullptr;
+  bool (*refill_)(DecodingContext&) = nullptr;
+  void (*release_)(DecodingContext&) = nullptr;
+  error failure_{};
+};
+
+}  // namespace blockwire

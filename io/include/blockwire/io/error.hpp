@@ -1,0 +1,77 @@
+// The one error type and result alias of blockwire.
+//
+// A failure is a std::error_code (blockwire's own category for the library's
+// failures, std::system_category() for the OS) plus, for decoding, the byte
+// offset at which it happened. Results are Boost.Outcome's std_result: the
+// light header (results over std::error_code), not boost/outcome.hpp, so that
+// every program including blockwire compiles fast.
+#pragma once
+
+#include <boost/outcome/std_result.hpp>
+
+#include <cstdint>
+#include <string>
+#include <system_error>
+#include <type_traits>
+
+namespace blockwire {
+
+// blockwire's own failures. Values are stable: they may be stored or logged.
+enum class errc : int {
+  end_of_stream = 1,  // a source ended where more bytes were needed
+  no_room,            // a fixed-size sink is full
+  truncated,          // input ended inside an object
+  bad_argument,       // a caller passed something unusable (empty key, bad fd)
+};
+
+const std::error_category& error_category() noexcept;
+
+inline std::error_code make_error_code(errc e) noexcept {
+  return {static_cast<int>(e), error_category()};
+}
+
+// What went wrong and, when it is known, where (a byte offset in the input).
+class error {
+ public:
+  static constexpr std::uint64_t no_offset = ~std::uint64_t{0};
+
+  error() noexcept = default;
+  error(std::error_code code) noexcept : code_(code) {}  // NOLINT: implicit by design
+  template <class E>
+    requires std::is_error_code_enum_v<E>
+  error(E e) noexcept : code_(make_error_code(e)) {}  // NOLINT: implicit by design
+  error(std::error_code code, std::uint64_t offset) noexcept : code_(code), offset_(offset) {}
+
+  const std::error_code& code() const noexcept { return code_; }
+  bool has_offset() const noexcept { return offset_ != no_offset; }
+  std::uint64_t offset() const noexcept { return offset_; }
+
+  // Readable by a person: "input ends inside an object at byte 1234".
+  std::string message() const;
+
+  // True when this holds a failure.
+  explicit operator bool() const noexcept { return static_cast<bool>(code_); }
+
+  friend bool operator==(const error&, const error&) = default;
+
+ private:
+  std::error_code code_{};
+  std::uint64_t offset_ = no_offset;
+};
+
+// Lets Boost.Outcome treat `error` like an error code (value() on a failed
+// result throws std::system_error instead of refusing to compile).
+inline std::error_code make_error_code(const error& e) noexcept { return e.code(); }
+// What value() on a failed result throws: std::system_error with the code
+// and the message (offset included). Found by Boost.Outcome through ADL.
+[[noreturn]] void outcome_throw_as_system_error_with_payload(const error& e);
+
+template <class T>
+using result = BOOST_OUTCOME_V2_NAMESPACE::std_result<T, error>;
+
+using BOOST_OUTCOME_V2_NAMESPACE::success;
+
+}  // namespace blockwire
+
+template <>
+struct std::is_error_code_enum<blockwire::errc> : std::true_type {};

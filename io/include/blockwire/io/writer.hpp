@@ -1,0 +1,48 @@
+// Writer: anything that takes bytes. writer_ref: a non-owning, type-erased
+// reference to one, two words wide, so that compiled entry points can write to
+// any sink without being templates.
+#pragma once
+
+#include <blockwire/io/error.hpp>
+
+#include <concepts>
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <type_traits>
+
+namespace blockwire {
+
+// A sink writes all of `bytes` or reports why it could not.
+template <class W>
+concept Writer = requires(W& w, std::span<const std::byte> bytes) {
+  { w.write(bytes) } -> std::same_as<result<void>>;
+};
+
+class writer_ref {
+ public:
+  // From any Writer but writer_ref itself: copying a writer_ref copies it,
+  // it never wraps one writer_ref inside another.
+  template <class W>
+    requires(Writer<W> && !std::same_as<std::remove_cv_t<W>, writer_ref>)
+  writer_ref(W& sink) noexcept  // NOLINT: implicit, like std::function_ref
+      : object_(const_cast<void*>(static_cast<const void*>(std::addressof(sink)))),
+        write_(&write_to<W>) {}
+
+  result<void> write(std::span<const std::byte> bytes) const { return write_(object_, bytes); }
+
+ private:
+  template <class W>
+  static result<void> write_to(void* object, std::span<const std::byte> bytes) {
+    return static_cast<W*>(object)->write(bytes);
+  }
+
+  void* object_;
+  result<void> (*write_)(void*, std::span<const std::byte>);
+};
+
+static_assert(Writer<writer_ref>);
+static_assert(std::is_trivially_copyable_v<writer_ref>);
+static_assert(sizeof(writer_ref) == 2 * sizeof(void*));
+
+}  // namespace blockwire

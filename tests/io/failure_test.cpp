@@ -1,0 +1,85 @@
+#include <blockwire/io.hpp>
+
+#include <doctest/doctest.h>
+
+#include "test_support.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <string>
+#include <thread>
+
+using namespace blockwire;
+
+TEST_CASE("writing to /dev/full gives an error that says no space is left") {
+  auto file = FileWriter::create("/dev/full");
+  REQUIRE(file);
+  BufferedWriter<writer_ref> w{writer_ref(file.value())};
+  const auto data = test::random_bytes(100'000, 1);
+  test::write_in_pieces(w, data, 2);
+  auto r = w.flush();
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code() == std::errc::no_space_on_device);
+  CHECK(r.error().message().find("No space left") != std::string::npos);
+}
+
+TEST_CASE("writing to a socket whose peer has closed gives an error, and the process lives on") {
+  auto [client, server] = test::loopback_pair();
+  ::close(server);
+  SocketWriter sink(client, ownership::own);
+  BufferedWriter<writer_ref> w{writer_ref(sink)};
+  const auto data = test::random_bytes(64 * 1024, 3);
+  // The first sends may still be accepted by the kernel; the peer's reset
+  // makes a later one fail. Bounded: 200 rounds of 64 KiB at most.
+  result<void> r = success();
+  for (int round = 0; round < 200 && r; ++round) {
+    w.write(data);
+    r = w.flush();
+    if (r) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  REQUIRE_FALSE(r);
+  const int code = r.error().code().value();
+  CHECK((code == EPIPE || code == ECONNRESET));
+  CHECK(r.error().code().category() == std::system_category());
+}
+
+TEST_CASE("a SpanWriter written past its end reports no room and keeps what fit") {
+  std::byte storage[10];
+  SpanWriter sink(storage);
+  const auto data = test::random_bytes(12, 4);
+  REQUIRE(sink.write(std::span(data).first(8)));
+  auto r = sink.write(std::span(data).subspan(8));
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code() == errc::no_room);
+  CHECK(r.error().message() == "no room left in the output buffer");
+  CHECK(sink.written().size() == 10);
+  CHECK(std::equal(storage, storage + 10, data.begin()));
+}
+
+TEST_CASE("reading past the end of a file reports the offset at which the data ran out") {
+  std::string path = "/tmp/blockwire-test-XXXXXX";
+  const int fd = ::mkstemp(path.data());
+  REQUIRE(fd >= 0);
+  const auto data = test::random_bytes(100'000, 5);
+  {
+    FileWriter w(fd, ownership::own);
+    REQUIRE(w.write(data));
+  }
+  auto file = FileReader::open(path.c_str());
+  ::unlink(path.c_str());
+  REQUIRE(file);
+  BufferedReader<reader_ref> buffered{reader_ref(file.value())};
+  DecodingContext ctx(buffered);
+  std::vector<std::byte> out(60'000);
+  REQUIRE(ctx.read(out));
+  CHECK_FALSE(ctx.read(out));
+  CHECK(ctx.failure().code() == errc::truncated);
+  CHECK(ctx.failure().offset() == 100'000);
+  CHECK(ctx.failure().message() == "input ends inside an object (truncated) at byte 100000");
+}
+
+TEST_CASE("opening a file that does not exist is an error result, not an exception") {
+  auto file = FileReader::open("/nonexistent/blockwire/file");
+  REQUIRE_FALSE(file);
+  CHECK(file.error().code() == std::errc::no_such_file_or_directory);
+}
