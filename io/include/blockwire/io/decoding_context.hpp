@@ -12,6 +12,7 @@
 
 #include <blockwire/io/buffered_reader.hpp>
 #include <blockwire/io/error.hpp>
+#include <blockwire/io/reader.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -38,6 +39,12 @@ class DecodingContext {
     window_ = pos_ = bytes.data();
     end_ = bytes.data() + bytes.size();
   }
+
+  // A stream that must not be read past the object, with no buffer to keep
+  // what was read ahead: each read asks `source` for exactly the bytes it
+  // still needs. `source` must outlive the context.
+  explicit DecodingContext(const reader_ref& source) noexcept
+      : window_(nullptr), pos_(nullptr), end_(nullptr), direct_(&source) {}
 
   DecodingContext(const DecodingContext&) = delete;
   DecodingContext& operator=(const DecodingContext&) = delete;
@@ -70,11 +77,13 @@ class DecodingContext {
     return consumed_ + static_cast<std::size_t>(pos_ - window_);
   }
 
-  // An upper bound on the bytes left: exact for a span, unknown (the largest
-  // value) for a stream. A decoder rejects a count that cannot fit in it
-  // before allocating anything.
+  static constexpr std::uint64_t unbounded = std::numeric_limits<std::uint64_t>::max();
+
+  // An upper bound on the bytes left: exact for a span, `unbounded` for a
+  // stream. A decoder rejects a count that cannot fit in it before
+  // allocating anything.
   std::uint64_t remaining_bound() const noexcept {
-    if (refill_ != nullptr) return std::numeric_limits<std::uint64_t>::max();
+    if (streaming()) return unbounded;
     return static_cast<std::size_t>(end_ - pos_);
   }
 
@@ -88,6 +97,14 @@ class DecodingContext {
     end_ = pos_;  // every later read takes the slow path and fails
   }
 
+  // For a span: the input cannot hold what a count promises, so decoding
+  // would run out of data; report that now, as truncation where the input
+  // ends, before anything is allocated for the count.
+  void fail_truncated_at_end() noexcept {
+    if (!streaming()) pos_ = end_;
+    fail(errc::truncated);
+  }
+
  private:
   [[gnu::noinline]] bool read_slow(std::span<std::byte> out) noexcept {
     while (ok()) {
@@ -96,10 +113,30 @@ class DecodingContext {
       pos_ += n;
       out = out.subspan(n);
       if (out.empty()) return true;
-      if (refill_ == nullptr || !refill_(*this)) fail(errc::truncated);
+      if (direct_ != nullptr) {
+        read_direct(out);
+      } else if (refill_ == nullptr || !refill_(*this)) {
+        fail(errc::truncated);
+      }
     }
     if (!out.empty()) std::memset(out.data(), 0, out.size());
     return false;
+  }
+
+  bool streaming() const noexcept { return refill_ != nullptr || direct_ != nullptr; }
+
+  // Exact mode: one read_some straight into the destination; the loop in
+  // read_slow asks again for whatever is still missing.
+  void read_direct(std::span<std::byte>& out) noexcept {
+    auto got = direct_->read_some(out);
+    if (!got) {
+      failure_ = error(got.error().code(), offset());
+    } else if (got.value() == 0) {
+      fail(errc::truncated);
+    } else {
+      consumed_ += got.value();
+      out = out.subspan(got.value());
+    }
   }
 
   // Gives the consumed bytes back to the source and takes a fresh window.
@@ -132,6 +169,7 @@ class DecodingContext {
   const std::byte* end_;
   std::uint64_t consumed_ = 0;  // bytes consumed before the current window
   void* source_ = nullptr;
+  const reader_ref* direct_ = nullptr;
   bool (*refill_)(DecodingContext&) = nullptr;
   void (*release_)(DecodingContext&) = nullptr;
   error failure_{};

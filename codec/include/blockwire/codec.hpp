@@ -1,0 +1,10 @@
+// blockwire's codec: Bitcoin blocks, headers and transactions, and the
+// compiled entry points that encode and decode them.
+#pragma once
+
+#include <blockwire/codec/block.hpp>
+#include <blockwire/codec/decode_error.hpp>
+#include <blockwire/codec/encoding.hpp>
+#include <blockwire/codec/hash256.hpp>
+#include <blockwire/codec/transaction.hpp>
+#include <blockwire/io.hpp>  // the sinks and sources the entry points take

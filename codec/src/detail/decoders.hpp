@@ -1,0 +1,228 @@
+// The decoders: function objects that read one wire field per line from a
+// DecodingContext. The context keeps the first failure and yields zeros
+// after it, so a decoder checks ok() only where a value decides what happens
+// next (a count, a flag) and never trusts a count for an allocation:
+//   - every CompactSize is canonical and at most MAX_SIZE (0x02000000);
+//   - with a span, a count that cannot fit in the bytes left is rejected
+//     before anything is allocated (it is truncation at the input's end);
+//   - with a stream, containers grow as items actually arrive, and byte
+//     strings are read in bounded chunks.
+//
+// Private: never included by a public header (a build rule checks).
+#pragma once
+
+#include "little_endian.hpp"
+
+#include <blockwire/codec/block.hpp>
+#include <blockwire/codec/decode_error.hpp>
+#include <blockwire/codec/encoding.hpp>
+#include <blockwire/codec/transaction.hpp>
+#include <blockwire/io/decoding_context.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace blockwire::detail {
+
+inline constexpr std::uint64_t max_size = 0x02000000;  // Bitcoin Core's MAX_SIZE
+
+// The fewest bytes one item can take on the wire, for the fit check.
+inline constexpr std::uint64_t min_txin_size = 32 + 4 + 1 + 4;
+inline constexpr std::uint64_t min_txout_size = 8 + 1;
+inline constexpr std::uint64_t min_tx_size = 4 + 1 + 1 + 4;
+inline constexpr std::uint64_t min_witness_item_size = 1;
+
+// Reserving for a stream: never more than this many items up front; the
+// container then grows with what is actually decoded.
+inline constexpr std::uint64_t stream_reserve_limit = 1024;
+// Byte strings from a stream arrive in chunks of this size at most.
+inline constexpr std::size_t stream_chunk = 64 * 1024;
+
+template <std::integral T>
+struct decode_int_fn {
+  T operator()(DecodingContext& ctx) const {
+    std::array<std::byte, sizeof(T)> bytes;
+    ctx.read(std::span<std::byte, sizeof(T)>(bytes));
+    return from_le<T>(bytes);
+  }
+};
+inline constexpr decode_int_fn<std::uint8_t> decode_u8;
+inline constexpr decode_int_fn<std::uint16_t> decode_u16;
+inline constexpr decode_int_fn<std::uint32_t> decode_u32;
+inline constexpr decode_int_fn<std::int32_t> decode_i32;
+inline constexpr decode_int_fn<std::uint64_t> decode_u64;
+inline constexpr decode_int_fn<std::int64_t> decode_i64;
+
+// CompactSize, checked as Bitcoin Core checks it: the shortest form, then
+// at most MAX_SIZE, in every branch. A failure yields 0.
+inline constexpr struct {
+  std::uint64_t operator()(DecodingContext& ctx) const {
+    const std::uint8_t first = decode_u8(ctx);
+    std::uint64_t n = first;
+    std::uint64_t shortest = 0;
+    if (first == 0xfd) {
+      n = decode_u16(ctx);
+      shortest = 0xfd;
+    } else if (first == 0xfe) {
+      n = decode_u32(ctx);
+      shortest = 0x10000;
+    } else if (first == 0xff) {
+      n = decode_u64(ctx);
+      shortest = 0x100000000;
+    }
+    if (!ctx.ok()) return 0;
+    if (n < shortest) {
+      ctx.fail(decode_errc::non_canonical_size);
+      return 0;
+    }
+    if (n > max_size) {
+      ctx.fail(decode_errc::size_too_large);
+      return 0;
+    }
+    return n;
+  }
+} decode_compact_size;
+
+// A count of items, each at least `min_item_size` bytes on the wire. With a
+// span, a count that cannot fit is truncation where the input ends.
+inline constexpr struct {
+  std::uint64_t operator()(DecodingContext& ctx, std::uint64_t min_item_size) const {
+    const std::uint64_t n = decode_compact_size(ctx);
+    if (n * min_item_size > ctx.remaining_bound()) {
+      ctx.fail_truncated_at_end();
+      return 0;
+    }
+    return n;
+  }
+} decode_count;
+
+inline bool streaming(const DecodingContext& ctx) { return ctx.remaining_bound() == DecodingContext::unbounded; }
+
+// How many items to reserve room for before decoding `n` of them: all of
+// them when the count is known to fit in the input, a bounded batch for a
+// stream.
+inline std::size_t reserve_for(const DecodingContext& ctx, std::uint64_t n) {
+  return streaming(ctx) ? std::min(n, stream_reserve_limit) : n;
+}
+
+// A length-prefixed byte string, appended to the transaction's payload.
+inline constexpr struct {
+  ByteRange operator()(DecodingContext& ctx, Transaction& tx) const {
+    const std::uint64_t n = decode_count(ctx, 1);
+    ByteRange range{static_cast<std::uint32_t>(tx.payload.size()), 0};
+    // From a stream, in chunks: memory follows the bytes that arrive.
+    for (std::uint64_t left = n; left != 0 && ctx.ok();) {
+      const std::size_t chunk = streaming(ctx) ? std::min<std::uint64_t>(left, stream_chunk) : left;
+      const std::size_t at = tx.payload.size();
+      tx.payload.resize(at + chunk);
+      ctx.read(std::span<std::byte>(tx.payload).subspan(at, chunk));
+      left -= chunk;
+    }
+    range.size = static_cast<std::uint32_t>(tx.payload.size() - range.offset);
+    return range;
+  }
+} decode_var_bytes;
+
+inline constexpr struct {
+  void operator()(DecodingContext& ctx, Hash256& h) const { ctx.read(h.bytes()); }
+} decode_hash;
+
+inline constexpr struct {
+  void operator()(DecodingContext& ctx, OutPoint& p) const {
+    decode_hash(ctx, p.txid);
+    p.index = decode_u32(ctx);
+  }
+} decode_outpoint;
+
+inline constexpr struct {
+  void operator()(DecodingContext& ctx, Transaction& tx, TxIn& in) const {
+    decode_outpoint(ctx, in.prevout);
+    in.script_sig = decode_var_bytes(ctx, tx);
+    in.sequence = decode_u32(ctx);
+  }
+} decode_txin;
+
+inline constexpr struct {
+  void operator()(DecodingContext& ctx, Transaction& tx, TxOut& out) const {
+    out.value = decode_i64(ctx);
+    out.script_pubkey = decode_var_bytes(ctx, tx);
+  }
+} decode_txout;
+
+inline constexpr struct {
+  void operator()(DecodingContext& ctx, Transaction& tx) const {
+    const std::uint64_t n = decode_count(ctx, min_txin_size);
+    tx.inputs.clear();
+    tx.inputs.reserve(reserve_for(ctx, n));
+    for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) decode_txin(ctx, tx, tx.inputs.emplace_back());
+  }
+} decode_inputs;
+
+inline constexpr struct {
+  void operator()(DecodingContext& ctx, Transaction& tx) const {
+    const std::uint64_t n = decode_count(ctx, min_txout_size);
+    tx.outputs.reserve(reserve_for(ctx, n));
+    for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) decode_txout(ctx, tx, tx.outputs.emplace_back());
+  }
+} decode_outputs;
+
+inline constexpr struct {
+  void operator()(DecodingContext& ctx, Transaction& tx, TxIn& in) const {
+    const std::uint64_t n = decode_count(ctx, min_witness_item_size);
+    in.witness_begin = static_cast<std::uint32_t>(tx.witness_items.size());
+    for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) tx.witness_items.push_back(decode_var_bytes(ctx, tx));
+    in.witness_size = static_cast<std::uint32_t>(tx.witness_items.size() - in.witness_begin);
+  }
+} decode_witness_stack;
+
+// Bitcoin Core's UnserializeTransaction, step for step.
+inline constexpr struct {
+  void operator()(DecodingContext& ctx, Transaction& tx, witness mode) const {
+    tx.version = decode_u32(ctx);
+    std::uint8_t flags = 0;
+    decode_inputs(ctx, tx);
+    if (tx.inputs.empty() && mode == witness::allow && ctx.ok()) {
+      flags = decode_u8(ctx);  // the "no inputs" was the marker
+      if (flags != 0) {
+        decode_inputs(ctx, tx);
+        decode_outputs(ctx, tx);
+      }
+    } else {
+      decode_outputs(ctx, tx);
+    }
+    if ((flags & 1) != 0 && mode == witness::allow && ctx.ok()) {
+      flags ^= 1;
+      tx.witness_items.reserve(tx.inputs.size());
+      for (TxIn& in : tx.inputs) decode_witness_stack(ctx, tx, in);
+      if (ctx.ok() && !tx.has_witness()) ctx.fail(decode_errc::superfluous_witness);
+    }
+    if (flags != 0 && ctx.ok()) ctx.fail(decode_errc::unknown_witness_flag);
+    tx.lock_time = decode_u32(ctx);
+  }
+} decode_tx;
+
+inline constexpr struct {
+  void operator()(DecodingContext& ctx, BlockHeader& h) const {
+    h.version = decode_i32(ctx);
+    decode_hash(ctx, h.prev_block);
+    decode_hash(ctx, h.merkle_root);
+    h.time = decode_u32(ctx);
+    h.bits = decode_u32(ctx);
+    h.nonce = decode_u32(ctx);
+  }
+} decode_block_header;
+
+inline constexpr struct {
+  void operator()(DecodingContext& ctx, Block& b, witness mode) const {
+    decode_block_header(ctx, b.header);
+    const std::uint64_t n = decode_count(ctx, min_tx_size);
+    b.transactions.reserve(reserve_for(ctx, n));
+    for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) decode_tx(ctx, b.transactions.emplace_back(), mode);
+  }
+} decode_full_block;
+
+}  // namespace blockwire::detail

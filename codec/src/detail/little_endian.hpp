@@ -1,0 +1,35 @@
+// Integers to and from the wire's little-endian bytes.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <concepts>
+#include <cstddef>
+#include <cstring>
+
+namespace blockwire::detail {
+
+template <std::integral T>
+constexpr T byteswap(T v) noexcept {
+  auto bytes = std::bit_cast<std::array<std::byte, sizeof(T)>>(v);
+  for (std::size_t i = 0; i < sizeof(T) / 2; ++i) std::swap(bytes[i], bytes[sizeof(T) - 1 - i]);
+  return std::bit_cast<T>(bytes);
+}
+
+template <std::integral T>
+std::array<std::byte, sizeof(T)> to_le(T v) noexcept {
+  if constexpr (std::endian::native == std::endian::big) v = byteswap(v);
+  std::array<std::byte, sizeof(T)> out;
+  std::memcpy(out.data(), &v, sizeof(T));
+  return out;
+}
+
+template <std::integral T>
+T from_le(const std::array<std::byte, sizeof(T)>& bytes) noexcept {
+  T v;
+  std::memcpy(&v, bytes.data(), sizeof(T));
+  if constexpr (std::endian::native == std::endian::big) v = byteswap(v);
+  return v;
+}
+
+}  // namespace blockwire::detail

@@ -1,0 +1,127 @@
+// Memory follows the bytes present, never a length prefix: 10-byte inputs
+// that claim 2^25 inputs, outputs, witness items and script bytes decode to
+// an error with a peak allocation under 1 MiB, from a span and from streams.
+//
+// This binary replaces the global operator new to measure that.
+#include <blockwire/codec.hpp>
+#include <blockwire/io.hpp>
+
+#include <doctest/doctest.h>
+
+#include "test_data.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+namespace {
+
+std::atomic<std::size_t> live{0};
+std::atomic<std::size_t> peak{0};
+
+// Each block carries its size in front, so delete knows what it frees.
+constexpr std::size_t header = alignof(std::max_align_t);
+
+void* counted_alloc(std::size_t n) {
+  void* p = std::malloc(n + header);
+  if (p == nullptr) throw std::bad_alloc();
+  *static_cast<std::size_t*>(p) = n;
+  const std::size_t now = live.fetch_add(n) + n;
+  std::size_t seen = peak.load();
+  while (now > seen && !peak.compare_exchange_weak(seen, now)) {
+  }
+  return static_cast<char*>(p) + header;
+}
+
+void counted_free(void* p) noexcept {
+  if (p == nullptr) return;
+  void* base = static_cast<char*>(p) - header;
+  live.fetch_sub(*static_cast<std::size_t*>(base));
+  std::free(base);
+}
+
+}  // namespace
+
+void* operator new(std::size_t n) { return counted_alloc(n); }
+void* operator new[](std::size_t n) { return counted_alloc(n); }
+void operator delete(void* p) noexcept { counted_free(p); }
+void operator delete[](void* p) noexcept { counted_free(p); }
+void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
+
+using namespace blockwire;
+using test::bytes;
+using test::concat;
+
+namespace {
+
+constexpr std::size_t one_mib = 1024 * 1024;
+const std::vector<std::byte> claim_2_25 = bytes({0xfe, 0x00, 0x00, 0x00, 0x02});  // CompactSize 2^25
+
+// Decodes `raw` three ways (span, exact stream, buffered stream) and returns
+// the largest peak allocation seen during any of them.
+template <class Decode>
+std::size_t peak_of(const std::vector<std::byte>& raw, Decode decode) {
+  std::size_t worst = 0;
+  for (int way = 0; way < 3; ++way) {
+    SpanReader source(raw);
+    StreamReader stream{reader_ref(source)};  // allocated before measuring: it is the caller's
+    peak = live.load();
+    const std::size_t before = live.load();
+    bool failed;
+    if (way == 0) failed = !decode(std::span<const std::byte>(raw));
+    else if (way == 1) failed = !decode(reader_ref(source));
+    else failed = !decode(stream);
+    CHECK(failed);  // 10 bytes cannot hold what they claim
+    worst = std::max(worst, peak.load() - before);
+  }
+  return worst;
+}
+
+std::size_t peak_decoding_tx(const std::vector<std::byte>& raw) {
+  return peak_of(raw, [](auto&& in) { return static_cast<bool>(decode_transaction(in)); });
+}
+
+}  // namespace
+
+TEST_CASE("a 10-byte transaction claiming 2^25 inputs allocates under 1 MiB") {
+  const auto raw = concat({bytes({1, 0, 0, 0}), claim_2_25, bytes({0})});
+  REQUIRE(raw.size() == 10);
+  CHECK(peak_decoding_tx(raw) < one_mib);
+}
+
+TEST_CASE("a 10-byte transaction claiming 2^25 outputs allocates under 1 MiB") {
+  const auto raw = concat({bytes({1, 0, 0, 0}), bytes({0}), claim_2_25});  // no inputs (legacy form)
+  REQUIRE(raw.size() == 10);
+  const std::size_t worst = peak_of(raw, [](auto&& in) { return static_cast<bool>(decode_transaction(in, witness::disallow)); });
+  CHECK(worst < one_mib);
+}
+
+TEST_CASE("a transaction claiming 2^25 witness items allocates under 1 MiB") {
+  // version, marker, flag, one input with an empty scriptSig, no outputs,
+  // then a witness stack that claims 2^25 items.
+  const auto raw = concat({bytes({1, 0, 0, 0, 0, 1, 1}), std::vector<std::byte>(36), bytes({0, 0xff, 0xff, 0xff, 0xff}),
+                           bytes({0}), claim_2_25});
+  CHECK(peak_decoding_tx(raw) < one_mib);
+}
+
+TEST_CASE("a transaction claiming 2^25 script bytes allocates under 1 MiB") {
+  // No inputs (legacy form), one output whose script claims 2^25 bytes.
+  const auto raw = concat({bytes({1, 0, 0, 0}), bytes({0}), bytes({1}), std::vector<std::byte>(8), claim_2_25});
+  const std::size_t worst = peak_of(raw, [](auto&& in) { return static_cast<bool>(decode_transaction(in, witness::disallow)); });
+  CHECK(worst < one_mib);
+}
+
+TEST_CASE("a block claiming 2^25 transactions allocates under 1 MiB") {
+  const auto block = concat({std::vector<std::byte>(80), claim_2_25});
+  const std::size_t worst = peak_of(block, [](auto&& in) { return static_cast<bool>(decode_block(in)); });
+  CHECK(worst < one_mib);
+}
+
+TEST_CASE("the counting allocator counts: decoding the real block allocates more than its size") {
+  peak = live.load();
+  const std::size_t before = live.load();
+  auto block = decode_block(test::block413567());
+  REQUIRE(block);
+  CHECK(peak.load() - before > test::block413567().size());
+}

@@ -1,0 +1,15 @@
+# Fails if a public header includes a private (detail/) header: the compile
+# boundary. Run as: cmake -DDIRS="a;b" -P check_public_headers.cmake
+foreach(dir IN LISTS DIRS)
+  file(GLOB_RECURSE headers "${dir}/*.hpp")
+  foreach(header IN LISTS headers)
+    file(STRINGS "${header}" includes REGEX "^[ \t]*#[ \t]*include")
+    foreach(line IN LISTS includes)
+      if(line MATCHES "detail/|encoders|decoders|/src/")
+        message(FATAL_ERROR "${header} includes a private header: ${line}")
+      endif()
+    endforeach()
+    list(LENGTH headers count)
+  endforeach()
+  message(STATUS "${dir}: ${count} public headers, none includes a private one")
+endforeach()
