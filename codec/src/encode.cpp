@@ -4,6 +4,7 @@
 
 #include <blockwire/codec/encoding.hpp>
 #include <blockwire/io/buffered_writer.hpp>
+#include <blockwire/io/vector_writer.hpp>
 
 namespace blockwire {
 
@@ -16,7 +17,27 @@ result<void> encode_buffered(writer_ref out, Encode&& encode) {
   return w.flush();
 }
 
+template <class Encode>
+void encode_lending(std::vector<std::byte>& out, Encode&& encode) {
+  VectorWriter sink(out);
+  BufferedWriter<VectorWriter&> w(sink);
+  encode(w);
+  (void)w.flush();  // a vector sink cannot fail
+}
+
 }  // namespace
+
+void encode_block(const Block& block, std::vector<std::byte>& out, witness mode) {
+  encode_lending(out, [&](auto& w) { detail::encode_full_block(w, block, mode); });
+}
+
+void encode_transaction(const Transaction& tx, std::vector<std::byte>& out, witness mode) {
+  encode_lending(out, [&](auto& w) { detail::encode_tx(w, tx, mode); });
+}
+
+void encode_header(const BlockHeader& header, std::vector<std::byte>& out) {
+  encode_lending(out, [&](auto& w) { detail::encode_block_header(w, header); });
+}
 
 result<void> encode_block(const Block& block, writer_ref out, witness mode) {
   return encode_buffered(out, [&](auto& w) { detail::encode_full_block(w, block, mode); });

@@ -5,10 +5,6 @@
 
 namespace blockwire {
 
-bool Transaction::has_witness() const noexcept {
-  return std::any_of(inputs.begin(), inputs.end(), [](const TxIn& in) { return in.witness_size != 0; });
-}
-
 ByteRange Transaction::append(std::span<const std::byte> bytes) {
   const ByteRange range{static_cast<std::uint32_t>(payload.size()), static_cast<std::uint32_t>(bytes.size())};
   payload.insert(payload.end(), bytes.begin(), bytes.end());

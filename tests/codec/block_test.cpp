@@ -84,6 +84,11 @@ TEST_CASE("re-encoding reproduces the input bytes: vector") {
     VectorWriter sink(out);
     REQUIRE(encode_block(block.value(), sink));
     CHECK(out == e.bytes);
+    // The vector overload appends, writing in the vector's own storage.
+    std::vector<std::byte> lent{std::byte{0x42}};
+    encode_block(block.value(), lent);
+    REQUIRE(lent.size() == e.bytes.size() + 1);
+    CHECK(std::equal(lent.begin() + 1, lent.end(), e.bytes.begin()));
   }
 }
 

@@ -39,8 +39,6 @@ inline constexpr std::uint64_t min_witness_item_size = 1;
 // Reserving for a stream: never more than this many items up front; the
 // container then grows with what is actually decoded.
 inline constexpr std::uint64_t stream_reserve_limit = 1024;
-// Byte strings from a stream arrive in chunks of this size at most.
-inline constexpr std::size_t stream_chunk = 64 * 1024;
 
 template <std::integral T>
 struct decode_int_fn {
@@ -113,17 +111,9 @@ inline std::size_t reserve_for(const DecodingContext& ctx, std::uint64_t n) {
 inline constexpr struct {
   ByteRange operator()(DecodingContext& ctx, Transaction& tx) const {
     const std::uint64_t n = decode_count(ctx, 1);
-    ByteRange range{static_cast<std::uint32_t>(tx.payload.size()), 0};
-    // From a stream, in chunks: memory follows the bytes that arrive.
-    for (std::uint64_t left = n; left != 0 && ctx.ok();) {
-      const std::size_t chunk = streaming(ctx) ? std::min<std::uint64_t>(left, stream_chunk) : left;
-      const std::size_t at = tx.payload.size();
-      tx.payload.resize(at + chunk);
-      ctx.read(std::span<std::byte>(tx.payload).subspan(at, chunk));
-      left -= chunk;
-    }
-    range.size = static_cast<std::uint32_t>(tx.payload.size() - range.offset);
-    return range;
+    const auto offset = static_cast<std::uint32_t>(tx.payload.size());
+    ctx.read_append(tx.payload, n);
+    return {offset, static_cast<std::uint32_t>(tx.payload.size() - offset)};
   }
 } decode_var_bytes;
 
@@ -182,6 +172,9 @@ inline constexpr struct {
 // Bitcoin Core's UnserializeTransaction, step for step.
 inline constexpr struct {
   void operator()(DecodingContext& ctx, Transaction& tx, witness mode) const {
+    tx.outputs.clear();  // (decode_inputs clears the inputs)
+    tx.payload.clear();
+    tx.witness_items.clear();
     tx.version = decode_u32(ctx);
     std::uint8_t flags = 0;
     decode_inputs(ctx, tx);
@@ -221,7 +214,14 @@ inline constexpr struct {
     decode_block_header(ctx, b.header);
     const std::uint64_t n = decode_count(ctx, min_tx_size);
     b.transactions.reserve(reserve_for(ctx, n));
-    for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) decode_tx(ctx, b.transactions.emplace_back(), mode);
+    // Each transaction is decoded into one scratch transaction whose buffers
+    // grow once and are reused, then copied out: the copy allocates each
+    // buffer at its exact size, once, instead of growing it step by step.
+    Transaction scratch;
+    for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
+      decode_tx(ctx, scratch, mode);
+      b.transactions.push_back(scratch);
+    }
   }
 } decode_full_block;
 

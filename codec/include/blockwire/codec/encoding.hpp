@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <span>
+#include <vector>
 
 namespace blockwire {
 
@@ -24,6 +25,12 @@ enum class witness { disallow, allow };
 result<void> encode_block(const Block& block, writer_ref out, witness mode = witness::allow);
 result<void> encode_transaction(const Transaction& tx, writer_ref out, witness mode = witness::allow);
 result<void> encode_header(const BlockHeader& header, writer_ref out);
+
+// Appending to a vector cannot fail, and the vector lends its own storage to
+// the buffer: each byte is written once, in place.
+void encode_block(const Block& block, std::vector<std::byte>& out, witness mode = witness::allow);
+void encode_transaction(const Transaction& tx, std::vector<std::byte>& out, witness mode = witness::allow);
+void encode_header(const BlockHeader& header, std::vector<std::byte>& out);
 
 // Exact: all of `bytes` is the object; bytes after it are an error.
 result<Block> decode_block(std::span<const std::byte> bytes, witness mode = witness::allow);

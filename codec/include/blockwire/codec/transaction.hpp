@@ -63,8 +63,9 @@ struct Transaction {
     return std::span<const ByteRange>(witness_items).subspan(in.witness_begin, in.witness_size);
   }
 
-  // Bitcoin's HasWitness: some input has a non-empty witness stack.
-  bool has_witness() const noexcept;
+  // Bitcoin's HasWitness: some input has a non-empty witness stack. O(1):
+  // witness_items holds the items of the inputs' stacks and nothing else.
+  bool has_witness() const noexcept { return !witness_items.empty(); }
   bool is_coinbase() const noexcept {
     return inputs.size() == 1 && inputs[0].prevout.txid.is_zero() && inputs[0].prevout.index == 0xffffffff;
   }

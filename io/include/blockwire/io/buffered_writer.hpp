@@ -35,7 +35,8 @@ concept LendingWriter = Writer<W> && requires(W& w, std::size_t n) {
 template <class W, std::size_t N = default_buffer_size>
   requires Writer<std::remove_reference_t<W>>
 class BufferedWriter {
-  static constexpr bool lending = LendingWriter<std::remove_reference_t<W>>;
+  static constexpr bool lending = LendingWriter<std::remove_reference_t<W>> && N > 0;
+  static constexpr bool unbuffered = N == 0;
 
  public:
   explicit BufferedWriter(W sink) noexcept(std::is_nothrow_move_constructible_v<W>)
@@ -56,7 +57,9 @@ class BufferedWriter {
   template <std::size_t K>
     requires(K != std::dynamic_extent)
   void write(std::span<const std::byte, K> bytes) {
-    if (K <= static_cast<std::size_t>(end_ - pos_)) [[likely]] {
+    if constexpr (unbuffered) {
+      write_through(bytes);
+    } else if (K <= static_cast<std::size_t>(end_ - pos_)) [[likely]] {
       std::memcpy(pos_, bytes.data(), K);
       pos_ += K;
     } else {
@@ -65,7 +68,9 @@ class BufferedWriter {
   }
 
   void write(std::span<const std::byte> bytes) {
-    if (bytes.size() <= static_cast<std::size_t>(end_ - pos_)) [[likely]] {
+    if constexpr (unbuffered) {
+      write_through(bytes);
+    } else if (bytes.size() <= static_cast<std::size_t>(end_ - pos_)) [[likely]] {
       if (!bytes.empty()) std::memcpy(pos_, bytes.data(), bytes.size());
       pos_ += bytes.size();
     } else {
@@ -96,6 +101,13 @@ class BufferedWriter {
   std::remove_reference_t<W>& sink() noexcept { return sink_; }
 
  private:
+  // Unbuffered: straight to the sink, inline, with the same error rules.
+  void write_through(std::span<const std::byte> bytes) {
+    if (error_) return;
+    flushed_ += bytes.size();
+    if (auto r = sink_.write(bytes); !r) error_ = r.error();
+  }
+
   [[gnu::noinline]] void write_slow(std::span<const std::byte> bytes) {
     if (error_) return;
     if constexpr (lending) {
@@ -114,8 +126,7 @@ class BufferedWriter {
         if (!drain()) return;
       }
       if (bytes.size() >= N) {  // too large to be worth buffering
-        if (auto r = sink_.write(bytes); !r) error_ = r.error();
-        flushed_ += bytes.size();
+        write_through(bytes);
       } else {
         std::memcpy(pos_, bytes.data(), bytes.size());
         pos_ += bytes.size();

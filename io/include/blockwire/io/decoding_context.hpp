@@ -72,6 +72,27 @@ class DecodingContext {
     return read_slow(out);
   }
 
+  // Appends the next `n` bytes to a byte container (a std::vector<std::byte>).
+  // From the window, one insert; from a stream, in bounded chunks, so that
+  // memory follows the bytes that arrive, never `n` itself.
+  template <class Bytes>
+  bool read_append(Bytes& out, std::uint64_t n) {
+    if (n <= static_cast<std::size_t>(end_ - pos_)) [[likely]] {
+      out.insert(out.end(), pos_, pos_ + n);
+      pos_ += n;
+      return true;
+    }
+    constexpr std::size_t chunk = 64 * 1024;
+    while (n != 0 && ok()) {
+      const std::size_t step = n < chunk ? static_cast<std::size_t>(n) : chunk;
+      const std::size_t at = out.size();
+      out.resize(at + step);
+      read(std::span<std::byte>(out.data() + at, step));
+      n -= step;
+    }
+    return ok();
+  }
+
   // Bytes consumed since the context began: where the next byte comes from.
   std::uint64_t offset() const noexcept {
     return consumed_ + static_cast<std::size_t>(pos_ - window_);

@@ -1,0 +1,191 @@
+// Encoding, decoding and sizing the two real blocks, by three routes:
+//   Templated   the private encoders/decoders instantiated right here on a
+//               concrete writer (what a header-only library would do)
+//   WriterRef   the same encoders on an unbuffered writer_ref: an indirect
+//               call per field
+//   Public      the compiled entry points: writer_ref + BufferedWriter inside
+// Names follow Bitcoin Core's benchmarks (SerializeBlock, DeserializeBlock,
+// SizeComputerBlock), suffixed by route and block.
+#include "detail/decoders.hpp"
+#include "detail/encoders.hpp"
+
+#include <blockwire/codec.hpp>
+#include <blockwire/io.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include "block_data.hpp"
+
+using namespace blockwire;
+
+namespace {
+
+writer_ref opaque(writer_ref ref) {
+  benchmark::DoNotOptimize(ref);
+  return ref;
+}
+
+const Block& decoded(const std::vector<std::byte>& bytes) {
+  static std::vector<std::pair<const void*, Block>> cache;
+  for (const auto& [key, block] : cache) {
+    if (key == &bytes) return block;
+  }
+  cache.emplace_back(&bytes, decode_block(bytes).value());
+  return cache.back().second;
+}
+
+void per_block(benchmark::State& state, const std::vector<std::byte>& bytes) {
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes.size()));
+}
+
+// Encoding -------------------------------------------------------------------
+
+void SerializeBlock_Templated(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  const Block& block = decoded(*bytes);
+  std::vector<std::byte> out;
+  for (auto _ : state) {
+    out.clear();
+    VectorWriter sink(out);
+    BufferedWriter<VectorWriter&, 0> w(sink);  // an insert into the vector per field
+    detail::encode_full_block(w, block, witness::allow);
+    if (!w.flush()) state.SkipWithError("encode failed");
+    benchmark::DoNotOptimize(out.data());
+  }
+  per_block(state, *bytes);
+}
+
+void SerializeBlock_TemplatedLending(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  const Block& block = decoded(*bytes);
+  std::vector<std::byte> out;
+  for (auto _ : state) {
+    out.clear();
+    VectorWriter sink(out);
+    BufferedWriter<VectorWriter&> w(sink);  // writes in place into the vector's storage
+    detail::encode_full_block(w, block, witness::allow);
+    if (!w.flush()) state.SkipWithError("encode failed");
+    benchmark::DoNotOptimize(out.data());
+  }
+  per_block(state, *bytes);
+}
+
+void SerializeBlock_WriterRef(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  const Block& block = decoded(*bytes);
+  std::vector<std::byte> out;
+  for (auto _ : state) {
+    out.clear();
+    VectorWriter sink(out);
+    BufferedWriter<writer_ref, 0> w(opaque(writer_ref(sink)));
+    detail::encode_full_block(w, block, witness::allow);
+    if (!w.flush()) state.SkipWithError("encode failed");
+    benchmark::DoNotOptimize(out.data());
+  }
+  per_block(state, *bytes);
+}
+
+// The public entry point through a writer_ref (any sink; a vector here).
+void SerializeBlock_Public(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  const Block& block = decoded(*bytes);
+  std::vector<std::byte> out;
+  for (auto _ : state) {
+    out.clear();
+    VectorWriter sink(out);
+    if (!encode_block(block, sink)) state.SkipWithError("encode failed");
+    benchmark::DoNotOptimize(out.data());
+  }
+  per_block(state, *bytes);
+}
+
+// The public entry point for a vector, which lends its storage.
+void SerializeBlock_PublicVector(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  const Block& block = decoded(*bytes);
+  std::vector<std::byte> out;
+  for (auto _ : state) {
+    out.clear();
+    encode_block(block, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  per_block(state, *bytes);
+}
+
+// Decoding (objects destroyed included, as in Bitcoin Core's bench) -----------
+
+void DeserializeBlock_Templated(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  for (auto _ : state) {
+    DecodingContext ctx(*bytes);
+    Block block;
+    detail::decode_full_block(ctx, block, witness::allow);
+    if (!ctx.ok()) state.SkipWithError("decode failed");
+    benchmark::DoNotOptimize(block);
+  }
+  per_block(state, *bytes);
+}
+
+void DeserializeBlock_PublicSpan(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  for (auto _ : state) {
+    auto block = decode_block(*bytes);
+    if (!block) state.SkipWithError("decode failed");
+    benchmark::DoNotOptimize(block);
+  }
+  per_block(state, *bytes);
+}
+
+void DeserializeBlock_PublicReaderRef(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  for (auto _ : state) {
+    SpanReader source(*bytes);
+    auto block = decode_block(reader_ref(source));
+    if (!block) state.SkipWithError("decode failed");
+    benchmark::DoNotOptimize(block);
+  }
+  per_block(state, *bytes);
+}
+
+void DeserializeBlock_PublicStreamReader(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  for (auto _ : state) {
+    SpanReader source(*bytes);
+    StreamReader stream{reader_ref(source)};
+    auto block = decode_block(stream);
+    if (!block) state.SkipWithError("decode failed");
+    benchmark::DoNotOptimize(block);
+  }
+  per_block(state, *bytes);
+}
+
+// Size -------------------------------------------------------------------------
+
+void SizeComputerBlock_Public(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  const Block& block = decoded(*bytes);
+  for (auto _ : state) {
+    std::size_t size = serialized_size(block);
+    benchmark::DoNotOptimize(size);
+  }
+  per_block(state, *bytes);
+}
+
+// The physical limit for the same bytes: one memcpy.
+void MemcpyBlock(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  std::vector<std::byte> out(bytes->size());
+  for (auto _ : state) {
+    std::memcpy(out.data(), bytes->data(), out.size());
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  per_block(state, *bytes);
+}
+
+#define BLOCKWIRE_BENCH_BOTH(fn)                                                                \
+  BENCHMARK_CAPTURE(fn, 413567, &bench::block413567())->Unit(benchmark::kMicrosecond);          \
+  BENCHMARK_CAPTURE(fn, segwit, &bench::segwit_block())->Unit(benchmark::kMicrosecond)
+
+BLOCKWIRE_BENCH_BOTH(SerializeBlock_Templated);
+BLOCKWIRE_BENCH_BOTH(SerializeBlock_TemplatedLending);
+BLOCKWIRE_BENCH_BOTH(SerializeBlock_WriterRef);
+BLOCKWIRE_BENCH_BOTH(SerializeBlock_Public);
+BLOCKWIRE_BENCH_BOTH(SerializeBlock_PublicVector);
+BLOCKWIRE_BENCH_BOTH(DeserializeBlock_Templated);
+BLOCKWIRE_BENCH_BOTH(DeserializeBlock_PublicSpan);
+BLOCKWIRE_BENCH_BOTH(DeserializeBlock_PublicReaderRef);
+BLOCKWIRE_BENCH_BOTH(DeserializeBlock_PublicStreamReader);
+BLOCKWIRE_BENCH_BOTH(SizeComputerBlock_Public);
+BLOCKWIRE_BENCH_BOTH(MemcpyBlock);
+
+}  // namespace
