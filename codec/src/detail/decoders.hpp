@@ -3,10 +3,11 @@
 // after it, so a decoder checks ok() only where a value decides what happens
 // next (a count, a flag) and never trusts a count for an allocation:
 //   - every CompactSize is canonical and at most MAX_SIZE (0x02000000);
-//   - with a span, a count that cannot fit in the bytes left is rejected
-//     before anything is allocated (it is truncation at the input's end);
-//   - with a stream, containers grow as items actually arrive, and byte
-//     strings are read in bounded chunks.
+//   - room is reserved for no more items than the bytes left can hold (a
+//     span) or a bounded batch (a stream); containers grow past that only as
+//     items actually decode, and byte strings from a stream arrive in
+//     bounded chunks. A span and a stream of the same bytes therefore fail
+//     with the same error at the same offset.
 //
 // Private: never included by a public header (a build rule checks).
 #pragma once
@@ -30,11 +31,10 @@ namespace blockwire::detail {
 
 inline constexpr std::uint64_t max_size = 0x02000000;  // Bitcoin Core's MAX_SIZE
 
-// The fewest bytes one item can take on the wire, for the fit check.
+// The fewest bytes one item can take on the wire.
 inline constexpr std::uint64_t min_txin_size = 32 + 4 + 1 + 4;
 inline constexpr std::uint64_t min_txout_size = 8 + 1;
 inline constexpr std::uint64_t min_tx_size = 4 + 1 + 1 + 4;
-inline constexpr std::uint64_t min_witness_item_size = 1;
 
 // Reserving for a stream: never more than this many items up front; the
 // container then grows with what is actually decoded.
@@ -85,32 +85,20 @@ inline constexpr struct {
   }
 } decode_compact_size;
 
-// A count of items, each at least `min_item_size` bytes on the wire. With a
-// span, a count that cannot fit is truncation where the input ends.
-inline constexpr struct {
-  std::uint64_t operator()(DecodingContext& ctx, std::uint64_t min_item_size) const {
-    const std::uint64_t n = decode_compact_size(ctx);
-    if (n * min_item_size > ctx.remaining_bound()) {
-      ctx.fail_truncated_at_end();
-      return 0;
-    }
-    return n;
-  }
-} decode_count;
-
 inline bool streaming(const DecodingContext& ctx) { return ctx.remaining_bound() == DecodingContext::unbounded; }
 
-// How many items to reserve room for before decoding `n` of them: all of
-// them when the count is known to fit in the input, a bounded batch for a
-// stream.
-inline std::size_t reserve_for(const DecodingContext& ctx, std::uint64_t n) {
-  return streaming(ctx) ? std::min(n, stream_reserve_limit) : n;
+// How many of `n` items, each at least `min_item_size` bytes on the wire, to
+// reserve room for: no more than the bytes left can hold (a span), or a
+// bounded batch (a stream). The container grows past that only as items
+// actually decode, so memory follows the bytes present, never the count.
+inline std::size_t reserve_for(const DecodingContext& ctx, std::uint64_t n, std::uint64_t min_item_size) {
+  return std::min(n, streaming(ctx) ? stream_reserve_limit : ctx.remaining_bound() / min_item_size);
 }
 
 // A length-prefixed byte string, appended to the transaction's payload.
 inline constexpr struct {
   ByteRange operator()(DecodingContext& ctx, Transaction& tx) const {
-    const std::uint64_t n = decode_count(ctx, 1);
+    const std::uint64_t n = decode_compact_size(ctx);
     const auto offset = static_cast<std::uint32_t>(tx.payload.size());
     ctx.read_append(tx.payload, n);
     return {offset, static_cast<std::uint32_t>(tx.payload.size() - offset)};
@@ -145,24 +133,24 @@ inline constexpr struct {
 
 inline constexpr struct {
   void operator()(DecodingContext& ctx, Transaction& tx) const {
-    const std::uint64_t n = decode_count(ctx, min_txin_size);
+    const std::uint64_t n = decode_compact_size(ctx);
     tx.inputs.clear();
-    tx.inputs.reserve(reserve_for(ctx, n));
+    tx.inputs.reserve(reserve_for(ctx, n, min_txin_size));
     for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) decode_txin(ctx, tx, tx.inputs.emplace_back());
   }
 } decode_inputs;
 
 inline constexpr struct {
   void operator()(DecodingContext& ctx, Transaction& tx) const {
-    const std::uint64_t n = decode_count(ctx, min_txout_size);
-    tx.outputs.reserve(reserve_for(ctx, n));
+    const std::uint64_t n = decode_compact_size(ctx);
+    tx.outputs.reserve(reserve_for(ctx, n, min_txout_size));
     for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) decode_txout(ctx, tx, tx.outputs.emplace_back());
   }
 } decode_outputs;
 
 inline constexpr struct {
   void operator()(DecodingContext& ctx, Transaction& tx, TxIn& in) const {
-    const std::uint64_t n = decode_count(ctx, min_witness_item_size);
+    const std::uint64_t n = decode_compact_size(ctx);
     in.witness_begin = static_cast<std::uint32_t>(tx.witness_items.size());
     for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) tx.witness_items.push_back(decode_var_bytes(ctx, tx));
     in.witness_size = static_cast<std::uint32_t>(tx.witness_items.size() - in.witness_begin);
@@ -212,8 +200,8 @@ inline constexpr struct {
 inline constexpr struct {
   void operator()(DecodingContext& ctx, Block& b, witness mode) const {
     decode_block_header(ctx, b.header);
-    const std::uint64_t n = decode_count(ctx, min_tx_size);
-    b.transactions.reserve(reserve_for(ctx, n));
+    const std::uint64_t n = decode_compact_size(ctx);
+    b.transactions.reserve(reserve_for(ctx, n, min_tx_size));
     // Each transaction is decoded into one scratch transaction whose buffers
     // grow once and are reused, then copied out: the copy allocates each
     // buffer at its exact size, once, instead of growing it step by step.

@@ -118,14 +118,6 @@ class DecodingContext {
     end_ = pos_;  // every later read takes the slow path and fails
   }
 
-  // For a span: the input cannot hold what a count promises, so decoding
-  // would run out of data; report that now, as truncation where the input
-  // ends, before anything is allocated for the count.
-  void fail_truncated_at_end() noexcept {
-    if (!streaming()) pos_ = end_;
-    fail(errc::truncated);
-  }
-
  private:
   [[gnu::noinline]] bool read_slow(std::span<std::byte> out) noexcept {
     while (ok()) {

@@ -1,0 +1,88 @@
+// Writes the fuzzers' seed corpus from the real data in tests/data:
+//   DIR/block        small blocks: each real header with the first 1, 2, 3
+//                    and 10 transactions (whole 1 MB blocks would make each
+//                    run a thousand times slower; the tests cover them)
+//   DIR/transaction  Bitcoin Core's 212 vectors and transactions of the blocks
+//   DIR/header       both headers
+#include <blockwire/codec.hpp>
+#include <blockwire/io.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+using namespace blockwire;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::byte> read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::byte> out(chars.size());
+  for (std::size_t i = 0; i < chars.size(); ++i) out[i] = static_cast<std::byte>(chars[i]);
+  return out;
+}
+
+void write_file(const fs::path& path, std::span<const std::byte> bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::vector<std::byte> from_hex(const std::string& hex) {
+  std::vector<std::byte> out(hex.size() / 2);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<std::byte>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fputs("usage: make_seed_corpus TEST_DATA_DIR OUT_DIR\n", stderr);
+    return 2;
+  }
+  const fs::path data = argv[1];
+  const fs::path out = argv[2];
+  for (const char* kind : {"block", "transaction", "header"}) fs::create_directories(out / kind);
+
+  int count = 0;
+  for (const char* name : {"block413567.raw", "block_000000000000000000000c835b2adcaedc20fdf6ee440009c249452c726dafae.raw"}) {
+    const auto raw = read_file(data / name);
+    auto block = decode_block(raw);
+    if (!block) {
+      std::fprintf(stderr, "make_seed_corpus: %s: %s\n", name, block.error().message().c_str());
+      return 1;
+    }
+    const std::string stem = std::string(name).substr(0, 16);
+    write_file(out / "header" / stem, std::span(raw).first(80));
+    for (std::size_t n : {1, 2, 3, 10}) {
+      Block small{block.value().header, {block.value().transactions.begin(), block.value().transactions.begin() + static_cast<std::ptrdiff_t>(n)}};
+      std::vector<std::byte> bytes;
+      encode_block(small, bytes);
+      write_file(out / "block" / (stem + "-" + std::to_string(n)), bytes);
+    }
+    for (std::size_t i = 0; i < 20; ++i) {
+      std::vector<std::byte> bytes;
+      encode_transaction(block.value().transactions[i * 97 % block.value().transactions.size()], bytes);
+      write_file(out / "transaction" / (stem + "-" + std::to_string(i)), bytes);
+    }
+    count += 4 + 20 + 1;
+  }
+  for (const char* name : {"tx_valid.json", "tx_invalid.json"}) {
+    std::ifstream in(data / name);
+    int i = 0;
+    for (const auto& entry : nlohmann::json::parse(in)) {
+      if (entry.size() < 2 || !entry[0].is_array()) continue;
+      write_file(out / "transaction" / (std::string(name) + "-" + std::to_string(i++)), from_hex(entry[1].get<std::string>()));
+      ++count;
+    }
+  }
+  std::printf("make_seed_corpus: %d seeds in %s\n", count, out.c_str());
+  return 0;
+}
