@@ -18,6 +18,7 @@ namespace {
 
 std::atomic<std::size_t> live{0};
 std::atomic<std::size_t> peak{0};
+std::atomic<std::size_t> allocations{0};
 
 // Each block carries its size in front, so delete knows what it frees.
 constexpr std::size_t header = alignof(std::max_align_t);
@@ -26,6 +27,7 @@ void* counted_alloc(std::size_t n) {
   void* p = std::malloc(n + header);
   if (p == nullptr) throw std::bad_alloc();
   *static_cast<std::size_t*>(p) = n;
+  allocations.fetch_add(1);
   const std::size_t now = live.fetch_add(n) + n;
   std::size_t seen = peak.load();
   while (now > seen && !peak.compare_exchange_weak(seen, now)) {
@@ -124,4 +126,23 @@ TEST_CASE("the counting allocator counts: decoding the real block allocates more
   auto block = decode_block(test::block413567());
   REQUIRE(block);
   CHECK(peak.load() - before > test::block413567().size());
+}
+
+TEST_CASE("a merkle root of 1,557 and of 2,500 transactions allocates exactly once") {
+  for (const auto* raw : {&test::block413567(), &test::segwit_block()}) {
+    const Block block = decode_block(*raw).value();
+    CAPTURE(block.transactions.size());
+    std::size_t before = allocations.load();
+    bool mutated = true;
+    const Hash256 root = merkle_root(block, &mutated);
+    CHECK(allocations.load() - before == 1);
+    CHECK(root == block.header.merkle_root);
+    CHECK_FALSE(mutated);
+
+    std::vector<Hash256> leaves;
+    for (const Transaction& tx : block.transactions) leaves.push_back(txid(tx));
+    before = allocations.load();
+    CHECK(merkle_root(leaves) == root);
+    CHECK(allocations.load() - before == 1);
+  }
 }

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <blockwire/codec/block.hpp>
+#include <blockwire/codec/check.hpp>
 #include <blockwire/codec/decode_error.hpp>
 #include <blockwire/codec/encoding.hpp>
 #include <blockwire/codec/hash256.hpp>
+#include <blockwire/codec/hashes.hpp>
 #include <blockwire/codec/transaction.hpp>
 #include <blockwire/io.hpp>  // the sinks and sources the entry points take

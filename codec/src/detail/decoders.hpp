@@ -157,17 +157,31 @@ inline constexpr struct {
   }
 } decode_witness_stack;
 
+// Where a transaction's parts lie in the input, for hashing the very bytes
+// that were decoded: the txid covers [begin, begin + 4) (the version),
+// [body_begin, body_end) (inputs and outputs) and [end - 4, end) (the lock
+// time); the wtxid covers [begin, end).
+struct TxLayout {
+  std::uint64_t begin = 0;
+  std::uint64_t body_begin = 0;
+  std::uint64_t body_end = 0;
+  std::uint64_t end = 0;
+};
+
 // Bitcoin Core's UnserializeTransaction, step for step.
 inline constexpr struct {
-  void operator()(DecodingContext& ctx, Transaction& tx, witness mode) const {
+  void operator()(DecodingContext& ctx, Transaction& tx, witness mode, TxLayout* layout = nullptr) const {
     tx.outputs.clear();  // (decode_inputs clears the inputs)
     tx.payload.clear();
     tx.witness_items.clear();
+    const std::uint64_t begin = ctx.offset();
+    std::uint64_t body_begin = begin + 4;
     tx.version = decode_u32(ctx);
     std::uint8_t flags = 0;
     decode_inputs(ctx, tx);
     if (tx.inputs.empty() && mode == witness::allow && ctx.ok()) {
       flags = decode_u8(ctx);  // the "no inputs" was the marker
+      body_begin = ctx.offset();
       if (flags != 0) {
         decode_inputs(ctx, tx);
         decode_outputs(ctx, tx);
@@ -175,6 +189,7 @@ inline constexpr struct {
     } else {
       decode_outputs(ctx, tx);
     }
+    const std::uint64_t body_end = ctx.offset();
     if ((flags & 1) != 0 && mode == witness::allow && ctx.ok()) {
       flags ^= 1;
       tx.witness_items.reserve(tx.inputs.size());
@@ -183,6 +198,7 @@ inline constexpr struct {
     }
     if (flags != 0 && ctx.ok()) ctx.fail(decode_errc::unknown_witness_flag);
     tx.lock_time = decode_u32(ctx);
+    if (layout != nullptr) *layout = {begin, body_begin, body_end, ctx.offset()};
   }
 } decode_tx;
 
@@ -198,16 +214,17 @@ inline constexpr struct {
 } decode_block_header;
 
 inline constexpr struct {
-  void operator()(DecodingContext& ctx, Block& b, witness mode) const {
+  void operator()(DecodingContext& ctx, Block& b, witness mode, std::vector<TxLayout>* layouts = nullptr) const {
     decode_block_header(ctx, b.header);
     const std::uint64_t n = decode_compact_size(ctx);
     b.transactions.reserve(reserve_for(ctx, n, min_tx_size));
+    if (layouts != nullptr) layouts->reserve(b.transactions.capacity());
     // Each transaction is decoded into one scratch transaction whose buffers
     // grow once and are reused, then copied out: the copy allocates each
     // buffer at its exact size, once, instead of growing it step by step.
     Transaction scratch;
     for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
-      decode_tx(ctx, scratch, mode);
+      decode_tx(ctx, scratch, mode, layouts != nullptr ? &layouts->emplace_back() : nullptr);
       b.transactions.push_back(scratch);
     }
   }

@@ -10,6 +10,7 @@
 #include <blockwire/io/file.hpp>
 #include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/io/reader.hpp>
+#include <blockwire/io/sha256.hpp>
 #include <blockwire/io/socket.hpp>
 #include <blockwire/io/span_reader.hpp>
 #include <blockwire/io/span_writer.hpp>

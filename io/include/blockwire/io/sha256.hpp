@@ -1,0 +1,45 @@
+// SHA-256 as a Writer, so that any encoder can stream into it, and SHA256d
+// of 64-byte blocks (merkle levels). Backed by OpenSSL's libcrypto, which
+// picks the CPU's SHA extensions (or AVX2) at run time; its headers stay in
+// the .cpp file.
+#pragma once
+
+#include <blockwire/io/error.hpp>
+
+#include <array>
+#include <cstddef>
+#include <span>
+
+namespace blockwire {
+
+using Digest = std::array<std::byte, 32>;
+
+class Sha256 {
+ public:
+  Sha256() noexcept { reset(); }
+
+  void update(std::span<const std::byte> bytes) noexcept;
+  // The Writer interface: hashing cannot fail.
+  result<void> write(std::span<const std::byte> bytes) noexcept {
+    update(bytes);
+    return success();
+  }
+  // The digest of everything written since the last reset; then resets.
+  Digest finish() noexcept;
+  void reset() noexcept;
+
+ private:
+  alignas(8) std::array<std::byte, 112> state_;  // OpenSSL's SHA256_CTX
+};
+
+Digest sha256(std::span<const std::byte> bytes) noexcept;
+// SHA-256 of the SHA-256: Bitcoin's hash for txids, block hashes, merkle trees.
+Digest sha256d(std::span<const std::byte> bytes) noexcept;
+// SHA256d of each 64-byte block of `in`, written as 32 bytes each to `out`
+// (in.size() == 2 * out.size(), a multiple of 64). `out` may start where
+// `in` does (a merkle level computed in place). Skips the per-message setup
+// and padding logic of the general path: a 64-byte message always takes the
+// same padding block.
+void sha256d64(std::span<std::byte> out, std::span<const std::byte> in) noexcept;
+
+}  // namespace blockwire

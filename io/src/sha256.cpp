@@ -1,0 +1,74 @@
+#include <blockwire/io/sha256.hpp>
+
+// The low-level SHA256_* functions are deprecated in OpenSSL 3 in favour of
+// EVP, whose per-message setup costs more than hashing a 64-byte message.
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
+
+#include <cstring>
+
+namespace blockwire {
+namespace {
+
+static_assert(sizeof(SHA256_CTX) <= 112 && alignof(SHA256_CTX) <= 8);
+
+SHA256_CTX* ctx(std::array<std::byte, 112>& state) noexcept { return reinterpret_cast<SHA256_CTX*>(state.data()); }
+
+// The chaining state h[0..7], big-endian: the digest after the last block.
+void store_state(const SHA256_CTX& c, std::byte* out) noexcept {
+  for (int i = 0; i < 8; ++i) {
+    out[4 * i + 0] = static_cast<std::byte>(c.h[i] >> 24);
+    out[4 * i + 1] = static_cast<std::byte>(c.h[i] >> 16);
+    out[4 * i + 2] = static_cast<std::byte>(c.h[i] >> 8);
+    out[4 * i + 3] = static_cast<std::byte>(c.h[i]);
+  }
+}
+
+// The padding block of a 64-byte message: 0x80, zeros, length 512 bits.
+constexpr unsigned char pad_after_64[64] = {0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                            0,    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                            0,    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                            0,    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x00};
+
+}  // namespace
+
+void Sha256::reset() noexcept { SHA256_Init(ctx(state_)); }
+
+void Sha256::update(std::span<const std::byte> bytes) noexcept { SHA256_Update(ctx(state_), bytes.data(), bytes.size()); }
+
+Digest Sha256::finish() noexcept {
+  Digest out;
+  SHA256_Final(reinterpret_cast<unsigned char*>(out.data()), ctx(state_));
+  reset();
+  return out;
+}
+
+Digest sha256(std::span<const std::byte> bytes) noexcept {
+  Digest out;
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), reinterpret_cast<unsigned char*>(out.data()));
+  return out;
+}
+
+Digest sha256d(std::span<const std::byte> bytes) noexcept {
+  const Digest once = sha256(bytes);
+  return sha256(once);
+}
+
+void sha256d64(std::span<std::byte> out, std::span<const std::byte> in) noexcept {
+  SHA256_CTX c;
+  // The second hash's only block: the 32-byte digest, 0x80, length 256 bits.
+  unsigned char second[64] = {};
+  second[32] = 0x80;
+  second[62] = 0x01;
+  for (std::size_t i = 0; 64 * i < in.size(); ++i) {
+    SHA256_Init(&c);
+    SHA256_Transform(&c, reinterpret_cast<const unsigned char*>(in.data() + 64 * i));
+    SHA256_Transform(&c, pad_after_64);
+    store_state(c, reinterpret_cast<std::byte*>(second));
+    SHA256_Init(&c);
+    SHA256_Transform(&c, second);
+    store_state(c, out.data() + 32 * i);  // after the input block was read: in place is safe
+  }
+}
+
+}  // namespace blockwire

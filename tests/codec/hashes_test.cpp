@@ -1,0 +1,247 @@
+// Hashes against independent facts: NIST's SHA-256 vectors, the real blocks'
+// hashes and roots from tests/data/README.md, and txids of Core's vectors
+// recomputed from bytes cut out of the raw hex by the test itself.
+#include <blockwire/codec.hpp>
+#include <blockwire/io.hpp>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "../io/test_support.hpp"
+#include "test_data.hpp"
+
+#include <fstream>
+#include <string>
+
+using namespace blockwire;
+
+namespace {
+
+std::string hex(std::span<const std::byte> bytes) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string out;
+  for (std::byte b : bytes) {
+    out += digits[std::to_integer<unsigned>(b) >> 4];
+    out += digits[std::to_integer<unsigned>(b) & 15];
+  }
+  return out;
+}
+
+std::span<const std::byte> text(std::string_view s) { return std::as_bytes(std::span(s.data(), s.size())); }
+
+struct BlockFacts {
+  const std::vector<std::byte>& bytes;
+  const char* hash;
+  const char* merkle_root;
+  const char* first_txid;
+  const char* last_txid;
+  const char* last_wtxid;
+  const char* witness_root;  // nullptr: the block has no witness data
+};
+
+std::vector<BlockFacts> both_blocks() {
+  return {
+      {test::block413567(), "0000000000000000025aff8be8a55df8f89c77296db6198f272d6577325d4069",
+       "64a50c649fc816baaa2effda230c39cacf1504e4e616a2863685b72aaa7dce05",
+       "5b4aaef3f4e4625d70385ddf0bd2a0b7d7141e4c2fd36d2ff2cad37fff3deb0f",
+       "63434bb06525615f43954598d281d03feaae70658c4187ccb3ba7fa7b093a0b8",
+       "63434bb06525615f43954598d281d03feaae70658c4187ccb3ba7fa7b093a0b8", nullptr},
+      {test::segwit_block(), "000000000000000000000c835b2adcaedc20fdf6ee440009c249452c726dafae",
+       "407d72768cec1a244b7599af79f554055c72d6b2356c890f8c25abf797679022",
+       "764b60c3d9a2c3c5bb6fe7141d9ca6e6778122df75f19366a2c5cb948d1d7d84",
+       "2947daf667b1914a2f060e8cf10267ca1d056f0dab3ccb273da474f063b7f412",
+       "87adb95df3cadce2bf86d4c58d68bd02412bd9e99d64ab46b9f6603debfa69ab",
+       "06e4968ea40bc6ad70d8e6cd468f1ca813df58352e6901a151cc7293badacc58"},
+  };
+}
+
+// Where each transaction starts in the raw block.
+std::vector<std::size_t> tx_offsets(const Block& block) {
+  std::vector<std::size_t> at;
+  std::size_t offset = 80 + (block.transactions.size() < 0xfd ? 1 : 3);
+  for (const Transaction& tx : block.transactions) {
+    at.push_back(offset);
+    offset += serialized_size(tx);
+  }
+  return at;
+}
+
+}  // namespace
+
+TEST_CASE("SHA-256 matches NIST's short and long message vectors") {
+  CHECK(hex(sha256(text(""))) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(hex(sha256(text("abc"))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(hex(sha256(text("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"))) ==
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  CHECK(hex(sha256(text("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu"))) ==
+        "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+  // One million 'a', written through the Writer interface in pieces.
+  const std::string a(1'000'000, 'a');
+  Sha256 sha;
+  BufferedWriter<Sha256&, 1000> w(sha);
+  test::write_in_pieces(w, text(a), 1);
+  REQUIRE(w.flush());
+  CHECK(hex(sha.finish()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  // finish() resets: the next message starts afresh.
+  CHECK(sha.write(text("abc")));
+  CHECK(hex(sha.finish()) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST_CASE("sha256d64 equals SHA256d of each 64-byte block, also in place") {
+  const auto data = test::random_bytes(64 * 9, 2);
+  std::vector<std::byte> out(32 * 9);
+  sha256d64(out, data);
+  for (std::size_t i = 0; i < 9; ++i) {
+    const Digest expected = sha256d(std::span(data).subspan(64 * i, 64));
+    CHECK(std::equal(expected.begin(), expected.end(), out.begin() + static_cast<std::ptrdiff_t>(32 * i)));
+  }
+  auto in_place = data;
+  sha256d64(std::span(in_place).first(32 * 9), in_place);
+  CHECK(std::equal(out.begin(), out.end(), in_place.begin()));
+}
+
+TEST_CASE("both real blocks: block hash, merkle roots, first and last txid and wtxid, check_block") {
+  for (const BlockFacts& f : both_blocks()) {
+    CAPTURE(f.hash);
+    std::vector<TxIds> ids;
+    auto decoded = decode_block(f.bytes, ids);
+    REQUIRE(decoded);
+    const Block& block = decoded.value();
+    CHECK(block_hash(block.header).to_hex() == f.hash);
+    bool mutated = true;
+    CHECK(merkle_root(block, &mutated).to_hex() == f.merkle_root);
+    CHECK_FALSE(mutated);
+    CHECK(txid(block.transactions.front()).to_hex() == f.first_txid);
+    CHECK(txid(block.transactions.back()).to_hex() == f.last_txid);
+    CHECK(wtxid(block.transactions.back()).to_hex() == f.last_wtxid);
+    if (f.witness_root != nullptr) CHECK(witness_merkle_root(block).to_hex() == f.witness_root);
+    // The ids hashed from the decoded bytes equal the ones re-encoded.
+    REQUIRE(ids.size() == block.transactions.size());
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      CHECK(ids[i].txid == txid(block.transactions[i]));
+      CHECK(ids[i].wtxid == wtxid(block.transactions[i]));
+    }
+    const auto checked = check_block(block);
+    CHECK_MESSAGE(checked, (checked ? "" : checked.error().message()));
+    CHECK(check_block(block, ids));
+  }
+}
+
+TEST_CASE("flipping one byte in any transaction fails the merkle check") {
+  for (const BlockFacts& f : both_blocks()) {
+    const Block original = decode_block(f.bytes).value();
+    const auto offsets = tx_offsets(original);
+    for (std::size_t i = 0; i < offsets.size(); i += 97) {
+      CAPTURE(i);
+      auto bytes = f.bytes;
+      const std::size_t lock_time = offsets[i] + serialized_size(original.transactions[i]) - 4;
+      bytes[lock_time] ^= std::byte{0x01};
+      auto block = decode_block(bytes);
+      REQUIRE(block);
+      auto r = check_block(block.value());
+      REQUIRE_FALSE(r);
+      CHECK(r.error().code() == check_errc::bad_merkle_root);
+    }
+  }
+}
+
+TEST_CASE("the segwit block with one witness byte changed fails the witness commitment") {
+  Block block = decode_block(test::segwit_block()).value();
+  Transaction& tx = block.transactions.at(7);
+  REQUIRE(tx.has_witness());
+  const ByteRange item = tx.witness(tx.inputs.at(0)).back();  // (the first may be an empty dummy)
+  REQUIRE(item.size > 0);
+  tx.payload[item.offset] ^= std::byte{0x01};
+  auto r = check_block(block);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code() == check_errc::bad_witness_commitment);
+}
+
+TEST_CASE("a block with its last transaction duplicated keeps its root and is reported mutated") {
+  Block block = decode_block(test::block413567()).value();
+  REQUIRE(block.transactions.size() % 2 == 1);
+  block.transactions.push_back(block.transactions.back());
+  bool mutated = false;
+  CHECK(merkle_root(block, &mutated) == block.header.merkle_root);  // the same root: CVE-2012-2459
+  CHECK(mutated);
+  auto r = check_block(block);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code() == check_errc::mutated_merkle_root);
+}
+
+TEST_CASE("check_block names the failed check: proof of work, bits, coinbase") {
+  const Block original = decode_block(test::block413567()).value();
+  {
+    Block b = original;
+    b.header.nonce ^= 1;  // the hash changes; it is above the target with overwhelming odds
+    CHECK(check_block(b).error().code() == check_errc::bad_proof_of_work);
+  }
+  {
+    Block b = original;
+    b.header.bits = 0x04923456;  // the sign bit: a negative target
+    CHECK(check_block(b).error().code() == check_errc::bad_bits);
+    b.header.bits = 0xff123456;  // overflows 256 bits
+    CHECK(check_block(b).error().code() == check_errc::bad_bits);
+  }
+  {
+    Block b = original;
+    std::swap(b.transactions[0], b.transactions[1]);
+    CHECK(check_block(b).error().code() == check_errc::first_not_coinbase);
+    std::swap(b.transactions[0], b.transactions[1]);
+    b.transactions.push_back(b.transactions[0]);
+    CHECK(check_block(b).error().code() == check_errc::extra_coinbase);
+  }
+  {
+    Block b = original;
+    b.transactions.clear();
+    CHECK(check_block(b).error().code() == check_errc::no_transactions);
+  }
+}
+
+TEST_CASE("Core's vectors: txid is SHA256d of the witness-stripped bytes, wtxid of the raw bytes") {
+  std::ifstream in(std::string(BLOCKWIRE_TEST_DATA) + "/tx_valid.json");
+  REQUIRE(in);
+  std::size_t checked = 0;
+  std::size_t segwit = 0;
+  for (const auto& entry : nlohmann::json::parse(in)) {
+    if (entry.size() < 2 || !entry[0].is_array()) continue;
+    const auto raw = test::from_hex(entry[1].get<std::string>());
+    auto tx = decode_transaction(raw);
+    REQUIRE(tx);
+    // Cut the stripped form out of the raw bytes, independently of the
+    // codec: with marker 0 and a nonzero flag, drop those two bytes and
+    // the witness section that stands between the outputs and the lock time.
+    std::vector<std::byte> stripped = raw;
+    if (raw.size() > 6 && raw[4] == std::byte{0} && raw[5] != std::byte{0}) {
+      std::size_t pos = 6;
+      const auto read_size = [&] {
+        const unsigned first = std::to_integer<unsigned>(raw[pos++]);
+        if (first < 0xfd) return static_cast<std::size_t>(first);
+        const std::size_t width = first == 0xfd ? 2 : first == 0xfe ? 4 : 8;
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < width; ++i) n |= std::to_integer<std::size_t>(raw[pos++]) << (8 * i);
+        return n;
+      };
+      const std::size_t inputs = read_size();
+      for (std::size_t i = 0; i < inputs; ++i) {
+        pos += 36;
+        pos += read_size();
+        pos += 4;
+      }
+      const std::size_t outputs = read_size();
+      for (std::size_t i = 0; i < outputs; ++i) {
+        pos += 8;
+        pos += read_size();
+      }
+      stripped.assign(raw.begin(), raw.begin() + 4);
+      stripped.insert(stripped.end(), raw.begin() + 6, raw.begin() + static_cast<std::ptrdiff_t>(pos));
+      stripped.insert(stripped.end(), raw.end() - 4, raw.end());
+      ++segwit;
+    }
+    CHECK(txid(tx.value()) == sha256d_hash(stripped));
+    CHECK(wtxid(tx.value()) == sha256d_hash(raw));
+    ++checked;
+  }
+  CHECK(checked == 119);
+  CHECK(segwit > 0);
+}
