@@ -23,8 +23,7 @@ Hash256 hash_encoded(Encode&& encode) {
   BufferedWriter<Sha256&, 4096> w(sha);
   encode(w);
   (void)w.flush();  // hashing cannot fail
-  const Digest once = sha.finish();
-  return to_hash(sha256(once));
+  return to_hash(sha256d_of(sha));
 }
 
 // Leaves: one allocation, with room for the copy of the last hash that an
@@ -112,7 +111,7 @@ result<Block> decode_block(std::span<const std::byte> bytes, std::vector<TxIds>&
       sha.update(part(t.begin, t.begin + 4));
       sha.update(part(t.body_begin, t.body_end));
       sha.update(part(t.end - 4, t.end));
-      ids[i].txid = to_hash(sha256(sha.finish()));
+      ids[i].txid = to_hash(sha256d_of(sha));
     }
   }
   return block;

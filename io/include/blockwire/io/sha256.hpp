@@ -35,6 +35,8 @@ class Sha256 {
 Digest sha256(std::span<const std::byte> bytes) noexcept;
 // SHA-256 of the SHA-256: Bitcoin's hash for txids, block hashes, merkle trees.
 Digest sha256d(std::span<const std::byte> bytes) noexcept;
+// SHA256d of everything written to `hasher`, which is then reset.
+Digest sha256d_of(Sha256& hasher) noexcept;
 // SHA256d of each 64-byte block of `in`, written as 32 bytes each to `out`
 // (in.size() == 2 * out.size(), a multiple of 64). `out` may start where
 // `in` does (a merkle level computed in place). Skips the per-message setup

@@ -1,0 +1,174 @@
+// Hashing: where a block's decode time goes when txids are wanted.
+//   DeserializeBlock_Hashed       decode_block(bytes, ids): every txid and
+//                                 wtxid hashed from the bytes as decoded
+//   DeserializeBlock_ThenHash     decode, then txid()/wtxid() per transaction
+//                                 (each encodes the transaction again)
+//   HashNeededBytes               the floor: SHA256d over exactly the bytes
+//                                 that must be hashed (stripped bytes of every
+//                                 transaction, full bytes of segwit ones)
+//   MerkleRoot                    leaves precomputed (Core's bench name)
+//   BlockHash, SHA256_1MiB, SHA256_64, SHA256D64_1024, SHA256Block
+#include "detail/decoders.hpp"
+
+#include <blockwire/codec.hpp>
+#include <blockwire/io.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include "block_data.hpp"
+
+#include <random>
+
+using namespace blockwire;
+
+namespace {
+
+void per_block(benchmark::State& state, const std::vector<std::byte>& bytes) {
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes.size()));
+}
+
+void DeserializeBlock_Hashed(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  std::vector<TxIds> ids;
+  for (auto _ : state) {
+    auto block = decode_block(*bytes, ids);
+    if (!block) state.SkipWithError("decode failed");
+    benchmark::DoNotOptimize(block);
+    benchmark::DoNotOptimize(ids.data());
+  }
+  per_block(state, *bytes);
+}
+
+void DeserializeBlock_ThenHash(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  std::vector<TxIds> ids;
+  for (auto _ : state) {
+    auto block = decode_block(*bytes);
+    if (!block) state.SkipWithError("decode failed");
+    ids.clear();
+    for (const Transaction& tx : block.value().transactions) {
+      ids.push_back({txid(tx), tx.has_witness() ? wtxid(tx) : Hash256{}});
+    }
+    benchmark::DoNotOptimize(ids.data());
+  }
+  per_block(state, *bytes);
+}
+
+// The spans that a decode-and-hash pass must hash, found once up front.
+struct NeededSpans {
+  std::vector<std::vector<std::span<const std::byte>>> txid_parts;  // per transaction
+  std::vector<std::span<const std::byte>> wtxid_whole;              // segwit transactions
+  std::size_t bytes = 0;
+};
+
+NeededSpans needed_spans(const std::vector<std::byte>& raw) {
+  DecodingContext ctx(raw);
+  Block block;
+  std::vector<detail::TxLayout> layouts;
+  detail::decode_full_block(ctx, block, witness::allow, &layouts);
+  NeededSpans s;
+  const std::span<const std::byte> all(raw);
+  for (const auto& t : layouts) {
+    if (t.body_begin == t.begin + 4) {
+      s.txid_parts.push_back({all.subspan(t.begin, t.end - t.begin)});
+      s.bytes += t.end - t.begin;
+    } else {
+      s.txid_parts.push_back({all.subspan(t.begin, 4), all.subspan(t.body_begin, t.body_end - t.body_begin), all.subspan(t.end - 4, 4)});
+      s.wtxid_whole.push_back(all.subspan(t.begin, t.end - t.begin));
+      s.bytes += 8 + (t.body_end - t.body_begin) + (t.end - t.begin);
+    }
+  }
+  return s;
+}
+
+void HashNeededBytes(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  const NeededSpans spans = needed_spans(*bytes);
+  Sha256 sha;
+  for (auto _ : state) {
+    for (const auto& parts : spans.txid_parts) {
+      for (auto part : parts) sha.update(part);
+      benchmark::DoNotOptimize(sha256d_of(sha));
+    }
+    for (auto whole : spans.wtxid_whole) benchmark::DoNotOptimize(sha256d(whole));
+  }
+  state.counters["hashed_bytes"] = static_cast<double>(spans.bytes);
+  per_block(state, *bytes);
+}
+
+void MerkleRoot(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  std::vector<TxIds> ids;
+  (void)decode_block(*bytes, ids).value();
+  std::vector<Hash256> leaves;
+  for (const auto& id : ids) leaves.push_back(id.txid);
+  for (auto _ : state) {
+    bool mutated = false;
+    benchmark::DoNotOptimize(merkle_root(leaves, &mutated));
+  }
+  state.counters["leaves"] = static_cast<double>(leaves.size());
+}
+
+void BlockHash(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  const BlockHeader header = decode_header(std::span(*bytes).first(80)).value();
+  for (auto _ : state) benchmark::DoNotOptimize(block_hash(header));
+}
+
+// One SHA-256 pass over the block's bytes: the physical limit of hashing it.
+void SHA256Block(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  for (auto _ : state) benchmark::DoNotOptimize(sha256(*bytes));
+  per_block(state, *bytes);
+}
+
+std::vector<std::byte> random_bytes(std::size_t n) {
+  std::vector<std::byte> v(n);
+  std::mt19937_64 rng(7);
+  for (auto& b : v) b = static_cast<std::byte>(rng());
+  return v;
+}
+
+void SHA256_1MiB(benchmark::State& state) {
+  const auto data = random_bytes(1 << 20);
+  for (auto _ : state) benchmark::DoNotOptimize(sha256(data));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * data.size()));
+}
+
+void SHA256_64(benchmark::State& state) {
+  const auto data = random_bytes(64);
+  for (auto _ : state) benchmark::DoNotOptimize(sha256(data));
+}
+
+// 1,024 pairs of hashes into 1,024 hashes: one merkle level's work.
+void SHA256D64_1024(benchmark::State& state) {
+  const auto data = random_bytes(64 * 1024);
+  std::vector<std::byte> out(32 * 1024);
+  for (auto _ : state) {
+    sha256d64(out, data);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["ns_per_pair"] = benchmark::Counter(1024 * 1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+// The same pairs through the general one-shot path, for comparison.
+void SHA256D_64x1024(benchmark::State& state) {
+  const auto data = random_bytes(64 * 1024);
+  std::vector<Digest> out(1024);
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < 1024; ++i) out[i] = sha256d(std::span(data).subspan(64 * i, 64));
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["ns_per_pair"] = benchmark::Counter(1024 * 1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+#define BLOCKWIRE_BENCH_BOTH(fn)                                                       \
+  BENCHMARK_CAPTURE(fn, 413567, &bench::block413567())->Unit(benchmark::kMicrosecond); \
+  BENCHMARK_CAPTURE(fn, segwit, &bench::segwit_block())->Unit(benchmark::kMicrosecond)
+
+BLOCKWIRE_BENCH_BOTH(DeserializeBlock_Hashed);
+BLOCKWIRE_BENCH_BOTH(DeserializeBlock_ThenHash);
+BLOCKWIRE_BENCH_BOTH(HashNeededBytes);
+BLOCKWIRE_BENCH_BOTH(MerkleRoot);
+BLOCKWIRE_BENCH_BOTH(BlockHash);
+BLOCKWIRE_BENCH_BOTH(SHA256Block);
+BENCHMARK(SHA256_1MiB)->Unit(benchmark::kMicrosecond);
+BENCHMARK(SHA256_64);
+BENCHMARK(SHA256D64_1024)->Unit(benchmark::kMicrosecond);
+BENCHMARK(SHA256D_64x1024)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
