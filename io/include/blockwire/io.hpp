@@ -16,3 +16,4 @@
 #include <blockwire/io/span_writer.hpp>
 #include <blockwire/io/vector_writer.hpp>
 #include <blockwire/io/writer.hpp>
+#include <blockwire/io/xor.hpp>

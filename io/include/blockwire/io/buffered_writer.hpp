@@ -19,6 +19,13 @@ namespace blockwire {
 
 inline constexpr std::size_t default_buffer_size = 16 * 1024;
 
+// A sink that may scramble the bytes it is handed (they are the caller's
+// scratch, like this buffer): an XOR writer then works in place.
+template <class W>
+concept InPlaceWriter = Writer<W> && requires(W& w, std::span<std::byte> scratch) {
+  { w.write_in_place(scratch) } -> std::same_as<result<void>>;
+};
+
 // A sink that owns memory can lend it to the buffer, so that bytes are
 // written once, in place (the idea of {fmt}'s container_buffer).
 // lend(n) returns writable storage of at least n bytes at the sink's end;
@@ -135,14 +142,24 @@ class BufferedWriter {
   }
 
   bool drain() {
-    const std::span<const std::byte> full{begin_, pos_};
+    const std::span<std::byte> full{begin_, pos_};
     flushed_ += full.size();
     pos_ = begin_;
-    if (auto r = sink_.write(full); !r) {
+    if (auto r = hand_over(full); !r) {
       error_ = r.error();
       return false;
     }
     return true;
+  }
+
+  // The buffer is scratch once handed over: a sink that transforms bytes
+  // (XOR obfuscation) may do it in place.
+  result<void> hand_over(std::span<std::byte> full) {
+    if constexpr (InPlaceWriter<std::remove_reference_t<W>>) {
+      return sink_.write_in_place(full);
+    } else {
+      return sink_.write(full);
+    }
   }
 
   void commit_lent() {

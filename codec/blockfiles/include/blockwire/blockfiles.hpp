@@ -1,0 +1,7 @@
+// Bitcoin Core's block files: blk*.dat with framing and XOR obfuscation.
+#pragma once
+
+#include <blockwire/blockfiles/block_directory.hpp>
+#include <blockwire/blockfiles/block_file_reader.hpp>
+#include <blockwire/blockfiles/block_file_writer.hpp>
+#include <blockwire/blockfiles/network.hpp>

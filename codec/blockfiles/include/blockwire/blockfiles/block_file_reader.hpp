@@ -1,0 +1,71 @@
+// BlockFileReader: the records of one blk*.dat file, in order.
+//
+// Each record is the network magic, a 4-byte little-endian length, and a
+// block. The reader removes the XOR obfuscation, checks the framing, and
+// yields each block's bytes with the record's file offset. Where the framing
+// is broken (bad magic, an implausible length, a length past the end of the
+// file) it reports the bytes it skips and finds the next magic with memchr.
+// Zero bytes at the end of a file (space Core pre-allocates) are not an
+// error. Memory: one window of at most a few MiB, whatever the file's size.
+#pragma once
+
+#include <blockwire/blockfiles/network.hpp>
+#include <blockwire/io/error.hpp>
+#include <blockwire/io/reader.hpp>
+#include <blockwire/io/xor.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace blockwire {
+
+// Core's MAX_BLOCK_SERIALIZED_SIZE: no valid record is longer.
+inline constexpr std::uint32_t max_block_size = 4'000'000;
+
+struct BlockRecord {
+  std::uint64_t offset;               // of the record's magic in the file
+  std::span<const std::byte> bytes;   // the block; valid until the next call
+};
+
+struct SkippedBytes {
+  std::uint64_t offset;  // where the skipped bytes begin
+  std::uint64_t count;
+  std::string reason;
+};
+
+using BlockFileEvent = std::variant<BlockRecord, SkippedBytes>;
+
+class BlockFileReader {
+ public:
+  BlockFileReader(reader_ref file, const XorKey& key, network net = network::mainnet);
+
+  // The next record or skipped run; nothing at the end of the file; an
+  // error only when reading the file fails.
+  result<std::optional<BlockFileEvent>> next();
+
+  // The last record's block did not decode: look for the next magic from
+  // one byte past its start (the length may have lied) instead of trusting
+  // its length.
+  void reject_last();
+
+ private:
+  result<std::size_t> fill(std::size_t at_least);
+  result<std::optional<BlockFileEvent>> resync(std::uint64_t from, std::string reason);
+
+  XorReader<reader_ref> source_;
+  Magic magic_;
+  std::vector<std::byte> window_;
+  std::size_t begin_ = 0;       // next unread byte in window_
+  std::size_t end_ = 0;         // bytes in window_
+  std::uint64_t base_ = 0;      // file offset of window_[0]
+  bool eof_ = false;
+  std::optional<std::uint64_t> last_record_;
+  bool pending_resync_ = false;
+};
+
+}  // namespace blockwire

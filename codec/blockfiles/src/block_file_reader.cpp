@@ -1,0 +1,126 @@
+#include <blockwire/blockfiles/block_file_reader.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace blockwire {
+
+namespace {
+
+// Room for the longest valid record twice over, so that a record never
+// needs more than one compaction of the window.
+constexpr std::size_t window_size = 2 * (std::size_t{max_block_size} + 8);
+
+std::uint32_t le32(const std::byte* p) noexcept {
+  return std::to_integer<std::uint32_t>(p[0]) | std::to_integer<std::uint32_t>(p[1]) << 8 |
+         std::to_integer<std::uint32_t>(p[2]) << 16 | std::to_integer<std::uint32_t>(p[3]) << 24;
+}
+
+}  // namespace
+
+BlockFileReader::BlockFileReader(reader_ref file, const XorKey& key, network net)
+    : source_(file, key, 0), magic_(magic(net)), window_(window_size) {}
+
+result<std::size_t> BlockFileReader::fill(std::size_t at_least) {
+  while (end_ - begin_ < at_least && !eof_) {
+    if (end_ == window_.size()) {  // full: move the unread bytes to the front
+      std::memmove(window_.data(), window_.data() + begin_, end_ - begin_);
+      base_ += begin_;
+      end_ -= begin_;
+      begin_ = 0;
+    }
+    auto got = source_.read_some(std::span(window_).subspan(end_));
+    if (!got) return got.error();
+    if (got.value() == 0) eof_ = true;
+    end_ += got.value();
+  }
+  return end_ - begin_;
+}
+
+result<std::optional<BlockFileEvent>> BlockFileReader::next() {
+  last_record_.reset();
+  if (pending_resync_) {
+    pending_resync_ = false;
+    return resync(base_ + begin_, "a record whose block does not decode");
+  }
+  auto avail = fill(8);
+  if (!avail) return avail.error();
+  if (avail.value() == 0) return std::nullopt;
+  const std::uint64_t offset = base_ + begin_;
+
+  if (window_[begin_] == std::byte{0}) {
+    // Zeros: Core's pre-allocated space at the end of a file, or a gap.
+    for (;;) {
+      const std::byte* first = window_.data() + begin_;
+      const std::byte* nonzero = std::find_if(first, static_cast<const std::byte*>(window_.data() + end_), [](std::byte b) { return b != std::byte{0}; });
+      begin_ += static_cast<std::size_t>(nonzero - first);
+      if (begin_ != end_) break;
+      auto more = fill(1);
+      if (!more) return more.error();
+      if (more.value() == 0) return std::nullopt;  // zero padding up to the end: not an error
+    }
+    return BlockFileEvent{SkippedBytes{offset, base_ + begin_ - offset, "zero bytes between records"}};
+  }
+
+  if (avail.value() < 8) {
+    begin_ = end_;
+    return BlockFileEvent{SkippedBytes{offset, avail.value(), "truncated record header at the end of the file"}};
+  }
+  if (std::memcmp(window_.data() + begin_, magic_.data(), magic_.size()) != 0) return resync(offset, "bad magic");
+
+  const std::uint32_t length = le32(window_.data() + begin_ + 4);
+  if (length < 81 || length > max_block_size) {
+    return resync(offset, "implausible block length " + std::to_string(length));
+  }
+  avail = fill(8 + std::size_t{length});
+  if (!avail) return avail.error();
+  if (avail.value() < 8 + std::size_t{length}) {
+    return resync(offset, "record of " + std::to_string(length) + " bytes runs past the end of the file");
+  }
+  const std::span<const std::byte> block(window_.data() + begin_ + 8, length);
+  last_record_ = offset;
+  begin_ += 8 + std::size_t{length};
+  return BlockFileEvent{BlockRecord{offset, block}};
+}
+
+void BlockFileReader::reject_last() {
+  if (!last_record_) return;
+  // The record is still in the window: nothing has been read since.
+  begin_ = static_cast<std::size_t>(*last_record_ - base_);
+  pending_resync_ = true;
+}
+
+// Skips from the record at begin_ (file offset `from`) to the next magic,
+// searched with memchr for its first byte, and reports what was skipped.
+result<std::optional<BlockFileEvent>> BlockFileReader::resync(std::uint64_t from, std::string reason) {
+  ++begin_;  // the record start itself is not a valid record
+  for (;;) {
+    auto avail = fill(magic_.size());
+    if (!avail) return avail.error();
+    if (avail.value() < magic_.size()) {  // no magic before the end of the file
+      begin_ = end_;
+      return BlockFileEvent{SkippedBytes{from, base_ + end_ - from, std::move(reason)}};
+    }
+    const std::size_t last_start = end_ - magic_.size() + 1;  // candidates with 4 bytes in the window
+    const void* hit = std::memchr(window_.data() + begin_, std::to_integer<int>(magic_[0]), last_start - begin_);
+    if (hit == nullptr) {
+      begin_ = last_start;  // keep a partial magic at the end for the next fill
+      if (eof_) {
+        begin_ = end_;
+        return BlockFileEvent{SkippedBytes{from, base_ + end_ - from, std::move(reason)}};
+      }
+      // Force the window to take more bytes than the partial magic it keeps.
+      auto more = fill(end_ - begin_ + 1);
+      if (!more) return more.error();
+      continue;
+    }
+    begin_ = static_cast<std::size_t>(static_cast<const std::byte*>(hit) - window_.data());
+    if (std::memcmp(window_.data() + begin_, magic_.data(), magic_.size()) == 0) {
+      return BlockFileEvent{SkippedBytes{from, base_ + begin_ - from, std::move(reason)}};
+    }
+    ++begin_;
+  }
+}
+
+}  // namespace blockwire

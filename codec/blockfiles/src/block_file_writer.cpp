@@ -1,0 +1,108 @@
+#include <blockwire/blockfiles/block_directory.hpp>
+#include <blockwire/blockfiles/block_file_writer.hpp>
+#include <blockwire/codec/encoding.hpp>
+
+#include "detail/encoders.hpp"
+
+#include <filesystem>
+#include <system_error>
+
+namespace blockwire {
+
+namespace fs = std::filesystem;
+
+struct BlockFileWriter::State {
+  std::string dir;
+  XorKey key;
+  Magic magic;
+  unsigned number = 0;
+  std::optional<FileWriter> file;
+  std::uint64_t size = 0;  // of the current file
+  error failure{};         // sticky: after a failed write, nothing more is written
+
+  result<void> open_file(bool append) {
+    const std::string path = (fs::path(dir) / block_file_name(number)).string();
+    auto opened = append ? FileWriter::append(path.c_str()) : FileWriter::create(path.c_str());
+    if (!opened) return opened.error();
+    file.emplace(std::move(opened).value());
+    return success();
+  }
+
+  // Frames and writes one record: magic, length, block, XORed by offset in
+  // the buffer itself (BufferedWriter hands its buffer over as scratch).
+  template <class EncodeBlock>
+  result<BlockPosition> append(std::uint64_t length, EncodeBlock&& encode_block) {
+    if (failure) return failure;
+    if (size != 0 && size + 8 + length > max_blockfile_size) {
+      if (auto r = file->close(); !r) return failure = r.error();
+      ++number;
+      size = 0;
+      if (auto r = open_file(false); !r) return failure = r.error();
+    }
+    const BlockPosition at{number, size};
+    XorWriter<FileWriter&> obfuscated(*file, key, size);
+    BufferedWriter<XorWriter<FileWriter&>&, 64 * 1024> w(obfuscated);
+    w.write(std::span<const std::byte, 4>(magic));
+    detail::encode_u32(w, static_cast<std::uint32_t>(length));
+    encode_block(w);
+    if (auto r = w.flush(); !r) {
+      // Some of the record may be on disk: say where it began.
+      return failure = error(r.error().code(), at.offset);
+    }
+    size += 8 + length;
+    return at;
+  }
+};
+
+BlockFileWriter::BlockFileWriter(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
+BlockFileWriter::BlockFileWriter(BlockFileWriter&&) noexcept = default;
+BlockFileWriter& BlockFileWriter::operator=(BlockFileWriter&&) noexcept = default;
+BlockFileWriter::~BlockFileWriter() = default;
+
+result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorKey& key, network net) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return ec;
+  auto existing = block_files(dir);
+  if (!existing) return existing.error();
+  const bool has_key_file = fs::exists(fs::path(dir) / "xor.dat", ec);
+  if (has_key_file) {
+    auto old_key = read_xor_key(dir);
+    if (!old_key) return old_key.error();
+    if (old_key.value() != key) return errc::bad_argument;  // the files there use another key
+  } else if (!existing.value().empty() && !is_zero(key)) {
+    return errc::bad_argument;  // plain blk files already there: a key would garble them
+  } else if (auto r = write_xor_key(dir, key); !r) {
+    return r.error();
+  }
+
+  auto state = std::make_unique<State>();
+  state->dir = dir;
+  state->key = key;
+  state->magic = magic(net);
+  if (!existing.value().empty()) {
+    const fs::path last = existing.value().back();
+    state->number = static_cast<unsigned>(std::stoul(last.filename().string().substr(3)));
+    state->size = fs::file_size(last, ec);
+    if (ec) return ec;
+  }
+  if (auto r = state->open_file(true); !r) return r.error();
+  return BlockFileWriter(std::move(state));
+}
+
+result<BlockPosition> BlockFileWriter::append(const Block& block) {
+  return state_->append(serialized_size(block), [&](auto& w) { detail::encode_full_block(w, block, witness::allow); });
+}
+
+result<BlockPosition> BlockFileWriter::append(std::span<const std::byte> block_bytes) {
+  return state_->append(block_bytes.size(), [&](auto& w) { w.write(block_bytes); });
+}
+
+result<void> BlockFileWriter::close() {
+  if (!state_ || !state_->file) return success();
+  auto r = state_->file->close();
+  state_->file.reset();
+  return r;
+}
+
+}  // namespace blockwire
