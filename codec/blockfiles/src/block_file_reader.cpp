@@ -19,8 +19,8 @@ std::uint32_t le32(const std::byte* p) noexcept {
 
 }  // namespace
 
-BlockFileReader::BlockFileReader(reader_ref file, const XorKey& key, network net)
-    : source_(file, key, 0), magic_(magic(net)), window_(window_size) {}
+BlockFileReader::BlockFileReader(reader_ref file, const XorKey& key, network net, std::uint64_t start_offset)
+    : source_(file, key, start_offset), magic_(magic(net)), window_(window_size), base_(start_offset) {}
 
 result<std::size_t> BlockFileReader::fill(std::size_t at_least) {
   while (end_ - begin_ < at_least && !eof_) {

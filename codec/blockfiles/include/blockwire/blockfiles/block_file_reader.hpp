@@ -42,7 +42,9 @@ using BlockFileEvent = std::variant<BlockRecord, SkippedBytes>;
 
 class BlockFileReader {
  public:
-  BlockFileReader(reader_ref file, const XorKey& key, network net = network::mainnet);
+  // `file` is positioned at `start_offset` (0: the start of the file); the
+  // key applies by file offset.
+  BlockFileReader(reader_ref file, const XorKey& key, network net = network::mainnet, std::uint64_t start_offset = 0);
 
   // The next record or skipped run; nothing at the end of the file; an
   // error only when reading the file fails.

@@ -1,0 +1,46 @@
+// The subcommands of `blockwire`. Each returns the process exit status:
+// 0 success, 1 bad data found, 2 usage or I/O error.
+#pragma once
+
+#include <blockwire/blockfiles/network.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace blockwire::cli {
+
+enum exit_status : int { ok = 0, bad_data = 1, usage_or_io = 2 };
+
+struct InspectOptions {
+  std::string input;  // a path, or "-" for standard input
+  bool json = false;
+  std::optional<std::uint64_t> offset;  // a record of a blk file
+  std::string xor_key;                  // hex; empty: the file's xor.dat
+  network net = network::mainnet;
+};
+
+struct ScanOptions {
+  std::vector<std::string> paths;
+  std::string xor_key;
+  network net = network::mainnet;
+  bool json = false;
+  bool progress = true;
+  unsigned threads = 0;  // 0: one per core
+};
+
+struct PackOptions {
+  std::string output_dir;
+  std::vector<std::string> inputs;
+  std::string xor_key;
+  bool random_key = false;
+  bool append = false;
+  network net = network::mainnet;
+};
+
+int inspect(const InspectOptions& options);
+int scan(const ScanOptions& options);
+int pack(const PackOptions& options);
+
+}  // namespace blockwire::cli

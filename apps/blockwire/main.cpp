@@ -1,0 +1,82 @@
+// blockwire: Bitcoin blocks and transactions, and Bitcoin Core's block files.
+#include "commands.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+
+using namespace blockwire;
+
+namespace {
+
+// --network NAME, checked and turned into the enum.
+void add_network_option(CLI::App& app, network& net) {
+  app.add_option_function<std::string>(
+         "--network",
+         [&net](const std::string& value) {
+           const auto parsed = network_from_name(value);
+           if (!parsed) throw CLI::ValidationError("--network", "unknown network '" + value + "'");
+           net = *parsed;
+         },
+         "mainnet (default), testnet3, testnet4, signet or regtest: the magic of each record")
+      ->type_name("NAME");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"blockwire: Bitcoin blocks and transactions, and Bitcoin Core's block files.\n"
+               "Exit status: 0 success, 1 bad data found, 2 usage or I/O error."};
+  app.require_subcommand(1);
+
+  cli::InspectOptions inspect;
+  auto* inspect_cmd = app.add_subcommand(
+      "inspect",
+      "Summarise one block or transaction (raw or hex, detected), or one record of a blk file.\n"
+      "--json prints Bitcoin Core's `getblock <hash> 2` (a block) or `decoderawtransaction` (a transaction)\n"
+      "shape. Left out: what needs the chain (height, confirmations, chainwork, mediantime,\n"
+      "nextblockhash, fee) or a script interpreter (asm, desc, address, type).");
+  inspect_cmd->add_option("input", inspect.input, "a file, or - for standard input")->required()->type_name("FILE|-");
+  inspect_cmd->add_flag("--json", inspect.json, "print JSON in Bitcoin Core's shape");
+  inspect_cmd->add_option("--offset", inspect.offset, "read the record at this byte offset of a blk file (the offset of its magic)")
+      ->type_name("N");
+  inspect_cmd->add_option("--xor-key", inspect.xor_key, "with --offset: the 16-hex-digit key (default: xor.dat beside the file)")
+      ->type_name("HEX");
+  add_network_option(*inspect_cmd, inspect.net);
+
+  cli::ScanOptions scan;
+  auto* scan_cmd = app.add_subcommand(
+      "scan",
+      "Read blk files or Bitcoin Core blocks directories (reading xor.dat), decode every block, run\n"
+      "check_block (proof of work, merkle root, coinbase, witness commitment), re-encode and compare\n"
+      "the bytes. Reports damaged records with file:offset and the bytes skipped to the next one.");
+  scan_cmd->add_option("paths", scan.paths, "blk*.dat files or blocks directories")->required()->type_name("PATH...");
+  scan_cmd->add_option("--xor-key", scan.xor_key, "the 16-hex-digit key (default: each directory's xor.dat)")->type_name("HEX");
+  add_network_option(*scan_cmd, scan.net);
+  scan_cmd->add_flag("--json", scan.json, "print the summary as JSON");
+  scan_cmd->add_flag("!--no-progress", scan.progress, "no progress bar (shown on a terminal only)");
+  scan_cmd->add_option("--threads", scan.threads, "checking threads (default: one per core)")->type_name("N");
+
+  cli::PackOptions pack;
+  auto* pack_cmd = app.add_subcommand(
+      "pack",
+      "Write blocks (files of one raw or hex block each) into Bitcoin Core-style blk files and xor.dat.\n"
+      "A new directory gets a random XOR key, as Bitcoin Core 28+ does; --xor-key 0000000000000000\n"
+      "writes plain files.");
+  pack_cmd->add_option("-o,--output", pack.output_dir, "the blocks directory to write")->required()->type_name("DIR");
+  pack_cmd->add_option("blocks", pack.inputs, "block files, raw or hex")->required()->type_name("BLOCKFILES...");
+  auto* key_opt = pack_cmd->add_option("--xor-key", pack.xor_key, "the 16-hex-digit obfuscation key")->type_name("HEX");
+  pack_cmd->add_flag("--random-key", pack.random_key, "a random key")->excludes(key_opt);
+  pack_cmd->add_flag("--append", pack.append, "add to the blk files already in DIR (with its key)");
+  add_network_option(*pack_cmd, pack.net);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);  // prints help (code 0) or the error
+    return code == 0 ? cli::ok : cli::usage_or_io;
+  }
+  if (*inspect_cmd) return cli::inspect(inspect);
+  if (*scan_cmd) return cli::scan(scan);
+  return cli::pack(pack);
+}
