@@ -1,10 +1,14 @@
 // blockwire scan: every block of blk files or a blocks directory, decoded,
 // checked (check_block) and re-encoded to the same bytes.
 //
-// One reader (this thread) reads, un-XORs and frames records and decodes
-// each block: decoding tells the reader whether to trust a record's length
-// or to resynchronise. Workers (one per core) do the expensive part:
-// hashing for check_block, and re-encoding. A bounded queue between them
+// One reader (this thread) reads, un-XORs and frames records, and decodes
+// each block into one reused Block (no allocation): whether it decodes tells
+// the reader to trust the record's length or to resynchronise from the byte
+// after its magic, as Bitcoin Core's reindex does. Workers (one per core)
+// decode again into blocks of their own, and do the expensive part: hashing
+// for check_block, and re-encoding. (Decoding in the reader into blocks that
+// workers free made every allocation cross threads: slower than decoding
+// twice.) A bounded queue between them
 // keeps memory bounded whatever the directory's size.
 #include "commands.hpp"
 #include "input.hpp"
@@ -19,6 +23,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <iostream>
@@ -37,7 +42,6 @@ struct Work {
   std::size_t file;
   std::uint64_t offset;
   std::vector<std::byte> bytes;
-  Block block;
 };
 
 struct Problem {
@@ -91,20 +95,45 @@ struct Totals {
   }
 };
 
-// What a worker does with one block.
-void check(Work& w, Totals& totals) {
+// Byte buffers of about a block each, passed back from the workers to the
+// reader instead of freed: fresh megabyte allocations cost page faults.
+class BufferPool {
+ public:
+  std::vector<std::byte> take() {
+    std::lock_guard lock(mutex_);
+    if (free_.empty()) return {};
+    std::vector<std::byte> v = std::move(free_.back());
+    free_.pop_back();
+    return v;
+  }
+  void give(std::vector<std::byte> v) {
+    std::lock_guard lock(mutex_);
+    free_.push_back(std::move(v));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::vector<std::byte>> free_;
+};
+
+// What a worker does with one block. `again` is the worker's own buffer.
+void check(Work& w, Totals& totals, Block& block, std::vector<std::byte>& again) {
   std::string failure;
-  if (auto r = check_block(w.block); !r) {
+  if (auto decoded = decode_block(w.bytes, block); !decoded) {
+    failure = "block does not decode: " + decoded.error().message();  // the reader decoded it: never expected
+  } else if (auto r = check_block(block); !r) {
     failure = r.error().message();
   } else {
-    std::vector<std::byte> again;
-    again.reserve(w.bytes.size());
-    encode_block(w.block, again);
-    if (again != w.bytes) failure = "re-encoding gives different bytes";
+    again.clear();
+    encode_block(block, again);
+    // memcmp: vector<std::byte>'s operator== compares byte by byte here.
+    if (again.size() != w.bytes.size() || std::memcmp(again.data(), w.bytes.data(), again.size()) != 0) {
+      failure = "re-encoding gives different bytes";
+    }
   }
   std::lock_guard lock(totals.mutex);
   ++totals.blocks;
-  totals.transactions += w.block.transactions.size();
+  totals.transactions += block.transactions.size();
   totals.block_bytes += w.bytes.size();
   if (!failure.empty()) totals.problems.push_back({w.file, w.offset, 0, std::move(failure)});
 }
@@ -179,10 +208,16 @@ int scan(const ScanOptions& o) {
   const unsigned threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   WorkQueue queue(2 * threads);
   Totals totals;
+  BufferPool buffers;
   std::vector<std::thread> workers;
   for (unsigned i = 0; i < threads; ++i) {
     workers.emplace_back([&] {
-      while (auto w = queue.pop()) check(*w, totals);
+      Block block;
+      std::vector<std::byte> again;
+      while (auto w = queue.pop()) {
+        check(*w, totals, block, again);
+        buffers.give(std::move(w->bytes));
+      }
     });
   }
 
@@ -198,6 +233,7 @@ int scan(const ScanOptions& o) {
       break;
     }
     BlockFileReader reader(file.value(), keys[f], o.net);
+    Block validated;  // reused: decoding here only says whether the record holds a block
     std::uint64_t found_in_file = 0;
     for (;;) {
       auto event = reader.next();
@@ -207,14 +243,15 @@ int scan(const ScanOptions& o) {
       }
       if (!event.value()) break;
       if (const auto* record = std::get_if<BlockRecord>(&*event.value())) {
-        auto block = decode_block(record->bytes);
-        if (!block) {
-          totals.add_problem({f, record->offset, 0, "block does not decode: " + block.error().message()});
+        if (auto decoded = decode_block(record->bytes, validated); !decoded) {
+          totals.add_problem({f, record->offset, 0, "block does not decode: " + decoded.error().message()});
           reader.reject_last();
           continue;
         }
         ++found_in_file;
-        queue.push({f, record->offset, std::vector<std::byte>(record->bytes.begin(), record->bytes.end()), std::move(block).value()});
+        std::vector<std::byte> bytes = buffers.take();
+        bytes.assign(record->bytes.begin(), record->bytes.end());
+        queue.push({f, record->offset, std::move(bytes)});
         progress.update(done_before + record->offset, ++records);
       } else {
         const auto& skipped = std::get<SkippedBytes>(*event.value());

@@ -16,8 +16,7 @@ result<T> decode_exact(std::span<const std::byte> bytes, Decode&& decode) {
   DecodingContext ctx(bytes);
   T value{};
   decode(ctx, value);
-  if (ctx.ok() && ctx.offset() != bytes.size()) ctx.fail(decode_errc::trailing_bytes);
-  if (!ctx.ok()) return ctx.failure();
+  if (auto r = detail::finish_exact(ctx, bytes.size()); !r) return r.error();
   return value;
 }
 
@@ -36,6 +35,12 @@ result<T> decode_stream(Source& in, Decode&& decode) {
 result<Block> decode_block(std::span<const std::byte> bytes, witness mode) {
   return decode_exact<Block>(bytes, [&](DecodingContext& ctx, Block& b) { detail::decode_full_block(ctx, b, mode); });
 }
+result<void> decode_block(std::span<const std::byte> bytes, Block& out, witness mode) {
+  DecodingContext ctx(bytes);
+  detail::decode_full_block(ctx, out, mode);
+  return detail::finish_exact(ctx, bytes.size());
+}
+
 result<Transaction> decode_transaction(std::span<const std::byte> bytes, witness mode) {
   return decode_exact<Transaction>(bytes, [&](DecodingContext& ctx, Transaction& tx) { detail::decode_tx(ctx, tx, mode); });
 }

@@ -96,8 +96,7 @@ result<Block> decode_block(std::span<const std::byte> bytes, std::vector<TxIds>&
   DecodingContext ctx(bytes);
   Block block;
   detail::decode_full_block(ctx, block, mode, &layouts);
-  if (ctx.ok() && ctx.offset() != bytes.size()) ctx.fail(decode_errc::trailing_bytes);
-  if (!ctx.ok()) return ctx.failure();
+  if (auto r = detail::finish_exact(ctx, bytes.size()); !r) return r.error();
 
   ids.resize(layouts.size());
   Sha256 sha;

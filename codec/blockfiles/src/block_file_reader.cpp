@@ -20,17 +20,17 @@ std::uint32_t le32(const std::byte* p) noexcept {
 }  // namespace
 
 BlockFileReader::BlockFileReader(reader_ref file, const XorKey& key, network net, std::uint64_t start_offset)
-    : source_(file, key, start_offset), magic_(magic(net)), window_(window_size), base_(start_offset) {}
+    : source_(file, key, start_offset), magic_(magic(net)), window_(new std::byte[window_size]), base_(start_offset) {}
 
 result<std::size_t> BlockFileReader::fill(std::size_t at_least) {
   while (end_ - begin_ < at_least && !eof_) {
-    if (end_ == window_.size()) {  // full: move the unread bytes to the front
-      std::memmove(window_.data(), window_.data() + begin_, end_ - begin_);
+    if (end_ == window_size) {  // full: move the unread bytes to the front
+      std::memmove(window_.get(), window_.get() + begin_, end_ - begin_);
       base_ += begin_;
       end_ -= begin_;
       begin_ = 0;
     }
-    auto got = source_.read_some(std::span(window_).subspan(end_));
+    auto got = source_.read_some(std::span<std::byte>(window_.get() + end_, window_size - end_));
     if (!got) return got.error();
     if (got.value() == 0) eof_ = true;
     end_ += got.value();
@@ -52,8 +52,8 @@ result<std::optional<BlockFileEvent>> BlockFileReader::next() {
   if (window_[begin_] == std::byte{0}) {
     // Zeros: Core's pre-allocated space at the end of a file, or a gap.
     for (;;) {
-      const std::byte* first = window_.data() + begin_;
-      const std::byte* nonzero = std::find_if(first, static_cast<const std::byte*>(window_.data() + end_), [](std::byte b) { return b != std::byte{0}; });
+      const std::byte* first = window_.get() + begin_;
+      const std::byte* nonzero = std::find_if(first, static_cast<const std::byte*>(window_.get() + end_), [](std::byte b) { return b != std::byte{0}; });
       begin_ += static_cast<std::size_t>(nonzero - first);
       if (begin_ != end_) break;
       auto more = fill(1);
@@ -67,9 +67,9 @@ result<std::optional<BlockFileEvent>> BlockFileReader::next() {
     begin_ = end_;
     return BlockFileEvent{SkippedBytes{offset, avail.value(), "truncated record header at the end of the file"}};
   }
-  if (std::memcmp(window_.data() + begin_, magic_.data(), magic_.size()) != 0) return resync(offset, "bad magic");
+  if (std::memcmp(window_.get() + begin_, magic_.data(), magic_.size()) != 0) return resync(offset, "bad magic");
 
-  const std::uint32_t length = le32(window_.data() + begin_ + 4);
+  const std::uint32_t length = le32(window_.get() + begin_ + 4);
   if (length < 81 || length > max_block_size) {
     return resync(offset, "implausible block length " + std::to_string(length));
   }
@@ -78,7 +78,7 @@ result<std::optional<BlockFileEvent>> BlockFileReader::next() {
   if (avail.value() < 8 + std::size_t{length}) {
     return resync(offset, "record of " + std::to_string(length) + " bytes runs past the end of the file");
   }
-  const std::span<const std::byte> block(window_.data() + begin_ + 8, length);
+  const std::span<const std::byte> block(window_.get() + begin_ + 8, length);
   last_record_ = offset;
   begin_ += 8 + std::size_t{length};
   return BlockFileEvent{BlockRecord{offset, block}};
@@ -103,7 +103,7 @@ result<std::optional<BlockFileEvent>> BlockFileReader::resync(std::uint64_t from
       return BlockFileEvent{SkippedBytes{from, base_ + end_ - from, std::move(reason)}};
     }
     const std::size_t last_start = end_ - magic_.size() + 1;  // candidates with 4 bytes in the window
-    const void* hit = std::memchr(window_.data() + begin_, std::to_integer<int>(magic_[0]), last_start - begin_);
+    const void* hit = std::memchr(window_.get() + begin_, std::to_integer<int>(magic_[0]), last_start - begin_);
     if (hit == nullptr) {
       begin_ = last_start;  // keep a partial magic at the end for the next fill
       if (eof_) {
@@ -115,8 +115,8 @@ result<std::optional<BlockFileEvent>> BlockFileReader::resync(std::uint64_t from
       if (!more) return more.error();
       continue;
     }
-    begin_ = static_cast<std::size_t>(static_cast<const std::byte*>(hit) - window_.data());
-    if (std::memcmp(window_.data() + begin_, magic_.data(), magic_.size()) == 0) {
+    begin_ = static_cast<std::size_t>(static_cast<const std::byte*>(hit) - window_.get());
+    if (std::memcmp(window_.get() + begin_, magic_.data(), magic_.size()) == 0) {
       return BlockFileEvent{SkippedBytes{from, base_ + begin_ - from, std::move(reason)}};
     }
     ++begin_;

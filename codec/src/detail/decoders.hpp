@@ -222,12 +222,27 @@ inline constexpr struct {
     // Each transaction is decoded into one scratch transaction whose buffers
     // grow once and are reused, then copied out: the copy allocates each
     // buffer at its exact size, once, instead of growing it step by step.
+    // A block decoded into again reuses its transactions' buffers.
     Transaction scratch;
-    for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
+    std::size_t count = 0;
+    for (; count < n && ctx.ok(); ++count) {
       decode_tx(ctx, scratch, mode, layouts != nullptr ? &layouts->emplace_back() : nullptr);
-      b.transactions.push_back(scratch);
+      if (count < b.transactions.size()) {
+        b.transactions[count] = scratch;
+      } else {
+        b.transactions.push_back(scratch);
+      }
     }
+    b.transactions.resize(std::min(count, b.transactions.size()));
   }
 } decode_full_block;
+
+// For the span entry points: the input must hold exactly one object. Returns
+// the first failure, or success.
+inline result<void> finish_exact(DecodingContext& ctx, std::size_t input_size) {
+  if (ctx.ok() && ctx.offset() != input_size) ctx.fail(decode_errc::trailing_bytes);
+  if (!ctx.ok()) return ctx.failure();
+  return success();
+}
 
 }  // namespace blockwire::detail

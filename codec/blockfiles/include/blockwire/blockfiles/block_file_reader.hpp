@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -61,7 +62,9 @@ class BlockFileReader {
 
   XorReader<reader_ref> source_;
   Magic magic_;
-  std::vector<std::byte> window_;
+  // Uninitialised on purpose: only the pages a file's records touch are
+  // ever faulted in, so reading one record does not clear 8 MiB first.
+  std::unique_ptr<std::byte[]> window_;
   std::size_t begin_ = 0;       // next unread byte in window_
   std::size_t end_ = 0;         // bytes in window_
   std::uint64_t base_ = 0;      // file offset of window_[0]
