@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "../io/test_support.hpp"
 
 using namespace blockwire;

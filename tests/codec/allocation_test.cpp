@@ -8,6 +8,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "test_data.hpp"
 
 #include <atomic>

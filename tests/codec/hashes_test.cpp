@@ -5,6 +5,8 @@
 #include <blockwire/io.hpp>
 
 #include <doctest/doctest.h>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "../io/test_support.hpp"

@@ -6,15 +6,30 @@
 #include <cstdio>
 #include <vector>
 
+namespace {
+
+// A writer of the program's own, through writer_ref.
+struct Counter {
+  std::size_t bytes = 0;
+  blockwire::result<void> write(std::span<const std::byte> b) {
+    bytes += b.size();
+    return blockwire::success();
+  }
+};
+
+}  // namespace
+
 int main() {
   blockwire::Transaction tx;
   tx.inputs.emplace_back();
-  tx.outputs.push_back({5000, tx.append(std::vector<std::byte>{std::byte{0x51}})});
+  const std::byte op_true[1]{std::byte{0x51}};
+  tx.outputs.push_back({5000, tx.append(op_true)});
   std::vector<std::byte> out;
-  blockwire::VectorWriter sink(out);
-  if (!blockwire::encode_transaction(tx, sink)) return 1;
+  blockwire::encode_transaction(tx, out);
+  Counter counter;
+  if (!blockwire::encode_transaction(tx, counter) || counter.bytes != out.size()) return 1;
   auto back = blockwire::decode_transaction(out);
   if (!back || !(back.value() == tx)) return 1;
-  std::printf("public API round trip: %zu bytes\n", out.size());
+  std::printf("public API round trip: %zu bytes, txid %s\n", out.size(), blockwire::txid(tx).to_hex().c_str());
   return out.size() == blockwire::serialized_size(tx) ? 0 : 1;
 }

@@ -9,4 +9,3 @@
 #include <blockwire/codec/hash256.hpp>
 #include <blockwire/codec/hashes.hpp>
 #include <blockwire/codec/transaction.hpp>
-#include <blockwire/io.hpp>  // the sinks and sources the entry points take

@@ -8,7 +8,6 @@
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/reader.hpp>
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstring>
@@ -32,7 +31,7 @@ class BufferedReader {
       auto got = fill();
       if (!got) return got.error();
     }
-    const std::size_t n = std::min(out.size(), end_ - begin_);
+    const std::size_t n = out.size() < end_ - begin_ ? out.size() : end_ - begin_;
     if (n != 0) std::memcpy(out.data(), storage_.data() + begin_, n);
     begin_ += n;
     return n;

@@ -7,7 +7,6 @@
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/writer.hpp>
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -119,7 +118,7 @@ class BufferedWriter {
     if (error_) return;
     if constexpr (lending) {
       commit_lent();
-      const std::span<std::byte> room = sink_.lend(std::max(bytes.size(), N));
+      const std::span<std::byte> room = sink_.lend(bytes.size() > N ? bytes.size() : N);
       begin_ = pos_ = room.data();
       end_ = room.data() + room.size();
       std::memcpy(pos_, bytes.data(), bytes.size());

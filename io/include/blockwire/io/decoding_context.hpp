@@ -14,7 +14,6 @@
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/reader.hpp>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -121,7 +120,8 @@ class DecodingContext {
  private:
   [[gnu::noinline]] bool read_slow(std::span<std::byte> out) noexcept {
     while (ok()) {
-      const std::size_t n = std::min(out.size(), static_cast<std::size_t>(end_ - pos_));
+      const std::size_t window = static_cast<std::size_t>(end_ - pos_);
+      const std::size_t n = out.size() < window ? out.size() : window;
       if (n != 0) std::memcpy(out.data(), pos_, n);
       pos_ += n;
       out = out.subspan(n);

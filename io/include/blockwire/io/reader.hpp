@@ -6,7 +6,6 @@
 
 #include <concepts>
 #include <cstddef>
-#include <memory>
 #include <span>
 #include <type_traits>
 
@@ -24,7 +23,7 @@ class reader_ref {
   template <class R>
     requires(Reader<R> && !std::same_as<std::remove_cv_t<R>, reader_ref>)
   reader_ref(R& source) noexcept  // NOLINT: implicit, like std::function_ref
-      : object_(const_cast<void*>(static_cast<const void*>(std::addressof(source)))),
+      : object_(const_cast<void*>(static_cast<const void*>(__builtin_addressof(source)))),
         read_some_(&read_from<R>) {}
 
   result<std::size_t> read_some(std::span<std::byte> buffer) const {

@@ -7,7 +7,6 @@
 
 #include <concepts>
 #include <cstddef>
-#include <memory>
 #include <span>
 #include <type_traits>
 
@@ -26,7 +25,7 @@ class writer_ref {
   template <class W>
     requires(Writer<W> && !std::same_as<std::remove_cv_t<W>, writer_ref>)
   writer_ref(W& sink) noexcept  // NOLINT: implicit, like std::function_ref
-      : object_(const_cast<void*>(static_cast<const void*>(std::addressof(sink)))),
+      : object_(const_cast<void*>(static_cast<const void*>(__builtin_addressof(sink)))),
         write_(&write_to<W>) {}
 
   result<void> write(std::span<const std::byte> bytes) const { return write_(object_, bytes); }
