@@ -9,6 +9,7 @@
 
 #include "../codec/test_data.hpp"
 #include "../io/test_support.hpp"
+#include "../support/temp_dir.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -43,15 +44,9 @@ std::string data(const std::string& name) { return std::string(BLOCKWIRE_TEST_DA
 const std::string block413567 = data("block413567.raw");
 const std::string segwit = data("block_000000000000000000000c835b2adcaedc20fdf6ee440009c249452c726dafae.raw");
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "blockwire-cli-XXXXXX").string();
-    REQUIRE(::mkdtemp(templ.data()) != nullptr);
-    path = templ;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string operator/(const std::string& name) const { return (path / name).string(); }
+// A temporary directory; dir / "name" is the path of a file in it.
+struct TempDir : test::TempDir {
+  std::string operator/(const std::string& name) const { return file(name); }
 };
 
 void write_file(const std::string& path, std::span<const std::byte> bytes) {

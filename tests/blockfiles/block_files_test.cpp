@@ -8,6 +8,7 @@
 
 #include "../codec/test_data.hpp"
 #include "../io/test_support.hpp"
+#include "../support/temp_dir.hpp"
 
 #include <csignal>
 #include <filesystem>
@@ -18,16 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string templ = (fs::temp_directory_path() / "blockwire-blocks-XXXXXX").string();
-    REQUIRE(::mkdtemp(templ.data()) != nullptr);
-    path = templ;
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using test::TempDir;
 
 struct Found {
   std::vector<std::pair<std::uint64_t, std::vector<std::byte>>> blocks;

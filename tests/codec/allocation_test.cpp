@@ -12,46 +12,7 @@
 
 #include "test_data.hpp"
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
-
-namespace {
-
-std::atomic<std::size_t> live{0};
-std::atomic<std::size_t> peak{0};
-std::atomic<std::size_t> allocations{0};
-
-// Each block carries its size in front, so delete knows what it frees.
-constexpr std::size_t header = alignof(std::max_align_t);
-
-void* counted_alloc(std::size_t n) {
-  void* p = std::malloc(n + header);
-  if (p == nullptr) throw std::bad_alloc();
-  *static_cast<std::size_t*>(p) = n;
-  allocations.fetch_add(1);
-  const std::size_t now = live.fetch_add(n) + n;
-  std::size_t seen = peak.load();
-  while (now > seen && !peak.compare_exchange_weak(seen, now)) {
-  }
-  return static_cast<char*>(p) + header;
-}
-
-void counted_free(void* p) noexcept {
-  if (p == nullptr) return;
-  void* base = static_cast<char*>(p) - header;
-  live.fetch_sub(*static_cast<std::size_t*>(base));
-  std::free(base);
-}
-
-}  // namespace
-
-void* operator new(std::size_t n) { return counted_alloc(n); }
-void* operator new[](std::size_t n) { return counted_alloc(n); }
-void operator delete(void* p) noexcept { counted_free(p); }
-void operator delete[](void* p) noexcept { counted_free(p); }
-void operator delete(void* p, std::size_t) noexcept { counted_free(p); }
-void operator delete[](void* p, std::size_t) noexcept { counted_free(p); }
+#include "../support/counting_new.hpp"
 
 using namespace blockwire;
 using test::bytes;
@@ -70,14 +31,13 @@ std::size_t peak_of(const std::vector<std::byte>& raw, Decode decode) {
   for (int way = 0; way < 3; ++way) {
     SpanReader source(raw);
     StreamReader stream{reader_ref(source)};  // allocated before measuring: it is the caller's
-    peak = live.load();
-    const std::size_t before = live.load();
+    const std::size_t before = counting::reset_peak();
     bool failed;
     if (way == 0) failed = !decode(std::span<const std::byte>(raw));
     else if (way == 1) failed = !decode(reader_ref(source));
     else failed = !decode(stream);
     CHECK(failed);  // 10 bytes cannot hold what they claim
-    worst = std::max(worst, peak.load() - before);
+    worst = std::max(worst, counting::peak.load() - before);
   }
   return worst;
 }
@@ -123,28 +83,27 @@ TEST_CASE("a block claiming 2^25 transactions allocates under 1 MiB") {
 }
 
 TEST_CASE("the counting allocator counts: decoding the real block allocates more than its size") {
-  peak = live.load();
-  const std::size_t before = live.load();
+  const std::size_t before = counting::reset_peak();
   auto block = decode_block(test::block413567());
   REQUIRE(block);
-  CHECK(peak.load() - before > test::block413567().size());
+  CHECK(counting::peak.load() - before > test::block413567().size());
 }
 
 TEST_CASE("a merkle root of 1,557 and of 2,500 transactions allocates exactly once") {
   for (const auto* raw : {&test::block413567(), &test::segwit_block()}) {
     const Block block = decode_block(*raw).value();
     CAPTURE(block.transactions.size());
-    std::size_t before = allocations.load();
+    std::size_t before = counting::allocations.load();
     bool mutated = true;
     const Hash256 root = merkle_root(block, &mutated);
-    CHECK(allocations.load() - before == 1);
+    CHECK(counting::allocations.load() - before == 1);
     CHECK(root == block.header.merkle_root);
     CHECK_FALSE(mutated);
 
     std::vector<Hash256> leaves;
     for (const Transaction& tx : block.transactions) leaves.push_back(txid(tx));
-    before = allocations.load();
+    before = counting::allocations.load();
     CHECK(merkle_root(leaves) == root);
-    CHECK(allocations.load() - before == 1);
+    CHECK(counting::allocations.load() - before == 1);
   }
 }

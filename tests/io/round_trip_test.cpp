@@ -54,6 +54,29 @@ result<std::vector<std::byte>> read_slowly(R& source) {
   }
 }
 
+// Runs `write` in a thread that SIGALRM interrupts every 500 us (blocking
+// calls return short or with EINTR) and `read` in another that it does not.
+template <class Write, class Read>
+void under_interruptions(Write write, Read read) {
+  sigset_t old;
+  sigset_t alarm;
+  sigemptyset(&alarm);
+  sigaddset(&alarm, SIGALRM);
+  ::pthread_sigmask(SIG_BLOCK, &alarm, &old);  // this thread and the reader: blocked
+  {
+    test::InterruptingTimer timer(500);
+    std::thread writer([&] {
+      ::pthread_sigmask(SIG_UNBLOCK, &alarm, nullptr);
+      write();
+    });
+    std::thread reader(read);
+    writer.join();
+    reader.join();
+    // While the handler is still installed: a SIGALRM pending here is harmless.
+    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("vector: 1 MiB in random pieces round-trips byte for byte") {
@@ -118,27 +141,16 @@ TEST_CASE("socket writes complete when sends are short: tiny SO_SNDBUF, slow rea
   result<void> written = success();
   result<std::vector<std::byte>> read = std::vector<std::byte>{};
   const int signals_before = test::signals_received.load();
-  {
-    sigset_t old;
-    sigset_t alarm;
-    sigemptyset(&alarm);
-    sigaddset(&alarm, SIGALRM);
-    ::pthread_sigmask(SIG_BLOCK, &alarm, &old);  // only the writer takes SIGALRM
-    test::InterruptingTimer timer(500);
-    std::thread writer([&, client = client] {
-      ::pthread_sigmask(SIG_UNBLOCK, &alarm, nullptr);
-      SocketWriter sink(client, ownership::own);
-      written = write_all_in_pieces(sink, data, 42);
-      ::shutdown(client, SHUT_WR);
-    });
-    std::thread reader([&, server = server] {
-      SocketReader source(server, ownership::own);
-      read = read_slowly(source);
-    });
-    writer.join();
-    reader.join();
-    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  }
+  under_interruptions(
+      [&, client = client] {
+        SocketWriter sink(client, ownership::own);
+        written = write_all_in_pieces(sink, data, 42);
+        ::shutdown(client, SHUT_WR);
+      },
+      [&, server = server] {
+        SocketReader source(server, ownership::own);
+        read = read_slowly(source);
+      });
   CHECK(test::signals_received.load() > signals_before);  // sends were interrupted
   REQUIRE(written);
   REQUIRE(read);
@@ -153,26 +165,15 @@ TEST_CASE("pipe writes complete when the reader drains slowly, with signals inte
   result<void> written = success();
   result<std::vector<std::byte>> read = std::vector<std::byte>{};
   const int signals_before = test::signals_received.load();
-  {
-    sigset_t old;
-    sigset_t alarm;
-    sigemptyset(&alarm);
-    sigaddset(&alarm, SIGALRM);
-    ::pthread_sigmask(SIG_BLOCK, &alarm, &old);
-    test::InterruptingTimer timer(500);
-    std::thread writer([&] {
-      ::pthread_sigmask(SIG_UNBLOCK, &alarm, nullptr);
-      FileWriter sink(fds[1], ownership::own);
-      written = write_all_in_pieces(sink, data, 52);
-    });  // closing the write end ends the reader's stream
-    std::thread reader([&] {
-      FileReader source(fds[0], ownership::own);
-      read = read_slowly(source);
-    });
-    writer.join();
-    reader.join();
-    ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
-  }
+  under_interruptions(
+      [&] {
+        FileWriter sink(fds[1], ownership::own);
+        written = write_all_in_pieces(sink, data, 52);
+      },  // closing the write end ends the reader's stream
+      [&] {
+        FileReader source(fds[0], ownership::own);
+        read = read_slowly(source);
+      });
   CHECK(test::signals_received.load() > signals_before);
   REQUIRE(written);
   REQUIRE(read);

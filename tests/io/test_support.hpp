@@ -117,13 +117,4 @@ class InterruptingTimer {
   struct sigaction old_ {};
 };
 
-// Blocks SIGALRM in the calling thread, so that the timer interrupts the
-// other one.
-inline void block_alarm_in_this_thread() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGALRM);
-  ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
-}
-
 }  // namespace test
