@@ -34,3 +34,9 @@ inline const std::vector<std::byte>& segwit_block() {
 }
 
 }  // namespace bench
+
+// Registers `fn(state, const std::vector<std::byte>* block)` for both blocks,
+// as fn/413567 and fn/segwit.
+#define BLOCKWIRE_BENCH_BOTH(fn)                                                       \
+  BENCHMARK_CAPTURE(fn, 413567, &bench::block413567())->Unit(benchmark::kMicrosecond); \
+  BENCHMARK_CAPTURE(fn, segwit, &bench::segwit_block())->Unit(benchmark::kMicrosecond)

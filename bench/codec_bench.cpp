@@ -186,10 +186,6 @@ void MemcpyBlock(benchmark::State& state, const std::vector<std::byte>* bytes) {
   per_block(state, *bytes);
 }
 
-#define BLOCKWIRE_BENCH_BOTH(fn)                                                                \
-  BENCHMARK_CAPTURE(fn, 413567, &bench::block413567())->Unit(benchmark::kMicrosecond);          \
-  BENCHMARK_CAPTURE(fn, segwit, &bench::segwit_block())->Unit(benchmark::kMicrosecond)
-
 BLOCKWIRE_BENCH_BOTH(SerializeBlock_Templated);
 BLOCKWIRE_BENCH_BOTH(SerializeBlock_TemplatedLending);
 BLOCKWIRE_BENCH_BOTH(SerializeBlock_WriterRef);

@@ -156,10 +156,6 @@ void SHA256D_64x1024(benchmark::State& state) {
   state.counters["ns_per_pair"] = benchmark::Counter(1024 * 1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
-#define BLOCKWIRE_BENCH_BOTH(fn)                                                       \
-  BENCHMARK_CAPTURE(fn, 413567, &bench::block413567())->Unit(benchmark::kMicrosecond); \
-  BENCHMARK_CAPTURE(fn, segwit, &bench::segwit_block())->Unit(benchmark::kMicrosecond)
-
 BLOCKWIRE_BENCH_BOTH(DeserializeBlock_Hashed);
 BLOCKWIRE_BENCH_BOTH(DeserializeBlock_ThenHash);
 BLOCKWIRE_BENCH_BOTH(HashNeededBytes);
