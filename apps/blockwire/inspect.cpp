@@ -57,16 +57,22 @@ int print_transaction(const Transaction& tx, bool json) {
   }
   const std::size_t size = serialized_size(tx);
   const std::size_t weight = 3 * serialized_size(tx, witness::disallow) + size;
+  // Values come from the input: any int64, so the sum is checked.
   std::int64_t value = 0;
-  for (const TxOut& out : tx.outputs) value += out.value;
+  bool in_range = true;
+  for (const TxOut& out : tx.outputs) in_range = in_range && out.value >= 0 && !__builtin_add_overflow(value, out.value, &value);
   std::printf("transaction  %s\n", txid(tx).to_hex().c_str());
   std::printf("wtxid        %s\n", wtxid(tx).to_hex().c_str());
   std::printf("size         %s bytes, vsize %s, weight %s\n", with_commas(size).c_str(), with_commas((weight + 3) / 4).c_str(),
               with_commas(weight).c_str());
   std::printf("version %u   lock time %u%s\n", tx.version, tx.lock_time, tx.is_coinbase() ? "   coinbase" : "");
   std::printf("inputs       %zu%s\n", tx.inputs.size(), tx.has_witness() ? " (with witness data)" : "");
-  std::printf("outputs      %zu, %lld.%08lld BTC\n", tx.outputs.size(), static_cast<long long>(value / 100'000'000),
-              static_cast<long long>(value % 100'000'000));
+  if (!in_range || value > 21'000'000LL * 100'000'000) {
+    std::printf("outputs      %zu, values outside the money range\n", tx.outputs.size());
+  } else {
+    const long long sats = value;
+    std::printf("outputs      %zu, %lld.%08lld BTC\n", tx.outputs.size(), sats / 100'000'000, sats % 100'000'000);
+  }
   return ok;
 }
 

@@ -163,6 +163,14 @@ class Progress {
   clock_type::time_point last_{};
 };
 
+// Progress: the bytes of the files read so far (a file that cannot be
+// measured any more counts as empty; reading it already reported why).
+std::uint64_t reader_offset_total(std::uint64_t so_far, const std::string& file) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(file, ec);
+  return so_far + (ec ? 0 : size);
+}
+
 }  // namespace
 
 int scan(const ScanOptions& o) {
@@ -196,12 +204,19 @@ int scan(const ScanOptions& o) {
       auto key = dir ? (o.xor_key.empty() ? read_xor_key(path) : xor_key_from_hex(o.xor_key)) : key_for(file, o.xor_key);
       if (!key) {
         std::fprintf(stderr, "blockwire scan: the XOR key for %s: %s\n", file.c_str(),
-                     o.xor_key.empty() ? "xor.dat is not 8 bytes" : "--xor-key takes 16 hex digits");
+                     !o.xor_key.empty()                         ? "--xor-key takes 16 hex digits"
+                     : key.error().code() == errc::bad_argument ? "xor.dat is not 8 bytes"
+                                                                : key.error().message().c_str());
+        return usage_or_io;
+      }
+      const auto size = fs::file_size(file, ec);
+      if (ec) {
+        std::fprintf(stderr, "blockwire scan: %s: %s\n", file.c_str(), ec.message().c_str());
         return usage_or_io;
       }
       files.push_back(file);
       keys.push_back(key.value());
-      total_bytes += fs::file_size(file, ec);
+      total_bytes += size;
     }
   }
 
@@ -262,8 +277,7 @@ int scan(const ScanOptions& o) {
         totals.add_problem({f, skipped.offset, skipped.count, std::move(reason)});
       }
     }
-    std::error_code ec;
-    done_before += fs::file_size(files[f], ec);
+    done_before = reader_offset_total(done_before, files[f]);
   }
   queue.close();
   for (auto& t : workers) t.join();

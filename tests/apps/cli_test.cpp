@@ -206,3 +206,15 @@ TEST_CASE("usage errors exit with status 2; --help with 0") {
   CHECK(run("pack -o " + (dir / "y") + " --append " + segwit).status == 0);
   CHECK(nlohmann::json::parse(run("scan --json " + (dir / "y")).out)["blocks"] == 2);
 }
+
+TEST_CASE("inspect survives output values that overflow a sum") {
+  TempDir dir;
+  // version 1, one input, two outputs of INT64_MAX satoshis with empty
+  // scripts, lock time 0.
+  std::string hex = "01000000" "01" + std::string(64, '1') + "00000000" "00" "ffffffff" "02" "ffffffffffffff7f" "00"
+                    "ffffffffffffff7f" "00" "00000000";
+  write_file(dir / "tx.hex", std::as_bytes(std::span(hex.data(), hex.size())));
+  const Run r = run("inspect " + (dir / "tx.hex"));
+  CHECK(r.status == 0);
+  CHECK(r.out.find("outside the money range") != std::string::npos);
+}

@@ -224,3 +224,29 @@ TEST_CASE("xor keys: hex, files, refusing a key over plain files") {
   write_bytes(plain.file("blk00000.dat"), record(test::block413567()));
   CHECK_FALSE(BlockFileWriter::open(plain.path.string(), key.value()));
 }
+
+TEST_CASE("appending after close, or a block longer than any reader takes, is an error") {
+  TempDir dir;
+  auto writer = BlockFileWriter::open(dir.path.string(), XorKey{});
+  REQUIRE(writer);
+  auto too_long = writer.value().append(std::vector<std::byte>(max_block_size + 1));
+  REQUIRE_FALSE(too_long);
+  CHECK(too_long.error().code() == errc::bad_argument);
+  REQUIRE(writer.value().append(test::block413567()));
+  CHECK(writer.value().position().offset == 8 + test::block413567().size());
+  REQUIRE(writer.value().close());
+  CHECK_FALSE(writer.value().append(test::block413567()));
+}
+
+TEST_CASE("block_files lists blkNNNNN.dat in number order and nothing else") {
+  TempDir dir;
+  for (const char* name : {"blk00002.dat", "blk00000.dat", "blk7.dat", "rev00000.dat", "blk00001.dat.tmp", "blk123456.dat"}) {
+    write_bytes(dir.file(name), test::bytes({0}));
+  }
+  auto files = block_files(dir.path.string());
+  REQUIRE(files);
+  REQUIRE(files.value().size() == 3);
+  CHECK(fs::path(files.value()[0]).filename() == "blk00000.dat");
+  CHECK(fs::path(files.value()[1]).filename() == "blk00002.dat");
+  CHECK(fs::path(files.value()[2]).filename() == "blk123456.dat");
+}

@@ -247,3 +247,20 @@ TEST_CASE("Core's vectors: txid is SHA256d of the witness-stripped bytes, wtxid 
   CHECK(checked == 119);
   CHECK(segwit > 0);
 }
+
+TEST_CASE("ids while decoding: a transaction with marker and flag 0 hashes its whole bytes") {
+  // version 1, marker 0, flag 0 (no inputs, no outputs), lock time 0: its
+  // stripped form (version, 0 inputs, 0 outputs, lock time) is these bytes.
+  const auto empty_tx = test::bytes({1, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  const Block original = decode_block(test::block413567()).value();
+  Block block{original.header, {original.transactions[0], decode_transaction(empty_tx).value()}};
+  std::vector<std::byte> bytes;
+  encode_block(block, bytes);
+  std::vector<TxIds> ids;
+  REQUIRE(decode_block(bytes, ids));
+  REQUIRE(ids.size() == 2);
+  CHECK(ids[1].txid == sha256d_hash(empty_tx));
+  CHECK(ids[1].txid == txid(block.transactions[1]));
+  CHECK(ids[1].wtxid == ids[1].txid);
+  CHECK(ids[0].txid == txid(block.transactions[0]));
+}

@@ -16,8 +16,12 @@ namespace fs = std::filesystem;
 result<XorKey> read_xor_key(const std::string& blocks_dir) {
   const fs::path path = fs::path(blocks_dir) / "xor.dat";
   std::error_code ec;
-  if (!fs::exists(path, ec)) return XorKey{};  // no file: not obfuscated
-  if (fs::file_size(path, ec) != 8 || ec) return errc::bad_argument;
+  const bool exists = fs::exists(path, ec);
+  if (ec) return ec;  // not "no file": an error we must not mistake for no key
+  if (!exists) return XorKey{};  // no file: not obfuscated
+  const auto size = fs::file_size(path, ec);
+  if (ec) return ec;
+  if (size != 8) return errc::bad_argument;
   auto file = FileReader::open(path.c_str());
   if (!file) return file.error();
   XorKey key;
@@ -80,7 +84,8 @@ result<std::vector<std::string>> block_files(const std::string& blocks_dir) {
   for (fs::directory_iterator it(blocks_dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     unsigned number = 0;
-    if (name.size() < 8 || name.compare(0, 3, "blk") != 0 || name.compare(name.size() - 4, 4, ".dat") != 0) continue;
+    // blkNNNNN.dat: at least five digits, as Bitcoin Core names them
+    if (name.size() < 12 || name.compare(0, 3, "blk") != 0 || name.compare(name.size() - 4, 4, ".dat") != 0) continue;
     const auto [p, err] = std::from_chars(name.data() + 3, name.data() + name.size() - 4, number);
     if (err != std::errc() || p != name.data() + name.size() - 4) continue;
     found.emplace_back(number, it->path().string());

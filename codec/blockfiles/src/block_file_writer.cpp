@@ -1,4 +1,5 @@
 #include <blockwire/blockfiles/block_directory.hpp>
+#include <blockwire/blockfiles/block_file_reader.hpp>  // max_block_size
 #include <blockwire/blockfiles/block_file_writer.hpp>
 #include <blockwire/codec/encoding.hpp>
 
@@ -20,8 +21,8 @@ struct BlockFileWriter::State {
   std::uint64_t size = 0;  // of the current file
   error failure{};         // sticky: after a failed write, nothing more is written
 
-  result<void> open_file(bool append) {
-    const std::string path = (fs::path(dir) / block_file_name(number)).string();
+  result<void> open_file(bool append, std::string path = {}) {
+    if (path.empty()) path = (fs::path(dir) / block_file_name(number)).string();
     auto opened = append ? FileWriter::append(path.c_str()) : FileWriter::create(path.c_str());
     if (!opened) return opened.error();
     file.emplace(std::move(opened).value());
@@ -33,6 +34,8 @@ struct BlockFileWriter::State {
   template <class EncodeBlock>
   result<BlockPosition> append(std::uint64_t length, EncodeBlock&& encode_block) {
     if (failure) return failure;
+    if (!file) return errc::bad_argument;                  // closed
+    if (length > max_block_size) return errc::bad_argument;  // no reader would take it
     if (size != 0 && size + 8 + length > max_blockfile_size) {
       if (auto r = file->close(); !r) return failure = r.error();
       ++number;
@@ -66,6 +69,7 @@ result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorK
   auto existing = block_files(dir);
   if (!existing) return existing.error();
   const bool has_key_file = fs::exists(fs::path(dir) / "xor.dat", ec);
+  if (ec) return ec;
   if (has_key_file) {
     auto old_key = read_xor_key(dir);
     if (!old_key) return old_key.error();
@@ -86,16 +90,25 @@ result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorK
     state->size = fs::file_size(last, ec);
     if (ec) return ec;
   }
-  if (auto r = state->open_file(true); !r) return r.error();
+  if (auto r = state->open_file(true, existing.value().empty() ? std::string{} : existing.value().back()); !r) {
+    return r.error();
+  }
   return BlockFileWriter(std::move(state));
 }
 
 result<BlockPosition> BlockFileWriter::append(const Block& block) {
+  if (!state_) return errc::bad_argument;  // moved from
   return state_->append(serialized_size(block), [&](auto& w) { detail::encode_full_block(w, block, witness::allow); });
 }
 
 result<BlockPosition> BlockFileWriter::append(std::span<const std::byte> block_bytes) {
+  if (!state_) return errc::bad_argument;  // moved from
   return state_->append(block_bytes.size(), [&](auto& w) { w.write(block_bytes); });
+}
+
+BlockPosition BlockFileWriter::position() const noexcept {
+  if (!state_) return {};
+  return {state_->number, state_->size};
 }
 
 result<void> BlockFileWriter::close() {

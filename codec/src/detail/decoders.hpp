@@ -99,6 +99,10 @@ inline std::size_t reserve_for(const DecodingContext& ctx, std::uint64_t n, std:
 inline constexpr struct {
   ByteRange operator()(DecodingContext& ctx, Transaction& tx) const {
     const std::uint64_t n = decode_compact_size(ctx);
+    if (tx.payload.size() + n > UINT32_MAX) {  // ByteRange offsets are 32-bit (a stream could get there)
+      ctx.fail(decode_errc::size_too_large);
+      return {};
+    }
     const auto offset = static_cast<std::uint32_t>(tx.payload.size());
     ctx.read_append(tx.payload, n);
     return {offset, static_cast<std::uint32_t>(tx.payload.size() - offset)};
@@ -181,8 +185,8 @@ inline constexpr struct {
     decode_inputs(ctx, tx);
     if (tx.inputs.empty() && mode == witness::allow && ctx.ok()) {
       flags = decode_u8(ctx);  // the "no inputs" was the marker
-      body_begin = ctx.offset();
       if (flags != 0) {
+        body_begin = ctx.offset();  // (flag 0: the stripped form is these very bytes)
         decode_inputs(ctx, tx);
         decode_outputs(ctx, tx);
       }

@@ -36,14 +36,19 @@ class BlockFileWriter {
   ~BlockFileWriter();
 
   // Writes one whole record, or reports the error: a record is never left
-  // half-written without its caller knowing (the error names the file and
-  // the offset where the record began). After an error, every append fails.
+  // half-written without its caller knowing (the error's offset is where the
+  // record began, in the file position() names). After an error, every
+  // append fails; so does one after close(), or of a block longer than
+  // max_block_size.
   result<BlockPosition> append(const Block& block);
   // The same for a block already serialized (it is not checked).
   result<BlockPosition> append(std::span<const std::byte> block_bytes);
 
   // Closes the current file and reports what close(2) said.
   result<void> close();
+
+  // Where the next record would begin.
+  BlockPosition position() const noexcept;
 
  private:
   struct State;
