@@ -28,7 +28,7 @@ int fail(const char* what, const std::string& path, const error& e) {
   return 2;
 }
 
-// Reads a whole file in 4-byte fields through a decoding context.
+// Reads a whole file in 4-byte reads through a BufferedReader.
 result<std::vector<std::byte>> read_fields(const std::string& path) {
   auto file = FileReader::open(path.c_str());
   if (!file) return file.error();

@@ -94,14 +94,20 @@ for name, text in what.items():
 w(f"\nBuffered vs unbuffered `writer_ref`: {us('WriteFields_WriterRef') / us('WriteFields_Buffered'):.1f}x faster.\n")
 
 # codec ------------------------------------------------------------------------
+def block_table(prefix, variants, baseline, baseline_title, core_key, core_text):
+    """One row per variant: both blocks, MB/s, the ratio to `baseline` and to Core."""
+    w(f"| benchmark | 413567 | MB/s | segwit | MB/s | {baseline_title} | vs Core ({core_text}) |")
+    w("| --- | --- | --- | --- | --- | --- | --- |")
+    for variant in variants:
+        a, b = f"{prefix}_{variant}/413567", f"{prefix}_{variant}/segwit"
+        ratio = us(a) / us(f"{prefix}_{baseline}/413567")
+        w(f"| {prefix}_{variant} | {fmt_us(us(a))} | {mbps(a, BLOCKS['413567'])} | {fmt_us(us(b))} | "
+          f"{mbps(b, BLOCKS['segwit'])} | {ratio:.2f} | {versus(CORE[core_key], us(a))} |")
+
+
 w("## Encoding blocks\n")
-w("| benchmark | 413567 | MB/s | segwit | MB/s | vs (a) TemplatedLending | vs Core (280 µs) |")
-w("| --- | --- | --- | --- | --- | --- | --- |")
-for variant in ["Templated", "TemplatedLending", "WriterRef", "Public", "PublicVector"]:
-    a, b = f"SerializeBlock_{variant}/413567", f"SerializeBlock_{variant}/segwit"
-    ratio = us(a) / us("SerializeBlock_TemplatedLending/413567")
-    w(f"| SerializeBlock_{variant} | {fmt_us(us(a))} | {mbps(a, BLOCKS['413567'])} | {fmt_us(us(b))} | "
-      f"{mbps(b, BLOCKS['segwit'])} | {ratio:.2f} | {versus(CORE['SerializeBlock/413567'], us(a))} |")
+block_table("SerializeBlock", ["Templated", "TemplatedLending", "WriterRef", "Public", "PublicVector"],
+            "TemplatedLending", "vs (a) TemplatedLending", "SerializeBlock/413567", "280 µs")
 w(f"| MemcpyBlock (limit) | {fmt_us(us('MemcpyBlock/413567'))} | | {fmt_us(us('MemcpyBlock/segwit'))} | | | |")
 w("")
 w("`Templated`: an insert into the vector per field, as Bitcoin Core's VectorWriter does.")
@@ -111,13 +117,8 @@ w("writer_ref)` (a 16 KiB buffer on its stack, then one copy into the vector). `
 w("`encode_block(block, std::vector&)`, which lends the vector's storage.\n")
 
 w("## Decoding blocks (objects destroyed included)\n")
-w("| benchmark | 413567 | MB/s | segwit | MB/s | vs Templated | vs Core (480 µs) |")
-w("| --- | --- | --- | --- | --- | --- | --- |")
-for variant in ["Templated", "PerScriptLayout", "PublicSpan", "PublicStreamReader", "PublicReaderRef"]:
-    a, b = f"DeserializeBlock_{variant}/413567", f"DeserializeBlock_{variant}/segwit"
-    ratio = us(a) / us("DeserializeBlock_Templated/413567")
-    w(f"| DeserializeBlock_{variant} | {fmt_us(us(a))} | {mbps(a, BLOCKS['413567'])} | {fmt_us(us(b))} | "
-      f"{mbps(b, BLOCKS['segwit'])} | {ratio:.2f} | {versus(CORE['DeserializeBlock/413567'], us(a))} |")
+block_table("DeserializeBlock", ["Templated", "PerScriptLayout", "PublicSpan", "PublicStreamReader", "PublicReaderRef"],
+            "Templated", "vs Templated", "DeserializeBlock/413567", "480 µs")
 w("")
 w("`PerScriptLayout`: the same parser filling a layout with a heap allocation per script and")
 w("per witness item (Core's layout); blockwire's one payload per transaction saves the")
