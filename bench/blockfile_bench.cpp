@@ -39,7 +39,7 @@ fs::path temp_dir() {
 }
 
 void WriteBlockBench_Append(benchmark::State& state) {
-  const Block block = decode_block(bench::block413567()).value();
+  const Block block = decode_block(test::block413567()).value();
   const fs::path dir = temp_dir();
   auto writer = BlockFileWriter::open(dir.string(), key);
   if (!writer) {
@@ -51,11 +51,11 @@ void WriteBlockBench_Append(benchmark::State& state) {
   }
   (void)writer.value().close();
   fs::remove_all(dir);
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bench::block413567().size()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * test::block413567().size()));
 }
 
 void WriteBlockBench_Overwrite(benchmark::State& state) {
-  const Block block = decode_block(bench::block413567()).value();
+  const Block block = decode_block(test::block413567()).value();
   const fs::path dir = temp_dir();
   auto file = FileWriter::create((dir / "blk00000.dat").c_str());
   const Magic m = magic(network::mainnet);
@@ -64,12 +64,12 @@ void WriteBlockBench_Overwrite(benchmark::State& state) {
     XorWriter<FileWriter&> obfuscated(file.value(), key, 0);
     BufferedWriter<XorWriter<FileWriter&>&, 64 * 1024> w(obfuscated);
     w.write(std::span<const std::byte, 4>(m));
-    detail::encode_u32(w, static_cast<std::uint32_t>(serialized_size(block)));
-    detail::encode_full_block(w, block, witness::allow);
+    wire::encode_u32(w, static_cast<std::uint32_t>(serialized_size(block)));
+    detail::encode_block(w, block, witness::allow);
     if (!w.flush()) state.SkipWithError("write failed");
   }
   fs::remove_all(dir);
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bench::block413567().size()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * test::block413567().size()));
 }
 
 void ReadBlockBench(benchmark::State& state) {
@@ -77,8 +77,8 @@ void ReadBlockBench(benchmark::State& state) {
   std::uint64_t offset = 0;
   {
     auto writer = BlockFileWriter::open(dir.string(), key);
-    (void)writer.value().append(bench::segwit_block());
-    offset = writer.value().append(bench::block413567()).value().offset;
+    (void)writer.value().append(test::segwit_block());
+    offset = writer.value().append(test::block413567()).value().offset;
     (void)writer.value().close();
   }
   const std::string path = (dir / "blk00000.dat").string();
@@ -97,7 +97,7 @@ void ReadBlockBench(benchmark::State& state) {
     benchmark::DoNotOptimize(block);
   }
   fs::remove_all(dir);
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bench::block413567().size()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * test::block413567().size()));
 }
 
 // 16 MiB of a byte that is not the magic's first, with 0xf9 at `where`.

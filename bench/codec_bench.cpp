@@ -48,7 +48,7 @@ void SerializeBlock_Templated(benchmark::State& state, const std::vector<std::by
     out.clear();
     VectorWriter sink(out);
     BufferedWriter<VectorWriter&, 0> w(sink);  // an insert into the vector per field
-    detail::encode_full_block(w, block, witness::allow);
+    detail::encode_block(w, block, witness::allow);
     if (!w.flush()) state.SkipWithError("encode failed");
     benchmark::DoNotOptimize(out.data());
   }
@@ -62,7 +62,7 @@ void SerializeBlock_TemplatedLending(benchmark::State& state, const std::vector<
     out.clear();
     VectorWriter sink(out);
     BufferedWriter<VectorWriter&> w(sink);  // writes in place into the vector's storage
-    detail::encode_full_block(w, block, witness::allow);
+    detail::encode_block(w, block, witness::allow);
     if (!w.flush()) state.SkipWithError("encode failed");
     benchmark::DoNotOptimize(out.data());
   }
@@ -76,7 +76,7 @@ void SerializeBlock_WriterRef(benchmark::State& state, const std::vector<std::by
     out.clear();
     VectorWriter sink(out);
     BufferedWriter<writer_ref, 0> w(opaque(writer_ref(sink)));
-    detail::encode_full_block(w, block, witness::allow);
+    detail::encode_block(w, block, witness::allow);
     if (!w.flush()) state.SkipWithError("encode failed");
     benchmark::DoNotOptimize(out.data());
   }
@@ -114,7 +114,7 @@ void DeserializeBlock_Templated(benchmark::State& state, const std::vector<std::
   for (auto _ : state) {
     DecodingContext ctx(*bytes);
     Block block;
-    detail::decode_full_block(ctx, block, witness::allow);
+    detail::decode_block(ctx, block, witness::allow);
     if (!ctx.ok()) state.SkipWithError("decode failed");
     benchmark::DoNotOptimize(block);
   }

@@ -63,7 +63,7 @@ NeededSpans needed_spans(const std::vector<std::byte>& raw) {
   DecodingContext ctx(raw);
   Block block;
   std::vector<detail::TxLayout> layouts;
-  detail::decode_full_block(ctx, block, witness::allow, &layouts);
+  detail::decode_block(ctx, block, witness::allow, &layouts);
   NeededSpans s;
   const std::span<const std::byte> all(raw);
   for (const auto& t : layouts) {
@@ -148,7 +148,7 @@ void SHA256D64_1024(benchmark::State& state) {
 // The same pairs through the general one-shot path, for comparison.
 void SHA256D_64x1024(benchmark::State& state) {
   const auto data = random_bytes(64 * 1024);
-  std::vector<Digest> out(1024);
+  std::vector<Hash256> out(1024);
   for (auto _ : state) {
     for (std::size_t i = 0; i < 1024; ++i) out[i] = sha256d(std::span(data).subspan(64 * i, 64));
     benchmark::DoNotOptimize(out.data());

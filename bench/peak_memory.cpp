@@ -14,7 +14,7 @@ int main() {
     const char* name;
     const std::vector<std::byte>& bytes;
   };
-  const Case cases[] = {{"413567", bench::block413567()}, {"segwit", bench::segwit_block()}};
+  const Case cases[] = {{"413567", test::block413567()}, {"segwit", test::segwit_block()}};
   std::printf("[\n");
   for (std::size_t i = 0; i < 2; ++i) {
     const auto& bytes = cases[i].bytes;

@@ -2,7 +2,7 @@
 // 0 success, 1 bad data found, 2 usage or I/O error.
 #pragma once
 
-#include <blockwire/blockfiles/network.hpp>
+#include <blockwire/codec/network.hpp>
 
 #include <cstdint>
 #include <optional>

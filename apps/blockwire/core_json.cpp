@@ -1,5 +1,7 @@
 #include "core_json.hpp"
 
+#include <blockwire/io/hex.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -7,17 +9,6 @@
 namespace blockwire::cli {
 
 namespace {
-
-std::string hex(std::span<const std::byte> bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * bytes.size());
-  for (std::byte b : bytes) {
-    out += digits[std::to_integer<unsigned>(b) >> 4];
-    out += digits[std::to_integer<unsigned>(b) & 15];
-  }
-  return out;
-}
 
 std::string hex32(std::uint32_t v) {
   char text[9];
@@ -36,30 +27,28 @@ double difficulty(std::uint32_t bits) {
 }
 
 nlohmann::ordered_json transaction_json(const Transaction& tx) {
-  const std::size_t size = serialized_size(tx);
-  const std::size_t weight = 3 * serialized_size(tx, witness::disallow) + size;
   nlohmann::ordered_json j;
   j["txid"] = txid(tx).to_hex();
   j["hash"] = wtxid(tx).to_hex();
   j["version"] = tx.version;
-  j["size"] = size;
-  j["vsize"] = (weight + 3) / 4;
-  j["weight"] = weight;
+  j["size"] = serialized_size(tx);
+  j["vsize"] = vsize(tx);
+  j["weight"] = weight(tx);
   j["locktime"] = tx.lock_time;
   nlohmann::ordered_json vin = nlohmann::ordered_json::array();
   const bool coinbase = tx.is_coinbase();
   for (const TxIn& in : tx.inputs) {
     nlohmann::ordered_json i;
     if (coinbase) {
-      i["coinbase"] = hex(tx.script_sig(in));
+      i["coinbase"] = to_hex(tx.script_sig(in));
     } else {
       i["txid"] = in.prevout.txid.to_hex();
       i["vout"] = in.prevout.index;
-      i["scriptSig"] = {{"hex", hex(tx.script_sig(in))}};
+      i["scriptSig"] = {{"hex", to_hex(tx.script_sig(in))}};
     }
     if (in.witness_size != 0) {
       nlohmann::ordered_json items = nlohmann::ordered_json::array();
-      for (const ByteRange item : tx.witness(in)) items.push_back(hex(tx.bytes(item)));
+      for (const ByteRange item : tx.witness(in)) items.push_back(to_hex(tx.bytes(item)));
       i["txinwitness"] = items;
     }
     i["sequence"] = in.sequence;
@@ -71,12 +60,12 @@ nlohmann::ordered_json transaction_json(const Transaction& tx) {
     const TxOut& out = tx.outputs[n];
     vout.push_back({{"value", static_cast<double>(out.value) / 1e8},
                     {"n", n},
-                    {"scriptPubKey", {{"hex", hex(tx.script_pubkey(out))}}}});
+                    {"scriptPubKey", {{"hex", to_hex(tx.script_pubkey(out))}}}});
   }
   j["vout"] = vout;
   std::vector<std::byte> bytes;
   encode_transaction(tx, bytes);
-  j["hex"] = hex(bytes);
+  j["hex"] = to_hex(bytes);
   return j;
 }
 
@@ -86,7 +75,7 @@ nlohmann::ordered_json block_json(const Block& block) {
   j["hash"] = block_hash(h).to_hex();
   j["size"] = serialized_size(block);
   j["strippedsize"] = serialized_size(block, witness::disallow);
-  j["weight"] = 3 * serialized_size(block, witness::disallow) + serialized_size(block);
+  j["weight"] = weight(block);
   j["version"] = h.version;
   j["versionHex"] = hex32(static_cast<std::uint32_t>(h.version));
   j["merkleroot"] = h.merkle_root.to_hex();

@@ -2,6 +2,8 @@
 #include "commands.hpp"
 #include "core_json.hpp"
 #include "input.hpp"
+#include "text.hpp"
+#include "xor_key.hpp"
 
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
@@ -43,7 +45,7 @@ int print_block(const Block& block, bool json) {
   std::printf("bits         %08x (difficulty %.2f)   nonce %u   version 0x%08x\n", h.bits, difficulty(h.bits), h.nonce,
               static_cast<std::uint32_t>(h.version));
   std::printf("size         %s bytes, %s stripped, weight %s\n", with_commas(size).c_str(), with_commas(stripped).c_str(),
-              with_commas(3 * stripped + size).c_str());
+              with_commas(weight(block)).c_str());
   std::printf("transactions %s (%s with witness data)\n", with_commas(block.transactions.size()).c_str(),
               with_commas(with_witness).c_str());
   std::printf("check        %s\n", checked ? "ok" : checked.error().message().c_str());
@@ -56,15 +58,14 @@ int print_transaction(const Transaction& tx, bool json) {
     return ok;
   }
   const std::size_t size = serialized_size(tx);
-  const std::size_t weight = 3 * serialized_size(tx, witness::disallow) + size;
   // Values come from the input: any int64, so the sum is checked.
   std::int64_t value = 0;
   bool in_range = true;
   for (const TxOut& out : tx.outputs) in_range = in_range && out.value >= 0 && !__builtin_add_overflow(value, out.value, &value);
   std::printf("transaction  %s\n", txid(tx).to_hex().c_str());
   std::printf("wtxid        %s\n", wtxid(tx).to_hex().c_str());
-  std::printf("size         %s bytes, vsize %s, weight %s\n", with_commas(size).c_str(), with_commas((weight + 3) / 4).c_str(),
-              with_commas(weight).c_str());
+  std::printf("size         %s bytes, vsize %s, weight %s\n", with_commas(size).c_str(), with_commas(vsize(tx)).c_str(),
+              with_commas(weight(tx)).c_str());
   std::printf("version %u   lock time %u%s\n", tx.version, tx.lock_time, tx.is_coinbase() ? "   coinbase" : "");
   std::printf("inputs       %zu%s\n", tx.inputs.size(), tx.has_witness() ? " (with witness data)" : "");
   if (!in_range || value > 21'000'000LL * 100'000'000) {
@@ -81,16 +82,20 @@ int print_transaction(const Transaction& tx, bool json) {
 int inspect(const InspectOptions& o) {
   std::vector<std::byte> bytes;
   if (o.offset) {
-    auto key = key_for(o.input, o.xor_key);
+    auto key = resolve_xor_key(o.input, o.xor_key);
     if (!key) {
-      std::fprintf(stderr, "blockwire inspect: cannot get the XOR key for %s: %s\n", o.input.c_str(), key.error().message().c_str());
+      std::fprintf(stderr, "blockwire inspect: %s\n", xor_key_problem(o.input, o.xor_key, key.error()).c_str());
       return usage_or_io;
     }
-    std::string what;
-    auto record = read_record(o.input, *o.offset, key.value(), o.net, what);
+    auto record = read_block_record(o.input, *o.offset, key.value(), o.net);
     if (!record) {
-      std::fprintf(stderr, "blockwire inspect: %s: %s\n", o.input.c_str(), what.empty() ? record.error().message().c_str() : what.c_str());
-      return what.empty() ? usage_or_io : bad_data;
+      const error& e = record.error();
+      const bool not_a_record = e.code().category() == blockfile_category();
+      std::fprintf(stderr, "blockwire inspect: %s:%llu: %s%s\n", o.input.c_str(), static_cast<unsigned long long>(*o.offset),
+                   e.code().message().c_str(),
+                   e.code() == blockfile_errc::bad_magic ? " (is the XOR key right? see xor.dat or --xor-key; is it --network's file?)" : "");
+      // No record at all past the end of the file is a usage error; a damaged one is bad data.
+      return not_a_record && e.code() != blockfile_errc::past_end_of_file ? bad_data : usage_or_io;
     }
     bytes = std::move(record).value();
   } else {

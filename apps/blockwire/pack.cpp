@@ -1,17 +1,67 @@
 // blockwire pack: blocks (raw or hex files) into Core-style blk files.
+// Every input is read and checked before anything is written: a bad input
+// leaves the directory as it was.
 #include "commands.hpp"
 #include "input.hpp"
+#include "text.hpp"
+#include "xor_key.hpp"
 
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
+#include <blockwire/io/hex.hpp>
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 namespace blockwire::cli {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// Why a block looks like another network's, if it does: its proof of work
+// is easier than `net` allows, or it is a genesis block but not `net`'s.
+std::optional<std::string> other_network(const BlockHeader& h, network net) {
+  const auto target = target_from_bits(h.bits);
+  const auto limit = target_from_bits(pow_limit_bits(net));
+  if (target && limit && !at_most(*target, *limit)) {
+    char bits[9];
+    std::snprintf(bits, sizeof bits, "%08x", h.bits);
+    return std::string("its bits ") + bits + " are easier than " + std::string(name(net)) + " allows";
+  }
+  if (h.prev_block.is_zero() && block_hash(h) != genesis_hash(net)) return "it is a genesis block, but not " + std::string(name(net)) + "'s";
+  return std::nullopt;
+}
+
+// One input's block bytes, checked: a block that decodes and that a blk file
+// can hold. Prints why not and returns the exit status.
+std::optional<int> read_block_input(const std::string& input, network net, std::vector<std::byte>& out, bool warn) {
+  auto raw = read_input(input);
+  if (!raw) {
+    std::fprintf(stderr, "blockwire pack: cannot read %s: %s\n", input.c_str(), raw.error().message().c_str());
+    return usage_or_io;
+  }
+  out = decode_if_hex(std::move(raw).value());
+  if (out.size() > max_block_size) {
+    std::fprintf(stderr, "blockwire pack: %s: %s bytes: %s\n", input.c_str(), with_commas(out.size()).c_str(),
+                 make_error_code(blockfile_errc::block_too_large).message().c_str());
+    return bad_data;
+  }
+  auto block = decode_block(out);
+  if (!block) {
+    std::fprintf(stderr, "blockwire pack: %s is not a block: %s\n", input.c_str(), block.error().message().c_str());
+    return bad_data;
+  }
+  if (const auto why = other_network(block.value().header, net); warn && why) {
+    std::fprintf(stderr, "blockwire pack: warning: %s: %s; is it another network's block? (--network)\n", input.c_str(), why->c_str());
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 int pack(const PackOptions& o) {
-  namespace fs = std::filesystem;
   std::error_code ec;
   auto existing = fs::exists(o.output_dir, ec) ? block_files(o.output_dir) : result<std::vector<std::string>>(std::vector<std::string>{});
   if (!existing) {
@@ -23,65 +73,62 @@ int pack(const PackOptions& o) {
     return usage_or_io;
   }
 
-  // The key: given, or random on request, or the directory's own, or (a new
-  // directory) random, as Bitcoin Core 28 and later choose.
+  // The key: random on request, else --xor-key or the directory's xor.dat,
+  // else (a new directory) random, as Bitcoin Core 28 and later choose.
   XorKey key{};
-  if (!o.xor_key.empty()) {
-    auto parsed = xor_key_from_hex(o.xor_key);
-    if (!parsed) {
-      std::fprintf(stderr, "blockwire pack: --xor-key takes 16 hex digits, not '%s'\n", o.xor_key.c_str());
-      return usage_or_io;
-    }
-    key = parsed.value();
-  } else if (o.random_key) {
+  if (o.random_key) {
     key = random_xor_key();
-  } else if (fs::exists(fs::path(o.output_dir) / "xor.dat", ec)) {
-    auto stored = read_xor_key(o.output_dir);
-    if (!stored) {
-      std::fprintf(stderr, "blockwire pack: %s/xor.dat: %s\n", o.output_dir.c_str(), stored.error().message().c_str());
+  } else if (!o.xor_key.empty() || fs::exists(fs::path(o.output_dir) / "xor.dat", ec)) {
+    auto resolved = resolve_xor_key(o.output_dir, o.xor_key);
+    if (!resolved) {
+      std::fprintf(stderr, "blockwire pack: %s\n", xor_key_problem(o.output_dir, o.xor_key, resolved.error()).c_str());
       return usage_or_io;
     }
-    key = stored.value();
+    key = resolved.value();
   } else if (existing.value().empty()) {
     key = random_xor_key();
   }
 
+  // Every input checked before anything is written. Standard input cannot
+  // be read twice: its bytes are kept.
+  std::vector<std::byte> bytes;
+  std::optional<std::vector<std::byte>> standard_input;
+  for (const std::string& input : o.inputs) {
+    if (auto status = read_block_input(input, o.net, bytes, true)) return *status;
+    if (input == "-") standard_input = std::move(bytes);
+  }
+
   auto writer = BlockFileWriter::open(o.output_dir, key, o.net);
   if (!writer) {
-    std::fprintf(stderr, "blockwire pack: cannot write to %s: %s%s\n", o.output_dir.c_str(), writer.error().message().c_str(),
-                 writer.error().code() == errc::bad_argument ? " (its blk files use another XOR key)" : "");
+    std::fprintf(stderr, "blockwire pack: cannot write to %s: %s\n", o.output_dir.c_str(), writer.error().message().c_str());
     return usage_or_io;
   }
-  std::uint64_t bytes = 0;
+  std::uint64_t total = 0;
   BlockPosition last{};
   for (const std::string& input : o.inputs) {
-    auto raw = read_input(input);
-    if (!raw) {
-      std::fprintf(stderr, "blockwire pack: cannot read %s: %s\n", input.c_str(), raw.error().message().c_str());
-      return usage_or_io;
+    if (input == "-") {
+      bytes = *standard_input;
+    } else if (auto status = read_block_input(input, o.net, bytes, false)) {
+      return *status;  // changed since it was checked
     }
-    const auto block_bytes = decode_if_hex(std::move(raw).value());
-    auto block = decode_block(block_bytes);
-    if (!block) {
-      std::fprintf(stderr, "blockwire pack: %s is not a block: %s\n", input.c_str(), block.error().message().c_str());
-      return bad_data;
-    }
-    auto at = writer.value().append(block_bytes);
+    auto at = writer.value().append(bytes);
     if (!at) {
-      std::fprintf(stderr, "blockwire pack: writing %s: %s (the record for %s was not completed)\n", o.output_dir.c_str(),
-                   at.error().message().c_str(), input.c_str());
+      std::fprintf(stderr, "blockwire pack: writing %s into %s/%s at byte %llu: %s\n", input.c_str(), o.output_dir.c_str(),
+                   block_file_name(writer.value().position().file).c_str(), static_cast<unsigned long long>(at.error().offset()),
+                   at.error().code().message().c_str());
       return usage_or_io;
     }
     last = at.value();
-    bytes += block_bytes.size();
+    total += bytes.size();
   }
   if (auto r = writer.value().close(); !r) {
-    std::fprintf(stderr, "blockwire pack: closing the last blk file: %s\n", r.error().message().c_str());
+    std::fprintf(stderr, "blockwire pack: closing %s/%s: %s\n", o.output_dir.c_str(), block_file_name(last.file).c_str(),
+                 r.error().message().c_str());
     return usage_or_io;
   }
-  std::printf("packed %zu block%s (%s bytes) into %s, blk00000.dat to %s, network %s, XOR key %s\n", o.inputs.size(),
-              o.inputs.size() == 1 ? "" : "s", with_commas(bytes).c_str(), o.output_dir.c_str(), block_file_name(last.file).c_str(),
-              std::string(name(o.net)).c_str(), to_hex(key).c_str());
+  std::printf("packed %s (%s) into %s, blk00000.dat to %s, network %s, XOR key %s\n", count_of(o.inputs.size(), "block").c_str(),
+              count_of(total, "byte").c_str(), o.output_dir.c_str(), block_file_name(last.file).c_str(), std::string(name(o.net)).c_str(),
+              to_hex(key).c_str());
   return ok;
 }
 

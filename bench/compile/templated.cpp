@@ -19,7 +19,7 @@ struct Counter {
 std::size_t encoded_size(const blockwire::Block& block) {
   Counter sink;
   blockwire::BufferedWriter<Counter&> w(sink);
-  blockwire::detail::encode_full_block(w, block, blockwire::witness::allow);
+  blockwire::detail::encode_block(w, block, blockwire::witness::allow);
   if (!w.flush()) return 0;
   return sink.bytes;
 }

@@ -6,24 +6,27 @@
 namespace blockwire {
 namespace {
 
-class category final : public std::error_category {
- public:
-  const char* name() const noexcept override { return "blockwire"; }
-  std::string message(int value) const override {
-    switch (static_cast<errc>(value)) {
-      case errc::end_of_stream: return "end of stream";
-      case errc::no_room: return "no room left in the output buffer";
-      case errc::truncated: return "input ends inside an object (truncated)";
-      case errc::bad_argument: return "bad argument";
-    }
-    return "unknown blockwire error " + std::to_string(value);
+const char* describe(int value) noexcept {
+  switch (static_cast<errc>(value)) {
+    case errc::end_of_stream: return "end of stream";
+    case errc::no_room: return "no room left in the output buffer";
+    case errc::truncated: return "input ends inside an object (truncated)";
+    case errc::not_hex: return "not a hex digit";
+    case errc::odd_hex_length: return "an odd number of hex digits";
+    case errc::wrong_hex_length: return "the wrong number of hex digits";
   }
-};
+  return nullptr;
+}
 
 }  // namespace
 
+std::string enum_category::message(int value) const {
+  if (const char* text = describe_(value)) return text;
+  return std::string("unknown ") + name_ + " error " + std::to_string(value);
+}
+
 const std::error_category& error_category() noexcept {
-  static const category instance;
+  static const enum_category instance("blockwire", describe);
   return instance;
 }
 

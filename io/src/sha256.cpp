@@ -36,21 +36,21 @@ void Sha256::reset() noexcept { SHA256_Init(ctx(state_)); }
 
 void Sha256::update(std::span<const std::byte> bytes) noexcept { SHA256_Update(ctx(state_), bytes.data(), bytes.size()); }
 
-Digest Sha256::finish() noexcept {
-  Digest out;
-  SHA256_Final(reinterpret_cast<unsigned char*>(out.data()), ctx(state_));
+Hash256 Sha256::finish() noexcept {
+  Hash256 out;
+  SHA256_Final(reinterpret_cast<unsigned char*>(out.bytes().data()), ctx(state_));
   reset();
   return out;
 }
 
 // Not OpenSSL 3's one-shot SHA256(): it goes through EVP and costs about
 // 300 ns of setup per message here, more than hashing a transaction.
-Digest sha256(std::span<const std::byte> bytes) noexcept {
+Hash256 sha256(std::span<const std::byte> bytes) noexcept {
   SHA256_CTX c;
   SHA256_Init(&c);
   SHA256_Update(&c, bytes.data(), bytes.size());
-  Digest out;
-  SHA256_Final(reinterpret_cast<unsigned char*>(out.data()), &c);
+  Hash256 out;
+  SHA256_Final(reinterpret_cast<unsigned char*>(out.bytes().data()), &c);
   return out;
 }
 
@@ -58,24 +58,24 @@ namespace {
 
 // SHA-256 of a 32-byte message (the second half of SHA256d): one block,
 // the digest followed by a constant padding.
-Digest sha256_of_digest(const Digest& once) noexcept {
+Hash256 sha256_of_digest(const Hash256& once) noexcept {
   unsigned char block[64] = {};
-  std::memcpy(block, once.data(), 32);
+  std::memcpy(block, once.bytes().data(), 32);
   block[32] = 0x80;
   block[62] = 0x01;  // length: 256 bits
   SHA256_CTX c;
   SHA256_Init(&c);
   SHA256_Transform(&c, block);
-  Digest out;
-  store_state(c, out.data());
+  Hash256 out;
+  store_state(c, out.bytes().data());
   return out;
 }
 
 }  // namespace
 
-Digest sha256d(std::span<const std::byte> bytes) noexcept { return sha256_of_digest(sha256(bytes)); }
+Hash256 sha256d(std::span<const std::byte> bytes) noexcept { return sha256_of_digest(sha256(bytes)); }
 
-Digest sha256d_of(Sha256& hasher) noexcept { return sha256_of_digest(hasher.finish()); }
+Hash256 sha256d_of(Sha256& hasher) noexcept { return sha256_of_digest(hasher.finish()); }
 
 void sha256d64(std::span<std::byte> out, std::span<const std::byte> in) noexcept {
   SHA256_CTX c;

@@ -7,7 +7,8 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include "../codec/test_data.hpp"
+#include "../support/test_data.hpp"
+#include "../support/bytes.hpp"
 #include "../io/test_support.hpp"
 #include "../support/temp_dir.hpp"
 
@@ -217,4 +218,71 @@ TEST_CASE("inspect survives output values that overflow a sum") {
   const Run r = run("inspect " + (dir / "tx.hex"));
   CHECK(r.status == 0);
   CHECK(r.out.find("outside the money range") != std::string::npos);
+}
+
+namespace {
+
+// One blk-file record: mainnet magic, length, block; no obfuscation.
+std::vector<std::byte> record(std::span<const std::byte> block) {
+  const std::uint32_t n = static_cast<std::uint32_t>(block.size());
+  auto out = test::bytes({0xf9, 0xbe, 0xb4, 0xd9, int(n & 0xff), int((n >> 8) & 0xff), int((n >> 16) & 0xff), int(n >> 24)});
+  out.insert(out.end(), block.begin(), block.end());
+  return out;
+}
+
+std::string read_text(const std::string& path) {
+  const auto bytes = read_file(path);
+  return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
+}  // namespace
+
+TEST_CASE("scan reports a record whose block does not decode once, with the fault's offset in the file") {
+  TempDir dir;
+  // 100 bytes of 0xff: the header, then a CompactSize 0xff ff..ff that
+  // ends at byte 8 + 80 + 9 = 97 of the file.
+  write_file(dir / "blk00000.dat", test::concat({record(std::vector<std::byte>(100, std::byte{0xff})), record(test::block413567())}));
+  const Run r = run("scan --xor-key 0000000000000000 " + (dir / "blk00000.dat"));
+  CHECK(r.status == 1);
+  CHECK(r.out.find("1 block,") != std::string::npos);  // singular
+  CHECK(r.out.find("1 problem (") != std::string::npos);
+  CHECK(r.out.find(":0: 108 bytes skipped: the record's block does not decode") != std::string::npos);
+  CHECK(r.out.find("at byte 97 of the file") != std::string::npos);
+  CHECK(r.out.find("XOR key") == std::string::npos);  // the magic was right: not a key problem
+}
+
+TEST_CASE("pack checks every input before writing anything") {
+  TempDir dir;
+  write_file(dir / "short.raw", std::span(test::block413567()).first(300));
+  const Run r = run("pack -o " + (dir / "blocks") + " " + block413567 + " " + (dir / "short.raw"), dir / "err");
+  CHECK(r.status == 1);
+  CHECK(read_text(dir / "err").find("short.raw is not a block: input ends inside an object (truncated) at byte 300") != std::string::npos);
+  CHECK(!fs::exists(dir / "blocks"));
+  // The retry that a partly written directory used to refuse:
+  CHECK(run("pack -o " + (dir / "blocks") + " " + block413567).status == 0);
+}
+
+TEST_CASE("pack warns when a block's proof of work is easier than --network allows") {
+  TempDir dir;
+  auto regtest_like = test::block413567();
+  const auto bits = test::bytes({0xff, 0xff, 0x7f, 0x20});  // 0x207fffff, regtest's limit
+  std::copy(bits.begin(), bits.end(), regtest_like.begin() + 72);
+  write_file(dir / "easy.raw", regtest_like);
+  CHECK(run("pack -o " + (dir / "main") + " " + (dir / "easy.raw"), dir / "err").status == 0);
+  CHECK(read_text(dir / "err").find("easy.raw: its bits 207fffff are easier than mainnet allows") != std::string::npos);
+  CHECK(run("pack --network regtest -o " + (dir / "reg") + " " + (dir / "easy.raw"), dir / "err2").status == 0);
+  CHECK(read_text(dir / "err2").empty());
+}
+
+TEST_CASE("inspect --offset: no record past the end is a usage error, a damaged one is bad data; both name file and offset") {
+  TempDir dir;
+  REQUIRE(run("pack -o " + (dir / "blocks") + " " + block413567).status == 0);
+  const std::string blk = dir / "blocks/blk00000.dat";
+  CHECK(run("inspect " + blk + " --offset 99999999", dir / "err").status == 2);
+  CHECK(read_text(dir / "err").find("blk00000.dat:99999999: no record there") != std::string::npos);
+  CHECK(run("inspect " + blk + " --offset 5", dir / "err").status == 1);
+  CHECK(read_text(dir / "err").find("blk00000.dat:5: bad magic") != std::string::npos);
+  CHECK(run("inspect " + blk + " --offset 0").status == 0);
+  CHECK(run("inspect " + blk + " --offset 0 --xor-key 0102", dir / "err").status == 2);
+  CHECK(read_text(dir / "err").find("--xor-key takes 16 hex digits") != std::string::npos);
 }

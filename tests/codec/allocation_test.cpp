@@ -10,7 +10,8 @@
 
 #include <algorithm>
 
-#include "test_data.hpp"
+#include "../support/test_data.hpp"
+#include "../support/bytes.hpp"
 
 #include "../support/counting_new.hpp"
 

@@ -7,7 +7,7 @@
 #include <doctest/doctest.h>
 
 #include "../io/test_support.hpp"
-#include "test_data.hpp"
+#include "../support/test_data.hpp"
 
 #include <algorithm>
 #include <string>

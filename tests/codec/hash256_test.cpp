@@ -2,7 +2,7 @@
 
 #include <doctest/doctest.h>
 
-#include "test_data.hpp"
+#include "../support/test_data.hpp"
 
 using namespace blockwire;
 

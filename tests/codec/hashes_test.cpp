@@ -10,7 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../io/test_support.hpp"
-#include "test_data.hpp"
+#include "../support/test_data.hpp"
+#include "../support/bytes.hpp"
 
 #include <fstream>
 #include <string>
@@ -19,15 +20,9 @@ using namespace blockwire;
 
 namespace {
 
-std::string hex(std::span<const std::byte> bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  for (std::byte b : bytes) {
-    out += digits[std::to_integer<unsigned>(b) >> 4];
-    out += digits[std::to_integer<unsigned>(b) & 15];
-  }
-  return out;
-}
+// A digest's bytes in their own order, as NIST lists them (not Bitcoin's
+// reversed display order).
+std::string hex(const Hash256& digest) { return to_hex(digest.bytes()); }
 
 std::span<const std::byte> text(std::string_view s) { return std::as_bytes(std::span(s.data(), s.size())); }
 
@@ -94,8 +89,8 @@ TEST_CASE("sha256d64 equals SHA256d of each 64-byte block, also in place") {
   std::vector<std::byte> out(32 * 9);
   sha256d64(out, data);
   for (std::size_t i = 0; i < 9; ++i) {
-    const Digest expected = sha256d(std::span(data).subspan(64 * i, 64));
-    CHECK(std::equal(expected.begin(), expected.end(), out.begin() + static_cast<std::ptrdiff_t>(32 * i)));
+    const Hash256 expected = sha256d(std::span(data).subspan(64 * i, 64));
+    CHECK(std::equal(expected.bytes().begin(), expected.bytes().end(), out.begin() + static_cast<std::ptrdiff_t>(32 * i)));
   }
   auto in_place = data;
   sha256d64(std::span(in_place).first(32 * 9), in_place);
@@ -240,8 +235,8 @@ TEST_CASE("Core's vectors: txid is SHA256d of the witness-stripped bytes, wtxid 
       stripped.insert(stripped.end(), raw.end() - 4, raw.end());
       ++segwit;
     }
-    CHECK(txid(tx.value()) == sha256d_hash(stripped));
-    CHECK(wtxid(tx.value()) == sha256d_hash(raw));
+    CHECK(txid(tx.value()) == sha256d(stripped));
+    CHECK(wtxid(tx.value()) == sha256d(raw));
     ++checked;
   }
   CHECK(checked == 119);
@@ -259,7 +254,7 @@ TEST_CASE("ids while decoding: a transaction with marker and flag 0 hashes its w
   std::vector<TxIds> ids;
   REQUIRE(decode_block(bytes, ids));
   REQUIRE(ids.size() == 2);
-  CHECK(ids[1].txid == sha256d_hash(empty_tx));
+  CHECK(ids[1].txid == sha256d(empty_tx));
   CHECK(ids[1].txid == txid(block.transactions[1]));
   CHECK(ids[1].wtxid == ids[1].txid);
   CHECK(ids[0].txid == txid(block.transactions[0]));

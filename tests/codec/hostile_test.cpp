@@ -5,7 +5,8 @@
 
 #include <doctest/doctest.h>
 
-#include "test_data.hpp"
+#include "../support/test_data.hpp"
+#include "../support/bytes.hpp"
 
 using namespace blockwire;
 using test::bytes;

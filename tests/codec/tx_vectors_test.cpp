@@ -7,7 +7,7 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include "test_data.hpp"
+#include "../support/test_data.hpp"
 
 #include <fstream>
 

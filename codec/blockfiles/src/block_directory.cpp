@@ -1,8 +1,9 @@
 #include <blockwire/blockfiles/block_directory.hpp>
+#include <blockwire/blockfiles/error.hpp>
 #include <blockwire/io/file.hpp>
+#include <blockwire/io/hex.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -21,7 +22,7 @@ result<XorKey> read_xor_key(const std::string& blocks_dir) {
   if (!exists) return XorKey{};  // no file: not obfuscated
   const auto size = fs::file_size(path, ec);
   if (ec) return ec;
-  if (size != 8) return errc::bad_argument;
+  if (size != 8) return blockfile_errc::bad_key_file;
   auto file = FileReader::open(path.c_str());
   if (!file) return file.error();
   XorKey key;
@@ -29,7 +30,7 @@ result<XorKey> read_xor_key(const std::string& blocks_dir) {
   while (have < key.size()) {
     auto got = file.value().read_some(std::span(key).subspan(have));
     if (!got) return got.error();
-    if (got.value() == 0) return errc::truncated;
+    if (got.value() == 0) return blockfile_errc::bad_key_file;  // shrank since it was measured
     have += got.value();
   }
   return key;
@@ -43,26 +44,17 @@ result<void> write_xor_key(const std::string& blocks_dir, const XorKey& key) {
   return file.value().close();
 }
 
-result<XorKey> xor_key_from_hex(std::string_view hex) {
-  if (hex.size() != 16) return errc::bad_argument;
-  XorKey key;
-  for (std::size_t i = 0; i < 8; ++i) {
-    unsigned value = 0;
-    const auto [end, ec] = std::from_chars(hex.data() + 2 * i, hex.data() + 2 * i + 2, value, 16);
-    if (ec != std::errc() || end != hex.data() + 2 * i + 2) return errc::bad_argument;
-    key[i] = static_cast<std::byte>(value);
-  }
-  return key;
+result<XorKey> xor_key_for(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return read_xor_key(path);
+  const fs::path parent = fs::path(path).parent_path();
+  return read_xor_key(parent.empty() ? std::string(".") : parent.string());
 }
 
-std::string to_hex(const XorKey& key) {
-  std::string out;
-  char two[3];
-  for (std::byte b : key) {
-    std::snprintf(two, sizeof two, "%02x", std::to_integer<unsigned>(b));
-    out += two;
-  }
-  return out;
+result<XorKey> xor_key_from_hex(std::string_view hex) {
+  XorKey key;
+  if (auto r = from_hex(hex, key); !r) return r.error();
+  return key;
 }
 
 XorKey random_xor_key() {
@@ -78,17 +70,22 @@ std::string block_file_name(unsigned number) {
   return name;
 }
 
+std::optional<unsigned> block_file_number(std::string_view name) {
+  if (name.size() < 12 || !name.starts_with("blk") || !name.ends_with(".dat")) return std::nullopt;
+  const char* first = name.data() + 3;
+  const char* last = name.data() + name.size() - 4;
+  if (!std::all_of(first, last, [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
+  unsigned number = 0;
+  const auto [end, err] = std::from_chars(first, last, number);
+  if (err != std::errc() || end != last) return std::nullopt;
+  return number;
+}
+
 result<std::vector<std::string>> block_files(const std::string& blocks_dir) {
   std::error_code ec;
   std::vector<std::pair<unsigned, std::string>> found;
   for (fs::directory_iterator it(blocks_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    unsigned number = 0;
-    // blkNNNNN.dat: at least five digits, as Bitcoin Core names them
-    if (name.size() < 12 || name.compare(0, 3, "blk") != 0 || name.compare(name.size() - 4, 4, ".dat") != 0) continue;
-    const auto [p, err] = std::from_chars(name.data() + 3, name.data() + name.size() - 4, number);
-    if (err != std::errc() || p != name.data() + name.size() - 4) continue;
-    found.emplace_back(number, it->path().string());
+    if (const auto number = block_file_number(it->path().filename().string())) found.emplace_back(*number, it->path().string());
   }
   if (ec) return ec;
   std::sort(found.begin(), found.end());

@@ -1,8 +1,11 @@
 #include <blockwire/blockfiles/block_file_reader.hpp>
+#include <blockwire/io/file.hpp>
 
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <cerrno>
+#include <unistd.h>
 
 namespace blockwire {
 
@@ -42,7 +45,7 @@ result<std::optional<BlockFileEvent>> BlockFileReader::next() {
   last_record_.reset();
   if (pending_resync_) {
     pending_resync_ = false;
-    return resync(base_ + begin_, "a record whose block does not decode");
+    return resync(base_ + begin_, blockfile_errc::undecodable_block);
   }
   auto avail = fill(8);
   if (!avail) return avail.error();
@@ -60,23 +63,23 @@ result<std::optional<BlockFileEvent>> BlockFileReader::next() {
       if (!more) return more.error();
       if (more.value() == 0) return std::nullopt;  // zero padding up to the end: not an error
     }
-    return BlockFileEvent{SkippedBytes{offset, base_ + begin_ - offset, "zero bytes between records"}};
+    return BlockFileEvent{SkippedBytes{offset, base_ + begin_ - offset, blockfile_errc::zero_bytes, 0}};
   }
 
   if (avail.value() < 8) {
     begin_ = end_;
-    return BlockFileEvent{SkippedBytes{offset, avail.value(), "truncated record header at the end of the file"}};
+    return BlockFileEvent{SkippedBytes{offset, avail.value(), blockfile_errc::truncated_record_header, 0}};
   }
-  if (std::memcmp(window_.get() + begin_, magic_.data(), magic_.size()) != 0) return resync(offset, "bad magic");
+  if (std::memcmp(window_.get() + begin_, magic_.data(), magic_.size()) != 0) return resync(offset, blockfile_errc::bad_magic);
 
   const std::uint32_t length = le32(window_.get() + begin_ + 4);
   if (length < 81 || length > max_block_size) {
-    return resync(offset, "implausible block length " + std::to_string(length));
+    return resync(offset, blockfile_errc::implausible_length, length);
   }
   avail = fill(8 + std::size_t{length});
   if (!avail) return avail.error();
   if (avail.value() < 8 + std::size_t{length}) {
-    return resync(offset, "record of " + std::to_string(length) + " bytes runs past the end of the file");
+    return resync(offset, blockfile_errc::record_past_end, length);
   }
   const std::span<const std::byte> block(window_.get() + begin_ + 8, length);
   last_record_ = offset;
@@ -93,14 +96,14 @@ void BlockFileReader::reject_last() {
 
 // Skips from the record at begin_ (file offset `from`) to the next magic,
 // searched with memchr for its first byte, and reports what was skipped.
-result<std::optional<BlockFileEvent>> BlockFileReader::resync(std::uint64_t from, std::string reason) {
+result<std::optional<BlockFileEvent>> BlockFileReader::resync(std::uint64_t from, blockfile_errc reason, std::uint32_t claimed_length) {
   ++begin_;  // the record start itself is not a valid record
   for (;;) {
     auto avail = fill(magic_.size());
     if (!avail) return avail.error();
     if (avail.value() < magic_.size()) {  // no magic before the end of the file
       begin_ = end_;
-      return BlockFileEvent{SkippedBytes{from, base_ + end_ - from, std::move(reason)}};
+      return BlockFileEvent{SkippedBytes{from, base_ + end_ - from, reason, claimed_length}};
     }
     const std::size_t last_start = end_ - magic_.size() + 1;  // candidates with 4 bytes in the window
     const void* hit = std::memchr(window_.get() + begin_, std::to_integer<int>(magic_[0]), last_start - begin_);
@@ -108,7 +111,7 @@ result<std::optional<BlockFileEvent>> BlockFileReader::resync(std::uint64_t from
       begin_ = last_start;  // keep a partial magic at the end for the next fill
       if (eof_) {
         begin_ = end_;
-        return BlockFileEvent{SkippedBytes{from, base_ + end_ - from, std::move(reason)}};
+        return BlockFileEvent{SkippedBytes{from, base_ + end_ - from, reason, claimed_length}};
       }
       // Force the window to take more bytes than the partial magic it keeps.
       auto more = fill(end_ - begin_ + 1);
@@ -117,10 +120,32 @@ result<std::optional<BlockFileEvent>> BlockFileReader::resync(std::uint64_t from
     }
     begin_ = static_cast<std::size_t>(static_cast<const std::byte*>(hit) - window_.get());
     if (std::memcmp(window_.get() + begin_, magic_.data(), magic_.size()) == 0) {
-      return BlockFileEvent{SkippedBytes{from, base_ + begin_ - from, std::move(reason)}};
+      return BlockFileEvent{SkippedBytes{from, base_ + begin_ - from, reason, claimed_length}};
     }
     ++begin_;
   }
+}
+
+std::string SkippedBytes::message() const {
+  std::string text = make_error_code(reason).message();
+  if (reason == blockfile_errc::implausible_length || reason == blockfile_errc::record_past_end) {
+    text += " (" + std::to_string(claimed_length) + " bytes)";
+  }
+  return text;
+}
+
+result<std::vector<std::byte>> read_block_record(const std::string& path, std::uint64_t offset, const XorKey& key, network net) {
+  auto file = FileReader::open(path.c_str());
+  if (!file) return file.error();
+  if (::lseek(file.value().fd(), static_cast<off_t>(offset), SEEK_SET) < 0) return std::error_code(errno, std::system_category());
+  BlockFileReader reader(file.value(), key, net, offset);
+  auto event = reader.next();
+  if (!event) return event.error();
+  if (!event.value()) return error(blockfile_errc::past_end_of_file, offset);
+  if (const auto* record = std::get_if<BlockRecord>(&*event.value())) {
+    return std::vector<std::byte>(record->bytes.begin(), record->bytes.end());
+  }
+  return error(std::get<SkippedBytes>(*event.value()).reason, offset);
 }
 
 }  // namespace blockwire

@@ -1,9 +1,10 @@
 #include <blockwire/blockfiles/block_directory.hpp>
 #include <blockwire/blockfiles/block_file_reader.hpp>  // max_block_size
 #include <blockwire/blockfiles/block_file_writer.hpp>
+#include <blockwire/blockfiles/error.hpp>
 #include <blockwire/codec/encoding.hpp>
-
-#include "detail/encoders.hpp"
+#include <blockwire/codec/wire.hpp>
+#include <blockwire/io/buffered_writer.hpp>
 
 #include <filesystem>
 #include <system_error>
@@ -29,13 +30,14 @@ struct BlockFileWriter::State {
     return success();
   }
 
-  // Frames and writes one record: magic, length, block, XORed by offset in
-  // the buffer itself (BufferedWriter hands its buffer over as scratch).
+  // Frames and writes one record in one pass: magic, length, block, XORed
+  // by offset in the buffer itself (the buffer hands itself over as scratch,
+  // through writer_ref, to XorWriter::write_in_place).
   template <class EncodeBlock>
   result<BlockPosition> append(std::uint64_t length, EncodeBlock&& encode_block) {
     if (failure) return failure;
-    if (!file) return errc::bad_argument;                  // closed
-    if (length > max_block_size) return errc::bad_argument;  // no reader would take it
+    if (!file) return blockfile_errc::writer_closed;
+    if (length > max_block_size) return blockfile_errc::block_too_large;  // no reader would take it
     if (size != 0 && size + 8 + length > max_blockfile_size) {
       if (auto r = file->close(); !r) return failure = r.error();
       ++number;
@@ -44,9 +46,9 @@ struct BlockFileWriter::State {
     }
     const BlockPosition at{number, size};
     XorWriter<FileWriter&> obfuscated(*file, key, size);
-    BufferedWriter<XorWriter<FileWriter&>&, 64 * 1024> w(obfuscated);
+    StreamWriter w{writer_ref(obfuscated)};
     w.write(std::span<const std::byte, 4>(magic));
-    detail::encode_u32(w, static_cast<std::uint32_t>(length));
+    wire::encode_u32(w, static_cast<std::uint32_t>(length));
     encode_block(w);
     if (auto r = w.flush(); !r) {
       // Some of the record may be on disk: say where it began.
@@ -73,9 +75,9 @@ result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorK
   if (has_key_file) {
     auto old_key = read_xor_key(dir);
     if (!old_key) return old_key.error();
-    if (old_key.value() != key) return errc::bad_argument;  // the files there use another key
+    if (old_key.value() != key) return blockfile_errc::key_mismatch;
   } else if (!existing.value().empty() && !is_zero(key)) {
-    return errc::bad_argument;  // plain blk files already there: a key would garble them
+    return blockfile_errc::plain_files_present;
   } else if (auto r = write_xor_key(dir, key); !r) {
     return r.error();
   }
@@ -86,7 +88,7 @@ result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorK
   state->magic = magic(net);
   if (!existing.value().empty()) {
     const fs::path last = existing.value().back();
-    state->number = static_cast<unsigned>(std::stoul(last.filename().string().substr(3)));
+    state->number = *block_file_number(last.filename().string());  // block_files() only lists numbered names
     state->size = fs::file_size(last, ec);
     if (ec) return ec;
   }
@@ -97,13 +99,13 @@ result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorK
 }
 
 result<BlockPosition> BlockFileWriter::append(const Block& block) {
-  if (!state_) return errc::bad_argument;  // moved from
-  return state_->append(serialized_size(block), [&](auto& w) { detail::encode_full_block(w, block, witness::allow); });
+  if (!state_) return blockfile_errc::writer_closed;  // moved from
+  return state_->append(serialized_size(block), [&](StreamWriter& w) { encode_block(block, w); });
 }
 
 result<BlockPosition> BlockFileWriter::append(std::span<const std::byte> block_bytes) {
-  if (!state_) return errc::bad_argument;  // moved from
-  return state_->append(block_bytes.size(), [&](auto& w) { w.write(block_bytes); });
+  if (!state_) return blockfile_errc::writer_closed;  // moved from
+  return state_->append(block_bytes.size(), [&](StreamWriter& w) { w.write(block_bytes); });
 }
 
 BlockPosition BlockFileWriter::position() const noexcept {

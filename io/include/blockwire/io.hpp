@@ -4,11 +4,12 @@
 
 #include <blockwire/io/buffered_reader.hpp>
 #include <blockwire/io/buffered_writer.hpp>
-#include <blockwire/io/counting_writer.hpp>
 #include <blockwire/io/decoding_context.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/file.hpp>
 #include <blockwire/io/file_descriptor.hpp>
+#include <blockwire/io/hash256.hpp>
+#include <blockwire/io/hex.hpp>
 #include <blockwire/io/reader.hpp>
 #include <blockwire/io/sha256.hpp>
 #include <blockwire/io/socket.hpp>

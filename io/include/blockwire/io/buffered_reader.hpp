@@ -57,13 +57,14 @@ class BufferedReader {
     return got;
   }
 
-  std::remove_reference_t<R>& source() noexcept { return source_; }
-
  private:
   R source_;
   std::size_t begin_ = 0;  // first unconsumed byte
   std::size_t end_ = 0;    // one past the last byte read
   std::array<std::byte, N> storage_;
 };
+
+// A buffer in front of any source: what the streaming decoders read from.
+using StreamReader = BufferedReader<reader_ref>;
 
 }  // namespace blockwire

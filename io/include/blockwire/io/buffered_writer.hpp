@@ -18,13 +18,6 @@ namespace blockwire {
 
 inline constexpr std::size_t default_buffer_size = 16 * 1024;
 
-// A sink that may scramble the bytes it is handed (they are the caller's
-// scratch, like this buffer): an XOR writer then works in place.
-template <class W>
-concept InPlaceWriter = Writer<W> && requires(W& w, std::span<std::byte> scratch) {
-  { w.write_in_place(scratch) } -> std::same_as<result<void>>;
-};
-
 // A sink that owns memory can lend it to the buffer, so that bytes are
 // written once, in place (the idea of {fmt}'s container_buffer).
 // lend(n) returns writable storage of at least n bytes at the sink's end;
@@ -104,8 +97,6 @@ class BufferedWriter {
     return flushed_ + static_cast<std::size_t>(pos_ - begin_);
   }
 
-  std::remove_reference_t<W>& sink() noexcept { return sink_; }
-
  private:
   // Unbuffered: straight to the sink, inline, with the same error rules.
   void write_through(std::span<const std::byte> bytes) {
@@ -177,5 +168,9 @@ class BufferedWriter {
   // Uninitialised on purpose: every byte is written before it is read.
   std::array<std::byte, lending ? 0 : N> storage_;
 };
+
+// What compiled code takes to write into the caller's buffer (as {fmt}'s
+// vformat_to takes a buffer): a buffer in front of any sink.
+using StreamWriter = BufferedWriter<writer_ref>;
 
 }  // namespace blockwire

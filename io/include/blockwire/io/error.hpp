@@ -16,12 +16,15 @@
 
 namespace blockwire {
 
-// blockwire's own failures. Values are stable: they may be stored or logged.
+// The io layer's own failures. Values are stable: they may be stored or
+// logged. Each means one thing.
 enum class errc : int {
   end_of_stream = 1,  // a source ended where more bytes were needed
   no_room,            // a fixed-size sink is full
   truncated,          // input ended inside an object
-  bad_argument,       // a caller passed something unusable (empty key, bad fd)
+  not_hex,            // a character that is not a hex digit (offset: where)
+  odd_hex_length,     // hex of an odd number of digits
+  wrong_hex_length,   // hex of another length than the value takes
 };
 
 const std::error_category& error_category() noexcept;
@@ -29,6 +32,25 @@ const std::error_category& error_category() noexcept;
 inline std::error_code make_error_code(errc e) noexcept {
   return {static_cast<int>(e), error_category()};
 }
+
+// The std::error_category of an error enum, from the category's name and a
+// function that describes each value (nullptr for a value it does not know).
+// Every layer defines its categories with it:
+//   const std::error_category& decode_category() noexcept {
+//     static const enum_category instance("blockwire.decode", describe);
+//     return instance;
+//   }
+class enum_category final : public std::error_category {
+ public:
+  using describe_fn = const char* (*)(int value) noexcept;
+  constexpr enum_category(const char* name, describe_fn describe) noexcept : name_(name), describe_(describe) {}
+  const char* name() const noexcept override { return name_; }
+  std::string message(int value) const override;
+
+ private:
+  const char* name_;
+  describe_fn describe_;
+};
 
 // What went wrong and, when it is known, where (a byte offset in the input).
 class error {

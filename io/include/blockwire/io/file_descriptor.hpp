@@ -22,7 +22,6 @@ class FileDescriptor {
   ~FileDescriptor();
 
   int get() const noexcept { return fd_; }
-  bool owned() const noexcept { return owned_; }
 
   // Closes an owned descriptor now and reports what close(2) said (a file
   // system may report a failed write only here). A borrowed one is let go.

@@ -5,14 +5,13 @@
 #pragma once
 
 #include <blockwire/io/error.hpp>
+#include <blockwire/io/hash256.hpp>
 
 #include <array>
 #include <cstddef>
 #include <span>
 
 namespace blockwire {
-
-using Digest = std::array<std::byte, 32>;
 
 class Sha256 {
  public:
@@ -25,18 +24,18 @@ class Sha256 {
     return success();
   }
   // The digest of everything written since the last reset; then resets.
-  Digest finish() noexcept;
+  Hash256 finish() noexcept;
   void reset() noexcept;
 
  private:
   alignas(8) std::array<std::byte, 112> state_;  // OpenSSL's SHA256_CTX
 };
 
-Digest sha256(std::span<const std::byte> bytes) noexcept;
+Hash256 sha256(std::span<const std::byte> bytes) noexcept;
 // SHA-256 of the SHA-256: Bitcoin's hash for txids, block hashes, merkle trees.
-Digest sha256d(std::span<const std::byte> bytes) noexcept;
+Hash256 sha256d(std::span<const std::byte> bytes) noexcept;
 // SHA256d of everything written to `hasher`, which is then reset.
-Digest sha256d_of(Sha256& hasher) noexcept;
+Hash256 sha256d_of(Sha256& hasher) noexcept;
 // SHA256d of each 64-byte block of `in`, written as 32 bytes each to `out`
 // (in.size() == 2 * out.size(), a multiple of 64). `out` may start where
 // `in` does (a merkle level computed in place). Skips the per-message setup

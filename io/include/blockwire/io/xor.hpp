@@ -3,7 +3,6 @@
 // A machine word at a time over whole buffers, never byte by byte.
 #pragma once
 
-#include <blockwire/io/buffered_writer.hpp>  // InPlaceWriter
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/reader.hpp>
 #include <blockwire/io/writer.hpp>
@@ -86,7 +85,6 @@ class XorWriter {
   }
 
   std::uint64_t offset() const noexcept { return offset_; }
-  std::remove_reference_t<W>& sink() noexcept { return sink_; }
 
  private:
   W sink_;

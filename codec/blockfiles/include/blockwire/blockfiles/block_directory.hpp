@@ -5,6 +5,7 @@
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/xor.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -12,20 +13,25 @@
 namespace blockwire {
 
 // The key in DIR/xor.dat: exactly 8 bytes. No file means no obfuscation (a
-// zero key, as for nodes older than Core 28); a file of another size is an
-// error (errc::bad_argument).
+// zero key, as for nodes older than Core 28); a file of another size is
+// blockfile_errc::bad_key_file.
 result<XorKey> read_xor_key(const std::string& blocks_dir);
 result<void> write_xor_key(const std::string& blocks_dir, const XorKey& key);
+// The key that applies to `path`: a directory's own xor.dat, or for a file
+// the xor.dat beside it.
+result<XorKey> xor_key_for(const std::string& path);
 
-// 16 hex digits, as Core prints it (the bytes in file order).
+// 16 hex digits, as Core prints it (the bytes in file order); print one with
+// to_hex (<blockwire/io/hex.hpp>).
 result<XorKey> xor_key_from_hex(std::string_view hex);
-std::string to_hex(const XorKey& key);
 XorKey random_xor_key();
 
 // The blk*.dat files of a directory, in number order.
 result<std::vector<std::string>> block_files(const std::string& blocks_dir);
 
-// blkNNNNN.dat
+// blkNNNNN.dat, and back: N of a file name (not a path) that Bitcoin Core
+// would have written (at least five digits), or nothing.
 std::string block_file_name(unsigned number);
+std::optional<unsigned> block_file_number(std::string_view file_name);
 
 }  // namespace blockwire

@@ -9,7 +9,8 @@
 // error. Memory: one window of at most a few MiB, whatever the file's size.
 #pragma once
 
-#include <blockwire/blockfiles/network.hpp>
+#include <blockwire/blockfiles/error.hpp>
+#include <blockwire/codec/network.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/reader.hpp>
 #include <blockwire/io/xor.hpp>
@@ -34,9 +35,13 @@ struct BlockRecord {
 };
 
 struct SkippedBytes {
-  std::uint64_t offset;  // where the skipped bytes begin
+  std::uint64_t offset;          // where the skipped bytes begin
   std::uint64_t count;
-  std::string reason;
+  blockfile_errc reason;
+  std::uint32_t claimed_length;  // implausible_length, record_past_end: the record's length field
+
+  // "bad magic", "implausible block length 5000000", ...
+  std::string message() const;
 };
 
 using BlockFileEvent = std::variant<BlockRecord, SkippedBytes>;
@@ -58,7 +63,7 @@ class BlockFileReader {
 
  private:
   result<std::size_t> fill(std::size_t at_least);
-  result<std::optional<BlockFileEvent>> resync(std::uint64_t from, std::string reason);
+  result<std::optional<BlockFileEvent>> resync(std::uint64_t from, blockfile_errc reason, std::uint32_t claimed_length = 0);
 
   XorReader<reader_ref> source_;
   Magic magic_;
@@ -72,5 +77,11 @@ class BlockFileReader {
   std::optional<std::uint64_t> last_record_;
   bool pending_resync_ = false;
 };
+
+// The block of the record at `offset` (its magic) of the blk file at `path`.
+// Errors: the file's, blockfile_errc::past_end_of_file, or, with the offset,
+// why no record starts there (bad_magic: often the wrong key or network).
+result<std::vector<std::byte>> read_block_record(const std::string& path, std::uint64_t offset, const XorKey& key,
+                                                 network net = network::mainnet);
 
 }  // namespace blockwire

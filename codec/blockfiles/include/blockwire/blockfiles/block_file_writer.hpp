@@ -4,7 +4,8 @@
 // MAX_BLOCKFILE_SIZE).
 #pragma once
 
-#include <blockwire/blockfiles/network.hpp>
+#include <blockwire/blockfiles/error.hpp>
+#include <blockwire/codec/network.hpp>
 #include <blockwire/codec/block.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/file.hpp>
@@ -27,8 +28,9 @@ struct BlockPosition {
 
 class BlockFileWriter {
  public:
-  // Creates `dir` if needed and writes its xor.dat (an existing xor.dat
-  // must hold the same key). Appends to the last blk file already there.
+  // Creates `dir` if needed and writes its xor.dat. Appends to the last blk
+  // file already there. Errors: blockfile_errc::key_mismatch (xor.dat holds
+  // another key), plain_files_present (a key, and unobfuscated files there).
   static result<BlockFileWriter> open(const std::string& dir, const XorKey& key, network net = network::mainnet);
 
   BlockFileWriter(BlockFileWriter&&) noexcept;
@@ -38,8 +40,8 @@ class BlockFileWriter {
   // Writes one whole record, or reports the error: a record is never left
   // half-written without its caller knowing (the error's offset is where the
   // record began, in the file position() names). After an error, every
-  // append fails; so does one after close(), or of a block longer than
-  // max_block_size.
+  // append fails; one after close() fails with blockfile_errc::writer_closed,
+  // one of a block longer than max_block_size with block_too_large.
   result<BlockPosition> append(const Block& block);
   // The same for a block already serialized (it is not checked).
   result<BlockPosition> append(std::span<const std::byte> block_bytes);

@@ -1,0 +1,91 @@
+#include "scan_pipeline.hpp"
+
+#include <blockwire/codec.hpp>
+
+#include <cstring>
+
+namespace blockwire::cli {
+
+CheckPipeline::CheckPipeline(unsigned threads) : capacity_(2 * std::size_t{threads}) {
+  for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
+}
+
+CheckPipeline::~CheckPipeline() {
+  ScanResult ignored;
+  finish(ignored);
+}
+
+std::vector<std::byte> CheckPipeline::buffer() {
+  std::lock_guard lock(mutex_);
+  if (free_buffers_.empty()) return {};
+  std::vector<std::byte> v = std::move(free_buffers_.back());
+  free_buffers_.pop_back();
+  return v;
+}
+
+void CheckPipeline::submit(Work w) {
+  std::unique_lock lock(mutex_);
+  not_full_.wait(lock, [&] { return queue_.size() < capacity_; });
+  queue_.push_back(std::move(w));
+  not_empty_.notify_one();
+}
+
+void CheckPipeline::add_problem(Problem p) {
+  std::lock_guard lock(mutex_);
+  tallies_.problems.push_back(std::move(p));
+}
+
+std::optional<Work> CheckPipeline::pop() {
+  std::unique_lock lock(mutex_);
+  not_empty_.wait(lock, [&] { return !queue_.empty() || closed_; });
+  if (queue_.empty()) return std::nullopt;
+  Work w = std::move(queue_.front());
+  queue_.pop_front();
+  not_full_.notify_one();
+  return w;
+}
+
+void CheckPipeline::finish(ScanResult& result) {
+  {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    not_empty_.notify_all();
+  }
+  for (auto& t : workers_) t.join();
+  workers_.clear();
+  result.blocks += tallies_.blocks;
+  result.transactions += tallies_.transactions;
+  result.block_bytes += tallies_.block_bytes;
+  result.problems.insert(result.problems.end(), tallies_.problems.begin(), tallies_.problems.end());
+  tallies_ = {};
+}
+
+// A worker: decodes into a block of its own (allocations stay in this
+// thread), checks, re-encodes into a buffer of its own, compares.
+void CheckPipeline::work() {
+  Block block;
+  std::vector<std::byte> again;
+  while (auto w = pop()) {
+    std::string failure;
+    if (auto decoded = decode_block(w->bytes, block); !decoded) {
+      failure = "block does not decode: " + decoded.error().message();  // the reader decoded it: never expected
+    } else if (auto r = check_block(block); !r) {
+      failure = r.error().message();
+    } else {
+      again.clear();
+      encode_block(block, again);
+      // memcmp: vector<std::byte>'s operator== compares byte by byte here.
+      if (again.size() != w->bytes.size() || std::memcmp(again.data(), w->bytes.data(), again.size()) != 0) {
+        failure = "re-encoding gives different bytes";
+      }
+    }
+    std::lock_guard lock(mutex_);
+    ++tallies_.blocks;
+    tallies_.transactions += block.transactions.size();
+    tallies_.block_bytes += w->bytes.size();
+    if (!failure.empty()) tallies_.problems.push_back({w->file, w->offset, 0, std::move(failure)});
+    free_buffers_.push_back(std::move(w->bytes));
+  }
+}
+
+}  // namespace blockwire::cli

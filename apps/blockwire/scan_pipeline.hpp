@@ -1,0 +1,56 @@
+// The checking half of `blockwire scan`: worker threads take blocks from a
+// bounded queue, decode them into blocks of their own, run check_block and
+// re-encode. Memory stays bounded by the queue, whatever the directory's
+// size; block buffers go back to a pool instead of being freed (a fresh
+// megabyte allocation costs page faults).
+#pragma once
+
+#include "scan_report.hpp"
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace blockwire::cli {
+
+struct Work {
+  std::size_t file;
+  std::uint64_t offset;
+  std::vector<std::byte> bytes;  // the block
+};
+
+class CheckPipeline {
+ public:
+  explicit CheckPipeline(unsigned threads);
+  ~CheckPipeline();  // finishes
+  CheckPipeline(const CheckPipeline&) = delete;
+  CheckPipeline& operator=(const CheckPipeline&) = delete;
+
+  // A buffer for the next Work, recycled when one is free.
+  std::vector<std::byte> buffer();
+  // Waits while the queue is full.
+  void submit(Work w);
+  void add_problem(Problem p);
+  // Waits for every block to be checked, then adds the tallies to `result`.
+  void finish(ScanResult& result);
+
+ private:
+  void work();
+  std::optional<Work> pop();
+
+  std::mutex mutex_;
+  std::condition_variable not_full_, not_empty_;
+  std::deque<Work> queue_;
+  std::size_t capacity_;
+  bool closed_ = false;
+  std::vector<std::vector<std::byte>> free_buffers_;
+  ScanResult tallies_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace blockwire::cli

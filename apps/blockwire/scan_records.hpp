@@ -1,0 +1,33 @@
+// The reading half of `blockwire scan`: one blk file's records, framed,
+// un-XORed, and validated by decoding each block into one reused Block (no
+// allocation). A record whose block does not decode is reported once, and
+// the reader resynchronises from the byte after its magic, as Bitcoin
+// Core's reindex does, instead of trusting its length.
+#pragma once
+
+#include "progress.hpp"
+#include "scan_pipeline.hpp"
+
+#include <blockwire/codec/network.hpp>
+#include <blockwire/io/error.hpp>
+#include <blockwire/io/xor.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace blockwire::cli {
+
+struct FileToScan {
+  std::size_t index;  // in ScanResult::files
+  std::string path;
+  XorKey key;
+  std::uint64_t progress_base;  // bytes of the files before it, for the progress bar
+};
+
+// Submits each valid block to `pipeline` and reports damage to it. Returns
+// the error that stopped reading the file, if any.
+result<void> scan_records(const FileToScan& file, network net, CheckPipeline& pipeline, Progress& progress,
+                          std::uint64_t& records);
+
+}  // namespace blockwire::cli

@@ -1,0 +1,35 @@
+// What can be wrong with a blocks directory or a blk file. Each code means
+// one thing; I/O failures are std::system_category codes, decoding failures
+// blockwire.decode codes.
+#pragma once
+
+#include <system_error>
+#include <type_traits>
+
+namespace blockwire {
+
+enum class blockfile_errc : int {
+  bad_key_file = 1,         // xor.dat is not 8 bytes
+  key_mismatch,             // the directory's xor.dat holds another key than the one given
+  plain_files_present,      // unobfuscated blk files are there, and a key was given
+  block_too_large,          // a block longer than max_block_size (4,000,000 bytes)
+  writer_closed,            // append after close(), or on a moved-from writer
+  zero_bytes,               // zero bytes between records
+  truncated_record_header,  // fewer than 8 bytes left at the end of the file
+  bad_magic,                // no network magic where a record should begin
+  implausible_length,       // a record length below 81 or above max_block_size
+  record_past_end,          // a record runs past the end of the file
+  undecodable_block,        // the record's block does not decode
+  past_end_of_file,         // no record at or after that offset: the file ends (or only zeros follow)
+};
+
+const std::error_category& blockfile_category() noexcept;
+
+inline std::error_code make_error_code(blockfile_errc e) noexcept {
+  return {static_cast<int>(e), blockfile_category()};
+}
+
+}  // namespace blockwire
+
+template <>
+struct std::is_error_code_enum<blockwire::blockfile_errc> : std::true_type {};

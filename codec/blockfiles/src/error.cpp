@@ -1,0 +1,32 @@
+#include <blockwire/blockfiles/error.hpp>
+#include <blockwire/io/error.hpp>
+
+namespace blockwire {
+namespace {
+
+const char* describe(int value) noexcept {
+  switch (static_cast<blockfile_errc>(value)) {
+    case blockfile_errc::bad_key_file: return "xor.dat is not 8 bytes";
+    case blockfile_errc::key_mismatch: return "the directory's xor.dat holds another XOR key";
+    case blockfile_errc::plain_files_present: return "the directory has unobfuscated blk files: a key would garble them";
+    case blockfile_errc::block_too_large: return "block longer than 4,000,000 bytes (MAX_BLOCK_SERIALIZED_SIZE)";
+    case blockfile_errc::writer_closed: return "the block-file writer is closed";
+    case blockfile_errc::zero_bytes: return "zero bytes between records";
+    case blockfile_errc::truncated_record_header: return "truncated record header at the end of the file";
+    case blockfile_errc::bad_magic: return "bad magic";
+    case blockfile_errc::implausible_length: return "implausible block length";
+    case blockfile_errc::record_past_end: return "the record runs past the end of the file";
+    case blockfile_errc::undecodable_block: return "the record's block does not decode";
+    case blockfile_errc::past_end_of_file: return "no record there: the file ends before it (or only zero bytes follow)";
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const std::error_category& blockfile_category() noexcept {
+  static const enum_category instance("blockwire.blockfiles", describe);
+  return instance;
+}
+
+}  // namespace blockwire

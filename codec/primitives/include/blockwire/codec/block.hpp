@@ -1,0 +1,28 @@
+// Blocks and block headers as plain data.
+#pragma once
+
+#include <blockwire/io/hash256.hpp>
+#include <blockwire/codec/transaction.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace blockwire {
+
+struct BlockHeader {
+  std::int32_t version = 0;
+  Hash256 prev_block;
+  Hash256 merkle_root;
+  std::uint32_t time = 0;
+  std::uint32_t bits = 0;
+  std::uint32_t nonce = 0;
+  friend bool operator==(const BlockHeader&, const BlockHeader&) = default;
+};
+
+struct Block {
+  BlockHeader header;
+  std::vector<Transaction> transactions;
+  friend bool operator==(const Block&, const Block&) = default;
+};
+
+}  // namespace blockwire

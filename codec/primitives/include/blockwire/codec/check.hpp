@@ -1,0 +1,51 @@
+// What the bytes of a block alone can prove about it: no chain, no UTXO set.
+#pragma once
+
+#include <blockwire/codec/block.hpp>
+#include <blockwire/codec/hashes.hpp>
+#include <blockwire/io/error.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <system_error>
+#include <type_traits>
+
+namespace blockwire {
+
+enum class check_errc : int {
+  bad_bits = 1,                // `bits` is negative, zero or overflows 256 bits
+  bad_proof_of_work,           // the header's hash is above its own target
+  no_transactions,
+  first_not_coinbase,
+  extra_coinbase,              // a coinbase after the first transaction
+  bad_merkle_root,             // the transactions do not hash to the header's root
+  mutated_merkle_root,         // duplicated adjacent hashes (CVE-2012-2459)
+  bad_witness_nonce,           // the coinbase witness is not one 32-byte item
+  bad_witness_commitment,      // the commitment does not match the wtxids
+  unexpected_witness,          // witness data, and no commitment to it
+};
+
+const std::error_category& check_category() noexcept;
+
+inline std::error_code make_error_code(check_errc e) noexcept { return {static_cast<int>(e), check_category()}; }
+
+// The target `bits` encodes (Bitcoin's compact form), as a 256-bit number
+// stored like a hash (little-endian), or nothing when `bits` is negative,
+// zero or overflows 256 bits.
+std::optional<Hash256> target_from_bits(std::uint32_t bits) noexcept;
+// a <= b, both 256-bit numbers stored like a hash (a block hash against its
+// target).
+bool at_most(const Hash256& a, const Hash256& b) noexcept;
+
+// Proof of work, merkle root, no mutation, one coinbase and first, and
+// (BIP141) the witness commitment when any transaction has witness data.
+// The error says which check failed.
+result<void> check_block(const Block& block);
+// The same with the ids already known (from decode_block(bytes, ids)).
+result<void> check_block(const Block& block, std::span<const TxIds> ids);
+
+}  // namespace blockwire
+
+template <>
+struct std::is_error_code_enum<blockwire::check_errc> : std::true_type {};

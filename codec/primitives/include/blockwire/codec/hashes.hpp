@@ -1,0 +1,45 @@
+// Bitcoin's hashes of blocks and transactions, computed by encoding straight
+// into a SHA-256 writer (no intermediate byte vector), and merkle roots.
+#pragma once
+
+#include <blockwire/codec/block.hpp>
+#include <blockwire/codec/encoding.hpp>
+#include <blockwire/codec/transaction.hpp>
+#include <blockwire/io/error.hpp>
+#include <blockwire/io/hash256.hpp>
+
+#include <span>
+#include <vector>
+
+namespace blockwire {
+
+// SHA256d of bytes: sha256d() in <blockwire/io/sha256.hpp>.
+
+Hash256 block_hash(const BlockHeader& header);
+// The hash of the transaction without witness data (what inputs refer to).
+Hash256 txid(const Transaction& tx);
+// The hash of the transaction with its witness data (BIP141); equals the
+// txid for a transaction without witness data.
+Hash256 wtxid(const Transaction& tx);
+
+// Bitcoin Core's merkle root: an odd level pairs its last hash with itself.
+// `mutated`, when given, is set if some level has two equal adjacent hashes
+// (CVE-2012-2459: a block with duplicated transactions can have the same
+// root as the real one).
+Hash256 merkle_root(std::span<const Hash256> leaves, bool* mutated = nullptr);
+Hash256 merkle_root(const Block& block, bool* mutated = nullptr);
+// BIP141: the merkle root of the wtxids, the coinbase's counted as zero.
+Hash256 witness_merkle_root(const Block& block);
+
+struct TxIds {
+  Hash256 txid;
+  Hash256 wtxid;
+  friend bool operator==(const TxIds&, const TxIds&) = default;
+};
+
+// Decodes a block and computes every txid and wtxid from the very bytes it
+// decoded (the spans each transaction came from), without encoding anything
+// a second time. `ids` is resized to the block's transaction count.
+result<Block> decode_block(std::span<const std::byte> bytes, std::vector<TxIds>& ids, witness mode = witness::allow);
+
+}  // namespace blockwire

@@ -1,0 +1,32 @@
+// Bitcoin's networks and what tells them apart on the wire: the magic bytes
+// that begin every blk-file record and P2P message, the default port, the
+// genesis block, the easiest proof of work a block may have.
+#pragma once
+
+#include <blockwire/io/hash256.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace blockwire {
+
+enum class network { mainnet, testnet3, testnet4, signet, regtest };
+
+using Magic = std::array<std::byte, 4>;
+
+Magic magic(network net) noexcept;
+std::uint16_t default_port(network net) noexcept;
+Hash256 genesis_hash(network net) noexcept;
+// The easiest target a block may have (Core's powLimit), in compact form.
+std::uint32_t pow_limit_bits(network net) noexcept;
+
+// "mainnet" (or "main"), "testnet3" (or "test"), "testnet4", "signet", "regtest".
+std::optional<network> network_from_name(std::string_view name) noexcept;
+std::optional<network> network_from_magic(std::span<const std::byte, 4> bytes) noexcept;
+std::string_view name(network net) noexcept;
+
+}  // namespace blockwire

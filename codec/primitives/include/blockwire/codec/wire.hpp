@@ -1,0 +1,239 @@
+// The wire toolkit: the field encoders and decoders every blockwire format
+// is written with (blocks, transactions, block files, and the formats that
+// follow), public so that you write yours the same way. See docs/api.md,
+// "Your own format".
+//
+// Opt-in: <blockwire/codec.hpp> does not include it, so a program that only
+// calls the compiled entry points compiles none of these templates.
+//
+// Encoders are stateless function objects, one call per wire field, on any
+// ByteSink: a BufferedWriter (errors are kept inside it and reported by its
+// flush()), or a SizeCounter (the size without the bytes). Decoders read one
+// field per call from a DecodingContext, which keeps the first failure with
+// its byte offset and yields zeros after it: decode a whole structure, check
+// once. Nothing here allocates what a length prefix merely claims.
+#pragma once
+
+#include <blockwire/codec/decode_error.hpp>
+#include <blockwire/io/buffered_writer.hpp>
+#include <blockwire/io/decoding_context.hpp>
+#include <blockwire/io/error.hpp>
+#include <blockwire/io/hash256.hpp>
+
+#include <array>
+#include <bit>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <utility>
+
+namespace blockwire::wire {
+
+// Integers and the wire's little-endian bytes --------------------------------
+
+template <std::integral T>
+constexpr T byteswap(T v) noexcept {
+  auto bytes = std::bit_cast<std::array<std::byte, sizeof(T)>>(v);
+  for (std::size_t i = 0; i < sizeof(T) / 2; ++i) std::swap(bytes[i], bytes[sizeof(T) - 1 - i]);
+  return std::bit_cast<T>(bytes);
+}
+
+template <std::integral T>
+std::array<std::byte, sizeof(T)> to_le(T v) noexcept {
+  if constexpr (std::endian::native == std::endian::big) v = byteswap(v);
+  std::array<std::byte, sizeof(T)> out;
+  std::memcpy(out.data(), &v, sizeof(T));
+  return out;
+}
+
+template <std::integral T>
+T from_le(const std::array<std::byte, sizeof(T)>& bytes) noexcept {
+  T v;
+  std::memcpy(&v, bytes.data(), sizeof(T));
+  if constexpr (std::endian::native == std::endian::big) v = byteswap(v);
+  return v;
+}
+
+// Sinks ----------------------------------------------------------------------
+
+// What encoders write to. write() returns nothing: the sink keeps errors.
+template <class S>
+concept ByteSink = requires(S& s, std::span<const std::byte> bytes, std::span<const std::byte, 4> four) {
+  { s.write(bytes) } -> std::same_as<void>;
+  { s.write(four) } -> std::same_as<void>;
+};
+
+// Counts what would be written and writes nothing: a size computed by the
+// very encoders that write, so the two cannot disagree.
+class SizeCounter {
+ public:
+  template <std::size_t K>
+  void write(std::span<const std::byte, K> bytes) noexcept { size_ += bytes.size(); }
+  std::size_t size() const noexcept { return size_; }
+
+ private:
+  std::size_t size_ = 0;
+};
+
+// Encoders ---------------------------------------------------------------------
+
+template <std::integral T>
+struct encode_int_fn {
+  void operator()(ByteSink auto& w, T v) const { w.write(std::span<const std::byte, sizeof(T)>(to_le(v))); }
+};
+inline constexpr encode_int_fn<std::uint8_t> encode_u8;
+inline constexpr encode_int_fn<std::uint16_t> encode_u16;
+inline constexpr encode_int_fn<std::uint32_t> encode_u32;
+inline constexpr encode_int_fn<std::int32_t> encode_i32;
+inline constexpr encode_int_fn<std::uint64_t> encode_u64;
+inline constexpr encode_int_fn<std::int64_t> encode_i64;
+
+// Bitcoin's CompactSize: 1, 3, 5 or 9 bytes.
+inline constexpr struct {
+  void operator()(ByteSink auto& w, std::uint64_t n) const {
+    if (n < 0xfd) {
+      encode_u8(w, static_cast<std::uint8_t>(n));
+    } else if (n <= 0xffff) {
+      encode_u8(w, 0xfd);
+      encode_u16(w, static_cast<std::uint16_t>(n));
+    } else if (n <= 0xffffffff) {
+      encode_u8(w, 0xfe);
+      encode_u32(w, static_cast<std::uint32_t>(n));
+    } else {
+      encode_u8(w, 0xff);
+      encode_u64(w, n);
+    }
+  }
+} encode_compact_size;
+
+inline constexpr struct {
+  void operator()(ByteSink auto& w, const Hash256& h) const { w.write(h.bytes()); }
+} encode_hash;
+
+// A length-prefixed byte string (a script, a witness item).
+inline constexpr struct {
+  void operator()(ByteSink auto& w, std::span<const std::byte> bytes) const {
+    encode_compact_size(w, bytes.size());
+    w.write(bytes);
+  }
+} encode_bytes;
+
+// A counted sequence: the CompactSize count, then encode_item(w, item,
+// extra...) for each item.
+inline constexpr struct {
+  template <class Range, class EncodeItem, class... Extra>
+  void operator()(ByteSink auto& w, const Range& items, const EncodeItem& encode_item, const Extra&... extra) const {
+    encode_compact_size(w, std::size(items));
+    for (const auto& item : items) encode_item(w, item, extra...);
+  }
+} encode_range;
+
+// Decoders ---------------------------------------------------------------------
+
+// Bitcoin Core's MAX_SIZE: no CompactSize is larger.
+inline constexpr std::uint64_t max_size = 0x02000000;
+
+// Reserving for a stream: never more than this many items up front; the
+// container then grows with what actually decodes.
+inline constexpr std::uint64_t stream_reserve_limit = 1024;
+
+// decode_u32(ctx) returns the value; decode_u32(ctx, field) stores it, the
+// shape decode_range takes for an item.
+template <std::integral T>
+struct decode_int_fn {
+  T operator()(DecodingContext& ctx) const {
+    std::array<std::byte, sizeof(T)> bytes;
+    ctx.read(std::span<std::byte, sizeof(T)>(bytes));
+    return from_le<T>(bytes);
+  }
+  void operator()(DecodingContext& ctx, T& out) const { out = (*this)(ctx); }
+};
+inline constexpr decode_int_fn<std::uint8_t> decode_u8;
+inline constexpr decode_int_fn<std::uint16_t> decode_u16;
+inline constexpr decode_int_fn<std::uint32_t> decode_u32;
+inline constexpr decode_int_fn<std::int32_t> decode_i32;
+inline constexpr decode_int_fn<std::uint64_t> decode_u64;
+inline constexpr decode_int_fn<std::int64_t> decode_i64;
+
+// CompactSize, checked as Bitcoin Core checks it: the shortest form, then
+// at most max_size, in every branch. A failure yields 0.
+inline constexpr struct {
+  std::uint64_t operator()(DecodingContext& ctx) const {
+    const std::uint8_t first = decode_u8(ctx);
+    std::uint64_t n = first;
+    std::uint64_t shortest = 0;
+    if (first == 0xfd) {
+      n = decode_u16(ctx);
+      shortest = 0xfd;
+    } else if (first == 0xfe) {
+      n = decode_u32(ctx);
+      shortest = 0x10000;
+    } else if (first == 0xff) {
+      n = decode_u64(ctx);
+      shortest = 0x100000000;
+    }
+    if (!ctx.ok()) return 0;
+    if (n < shortest) {
+      ctx.fail(decode_errc::non_canonical_size);
+      return 0;
+    }
+    if (n > max_size) {
+      ctx.fail(decode_errc::size_too_large);
+      return 0;
+    }
+    return n;
+  }
+} decode_compact_size;
+
+inline constexpr struct {
+  void operator()(DecodingContext& ctx, Hash256& h) const { ctx.read(h.bytes()); }
+} decode_hash;
+
+// How many of `n` items, each at least `min_item_size` bytes on the wire, to
+// reserve room for: no more than the bytes left can hold (a span), or a
+// bounded batch (a stream). Past that a container grows only as items
+// actually decode, so memory follows the bytes present, never the count.
+inline std::size_t reserve_for(const DecodingContext& ctx, std::uint64_t n, std::uint64_t min_item_size) {
+  const std::uint64_t bound = ctx.remaining_bound();
+  const std::uint64_t fits = bound == DecodingContext::unbounded ? stream_reserve_limit : bound / min_item_size;
+  return static_cast<std::size_t>(n < fits ? n : fits);
+}
+
+// A length-prefixed byte string, appended to `out` (a byte vector). From a
+// stream the bytes arrive in bounded chunks, never allocated up front.
+inline constexpr struct {
+  template <class Bytes>
+  void operator()(DecodingContext& ctx, Bytes& out) const {
+    ctx.read_append(out, decode_compact_size(ctx));
+  }
+} decode_bytes;
+
+// A counted sequence: the CompactSize count, then decode_item(ctx, item,
+// extra...) into each new item appended to `out` (never cleared: clear it
+// first where that is meant). `min_item_size`, the fewest bytes one item
+// takes on the wire, bounds the reservation (see reserve_for). Stops at the
+// first failure.
+inline constexpr struct {
+  template <class Container, class DecodeItem, class... Extra>
+  void operator()(DecodingContext& ctx, Container& out, std::uint64_t min_item_size, const DecodeItem& decode_item,
+                  Extra&... extra) const {
+    const std::uint64_t n = decode_compact_size(ctx);
+    const std::size_t wanted = out.size() + reserve_for(ctx, n, min_item_size);
+    // Geometric growth: a container appended to again and again (the
+    // witness items of input after input) stays linear.
+    if (wanted > out.capacity()) out.reserve(wanted > 2 * out.capacity() ? wanted : 2 * out.capacity());
+    for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) decode_item(ctx, out.emplace_back(), extra...);
+  }
+} decode_range;
+
+// For input that must hold exactly one object (a span): bytes left after
+// it are an error. Returns the first failure, or success.
+inline result<void> finish_exact(DecodingContext& ctx, std::uint64_t input_size) {
+  if (ctx.ok() && ctx.offset() != input_size) ctx.fail(decode_errc::trailing_bytes);
+  if (!ctx.ok()) return ctx.failure();
+  return success();
+}
+
+}  // namespace blockwire::wire

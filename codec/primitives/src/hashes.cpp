@@ -1,0 +1,116 @@
+// Hashes: the encoders write straight into a SHA-256 writer through a
+// buffer on the stack; no byte vector is built.
+#include "detail/decoders.hpp"
+#include "detail/encoders.hpp"
+
+#include <blockwire/codec/hashes.hpp>
+#include <blockwire/io/buffered_writer.hpp>
+#include <blockwire/io/decoding_context.hpp>
+#include <blockwire/io/span_writer.hpp>
+#include <blockwire/io/sha256.hpp>
+
+#include <cstring>
+
+namespace blockwire {
+namespace {
+
+// SHA256d of whatever `encode` writes.
+template <class Encode>
+Hash256 hash_encoded(Encode&& encode) {
+  Sha256 sha;
+  BufferedWriter<Sha256&, 4096> w(sha);
+  encode(w);
+  (void)w.flush();  // hashing cannot fail
+  return sha256d_of(sha);
+}
+
+// Leaves: one allocation, with room for the copy of the last hash that an
+// odd count needs; every later level fits in the same storage.
+std::vector<Hash256> leaves_for(std::size_t n) {
+  std::vector<Hash256> leaves;
+  leaves.reserve(n + (n & 1));
+  return leaves;
+}
+
+Hash256 root_in_place(std::vector<Hash256>& hashes, bool* mutated) {
+  if (hashes.empty()) return Hash256{};
+  bool mutation = false;
+  while (hashes.size() > 1) {
+    if (mutated != nullptr) {
+      for (std::size_t i = 0; i + 1 < hashes.size(); i += 2) {
+        if (hashes[i] == hashes[i + 1]) mutation = true;
+      }
+    }
+    if (hashes.size() & 1) hashes.push_back(hashes.back());  // within the reserved room
+    const std::size_t pairs = hashes.size() / 2;
+    const auto bytes = std::as_writable_bytes(std::span(hashes));
+    sha256d64(bytes.first(32 * pairs), bytes);
+    hashes.resize(pairs);
+  }
+  if (mutated != nullptr) *mutated = mutation;
+  return hashes[0];
+}
+
+}  // namespace
+
+
+Hash256 block_hash(const BlockHeader& header) {
+  std::array<std::byte, header_size> bytes;
+  SpanWriter out(bytes);
+  BufferedWriter<SpanWriter&, 0> w(out);
+  detail::encode_header(w, header);
+  return sha256d(bytes);
+}
+
+Hash256 txid(const Transaction& tx) {
+  return hash_encoded([&](auto& w) { detail::encode_transaction(w, tx, witness::disallow); });
+}
+
+Hash256 wtxid(const Transaction& tx) {
+  return hash_encoded([&](auto& w) { detail::encode_transaction(w, tx, witness::allow); });
+}
+
+Hash256 merkle_root(std::span<const Hash256> leaves, bool* mutated) {
+  std::vector<Hash256> hashes = leaves_for(leaves.size());
+  hashes.assign(leaves.begin(), leaves.end());
+  return root_in_place(hashes, mutated);
+}
+
+Hash256 merkle_root(const Block& block, bool* mutated) {
+  std::vector<Hash256> hashes = leaves_for(block.transactions.size());
+  for (const Transaction& tx : block.transactions) hashes.push_back(txid(tx));
+  return root_in_place(hashes, mutated);
+}
+
+Hash256 witness_merkle_root(const Block& block) {
+  std::vector<Hash256> hashes = leaves_for(block.transactions.size());
+  for (const Transaction& tx : block.transactions) hashes.push_back(hashes.empty() ? Hash256{} : wtxid(tx));
+  return root_in_place(hashes, nullptr);
+}
+
+result<Block> decode_block(std::span<const std::byte> bytes, std::vector<TxIds>& ids, witness mode) {
+  std::vector<detail::TxLayout> layouts;
+  DecodingContext ctx(bytes);
+  Block block;
+  detail::decode_block(ctx, block, mode, &layouts);
+  if (auto r = wire::finish_exact(ctx, bytes.size()); !r) return r.error();
+
+  ids.resize(layouts.size());
+  Sha256 sha;
+  for (std::size_t i = 0; i < layouts.size(); ++i) {
+    const detail::TxLayout& t = layouts[i];
+    const auto part = [&](std::uint64_t from, std::uint64_t to) { return bytes.subspan(from, to - from); };
+    ids[i].wtxid = sha256d(part(t.begin, t.end));
+    if (t.body_begin == t.begin + 4 && t.body_end == t.end - 4) {
+      ids[i].txid = ids[i].wtxid;  // no marker, flag or witness: the same bytes
+    } else {
+      sha.update(part(t.begin, t.begin + 4));
+      sha.update(part(t.body_begin, t.body_end));
+      sha.update(part(t.end - 4, t.end));
+      ids[i].txid = sha256d_of(sha);
+    }
+  }
+  return block;
+}
+
+}  // namespace blockwire

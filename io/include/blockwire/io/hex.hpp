@@ -1,0 +1,26 @@
+// Bytes as hex digits and back: the one hex codec of blockwire.
+#pragma once
+
+#include <blockwire/io/error.hpp>
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace blockwire {
+
+// Lower-case, two digits a byte, in order.
+std::string to_hex(std::span<const std::byte> bytes);
+
+// Exactly out.size() bytes from 2 * out.size() digits of either case.
+// Errors: errc::wrong_hex_length; errc::not_hex with the offset of the
+// first character that is not a digit.
+result<void> from_hex(std::string_view hex, std::span<std::byte> out);
+
+// As many bytes as the digits give. Errors: errc::odd_hex_length;
+// errc::not_hex with the offset of the first character that is not a digit.
+result<std::vector<std::byte>> from_hex(std::string_view hex);
+
+}  // namespace blockwire

@@ -1,0 +1,73 @@
+// Networks: each genesis header, built from its published fields, hashes to
+// the genesis hash the library holds and meets the network's proof-of-work
+// limit; magics and names map both ways.
+#include <blockwire/codec.hpp>
+
+#include <doctest/doctest.h>
+
+using namespace blockwire;
+
+namespace {
+
+BlockHeader genesis_header(std::uint32_t time, std::uint32_t bits, std::uint32_t nonce) {
+  BlockHeader h;
+  h.version = 1;
+  // Every network's genesis coinbase is the same transaction.
+  h.merkle_root = Hash256::from_hex("4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b").value();
+  h.time = time;
+  h.bits = bits;
+  h.nonce = nonce;
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("networks: genesis headers hash to the genesis hashes, within each network's pow limit") {
+  struct Case {
+    network net;
+    BlockHeader header;
+  };
+  // Fields from Bitcoin Core's chainparams (CreateGenesisBlock calls).
+  const Case cases[] = {
+      {network::mainnet, genesis_header(1231006505, 0x1d00ffff, 2083236893)},
+      {network::testnet3, genesis_header(1296688602, 0x1d00ffff, 414098458)},
+      {network::regtest, genesis_header(1296688602, 0x207fffff, 2)},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(name(c.net));
+    CHECK(block_hash(c.header) == genesis_hash(c.net));
+    const auto limit = target_from_bits(pow_limit_bits(c.net));
+    REQUIRE(limit);
+    CHECK(at_most(genesis_hash(c.net), *limit));
+  }
+  // A mainnet target is far below regtest's limit, and not the other way round.
+  CHECK(at_most(*target_from_bits(pow_limit_bits(network::mainnet)), *target_from_bits(pow_limit_bits(network::regtest))));
+  CHECK(!at_most(*target_from_bits(pow_limit_bits(network::regtest)), *target_from_bits(pow_limit_bits(network::mainnet))));
+}
+
+TEST_CASE("networks: names and magics both ways, Core's -chain names accepted") {
+  for (network net : {network::mainnet, network::testnet3, network::testnet4, network::signet, network::regtest}) {
+    CHECK(network_from_name(name(net)) == net);
+    const Magic m = magic(net);
+    CHECK(network_from_magic(m) == net);
+  }
+  CHECK(network_from_name("main") == network::mainnet);
+  CHECK(network_from_name("test") == network::testnet3);
+  CHECK(!network_from_name("mainnet "));
+  const Magic mainnet{std::byte{0xf9}, std::byte{0xbe}, std::byte{0xb4}, std::byte{0xd9}};
+  CHECK(magic(network::mainnet) == mainnet);
+  CHECK(default_port(network::mainnet) == 8333);
+  CHECK(default_port(network::regtest) == 18444);
+  const Magic nothing{};
+  CHECK(!network_from_magic(nothing));
+}
+
+TEST_CASE("target_from_bits: Core's compact form, its invalid encodings refused") {
+  const auto t = target_from_bits(0x1d00ffff);  // 0x00000000ffff0000...0000
+  REQUIRE(t);
+  CHECK(t->to_hex() == "00000000ffff0000000000000000000000000000000000000000000000000000");
+  CHECK(!target_from_bits(0x1d80ffff));  // negative
+  CHECK(!target_from_bits(0x1d000000));  // zero
+  CHECK(!target_from_bits(0xff00ffff));  // overflows 256 bits
+  CHECK(target_from_bits(0x03123456)->to_hex() == std::string(58, '0') + "123456");
+}

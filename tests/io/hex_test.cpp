@@ -1,0 +1,42 @@
+#include <blockwire/io/hash256.hpp>
+#include <blockwire/io/hex.hpp>
+
+#include <doctest/doctest.h>
+
+#include <array>
+#include <vector>
+
+using namespace blockwire;
+
+TEST_CASE("hex: bytes to lower-case digits and back, either case in") {
+  const std::vector<std::byte> bytes{std::byte{0x00}, std::byte{0xff}, std::byte{0x10}, std::byte{0xab}};
+  CHECK(to_hex(bytes) == "00ff10ab");
+  CHECK(from_hex("00FF10aB").value() == bytes);
+  CHECK(from_hex("").value().empty());
+  CHECK(to_hex(std::vector<std::byte>{}).empty());
+}
+
+TEST_CASE("hex: a bad digit is reported at its own offset; odd and wrong lengths have codes of their own") {
+  const auto bad = from_hex("00f0zz");
+  REQUIRE(!bad);
+  CHECK(bad.error().code() == errc::not_hex);
+  CHECK(bad.error().offset() == 4);
+  const auto second_digit = from_hex("0g");
+  CHECK(second_digit.error().offset() == 1);
+  CHECK(from_hex("abc").error().code() == errc::odd_hex_length);
+  std::array<std::byte, 2> two{};
+  CHECK(from_hex("aabbcc", two).error().code() == errc::wrong_hex_length);
+  CHECK(from_hex("aabb", two));
+  CHECK(two[1] == std::byte{0xbb});
+  CHECK(from_hex("0x12").error().code() == errc::not_hex);
+}
+
+TEST_CASE("Hash256: hex in display order (reversed), its errors from the one hex codec") {
+  const auto h = Hash256::from_hex("000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f");
+  REQUIRE(h);
+  CHECK(h.value().bytes()[0] == std::byte{0x6f});   // the last pair shown is the first byte
+  CHECK(h.value().bytes()[31] == std::byte{0x00});
+  CHECK(h.value().to_hex() == "000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f");
+  CHECK(Hash256::from_hex("00").error().code() == errc::wrong_hex_length);
+  CHECK(Hash256::from_hex(std::string(63, '0') + "x").error().code() == errc::not_hex);
+}
