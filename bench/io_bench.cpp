@@ -2,7 +2,7 @@
 //   Templated       VectorWriter called directly, one insert per field
 //   WriterRef       through writer_ref, no buffer: an indirect call per field
 //   Buffered        BufferedWriter<writer_ref>: an inline copy per field,
-//                   one indirect call per 16 KiB
+//                   one indirect call per 64 KiB
 //   Lending         BufferedWriter<VectorWriter&>: the vector lends its own
 //                   storage, bytes are written in place once
 #include <blockwire/io.hpp>
