@@ -84,7 +84,7 @@ w("| --- | --- | --- | --- | --- |")
 what = {
     "WriteFields_Templated": "`VectorWriter::write` called directly (an insert per field)",
     "WriteFields_WriterRef": "through `writer_ref`, no buffer (an indirect call per field)",
-    "WriteFields_Buffered": "`BufferedWriter<writer_ref>`, 16 KiB",
+    "WriteFields_Buffered": "`BufferedWriter<writer_ref>`, 64 KiB",
     "WriteFields_Lending": "`BufferedWriter<VectorWriter&>`: the vector lends its storage",
     "WriteFields_Memcpy": "one `memcpy` of the megabyte (the physical limit)",
 }
@@ -113,7 +113,7 @@ w("")
 w("`Templated`: an insert into the vector per field, as Bitcoin Core's VectorWriter does.")
 w("`TemplatedLending`: the encoders on `BufferedWriter<VectorWriter&>`, which writes in the")
 w("vector's own storage. `WriterRef`: unbuffered `writer_ref`. `Public`: `encode_block(block,")
-w("writer_ref)` (a 16 KiB buffer on its stack, then one copy into the vector). `PublicVector`:")
+w("writer_ref)` (a 64 KiB buffer on its stack, then one copy into the vector). `PublicVector`:")
 w("`encode_block(block, std::vector&)`, which lends the vector's storage.\n")
 
 w("## Decoding blocks (objects destroyed included)\n")
