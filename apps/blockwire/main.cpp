@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <cstdio>
 
 using namespace blockwire;
@@ -25,6 +26,10 @@ void add_network_option(CLI::App& app, network& net) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A file-size limit (RLIMIT_FSIZE) then fails a write with EFBIG, which is
+  // reported, instead of killing the process mid-record.
+  std::signal(SIGXFSZ, SIG_IGN);
+
   CLI::App app{"blockwire: Bitcoin blocks and transactions, and Bitcoin Core's block files.\n"
                "Exit status: 0 success, 1 bad data found, 2 usage or I/O error."};
   app.require_subcommand(1);

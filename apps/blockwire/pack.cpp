@@ -1,6 +1,8 @@
 // blockwire pack: blocks (raw or hex files) into Core-style blk files.
-// Every input is read and checked before anything is written: a bad input
-// leaves the directory as it was.
+// All or nothing: every input is read and checked before anything is
+// written; a new directory is written under a temporary name and renamed
+// into place when complete; --append undoes its whole run when a write
+// fails. The directory is locked while it is written (BlockFileWriter).
 #include "commands.hpp"
 #include "input.hpp"
 #include "text.hpp"
@@ -10,7 +12,10 @@
 #include <blockwire/codec.hpp>
 #include <blockwire/io/hex.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 
@@ -89,34 +94,70 @@ int pack(const PackOptions& o) {
     key = random_xor_key();
   }
 
-  // Every input checked before anything is written. Standard input cannot
-  // be read twice: its bytes are kept.
+  // Every input checked before anything is written. What cannot be read
+  // twice (standard input, a pipe, a device) is kept; files are read again.
   std::vector<std::byte> bytes;
-  std::optional<std::vector<std::byte>> standard_input;
-  for (const std::string& input : o.inputs) {
-    if (auto status = read_block_input(input, o.net, bytes, true)) return *status;
-    if (input == "-") standard_input = std::move(bytes);
+  std::vector<std::optional<std::vector<std::byte>>> kept(o.inputs.size());
+  for (std::size_t i = 0; i < o.inputs.size(); ++i) {
+    if (auto status = read_block_input(o.inputs[i], o.net, bytes, true)) return *status;
+    if (o.inputs[i] == "-" || !fs::is_regular_file(o.inputs[i], ec)) kept[i] = std::move(bytes);
   }
 
-  auto writer = BlockFileWriter::open(o.output_dir, key, o.net);
-  if (!writer) {
-    std::fprintf(stderr, "blockwire pack: cannot write to %s: %s\n", o.output_dir.c_str(), writer.error().message().c_str());
-    return usage_or_io;
+  // A new (or empty) directory: written next to it, renamed when whole.
+  const bool fresh = !fs::exists(o.output_dir, ec) || (fs::is_directory(o.output_dir, ec) && fs::is_empty(o.output_dir, ec));
+  std::string target = o.output_dir;
+  if (fresh) {
+    fs::path parent = fs::absolute(o.output_dir).lexically_normal();
+    if (parent.filename().empty()) parent = parent.parent_path();
+    std::string name = parent.filename().string();
+    name.insert(0, 1, '.');
+    name.append(".partial-XXXXXX");
+    std::string templ = (parent.parent_path() / name).string();
+    if (::mkdtemp(templ.data()) == nullptr) {
+      std::fprintf(stderr, "blockwire pack: cannot create a directory beside %s: %s\n", o.output_dir.c_str(), std::strerror(errno));
+      return usage_or_io;
+    }
+    target = templ;
   }
+  const auto abandon = [&] {
+    if (fresh) fs::remove_all(target, ec);
+    return usage_or_io;
+  };
+
+  auto writer = BlockFileWriter::open(target, key, o.net);
+  if (!writer) {
+    const error& e = writer.error();
+    if (e.code() == blockfile_errc::damaged_last_file) {
+      std::fprintf(stderr, "blockwire pack: %s: %s (damage at byte %llu of its last blk file); run blockwire scan on it\n",
+                   o.output_dir.c_str(), e.code().message().c_str(), static_cast<unsigned long long>(e.offset()));
+      return bad_data;
+    }
+    std::fprintf(stderr, "blockwire pack: cannot write to %s: %s\n", o.output_dir.c_str(), e.message().c_str());
+    return abandon();
+  }
+  const BlockPosition start = writer.value().position();
   std::uint64_t total = 0;
   BlockPosition last{};
-  for (const std::string& input : o.inputs) {
-    if (input == "-") {
-      bytes = *standard_input;
+  for (std::size_t i = 0; i < o.inputs.size(); ++i) {
+    const std::string& input = o.inputs[i];
+    if (kept[i]) {
+      bytes = std::move(*kept[i]);
     } else if (auto status = read_block_input(input, o.net, bytes, false)) {
-      return *status;  // changed since it was checked
+      (void)writer.value().rewind(start);  // changed since it was checked
+      abandon();
+      return *status;
     }
     auto at = writer.value().append(bytes);
     if (!at) {
-      std::fprintf(stderr, "blockwire pack: writing %s into %s/%s at byte %llu: %s\n", input.c_str(), o.output_dir.c_str(),
-                   block_file_name(writer.value().position().file).c_str(), static_cast<unsigned long long>(at.error().offset()),
-                   at.error().code().message().c_str());
-      return usage_or_io;
+      const std::string where = at.error().has_offset() ? " at byte " + std::to_string(at.error().offset()) : "";
+      std::fprintf(stderr, "blockwire pack: writing %s into %s/%s%s: %s\n", input.c_str(), o.output_dir.c_str(),
+                   block_file_name(writer.value().position().file).c_str(), where.c_str(), at.error().code().message().c_str());
+      if (auto r = writer.value().rewind(start); !r) {
+        std::fprintf(stderr, "blockwire pack: and undoing this run's records failed: %s\n", r.error().message().c_str());
+      } else if (!fresh) {
+        std::fprintf(stderr, "blockwire pack: %s is as it was before this run\n", o.output_dir.c_str());
+      }
+      return abandon();
     }
     last = at.value();
     total += bytes.size();
@@ -124,7 +165,15 @@ int pack(const PackOptions& o) {
   if (auto r = writer.value().close(); !r) {
     std::fprintf(stderr, "blockwire pack: closing %s/%s: %s\n", o.output_dir.c_str(), block_file_name(last.file).c_str(),
                  r.error().message().c_str());
-    return usage_or_io;
+    return abandon();
+  }
+  if (fresh) {
+    // rename(2) replaces an empty directory; a non-empty one means another
+    // run got there first.
+    if (::rename(target.c_str(), o.output_dir.c_str()) != 0) {
+      std::fprintf(stderr, "blockwire pack: cannot move the finished directory to %s: %s\n", o.output_dir.c_str(), std::strerror(errno));
+      return abandon();
+    }
   }
   std::printf("packed %s (%s) into %s, blk00000.dat to %s, network %s, XOR key %s\n", count_of(o.inputs.size(), "block").c_str(),
               count_of(total, "byte").c_str(), o.output_dir.c_str(), block_file_name(last.file).c_str(), std::string(name(o.net)).c_str(),

@@ -83,7 +83,7 @@ void CheckPipeline::work() {
     ++tallies_.blocks;
     tallies_.transactions += block.transactions.size();
     tallies_.block_bytes += w->bytes.size();
-    if (!failure.empty()) tallies_.problems.push_back({w->file, w->offset, 0, std::move(failure)});
+    if (!failure.empty()) tallies_.problems.push_back({w->file, w->offset, 0, std::move(failure), true});
     free_buffers_.push_back(std::move(w->bytes));
   }
 }

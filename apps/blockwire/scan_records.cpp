@@ -38,7 +38,8 @@ result<void> scan_records(const FileToScan& file, network net, CheckPipeline& pi
     }
     const auto& skipped = std::get<SkippedBytes>(*event.value());
     std::string reason = skipped.message();
-    if (skipped.reason == blockfile_errc::undecodable_block && decode_failure) {
+    const bool failed_block = skipped.reason == blockfile_errc::undecodable_block;
+    if (failed_block && decode_failure) {
       reason += " (" + *decode_failure + "); skipped to the next magic";
       decode_failure.reset();
     }
@@ -46,7 +47,7 @@ result<void> scan_records(const FileToScan& file, network net, CheckPipeline& pi
     if (found == 0 && skipped.offset == 0 && framing) {
       reason += " at the start of the file: is the XOR key right? (xor.dat, --xor-key) Is it --network's file?";
     }
-    pipeline.add_problem({file.index, skipped.offset, skipped.count, std::move(reason)});
+    pipeline.add_problem({file.index, skipped.offset, skipped.count, std::move(reason), failed_block});
   }
 }
 

@@ -10,7 +10,7 @@ namespace blockwire::cli {
 
 std::size_t ScanResult::failed_blocks() const {
   std::size_t n = 0;
-  for (const Problem& p : problems) n += p.skipped_bytes == 0 ? 1 : 0;
+  for (const Problem& p : problems) n += p.failed_block ? 1 : 0;
   return n;
 }
 

@@ -11,8 +11,9 @@ namespace blockwire::cli {
 struct Problem {
   std::size_t file;              // index into ScanResult::files
   std::uint64_t offset;          // in that file
-  std::uint64_t skipped_bytes;   // 0 for a block that failed its checks
+  std::uint64_t skipped_bytes;   // bytes skipped to the next record
   std::string reason;
+  bool failed_block = false;     // a record whose block does not decode or fails its checks
 };
 
 struct ScanResult {

@@ -1,7 +1,11 @@
 #include <blockwire/io/file.hpp>
 
 #include <cerrno>
+#include <csignal>
+#include <ctime>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <system_error>
 #include <unistd.h>
 
@@ -18,7 +22,55 @@ result<int> open_file(const char* path, int flags) noexcept {
   return fd;
 }
 
+result<void> write_all(int fd, std::span<const std::byte> bytes) noexcept {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return last_error();
+    }
+    bytes = bytes.subspan(static_cast<std::size_t>(n));  // a short write: go on
+  }
+  return success();
+}
+
+// SIGPIPE blocked in this thread while it lives; finish(true) consumes the
+// one a failed write raised (unless one was pending before: that one is not
+// ours to take).
+class SigpipeBlocked {
+ public:
+  SigpipeBlocked() noexcept {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+    sigset_t pending;
+    sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+  }
+  SigpipeBlocked(const SigpipeBlocked&) = delete;
+  SigpipeBlocked& operator=(const SigpipeBlocked&) = delete;
+  void finish(bool raised) noexcept {
+    if (raised && !was_pending_) {
+      const timespec now{};
+      while (sigtimedwait(&pipe_, nullptr, &now) < 0 && errno == EINTR) {
+      }
+    }
+  }
+  ~SigpipeBlocked() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+
+ private:
+  sigset_t pipe_;
+  sigset_t old_;
+  bool was_pending_ = false;
+};
+
 }  // namespace
+
+result<FileWriter> FileWriter::create_new(const char* path) noexcept {
+  auto fd = open_file(path, O_WRONLY | O_CREAT | O_EXCL);
+  if (!fd) return fd.error();
+  return FileWriter(fd.value(), ownership::own);
+}
 
 result<FileWriter> FileWriter::create(const char* path) noexcept {
   auto fd = open_file(path, O_WRONLY | O_CREAT | O_TRUNC);
@@ -33,15 +85,16 @@ result<FileWriter> FileWriter::append(const char* path) noexcept {
 }
 
 result<void> FileWriter::write(std::span<const std::byte> bytes) noexcept {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd_.get(), bytes.data(), bytes.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return last_error();
-    }
-    bytes = bytes.subspan(static_cast<std::size_t>(n));  // a short write: go on
+  if (may_raise_sigpipe_ == pipe_kind::unknown) {
+    struct stat st;
+    const bool pipe = ::fstat(fd_.get(), &st) != 0 || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+    may_raise_sigpipe_ = pipe ? pipe_kind::yes : pipe_kind::no;
   }
-  return success();
+  if (may_raise_sigpipe_ == pipe_kind::no) return write_all(fd_.get(), bytes);
+  SigpipeBlocked blocked;
+  auto r = write_all(fd_.get(), bytes);
+  blocked.finish(!r && r.error().code() == std::errc::broken_pipe);
+  return r;
 }
 
 result<FileReader> FileReader::open(const char* path) noexcept {

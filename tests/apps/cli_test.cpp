@@ -245,6 +245,8 @@ TEST_CASE("scan reports a record whose block does not decode once, with the faul
   const Run r = run("scan --xor-key 0000000000000000 " + (dir / "blk00000.dat"));
   CHECK(r.status == 1);
   CHECK(r.out.find("1 block,") != std::string::npos);  // singular
+  CHECK(r.out.find("re-encoded to the same bytes: NO") != std::string::npos);
+  CHECK(r.out.find("(1 failed block, 108 bytes skipped)") != std::string::npos);
   CHECK(r.out.find("1 problem (") != std::string::npos);
   CHECK(r.out.find(":0: 108 bytes skipped: the record's block does not decode") != std::string::npos);
   CHECK(r.out.find("at byte 97 of the file") != std::string::npos);

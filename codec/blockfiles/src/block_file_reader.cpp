@@ -2,6 +2,7 @@
 #include <blockwire/io/file.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 #include <cerrno>
@@ -23,7 +24,7 @@ std::uint32_t le32(const std::byte* p) noexcept {
 }  // namespace
 
 BlockFileReader::BlockFileReader(reader_ref file, const XorKey& key, network net, std::uint64_t start_offset)
-    : source_(file, key, start_offset), magic_(magic(net)), window_(new std::byte[window_size]), base_(start_offset) {}
+    : source_(file, key, start_offset), key_(key), magic_(magic(net)), window_(new std::byte[window_size]), base_(start_offset) {}
 
 result<std::size_t> BlockFileReader::fill(std::size_t at_least) {
   while (end_ - begin_ < at_least && !eof_) {
@@ -52,12 +53,13 @@ result<std::optional<BlockFileEvent>> BlockFileReader::next() {
   if (avail.value() == 0) return std::nullopt;
   const std::uint64_t offset = base_ + begin_;
 
-  if (window_[begin_] == std::byte{0}) {
+  // The magic first: where a key byte equals a magic byte, a valid record's
+  // byte on disk is zero.
+  const bool has_magic = avail.value() >= magic_.size() && std::memcmp(window_.get() + begin_, magic_.data(), magic_.size()) == 0;
+  if (!has_magic && zero_run(begin_, begin_ + 1) == 1) {
     // Zeros: Core's pre-allocated space at the end of a file, or a gap.
     for (;;) {
-      const std::byte* first = window_.get() + begin_;
-      const std::byte* nonzero = std::find_if(first, static_cast<const std::byte*>(window_.get() + end_), [](std::byte b) { return b != std::byte{0}; });
-      begin_ += static_cast<std::size_t>(nonzero - first);
+      begin_ += zero_run(begin_, end_);
       if (begin_ != end_) break;
       auto more = fill(1);
       if (!more) return more.error();
@@ -70,7 +72,7 @@ result<std::optional<BlockFileEvent>> BlockFileReader::next() {
     begin_ = end_;
     return BlockFileEvent{SkippedBytes{offset, avail.value(), blockfile_errc::truncated_record_header, 0}};
   }
-  if (std::memcmp(window_.get() + begin_, magic_.data(), magic_.size()) != 0) return resync(offset, blockfile_errc::bad_magic);
+  if (!has_magic) return resync(offset, blockfile_errc::bad_magic);
 
   const std::uint32_t length = le32(window_.get() + begin_ + 4);
   if (length < 81 || length > max_block_size) {
@@ -85,6 +87,22 @@ result<std::optional<BlockFileEvent>> BlockFileReader::next() {
   last_record_ = offset;
   begin_ += 8 + std::size_t{length};
   return BlockFileEvent{BlockRecord{offset, block}};
+}
+
+std::size_t BlockFileReader::zero_run(std::size_t from, std::size_t to) const noexcept {
+  // The window holds un-XORed bytes: a raw zero reads as the key byte of its
+  // offset. A word at a time while whole words match, then byte by byte.
+  std::size_t i = from;
+  for (; i + 8 <= to; i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, window_.get() + i, 8);
+    if (word != 0 && word != detail::key_word(key_, base_ + i)) break;
+  }
+  for (; i < to; ++i) {
+    const std::byte b = window_[i];
+    if (b != std::byte{0} && b != key_[(base_ + i) % 8]) break;
+  }
+  return i - from;
 }
 
 void BlockFileReader::reject_last() {
@@ -135,17 +153,43 @@ std::string SkippedBytes::message() const {
 }
 
 result<std::vector<std::byte>> read_block_record(const std::string& path, std::uint64_t offset, const XorKey& key, network net) {
+  // The record's own header decides: no search for the next magic (that
+  // could read the whole file only to say "bad magic").
   auto file = FileReader::open(path.c_str());
   if (!file) return file.error();
   if (::lseek(file.value().fd(), static_cast<off_t>(offset), SEEK_SET) < 0) return std::error_code(errno, std::system_category());
-  BlockFileReader reader(file.value(), key, net, offset);
-  auto event = reader.next();
-  if (!event) return event.error();
-  if (!event.value()) return error(blockfile_errc::past_end_of_file, offset);
-  if (const auto* record = std::get_if<BlockRecord>(&*event.value())) {
-    return std::vector<std::byte>(record->bytes.begin(), record->bytes.end());
+  const auto read_exactly = [&](std::span<std::byte> out) -> result<std::size_t> {
+    std::size_t have = 0;
+    while (have < out.size()) {
+      auto got = file.value().read_some(out.subspan(have));
+      if (!got) return got.error();
+      if (got.value() == 0) break;
+      have += got.value();
+    }
+    return have;
+  };
+  std::array<std::byte, 8> header{};
+  auto got = read_exactly(header);
+  if (!got) return got.error();
+  if (got.value() == 0) return error(blockfile_errc::past_end_of_file, offset);
+  bool zeros = true;  // on disk (Core's raw padding) or once un-XORed
+  for (std::size_t i = 0; i < got.value(); ++i) {
+    zeros = zeros && (header[i] == std::byte{0} || header[i] == key[(offset + i) % 8]);
+    header[i] ^= key[(offset + i) % 8];
   }
-  return error(std::get<SkippedBytes>(*event.value()).reason, offset);
+  const Magic expected = magic(net);
+  if (got.value() >= 4 && std::memcmp(header.data(), expected.data(), 4) == 0) {
+    if (got.value() < 8) return error(blockfile_errc::truncated_record_header, offset);
+    const std::uint32_t length = le32(header.data() + 4);
+    if (length < 81 || length > max_block_size) return error(blockfile_errc::implausible_length, offset);
+    std::vector<std::byte> block(length);
+    got = read_exactly(block);
+    if (!got) return got.error();
+    if (got.value() < length) return error(blockfile_errc::record_past_end, offset);
+    xor_in_place(block, key, offset + 8);
+    return block;
+  }
+  return error(zeros ? blockfile_errc::zero_bytes : blockfile_errc::bad_magic, offset);
 }
 
 }  // namespace blockwire

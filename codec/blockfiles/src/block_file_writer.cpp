@@ -1,33 +1,130 @@
 #include <blockwire/blockfiles/block_directory.hpp>
-#include <blockwire/blockfiles/block_file_reader.hpp>  // max_block_size
+#include <blockwire/blockfiles/block_file_reader.hpp>  // max_block_size, BlockFileReader
 #include <blockwire/blockfiles/block_file_writer.hpp>
 #include <blockwire/blockfiles/error.hpp>
 #include <blockwire/codec/encoding.hpp>
 #include <blockwire/codec/wire.hpp>
 #include <blockwire/io/buffered_writer.hpp>
+#include <blockwire/io/file.hpp>
+#include <blockwire/io/file_descriptor.hpp>
 
+#include <cerrno>
+#include <climits>
+#include <fcntl.h>
 #include <filesystem>
+#include <optional>
 #include <system_error>
+#include <unistd.h>
 
 namespace blockwire {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+std::error_code last_error() noexcept { return {errno, std::system_category()}; }
+
+// An exclusive lock on `path`. Bitcoin Core locks its data directory's
+// .lock with a classic fcntl lock; ours is an open-file-description lock
+// (F_OFD_SETLK), which conflicts with Core's, and also with a second writer
+// in this same process (classic locks belong to the process, and closing
+// any descriptor of the file would drop them). `create`: make the file if it is not there; otherwise a missing
+// file gives an empty FileDescriptor (nothing to lock). `held`: the code for
+// a lock someone else holds.
+result<FileDescriptor> lock_file(const fs::path& path, bool create, blockfile_errc held) {
+  int fd;
+  do fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    if (!create && errno == ENOENT) return FileDescriptor{};
+    return last_error();
+  }
+  FileDescriptor owned(fd, ownership::own);
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  if (::fcntl(fd, F_OFD_SETLK, &lock) != 0) {
+    if (errno == EAGAIN || errno == EACCES) return held;
+    return last_error();
+  }
+  return owned;
+}
+
+// The data directory a blocks directory sits in: its parent.
+fs::path data_directory_of(const std::string& dir) {
+  fs::path p = fs::absolute(dir).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();  // "blocks/" -> "blocks"
+  return p.parent_path();
+}
+
+struct Tail {
+  std::uint64_t end;  // of the last whole record
+  bool padded;        // zero bytes follow it up to the end of the file
+};
+
+// Walks the records of the last blk file: each must be whole and hold a
+// block that decodes, up to the end of the file or to trailing zero
+// padding. Anything else is damaged_last_file, at the offset where it
+// begins.
+result<Tail> check_last_file(const std::string& path, const XorKey& key, network net, std::uint64_t size) {
+  auto file = FileReader::open(path.c_str());
+  if (!file) return file.error();
+  BlockFileReader reader(file.value(), key, net);
+  Block block;
+  std::uint64_t end = 0;
+  for (;;) {
+    auto event = reader.next();
+    if (!event) return event.error();
+    if (!event.value()) break;
+    if (const auto* record = std::get_if<BlockRecord>(&*event.value())) {
+      if (!decode_block(record->bytes, block)) return error(blockfile_errc::damaged_last_file, record->offset);
+      end = record->offset + 8 + record->bytes.size();
+    } else {
+      return error(blockfile_errc::damaged_last_file, std::get<SkippedBytes>(*event.value()).offset);
+    }
+  }
+  return Tail{end, end < size};
+}
+
+}  // namespace
+
 struct BlockFileWriter::State {
   std::string dir;
   XorKey key;
   Magic magic;
+  FileDescriptor lock;       // DIR/.lock, held while the writer lives
+  FileDescriptor node_lock;  // the data directory's .lock, when there is one: no node starts meanwhile
   unsigned number = 0;
   std::optional<FileWriter> file;
-  std::uint64_t size = 0;  // of the current file
-  error failure{};         // sticky: after a failed write, nothing more is written
+  std::uint64_t size = 0;                // of the current file
+  unsigned first_created = UINT_MAX;     // files numbered from here on were created by this writer
+  error failure{};                       // sticky: after a failed write, nothing more is written
 
-  result<void> open_file(bool append, std::string path = {}) {
-    if (path.empty()) path = (fs::path(dir) / block_file_name(number)).string();
-    auto opened = append ? FileWriter::append(path.c_str()) : FileWriter::create(path.c_str());
-    if (!opened) return opened.error();
-    file.emplace(std::move(opened).value());
+  std::string path_of(unsigned n) const { return (fs::path(dir) / block_file_name(n)).string(); }
+
+  // Never truncates or overwrites: a new file must not exist yet.
+  result<void> create_file(unsigned n) {
+    if (n > max_block_file_number) return blockfile_errc::too_many_files;
+    auto created = FileWriter::create_new(path_of(n).c_str());
+    if (!created) return created.error();
+    file.emplace(std::move(created).value());
+    number = n;
+    size = 0;
+    if (n < first_created) first_created = n;
     return success();
+  }
+
+  // Removes what a failed append left: the file cut back to where the
+  // record began, or gone if this writer created it and it is now empty.
+  void cut_back(const BlockPosition& at) {
+    if (!file) return;
+    if (at.offset == 0 && at.file >= first_created) {
+      (void)file->close();
+      file.reset();
+      ::unlink(path_of(at.file).c_str());
+    } else {
+      (void)::ftruncate(file->fd(), static_cast<off_t>(at.offset));
+    }
   }
 
   // Frames and writes one record in one pass: magic, length, block, XORed
@@ -40,9 +137,8 @@ struct BlockFileWriter::State {
     if (length > max_block_size) return blockfile_errc::block_too_large;  // no reader would take it
     if (size != 0 && size + 8 + length > max_blockfile_size) {
       if (auto r = file->close(); !r) return failure = r.error();
-      ++number;
-      size = 0;
-      if (auto r = open_file(false); !r) return failure = r.error();
+      file.reset();
+      if (auto r = create_file(number + 1); !r) return failure = r.error();
     }
     const BlockPosition at{number, size};
     XorWriter<FileWriter&> obfuscated(*file, key, size);
@@ -51,7 +147,7 @@ struct BlockFileWriter::State {
     wire::encode_u32(w, static_cast<std::uint32_t>(length));
     encode_block(w);
     if (auto r = w.flush(); !r) {
-      // Some of the record may be on disk: say where it began.
+      cut_back(at);
       return failure = error(r.error().code(), at.offset);
     }
     size += 8 + length;
@@ -65,9 +161,21 @@ BlockFileWriter& BlockFileWriter::operator=(BlockFileWriter&&) noexcept = defaul
 BlockFileWriter::~BlockFileWriter() = default;
 
 result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorKey& key, network net) {
+  auto state = std::make_unique<State>();
+  state->dir = dir;
+  state->key = key;
+  state->magic = magic(net);
+  // A running node first: then nothing at all is written.
+  auto node_lock = lock_file(data_directory_of(dir) / ".lock", false, blockfile_errc::node_running);
+  if (!node_lock) return node_lock.error();
+  state->node_lock = std::move(node_lock).value();
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return ec;
+  auto lock = lock_file(fs::path(dir) / ".lock", true, blockfile_errc::directory_locked);
+  if (!lock) return lock.error();
+  state->lock = std::move(lock).value();
+
   auto existing = block_files(dir);
   if (!existing) return existing.error();
   const bool has_key_file = fs::exists(fs::path(dir) / "xor.dat", ec);
@@ -82,19 +190,25 @@ result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorK
     return r.error();
   }
 
-  auto state = std::make_unique<State>();
-  state->dir = dir;
-  state->key = key;
-  state->magic = magic(net);
-  if (!existing.value().empty()) {
-    const fs::path last = existing.value().back();
-    state->number = *block_file_number(last.filename().string());  // block_files() only lists numbered names
-    state->size = fs::file_size(last, ec);
-    if (ec) return ec;
+  if (existing.value().empty()) {
+    if (auto r = state->create_file(0); !r) return r.error();
+    return BlockFileWriter(std::move(state));
   }
-  if (auto r = state->open_file(true, existing.value().empty() ? std::string{} : existing.value().back()); !r) {
-    return r.error();
+  const std::string& last = existing.value().back();
+  const unsigned number = *block_file_number(fs::path(last).filename().string());  // block_files() lists numbered names only
+  const std::uint64_t size = fs::file_size(last, ec);
+  if (ec) return ec;
+  auto tail = check_last_file(last, key, net, size);
+  if (!tail) return tail.error();
+  if (tail.value().padded) {  // Core's pre-allocated tail: leave it, start the next file
+    if (auto r = state->create_file(number + 1); !r) return r.error();
+    return BlockFileWriter(std::move(state));
   }
+  auto file = FileWriter::append(last.c_str());
+  if (!file) return file.error();
+  state->file.emplace(std::move(file).value());
+  state->number = number;
+  state->size = size;
   return BlockFileWriter(std::move(state));
 }
 
@@ -108,15 +222,39 @@ result<BlockPosition> BlockFileWriter::append(std::span<const std::byte> block_b
   return state_->append(block_bytes.size(), [&](StreamWriter& w) { w.write(block_bytes); });
 }
 
+result<void> BlockFileWriter::rewind(BlockPosition to) {
+  if (!state_) return blockfile_errc::writer_closed;
+  State& s = *state_;
+  if (s.file) {
+    if (auto r = s.file->close(); !r && !s.failure) s.failure = r.error();
+    s.file.reset();
+  }
+  for (unsigned n = s.number; n > to.file; --n) {
+    if (n >= s.first_created && ::unlink(s.path_of(n).c_str()) != 0 && errno != ENOENT) return last_error();
+  }
+  const std::string path = s.path_of(to.file);
+  if (to.offset == 0 && to.file >= s.first_created) {
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return last_error();
+  } else if (::truncate(path.c_str(), static_cast<off_t>(to.offset)) != 0) {
+    return last_error();
+  }
+  s.number = to.file;
+  s.size = to.offset;
+  return success();
+}
+
 BlockPosition BlockFileWriter::position() const noexcept {
   if (!state_) return {};
   return {state_->number, state_->size};
 }
 
 result<void> BlockFileWriter::close() {
-  if (!state_ || !state_->file) return success();
-  auto r = state_->file->close();
+  if (!state_) return success();
+  result<void> r = success();
+  if (state_->file) r = state_->file->close();
   state_->file.reset();
+  state_->node_lock = FileDescriptor{};
+  state_->lock = FileDescriptor{};
   return r;
 }
 

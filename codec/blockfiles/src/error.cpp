@@ -18,6 +18,10 @@ const char* describe(int value) noexcept {
     case blockfile_errc::record_past_end: return "the record runs past the end of the file";
     case blockfile_errc::undecodable_block: return "the record's block does not decode";
     case blockfile_errc::past_end_of_file: return "no record there: the file ends before it (or only zero bytes follow)";
+    case blockfile_errc::directory_locked: return "another writer holds the directory's lock (.lock)";
+    case blockfile_errc::node_running: return "a running node holds its data directory's lock (../.lock): stop it first";
+    case blockfile_errc::too_many_files: return "past blk99999.dat, the last name Bitcoin Core gives a block file";
+    case blockfile_errc::damaged_last_file: return "the last blk file does not end with a whole, decodable record";
   }
   return nullptr;
 }

@@ -133,7 +133,9 @@ inline constexpr struct {
   void operator()(DecodingContext& ctx, Block& b, witness mode, std::vector<TxLayout>* layouts = nullptr) const {
     decode_header(ctx, b.header);
     const std::uint64_t n = decode_compact_size(ctx);
-    b.transactions.reserve(reserve_for(ctx, n, min_tx_size));
+    // Bounded by memory too, as decode_range is: a Transaction takes more
+    // bytes on the heap's side than the 10 it may take on the wire.
+    b.transactions.reserve(reserve_for(ctx, n, std::max<std::uint64_t>(min_tx_size, sizeof(Transaction))));
     if (layouts != nullptr) layouts->reserve(b.transactions.capacity());
     // Each transaction is decoded into one scratch transaction whose buffers
     // grow once and are reused, then copied out: the copy allocates each

@@ -22,7 +22,8 @@ enum class errc : int {
   end_of_stream = 1,  // a source ended where more bytes were needed
   no_room,            // a fixed-size sink is full
   truncated,          // input ended inside an object
-  not_hex,            // a character that is not a hex digit (offset: where)
+  // 4 was bad_argument, retired: it meant too many things.
+  not_hex = 5,        // a character that is not a hex digit (offset: where)
   odd_hex_length,     // hex of an odd number of digits
   wrong_hex_length,   // hex of another length than the value takes
 };

@@ -15,18 +15,27 @@ class FileWriter {
  public:
   // Creates or truncates `path` (mode 0644) and owns the descriptor.
   static result<FileWriter> create(const char* path) noexcept;
+  // Creates `path`, which must not exist (EEXIST otherwise): never
+  // truncates or overwrites a file.
+  static result<FileWriter> create_new(const char* path) noexcept;
   // Opens `path` for appending, creating it if needed.
   static result<FileWriter> append(const char* path) noexcept;
 
   explicit FileWriter(int fd, ownership how = ownership::borrow) noexcept : fd_(fd, how) {}
 
+  // A pipe or socket whose reader left gives EPIPE here, never a SIGPIPE
+  // that kills the process: the signal is blocked in this thread for the
+  // write and the one it raised is consumed; the process's disposition is
+  // left alone. (Regular files never raise it: they skip that work.)
   result<void> write(std::span<const std::byte> bytes) noexcept;
   // Closes an owned descriptor and reports its error; see FileDescriptor.
   result<void> close() noexcept { return fd_.close(); }
   int fd() const noexcept { return fd_.get(); }
 
  private:
+  enum class pipe_kind : unsigned char { unknown, no, yes };
   FileDescriptor fd_;
+  pipe_kind may_raise_sigpipe_ = pipe_kind::unknown;  // learnt at the first write
 };
 
 class FileReader {

@@ -6,7 +6,8 @@
 // is broken (bad magic, an implausible length, a length past the end of the
 // file) it reports the bytes it skips and finds the next magic with memchr.
 // Zero bytes at the end of a file (space Core pre-allocates) are not an
-// error. Memory: one window of at most a few MiB, whatever the file's size.
+// error: Core writes them raw, not obfuscated, so zeros count in either
+// domain (a zero byte on disk, or one after removing the key). Memory: one window of at most a few MiB, whatever the file's size.
 #pragma once
 
 #include <blockwire/blockfiles/error.hpp>
@@ -63,9 +64,13 @@ class BlockFileReader {
 
  private:
   result<std::size_t> fill(std::size_t at_least);
+  // How many bytes from window_[from] on, before window_[to], are zero on
+  // disk or zero once un-XORed.
+  std::size_t zero_run(std::size_t from, std::size_t to) const noexcept;
   result<std::optional<BlockFileEvent>> resync(std::uint64_t from, blockfile_errc reason, std::uint32_t claimed_length = 0);
 
   XorReader<reader_ref> source_;
+  XorKey key_;
   Magic magic_;
   // Uninitialised on purpose: only the pages a file's records touch are
   // ever faulted in, so reading one record does not clear 8 MiB first.

@@ -2,51 +2,74 @@
 // (magic, length, block) and obfuscated with the directory's key, starting
 // a new blkNNNNN.dat when the current one would pass 128 MiB (Core's
 // MAX_BLOCKFILE_SIZE).
+//
+// What it guarantees: one writer at a time (an exclusive lock on DIR/.lock,
+// held while the writer lives, taken with fcntl as Bitcoin Core locks its
+// data directory), and never into the blocks directory of a running node
+// (whose data directory, the parent, holds a locked .lock); no file is ever
+// truncated or overwritten except to remove what a failed append of its own
+// left (new files are created exclusively); every record on disk is whole.
 #pragma once
 
 #include <blockwire/blockfiles/error.hpp>
-#include <blockwire/codec/network.hpp>
 #include <blockwire/codec/block.hpp>
+#include <blockwire/codec/network.hpp>
 #include <blockwire/io/error.hpp>
-#include <blockwire/io/file.hpp>
 #include <blockwire/io/xor.hpp>
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <span>
 #include <string>
 
 namespace blockwire {
 
 inline constexpr std::uint64_t max_blockfile_size = 128 * 1024 * 1024;
+// blk99999.dat: the last name Bitcoin Core's "blk%05u.dat" gives.
+inline constexpr unsigned max_block_file_number = 99'999;
 
 struct BlockPosition {
   unsigned file;         // N of blkNNNNN.dat
   std::uint64_t offset;  // of the record's magic
+  friend bool operator==(const BlockPosition&, const BlockPosition&) = default;
 };
 
 class BlockFileWriter {
  public:
-  // Creates `dir` if needed and writes its xor.dat. Appends to the last blk
-  // file already there. Errors: blockfile_errc::key_mismatch (xor.dat holds
-  // another key), plain_files_present (a key, and unobfuscated files there).
+  // Creates `dir` if needed, takes its lock, and writes xor.dat for a new
+  // directory. Appends after the last record of the last blk file, which
+  // must be whole and hold a block that decodes; a last file that ends in
+  // zero padding (Core pre-allocates) is left alone: the next file starts.
+  // Errors (blockfile_errc): directory_locked, node_running, key_mismatch
+  // (xor.dat holds another key), plain_files_present (a key, and
+  // unobfuscated files there), damaged_last_file (with the offset where the
+  // damage begins, in the last file).
   static result<BlockFileWriter> open(const std::string& dir, const XorKey& key, network net = network::mainnet);
 
   BlockFileWriter(BlockFileWriter&&) noexcept;
   BlockFileWriter& operator=(BlockFileWriter&&) noexcept;
   ~BlockFileWriter();
 
-  // Writes one whole record, or reports the error: a record is never left
-  // half-written without its caller knowing (the error's offset is where the
-  // record began, in the file position() names). After an error, every
-  // append fails; one after close() fails with blockfile_errc::writer_closed,
-  // one of a block longer than max_block_size with block_too_large.
+  // Writes one whole record, or reports the error with the offset where the
+  // record began, in the file position() names; the file is cut back to
+  // that offset, so nothing partial stays (a file this writer created and
+  // left empty is removed). After an error, every append fails; one after
+  // close() fails with writer_closed, one of a block longer than
+  // max_block_size with block_too_large, one past blk99999.dat with
+  // too_many_files.
   result<BlockPosition> append(const Block& block);
   // The same for a block already serialized (it is not checked).
   result<BlockPosition> append(std::span<const std::byte> block_bytes);
 
-  // Closes the current file and reports what close(2) said.
+  // Removes everything this writer appended after `to` (a position() taken
+  // earlier) and closes the file: the files it created after `to`'s are
+  // deleted, `to`'s file is cut back to `to`'s offset (and deleted when this
+  // writer created it and it would be empty). For all-or-nothing runs of
+  // appends; the lock is kept until close().
+  result<void> rewind(BlockPosition to);
+
+  // Closes the current file (reporting what close(2) said) and releases
+  // the lock.
   result<void> close();
 
   // Where the next record would begin.

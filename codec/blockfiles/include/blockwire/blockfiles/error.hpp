@@ -21,6 +21,10 @@ enum class blockfile_errc : int {
   record_past_end,          // a record runs past the end of the file
   undecodable_block,        // the record's block does not decode
   past_end_of_file,         // no record at or after that offset: the file ends (or only zeros follow)
+  directory_locked,         // another writer holds the directory's .lock
+  node_running,             // a running node holds its data directory's .lock (the parent's)
+  too_many_files,           // past blk99999.dat, the end of Bitcoin Core's naming
+  damaged_last_file,        // the last blk file does not end with a whole, decodable record
 };
 
 const std::error_category& blockfile_category() noexcept;

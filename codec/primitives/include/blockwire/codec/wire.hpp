@@ -195,9 +195,11 @@ inline constexpr struct {
 // reserve room for: no more than the bytes left can hold (a span), or a
 // bounded batch (a stream). Past that a container grows only as items
 // actually decode, so memory follows the bytes present, never the count.
+// (A min_item_size of 0 counts as 1.)
 inline std::size_t reserve_for(const DecodingContext& ctx, std::uint64_t n, std::uint64_t min_item_size) {
   const std::uint64_t bound = ctx.remaining_bound();
-  const std::uint64_t fits = bound == DecodingContext::unbounded ? stream_reserve_limit : bound / min_item_size;
+  const std::uint64_t per_item = min_item_size != 0 ? min_item_size : 1;
+  const std::uint64_t fits = bound == DecodingContext::unbounded ? stream_reserve_limit : bound / per_item;
   return static_cast<std::size_t>(n < fits ? n : fits);
 }
 
@@ -213,14 +215,18 @@ inline constexpr struct {
 // A counted sequence: the CompactSize count, then decode_item(ctx, item,
 // extra...) into each new item appended to `out` (never cleared: clear it
 // first where that is meant). `min_item_size`, the fewest bytes one item
-// takes on the wire, bounds the reservation (see reserve_for). Stops at the
-// first failure.
+// takes on the wire, bounds the reservation (see reserve_for), and so does
+// the item's own size: room is never reserved for more bytes of items than
+// bytes are left in the input (an 8-byte item of 1 wire byte would
+// otherwise reserve 8 bytes of heap per input byte). Stops at the first
+// failure.
 inline constexpr struct {
   template <class Container, class DecodeItem, class... Extra>
   void operator()(DecodingContext& ctx, Container& out, std::uint64_t min_item_size, const DecodeItem& decode_item,
                   Extra&... extra) const {
     const std::uint64_t n = decode_compact_size(ctx);
-    const std::size_t wanted = out.size() + reserve_for(ctx, n, min_item_size);
+    constexpr std::uint64_t item_bytes = sizeof(typename Container::value_type);
+    const std::size_t wanted = out.size() + reserve_for(ctx, n, min_item_size > item_bytes ? min_item_size : item_bytes);
     // Geometric growth: a container appended to again and again (the
     // witness items of input after input) stays linear.
     if (wanted > out.capacity()) out.reserve(wanted > 2 * out.capacity() ? wanted : 2 * out.capacity());
