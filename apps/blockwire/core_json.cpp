@@ -16,6 +16,10 @@ std::string hex32(std::uint32_t v) {
   return text;
 }
 
+// Hex of one script or witness item at a time: the only text held in
+// memory is the item being written.
+void write_hex(JsonOutput& out, std::span<const std::byte> bytes) { out.string(to_hex(bytes)); }
+
 }  // namespace
 
 double difficulty(std::uint32_t bits) {
@@ -26,69 +30,112 @@ double difficulty(std::uint32_t bits) {
   return 65535.0 / mantissa * std::pow(256.0, 0x1d - exponent);
 }
 
-nlohmann::ordered_json transaction_json(const Transaction& tx) {
-  nlohmann::ordered_json j;
-  j["txid"] = txid(tx).to_hex();
-  j["hash"] = wtxid(tx).to_hex();
-  j["version"] = tx.version;
-  j["size"] = serialized_size(tx);
-  j["vsize"] = vsize(tx);
-  j["weight"] = weight(tx);
-  j["locktime"] = tx.lock_time;
-  nlohmann::ordered_json vin = nlohmann::ordered_json::array();
+void write_transaction_json(JsonOutput& out, const Transaction& tx) {
+  out.begin_object();
+  out.key("txid");
+  out.string(txid(tx).to_hex());
+  out.key("hash");
+  out.string(wtxid(tx).to_hex());
+  out.key("version");
+  out.uint(tx.version);
+  out.key("size");
+  out.uint(serialized_size(tx));
+  out.key("vsize");
+  out.uint(vsize(tx));
+  out.key("weight");
+  out.uint(weight(tx));
+  out.key("locktime");
+  out.uint(tx.lock_time);
+  out.key("vin");
+  out.begin_array();
   const bool coinbase = tx.is_coinbase();
   for (const TxIn& in : tx.inputs) {
-    nlohmann::ordered_json i;
+    out.begin_object();
     if (coinbase) {
-      i["coinbase"] = to_hex(tx.script_sig(in));
+      out.key("coinbase");
+      write_hex(out, tx.script_sig(in));
     } else {
-      i["txid"] = in.prevout.txid.to_hex();
-      i["vout"] = in.prevout.index;
-      i["scriptSig"] = {{"hex", to_hex(tx.script_sig(in))}};
+      out.key("txid");
+      out.string(in.prevout.txid.to_hex());
+      out.key("vout");
+      out.uint(in.prevout.index);
+      out.key("scriptSig");
+      out.begin_object();
+      out.key("hex");
+      write_hex(out, tx.script_sig(in));
+      out.end_object();
     }
     if (in.witness_size != 0) {
-      nlohmann::ordered_json items = nlohmann::ordered_json::array();
-      for (const ByteRange item : tx.witness(in)) items.push_back(to_hex(tx.bytes(item)));
-      i["txinwitness"] = items;
+      out.key("txinwitness");
+      out.begin_array();
+      for (const ByteRange item : tx.witness(in)) write_hex(out, tx.bytes(item));
+      out.end_array();
     }
-    i["sequence"] = in.sequence;
-    vin.push_back(i);
+    out.key("sequence");
+    out.uint(in.sequence);
+    out.end_object();
   }
-  j["vin"] = vin;
-  nlohmann::ordered_json vout = nlohmann::ordered_json::array();
+  out.end_array();
+  out.key("vout");
+  out.begin_array();
   for (std::size_t n = 0; n < tx.outputs.size(); ++n) {
-    const TxOut& out = tx.outputs[n];
-    vout.push_back({{"value", static_cast<double>(out.value) / 1e8},
-                    {"n", n},
-                    {"scriptPubKey", {{"hex", to_hex(tx.script_pubkey(out))}}}});
+    const TxOut& o = tx.outputs[n];
+    out.begin_object();
+    out.key("value");
+    out.number(static_cast<double>(o.value) / 1e8);
+    out.key("n");
+    out.uint(n);
+    out.key("scriptPubKey");
+    out.begin_object();
+    out.key("hex");
+    write_hex(out, tx.script_pubkey(o));
+    out.end_object();
+    out.end_object();
   }
-  j["vout"] = vout;
+  out.end_array();
+  out.key("hex");
   std::vector<std::byte> bytes;
   encode_transaction(tx, bytes);
-  j["hex"] = to_hex(bytes);
-  return j;
+  write_hex(out, bytes);
+  out.end_object();
 }
 
-nlohmann::ordered_json block_json(const Block& block) {
+void write_block_json(JsonOutput& out, const Block& block) {
   const BlockHeader& h = block.header;
-  nlohmann::ordered_json j;
-  j["hash"] = block_hash(h).to_hex();
-  j["size"] = serialized_size(block);
-  j["strippedsize"] = serialized_size(block, witness::disallow);
-  j["weight"] = weight(block);
-  j["version"] = h.version;
-  j["versionHex"] = hex32(static_cast<std::uint32_t>(h.version));
-  j["merkleroot"] = h.merkle_root.to_hex();
-  nlohmann::ordered_json txs = nlohmann::ordered_json::array();
-  for (const Transaction& tx : block.transactions) txs.push_back(transaction_json(tx));
-  j["tx"] = txs;
-  j["time"] = h.time;
-  j["nonce"] = h.nonce;
-  j["bits"] = hex32(h.bits);
-  j["difficulty"] = difficulty(h.bits);
-  j["nTx"] = block.transactions.size();
-  if (!h.prev_block.is_zero()) j["previousblockhash"] = h.prev_block.to_hex();
-  return j;
+  out.begin_object();
+  out.key("hash");
+  out.string(block_hash(h).to_hex());
+  out.key("size");
+  out.uint(serialized_size(block));
+  out.key("strippedsize");
+  out.uint(serialized_size(block, witness::disallow));
+  out.key("weight");
+  out.uint(weight(block));
+  out.key("version");
+  out.integer(h.version);
+  out.key("versionHex");
+  out.string(hex32(static_cast<std::uint32_t>(h.version)));
+  out.key("merkleroot");
+  out.string(h.merkle_root.to_hex());
+  out.key("tx");
+  out.begin_array();
+  for (const Transaction& tx : block.transactions) write_transaction_json(out, tx);
+  out.end_array();
+  out.key("time");
+  out.uint(h.time);
+  out.key("nonce");
+  out.uint(h.nonce);
+  out.key("bits");
+  out.string(hex32(h.bits));
+  out.key("difficulty");
+  out.number(difficulty(h.bits));
+  out.key("nTx");
+  out.uint(block.transactions.size());
+  if (!h.prev_block.is_zero()) {
+    out.key("previousblockhash");
+    out.string(h.prev_block.to_hex());
+  }
+  out.end_object();
 }
 
 }  // namespace blockwire::cli

@@ -3,12 +3,25 @@
 #include <blockwire/io/file.hpp>
 #include <blockwire/io/hex.hpp>
 
-#include <cctype>
 #include <optional>
 #include <string_view>
 #include <unistd.h>
 
 namespace blockwire::cli {
+
+namespace {
+
+bool is_space(std::byte b) {
+  const auto c = std::to_integer<unsigned char>(b);
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+bool is_text(std::byte b) {
+  const auto c = std::to_integer<unsigned char>(b);
+  return is_space(b) || (c >= 0x20 && c < 0x7f);
+}
+
+}  // namespace
 
 result<std::vector<std::byte>> read_input(const std::string& path) {
   std::optional<FileReader> owned;
@@ -25,20 +38,54 @@ result<std::vector<std::byte>> read_input(const std::string& path) {
     auto got = owned->read_some(chunk);
     if (!got) return got.error();
     if (got.value() == 0) return bytes;
+    if (bytes.size() + got.value() > max_input_size) return std::make_error_code(std::errc::file_too_large);
     bytes.insert(bytes.end(), chunk, chunk + got.value());
   }
 }
 
-std::vector<std::byte> decode_if_hex(std::vector<std::byte> bytes) {
-  const auto is_space = [](std::byte b) { return std::isspace(std::to_integer<unsigned char>(b)) != 0; };
-  std::size_t begin = 0;
-  std::size_t end = bytes.size();
-  while (begin < end && is_space(bytes[begin])) ++begin;
-  while (end > begin && is_space(bytes[end - 1])) --end;
-  if (begin == end) return bytes;
-  auto value = from_hex(std::string_view(reinterpret_cast<const char*>(bytes.data()) + begin, end - begin));
-  if (!value) return bytes;  // not hex: raw bytes
-  return std::move(value).value();
+Readings readings_of(std::vector<std::byte> bytes) {
+  Readings r;
+  bool text = !bytes.empty();
+  std::string digits;
+  for (std::byte b : bytes) {
+    if (!is_text(b)) {
+      text = false;
+      break;
+    }
+    if (!is_space(b)) digits += static_cast<char>(b);
+  }
+  if (text) {
+    auto value = from_hex(digits);
+    if (value) {
+      r.hex = std::move(value).value();
+    } else {
+      error e = value.error();
+      if (e.has_offset()) {  // the offset among the digits; the user wants the input's
+        std::uint64_t seen = 0;
+        for (std::size_t i = 0; i < bytes.size(); ++i) {
+          if (is_space(bytes[i])) continue;
+          if (seen++ == e.offset()) {
+            e = error(e.code(), i);
+            break;
+          }
+        }
+      }
+      r.hex_problem = e;
+    }
+  }
+  r.raw = std::move(bytes);
+  return r;
+}
+
+std::string describe_hex_problem(const error& e, const std::vector<std::byte>& raw) {
+  if (e.code() == errc::odd_hex_length) {
+    std::size_t digits = 0;
+    for (std::byte b : raw) digits += is_space(b) ? 0 : 1;
+    return e.code().message() + " (" + std::to_string(digits) + ")";
+  }
+  std::string text = e.message();
+  if (e.has_offset() && e.offset() < raw.size() && raw[e.offset()] == std::byte{'x'}) text += " (hex takes no 0x prefix)";
+  return text;
 }
 
 }  // namespace blockwire::cli

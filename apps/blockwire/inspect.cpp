@@ -10,7 +10,7 @@
 
 #include <cstdio>
 #include <ctime>
-#include <iostream>
+#include <optional>
 
 namespace blockwire::cli {
 
@@ -28,7 +28,8 @@ std::string utc(std::uint32_t time) {
 int print_block(const Block& block, bool json) {
   const auto checked = check_block(block);
   if (json) {
-    std::cout << block_json(block).dump(2) << '\n';
+    JsonOutput out;
+    write_block_json(out, block);
     return checked ? ok : bad_data;
   }
   const BlockHeader& h = block.header;
@@ -54,7 +55,8 @@ int print_block(const Block& block, bool json) {
 
 int print_transaction(const Transaction& tx, bool json) {
   if (json) {
-    std::cout << transaction_json(tx).dump(2) << '\n';
+    JsonOutput out;
+    write_transaction_json(out, tx);
     return ok;
   }
   const std::size_t size = serialized_size(tx);
@@ -80,7 +82,7 @@ int print_transaction(const Transaction& tx, bool json) {
 }  // namespace
 
 int inspect(const InspectOptions& o) {
-  std::vector<std::byte> bytes;
+  Readings readings;
   if (o.offset) {
     auto key = resolve_xor_key(o.input, o.xor_key);
     if (!key) {
@@ -97,22 +99,47 @@ int inspect(const InspectOptions& o) {
       // No record at all past the end of the file is a usage error; a damaged one is bad data.
       return not_a_record && e.code() != blockfile_errc::past_end_of_file ? bad_data : usage_or_io;
     }
-    bytes = std::move(record).value();
+    readings.raw = std::move(record).value();
   } else {
     auto input = read_input(o.input);
     if (!input) {
+      if (input.error().code() == std::errc::file_too_large) {
+        std::fprintf(stderr, "blockwire inspect: %s: longer than any block or transaction (over %s bytes read; a block is at most "
+                     "4,000,000 bytes, 8,000,000 hex digits)\n", o.input.c_str(), with_commas(max_input_size).c_str());
+        return bad_data;
+      }
       std::fprintf(stderr, "blockwire inspect: cannot read %s: %s\n", o.input.c_str(), input.error().message().c_str());
       return usage_or_io;
     }
-    bytes = decode_if_hex(std::move(input).value());
+    readings = readings_of(std::move(input).value());
   }
 
-  auto block = decode_block(bytes);
-  if (block) return print_block(block.value(), o.json);
-  auto tx = decode_transaction(bytes);
-  if (tx) return print_transaction(tx.value(), o.json);
-  std::fprintf(stderr, "blockwire inspect: %s is neither a block (%s) nor a transaction (%s)\n", o.input.c_str(),
-               block.error().message().c_str(), tx.error().message().c_str());
+  // Hex first when the input is hex, then its bytes as they are: a raw
+  // transaction whose bytes happen to be hex digits is still found.
+  std::optional<error> block_failure, tx_failure;
+  for (const std::vector<std::byte>* bytes : {readings.hex ? &*readings.hex : nullptr, &readings.raw}) {
+    if (bytes == nullptr) continue;
+    auto block = decode_block(*bytes);
+    if (block) return print_block(block.value(), o.json);
+    // Bitcoin Core's decoderawtransaction: with witness data first, then
+    // the legacy form (a transaction with no inputs reads as a marker and
+    // flag otherwise); each must consume every byte.
+    auto tx = decode_transaction(*bytes);
+    if (!tx) tx = decode_transaction(*bytes, witness::disallow);
+    if (tx) return print_transaction(tx.value(), o.json);
+    if (!block_failure) {
+      block_failure = block.error();
+      tx_failure = tx.error();
+    }
+  }
+  if (readings.hex_problem) {
+    std::fprintf(stderr, "blockwire inspect: %s is not valid hex (%s), and its bytes are neither a block (%s) nor a transaction (%s)\n",
+                 o.input.c_str(), describe_hex_problem(*readings.hex_problem, readings.raw).c_str(), block_failure->message().c_str(),
+                 tx_failure->message().c_str());
+  } else {
+    std::fprintf(stderr, "blockwire inspect: %s is neither a block (%s) nor a transaction (%s)\n", o.input.c_str(),
+                 block_failure->message().c_str(), tx_failure->message().c_str());
+  }
   return bad_data;
 }
 

@@ -3,8 +3,13 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
+#include <string>
+#include <thread>
 
 using namespace blockwire;
 
@@ -44,6 +49,7 @@ int main(int argc, char** argv) {
   inspect_cmd->add_option("input", inspect.input, "a file, or - for standard input")->required()->type_name("FILE|-");
   inspect_cmd->add_flag("--json", inspect.json, "print JSON in Bitcoin Core's shape");
   inspect_cmd->add_option("--offset", inspect.offset, "read the record at this byte offset of a blk file (the offset of its magic)")
+      ->check([](const std::string& v) { return v.starts_with("-") ? "a byte offset is 0 or more, not " + v : std::string(); })
       ->type_name("N");
   inspect_cmd->add_option("--xor-key", inspect.xor_key, "with --offset: the 16-hex-digit key (default: xor.dat beside the file)")
       ->type_name("HEX");
@@ -60,7 +66,18 @@ int main(int argc, char** argv) {
   add_network_option(*scan_cmd, scan.net);
   scan_cmd->add_flag("--json", scan.json, "print the summary as JSON");
   scan_cmd->add_flag("!--no-progress", scan.progress, "no progress bar (shown on a terminal only)");
-  scan_cmd->add_option("--threads", scan.threads, "checking threads (default: one per core)")->type_name("N");
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  scan_cmd->add_option("--threads", scan.threads, "checking threads (default: one per core; at most 4 per core)")
+      ->check([cores](const std::string& v) {
+        unsigned long n = 0;
+        try {
+          n = std::stoul(v);
+        } catch (const std::exception&) {
+          return "not a number: " + v;
+        }
+        return n <= 4 * cores ? std::string() : "at most 4 x the cores (" + std::to_string(4 * cores) + " here), not " + v;
+      })
+      ->type_name("N");
 
   cli::PackOptions pack;
   auto* pack_cmd = app.add_subcommand(
@@ -81,7 +98,12 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);  // prints help (code 0) or the error
     return code == 0 ? cli::ok : cli::usage_or_io;
   }
-  if (*inspect_cmd) return cli::inspect(inspect);
-  if (*scan_cmd) return cli::scan(scan);
-  return cli::pack(pack);
+  int status = *inspect_cmd ? cli::inspect(inspect) : *scan_cmd ? cli::scan(scan) : cli::pack(pack);
+  // What was printed must have arrived: a full disk or a closed pipe
+  // behind standard output is an I/O error, not a success.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {
+    std::fprintf(stderr, "blockwire: writing the output: %s\n", std::strerror(errno));
+    status = cli::usage_or_io;
+  }
+  return status;
 }

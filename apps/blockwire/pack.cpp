@@ -44,24 +44,41 @@ std::optional<std::string> other_network(const BlockHeader& h, network net) {
 std::optional<int> read_block_input(const std::string& input, network net, std::vector<std::byte>& out, bool warn) {
   auto raw = read_input(input);
   if (!raw) {
+    if (raw.error().code() == std::errc::file_too_large) {
+      std::fprintf(stderr, "blockwire pack: %s: longer than any block (over %s bytes read)\n", input.c_str(),
+                   with_commas(max_input_size).c_str());
+      return bad_data;
+    }
     std::fprintf(stderr, "blockwire pack: cannot read %s: %s\n", input.c_str(), raw.error().message().c_str());
     return usage_or_io;
   }
-  out = decode_if_hex(std::move(raw).value());
-  if (out.size() > max_block_size) {
-    std::fprintf(stderr, "blockwire pack: %s: %s bytes: %s\n", input.c_str(), with_commas(out.size()).c_str(),
-                 make_error_code(blockfile_errc::block_too_large).message().c_str());
-    return bad_data;
+  Readings readings = readings_of(std::move(raw).value());
+  // Hex first (when the input is hex), then the bytes as they are.
+  std::optional<error> first_failure;
+  for (std::vector<std::byte>* candidate : {readings.hex ? &*readings.hex : nullptr, &readings.raw}) {
+    if (candidate == nullptr) continue;
+    if (candidate->size() > max_block_size) {
+      if (!first_failure) first_failure = error(blockfile_errc::block_too_large);
+      continue;
+    }
+    auto block = decode_block(*candidate);
+    if (!block) {
+      if (!first_failure) first_failure = block.error();
+      continue;
+    }
+    if (const auto why = other_network(block.value().header, net); warn && why) {
+      std::fprintf(stderr, "blockwire pack: warning: %s: %s; is it another network's block? (--network)\n", input.c_str(), why->c_str());
+    }
+    out = std::move(*candidate);
+    return std::nullopt;
   }
-  auto block = decode_block(out);
-  if (!block) {
-    std::fprintf(stderr, "blockwire pack: %s is not a block: %s\n", input.c_str(), block.error().message().c_str());
-    return bad_data;
+  if (readings.hex_problem) {
+    std::fprintf(stderr, "blockwire pack: %s is not a block: as hex, %s; as raw bytes, %s\n", input.c_str(),
+                 describe_hex_problem(*readings.hex_problem, readings.raw).c_str(), first_failure->message().c_str());
+  } else {
+    std::fprintf(stderr, "blockwire pack: %s is not a block: %s\n", input.c_str(), first_failure->message().c_str());
   }
-  if (const auto why = other_network(block.value().header, net); warn && why) {
-    std::fprintf(stderr, "blockwire pack: warning: %s: %s; is it another network's block? (--network)\n", input.c_str(), why->c_str());
-  }
-  return std::nullopt;
+  return bad_data;
 }
 
 }  // namespace

@@ -26,11 +26,14 @@ namespace {
 namespace fs = std::filesystem;
 
 // The files the paths name, each with its key; a message when one cannot be used.
-std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, ScanResult& result) {
+std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, ScanResult& result, std::uint64_t& total_bytes) {
   for (const std::string& path : o.paths) {
     std::error_code ec;
     const bool dir = fs::is_directory(path, ec);
-    if (!dir && !fs::is_regular_file(path, ec)) return path + ": no such file or directory";
+    if (!dir && !fs::is_regular_file(path, ec)) {
+      if (!fs::exists(path, ec)) return path + ": no such file or directory";
+      return path + ": not a blk file or a blocks directory (a FIFO, device or socket)";
+    }
     std::vector<std::string> found{path};
     if (dir) {
       auto listed = block_files(path);
@@ -43,9 +46,9 @@ std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, Sca
     for (const std::string& file : found) {
       const auto size = fs::file_size(file, ec);
       if (ec) return file + ": " + ec.message();
-      files.push_back({result.files.size(), file, key.value(), result.bytes});
+      files.push_back({result.files.size(), file, key.value(), total_bytes, size});
       result.files.push_back(file);
-      result.bytes += size;
+      total_bytes += size;
     }
   }
   return {};
@@ -56,22 +59,24 @@ std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, Sca
 int scan(const ScanOptions& o) {
   ScanResult result;
   std::vector<FileToScan> files;
-  if (const std::string problem = list_files(o, files, result); !problem.empty()) {
+  std::uint64_t total_bytes = 0;
+  if (const std::string problem = list_files(o, files, result, total_bytes); !problem.empty()) {
     std::fprintf(stderr, "blockwire scan: %s\n", problem.c_str());
     return usage_or_io;
   }
 
   const auto start = std::chrono::steady_clock::now();
-  Progress progress(o.progress && ::isatty(STDERR_FILENO) != 0 && !o.json, result.bytes, "block");
-  CheckPipeline pipeline(o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency()));
+  Progress progress(o.progress && ::isatty(STDERR_FILENO) != 0 && !o.json, total_bytes, "block");
+  CheckPipeline pipeline(o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency()), result);
   std::uint64_t records = 0;
   for (const FileToScan& file : files) {
     if (auto r = scan_records(file, o.net, pipeline, progress, records); !r) {
       result.io_failure = file.path + ": " + r.error().message();
       break;
     }
+    result.bytes += file.size;  // only what was read counts as scanned
   }
-  pipeline.finish(result);
+  pipeline.finish();
   progress.finish();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::sort(result.problems.begin(), result.problems.end(),

@@ -6,14 +6,11 @@
 
 namespace blockwire::cli {
 
-CheckPipeline::CheckPipeline(unsigned threads) : capacity_(2 * std::size_t{threads}) {
+CheckPipeline::CheckPipeline(unsigned threads, ScanResult& result) : capacity_(2 * std::size_t{threads}), result_(result) {
   for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
 }
 
-CheckPipeline::~CheckPipeline() {
-  ScanResult ignored;
-  finish(ignored);
-}
+CheckPipeline::~CheckPipeline() { finish(); }
 
 std::vector<std::byte> CheckPipeline::buffer() {
   std::lock_guard lock(mutex_);
@@ -32,7 +29,7 @@ void CheckPipeline::submit(Work w) {
 
 void CheckPipeline::add_problem(Problem p) {
   std::lock_guard lock(mutex_);
-  tallies_.problems.push_back(std::move(p));
+  result_.add(std::move(p));
 }
 
 std::optional<Work> CheckPipeline::pop() {
@@ -45,7 +42,7 @@ std::optional<Work> CheckPipeline::pop() {
   return w;
 }
 
-void CheckPipeline::finish(ScanResult& result) {
+void CheckPipeline::finish() {
   {
     std::lock_guard lock(mutex_);
     closed_ = true;
@@ -53,11 +50,6 @@ void CheckPipeline::finish(ScanResult& result) {
   }
   for (auto& t : workers_) t.join();
   workers_.clear();
-  result.blocks += tallies_.blocks;
-  result.transactions += tallies_.transactions;
-  result.block_bytes += tallies_.block_bytes;
-  result.problems.insert(result.problems.end(), tallies_.problems.begin(), tallies_.problems.end());
-  tallies_ = {};
 }
 
 // A worker: decodes into a block of its own (allocations stay in this
@@ -80,10 +72,10 @@ void CheckPipeline::work() {
       }
     }
     std::lock_guard lock(mutex_);
-    ++tallies_.blocks;
-    tallies_.transactions += block.transactions.size();
-    tallies_.block_bytes += w->bytes.size();
-    if (!failure.empty()) tallies_.problems.push_back({w->file, w->offset, 0, std::move(failure), true});
+    ++result_.blocks;
+    result_.transactions += block.transactions.size();
+    result_.block_bytes += w->bytes.size();
+    if (!failure.empty()) result_.add({w->file, w->offset, 0, std::move(failure), true});
     free_buffers_.push_back(std::move(w->bytes));
   }
 }

@@ -26,7 +26,8 @@ struct Work {
 
 class CheckPipeline {
  public:
-  explicit CheckPipeline(unsigned threads);
+  // Tallies and problems go into `result` (under the pipeline's lock).
+  CheckPipeline(unsigned threads, ScanResult& result);
   ~CheckPipeline();  // finishes
   CheckPipeline(const CheckPipeline&) = delete;
   CheckPipeline& operator=(const CheckPipeline&) = delete;
@@ -36,8 +37,8 @@ class CheckPipeline {
   // Waits while the queue is full.
   void submit(Work w);
   void add_problem(Problem p);
-  // Waits for every block to be checked, then adds the tallies to `result`.
-  void finish(ScanResult& result);
+  // Waits for every block to be checked: then `result` is complete.
+  void finish();
 
  private:
   void work();
@@ -49,7 +50,7 @@ class CheckPipeline {
   std::size_t capacity_;
   bool closed_ = false;
   std::vector<std::vector<std::byte>> free_buffers_;
-  ScanResult tallies_;
+  ScanResult& result_;
   std::vector<std::thread> workers_;
 };
 

@@ -8,27 +8,100 @@
 
 namespace blockwire::cli {
 
+namespace {
+
+// Adjacent damaged stretches (magic and garbage, again and again) become
+// one problem, so memory and output follow the records, not the damage.
+class SkipMerger {
+ public:
+  SkipMerger(CheckPipeline& pipeline) : pipeline_(pipeline) {}
+  void add(Problem p) {
+    if (pending_ && !p.failed_block && !pending_->failed_block && p.offset == pending_->offset + pending_->skipped_bytes) {
+      pending_->skipped_bytes += p.skipped_bytes;
+      ++merged_;
+      return;
+    }
+    flush();
+    pending_ = std::move(p);
+  }
+  void flush() {
+    if (!pending_) return;
+    if (merged_ != 0) pending_->reason += ", then " + std::to_string(merged_) + " more damaged stretches";
+    pipeline_.add_problem(std::move(*pending_));
+    pending_.reset();
+    merged_ = 0;
+  }
+
+ private:
+  CheckPipeline& pipeline_;
+  std::optional<Problem> pending_;
+  std::uint64_t merged_ = 0;
+};
+
+// A record whose block does not decode: the reader looks for the next
+// magic from the byte after its start (it may hide a real record), as long
+// as the decoding spent inside the damaged stretch stays within a budget
+// linear in the stretch. Records nested in records' scripts would
+// otherwise make it quadratic; past the budget, such a record is skipped
+// by its length.
+class ResyncBudget {
+ public:
+  // Whether to look inside the record at `offset` (`record_size` bytes with
+  // its header) whose decoding failed after `decoded` bytes.
+  bool allows(std::uint64_t offset, std::uint64_t record_size, std::uint64_t decoded) {
+    if (start_ == none) start_ = offset;
+    work_ += decoded;
+    const std::uint64_t stretch = offset + record_size - start_;
+    return work_ <= 4 * stretch + 2 * std::uint64_t{max_block_size};
+  }
+  void end_stretch() {
+    start_ = none;
+    work_ = 0;
+  }
+
+ private:
+  static constexpr std::uint64_t none = ~std::uint64_t{0};
+  std::uint64_t start_ = none;  // of the damaged stretch
+  std::uint64_t work_ = 0;      // bytes decoded in it
+};
+
+}  // namespace
+
 result<void> scan_records(const FileToScan& file, network net, CheckPipeline& pipeline, Progress& progress,
                           std::uint64_t& records) {
   auto opened = FileReader::open(file.path.c_str());
   if (!opened) return opened.error();
   BlockFileReader reader(opened.value(), file.key, net);
-  Block validated;                           // reused: decoding here only says whether the record holds a block
+  Block validated;                            // reused: decoding here only says whether the record holds a block
   std::optional<std::string> decode_failure;  // of the record just rejected: reported with the bytes it skips
+  SkipMerger skips(pipeline);
+  ResyncBudget budget;
   std::uint64_t found = 0;
   for (;;) {
     auto event = reader.next();
-    if (!event) return event.error();
-    if (!event.value()) return success();
+    if (!event) {
+      skips.flush();
+      return event.error();
+    }
+    if (!event.value()) break;
     if (const auto* record = std::get_if<BlockRecord>(&*event.value())) {
       if (auto decoded = decode_block(record->bytes, validated); !decoded) {
         // The error's offset is within the block; the user wants the file's.
         const error& e = decoded.error();
-        decode_failure = e.code().message() +
-                         (e.has_offset() ? " at byte " + std::to_string(record->offset + 8 + e.offset()) + " of the file" : "");
-        reader.reject_last();
+        std::string what = e.code().message() +
+                           (e.has_offset() ? " at byte " + std::to_string(record->offset + 8 + e.offset()) + " of the file" : "");
+        if (budget.allows(record->offset, 8 + record->bytes.size(), e.has_offset() ? e.offset() : record->bytes.size())) {
+          decode_failure = std::move(what);
+          reader.reject_last();
+        } else {
+          skips.add({file.index, record->offset, 8 + record->bytes.size(),
+                     "the record's block does not decode (" + what + "); skipped by its length (resync budget for this stretch spent)",
+                     true});
+        }
         continue;
       }
+      budget.end_stretch();
+      skips.flush();
       ++found;
       std::vector<std::byte> bytes = pipeline.buffer();
       bytes.assign(record->bytes.begin(), record->bytes.end());
@@ -43,12 +116,14 @@ result<void> scan_records(const FileToScan& file, network net, CheckPipeline& pi
       reason += " (" + *decode_failure + "); skipped to the next magic";
       decode_failure.reset();
     }
-    const bool framing = skipped.reason != blockfile_errc::zero_bytes && skipped.reason != blockfile_errc::undecodable_block;
+    const bool framing = skipped.reason != blockfile_errc::zero_bytes && !failed_block;
     if (found == 0 && skipped.offset == 0 && framing) {
       reason += " at the start of the file: is the XOR key right? (xor.dat, --xor-key) Is it --network's file?";
     }
-    pipeline.add_problem({file.index, skipped.offset, skipped.count, std::move(reason), failed_block});
+    skips.add({file.index, skipped.offset, skipped.count, std::move(reason), failed_block});
   }
+  skips.flush();
+  return success();
 }
 
 }  // namespace blockwire::cli

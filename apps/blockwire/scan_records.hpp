@@ -8,6 +8,7 @@
 #include "progress.hpp"
 #include "scan_pipeline.hpp"
 
+#include <blockwire/blockfiles/block_file_reader.hpp>  // max_block_size
 #include <blockwire/codec/network.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/xor.hpp>
@@ -23,6 +24,7 @@ struct FileToScan {
   std::string path;
   XorKey key;
   std::uint64_t progress_base;  // bytes of the files before it, for the progress bar
+  std::uint64_t size;
 };
 
 // Submits each valid block to `pipeline` and reports damage to it. Returns

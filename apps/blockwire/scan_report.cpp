@@ -1,23 +1,16 @@
 #include "scan_report.hpp"
+#include "json_output.hpp"
 #include "text.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
-#include <iostream>
 
 namespace blockwire::cli {
 
-std::size_t ScanResult::failed_blocks() const {
-  std::size_t n = 0;
-  for (const Problem& p : problems) n += p.failed_block ? 1 : 0;
-  return n;
-}
-
-std::uint64_t ScanResult::skipped_bytes() const {
-  std::uint64_t n = 0;
-  for (const Problem& p : problems) n += p.skipped_bytes;
-  return n;
+void ScanResult::add(Problem p) {
+  ++problem_count;
+  failed_blocks += p.failed_block ? 1 : 0;
+  skipped_bytes += p.skipped_bytes;
+  if (problems.size() < max_listed_problems) problems.push_back(std::move(p));
 }
 
 namespace {
@@ -30,15 +23,14 @@ void print_text_report(const ScanResult& r) {
   std::printf("scanned %s, %s, %s, %.1f MB in %.2f s (%.0f MB/s)\n", count_of(r.files.size(), "file").c_str(),
               count_of(r.blocks, "block").c_str(), count_of(r.transactions, "transaction").c_str(), static_cast<double>(r.bytes) / 1e6,
               r.seconds, mb_per_s(r));
-  const std::size_t failed = r.failed_blocks();
-  if (r.blocks == 0 && failed == 0) {
+  if (r.blocks == 0 && r.failed_blocks == 0) {
     std::printf("no blocks found\n");
   } else {
-    std::printf("every block decoded, passed check_block and re-encoded to the same bytes: %s\n", failed == 0 ? "yes" : "NO");
+    std::printf("every block decoded, passed check_block and re-encoded to the same bytes: %s\n", r.failed_blocks == 0 ? "yes" : "NO");
   }
-  if (r.problems.empty()) return;
-  std::printf("%s (%s, %s skipped):\n", count_of(r.problems.size(), "problem").c_str(), count_of(failed, "failed block").c_str(),
-              count_of(r.skipped_bytes(), "byte").c_str());
+  if (r.problem_count == 0) return;
+  std::printf("%s (%s, %s skipped):\n", count_of(r.problem_count, "problem").c_str(), count_of(r.failed_blocks, "failed block").c_str(),
+              count_of(r.skipped_bytes, "byte").c_str());
   for (const Problem& p : r.problems) {
     const std::string where = r.files[p.file] + ":" + std::to_string(p.offset);
     if (p.skipped_bytes != 0) {
@@ -47,27 +39,58 @@ void print_text_report(const ScanResult& r) {
       std::printf("  %s: %s\n", where.c_str(), p.reason.c_str());
     }
   }
+  if (r.problem_count > r.problems.size()) {
+    std::printf("  ... and %s not listed\n", count_of(r.problem_count - r.problems.size(), "more problem").c_str());
+  }
 }
 
 void print_json_report(const ScanResult& r) {
-  nlohmann::ordered_json j;
-  j["files"] = r.files.size();
-  j["blocks"] = r.blocks;
-  j["transactions"] = r.transactions;
-  j["bytes"] = r.bytes;
-  j["block_bytes"] = r.block_bytes;
-  j["seconds"] = r.seconds;
-  j["mb_per_s"] = mb_per_s(r);
-  j["failed_blocks"] = r.failed_blocks();
-  j["skipped_bytes"] = r.skipped_bytes();
-  nlohmann::ordered_json problems = nlohmann::ordered_json::array();
+  JsonOutput out;
+  out.begin_object();
+  out.key("files");
+  out.uint(r.files.size());
+  out.key("blocks");
+  out.uint(r.blocks);
+  out.key("transactions");
+  out.uint(r.transactions);
+  out.key("bytes");
+  out.uint(r.bytes);
+  out.key("block_bytes");
+  out.uint(r.block_bytes);
+  out.key("seconds");
+  out.number(r.seconds);
+  out.key("mb_per_s");
+  out.number(mb_per_s(r));
+  out.key("failed_blocks");
+  out.uint(r.failed_blocks);
+  out.key("skipped_bytes");
+  out.uint(r.skipped_bytes);
+  out.key("problem_count");
+  out.uint(r.problem_count);
+  out.key("problems");  // the first max_listed_problems
+  out.begin_array();
   for (const Problem& p : r.problems) {
-    problems.push_back({{"file", r.files[p.file]}, {"offset", p.offset}, {"skipped_bytes", p.skipped_bytes}, {"reason", p.reason}});
+    out.begin_object();
+    out.key("file");
+    out.string(r.files[p.file]);
+    out.key("offset");
+    out.uint(p.offset);
+    out.key("skipped_bytes");
+    out.uint(p.skipped_bytes);
+    out.key("failed_block");
+    out.boolean(p.failed_block);
+    out.key("reason");
+    out.string(p.reason);
+    out.end_object();
   }
-  j["problems"] = problems;
-  if (!r.io_failure.empty()) j["io_error"] = r.io_failure;
-  j["ok"] = r.ok();
-  std::cout << j.dump(2) << '\n';
+  out.end_array();
+  if (!r.io_failure.empty()) {
+    out.key("io_error");
+    out.string(r.io_failure);
+  }
+  out.key("ok");
+  out.boolean(r.ok());
+  out.end_object();
 }
 
 }  // namespace blockwire::cli

@@ -1,4 +1,6 @@
-// What `blockwire scan` found, and its two report formats.
+// What `blockwire scan` found, and its two report formats. Memory does not
+// grow with the damage: the counts are exact, but only the first
+// max_listed_problems are kept to list.
 #pragma once
 
 #include <cstddef>
@@ -7,6 +9,8 @@
 #include <vector>
 
 namespace blockwire::cli {
+
+inline constexpr std::size_t max_listed_problems = 1000;
 
 struct Problem {
   std::size_t file;              // index into ScanResult::files
@@ -18,17 +22,19 @@ struct Problem {
 
 struct ScanResult {
   std::vector<std::string> files;
-  std::uint64_t bytes = 0;  // of every file
+  std::uint64_t bytes = 0;  // of the files read (a file that could not be read is not counted)
   std::uint64_t blocks = 0;
   std::uint64_t transactions = 0;
   std::uint64_t block_bytes = 0;
-  std::vector<Problem> problems;  // in file and offset order
-  std::string io_failure;         // empty when every file was read
+  std::vector<Problem> problems;  // the first max_listed_problems found, in file and offset order once sorted
+  std::uint64_t problem_count = 0;
+  std::uint64_t failed_blocks = 0;
+  std::uint64_t skipped_bytes = 0;
+  std::string io_failure;  // empty when every file was read
   double seconds = 0;
 
-  std::size_t failed_blocks() const;
-  std::uint64_t skipped_bytes() const;
-  bool ok() const { return problems.empty() && io_failure.empty(); }
+  void add(Problem p);
+  bool ok() const { return problem_count == 0 && io_failure.empty(); }
 };
 
 void print_text_report(const ScanResult& r);

@@ -2,6 +2,7 @@
 // Bitcoin Core's shape checked against tests/data/README.md, and damaged
 // block files.
 #include <blockwire/blockfiles.hpp>
+#include <blockwire/codec.hpp>
 #include <blockwire/io.hpp>
 
 #include <doctest/doctest.h>
@@ -15,7 +16,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 using namespace blockwire;
@@ -287,4 +290,240 @@ TEST_CASE("inspect --offset: no record past the end is a usage error, a damaged 
   CHECK(run("inspect " + blk + " --offset 0").status == 0);
   CHECK(run("inspect " + blk + " --offset 0 --xor-key 0102", dir / "err").status == 2);
   CHECK(read_text(dir / "err").find("--xor-key takes 16 hex digits") != std::string::npos);
+}
+
+// Issue 11: real blocks directories, hostile inputs, messages --------------
+
+namespace {
+
+// One record as Core frames it, with a block of our own making.
+std::vector<std::byte> le32(std::uint32_t v) {
+  return test::bytes({int(v & 0xff), int((v >> 8) & 0xff), int((v >> 16) & 0xff), int(v >> 24)});
+}
+
+}  // namespace
+
+TEST_CASE("scan: a Core-style file (XOR'd records, then raw zeros to 16 MiB) is clean") {
+  TempDir dir;
+  REQUIRE(run("pack -o " + (dir / "blocks") + " --xor-key 3c910e7ad25508e1 " + block413567 + " " + segwit).status == 0);
+  REQUIRE(::truncate((dir / "blocks/blk00000.dat").c_str(), 16 * 1024 * 1024) == 0);
+  const Run r = run("scan " + (dir / "blocks"));
+  CHECK(r.status == 0);
+  CHECK(r.out.find("2 blocks") != std::string::npos);
+  CHECK(r.out.find("problem") == std::string::npos);
+}
+
+TEST_CASE("pack --append twice at once: one writes, the other is refused; nothing interleaves") {
+  TempDir dir;
+  REQUIRE(run("pack -o " + (dir / "blocks") + " " + block413567).status == 0);
+  std::string twenty;
+  for (int i = 0; i < 20; ++i) twenty += " " + segwit;
+  // Both started together through the shell; each exit status to a file.
+  const std::string one = std::string(BLOCKWIRE_EXE) + " pack --append -o " + (dir / "blocks") + twenty;
+  const std::string script = "(" + one + " 2>" + (dir / "e1") + "; echo $? >" + (dir / "s1") + ") & (" + one + " 2>" + (dir / "e2") +
+                             "; echo $? >" + (dir / "s2") + ") & wait";
+  REQUIRE(std::system(script.c_str()) == 0);
+  const int s1 = std::stoi(read_text(dir / "s1"));
+  const int s2 = std::stoi(read_text(dir / "s2"));
+  CHECK(s1 + s2 <= 2);  // at least one succeeded; a refusal is 2
+  const std::size_t succeeded = (s1 == 0 ? 1u : 0u) + (s2 == 0 ? 1u : 0u);
+  CHECK(succeeded >= 1);
+  if (succeeded == 1) CHECK((read_text(dir / "e1") + read_text(dir / "e2")).find("another writer holds the directory's lock") != std::string::npos);
+  const Run r = run("scan --json " + (dir / "blocks"));
+  CHECK(r.status == 0);
+  CHECK(nlohmann::json::parse(r.out)["blocks"] == 1 + 20 * succeeded);
+}
+
+TEST_CASE("pack: a failed write leaves a new directory absent, and an existing one as it was") {
+  TempDir dir;
+  // A file size limit (the shell's ulimit -f, in 512-byte blocks) below one block.
+  REQUIRE(run("pack -o " + (dir / "new") + " " + block413567).status == 0);
+  // 2,500 x 512 bytes: room for block 413567, not for the segwit block after it.
+  const std::string limited = "sh -c 'ulimit -f 2500; exec " + std::string(BLOCKWIRE_EXE) + " \"$@\"' blockwire ";
+  const std::string cmd1 = limited + "pack -o " + (dir / "other") + " " + block413567 + " " + segwit + " 2>" + (dir / "err1");
+  CHECK(WEXITSTATUS(std::system(cmd1.c_str())) == 2);
+  CHECK(read_text(dir / "err1").find("File too large") != std::string::npos);
+  CHECK(!fs::exists(dir / "other"));
+  for (const auto& entry : fs::directory_iterator(dir.path)) CHECK(entry.path().filename().string().find(".partial") == std::string::npos);
+
+  const auto before = read_file(dir / "new/blk00000.dat");
+  const std::string cmd2 = limited + "pack --append -o " + (dir / "new") + " " + segwit + " 2>" + (dir / "err2");
+  CHECK(WEXITSTATUS(std::system(cmd2.c_str())) == 2);
+  CHECK(read_text(dir / "err2").find("is as it was before this run") != std::string::npos);
+  CHECK(read_file(dir / "new/blk00000.dat") == before);
+  CHECK(run("scan " + (dir / "new")).status == 0);
+}
+
+TEST_CASE("pack --append refuses a damaged last file (exit 1) and writes nothing") {
+  TempDir dir;
+  REQUIRE(run("pack -o " + (dir / "blocks") + " --xor-key 0000000000000000 " + block413567).status == 0);
+  auto bytes = read_file(dir / "blocks/blk00000.dat");
+  const std::size_t whole = bytes.size();
+  bytes.resize(whole + whole / 2);  // half a record more, as a crash leaves it
+  std::copy(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(whole / 2), bytes.begin() + static_cast<std::ptrdiff_t>(whole));
+  write_file(dir / "blocks/blk00000.dat", bytes);
+  const Run r = run("pack --append -o " + (dir / "blocks") + " " + segwit, dir / "err");
+  CHECK(r.status == 1);
+  CHECK(read_text(dir / "err").find("damage at byte " + std::to_string(whole)) != std::string::npos);
+  CHECK(read_file(dir / "blocks/blk00000.dat") == bytes);
+}
+
+TEST_CASE("scan: 10 MB of magic and garbage is one merged problem; over 1,000 problems are counted, 1,000 listed") {
+  TempDir dir;
+  std::vector<std::byte> garbage;
+  auto noise = test::random_bytes(97, 3);
+  std::fill(noise.begin(), noise.begin() + 4, std::byte{0xff});  // an implausible length after each magic
+  while (garbage.size() < 10'000'000) {
+    const auto m = test::bytes({0xf9, 0xbe, 0xb4, 0xd9});
+    garbage.insert(garbage.end(), m.begin(), m.end());
+    garbage.insert(garbage.end(), noise.begin(), noise.end());
+  }
+  write_file(dir / "garbage.dat", garbage);
+  Run r = run("scan --json --xor-key 0000000000000000 " + (dir / "garbage.dat"));
+  CHECK(r.status == 1);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["problem_count"] == 1);
+  CHECK(j["skipped_bytes"] == garbage.size());
+
+  // 1,500 records of the right frame whose blocks do not decode: each a failed block.
+  std::vector<std::byte> failed;
+  for (int i = 0; i < 1500; ++i) {
+    const auto frame = test::concat({test::bytes({0xf9, 0xbe, 0xb4, 0xd9}), le32(100), std::vector<std::byte>(100, std::byte{0xff})});
+    failed.insert(failed.end(), frame.begin(), frame.end());
+  }
+  write_file(dir / "failed.dat", failed);
+  r = run("scan --json --xor-key 0000000000000000 " + (dir / "failed.dat"));
+  CHECK(r.status == 1);
+  j = nlohmann::json::parse(r.out);
+  CHECK(j["failed_blocks"] == 1500);
+  CHECK(j["problem_count"] == 1500);
+  CHECK(j["problems"].size() == 1000);
+}
+
+TEST_CASE("scan: records nested in records' scripts do not make resync quadratic: past a budget, one is skipped by its length") {
+  TempDir dir;
+  // Level k: a record whose block has one transaction whose output script
+  // is level k+1, plus one trailing byte: each decodes to its end, then
+  // fails, so resync from its magic would decode every inner level again.
+  std::vector<std::byte> inner(1'000'000, std::byte{0});
+  for (int level = 0; level < 40; ++level) {
+    const auto script_size = static_cast<std::uint32_t>(inner.size());
+    const auto block = test::concat({std::vector<std::byte>(80, std::byte{0x01}), test::bytes({1}),        // header, 1 tx
+                                     le32(1), test::bytes({1}), std::vector<std::byte>(36, std::byte{0x02}),  // version, 1 input
+                                     test::bytes({0}), le32(0xffffffff), test::bytes({1}),                    // script, sequence, 1 output
+                                     std::vector<std::byte>(8, std::byte{0}), test::bytes({0xfe}), le32(script_size), inner,
+                                     le32(0), test::bytes({0x42})});  // lock time, then a trailing byte
+    inner = test::concat({test::bytes({0xf9, 0xbe, 0xb4, 0xd9}), le32(static_cast<std::uint32_t>(block.size())), block});
+  }
+  write_file(dir / "nested.dat", inner);
+  const Run r = run("scan --xor-key 0000000000000000 " + (dir / "nested.dat"));
+  CHECK(r.status == 1);
+  CHECK(r.out.find("skipped by its length (resync budget for this stretch spent)") != std::string::npos);
+}
+
+TEST_CASE("inspect: input longer than any block stops with a clear error (/dev/zero)") {
+  TempDir dir;
+  const Run r = run("inspect /dev/zero", dir / "err");
+  CHECK(r.status == 1);
+  CHECK(read_text(dir / "err").find("longer than any block or transaction (over 9,000,000 bytes read") != std::string::npos);
+}
+
+TEST_CASE("inspect: Core's decoderawtransaction rule, a zero-input transaction in the legacy form") {
+  TempDir dir;
+  const std::string hex = "010000000001e803000000000000015100000000";  // from the issue: Core decodes it
+  write_file(dir / "tx.hex", std::as_bytes(std::span(hex.data(), hex.size())));
+  const Run r = run("inspect --json " + (dir / "tx.hex"));
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["vin"].empty());
+  REQUIRE(j["vout"].size() == 1);
+  CHECK(j["vout"][0]["value"] == 0.00001);  // 1,000 satoshis
+  CHECK(j["vout"][0]["scriptPubKey"]["hex"] == "51");
+}
+
+TEST_CASE("inspect: hex with white space inside is hex; a 0x prefix or an odd length is reported as bad hex, with where") {
+  TempDir dir;
+  auto hex = to_hex(test::segwit_block());
+  hex.insert(1000, "\n  \n");
+  write_file(dir / "spaced.hex", std::as_bytes(std::span(hex.data(), hex.size())));
+  CHECK(run("inspect " + (dir / "spaced.hex")).status == 0);
+  write_file(dir / "prefixed.hex", test::bytes({'0', 'x', '0', '1'}));
+  CHECK(run("inspect " + (dir / "prefixed.hex"), dir / "err").status == 1);
+  CHECK(read_text(dir / "err").find("not a hex digit at byte 1 (hex takes no 0x prefix)") != std::string::npos);
+  write_file(dir / "odd.hex", test::bytes({'a', 'b', 'c'}));
+  CHECK(run("inspect " + (dir / "odd.hex"), dir / "err").status == 1);
+  CHECK(read_text(dir / "err").find("an odd number of hex digits (3)") != std::string::npos);
+}
+
+TEST_CASE("inspect: a raw transaction whose bytes are all hex digits is still found (the other reading is tried)") {
+  // A legacy transaction whose every byte is an ASCII hex digit: counts of
+  // 0x31 ('1') inputs and outputs, scripts of 0x30 ('0') bytes of 'a', and
+  // integers made of digit bytes. The test checks that before relying on it.
+  Transaction tx;
+  tx.version = 0x31313131;
+  const std::vector<std::byte> script(0x30, std::byte{0x61});
+  const ByteRange a48 = tx.append(script);
+  TxIn in;
+  in.prevout.txid = Hash256::from_hex(std::string(64, '3')).value();  // bytes 0x33
+  in.prevout.index = 0x30303030;
+  in.script_sig = a48;
+  in.sequence = 0x39393939;
+  tx.inputs.assign(0x31, in);
+  tx.outputs.assign(0x31, TxOut{0x3131313131313131, a48});
+  tx.lock_time = 0x32323232;
+  std::vector<std::byte> raw;
+  encode_transaction(tx, raw);
+  const bool all_digits = std::all_of(raw.begin(), raw.end(), [](std::byte b) {
+    const char c = static_cast<char>(b);
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  });
+  REQUIRE(all_digits);
+  TempDir dir;
+  write_file(dir / "tx.raw", raw);
+  const Run r = run("inspect --json " + (dir / "tx.raw"));
+  REQUIRE(r.status == 0);
+  CHECK(nlohmann::json::parse(r.out)["txid"] == txid(tx).to_hex());
+}
+
+TEST_CASE("usage: --threads is capped, --offset is not negative, a FIFO is not a blk file; bad data is 1, not 2") {
+  TempDir dir;
+  REQUIRE(run("pack -o " + (dir / "blocks") + " " + block413567).status == 0);
+  CHECK(run("scan --threads 40000 " + (dir / "blocks"), dir / "err").status == 2);
+  CHECK(read_text(dir / "err").find("at most 4 x the cores") != std::string::npos);
+  CHECK(run("inspect " + (dir / "blocks/blk00000.dat") + " --offset -1", dir / "err").status == 2);
+  CHECK(read_text(dir / "err").find("a byte offset is 0 or more") != std::string::npos);
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  CHECK(run("scan " + (dir / "fifo"), dir / "err").status == 2);
+  CHECK(read_text(dir / "err").find("not a blk file or a blocks directory") != std::string::npos);
+  // A 5 MB "block": bad data.
+  write_file(dir / "huge.raw", std::vector<std::byte>(5'000'000, std::byte{1}));
+  CHECK(run("pack -o " + (dir / "huge") + " " + (dir / "huge.raw"), dir / "err").status == 1);
+  CHECK(read_text(dir / "err").find("block longer than 4,000,000 bytes") != std::string::npos);
+}
+
+TEST_CASE("output that cannot be written is an I/O error (exit 2), not a success") {
+  TempDir dir;
+  REQUIRE(run("pack -o " + (dir / "blocks") + " " + block413567).status == 0);
+  const int status = std::system((std::string(BLOCKWIRE_EXE) + " scan --json " + (dir / "blocks") + " >/dev/full 2>" + (dir / "err")).c_str());
+  CHECK(WEXITSTATUS(status) == 2);
+  CHECK(read_text(dir / "err").find("No space left on device") != std::string::npos);
+}
+
+TEST_CASE("scan: a file that cannot be read is not counted as scanned") {
+  TempDir dir;
+  REQUIRE(run("pack -o " + (dir / "blocks") + " " + block413567).status == 0);
+  write_file(dir / "blocks/blk00001.dat", test::block413567());
+  ::chmod((dir / "blocks/blk00001.dat").c_str(), 0);
+  // root reads anything: run the scan as nobody (setpriv), who may read
+  // everything else here.
+  ::chmod(dir.path.c_str(), 0755);
+  ::chmod((dir / "blocks").c_str(), 0755);
+  ::chmod((dir / "blocks/blk00000.dat").c_str(), 0644);
+  ::chmod((dir / "blocks/xor.dat").c_str(), 0644);
+  const std::string as_user = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  const int status = std::system((as_user + BLOCKWIRE_EXE + " scan --json " + (dir / "blocks") + " >" + (dir / "out") + " 2>/dev/null").c_str());
+  CHECK(WEXITSTATUS(status) == 2);
+  const auto j = nlohmann::json::parse(read_text(dir / "out"));
+  CHECK(j["bytes"] == fs::file_size(dir / "blocks/blk00000.dat"));
+  CHECK(j.contains("io_error"));
 }

@@ -7,6 +7,7 @@
 #include "test_support.hpp"
 
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -84,4 +85,23 @@ TEST_CASE("opening a file that does not exist is an error result, not an excepti
   auto file = FileReader::open("/nonexistent/blockwire/file");
   REQUIRE_FALSE(file);
   CHECK(file.error().code() == std::errc::no_such_file_or_directory);
+}
+
+TEST_CASE("a FileWriter on a pipe whose reader left gets EPIPE; the process lives and its SIGPIPE disposition is untouched") {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  ::close(fds[0]);  // the reader leaves
+  struct sigaction before {};
+  ::sigaction(SIGPIPE, nullptr, &before);
+  blockwire::FileWriter out(fds[1], blockwire::ownership::own);
+  const std::byte data[100]{};
+  const auto r = out.write(data);  // SIGPIPE's default action would kill this process here
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code() == std::errc::broken_pipe);
+  struct sigaction after {};
+  ::sigaction(SIGPIPE, nullptr, &after);
+  CHECK(reinterpret_cast<void*>(after.sa_handler) == reinterpret_cast<void*>(before.sa_handler));
+  sigset_t pending;
+  ::sigpending(&pending);
+  CHECK(sigismember(&pending, SIGPIPE) == 0);  // the signal the write raised was consumed
 }
