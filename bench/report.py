@@ -4,7 +4,7 @@
 Usage: bench/report.py RESULTS_DIR DOCS_DIR
 RESULTS_DIR holds bench.json (Google Benchmark, with repetitions),
 scan.json (bench/scan_throughput), memory.json (peak_memory),
-compile.md (bench/compile_time) and machine.txt.
+compile.md (bench/compile_time), adversarial.md (bench/adversarial_memory) and machine.txt.
 """
 import json
 import os
@@ -189,6 +189,12 @@ for m in memory:
     w(f"| {m['block']} | {m['bytes']:,} | {m['peak_heap']:,} | {m['peak_heap'] / m['bytes']:.2f}x | {m['held_after']:,} | "
       f"{m['allocations']:,} |")
 w("\n(`build/release/bench/peak_memory`: a counting `operator new`; one run.)\n")
+w("### The command on adversarial inputs\n")
+w("`bench/adversarial_memory`: the maximum resident set size (`/usr/bin/time -v`) of `blockwire`")
+w("on the inputs of issue 11, against the largest record each holds. The target: within 3x")
+w("the largest record plus a constant (the baseline: the process with next to no input).\n")
+with open(os.path.join(results, "adversarial.md")) as f:
+    w(f.read().strip() + "\n")
 
 # compile time -------------------------------------------------------------------
 w("## Compile time\n")
