@@ -2,6 +2,7 @@
 #include <blockwire/io/sha256.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <array>
 #include <string>
 #include <vector>
@@ -57,44 +58,102 @@ bool at_most(const Hash256& a, const Hash256& b) noexcept {
 
 namespace {
 
-// BIP141: the last coinbase output whose script is OP_RETURN, push 36, aa21a9ed, 32 bytes.
-const TxOut* witness_commitment(const Transaction& coinbase) {
+// The checks, once, for a decoded Block and for a BlockView: `Source`
+// gives the header, the transaction count, each transaction's coinbase and
+// witness flags and ids, the coinbase's output scripts and its witness
+// stack. The ids are streamed into merkle builders: no list of hashes.
+template <class Source>
+result<void> check(const Source& b) {
+  const auto target = target_from_bits(b.header().bits);
+  if (!target) return check_errc::bad_bits;
+  if (!at_most(block_hash(b.header()), *target)) return check_errc::bad_proof_of_work;
+  const std::size_t n = b.count();
+  if (n == 0) return check_errc::no_transactions;
+  if (!b.is_coinbase(0)) return check_errc::first_not_coinbase;
+  for (std::size_t i = 1; i < n; ++i) {
+    if (b.is_coinbase(i)) return check_errc::extra_coinbase;
+  }
+
+  MerkleBuilder txids;
+  MerkleBuilder wtxids;
+  bool any_witness = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const TxIds ids = b.ids(i);
+    txids.add(ids.txid);
+    wtxids.add(i == 0 ? Hash256{} : ids.wtxid);  // BIP141: the coinbase's wtxid counts as zero
+    any_witness = any_witness || b.has_witness(i);
+  }
+  bool mutated = false;
+  if (txids.root(&mutated) != b.header().merkle_root) return check_errc::bad_merkle_root;
+  if (mutated) return check_errc::mutated_merkle_root;
+
+  // BIP141: the last coinbase output whose script is OP_RETURN, push 36,
+  // aa21a9ed, then the 32-byte commitment.
   static constexpr std::array<std::byte, 6> prefix{std::byte{0x6a}, std::byte{0x24}, std::byte{0xaa},
                                                    std::byte{0x21}, std::byte{0xa9}, std::byte{0xed}};
-  for (auto out = coinbase.outputs.rbegin(); out != coinbase.outputs.rend(); ++out) {
-    const auto script = coinbase.script_pubkey(*out);
-    if (script.size() >= 38 && std::equal(prefix.begin(), prefix.end(), script.begin())) return &*out;
+  std::span<const std::byte> commitment;
+  for (std::size_t k = b.coinbase_output_count(); k-- > 0;) {
+    const auto script = b.coinbase_output_script(k);
+    if (script.size() >= 38 && std::equal(prefix.begin(), prefix.end(), script.begin())) {
+      commitment = script.subspan(6, 32);
+      break;
+    }
   }
-  return nullptr;
-}
-
-result<void> check_witness(const Block& block, std::span<const TxIds> ids) {
-  const Transaction& coinbase = block.transactions.front();
-  const TxOut* commitment = witness_commitment(coinbase);
-  if (commitment == nullptr) {
-    const bool any_witness = std::any_of(block.transactions.begin(), block.transactions.end(),
-                                         [](const Transaction& tx) { return tx.has_witness(); });
+  if (commitment.empty()) {
     if (any_witness) return check_errc::unexpected_witness;
     return success();
   }
-  const auto stack = coinbase.witness(coinbase.inputs.front());
-  if (stack.size() != 1 || stack[0].size != 32) return check_errc::bad_witness_nonce;
-
-  std::vector<Hash256> leaves;
-  leaves.reserve(ids.size() + (ids.size() & 1));
-  leaves.emplace_back();  // the coinbase's wtxid counts as zero
-  for (std::size_t i = 1; i < ids.size(); ++i) leaves.push_back(ids[i].wtxid);
-  const Hash256 root = merkle_root(leaves);
-
+  const auto nonce = b.coinbase_witness_nonce();  // the one 32-byte item of the coinbase's witness
+  if (!nonce) return check_errc::bad_witness_nonce;
   std::array<std::byte, 64> preimage;
+  const Hash256 root = wtxids.root();
   std::copy(root.bytes().begin(), root.bytes().end(), preimage.begin());
-  const auto nonce = coinbase.bytes(stack[0]);
-  std::copy(nonce.begin(), nonce.end(), preimage.begin() + 32);
+  std::copy(nonce->begin(), nonce->end(), preimage.begin() + 32);
   const Hash256 expected = sha256d(preimage);
-  const auto committed = coinbase.script_pubkey(*commitment).subspan(6, 32);
-  if (!std::equal(expected.bytes().begin(), expected.bytes().end(), committed.begin())) return check_errc::bad_witness_commitment;
+  if (!std::equal(expected.bytes().begin(), expected.bytes().end(), commitment.begin())) return check_errc::bad_witness_commitment;
   return success();
 }
+
+struct DecodedSource {
+  const Block& block;
+  std::span<const TxIds> given;
+  const BlockHeader& header() const { return block.header; }
+  std::size_t count() const { return block.transactions.size(); }
+  bool is_coinbase(std::size_t i) const { return block.transactions[i].is_coinbase(); }
+  bool has_witness(std::size_t i) const { return block.transactions[i].has_witness(); }
+  TxIds ids(std::size_t i) const { return given[i]; }
+  std::size_t coinbase_output_count() const { return block.transactions[0].outputs.size(); }
+  std::span<const std::byte> coinbase_output_script(std::size_t k) const {
+    const Transaction& cb = block.transactions[0];
+    return cb.script_pubkey(cb.outputs[k]);
+  }
+  std::optional<std::span<const std::byte>> coinbase_witness_nonce() const {
+    const Transaction& cb = block.transactions[0];
+    const auto stack = cb.witness(cb.inputs.front());
+    if (stack.size() != 1 || stack[0].size != 32) return std::nullopt;
+    return cb.bytes(stack[0]);
+  }
+};
+
+struct ViewSource {
+  const BlockView& view;
+  const BlockHeader& header() const { return view.header(); }
+  std::size_t count() const { return view.transaction_count(); }
+  bool is_coinbase(std::size_t i) const { return view.transaction(i).is_coinbase(); }
+  bool has_witness(std::size_t i) const { return view.transaction(i).has_witness(); }
+  TxIds ids(std::size_t i) const {
+    const TransactionView tx = view.transaction(i);
+    const Hash256 id = tx.txid();
+    return {id, tx.has_witness() ? tx.wtxid() : id};  // the same bytes: hash them once
+  }
+  std::size_t coinbase_output_count() const { return view.transaction(0).output_count(); }
+  std::span<const std::byte> coinbase_output_script(std::size_t k) const { return view.transaction(0).output(k).script_pubkey; }
+  std::optional<std::span<const std::byte>> coinbase_witness_nonce() const {
+    const WitnessView stack = view.transaction(0).input(0).witness;
+    if (stack.size() != 1 || (*stack.begin()).size() != 32) return std::nullopt;
+    return *stack.begin();
+  }
+};
 
 }  // namespace
 
@@ -103,26 +162,7 @@ const std::error_category& check_category() noexcept {
   return instance;
 }
 
-result<void> check_block(const Block& block, std::span<const TxIds> ids) {
-  const auto target = target_from_bits(block.header.bits);
-  if (!target) return check_errc::bad_bits;
-  if (!at_most(block_hash(block.header), *target)) return check_errc::bad_proof_of_work;
-
-  if (block.transactions.empty()) return check_errc::no_transactions;
-  if (!block.transactions.front().is_coinbase()) return check_errc::first_not_coinbase;
-  if (std::any_of(block.transactions.begin() + 1, block.transactions.end(), [](const Transaction& tx) { return tx.is_coinbase(); })) {
-    return check_errc::extra_coinbase;
-  }
-
-  std::vector<Hash256> txids;
-  txids.reserve(ids.size() + (ids.size() & 1));
-  for (const TxIds& id : ids) txids.push_back(id.txid);
-  bool mutated = false;
-  if (merkle_root(txids, &mutated) != block.header.merkle_root) return check_errc::bad_merkle_root;
-  if (mutated) return check_errc::mutated_merkle_root;
-
-  return check_witness(block, ids);
-}
+result<void> check_block(const Block& block, std::span<const TxIds> ids) { return check(DecodedSource{block, ids}); }
 
 result<void> check_block(const Block& block) {
   std::vector<TxIds> ids;
@@ -133,5 +173,7 @@ result<void> check_block(const Block& block) {
   }
   return check_block(block, ids);
 }
+
+result<void> check_block(const BlockView& view) { return check(ViewSource{view}); }
 
 }  // namespace blockwire

@@ -70,6 +70,56 @@ Hash256 wtxid(const Transaction& tx) {
   return hash_encoded([&](auto& w) { detail::encode_transaction(w, tx, witness::allow); });
 }
 
+namespace {
+
+Hash256 combine(const Hash256& left, const Hash256& right) noexcept {
+  std::array<std::byte, 64> pair;
+  std::copy(left.bytes().begin(), left.bytes().end(), pair.begin());
+  std::copy(right.bytes().begin(), right.bytes().end(), pair.begin() + 32);
+  Hash256 out;
+  sha256d64(out.bytes(), pair);
+  return out;
+}
+
+}  // namespace
+
+void MerkleBuilder::add(const Hash256& leaf) noexcept {
+  // Each low 1 bit of the count is a left node waiting at that level: the
+  // new node is its right sibling, and their parent climbs on.
+  Hash256 h = leaf;
+  std::size_t level = 0;
+  for (std::uint64_t n = count_; (n & 1) != 0; n >>= 1, ++level) {
+    if (pending_[level] == h) mutated_ = true;
+    h = combine(pending_[level], h);
+  }
+  pending_[level] = h;
+  ++count_;
+}
+
+Hash256 MerkleBuilder::root(bool* mutated) const noexcept {
+  if (mutated != nullptr) *mutated = mutated_;
+  if (count_ == 0) return Hash256{};
+  // From the lowest pending node up the right edge of the tree: a node
+  // without a sibling pairs with itself (Core's rule for an odd level), and
+  // each carry meets the pending left node of the level above.
+  std::size_t level = static_cast<std::size_t>(__builtin_ctzll(count_));
+  Hash256 h = pending_[level];
+  std::uint64_t n = count_;
+  bool mutation = mutated_;
+  while (n != std::uint64_t{1} << level) {
+    h = combine(h, h);
+    n += std::uint64_t{1} << level;
+    ++level;
+    while ((n & (std::uint64_t{1} << level)) == 0) {
+      if (pending_[level] == h) mutation = true;
+      h = combine(pending_[level], h);
+      ++level;
+    }
+  }
+  if (mutated != nullptr) *mutated = mutation;
+  return h;
+}
+
 Hash256 merkle_root(std::span<const Hash256> leaves, bool* mutated) {
   std::vector<Hash256> hashes = leaves_for(leaves.size());
   hashes.assign(leaves.begin(), leaves.end());

@@ -10,4 +10,5 @@
 #include <blockwire/codec/hashes.hpp>
 #include <blockwire/codec/network.hpp>
 #include <blockwire/codec/transaction.hpp>
+#include <blockwire/codec/view.hpp>
 #include <blockwire/io/hash256.hpp>

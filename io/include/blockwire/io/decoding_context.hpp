@@ -71,6 +71,16 @@ class DecodingContext {
     return read_slow(out);
   }
 
+  // Passes over the next `n` bytes without copying them (from memory: a
+  // bounds check and a bump). Fails as read() does, at the same offset.
+  bool skip(std::uint64_t n) noexcept {
+    if (n <= static_cast<std::size_t>(end_ - pos_)) [[likely]] {
+      pos_ += n;
+      return true;
+    }
+    return skip_slow(n);
+  }
+
   // Appends the next `n` bytes to a byte container (a std::vector<std::byte>).
   // From the window, one insert; from a stream, in bounded chunks, so that
   // memory follows the bytes that arrive, never `n` itself.
@@ -118,6 +128,16 @@ class DecodingContext {
   }
 
  private:
+  [[gnu::noinline]] bool skip_slow(std::uint64_t n) noexcept {
+    std::byte scratch[4096];
+    while (n != 0 && ok()) {
+      const std::size_t step = n < sizeof scratch ? static_cast<std::size_t>(n) : sizeof scratch;
+      read(std::span<std::byte>(scratch, step));
+      n -= step;
+    }
+    return ok();
+  }
+
   [[gnu::noinline]] bool read_slow(std::span<std::byte> out) noexcept {
     while (ok()) {
       const std::size_t window = static_cast<std::size_t>(end_ - pos_);

@@ -3,6 +3,7 @@
 
 #include <blockwire/codec/block.hpp>
 #include <blockwire/codec/hashes.hpp>
+#include <blockwire/codec/view.hpp>
 #include <blockwire/io/error.hpp>
 
 #include <cstdint>
@@ -44,6 +45,9 @@ bool at_most(const Hash256& a, const Hash256& b) noexcept;
 result<void> check_block(const Block& block);
 // The same with the ids already known (from decode_block(bytes, ids)).
 result<void> check_block(const Block& block, std::span<const TxIds> ids);
+// The same on a view: the ids are hashed from the bytes, and streamed into
+// the merkle roots (memory does not grow with the transaction count).
+result<void> check_block(const BlockView& view);
 
 }  // namespace blockwire
 

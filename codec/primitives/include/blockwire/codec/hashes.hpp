@@ -8,6 +8,8 @@
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/hash256.hpp>
 
+#include <array>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -30,6 +32,22 @@ Hash256 merkle_root(std::span<const Hash256> leaves, bool* mutated = nullptr);
 Hash256 merkle_root(const Block& block, bool* mutated = nullptr);
 // BIP141: the merkle root of the wtxids, the coinbase's counted as zero.
 Hash256 witness_merkle_root(const Block& block);
+
+// Bitcoin Core's merkle root of leaves given one at a time, in O(log n)
+// memory: the same root and mutation flag as merkle_root(leaves), without
+// holding the leaves (a level's pending left node waits for its sibling).
+class MerkleBuilder {
+ public:
+  void add(const Hash256& leaf) noexcept;
+  // The root of the leaves added so far (zero for none), and whether some
+  // level had two equal adjacent hashes.
+  Hash256 root(bool* mutated = nullptr) const noexcept;
+
+ private:
+  std::array<Hash256, 64> pending_{};  // pending_[k]: a complete left subtree of 2^k leaves
+  std::uint64_t count_ = 0;
+  bool mutated_ = false;
+};
 
 struct TxIds {
   Hash256 txid;

@@ -1,0 +1,177 @@
+// Zero-copy views against the decoder: the same values on real blocks and
+// Bitcoin Core's vectors, the same errors at the same offsets on damaged
+// input; and the streaming merkle builder against merkle_root.
+#include <blockwire/codec.hpp>
+#include <blockwire/io.hpp>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "../io/test_support.hpp"
+#include "../support/test_data.hpp"
+
+#include <fstream>
+#include <random>
+
+using namespace blockwire;
+
+namespace {
+
+// The decoder and the view agree: both fail with the same code at the same
+// offset, or both succeed with the same content.
+void agree_on_block(std::span<const std::byte> bytes) {
+  const auto decoded = decode_block(bytes);
+  const auto view = BlockView::parse(bytes);
+  REQUIRE(decoded.has_value() == view.has_value());
+  if (!decoded) {
+    CHECK(decoded.error() == view.error());
+    return;
+  }
+  CHECK(view.value().to_block() == decoded.value());
+}
+
+void agree_on_transaction(std::span<const std::byte> bytes, witness mode) {
+  const auto decoded = decode_transaction(bytes, mode);
+  const auto view = TransactionView::parse(bytes, mode);
+  REQUIRE(decoded.has_value() == view.has_value());
+  if (!decoded) {
+    CHECK(decoded.error() == view.error());
+    return;
+  }
+  CHECK(view.value().to_transaction() == decoded.value());
+  CHECK(view.value().txid() == txid(decoded.value()));
+  CHECK(view.value().wtxid() == wtxid(decoded.value()));
+}
+
+}  // namespace
+
+TEST_CASE("views of both real blocks give what decode_block gives, field by field, and the README's ids") {
+  struct Facts {
+    const std::vector<std::byte>* bytes;
+    std::size_t count, stripped, weight;
+    const char* last_txid;
+  };
+  const Facts facts[] = {
+      {&test::block413567(), 1557, 999'887, 3'999'548, "63434bb06525615f43954598d281d03feaae70658c4187ccb3ba7fa7b093a0b8"},
+      {&test::segwit_block(), 2500, 870'406, 3'993'054, "2947daf667b1914a2f060e8cf10267ca1d056f0dab3ccb273da474f063b7f412"},
+  };
+  for (const Facts& f : facts) {
+    const auto view = BlockView::parse(*f.bytes);
+    REQUIRE(view);
+    const Block block = decode_block(*f.bytes).value();
+    const BlockView& v = view.value();
+    CHECK(v.header() == block.header);
+    REQUIRE(v.transaction_count() == f.count);
+    CHECK(v.size() == f.bytes->size());
+    CHECK(v.stripped_size() == f.stripped);
+    CHECK(v.weight() == f.weight);
+    CHECK(v.transaction(f.count - 1).txid().to_hex() == f.last_txid);
+    std::size_t with_witness = 0;
+    for (std::size_t i = 0; i < f.count; ++i) {
+      const TransactionView tx = v.transaction(i);
+      const Transaction& t = block.transactions[i];
+      REQUIRE(tx.input_count() == t.inputs.size());
+      REQUIRE(tx.output_count() == t.outputs.size());
+      CHECK(tx.version() == t.version);
+      CHECK(tx.lock_time() == t.lock_time);
+      CHECK(tx.is_coinbase() == t.is_coinbase());
+      CHECK(tx.has_witness() == t.has_witness());
+      CHECK(tx.size() == serialized_size(t));
+      CHECK(tx.stripped_size() == serialized_size(t, witness::disallow));
+      for (std::size_t k = 0; k < t.inputs.size(); ++k) {
+        const InputView in = tx.input(k);
+        CHECK(in.prevout == t.inputs[k].prevout);
+        CHECK(in.sequence == t.inputs[k].sequence);
+        CHECK(std::ranges::equal(in.script_sig, t.script_sig(t.inputs[k])));
+        const auto items = t.witness(t.inputs[k]);
+        REQUIRE(in.witness.size() == items.size());
+        std::size_t item = 0;
+        for (const auto bytes : in.witness) CHECK(std::ranges::equal(bytes, t.bytes(items[item++])));
+      }
+      for (std::size_t k = 0; k < t.outputs.size(); ++k) {
+        CHECK(tx.output(k).value == t.outputs[k].value);
+        CHECK(std::ranges::equal(tx.output(k).script_pubkey, t.script_pubkey(t.outputs[k])));
+      }
+      with_witness += tx.has_witness() ? 1 : 0;
+    }
+    if (f.count == 2500) CHECK(with_witness == 2065);
+    CHECK(check_block(v));
+    CHECK(v.to_block() == block);
+  }
+}
+
+TEST_CASE("views of Bitcoin Core's 212 vector transactions agree with the decoder, in both witness modes") {
+  std::vector<std::string> all;
+  for (const char* file : {"tx_valid.json", "tx_invalid.json"}) {
+    std::ifstream in(std::string(BLOCKWIRE_TEST_DATA) + "/" + file);
+    REQUIRE(in);
+    for (const auto& entry : nlohmann::json::parse(in)) {
+      if (entry.size() >= 2 && entry[0].is_array()) all.push_back(entry[1].get<std::string>());
+    }
+  }
+  REQUIRE(all.size() == 212);
+  for (const auto& hex : all) {
+    CAPTURE(hex);
+    const auto raw = test::from_hex(hex);
+    agree_on_transaction(raw, witness::allow);
+    agree_on_transaction(raw, witness::disallow);
+  }
+}
+
+TEST_CASE("views fail like the decoder: every prefix of a segwit transaction run, and random byte flips of a block") {
+  const auto& block = test::segwit_block();
+  // Three transactions after the header and count: their every prefix.
+  const auto decoded = decode_block(block).value();
+  std::size_t end = 80 + 3;
+  for (int i = 0; i < 3; ++i) end += serialized_size(decoded.transactions[static_cast<std::size_t>(i)]);
+  const auto run = std::span(block).subspan(83, end - 83);
+  for (std::size_t n = 0; n < run.size(); ++n) agree_on_transaction(run.first(n), witness::allow);
+
+  // 300 single-byte changes of block 413567's first 20 kB, each decoded both ways.
+  std::mt19937_64 rng(11);
+  auto small = std::vector<std::byte>(test::block413567().begin(), test::block413567().end());
+  for (int i = 0; i < 300; ++i) {
+    auto damaged = small;
+    damaged[rng() % 20'000] = static_cast<std::byte>(rng());
+    agree_on_block(damaged);
+  }
+  // Truncated blocks.
+  for (std::size_t n : {0, 1, 79, 80, 81, 84, 1000, 500'000}) agree_on_block(std::span(small).first(n));
+}
+
+TEST_CASE("check_block on a view says what it says on the decoded block") {
+  auto bytes = test::segwit_block();
+  CHECK(check_block(BlockView::parse(bytes).value()));
+  bytes[200] ^= std::byte{1};  // inside the coinbase: the merkle root no longer matches
+  const auto block = decode_block(bytes);
+  const auto view = BlockView::parse(bytes);
+  REQUIRE(block);
+  REQUIRE(view);
+  const auto a = check_block(block.value());
+  const auto b = check_block(view.value());
+  REQUIRE_FALSE(a);
+  REQUIRE_FALSE(b);
+  CHECK(a.error() == b.error());
+  CHECK(b.error().code() == check_errc::bad_merkle_root);
+}
+
+TEST_CASE("MerkleBuilder: the root and mutation flag of merkle_root, for 0 to 70 leaves, with and without duplicates") {
+  std::mt19937_64 rng(5);
+  for (std::size_t n = 0; n <= 70; ++n) {
+    for (bool duplicate : {false, true}) {
+      std::vector<Hash256> leaves(n);
+      for (auto& leaf : leaves) {
+        for (auto& b : leaf.bytes()) b = static_cast<std::byte>(rng());
+      }
+      if (duplicate && n >= 2) leaves[n - 1] = leaves[n - 2];  // CVE-2012-2459's shape
+      MerkleBuilder builder;
+      for (const auto& leaf : leaves) builder.add(leaf);
+      bool expected_mutated = false;
+      bool got_mutated = false;
+      const Hash256 expected = merkle_root(leaves, &expected_mutated);
+      CAPTURE(n);
+      CHECK(builder.root(&got_mutated) == expected);
+      CHECK(got_mutated == expected_mutated);
+    }
+  }
+}
