@@ -30,30 +30,31 @@ double difficulty(std::uint32_t bits) {
   return 65535.0 / mantissa * std::pow(256.0, 0x1d - exponent);
 }
 
-void write_transaction_json(JsonOutput& out, const Transaction& tx) {
+void write_transaction_json(JsonOutput& out, const TransactionView& tx) {
   out.begin_object();
   out.key("txid");
-  out.string(txid(tx).to_hex());
+  out.string(tx.txid().to_hex());
   out.key("hash");
-  out.string(wtxid(tx).to_hex());
+  out.string(tx.wtxid().to_hex());
   out.key("version");
-  out.uint(tx.version);
+  out.uint(tx.version());
   out.key("size");
-  out.uint(serialized_size(tx));
+  out.uint(tx.size());
   out.key("vsize");
-  out.uint(vsize(tx));
+  out.uint(tx.vsize());
   out.key("weight");
-  out.uint(weight(tx));
+  out.uint(tx.weight());
   out.key("locktime");
-  out.uint(tx.lock_time);
+  out.uint(tx.lock_time());
   out.key("vin");
   out.begin_array();
   const bool coinbase = tx.is_coinbase();
-  for (const TxIn& in : tx.inputs) {
+  for (std::size_t i = 0; i < tx.input_count(); ++i) {
+    const InputView in = tx.input(i);
     out.begin_object();
     if (coinbase) {
       out.key("coinbase");
-      write_hex(out, tx.script_sig(in));
+      write_hex(out, in.script_sig);
     } else {
       out.key("txid");
       out.string(in.prevout.txid.to_hex());
@@ -62,13 +63,13 @@ void write_transaction_json(JsonOutput& out, const Transaction& tx) {
       out.key("scriptSig");
       out.begin_object();
       out.key("hex");
-      write_hex(out, tx.script_sig(in));
+      write_hex(out, in.script_sig);
       out.end_object();
     }
-    if (in.witness_size != 0) {
+    if (!in.witness.empty()) {
       out.key("txinwitness");
       out.begin_array();
-      for (const ByteRange item : tx.witness(in)) write_hex(out, tx.bytes(item));
+      for (const auto item : in.witness) write_hex(out, item);
       out.end_array();
     }
     out.key("sequence");
@@ -78,8 +79,8 @@ void write_transaction_json(JsonOutput& out, const Transaction& tx) {
   out.end_array();
   out.key("vout");
   out.begin_array();
-  for (std::size_t n = 0; n < tx.outputs.size(); ++n) {
-    const TxOut& o = tx.outputs[n];
+  for (std::size_t n = 0; n < tx.output_count(); ++n) {
+    const OutputView o = tx.output(n);
     out.begin_object();
     out.key("value");
     out.number(static_cast<double>(o.value) / 1e8);
@@ -88,29 +89,27 @@ void write_transaction_json(JsonOutput& out, const Transaction& tx) {
     out.key("scriptPubKey");
     out.begin_object();
     out.key("hex");
-    write_hex(out, tx.script_pubkey(o));
+    write_hex(out, o.script_pubkey);
     out.end_object();
     out.end_object();
   }
   out.end_array();
   out.key("hex");
-  std::vector<std::byte> bytes;
-  encode_transaction(tx, bytes);
-  write_hex(out, bytes);
+  write_hex(out, tx.bytes());
   out.end_object();
 }
 
-void write_block_json(JsonOutput& out, const Block& block) {
-  const BlockHeader& h = block.header;
+void write_block_json(JsonOutput& out, const BlockView& block) {
+  const BlockHeader& h = block.header();
   out.begin_object();
   out.key("hash");
   out.string(block_hash(h).to_hex());
   out.key("size");
-  out.uint(serialized_size(block));
+  out.uint(block.size());
   out.key("strippedsize");
-  out.uint(serialized_size(block, witness::disallow));
+  out.uint(block.stripped_size());
   out.key("weight");
-  out.uint(weight(block));
+  out.uint(block.weight());
   out.key("version");
   out.integer(h.version);
   out.key("versionHex");
@@ -119,7 +118,7 @@ void write_block_json(JsonOutput& out, const Block& block) {
   out.string(h.merkle_root.to_hex());
   out.key("tx");
   out.begin_array();
-  for (const Transaction& tx : block.transactions) write_transaction_json(out, tx);
+  for (std::size_t i = 0; i < block.transaction_count(); ++i) write_transaction_json(out, block.transaction(i));
   out.end_array();
   out.key("time");
   out.uint(h.time);
@@ -130,7 +129,7 @@ void write_block_json(JsonOutput& out, const Block& block) {
   out.key("difficulty");
   out.number(difficulty(h.bits));
   out.key("nTx");
-  out.uint(block.transactions.size());
+  out.uint(block.transaction_count());
   if (!h.prev_block.is_zero()) {
     out.key("previousblockhash");
     out.string(h.prev_block.to_hex());

@@ -11,8 +11,10 @@
 
 namespace blockwire::cli {
 
-void write_transaction_json(JsonOutput& out, const Transaction& tx);
-void write_block_json(JsonOutput& out, const Block& block);
+// From views: nothing is decoded into objects, so memory stays the input's
+// plus its offsets, whatever the number of transactions or witness items.
+void write_transaction_json(JsonOutput& out, const TransactionView& tx);
+void write_block_json(JsonOutput& out, const BlockView& block);
 
 // Bitcoin Core's difficulty: the genesis target over the block's target.
 double difficulty(std::uint32_t bits);

@@ -25,19 +25,24 @@ std::string utc(std::uint32_t time) {
   return text;
 }
 
-int print_block(const Block& block, bool json) {
+// The block and transaction printers read views: inspect never builds the
+// objects, so memory is the input plus offsets, whatever its counts.
+int print_block(const BlockView& block, bool json) {
   const auto checked = check_block(block);
   if (json) {
     JsonOutput out;
     write_block_json(out, block);
     return checked ? ok : bad_data;
   }
-  const BlockHeader& h = block.header;
-  const std::size_t size = serialized_size(block);
-  const std::size_t stripped = serialized_size(block, witness::disallow);
+  const BlockHeader& h = block.header();
   std::size_t with_witness = 0;
-  for (const Transaction& tx : block.transactions) with_witness += tx.has_witness() ? 1 : 0;
-  const Hash256 computed = merkle_root(block);
+  MerkleBuilder root;
+  for (std::size_t i = 0; i < block.transaction_count(); ++i) {
+    const TransactionView tx = block.transaction(i);
+    with_witness += tx.has_witness() ? 1 : 0;
+    root.add(tx.txid());
+  }
+  const Hash256 computed = root.root();
   std::printf("block        %s\n", block_hash(h).to_hex().c_str());
   std::printf("previous     %s\n", h.prev_block.to_hex().c_str());
   std::printf("merkle root  %s (%s)\n", h.merkle_root.to_hex().c_str(),
@@ -45,36 +50,38 @@ int print_block(const Block& block, bool json) {
   std::printf("time         %s (%u)\n", utc(h.time).c_str(), h.time);
   std::printf("bits         %08x (difficulty %.2f)   nonce %u   version 0x%08x\n", h.bits, difficulty(h.bits), h.nonce,
               static_cast<std::uint32_t>(h.version));
-  std::printf("size         %s bytes, %s stripped, weight %s\n", with_commas(size).c_str(), with_commas(stripped).c_str(),
-              with_commas(weight(block)).c_str());
-  std::printf("transactions %s (%s with witness data)\n", with_commas(block.transactions.size()).c_str(),
+  std::printf("size         %s bytes, %s stripped, weight %s\n", with_commas(block.size()).c_str(),
+              with_commas(block.stripped_size()).c_str(), with_commas(block.weight()).c_str());
+  std::printf("transactions %s (%s with witness data)\n", with_commas(block.transaction_count()).c_str(),
               with_commas(with_witness).c_str());
   std::printf("check        %s\n", checked ? "ok" : checked.error().message().c_str());
   return checked ? ok : bad_data;
 }
 
-int print_transaction(const Transaction& tx, bool json) {
+int print_transaction(const TransactionView& tx, bool json) {
   if (json) {
     JsonOutput out;
     write_transaction_json(out, tx);
     return ok;
   }
-  const std::size_t size = serialized_size(tx);
   // Values come from the input: any int64, so the sum is checked.
   std::int64_t value = 0;
   bool in_range = true;
-  for (const TxOut& out : tx.outputs) in_range = in_range && out.value >= 0 && !__builtin_add_overflow(value, out.value, &value);
-  std::printf("transaction  %s\n", txid(tx).to_hex().c_str());
-  std::printf("wtxid        %s\n", wtxid(tx).to_hex().c_str());
-  std::printf("size         %s bytes, vsize %s, weight %s\n", with_commas(size).c_str(), with_commas(vsize(tx)).c_str(),
-              with_commas(weight(tx)).c_str());
-  std::printf("version %u   lock time %u%s\n", tx.version, tx.lock_time, tx.is_coinbase() ? "   coinbase" : "");
-  std::printf("inputs       %zu%s\n", tx.inputs.size(), tx.has_witness() ? " (with witness data)" : "");
+  for (std::size_t i = 0; i < tx.output_count(); ++i) {
+    const std::int64_t v = tx.output(i).value;
+    in_range = in_range && v >= 0 && !__builtin_add_overflow(value, v, &value);
+  }
+  std::printf("transaction  %s\n", tx.txid().to_hex().c_str());
+  std::printf("wtxid        %s\n", tx.wtxid().to_hex().c_str());
+  std::printf("size         %s bytes, vsize %s, weight %s\n", with_commas(tx.size()).c_str(), with_commas(tx.vsize()).c_str(),
+              with_commas(tx.weight()).c_str());
+  std::printf("version %u   lock time %u%s\n", tx.version(), tx.lock_time(), tx.is_coinbase() ? "   coinbase" : "");
+  std::printf("inputs       %zu%s\n", tx.input_count(), tx.has_witness() ? " (with witness data)" : "");
   if (!in_range || value > 21'000'000LL * 100'000'000) {
-    std::printf("outputs      %zu, values outside the money range\n", tx.outputs.size());
+    std::printf("outputs      %zu, values outside the money range\n", tx.output_count());
   } else {
     const long long sats = value;
-    std::printf("outputs      %zu, %lld.%08lld BTC\n", tx.outputs.size(), sats / 100'000'000, sats % 100'000'000);
+    std::printf("outputs      %zu, %lld.%08lld BTC\n", tx.output_count(), sats / 100'000'000, sats % 100'000'000);
   }
   return ok;
 }
@@ -119,13 +126,13 @@ int inspect(const InspectOptions& o) {
   std::optional<error> block_failure, tx_failure;
   for (const std::vector<std::byte>* bytes : {readings.hex ? &*readings.hex : nullptr, &readings.raw}) {
     if (bytes == nullptr) continue;
-    auto block = decode_block(*bytes);
+    auto block = BlockView::parse(*bytes);
     if (block) return print_block(block.value(), o.json);
     // Bitcoin Core's decoderawtransaction: with witness data first, then
     // the legacy form (a transaction with no inputs reads as a marker and
     // flag otherwise); each must consume every byte.
-    auto tx = decode_transaction(*bytes);
-    if (!tx) tx = decode_transaction(*bytes, witness::disallow);
+    auto tx = TransactionView::parse(*bytes);
+    if (!tx) tx = TransactionView::parse(*bytes, witness::disallow);
     if (tx) return print_transaction(tx.value(), o.json);
     if (!block_failure) {
       block_failure = block.error();

@@ -16,17 +16,20 @@ namespace blockwire {
 namespace {
 
 // A transaction's record in the offsets vector; the offsets count from the
-// view's base (the block's first byte, or the transaction's own).
+// view's base (the block's first byte, or the transaction's own). Three
+// words a transaction, so that a block of many tiny transactions stays
+// small: the rest is derived. Its end is where the next transaction begins
+// (or the input's end); the body (inputs and outputs) begins 6 bytes in
+// with a marker and flag, else 4; it ends where the first witness stack
+// begins (a segwit transaction has at least one input), else 4 bytes
+// before the end.
 enum record_field : std::size_t {
-  rec_begin,       // the transaction's first byte
-  rec_body_begin,  // the inputs' count (after a marker and flag)
-  rec_body_end,    // after the outputs
-  rec_end,         // one past the lock time
-  rec_inputs,
+  rec_begin,    // the transaction's first byte
+  rec_inputs,   // the input count, and segwit_bit when witness stacks are there
   rec_outputs,
-  rec_segwit,      // 1: marker, flag and witness stacks are there
-  rec_fields       // then one offset per input, per output, and per witness stack (when segwit)
+  rec_fields    // then one offset per input, per output, and per witness stack (when segwit)
 };
+constexpr std::uint32_t segwit_bit = 0x80000000;  // counts are at most MAX_SIZE, far below
 
 // A CompactSize the pass has already checked.
 std::uint64_t read_size(const std::byte*& p) noexcept {
@@ -59,7 +62,6 @@ void parse_transaction(DecodingContext& ctx, std::vector<std::uint32_t>& out, wi
   const std::size_t rec = out.size();
   out.resize(rec + rec_fields);
   const std::uint32_t begin = offset32(ctx);
-  std::uint32_t body_begin = begin + 4;
   ctx.skip(4);  // version
   const auto inputs = [&] {
     const std::uint64_t n = wire::decode_compact_size(ctx);
@@ -86,14 +88,12 @@ void parse_transaction(DecodingContext& ctx, std::vector<std::uint32_t>& out, wi
   if (n_in == 0 && mode == witness::allow && ctx.ok()) {
     flags = wire::decode_u8(ctx);  // the "no inputs" was the marker
     if (flags != 0) {
-      body_begin = offset32(ctx);
       n_in = inputs();
       n_out = outputs();
     }
   } else {
     n_out = outputs();
   }
-  const std::uint32_t body_end = offset32(ctx);
   bool segwit = false;
   if ((flags & 1) != 0 && mode == witness::allow && ctx.ok()) {
     flags ^= 1;
@@ -111,12 +111,8 @@ void parse_transaction(DecodingContext& ctx, std::vector<std::uint32_t>& out, wi
   ctx.skip(4);  // lock time
   std::uint32_t* r = out.data() + rec;
   r[rec_begin] = begin;
-  r[rec_body_begin] = body_begin;
-  r[rec_body_end] = body_end;
-  r[rec_end] = offset32(ctx);
-  r[rec_inputs] = static_cast<std::uint32_t>(n_in);
+  r[rec_inputs] = static_cast<std::uint32_t>(n_in) | (segwit ? segwit_bit : 0);
   r[rec_outputs] = static_cast<std::uint32_t>(n_out);
-  r[rec_segwit] = segwit ? 1 : 0;
 }
 
 // Offsets are 32-bit: an input of 4 GiB or more is refused up front.
@@ -152,19 +148,21 @@ result<TransactionView> TransactionView::parse(std::span<const std::byte> bytes,
   std::vector<std::uint32_t> offsets;
   parse_transaction(ctx, offsets, mode);
   if (auto r = wire::finish_exact(ctx, bytes.size()); !r) return r.error();
-  TransactionView view(bytes.data(), nullptr);
+  TransactionView view(bytes.data(), nullptr, static_cast<std::uint32_t>(bytes.size()));
   view.owned_ = std::move(offsets);
   view.record_ = view.owned_.data();
   return view;
 }
 
-TransactionView::TransactionView(const TransactionView& other) : base_(other.base_), record_(other.record_), owned_(other.owned_) {
+TransactionView::TransactionView(const TransactionView& other)
+    : base_(other.base_), record_(other.record_), end_(other.end_), owned_(other.owned_) {
   if (!owned_.empty()) record_ = owned_.data();
 }
 
 TransactionView& TransactionView::operator=(const TransactionView& other) {
   if (this != &other) {
     base_ = other.base_;
+    end_ = other.end_;
     owned_ = other.owned_;
     record_ = owned_.empty() ? other.record_ : owned_.data();
   }
@@ -172,10 +170,15 @@ TransactionView& TransactionView::operator=(const TransactionView& other) {
 }
 
 std::uint32_t TransactionView::version() const noexcept { return load_le<std::uint32_t>(base_ + at(rec_begin)); }
-std::uint32_t TransactionView::lock_time() const noexcept { return load_le<std::uint32_t>(base_ + at(rec_end) - 4); }
-std::size_t TransactionView::input_count() const noexcept { return at(rec_inputs); }
+std::uint32_t TransactionView::lock_time() const noexcept { return load_le<std::uint32_t>(base_ + end_ - 4); }
+std::size_t TransactionView::input_count() const noexcept { return at(rec_inputs) & ~segwit_bit; }
 std::size_t TransactionView::output_count() const noexcept { return at(rec_outputs); }
-bool TransactionView::has_witness() const noexcept { return at(rec_segwit) != 0; }
+bool TransactionView::has_witness() const noexcept { return (at(rec_inputs) & segwit_bit) != 0; }
+
+std::uint32_t TransactionView::body_begin() const noexcept { return at(rec_begin) + (has_witness() ? 6 : 4); }
+std::uint32_t TransactionView::body_end() const noexcept {
+  return has_witness() ? at(rec_fields + input_count() + output_count()) : end_ - 4;
+}
 
 InputView TransactionView::input(std::size_t i) const noexcept {
   const std::byte* p = base_ + at(rec_fields + i);
@@ -188,7 +191,7 @@ InputView TransactionView::input(std::size_t i) const noexcept {
   in.sequence = load_le<std::uint32_t>(p + script);
   if (has_witness()) {
     const std::size_t stacks = rec_fields + input_count() + output_count();
-    const std::byte* end = i + 1 < input_count() ? base_ + at(stacks + i + 1) : base_ + at(rec_end) - 4;
+    const std::byte* end = i + 1 < input_count() ? base_ + at(stacks + i + 1) : base_ + end_ - 4;
     in.witness = WitnessView(base_ + at(stacks + i), end);
   }
   return in;
@@ -208,20 +211,18 @@ bool TransactionView::is_coinbase() const noexcept {
   return in.prevout.txid.is_zero() && in.prevout.index == 0xffffffff;
 }
 
-std::span<const std::byte> TransactionView::bytes() const noexcept {
-  return {base_ + at(rec_begin), base_ + at(rec_end)};
-}
+std::span<const std::byte> TransactionView::bytes() const noexcept { return {base_ + at(rec_begin), base_ + end_}; }
 
-std::size_t TransactionView::stripped_size() const noexcept { return 4 + (at(rec_body_end) - at(rec_body_begin)) + 4; }
+std::size_t TransactionView::stripped_size() const noexcept { return 4 + (body_end() - body_begin()) + 4; }
 
 Hash256 TransactionView::wtxid() const { return sha256d(bytes()); }
 
 Hash256 TransactionView::txid() const {
-  if (at(rec_body_begin) == at(rec_begin) + 4 && at(rec_body_end) == at(rec_end) - 4) return wtxid();  // the same bytes
+  if (!has_witness()) return wtxid();  // the same bytes
   Sha256 sha;
   sha.update({base_ + at(rec_begin), 4});
-  sha.update({base_ + at(rec_body_begin), base_ + at(rec_body_end)});
-  sha.update({base_ + at(rec_end) - 4, 4});
+  sha.update({base_ + body_begin(), base_ + body_end()});
+  sha.update({base_ + end_ - 4, 4});
   return sha256d_of(sha);
 }
 
@@ -261,7 +262,7 @@ result<BlockView> BlockView::parse(std::span<const std::byte> bytes, witness mod
   // a count beyond that runs out of bytes first. A guess at the records'
   // size saves most regrowth on real blocks.
   const std::size_t indexed = wire::reserve_for(ctx, n, detail::min_tx_size);
-  view.offsets_.reserve(indexed + bytes.size() / 16);
+  view.offsets_.reserve((1 + rec_fields) * indexed + bytes.size() / 16);
   view.offsets_.resize(indexed);
   std::uint64_t i = 0;
   for (; i < n && ctx.ok(); ++i) {
@@ -275,7 +276,8 @@ result<BlockView> BlockView::parse(std::span<const std::byte> bytes, witness mod
 }
 
 TransactionView BlockView::transaction(std::size_t i) const noexcept {
-  return TransactionView(bytes_.data(), offsets_.data() + offsets_[i]);
+  const std::uint32_t end = i + 1 < count_ ? offsets_[offsets_[i + 1] + rec_begin] : static_cast<std::uint32_t>(bytes_.size());
+  return TransactionView(bytes_.data(), offsets_.data() + offsets_[i], end);
 }
 
 std::size_t BlockView::stripped_size() const noexcept {

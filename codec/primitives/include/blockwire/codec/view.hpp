@@ -108,11 +108,15 @@ class TransactionView {
 
  private:
   friend class BlockView;
-  TransactionView(const std::byte* base, const std::uint32_t* record) noexcept : base_(base), record_(record) {}
+  TransactionView(const std::byte* base, const std::uint32_t* record, std::uint32_t end) noexcept
+      : base_(base), record_(record), end_(end) {}
   std::uint32_t at(std::size_t i) const noexcept { return record_[i]; }
+  std::uint32_t body_begin() const noexcept;
+  std::uint32_t body_end() const noexcept;
 
   const std::byte* base_ = nullptr;          // the offsets count from here
   const std::uint32_t* record_ = nullptr;    // this transaction's offsets (see view.cpp)
+  std::uint32_t end_ = 0;                    // one past its lock time
   std::vector<std::uint32_t> owned_;         // a standalone view's offsets; empty inside a BlockView
 };
 
