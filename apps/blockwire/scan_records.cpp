@@ -72,7 +72,6 @@ result<void> scan_records(const FileToScan& file, network net, CheckPipeline& pi
   auto opened = FileReader::open(file.path.c_str());
   if (!opened) return opened.error();
   BlockFileReader reader(opened.value(), file.key, net);
-  Block validated;                            // reused: decoding here only says whether the record holds a block
   std::optional<std::string> decode_failure;  // of the record just rejected: reported with the bytes it skips
   SkipMerger skips(pipeline);
   ResyncBudget budget;
@@ -85,7 +84,8 @@ result<void> scan_records(const FileToScan& file, network net, CheckPipeline& pi
     }
     if (!event.value()) break;
     if (const auto* record = std::get_if<BlockRecord>(&*event.value())) {
-      if (auto decoded = decode_block(record->bytes, validated); !decoded) {
+      // A view: one validating pass, no objects; the workers decode.
+      if (auto decoded = BlockView::parse(record->bytes); !decoded) {
         // The error's offset is within the block; the user wants the file's.
         const error& e = decoded.error();
         std::string what = e.code().message() +

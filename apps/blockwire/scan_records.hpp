@@ -1,8 +1,8 @@
 // The reading half of `blockwire scan`: one blk file's records, framed,
-// un-XORed, and validated by decoding each block into one reused Block (no
-// allocation). A record whose block does not decode is reported once, and
-// the reader resynchronises from the byte after its magic, as Bitcoin
-// Core's reindex does, instead of trusting its length.
+// un-XORed, and validated by a BlockView's one pass (no objects built; the
+// workers decode). A record whose block does not decode is reported once,
+// and the reader resynchronises from the byte after its magic (bounded:
+// see ResyncBudget) instead of trusting its length.
 #pragma once
 
 #include "progress.hpp"
