@@ -121,6 +121,41 @@ void DeserializeBlock_Templated(benchmark::State& state, const std::vector<std::
   per_block(state, *bytes);
 }
 
+// Zero-copy: one validating pass that records offsets (BlockView::parse),
+// and the same plus a walk that reads every field of every transaction
+// (what a reader of the block needs; ids not included).
+void BlockView_Parse(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  for (auto _ : state) {
+    auto view = BlockView::parse(*bytes);
+    if (!view) state.SkipWithError("parse failed");
+    benchmark::DoNotOptimize(view);
+  }
+  per_block(state, *bytes);
+}
+
+void BlockView_Walk(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  for (auto _ : state) {
+    auto view = BlockView::parse(*bytes);
+    if (!view) state.SkipWithError("parse failed");
+    std::uint64_t sum = 0;
+    for (std::size_t t = 0; t < view.value().transaction_count(); ++t) {
+      const TransactionView tx = view.value().transaction(t);
+      sum += tx.version() + tx.lock_time();
+      for (std::size_t i = 0; i < tx.input_count(); ++i) {
+        const InputView in = tx.input(i);
+        sum += in.prevout.index + in.sequence + in.script_sig.size();
+        for (const auto item : in.witness) sum += item.size();
+      }
+      for (std::size_t o = 0; o < tx.output_count(); ++o) {
+        const OutputView out = tx.output(o);
+        sum += static_cast<std::uint64_t>(out.value) + out.script_pubkey.size();
+      }
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  per_block(state, *bytes);
+}
+
 // The same bytes into a layout with a heap allocation per script and per
 // witness item: what blockwire's one-payload-per-transaction layout saves.
 void DeserializeBlock_PerScriptLayout(benchmark::State& state, const std::vector<std::byte>* bytes) {
@@ -193,6 +228,8 @@ BLOCKWIRE_BENCH_BOTH(SerializeBlock_Public);
 BLOCKWIRE_BENCH_BOTH(SerializeBlock_PublicVector);
 BLOCKWIRE_BENCH_BOTH(DeserializeBlock_Templated);
 BLOCKWIRE_BENCH_BOTH(DeserializeBlock_PerScriptLayout);
+BLOCKWIRE_BENCH_BOTH(BlockView_Parse);
+BLOCKWIRE_BENCH_BOTH(BlockView_Walk);
 BLOCKWIRE_BENCH_BOTH(DeserializeBlock_PublicSpan);
 BLOCKWIRE_BENCH_BOTH(DeserializeBlock_PublicReaderRef);
 BLOCKWIRE_BENCH_BOTH(DeserializeBlock_PublicStreamReader);

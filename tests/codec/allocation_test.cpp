@@ -108,3 +108,14 @@ TEST_CASE("a merkle root of 1,557 and of 2,500 transactions allocates exactly on
     CHECK(counting::allocations.load() - before == 1);
   }
 }
+
+TEST_CASE("a BlockView of either real block allocates once (its offsets), and no more than the block's size") {
+  for (const auto* raw : {&test::block413567(), &test::segwit_block()}) {
+    const std::size_t allocations = counting::allocations.load();
+    const std::size_t before = counting::reset_peak();
+    auto view = BlockView::parse(*raw);
+    REQUIRE(view);
+    CHECK(counting::allocations.load() - allocations == 1);
+    CHECK(counting::peak.load() - before < raw->size());
+  }
+}
