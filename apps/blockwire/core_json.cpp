@@ -1,5 +1,8 @@
 #include "core_json.hpp"
 
+#include <blockwire/codec/address.hpp>
+#include <blockwire/codec/descriptor.hpp>
+#include <blockwire/codec/script.hpp>
 #include <blockwire/io/hex.hpp>
 
 #include <cmath>
@@ -20,7 +23,42 @@ std::string hex32(std::uint32_t v) {
 // memory is the item being written.
 void write_hex(JsonOutput& out, std::span<const std::byte> bytes) { out.string(to_hex(bytes)); }
 
+// Core's UniValue writes a double with 16 significant digits: 1 and
+// 14484.1623612254, not 1.0 and 14484.162361225399.
+std::string double_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.16g", v);
+  return text;
+}
+
+// ScriptToUniv: asm, desc, hex, address (when there is one), type.
+void write_script_pubkey(JsonOutput& out, std::span<const std::byte> script, network net) {
+  out.begin_object();
+  out.key("asm");
+  out.string(to_asm(script));
+  out.key("desc");
+  out.string(infer_descriptor(script, net));
+  out.key("hex");
+  write_hex(out, script);
+  if (const auto address = encode_address(script, net)) {
+    out.key("address");
+    out.string(*address);
+  }
+  out.key("type");
+  out.string(name(solve(script).type));
+  out.end_object();
+}
+
 }  // namespace
+
+std::string amount_text(std::int64_t satoshis) {
+  const bool negative = satoshis < 0;
+  const std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(satoshis) : static_cast<std::uint64_t>(satoshis);
+  char text[32];
+  std::snprintf(text, sizeof text, "%s%llu.%08llu", negative ? "-" : "", static_cast<unsigned long long>(magnitude / 100'000'000),
+                static_cast<unsigned long long>(magnitude % 100'000'000));
+  return text;
+}
 
 double difficulty(std::uint32_t bits) {
   const int exponent = static_cast<int>(bits >> 24);
@@ -30,7 +68,7 @@ double difficulty(std::uint32_t bits) {
   return 65535.0 / mantissa * std::pow(256.0, 0x1d - exponent);
 }
 
-void write_transaction_json(JsonOutput& out, const TransactionView& tx) {
+void write_transaction_json(JsonOutput& out, const TransactionView& tx, network net, bool hex) {
   out.begin_object();
   out.key("txid");
   out.string(tx.txid().to_hex());
@@ -62,6 +100,8 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx) {
       out.uint(in.prevout.index);
       out.key("scriptSig");
       out.begin_object();
+      out.key("asm");
+      out.string(to_asm(in.script_sig, true));
       out.key("hex");
       write_hex(out, in.script_sig);
       out.end_object();
@@ -83,57 +123,60 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx) {
     const OutputView o = tx.output(n);
     out.begin_object();
     out.key("value");
-    out.number(static_cast<double>(o.value) / 1e8);
+    out.raw_number(amount_text(o.value));
     out.key("n");
     out.uint(n);
     out.key("scriptPubKey");
-    out.begin_object();
-    out.key("hex");
-    write_hex(out, o.script_pubkey);
-    out.end_object();
+    write_script_pubkey(out, o.script_pubkey, net);
     out.end_object();
   }
   out.end_array();
-  out.key("hex");
-  write_hex(out, tx.bytes());
+  if (hex) {
+    out.key("hex");
+    write_hex(out, tx.bytes());
+  }
   out.end_object();
 }
 
-void write_block_json(JsonOutput& out, const BlockView& block) {
+void write_block_json(JsonOutput& out, const BlockView& block, network net) {
   const BlockHeader& h = block.header();
   out.begin_object();
   out.key("hash");
   out.string(block_hash(h).to_hex());
-  out.key("size");
-  out.uint(block.size());
-  out.key("strippedsize");
-  out.uint(block.stripped_size());
-  out.key("weight");
-  out.uint(block.weight());
   out.key("version");
   out.integer(h.version);
   out.key("versionHex");
   out.string(hex32(static_cast<std::uint32_t>(h.version)));
   out.key("merkleroot");
   out.string(h.merkle_root.to_hex());
-  out.key("tx");
-  out.begin_array();
-  for (std::size_t i = 0; i < block.transaction_count(); ++i) write_transaction_json(out, block.transaction(i));
-  out.end_array();
   out.key("time");
   out.uint(h.time);
   out.key("nonce");
   out.uint(h.nonce);
   out.key("bits");
   out.string(hex32(h.bits));
+  if (const auto target = target_from_bits(h.bits)) {
+    out.key("target");
+    out.string(target->to_hex());
+  }
   out.key("difficulty");
-  out.number(difficulty(h.bits));
+  out.raw_number(double_text(difficulty(h.bits)));
   out.key("nTx");
   out.uint(block.transaction_count());
   if (!h.prev_block.is_zero()) {
     out.key("previousblockhash");
     out.string(h.prev_block.to_hex());
   }
+  out.key("strippedsize");
+  out.uint(block.stripped_size());
+  out.key("size");
+  out.uint(block.size());
+  out.key("weight");
+  out.uint(block.weight());
+  out.key("tx");
+  out.begin_array();
+  for (std::size_t i = 0; i < block.transaction_count(); ++i) write_transaction_json(out, block.transaction(i), net, true);
+  out.end_array();
   out.end_object();
 }
 

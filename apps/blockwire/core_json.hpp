@@ -1,8 +1,9 @@
 // Blocks and transactions as JSON in the shape of Bitcoin Core's RPCs:
 // `getblock <hash> 2` and `decoderawtransaction`, written as a stream.
-// Fields that need the chain (height, confirmations, chainwork, mediantime,
-// nextblockhash, fee) or a script interpreter (asm, desc, address, type)
-// are left out.
+// Keys in Core's order (blockheaderToJSON, blockToJSON, TxToUniv,
+// ScriptToUniv); the fields that need the chain (height, confirmations,
+// mediantime, chainwork, nextblockhash) or undo data (fee, prevout) are
+// left out for a loose block.
 #pragma once
 
 #include "json_output.hpp"
@@ -13,10 +14,14 @@ namespace blockwire::cli {
 
 // From views: nothing is decoded into objects, so memory stays the input's
 // plus its offsets, whatever the number of transactions or witness items.
-void write_transaction_json(JsonOutput& out, const TransactionView& tx);
-void write_block_json(JsonOutput& out, const BlockView& block);
+// `hex`: the transaction's own bytes at the end, as getblock prints them
+// (decoderawtransaction does not). Addresses and descriptors for `net`.
+void write_transaction_json(JsonOutput& out, const TransactionView& tx, network net, bool hex);
+void write_block_json(JsonOutput& out, const BlockView& block, network net);
 
 // Bitcoin Core's difficulty: the genesis target over the block's target.
 double difficulty(std::uint32_t bits);
+// Satoshis as Core's ValueFromAmount writes them: "50.00000000".
+std::string amount_text(std::int64_t satoshis);
 
 }  // namespace blockwire::cli

@@ -27,11 +27,11 @@ std::string utc(std::uint32_t time) {
 
 // The block and transaction printers read views: inspect never builds the
 // objects, so memory is the input plus offsets, whatever its counts.
-int print_block(const BlockView& block, bool json) {
+int print_block(const BlockView& block, bool json, network net) {
   const auto checked = check_block(block);
   if (json) {
     JsonOutput out;
-    write_block_json(out, block);
+    write_block_json(out, block, net);
     return checked ? ok : bad_data;
   }
   const BlockHeader& h = block.header();
@@ -58,10 +58,10 @@ int print_block(const BlockView& block, bool json) {
   return checked ? ok : bad_data;
 }
 
-int print_transaction(const TransactionView& tx, bool json) {
+int print_transaction(const TransactionView& tx, bool json, network net) {
   if (json) {
     JsonOutput out;
-    write_transaction_json(out, tx);
+    write_transaction_json(out, tx, net, false);  // decoderawtransaction prints no hex
     return ok;
   }
   // Values come from the input: any int64, so the sum is checked.
@@ -127,13 +127,13 @@ int inspect(const InspectOptions& o) {
   for (const std::vector<std::byte>* bytes : {readings.hex ? &*readings.hex : nullptr, &readings.raw}) {
     if (bytes == nullptr) continue;
     auto block = BlockView::parse(*bytes);
-    if (block) return print_block(block.value(), o.json);
+    if (block) return print_block(block.value(), o.json, o.net);
     // Bitcoin Core's decoderawtransaction: with witness data first, then
     // the legacy form (a transaction with no inputs reads as a marker and
     // flag otherwise); each must consume every byte.
     auto tx = TransactionView::parse(*bytes);
     if (!tx) tx = TransactionView::parse(*bytes, witness::disallow);
-    if (tx) return print_transaction(tx.value(), o.json);
+    if (tx) return print_transaction(tx.value(), o.json, o.net);
     if (!block_failure) {
       block_failure = block.error();
       tx_failure = tx.error();

@@ -29,6 +29,8 @@ class JsonOutput {
   void integer(std::int64_t v) { writer_.Int64(v); }
   void number(double v) { writer_.Double(v); }
   void boolean(bool v) { writer_.Bool(v); }
+  // A number written exactly as given (an amount with 8 decimals).
+  void raw_number(std::string_view text) { writer_.RawValue(text.data(), text.size(), rapidjson::kNumberType); }
   void begin_object() { writer_.StartObject(); }
   void end_object() { writer_.EndObject(); }
   void begin_array() { writer_.StartArray(); }

@@ -24,7 +24,7 @@ void add_network_option(CLI::App& app, network& net) {
            if (!parsed) throw CLI::ValidationError("--network", "unknown network '" + value + "'");
            net = *parsed;
          },
-         "mainnet (default), testnet3, testnet4, signet or regtest: the magic of each record")
+         "mainnet (default), testnet3, testnet4, signet or regtest: the magic of each record, and the addresses")
       ->type_name("NAME");
 }
 
@@ -44,8 +44,9 @@ int main(int argc, char** argv) {
       "inspect",
       "Summarise one block or transaction (raw or hex, detected), or one record of a blk file.\n"
       "--json prints Bitcoin Core's `getblock <hash> 2` (a block) or `decoderawtransaction` (a transaction)\n"
-      "shape. Left out: what needs the chain (height, confirmations, chainwork, mediantime,\n"
-      "nextblockhash, fee) or a script interpreter (asm, desc, address, type).");
+      "shape: keys in Core's order, asm, desc, address (for --network) and type of each script.\n"
+      "Left out for a loose block: what needs the chain (confirmations, height, mediantime,\n"
+      "chainwork, nextblockhash) or undo data (fee, prevout).");
   inspect_cmd->add_option("input", inspect.input, "a file, or - for standard input")->required()->type_name("FILE|-");
   inspect_cmd->add_flag("--json", inspect.json, "print JSON in Bitcoin Core's shape");
   inspect_cmd->add_option("--offset", inspect.offset, "read the record at this byte offset of a blk file (the offset of its magic)")

@@ -3,6 +3,8 @@
 // block files.
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
+#include <blockwire/codec/address.hpp>
+#include <blockwire/codec/descriptor.hpp>
 #include <blockwire/io.hpp>
 
 #include <doctest/doctest.h>
@@ -526,4 +528,75 @@ TEST_CASE("scan: a file that cannot be read is not counted as scanned") {
   const auto j = nlohmann::json::parse(read_text(dir / "out"));
   CHECK(j["bytes"] == fs::file_size(dir / "blocks/blk00000.dat"));
   CHECK(j.contains("io_error"));
+}
+
+// Issue 12 (part): scripts in the JSON, in Bitcoin Core's shape ----------------
+
+namespace {
+
+std::vector<std::string> keys_of(const nlohmann::ordered_json& j) {
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
+  return keys;
+}
+
+}  // namespace
+
+TEST_CASE("inspect --json: Core's key order, 8-decimal amounts, and asm/desc/address/type that agree with the script") {
+  const Run r = run("inspect --json " + segwit);
+  REQUIRE(r.status == 0);
+  const auto j = nlohmann::ordered_json::parse(r.out);
+  // blockheaderToJSON then blockToJSON, without what needs the chain.
+  CHECK(keys_of(j) == std::vector<std::string>{"hash", "version", "versionHex", "merkleroot", "time", "nonce", "bits", "target", "difficulty",
+                                               "nTx", "previousblockhash", "strippedsize", "size", "weight", "tx"});
+  CHECK(keys_of(j["tx"][1]) ==
+        std::vector<std::string>{"txid", "hash", "version", "size", "vsize", "weight", "locktime", "vin", "vout", "hex"});
+  std::size_t outputs = 0;
+  std::size_t with_address = 0;
+  for (const auto& tx : j["tx"]) {
+    for (const auto& in : tx["vin"]) {
+      if (in.contains("coinbase")) continue;
+      CHECK(keys_of(in["scriptSig"]) == std::vector<std::string>{"asm", "hex"});
+    }
+    for (const auto& out : tx["vout"]) {
+      ++outputs;
+      const auto& spk = out["scriptPubKey"];
+      const auto keys = keys_of(spk);
+      const bool has_address = spk.contains("address");
+      CHECK(keys == (has_address ? std::vector<std::string>{"asm", "desc", "hex", "address", "type"}
+                                 : std::vector<std::string>{"asm", "desc", "hex", "type"}));
+      const auto script = test::from_hex(spk["hex"].get<std::string>());
+      if (has_address) {
+        ++with_address;
+        const auto decoded = decode_address(spk["address"].get<std::string>(), network::mainnet);
+        REQUIRE(decoded);
+        CHECK(decoded.value() == script);
+      }
+      const std::string desc = spk["desc"];
+      const auto hash = desc.rfind('#');
+      REQUIRE(hash != std::string::npos);
+      CHECK(descriptor_checksum(desc.substr(0, hash)) == desc.substr(hash + 1));
+    }
+  }
+  CHECK(outputs > 5000);
+  CHECK(with_address > 4000);
+  // Amounts as Core's ValueFromAmount writes them: always 8 decimals.
+  const auto first_value = r.out.find("\"value\": ");
+  REQUIRE(first_value != std::string::npos);
+  const auto end = r.out.find_first_of(",\n", first_value);
+  const std::string value = r.out.substr(first_value + 9, end - first_value - 9);
+  CHECK(value.size() - value.find('.') - 1 == 8);
+}
+
+TEST_CASE("inspect --json: difficulty as Core's UniValue prints a double (16 significant digits)") {
+  TempDir dir;
+  for (const auto& [bits, text] : std::vector<std::pair<std::vector<std::byte>, std::string>>{
+           {test::bytes({0xff, 0xff, 0x00, 0x1d}), "\"difficulty\": 1,"},                 // 0x1d00ffff
+           {test::bytes({0x4c, 0x86, 0x04, 0x1b}), "\"difficulty\": 14484.1623612254,"}}) {  // 0x1b04864c, the issue's example
+    auto block = test::block413567();
+    std::copy(bits.begin(), bits.end(), block.begin() + 72);
+    write_file(dir / "block.raw", block);
+    const Run r = run("inspect --json " + (dir / "block.raw"));  // the proof of work no longer holds: exit 1, JSON all the same
+    CHECK(r.out.find(text) != std::string::npos);
+  }
 }

@@ -1,6 +1,8 @@
 // blockwire's codec: Bitcoin blocks, headers and transactions, and the
-// compiled entry points that encode and decode them. The wire toolkit, for
-// writing formats of your own, is <blockwire/codec/wire.hpp> (opt-in).
+// compiled entry points that encode and decode them. Opt-in, so that a
+// program that does not use them does not compile them: the wire toolkit
+// (<blockwire/codec/wire.hpp>) and scripts, addresses and descriptors
+// (script.hpp, address.hpp, descriptor.hpp).
 #pragma once
 
 #include <blockwire/codec/block.hpp>

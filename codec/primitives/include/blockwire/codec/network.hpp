@@ -23,6 +23,11 @@ std::uint16_t default_port(network net) noexcept;
 Hash256 genesis_hash(network net) noexcept;
 // The easiest target a block may have (Core's powLimit), in compact form.
 std::uint32_t pow_limit_bits(network net) noexcept;
+// Addresses: the Base58Check version bytes of P2PKH and P2SH, and the
+// bech32 human-readable part of witness programs.
+std::uint8_t pubkey_address_prefix(network net) noexcept;
+std::uint8_t script_address_prefix(network net) noexcept;
+std::string_view bech32_hrp(network net) noexcept;
 
 // "mainnet" (or "main"), "testnet3" (or "test"), "testnet4", "signet", "regtest".
 std::optional<network> network_from_name(std::string_view name) noexcept;
