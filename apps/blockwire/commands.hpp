@@ -39,7 +39,18 @@ struct PackOptions {
   network net = network::mainnet;
 };
 
+struct BlocksOptions {
+  std::string dir;
+  std::string xor_key;
+  network net = network::mainnet;
+  std::uint64_t from = 0;
+  std::uint64_t count = 0;  // 0: to the tip
+  bool json = false;
+  int verbosity = 1;
+};
+
 int inspect(const InspectOptions& options);
+int blocks(const BlocksOptions& options);
 int scan(const ScanOptions& options);
 int pack(const PackOptions& options);
 

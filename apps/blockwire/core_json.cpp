@@ -138,11 +138,17 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx, network 
   out.end_object();
 }
 
-void write_block_json(JsonOutput& out, const BlockView& block, network net) {
+void write_block_json(JsonOutput& out, const BlockView& block, network net, const ChainInfo* chain, int verbosity) {
   const BlockHeader& h = block.header();
   out.begin_object();
   out.key("hash");
   out.string(block_hash(h).to_hex());
+  if (chain != nullptr) {
+    out.key("confirmations");
+    out.integer(chain->confirmations);
+    out.key("height");
+    out.integer(chain->height);
+  }
   out.key("version");
   out.integer(h.version);
   out.key("versionHex");
@@ -151,6 +157,10 @@ void write_block_json(JsonOutput& out, const BlockView& block, network net) {
   out.string(h.merkle_root.to_hex());
   out.key("time");
   out.uint(h.time);
+  if (chain != nullptr) {
+    out.key("mediantime");
+    out.uint(chain->median_time);
+  }
   out.key("nonce");
   out.uint(h.nonce);
   out.key("bits");
@@ -161,11 +171,19 @@ void write_block_json(JsonOutput& out, const BlockView& block, network net) {
   }
   out.key("difficulty");
   out.raw_number(double_text(difficulty(h.bits)));
+  if (chain != nullptr) {
+    out.key("chainwork");
+    out.string(chain->chainwork.to_hex());
+  }
   out.key("nTx");
   out.uint(block.transaction_count());
   if (!h.prev_block.is_zero()) {
     out.key("previousblockhash");
     out.string(h.prev_block.to_hex());
+  }
+  if (chain != nullptr && chain->next) {
+    out.key("nextblockhash");
+    out.string(chain->next->to_hex());
   }
   out.key("strippedsize");
   out.uint(block.stripped_size());
@@ -175,7 +193,13 @@ void write_block_json(JsonOutput& out, const BlockView& block, network net) {
   out.uint(block.weight());
   out.key("tx");
   out.begin_array();
-  for (std::size_t i = 0; i < block.transaction_count(); ++i) write_transaction_json(out, block.transaction(i), net, true);
+  for (std::size_t i = 0; i < block.transaction_count(); ++i) {
+    if (verbosity >= 2) {
+      write_transaction_json(out, block.transaction(i), net, true);
+    } else {
+      out.string(block.transaction(i).txid().to_hex());
+    }
+  }
   out.end_array();
   out.end_object();
 }

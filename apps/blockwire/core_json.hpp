@@ -8,6 +8,7 @@
 
 #include "json_output.hpp"
 
+#include <blockwire/blockfiles/block_index.hpp>
 #include <blockwire/codec.hpp>
 
 namespace blockwire::cli {
@@ -17,7 +18,9 @@ namespace blockwire::cli {
 // `hex`: the transaction's own bytes at the end, as getblock prints them
 // (decoderawtransaction does not). Addresses and descriptors for `net`.
 void write_transaction_json(JsonOutput& out, const TransactionView& tx, network net, bool hex);
-void write_block_json(JsonOutput& out, const BlockView& block, network net);
+// getblock's verbosity: 1 lists the txids, 2 the transactions in full.
+// `chain`: the block's place in a blocks directory, when it is known.
+void write_block_json(JsonOutput& out, const BlockView& block, network net, const ChainInfo* chain = nullptr, int verbosity = 2);
 
 // Bitcoin Core's difficulty: the genesis target over the block's target.
 double difficulty(std::uint32_t bits);

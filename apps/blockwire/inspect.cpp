@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <optional>
 
 namespace blockwire::cli {
@@ -27,11 +28,11 @@ std::string utc(std::uint32_t time) {
 
 // The block and transaction printers read views: inspect never builds the
 // objects, so memory is the input plus offsets, whatever its counts.
-int print_block(const BlockView& block, bool json, network net) {
+int print_block(const BlockView& block, bool json, network net, const ChainInfo* chain) {
   const auto checked = check_block(block);
   if (json) {
     JsonOutput out;
-    write_block_json(out, block, net);
+    write_block_json(out, block, net, chain, 2);
     return checked ? ok : bad_data;
   }
   const BlockHeader& h = block.header();
@@ -90,6 +91,8 @@ int print_transaction(const TransactionView& tx, bool json, network net) {
 
 int inspect(const InspectOptions& o) {
   Readings readings;
+  // A record of a blocks directory: its place in the directory's chain.
+  std::optional<ChainInfo> chain;
   if (o.offset) {
     auto key = resolve_xor_key(o.input, o.xor_key);
     if (!key) {
@@ -107,6 +110,14 @@ int inspect(const InspectOptions& o) {
       return not_a_record && e.code() != blockfile_errc::past_end_of_file ? bad_data : usage_or_io;
     }
     readings.raw = std::move(record).value();
+    if (o.json && readings.raw.size() >= header_size) {
+      const std::filesystem::path dir = std::filesystem::path(o.input).parent_path();
+      auto index = BlockIndex::build(dir.empty() ? "." : dir.string(), key.value(), o.net);
+      auto header = decode_header(std::span(readings.raw).first(header_size));
+      if (index && header) {
+        if (const IndexedBlock* b = index.value().find(block_hash(header.value()))) chain = index.value().chain_info(*b);
+      }
+    }
   } else {
     auto input = read_input(o.input);
     if (!input) {
@@ -127,7 +138,7 @@ int inspect(const InspectOptions& o) {
   for (const std::vector<std::byte>* bytes : {readings.hex ? &*readings.hex : nullptr, &readings.raw}) {
     if (bytes == nullptr) continue;
     auto block = BlockView::parse(*bytes);
-    if (block) return print_block(block.value(), o.json, o.net);
+    if (block) return print_block(block.value(), o.json, o.net, chain ? &*chain : nullptr);
     // Bitcoin Core's decoderawtransaction: with witness data first, then
     // the legacy form (a transaction with no inputs reads as a marker and
     // flag otherwise); each must consume every byte.

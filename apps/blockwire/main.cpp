@@ -93,13 +93,32 @@ int main(int argc, char** argv) {
   pack_cmd->add_flag("--append", pack.append, "add to the blk files already in DIR (with its key)");
   add_network_option(*pack_cmd, pack.net);
 
+  cli::BlocksOptions blocks;
+  auto* blocks_cmd = app.add_subcommand(
+      "blocks",
+      "A blocks directory's best chain in height order: an index of its headers (linked by previous\n"
+      "hash, the chain with the most work), then each block as Bitcoin Core's getblock shows it\n"
+      "(--json, --verbosity 0 hex, 1 txids, 2 transactions), with height, confirmations, mediantime,\n"
+      "chainwork and next block; or one line a block.");
+  blocks_cmd->add_option("dir", blocks.dir, "a blocks directory")->required()->type_name("DIR");
+  blocks_cmd->add_option("--from", blocks.from, "the first height (default 0)")
+      ->check([](const std::string& v) { return v.starts_with("-") ? "a height is 0 or more, not " + v : std::string(); })
+      ->type_name("HEIGHT");
+  blocks_cmd->add_option("--count", blocks.count, "how many blocks (default: to the tip)")->type_name("N");
+  blocks_cmd->add_flag("--json", blocks.json, "a JSON array, one getblock result a block");
+  blocks_cmd->add_option("--verbosity", blocks.verbosity, "with --json: 0 hex, 1 txids (default), 2 transactions")
+      ->check(CLI::Range(0, 2))
+      ->type_name("0|1|2");
+  blocks_cmd->add_option("--xor-key", blocks.xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
+  add_network_option(*blocks_cmd, blocks.net);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);  // prints help (code 0) or the error
     return code == 0 ? cli::ok : cli::usage_or_io;
   }
-  int status = *inspect_cmd ? cli::inspect(inspect) : *scan_cmd ? cli::scan(scan) : cli::pack(pack);
+  int status = *inspect_cmd ? cli::inspect(inspect) : *scan_cmd ? cli::scan(scan) : *blocks_cmd ? cli::blocks(blocks) : cli::pack(pack);
   // What was printed must have arrived: a full disk or a closed pipe
   // behind standard output is an I/O error, not a success.
   if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {

@@ -14,6 +14,7 @@
 #include "../support/bytes.hpp"
 #include "../io/test_support.hpp"
 #include "../support/temp_dir.hpp"
+#include "../support/chain.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -599,4 +600,62 @@ TEST_CASE("inspect --json: difficulty as Core's UniValue prints a double (16 sig
     const Run r = run("inspect --json " + (dir / "block.raw"));  // the proof of work no longer holds: exit 1, JSON all the same
     CHECK(r.out.find(text) != std::string::npos);
   }
+}
+
+TEST_CASE("blocks: a directory's best chain in height order, with getblock's chain fields in Core's order; inspect --offset too") {
+  const Block g = test::mine(Hash256{}, 1000, 0);
+  const Block b1 = test::mine(block_hash(g.header), 1600, 1);
+  const Block b2 = test::mine(block_hash(b1.header), 2200, 2);
+  const Block a2 = test::mine(block_hash(b1.header), 2300, 20);  // a fork, off the best chain
+  const Block b3 = test::mine(block_hash(b2.header), 2800, 3);
+  TempDir dir;
+  std::string inputs;
+  std::uint64_t a2_offset = 0;
+  std::uint64_t offset = 0;
+  int n = 0;
+  for (const Block* b : {&b3, &a2, &g, &b2, &b1}) {  // out of order on disk
+    std::vector<std::byte> raw;
+    encode_block(*b, raw);
+    const std::string file = dir / ("b" + std::to_string(n++) + ".raw");
+    write_file(file, raw);
+    inputs += " " + file;
+    if (b == &a2) a2_offset = offset;
+    offset += 8 + raw.size();
+  }
+  REQUIRE(run("pack --network regtest --xor-key 0000000000000000 -o " + (dir / "blocks") + inputs).status == 0);
+
+  Run r = run("blocks --network regtest --json --verbosity 2 " + (dir / "blocks"));
+  REQUIRE(r.status == 0);
+  auto j = nlohmann::ordered_json::parse(r.out);
+  REQUIRE(j.size() == 4);
+  CHECK(keys_of(j[1]) == std::vector<std::string>{"hash", "confirmations", "height", "version", "versionHex", "merkleroot", "time",
+                                                  "mediantime", "nonce", "bits", "target", "difficulty", "chainwork", "nTx",
+                                                  "previousblockhash", "nextblockhash", "strippedsize", "size", "weight", "tx"});
+  const Block* chain[] = {&g, &b1, &b2, &b3};
+  for (std::size_t h = 0; h < 4; ++h) {
+    CAPTURE(h);
+    CHECK(j[h]["hash"] == block_hash(chain[h]->header).to_hex());
+    CHECK(j[h]["height"] == h);
+    CHECK(j[h]["confirmations"] == 4 - h);
+    char work[3];
+    std::snprintf(work, sizeof work, "%02x", static_cast<unsigned>(2 * (h + 1)));  // regtest: 2 a block
+    CHECK(j[h]["chainwork"] == std::string(62, '0') + work);
+    CHECK(j[h].contains("nextblockhash") == (h < 3));
+    CHECK(j[h]["tx"][0]["vout"][0]["scriptPubKey"]["type"] == "nonstandard");  // OP_TRUE
+  }
+  CHECK(j[0]["mediantime"] == 1000);
+  CHECK(j[3]["mediantime"] == 2200);  // Core's rule: the sorted {1000, 1600, 2200, 2800}, index 4 / 2
+  r = run("blocks --network regtest --json --verbosity 1 --from 2 --count 1 " + (dir / "blocks"));
+  j = nlohmann::ordered_json::parse(r.out);
+  REQUIRE(j.size() == 1);
+  CHECK(j[0]["height"] == 2);
+  CHECK(j[0]["tx"][0] == txid(b2.transactions[0]).to_hex());  // verbosity 1: txids
+
+  r = run("inspect --json --network regtest --offset " + std::to_string(a2_offset) + " " + (dir / "blocks/blk00000.dat"));
+  REQUIRE(r.status == 0);
+  j = nlohmann::ordered_json::parse(r.out);
+  CHECK(j["hash"] == block_hash(a2.header).to_hex());
+  CHECK(j["confirmations"] == -1);
+  CHECK(j["height"] == 2);
+  CHECK_FALSE(j.contains("nextblockhash"));
 }

@@ -4,5 +4,6 @@
 #include <blockwire/blockfiles/block_directory.hpp>
 #include <blockwire/blockfiles/block_file_reader.hpp>
 #include <blockwire/blockfiles/block_file_writer.hpp>
+#include <blockwire/blockfiles/block_index.hpp>
 #include <blockwire/blockfiles/error.hpp>
 #include <blockwire/codec/network.hpp>

@@ -39,6 +39,12 @@ std::optional<Hash256> target_from_bits(std::uint32_t bits) noexcept;
 // target).
 bool at_most(const Hash256& a, const Hash256& b) noexcept;
 
+// The expected number of hashes a block of `bits` took (Core's
+// GetBlockProof: 2^256 / (target + 1)), and the sum of two such numbers
+// (chain work), stored like a hash. Zero for invalid bits.
+Hash256 work_from_bits(std::uint32_t bits) noexcept;
+Hash256 add_work(const Hash256& a, const Hash256& b) noexcept;
+
 // Proof of work, merkle root, no mutation, one coinbase and first, and
 // (BIP141) the witness commitment when any transaction has witness data.
 // The error says which check failed.

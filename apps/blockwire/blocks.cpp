@@ -1,0 +1,77 @@
+// blockwire blocks: a blocks directory's best chain in height order, as
+// getblock shows each block (verbosity 0, 1 or 2) or one line a block.
+// Memory: the header index plus one block.
+#include "commands.hpp"
+#include "core_json.hpp"
+#include "json_output.hpp"
+#include "text.hpp"
+#include "xor_key.hpp"
+
+#include <blockwire/blockfiles.hpp>
+#include <blockwire/codec.hpp>
+#include <blockwire/io/hex.hpp>
+
+#include <cstdio>
+
+namespace blockwire::cli {
+
+int blocks(const BlocksOptions& o) {
+  auto key = resolve_xor_key(o.dir, o.xor_key);
+  if (!key) {
+    std::fprintf(stderr, "blockwire blocks: %s\n", xor_key_problem(o.dir, o.xor_key, key.error()).c_str());
+    return usage_or_io;
+  }
+  auto index = BlockIndex::build(o.dir, key.value(), o.net);
+  if (!index) {
+    std::fprintf(stderr, "blockwire blocks: %s: %s\n", o.dir.c_str(), index.error().message().c_str());
+    return usage_or_io;
+  }
+  const auto chain = index.value().best_chain();
+  if (chain.empty()) {
+    std::fprintf(stderr, "blockwire blocks: %s: no chain (no block whose parent is all zeros among %s)\n", o.dir.c_str(),
+                 count_of(index.value().blocks().size(), "block").c_str());
+    return bad_data;
+  }
+  if (o.from >= chain.size()) {
+    std::fprintf(stderr, "blockwire blocks: --from %llu: the best chain ends at height %zu\n", static_cast<unsigned long long>(o.from),
+                 chain.size() - 1);
+    return usage_or_io;
+  }
+  const std::uint64_t end = o.count == 0 ? chain.size() : std::min<std::uint64_t>(chain.size(), o.from + o.count);
+  std::optional<JsonOutput> json;
+  if (o.json) {
+    json.emplace();
+    json->begin_array();
+  }
+  for (std::uint64_t height = o.from; height < end; ++height) {
+    const IndexedBlock& b = index.value().blocks()[chain[height]];
+    const std::string path = index.value().file_path(b.file);
+    auto bytes = read_block_record(path, b.offset, key.value(), o.net);
+    if (!bytes) {
+      std::fprintf(stderr, "blockwire blocks: %s:%llu: %s\n", path.c_str(), static_cast<unsigned long long>(b.offset),
+                   bytes.error().message().c_str());
+      return bytes.error().code().category() == blockfile_category() ? bad_data : usage_or_io;
+    }
+    auto view = BlockView::parse(bytes.value());
+    if (!view) {
+      std::fprintf(stderr, "blockwire blocks: %s:%llu: the block at height %llu does not decode: %s\n", path.c_str(),
+                   static_cast<unsigned long long>(b.offset), static_cast<unsigned long long>(height), view.error().message().c_str());
+      return bad_data;
+    }
+    if (!json) {
+      std::printf("%8llu  %s  %6zu tx  %9zu bytes\n", static_cast<unsigned long long>(height), b.hash.to_hex().c_str(),
+                  view.value().transaction_count(), view.value().size());
+      continue;
+    }
+    if (o.verbosity == 0) {
+      json->string(to_hex(bytes.value()));
+    } else {
+      const ChainInfo info = index.value().chain_info(b);
+      write_block_json(*json, view.value(), o.net, &info, o.verbosity);
+    }
+  }
+  if (json) json->end_array();
+  return ok;
+}
+
+}  // namespace blockwire::cli

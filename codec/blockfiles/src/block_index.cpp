@@ -1,0 +1,115 @@
+#include <blockwire/blockfiles/block_directory.hpp>
+#include <blockwire/blockfiles/block_file_reader.hpp>
+#include <blockwire/blockfiles/block_index.hpp>
+#include <blockwire/codec/check.hpp>
+#include <blockwire/codec/encoding.hpp>
+#include <blockwire/codec/hashes.hpp>
+#include <blockwire/io/file.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace blockwire {
+
+result<BlockIndex> BlockIndex::build(const std::string& blocks_dir, const XorKey& key, network net) {
+  BlockIndex index;
+  index.dir_ = blocks_dir;
+  auto files = block_files(blocks_dir);
+  if (!files) return files.error();
+  for (const std::string& path : files.value()) {
+    const unsigned number = *block_file_number(std::filesystem::path(path).filename().string());
+    auto file = FileReader::open(path.c_str());
+    if (!file) return file.error();
+    BlockFileReader reader(file.value(), key, net);
+    for (;;) {
+      auto event = reader.next();
+      if (!event) return event.error();
+      if (!event.value()) break;
+      const auto* record = std::get_if<BlockRecord>(&*event.value());
+      if (record == nullptr) continue;
+      auto header = decode_header(record->bytes.first(header_size));
+      if (!header) continue;
+      IndexedBlock b;
+      b.hash = block_hash(header.value());
+      b.header = header.value();
+      b.file = number;
+      b.offset = record->offset;
+      if (index.by_hash_.emplace(b.hash, index.blocks_.size()).second) index.blocks_.push_back(b);  // a duplicate: the first stays
+    }
+  }
+
+  // Link each block to its parent and give it a height and chain work,
+  // walking up to a resolved ancestor first (blocks come in any order).
+  std::vector<bool> resolved(index.blocks_.size(), false);
+  std::vector<std::size_t> path;
+  for (std::size_t i = 0; i < index.blocks_.size(); ++i) {
+    std::size_t at = i;
+    while (!resolved[at]) {
+      path.push_back(at);
+      const auto parent = index.by_hash_.find(index.blocks_[at].header.prev_block);
+      if (parent == index.by_hash_.end() || resolved[parent->second] ||
+          std::find(path.begin(), path.end(), parent->second) != path.end()) {
+        break;
+      }
+      at = parent->second;
+    }
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      IndexedBlock& b = index.blocks_[*it];
+      const auto parent = index.by_hash_.find(b.header.prev_block);
+      const Hash256 work = work_from_bits(b.header.bits);
+      if (b.header.prev_block.is_zero()) {
+        b.height = 0;
+        b.chainwork = work;
+      } else if (parent != index.by_hash_.end() && resolved[parent->second] && index.blocks_[parent->second].height >= 0) {
+        const IndexedBlock& p = index.blocks_[parent->second];
+        b.parent = parent->second;
+        b.height = p.height + 1;
+        b.chainwork = add_work(p.chainwork, work);
+      }
+      resolved[*it] = true;
+    }
+    path.clear();
+  }
+
+  // The tip: the most work; among equals, the first found (Core keeps the
+  // block it received first).
+  std::size_t tip = IndexedBlock::none;
+  for (std::size_t i = 0; i < index.blocks_.size(); ++i) {
+    const IndexedBlock& b = index.blocks_[i];
+    if (b.height < 0) continue;
+    if (tip == IndexedBlock::none || !at_most(b.chainwork, index.blocks_[tip].chainwork)) tip = i;
+  }
+  if (tip != IndexedBlock::none) {
+    index.best_.resize(static_cast<std::size_t>(index.blocks_[tip].height) + 1);
+    for (std::size_t at = tip; at != IndexedBlock::none; at = index.blocks_[at].parent) {
+      index.best_[static_cast<std::size_t>(index.blocks_[at].height)] = at;
+    }
+  }
+  return index;
+}
+
+const IndexedBlock* BlockIndex::find(const Hash256& hash) const {
+  const auto it = by_hash_.find(hash);
+  return it == by_hash_.end() ? nullptr : &blocks_[it->second];
+}
+
+ChainInfo BlockIndex::chain_info(const IndexedBlock& b) const {
+  ChainInfo info{b.height, -1, b.header.time, b.chainwork, std::nullopt};
+  const std::size_t self = static_cast<std::size_t>(&b - blocks_.data());
+  const bool on_best = b.height >= 0 && static_cast<std::size_t>(b.height) < best_.size() && best_[static_cast<std::size_t>(b.height)] == self;
+  if (on_best) {
+    info.confirmations = static_cast<std::int64_t>(best_.size()) - b.height;
+    if (static_cast<std::size_t>(b.height) + 1 < best_.size()) info.next = blocks_[best_[static_cast<std::size_t>(b.height) + 1]].hash;
+  }
+  // Core's GetMedianTimePast: the middle of the sorted times of the block
+  // and up to ten ancestors.
+  std::vector<std::uint32_t> times;
+  for (std::size_t at = self; at != IndexedBlock::none && times.size() < 11; at = blocks_[at].parent) times.push_back(blocks_[at].header.time);
+  std::sort(times.begin(), times.end());
+  info.median_time = times[times.size() / 2];
+  return info;
+}
+
+std::string BlockIndex::file_path(unsigned file) const { return (std::filesystem::path(dir_) / block_file_name(file)).string(); }
+
+}  // namespace blockwire

@@ -1,0 +1,85 @@
+// The header index of a blocks directory, on a chain the test mines: linked
+// out of order, the most-work branch as the best chain, and the chain fields
+// getblock prints, worked out by hand.
+#include <blockwire/blockfiles.hpp>
+#include <blockwire/codec.hpp>
+
+#include <doctest/doctest.h>
+
+#include "../support/chain.hpp"
+#include "../support/temp_dir.hpp"
+
+#include <cstdio>
+
+using namespace blockwire;
+
+TEST_CASE("BlockIndex: heights, the best chain, confirmations, median time, chain work and next blocks") {
+  // G - 1 - 2 - A3
+  //           \ B3 - B4   (B4: the most work; A3 is off the best chain)
+  const Block g = test::mine(Hash256{}, 1000, 0);
+  const Block b1 = test::mine(block_hash(g.header), 1600, 1);
+  const Block b2 = test::mine(block_hash(b1.header), 2200, 2);
+  const Block a3 = test::mine(block_hash(b2.header), 2800, 3);
+  const Block b3 = test::mine(block_hash(b2.header), 2900, 30);
+  const Block b4 = test::mine(block_hash(b3.header), 3500, 4);
+  test::TempDir dir;
+  {
+    auto writer = BlockFileWriter::open(dir.path.string(), XorKey{}, network::regtest);
+    REQUIRE(writer);
+    for (const Block* b : {&b4, &b1, &a3, &g, &b3, &b2}) REQUIRE(writer.value().append(*b));  // not in chain order
+  }
+  auto index = BlockIndex::build(dir.path.string(), XorKey{}, network::regtest);
+  REQUIRE(index);
+  const auto& ix = index.value();
+  REQUIRE(ix.blocks().size() == 6);
+  const auto chain = ix.best_chain();
+  REQUIRE(chain.size() == 5);
+  const Block* best[] = {&g, &b1, &b2, &b3, &b4};
+  for (std::size_t h = 0; h < 5; ++h) CHECK(ix.blocks()[chain[h]].hash == block_hash(best[h]->header));
+
+  // Regtest's work per block: 2^256 / (target + 1) with target just under
+  // 2^255, so 2 (Core's regtest chainwork is 2 x (height + 1)).
+  struct Expected {
+    const Block* block;
+    std::int64_t height, confirmations;
+    std::uint32_t median_time;
+    unsigned chainwork;
+    const Block* next;
+  };
+  const Expected expected[] = {
+      // Core's median time: the sorted times of the block and its (up to
+      // ten) ancestors, the element at index count / 2.
+      {&g, 0, 5, 1000, 2, &b1},        // {1000}
+      {&b1, 1, 4, 1600, 4, &b2},       // {1000, 1600}: index 1
+      {&b2, 2, 3, 1600, 6, &b3},       // {1000, 1600, 2200}: index 1
+      {&b3, 3, 2, 2200, 8, &b4},       // {1000, 1600, 2200, 2900}: index 2
+      {&b4, 4, 1, 2200, 10, nullptr},  // {1000, 1600, 2200, 2900, 3500}: index 2
+      {&a3, 3, -1, 2200, 8, nullptr},  // {1000, 1600, 2200, 2800}: index 2; off the best chain
+  };
+  for (const Expected& e : expected) {
+    const IndexedBlock* b = ix.find(block_hash(e.block->header));
+    REQUIRE(b != nullptr);
+    const ChainInfo info = ix.chain_info(*b);
+    CAPTURE(e.height);
+    CHECK(info.height == e.height);
+    CHECK(info.confirmations == e.confirmations);
+    char low[3];
+    std::snprintf(low, sizeof low, "%02x", e.chainwork);
+    CHECK(info.chainwork.to_hex() == std::string(62, '0') + low);
+    CHECK(info.median_time == e.median_time);
+    if (e.next != nullptr) {
+      REQUIRE(info.next);
+      CHECK(*info.next == block_hash(e.next->header));
+    } else {
+      CHECK_FALSE(info.next);
+    }
+  }
+}
+
+TEST_CASE("work_from_bits: Core's GetBlockProof") {
+  CHECK(work_from_bits(0x207fffff).to_hex() == std::string(63, '0') + "2");
+  // Mainnet's easiest target, 0x00000000ffff0000...: 2^256 / (2^224 * 0xffff + 1) = 0x100010001.
+  CHECK(work_from_bits(0x1d00ffff).to_hex() == std::string(55, '0') + "100010001");
+  CHECK(add_work(work_from_bits(0x1d00ffff), work_from_bits(0x1d00ffff)).to_hex() == std::string(55, '0') + "200020002");
+  CHECK(work_from_bits(0x1d80ffff).is_zero());  // negative: no work
+}

@@ -1,0 +1,31 @@
+// A small chain made by the tests themselves: coinbase-only blocks at
+// regtest's difficulty (0x207fffff: a hash below it takes two tries on
+// average), each with a coinbase of its own height so that no two match.
+#pragma once
+
+#include <blockwire/codec.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace test {
+
+inline blockwire::Block mine(const blockwire::Hash256& prev, std::uint32_t time, std::uint32_t height) {
+  using namespace blockwire;
+  Block b;
+  b.header.version = 4;
+  b.header.prev_block = prev;
+  b.header.time = time;
+  b.header.bits = 0x207fffff;
+  Transaction& cb = b.transactions.emplace_back();  // a coinbase: the null prevout
+  const std::byte script_sig[]{std::byte{0x04}, std::byte(height), std::byte(height >> 8), std::byte(height >> 16), std::byte(height >> 24)};
+  cb.inputs.emplace_back().script_sig = cb.append(script_sig);
+  const std::byte op_true[]{std::byte{0x51}};
+  cb.outputs.push_back({50'0000'0000, cb.append(op_true)});
+  b.header.merkle_root = merkle_root(b);
+  const Hash256 target = *target_from_bits(b.header.bits);
+  while (!at_most(block_hash(b.header), target)) ++b.header.nonce;
+  return b;
+}
+
+}  // namespace test
