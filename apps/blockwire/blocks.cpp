@@ -15,12 +15,14 @@
 
 namespace blockwire::cli {
 
-int blocks(const BlocksOptions& o) {
+int blocks(const BlocksOptions& options) {
+  BlocksOptions o = options;
   auto key = resolve_xor_key(o.dir, o.xor_key);
   if (!key) {
     std::fprintf(stderr, "blockwire blocks: %s\n", xor_key_problem(o.dir, o.xor_key, key.error()).c_str());
     return usage_or_io;
   }
+  if (o.net_from_records) o.net = network_of(o.dir, key.value()).value_or(o.net);
   auto index = BlockIndex::build(o.dir, key.value(), o.net);
   if (!index) {
     std::fprintf(stderr, "blockwire blocks: %s: %s\n", o.dir.c_str(), index.error().message().c_str());

@@ -19,12 +19,14 @@ struct InspectOptions {
   std::optional<std::uint64_t> offset;  // a record of a blk file
   std::string xor_key;                  // hex; empty: the file's xor.dat
   network net = network::mainnet;
+  bool net_from_records = false;        // --offset: the file's magic says the network
 };
 
 struct ScanOptions {
   std::vector<std::string> paths;
   std::string xor_key;
   network net = network::mainnet;
+  bool net_from_records = false;  // each path's first record says the network
   bool json = false;
   bool progress = true;
   unsigned threads = 0;  // 0: one per core
@@ -43,6 +45,7 @@ struct BlocksOptions {
   std::string dir;
   std::string xor_key;
   network net = network::mainnet;
+  bool net_from_records = false;
   std::uint64_t from = 0;
   std::uint64_t count = 0;  // 0: to the tip
   bool json = false;

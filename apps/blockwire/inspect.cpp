@@ -89,7 +89,8 @@ int print_transaction(const TransactionView& tx, bool json, network net) {
 
 }  // namespace
 
-int inspect(const InspectOptions& o) {
+int inspect(const InspectOptions& options) {
+  InspectOptions o = options;
   Readings readings;
   // A record of a blocks directory: its place in the directory's chain.
   std::optional<ChainInfo> chain;
@@ -99,6 +100,7 @@ int inspect(const InspectOptions& o) {
       std::fprintf(stderr, "blockwire inspect: %s\n", xor_key_problem(o.input, o.xor_key, key.error()).c_str());
       return usage_or_io;
     }
+    if (o.net_from_records) o.net = network_of(o.input, key.value()).value_or(o.net);
     auto record = read_block_record(o.input, *o.offset, key.value(), o.net);
     if (!record) {
       const error& e = record.error();

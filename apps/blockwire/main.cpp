@@ -24,7 +24,8 @@ void add_network_option(CLI::App& app, network& net) {
            if (!parsed) throw CLI::ValidationError("--network", "unknown network '" + value + "'");
            net = *parsed;
          },
-         "mainnet (default), testnet3, testnet4, signet or regtest: the magic of each record, and the addresses")
+         "mainnet, testnet3, testnet4, signet or regtest: the records' magic and the addresses (default: what\n"
+         "the first record of a blk file or directory says, else mainnet)")
       ->type_name("NAME");
 }
 
@@ -118,6 +119,12 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);  // prints help (code 0) or the error
     return code == 0 ? cli::ok : cli::usage_or_io;
   }
+  // From a blocks directory, the network is what its records' magic says
+  // unless --network names one.
+  const auto network_given = [](CLI::App* cmd) { return cmd->count("--network") != 0; };
+  inspect.net_from_records = !network_given(inspect_cmd);
+  scan.net_from_records = !network_given(scan_cmd);
+  blocks.net_from_records = !network_given(blocks_cmd);
   int status = *inspect_cmd ? cli::inspect(inspect) : *scan_cmd ? cli::scan(scan) : *blocks_cmd ? cli::blocks(blocks) : cli::pack(pack);
   // What was printed must have arrived: a full disk or a closed pipe
   // behind standard output is an I/O error, not a success.

@@ -43,10 +43,11 @@ std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, Sca
     }
     auto key = resolve_xor_key(path, o.xor_key);
     if (!key) return xor_key_problem(path, o.xor_key, key.error());
+    const network net = o.net_from_records ? network_of(path, key.value()).value_or(o.net) : o.net;
     for (const std::string& file : found) {
       const auto size = fs::file_size(file, ec);
       if (ec) return file + ": " + ec.message();
-      files.push_back({result.files.size(), file, key.value(), total_bytes, size});
+      files.push_back({result.files.size(), file, key.value(), total_bytes, size, net});
       result.files.push_back(file);
       total_bytes += size;
     }
@@ -70,7 +71,7 @@ int scan(const ScanOptions& o) {
   CheckPipeline pipeline(o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency()), result);
   std::uint64_t records = 0;
   for (const FileToScan& file : files) {
-    if (auto r = scan_records(file, o.net, pipeline, progress, records); !r) {
+    if (auto r = scan_records(file, file.net, pipeline, progress, records); !r) {
       result.io_failure = file.path + ": " + r.error().message();
       break;
     }

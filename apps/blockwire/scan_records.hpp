@@ -25,6 +25,7 @@ struct FileToScan {
   XorKey key;
   std::uint64_t progress_base;  // bytes of the files before it, for the progress bar
   std::uint64_t size;
+  network net;  // of its records' magic
 };
 
 // Submits each valid block to `pipeline` and reports damage to it. Returns

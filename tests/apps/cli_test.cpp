@@ -645,6 +645,11 @@ TEST_CASE("blocks: a directory's best chain in height order, with getblock's cha
   }
   CHECK(j[0]["mediantime"] == 1000);
   CHECK(j[3]["mediantime"] == 2200);  // Core's rule: the sorted {1000, 1600, 2200, 2800}, index 4 / 2
+  // No --network: the records' magic says regtest.
+  CHECK(nlohmann::json::parse(run("blocks --json " + (dir / "blocks")).out).size() == 4);
+  const Run scanned = run("scan " + (dir / "blocks"));  // with mainnet's magic it would find no record at all
+  CHECK(scanned.status == 0);
+  CHECK(scanned.out.find("5 blocks") != std::string::npos);
   r = run("blocks --network regtest --json --verbosity 1 --from 2 --count 1 " + (dir / "blocks"));
   j = nlohmann::ordered_json::parse(r.out);
   REQUIRE(j.size() == 1);

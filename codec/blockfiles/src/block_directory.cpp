@@ -4,6 +4,7 @@
 #include <blockwire/io/hex.hpp>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -49,6 +50,27 @@ result<XorKey> xor_key_for(const std::string& path) {
   if (fs::is_directory(path, ec)) return read_xor_key(path);
   const fs::path parent = fs::path(path).parent_path();
   return read_xor_key(parent.empty() ? std::string(".") : parent.string());
+}
+
+std::optional<network> network_of(const std::string& path, const XorKey& key) {
+  std::error_code ec;
+  std::string file = path;
+  if (fs::is_directory(path, ec)) {
+    auto files = block_files(path);
+    if (!files || files.value().empty()) return std::nullopt;
+    file = files.value().front();
+  }
+  auto reader = FileReader::open(file.c_str());
+  if (!reader) return std::nullopt;
+  std::array<std::byte, 4> head{};
+  std::size_t have = 0;
+  while (have < head.size()) {
+    auto got = reader.value().read_some(std::span(head).subspan(have));
+    if (!got || got.value() == 0) return std::nullopt;
+    have += got.value();
+  }
+  for (std::size_t i = 0; i < head.size(); ++i) head[i] ^= key[i];  // the record starts at offset 0
+  return network_from_magic(head);
 }
 
 result<XorKey> xor_key_from_hex(std::string_view hex) {

@@ -2,6 +2,7 @@
 // obfuscation key in xor.dat.
 #pragma once
 
+#include <blockwire/codec/network.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/xor.hpp>
 
@@ -20,6 +21,11 @@ result<void> write_xor_key(const std::string& blocks_dir, const XorKey& key);
 // The key that applies to `path`: a directory's own xor.dat, or for a file
 // the xor.dat beside it.
 result<XorKey> xor_key_for(const std::string& path);
+
+// The network whose magic begins the first record of the blk file at
+// `path` (or of a directory's first blk file), un-XORed with `key`; nothing
+// when the file is empty or starts with no known magic.
+std::optional<network> network_of(const std::string& path, const XorKey& key);
 
 // 16 hex digits, as Core prints it (the bytes in file order); print one with
 // to_hex (<blockwire/io/hex.hpp>).
