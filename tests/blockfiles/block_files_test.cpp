@@ -10,6 +10,7 @@
 #include "../support/bytes.hpp"
 #include "../io/test_support.hpp"
 #include "../support/temp_dir.hpp"
+#include "../support/block_records.hpp"
 
 #include <csignal>
 #include <filesystem>
@@ -21,32 +22,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using test::TempDir;
-
-struct Found {
-  std::vector<std::pair<std::uint64_t, std::vector<std::byte>>> blocks;
-  std::vector<SkippedBytes> skipped;
-};
-
-Found read_all(const std::string& path, const XorKey& key, bool decode_each = false) {
-  auto file = FileReader::open(path.c_str());
-  REQUIRE(file);
-  BlockFileReader reader(file.value(), key);
-  Found found;
-  for (;;) {
-    auto event = reader.next();
-    REQUIRE(event);
-    if (!event.value()) return found;
-    if (auto* record = std::get_if<BlockRecord>(&*event.value())) {
-      if (decode_each && !decode_block(record->bytes)) {
-        reader.reject_last();
-        continue;
-      }
-      found.blocks.emplace_back(record->offset, std::vector<std::byte>(record->bytes.begin(), record->bytes.end()));
-    } else {
-      found.skipped.push_back(std::get<SkippedBytes>(*event.value()));
-    }
-  }
-}
 
 std::vector<std::byte> read_bytes(const std::string& path) {
   auto file = FileReader::open(path.c_str());
@@ -97,7 +72,7 @@ TEST_CASE("write then read a blocks directory, with and without a key") {
     CHECK((raw[0] ^ key[0]) == std::byte{0xf9});
     CHECK((raw[3] ^ key[3]) == std::byte{0xd9});
 
-    const Found found = read_all(dir.file("blk00000.dat"), key);
+    const test::Found found = test::read_records(dir.file("blk00000.dat"), key);
     CHECK(found.skipped.empty());
     REQUIRE(found.blocks.size() == 2);
     CHECK(found.blocks[0].second == test::block413567());
@@ -112,7 +87,7 @@ TEST_CASE("1,000 bytes of garbage between two records are skipped and reported; 
   REQUIRE(garbage[0] != std::byte{0});  // (not a zero run: that is reported differently)
   const auto bytes = test::concat({record(test::block413567()), garbage, record(test::segwit_block())});
   write_bytes(dir.file("blk00000.dat"), bytes);
-  const Found found = read_all(dir.file("blk00000.dat"), XorKey{});
+  const test::Found found = test::read_records(dir.file("blk00000.dat"), XorKey{});
   REQUIRE(found.blocks.size() == 2);
   CHECK(found.blocks[1].second == test::segwit_block());
   REQUIRE(found.skipped.size() == 1);
@@ -126,7 +101,7 @@ TEST_CASE("a truncated last record is reported; zero padding at the end is not a
   const auto second = record(test::segwit_block());
   auto bytes = test::concat({record(test::block413567()), std::vector<std::byte>(second.begin(), second.begin() + 5000)});
   write_bytes(dir.file("truncated.dat"), bytes);
-  const Found truncated = read_all(dir.file("truncated.dat"), XorKey{});
+  const test::Found truncated = test::read_records(dir.file("truncated.dat"), XorKey{});
   CHECK(truncated.blocks.size() == 1);
   REQUIRE(truncated.skipped.size() == 1);
   CHECK(truncated.skipped[0].offset == 8 + test::block413567().size());
@@ -135,7 +110,7 @@ TEST_CASE("a truncated last record is reported; zero padding at the end is not a
 
   const auto padded = test::concat({record(test::block413567()), std::vector<std::byte>(1 << 20)});
   write_bytes(dir.file("padded.dat"), padded);
-  const Found found = read_all(dir.file("padded.dat"), XorKey{});
+  const test::Found found = test::read_records(dir.file("padded.dat"), XorKey{});
   CHECK(found.blocks.size() == 1);
   CHECK(found.skipped.empty());
 }
@@ -150,7 +125,7 @@ TEST_CASE("the wrong key finds no record and says why, without crashing") {
   }
   XorKey wrong = key;
   wrong[0] ^= std::byte{1};
-  const Found found = read_all(dir.file("blk00000.dat"), wrong);
+  const test::Found found = test::read_records(dir.file("blk00000.dat"), wrong);
   CHECK(found.blocks.empty());
   REQUIRE_FALSE(found.skipped.empty());
   CHECK(found.skipped[0].offset == 0);
@@ -163,7 +138,7 @@ TEST_CASE("a record whose block does not decode is rejected and reading resynchr
   broken[8 + 80] = std::byte{0xff};  // transaction count: a non-canonical CompactSize
   const auto bytes = test::concat({broken, record(test::segwit_block())});
   write_bytes(dir.file("blk00000.dat"), bytes);
-  const Found found = read_all(dir.file("blk00000.dat"), XorKey{}, true);
+  const test::Found found = test::read_records(dir.file("blk00000.dat"), XorKey{}, true);
   REQUIRE(found.blocks.size() == 1);
   CHECK(found.blocks[0].first == broken.size());
   REQUIRE(found.skipped.size() == 1);

@@ -9,6 +9,7 @@
 #include "../io/test_support.hpp"
 #include "../support/temp_dir.hpp"
 #include "../support/test_data.hpp"
+#include "../support/block_records.hpp"
 
 #include <csignal>
 #include <fcntl.h>
@@ -27,28 +28,6 @@ std::vector<std::byte> file_bytes(const std::string& path) {
   auto file = FileReader::open(path.c_str());
   REQUIRE(file);
   return test::read_all(file.value(), 1).value();
-}
-
-struct Read {
-  std::size_t blocks = 0;
-  std::vector<SkippedBytes> skipped;
-};
-
-Read read_records(const std::string& path, const XorKey& key) {
-  auto file = FileReader::open(path.c_str());
-  REQUIRE(file);
-  BlockFileReader reader(file.value(), key);
-  Read r;
-  for (;;) {
-    auto event = reader.next();
-    REQUIRE(event);
-    if (!event.value()) return r;
-    if (std::holds_alternative<BlockRecord>(*event.value())) {
-      ++r.blocks;
-    } else {
-      r.skipped.push_back(std::get<SkippedBytes>(*event.value()));
-    }
-  }
 }
 
 // A child process that takes a classic fcntl write lock on `path`, exactly
@@ -123,8 +102,8 @@ TEST_CASE("Bitcoin Core's pre-allocation: XOR'd records then raw zeros to a 16 M
   // Core's posix_fallocate: the tail is zeros on disk, not obfuscated.
   const std::string blk = dir.file("blk00000.dat");
   REQUIRE(::truncate(blk.c_str(), 16 * 1024 * 1024) == 0);
-  const Read padded = read_records(blk, key);
-  CHECK(padded.blocks == 2);
+  const test::Found padded = test::read_records(blk, key);
+  CHECK(padded.blocks.size() == 2);
   CHECK(padded.skipped.empty());
 
   // Raw zeros between two records are still reported (as zero bytes).
@@ -140,8 +119,8 @@ TEST_CASE("Bitcoin Core's pre-allocation: XOR'd records then raw zeros to a 16 M
   gapped.insert(gapped.end(), second.begin(), second.end());
   auto gap_file = FileWriter::create(dir.file("gap.dat").c_str());
   REQUIRE(gap_file.value().write(gapped));
-  const Read gap = read_records(dir.file("gap.dat"), key);
-  CHECK(gap.blocks == 2);
+  const test::Found gap = test::read_records(dir.file("gap.dat"), key);
+  CHECK(gap.blocks.size() == 2);
   REQUIRE(gap.skipped.size() == 1);
   CHECK(gap.skipped[0].reason == blockfile_errc::zero_bytes);
   CHECK(gap.skipped[0].offset == first);
@@ -159,8 +138,8 @@ TEST_CASE("a key byte equal to the magic's makes a valid record start with a zer
     REQUIRE(writer.value().close());
   }
   CHECK(file_bytes(dir.file("blk00000.dat"))[0] == std::byte{0});
-  const Read r = read_records(dir.file("blk00000.dat"), magic_first);
-  CHECK(r.blocks == 1);
+  const test::Found r = test::read_records(dir.file("blk00000.dat"), magic_first);
+  CHECK(r.blocks.size() == 1);
   CHECK(r.skipped.empty());
 }
 
@@ -249,8 +228,8 @@ TEST_CASE("a failed append leaves no partial record, and the next writer appends
   REQUIRE(writer);
   REQUIRE(writer.value().append(test::segwit_block()));
   REQUIRE(writer.value().close());
-  const Read r = read_records(dir.file("blk00000.dat"), key);
-  CHECK(r.blocks == 2);
+  const test::Found r = test::read_records(dir.file("blk00000.dat"), key);
+  CHECK(r.blocks.size() == 2);
   CHECK(r.skipped.empty());
 }
 
