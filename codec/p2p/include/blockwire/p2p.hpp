@@ -1,0 +1,185 @@
+// Bitcoin's P2P messages: the 24-byte envelope (magic, command, length,
+// checksum) and the messages a block-fetching node needs, encoded and
+// decoded with the limits Bitcoin Core applies. A library beside block
+// files, on the public codec API and the wire toolkit.
+#pragma once
+
+#include <blockwire/codec.hpp>
+#include <blockwire/io/buffered_reader.hpp>
+#include <blockwire/io/error.hpp>
+#include <blockwire/io/writer.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+namespace blockwire::p2p {
+
+// Bitcoin Core's limits.
+inline constexpr std::uint32_t max_message_size = 4'000'000;  // MAX_PROTOCOL_MESSAGE_LENGTH
+inline constexpr std::size_t envelope_size = 24;
+inline constexpr std::size_t max_user_agent = 256;            // MAX_SUBVERSION_LENGTH
+inline constexpr std::size_t max_inventory = 50'000;          // MAX_INV_SZ
+inline constexpr std::size_t max_locator = 101;               // MAX_LOCATOR_SZ
+inline constexpr std::size_t max_headers = 2'000;             // MAX_HEADERS_RESULTS
+inline constexpr std::size_t max_reject_reason = 111;         // MAX_REJECT_MESSAGE_LENGTH
+inline constexpr std::int32_t protocol_version = 70016;
+
+enum class errc : int {
+  bad_magic = 1,        // the envelope's magic is not the network's
+  bad_command,          // a command with a character that is not printable ASCII, or something after its first NUL
+  message_too_large,    // a payload length over max_message_size
+  bad_checksum,         // the payload does not hash to the envelope's checksum
+  too_many_items,       // more inventory, locator hashes or headers than Core takes
+  string_too_long,      // a user agent or a reject string over its limit
+};
+
+const std::error_category& p2p_category() noexcept;
+
+inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), p2p_category()}; }
+
+// An address as the version message carries it: services, IPv6 (IPv4
+// mapped), port (big-endian on the wire).
+struct NetAddress {
+  std::uint64_t services = 0;
+  std::array<std::byte, 16> ip{};
+  std::uint16_t port = 0;
+  friend bool operator==(const NetAddress&, const NetAddress&) = default;
+};
+
+struct Version {
+  std::int32_t version = protocol_version;
+  std::uint64_t services = 0;
+  std::int64_t timestamp = 0;
+  NetAddress receiver;
+  NetAddress sender;
+  std::uint64_t nonce = 0;
+  std::string user_agent;
+  std::int32_t start_height = 0;
+  std::optional<bool> relay;  // absent in old peers' messages, as Core reads it
+  friend bool operator==(const Version&, const Version&) = default;
+};
+
+struct Verack { friend bool operator==(const Verack&, const Verack&) = default; };
+struct GetAddr { friend bool operator==(const GetAddr&, const GetAddr&) = default; };
+struct SendHeaders { friend bool operator==(const SendHeaders&, const SendHeaders&) = default; };
+struct WtxidRelay { friend bool operator==(const WtxidRelay&, const WtxidRelay&) = default; };
+struct SendAddrV2 { friend bool operator==(const SendAddrV2&, const SendAddrV2&) = default; };
+struct Ping {
+  std::uint64_t nonce = 0;
+  friend bool operator==(const Ping&, const Ping&) = default;
+};
+struct Pong {
+  std::uint64_t nonce = 0;
+  friend bool operator==(const Pong&, const Pong&) = default;
+};
+struct SendCmpct {
+  bool announce = false;
+  std::uint64_t version = 2;
+  friend bool operator==(const SendCmpct&, const SendCmpct&) = default;
+};
+struct FeeFilter {
+  std::int64_t fee_rate = 0;  // satoshis per 1,000 virtual bytes
+  friend bool operator==(const FeeFilter&, const FeeFilter&) = default;
+};
+
+// Inventory types; a witness request ORs in witness_flag.
+namespace inv {
+inline constexpr std::uint32_t tx = 1;
+inline constexpr std::uint32_t block = 2;
+inline constexpr std::uint32_t filtered_block = 3;
+inline constexpr std::uint32_t cmpct_block = 4;
+inline constexpr std::uint32_t wtx = 5;
+inline constexpr std::uint32_t witness_flag = 1u << 30;
+}  // namespace inv
+
+struct InvItem {
+  std::uint32_t type = inv::block;
+  Hash256 hash;
+  friend bool operator==(const InvItem&, const InvItem&) = default;
+};
+struct Inv {
+  std::vector<InvItem> items;
+  friend bool operator==(const Inv&, const Inv&) = default;
+};
+struct GetData {
+  std::vector<InvItem> items;
+  friend bool operator==(const GetData&, const GetData&) = default;
+};
+struct NotFound {
+  std::vector<InvItem> items;
+  friend bool operator==(const NotFound&, const NotFound&) = default;
+};
+struct GetHeaders {
+  std::uint32_t version = protocol_version;
+  std::vector<Hash256> locator;
+  Hash256 stop;
+  friend bool operator==(const GetHeaders&, const GetHeaders&) = default;
+};
+struct GetBlocks {
+  std::uint32_t version = protocol_version;
+  std::vector<Hash256> locator;
+  Hash256 stop;
+  friend bool operator==(const GetBlocks&, const GetBlocks&) = default;
+};
+struct Headers {
+  std::vector<BlockHeader> headers;  // each followed by a transaction count of 0 on the wire
+  friend bool operator==(const Headers&, const Headers&) = default;
+};
+struct BlockMessage {
+  Block block;
+  friend bool operator==(const BlockMessage&, const BlockMessage&) = default;
+};
+struct TxMessage {
+  Transaction tx;
+  friend bool operator==(const TxMessage&, const TxMessage&) = default;
+};
+// BIP61, removed from Core in 0.20 but still sent by old peers.
+struct Reject {
+  std::string message;  // the rejected message's command
+  std::uint8_t code = 0;
+  std::string reason;
+  std::optional<Hash256> data;  // the rejected block's or transaction's hash
+  friend bool operator==(const Reject&, const Reject&) = default;
+};
+// A command this library does not know: its payload was read (and its
+// checksum checked), not kept.
+struct Unknown {
+  std::string command;
+  std::uint32_t size = 0;
+  friend bool operator==(const Unknown&, const Unknown&) = default;
+};
+
+using Message = std::variant<Version, Verack, Ping, Pong, SendHeaders, SendCmpct, WtxidRelay, SendAddrV2, FeeFilter, GetAddr, Inv,
+                             GetData, NotFound, GetHeaders, GetBlocks, Headers, BlockMessage, TxMessage, Reject, Unknown>;
+
+// "version", "verack", ... (an Unknown's own command).
+std::string_view command(const Message& message) noexcept;
+
+// The whole message, envelope and payload. The payload is encoded once
+// into `scratch` (kept by the caller, reused: no new allocation for a
+// block-sized payload), hashed once for the checksum, then written.
+result<void> encode_message(const Message& message, network net, writer_ref out, std::vector<std::byte>& scratch);
+void encode_message(const Message& message, network net, std::vector<std::byte>& out);
+
+// One message from a stream: the envelope is checked (magic, command,
+// length before anything is allocated, checksum), then the payload is
+// decoded by its command and must be consumed exactly. Errors carry the
+// byte offset within the message; `command_out`, when given, receives the
+// command (also on failure, once the envelope was read).
+result<Message> decode_message(StreamReader& in, network net, std::string* command_out = nullptr);
+// Exactly one message in `bytes`.
+result<Message> decode_message(std::span<const std::byte> bytes, network net, std::string* command_out = nullptr);
+
+}  // namespace blockwire::p2p
+
+template <>
+struct std::is_error_code_enum<blockwire::p2p::errc> : std::true_type {};

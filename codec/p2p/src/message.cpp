@@ -1,0 +1,364 @@
+// The messages, one line per wire field, with the public wire toolkit; the
+// payloads of blocks and transactions through the codec's entry points.
+#include <blockwire/codec/wire.hpp>
+#include <blockwire/io/buffered_writer.hpp>
+#include <blockwire/io/decoding_context.hpp>
+#include <blockwire/io/sha256.hpp>
+#include <blockwire/io/span_reader.hpp>
+#include <blockwire/io/vector_writer.hpp>
+#include <blockwire/p2p.hpp>
+
+#include <algorithm>
+#include <cstring>
+
+namespace blockwire::p2p {
+
+namespace w = blockwire::wire;
+
+namespace {
+
+const char* describe(int value) noexcept {
+  switch (static_cast<errc>(value)) {
+    case errc::bad_magic: return "bad magic (another network, or not a message)";
+    case errc::bad_command: return "bad command (not printable ASCII padded with NULs)";
+    case errc::message_too_large: return "payload length over 4,000,000 bytes (MAX_PROTOCOL_MESSAGE_LENGTH)";
+    case errc::bad_checksum: return "the payload does not match the envelope's checksum";
+    case errc::too_many_items: return "more items than Bitcoin Core takes in this message";
+    case errc::string_too_long: return "a string longer than Bitcoin Core takes in this message";
+  }
+  return nullptr;
+}
+
+// The command of each alternative, in Message's order.
+constexpr std::string_view commands[] = {"version",   "verack",    "ping",     "pong",       "sendheaders", "sendcmpct", "wtxidrelay",
+                                         "sendaddrv2", "feefilter", "getaddr",  "inv",        "getdata",     "notfound",  "getheaders",
+                                         "getblocks", "headers",   "block",    "tx",         "reject",      ""};
+static_assert(std::size(commands) == std::variant_size_v<Message>);
+
+// Encoders --------------------------------------------------------------------
+
+void encode_address(StreamWriter& out, const NetAddress& a) {
+  w::encode_u64(out, a.services);
+  out.write(std::span<const std::byte, 16>(a.ip));
+  w::encode_u8(out, static_cast<std::uint8_t>(a.port >> 8));  // big-endian, unlike everything else
+  w::encode_u8(out, static_cast<std::uint8_t>(a.port));
+}
+
+void encode_string(StreamWriter& out, std::string_view s) { w::encode_bytes(out, std::as_bytes(std::span(s.data(), s.size()))); }
+
+void encode_item(StreamWriter& out, const InvItem& item) {
+  w::encode_u32(out, item.type);
+  w::encode_hash(out, item.hash);
+}
+
+void encode_locator(StreamWriter& out, std::uint32_t version, const std::vector<Hash256>& locator, const Hash256& stop) {
+  w::encode_u32(out, version);
+  w::encode_range(out, locator, w::encode_hash);
+  w::encode_hash(out, stop);
+}
+
+struct PayloadEncoder {
+  StreamWriter& out;
+  void operator()(const Version& v) const {
+    w::encode_i32(out, v.version);
+    w::encode_u64(out, v.services);
+    w::encode_i64(out, v.timestamp);
+    encode_address(out, v.receiver);
+    encode_address(out, v.sender);
+    w::encode_u64(out, v.nonce);
+    encode_string(out, v.user_agent);
+    w::encode_i32(out, v.start_height);
+    if (v.relay) w::encode_u8(out, *v.relay ? 1 : 0);
+  }
+  void operator()(const Ping& p) const { w::encode_u64(out, p.nonce); }
+  void operator()(const Pong& p) const { w::encode_u64(out, p.nonce); }
+  void operator()(const SendCmpct& s) const {
+    w::encode_u8(out, s.announce ? 1 : 0);
+    w::encode_u64(out, s.version);
+  }
+  void operator()(const FeeFilter& f) const { w::encode_i64(out, f.fee_rate); }
+  void operator()(const Inv& m) const { w::encode_range(out, m.items, encode_item); }
+  void operator()(const GetData& m) const { w::encode_range(out, m.items, encode_item); }
+  void operator()(const NotFound& m) const { w::encode_range(out, m.items, encode_item); }
+  void operator()(const GetHeaders& m) const { encode_locator(out, m.version, m.locator, m.stop); }
+  void operator()(const GetBlocks& m) const { encode_locator(out, m.version, m.locator, m.stop); }
+  void operator()(const Headers& m) const {
+    w::encode_compact_size(out, m.headers.size());
+    for (const BlockHeader& h : m.headers) {
+      encode_header(h, out);
+      w::encode_compact_size(out, 0);  // the transaction count of a header
+    }
+  }
+  void operator()(const BlockMessage& m) const { encode_block(m.block, out); }
+  void operator()(const TxMessage& m) const { encode_transaction(m.tx, out); }
+  void operator()(const Reject& r) const {
+    encode_string(out, r.message);
+    w::encode_u8(out, r.code);
+    encode_string(out, r.reason);
+    if (r.data) w::encode_hash(out, *r.data);
+  }
+  // Messages with no payload.
+  void operator()(const Verack&) const {}
+  void operator()(const SendHeaders&) const {}
+  void operator()(const WtxidRelay&) const {}
+  void operator()(const SendAddrV2&) const {}
+  void operator()(const GetAddr&) const {}
+  void operator()(const Unknown&) const {}
+};
+
+// Decoders -------------------------------------------------------------------
+
+constexpr std::uint64_t min_headers_entry = 81;  // a header and its transaction count
+
+bool known(std::string_view command) {
+  return command != "" && std::find(std::begin(commands), std::end(commands), command) != std::end(commands);
+}
+
+void decode_address(DecodingContext& ctx, NetAddress& a) {
+  a.services = w::decode_u64(ctx);
+  ctx.read(std::span<std::byte, 16>(a.ip));
+  const std::uint16_t high = w::decode_u8(ctx);
+  a.port = static_cast<std::uint16_t>(high << 8 | w::decode_u8(ctx));
+}
+
+void decode_string(DecodingContext& ctx, std::string& s, std::size_t max) {
+  const std::uint64_t n = w::decode_compact_size(ctx);
+  if (n > max) {
+    ctx.fail(errc::string_too_long);
+    return;
+  }
+  s.resize(static_cast<std::size_t>(n));
+  ctx.read(std::as_writable_bytes(std::span(s.data(), s.size())));
+}
+
+// A counted list, refused past `max` items before anything is reserved.
+template <class Item, class DecodeItem>
+void decode_list(DecodingContext& ctx, std::vector<Item>& out, std::size_t max, std::uint64_t min_item_size, DecodeItem decode_item) {
+  const std::uint64_t n = w::decode_compact_size(ctx);
+  if (n > max) {
+    ctx.fail(errc::too_many_items);
+    return;
+  }
+  out.reserve(w::reserve_for(ctx, n, min_item_size));
+  for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) decode_item(ctx, out.emplace_back());
+}
+
+void decode_item(DecodingContext& ctx, InvItem& item) {
+  item.type = w::decode_u32(ctx);
+  w::decode_hash(ctx, item.hash);
+}
+
+template <class M>
+void decode_locator(DecodingContext& ctx, M& m) {
+  m.version = w::decode_u32(ctx);
+  decode_list(ctx, m.locator, max_locator, 32, w::decode_hash);
+  w::decode_hash(ctx, m.stop);
+}
+
+void decode_header_fields(DecodingContext& ctx, BlockHeader& h) {
+  h.version = w::decode_i32(ctx);
+  w::decode_hash(ctx, h.prev_block);
+  w::decode_hash(ctx, h.merkle_root);
+  h.time = w::decode_u32(ctx);
+  h.bits = w::decode_u32(ctx);
+  h.nonce = w::decode_u32(ctx);
+}
+
+// The payload of `command`, exactly (version excepted: Core reads its later
+// fields only when bytes remain, and ignores what follows them).
+result<Message> decode_payload(std::string_view command, std::span<const std::byte> payload) {
+  DecodingContext ctx(payload);
+  const auto finish = [&](Message m) -> result<Message> {
+    if (auto r = w::finish_exact(ctx, payload.size()); !r) return r.error();
+    return m;
+  };
+  const auto left = [&] { return ctx.offset() < payload.size(); };
+  if (command == "version") {
+    Version v;
+    v.version = w::decode_i32(ctx);
+    v.services = w::decode_u64(ctx);
+    v.timestamp = w::decode_i64(ctx);
+    decode_address(ctx, v.receiver);
+    if (ctx.ok() && left()) {
+      decode_address(ctx, v.sender);
+      v.nonce = w::decode_u64(ctx);
+    }
+    if (ctx.ok() && left()) decode_string(ctx, v.user_agent, max_user_agent);
+    if (ctx.ok() && left()) v.start_height = w::decode_i32(ctx);
+    if (ctx.ok() && left()) v.relay = w::decode_u8(ctx) != 0;
+    if (!ctx.ok()) return ctx.failure();
+    return Message(std::move(v));
+  }
+  if (command == "verack") return finish(Verack{});
+  if (command == "sendheaders") return finish(SendHeaders{});
+  if (command == "wtxidrelay") return finish(WtxidRelay{});
+  if (command == "sendaddrv2") return finish(SendAddrV2{});
+  if (command == "getaddr") return finish(GetAddr{});
+  if (command == "ping") return finish(Ping{w::decode_u64(ctx)});
+  if (command == "pong") return finish(Pong{w::decode_u64(ctx)});
+  if (command == "feefilter") return finish(FeeFilter{w::decode_i64(ctx)});
+  if (command == "sendcmpct") {
+    SendCmpct s;
+    s.announce = w::decode_u8(ctx) != 0;
+    s.version = w::decode_u64(ctx);
+    return finish(s);
+  }
+  if (command == "inv" || command == "getdata" || command == "notfound") {
+    std::vector<InvItem> items;
+    decode_list(ctx, items, max_inventory, 36, decode_item);
+    if (command == "inv") return finish(Inv{std::move(items)});
+    if (command == "getdata") return finish(GetData{std::move(items)});
+    return finish(NotFound{std::move(items)});
+  }
+  if (command == "getheaders") {
+    GetHeaders m;
+    decode_locator(ctx, m);
+    return finish(std::move(m));
+  }
+  if (command == "getblocks") {
+    GetBlocks m;
+    decode_locator(ctx, m);
+    return finish(std::move(m));
+  }
+  if (command == "headers") {
+    Headers m;
+    decode_list(ctx, m.headers, max_headers, min_headers_entry, [](DecodingContext& c, BlockHeader& h) {
+      decode_header_fields(c, h);
+      (void)w::decode_compact_size(c);  // the transaction count: read and ignored, as Core does
+    });
+    return finish(std::move(m));
+  }
+  if (command == "block") {
+    auto block = decode_block(payload);
+    if (!block) return block.error();
+    return Message(BlockMessage{std::move(block).value()});
+  }
+  if (command == "tx") {
+    auto tx = decode_transaction(payload);
+    if (!tx) return tx.error();
+    return Message(TxMessage{std::move(tx).value()});
+  }
+  if (command == "reject") {
+    Reject r;
+    decode_string(ctx, r.message, 12);
+    r.code = w::decode_u8(ctx);
+    decode_string(ctx, r.reason, max_reject_reason);
+    if (ctx.ok() && payload.size() - ctx.offset() == 32) w::decode_hash(ctx, r.data.emplace());
+    return finish(std::move(r));
+  }
+  return Message(Unknown{std::string(command), static_cast<std::uint32_t>(payload.size())});
+}
+
+// A command: printable ASCII, then NULs to the twelfth byte.
+std::optional<std::string> read_command(std::span<const std::byte, 12> raw) {
+  std::string command;
+  bool ended = false;
+  for (std::byte b : raw) {
+    const auto c = std::to_integer<unsigned char>(b);
+    if (ended) {
+      if (c != 0) return std::nullopt;
+    } else if (c == 0) {
+      ended = true;
+    } else if (c < 0x20 || c > 0x7e) {
+      return std::nullopt;
+    } else {
+      command += static_cast<char>(c);
+    }
+  }
+  return command;
+}
+
+// The offset a payload error has within the whole message.
+error in_message(const error& e) { return e.has_offset() ? error(e.code(), envelope_size + e.offset()) : error(e.code(), envelope_size); }
+
+}  // namespace
+
+const std::error_category& p2p_category() noexcept {
+  static const enum_category instance("blockwire.p2p", describe);
+  return instance;
+}
+
+std::string_view command(const Message& message) noexcept {
+  if (const auto* u = std::get_if<Unknown>(&message)) return u->command;
+  return commands[message.index()];
+}
+
+result<void> encode_message(const Message& message, network net, writer_ref out, std::vector<std::byte>& scratch) {
+  scratch.clear();
+  {
+    VectorWriter sink(scratch);
+    StreamWriter payload{writer_ref(sink)};
+    std::visit(PayloadEncoder{payload}, message);
+    (void)payload.flush();  // a vector cannot fail
+  }
+  const Hash256 check = sha256d(scratch);
+  std::array<std::byte, envelope_size> header{};
+  const Magic m = magic(net);
+  std::copy(m.begin(), m.end(), header.begin());
+  const std::string_view name = command(message);
+  std::memcpy(header.data() + 4, name.data(), std::min<std::size_t>(name.size(), 12));
+  const auto length = w::to_le(static_cast<std::uint32_t>(scratch.size()));
+  std::copy(length.begin(), length.end(), header.begin() + 16);
+  std::copy(check.bytes().begin(), check.bytes().begin() + 4, header.begin() + 20);
+  if (auto r = out.write(header); !r) return r;
+  return out.write(scratch);
+}
+
+void encode_message(const Message& message, network net, std::vector<std::byte>& out) {
+  std::vector<std::byte> scratch;
+  VectorWriter sink(out);
+  (void)encode_message(message, net, writer_ref(sink), scratch);  // a vector cannot fail
+}
+
+result<Message> decode_message(StreamReader& in, network net, std::string* command_out) {
+  std::array<std::byte, envelope_size> header;
+  std::vector<std::byte> payload;
+  {
+    DecodingContext ctx(in);
+    ctx.read(std::span<std::byte, envelope_size>(header));
+    if (!ctx.ok()) return ctx.failure();
+    const Magic m = magic(net);
+    if (!std::equal(m.begin(), m.end(), header.begin())) return error(errc::bad_magic, 0);
+    const auto name = read_command(std::span<const std::byte, 12>(header.data() + 4, 12));
+    if (!name) return error(errc::bad_command, 4);
+    if (command_out != nullptr) *command_out = *name;
+    std::array<std::byte, 4> length_bytes;
+    std::copy(header.begin() + 16, header.begin() + 20, length_bytes.begin());
+    const auto length = w::from_le<std::uint32_t>(length_bytes);
+    if (length > max_message_size) return error(errc::message_too_large, 16);
+    Hash256 check;
+    if (known(*name)) {
+      ctx.read_append(payload, length);  // in bounded chunks: memory follows the bytes that arrive
+      if (!ctx.ok()) return ctx.failure();
+      check = sha256d(payload);
+    } else {
+      // Not kept: hashed as it passes, for the checksum.
+      Sha256 sha;
+      std::array<std::byte, 4096> chunk;
+      for (std::uint32_t left = length; left != 0 && ctx.ok();) {
+        const std::size_t n = std::min<std::size_t>(left, chunk.size());
+        ctx.read(std::span<std::byte>(chunk.data(), n));
+        sha.update(std::span<const std::byte>(chunk.data(), n));
+        left -= static_cast<std::uint32_t>(n);
+      }
+      if (!ctx.ok()) return ctx.failure();
+      check = sha256d_of(sha);
+    }
+    if (!std::equal(check.bytes().begin(), check.bytes().begin() + 4, header.begin() + 20)) return error(errc::bad_checksum, 20);
+    auto message = decode_payload(*name, payload);
+    if (!message) return in_message(message.error());
+    if (auto* unknown = std::get_if<Unknown>(&message.value())) unknown->size = length;
+    return message;
+  }
+}
+
+result<Message> decode_message(std::span<const std::byte> bytes, network net, std::string* command_out) {
+  SpanReader source(bytes);
+  StreamReader in{reader_ref(source)};
+  auto message = decode_message(in, net, command_out);
+  if (!message) return message;
+  if (!in.buffered().empty() || !source.remaining().empty()) return error(decode_errc::trailing_bytes, bytes.size() - in.buffered().size() - source.remaining().size());
+  return message;
+}
+
+}  // namespace blockwire::p2p
