@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include "../support/test_data.hpp"
+#include "samples.hpp"
 
 #include <cstring>
 
@@ -19,56 +20,17 @@ using namespace blockwire::p2p;
 
 namespace {
 
-Hash256 hash_of(int seed) {
-  Hash256 h;
-  for (std::size_t i = 0; i < 32; ++i) h.bytes()[i] = static_cast<std::byte>(seed * 31 + static_cast<int>(i));
-  return h;
-}
-
 std::vector<std::byte> encoded(const Message& m, network net = network::mainnet) {
   std::vector<std::byte> out;
   encode_message(m, net, out);
   return out;
 }
 
-std::vector<Message> samples() {
-  Version v;
-  v.services = 0x409;
-  v.timestamp = 1'700'000'000;
-  v.receiver.port = 8333;
-  v.receiver.ip[10] = v.receiver.ip[11] = std::byte{0xff};
-  v.nonce = 0x1122334455667788;
-  v.user_agent = "/blockwire:0.1/";
-  v.start_height = 850'000;
-  v.relay = true;
-  const Block block = decode_block(test::block413567()).value();
-  const Block segwit = decode_block(test::segwit_block()).value();
-  return {v,
-          Verack{},
-          Ping{42},
-          Pong{43},
-          SendHeaders{},
-          SendCmpct{true, 2},
-          WtxidRelay{},
-          SendAddrV2{},
-          FeeFilter{1000},
-          GetAddr{},
-          Inv{{{inv::tx, hash_of(1)}, {inv::block | inv::witness_flag, hash_of(2)}}},
-          GetData{{{inv::wtx, hash_of(3)}}},
-          NotFound{{{inv::tx, hash_of(4)}}},
-          GetHeaders{protocol_version, {hash_of(5), hash_of(6)}, Hash256{}},
-          GetBlocks{protocol_version, {hash_of(7)}, hash_of(8)},
-          Headers{{block.header, segwit.header}},
-          BlockMessage{block},
-          TxMessage{segwit.transactions[1]},
-          Reject{"tx", 0x10, "bad-txns-inputs-missingorspent", hash_of(9)}};
-}
-
 }  // namespace
 
 TEST_CASE("p2p: every message round-trips, under its command, on every network") {
   for (network net : {network::mainnet, network::regtest}) {
-    for (const Message& m : samples()) {
+    for (const Message& m : test::p2p_samples()) {
       CAPTURE(command(m));
       const auto bytes = encoded(m, net);
       REQUIRE(bytes.size() >= envelope_size);
@@ -154,7 +116,7 @@ TEST_CASE("p2p: Core's limits, at each and one past it") {
 }
 
 TEST_CASE("p2p: every proper prefix of each message is truncated at its length") {
-  for (const Message& m : samples()) {
+  for (const Message& m : test::p2p_samples()) {
     if (std::holds_alternative<BlockMessage>(m)) continue;  // a megabyte of prefixes; the codec's own tests cover blocks
     CAPTURE(command(m));
     const auto bytes = encoded(m);
