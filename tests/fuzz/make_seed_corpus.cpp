@@ -4,7 +4,11 @@
 //                    run a thousand times slower; the tests cover them)
 //   DIR/transaction  Bitcoin Core's 212 vectors and transactions of the blocks
 //   DIR/header       both headers
+//   DIR/message      the P2P tests' sample messages
 #include <blockwire/codec.hpp>
+#include <blockwire/p2p.hpp>
+
+#include "../p2p/samples.hpp"
 #include <blockwire/io.hpp>
 
 #include <nlohmann/json.hpp>
@@ -49,7 +53,15 @@ int main(int argc, char** argv) {
   }
   const fs::path data = argv[1];
   const fs::path out = argv[2];
-  for (const char* kind : {"block", "transaction", "header"}) fs::create_directories(out / kind);
+  for (const char* kind : {"block", "transaction", "header", "message"}) fs::create_directories(out / kind);
+  // P2P messages: the P2P tests' samples (the block message left out: a
+  // megabyte seed slows every run).
+  for (const p2p::Message& m : test::p2p_samples()) {
+    if (std::holds_alternative<p2p::BlockMessage>(m)) continue;
+    std::vector<std::byte> bytes;
+    p2p::encode_message(m, network::mainnet, bytes);
+    write_file(out / "message" / std::string(p2p::command(m)), bytes);
+  }
 
   int count = 0;
   for (const char* name : {"block413567.raw", "block_000000000000000000000c835b2adcaedc20fdf6ee440009c249452c726dafae.raw"}) {
