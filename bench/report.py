@@ -126,6 +126,16 @@ w("difference. `PublicStreamReader`: from a `StreamReader` the caller keeps (rea
 w("exact). `PublicReaderRef`: from a bare `reader_ref`, which must not read past the block, so")
 w("it makes a `read_some` call per field.\n")
 
+w("## P2P messages\n")
+w("| benchmark | median | its floor | ratio |")
+w("| --- | --- | --- | --- |")
+for name, floor, what in [("P2PEncodeBlockMessage", "P2PEncodeBlockFloor", "encode_block + SHA256d of its bytes"),
+                          ("P2PDecodeBlockMessage", "P2PDecodeBlockFloor", "decode_block + SHA256d")]:
+    w(f"| {name} (block 413567) | {fmt_us(us(name))} | {fmt_us(us(floor))} ({what}) | {us(name) / us(floor):.2f}x |")
+w("")
+w("Encoding writes the envelope and the payload to a socket-like sink (it takes the bytes and keeps")
+w("none); decoding reads from a `StreamReader`. Issue 13's targets: 1.15x and 1.1x.\n")
+
 w("## Zero-copy views\n")
 w("| benchmark | 413567 | segwit | vs DeserializeBlock_PublicSpan (413567 / segwit) |")
 w("| --- | --- | --- | --- |")
