@@ -12,6 +12,7 @@
 #include <blockwire/io/hex.hpp>
 #include <blockwire/io/reader.hpp>
 #include <blockwire/io/sha256.hpp>
+#include <blockwire/io/siphash.hpp>
 #include <blockwire/io/socket.hpp>
 #include <blockwire/io/span_reader.hpp>
 #include <blockwire/io/span_writer.hpp>
