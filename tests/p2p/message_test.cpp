@@ -110,9 +110,83 @@ TEST_CASE("p2p: Core's limits, at each and one past it") {
   CHECK(count_of(v) == p2p::errc::string_too_long);
   CHECK(count_of(Reject{"tx", 1, std::string(max_reject_reason, 'r'), {}}) == std::error_code{});
   CHECK(count_of(Reject{"tx", 1, std::string(max_reject_reason + 1, 'r'), {}}) == p2p::errc::string_too_long);
+  CHECK(count_of(Addr{std::vector<TimedAddress>(max_addresses)}) == std::error_code{});
+  CHECK(count_of(Addr{std::vector<TimedAddress>(max_addresses + 1)}) == p2p::errc::too_many_items);
+  const AddressV2 ipv4{0, 0, net_id::ipv4, std::vector<std::byte>(4), 8333};
+  CHECK(count_of(AddrV2{std::vector<AddressV2>(max_addresses, ipv4)}) == std::error_code{});
+  CHECK(count_of(AddrV2{std::vector<AddressV2>(max_addresses + 1, ipv4)}) == p2p::errc::too_many_items);
+  // An unknown network's address: up to 512 bytes, kept; a known one: its size.
+  CHECK(count_of(AddrV2{{{0, 0, 200, std::vector<std::byte>(max_addrv2_size), 1}}}) == std::error_code{});
+  CHECK(count_of(AddrV2{{{0, 0, 200, std::vector<std::byte>(max_addrv2_size + 1), 1}}}) == p2p::errc::address_too_long);
+  for (std::uint8_t id : {net_id::ipv4, net_id::ipv6, net_id::torv2, net_id::torv3, net_id::i2p, net_id::cjdns}) {
+    CAPTURE(int{id});
+    const std::size_t size = address_size(id);
+    CHECK(count_of(AddrV2{{{0, 0, id, std::vector<std::byte>(size), 1}}}) == std::error_code{});
+    CHECK(count_of(AddrV2{{{0, 0, id, std::vector<std::byte>(size + 1), 1}}}) == p2p::errc::bad_address_size);
+    CHECK(count_of(AddrV2{{{0, 0, id, std::vector<std::byte>(size - 1), 1}}}) == p2p::errc::bad_address_size);
+  }
+  // A compact block's transactions (short ids and prefilled) fit 16 bits.
+  CmpctBlock cmpct;
+  cmpct.short_ids.assign(max_block_transactions, 0);
+  CHECK(count_of(cmpct) == std::error_code{});
+  cmpct.short_ids.push_back(0);
+  CHECK(count_of(cmpct) == p2p::errc::too_many_items);
+  cmpct.short_ids.resize(max_block_transactions - 1);
+  cmpct.prefilled.push_back({0, decode_block(test::segwit_block()).value().transactions[0]});
+  CHECK(count_of(cmpct) == std::error_code{});
+  cmpct.prefilled.push_back({1, cmpct.prefilled[0].tx});
+  CHECK(count_of(cmpct) == p2p::errc::too_many_items);
   // The offset of the count: after the envelope, at the count's end.
   const auto r = decode_message(encoded(Inv{std::vector<InvItem>(max_inventory + 1)}), network::mainnet);
   CHECK(r.error().offset() == envelope_size + 3);  // 50,001: 0xfd and two bytes
+}
+
+namespace {
+
+// A getblocktxn payload with these raw differential values.
+std::vector<std::byte> getblocktxn_with_deltas(std::initializer_list<std::uint64_t> deltas) {
+  std::vector<std::byte> payload(32);
+  VectorWriter sink(payload);
+  StreamWriter out{writer_ref(sink)};
+  wire::encode_compact_size(out, deltas.size());
+  for (std::uint64_t d : deltas) wire::encode_compact_size(out, d);
+  (void)out.flush();
+  return payload;
+}
+
+// The whole message around a payload.
+std::vector<std::byte> framed(std::string_view command, std::span<const std::byte> payload) {
+  std::vector<std::byte> out(envelope_size);
+  const Magic m = magic(network::mainnet);
+  std::copy(m.begin(), m.end(), out.begin());
+  std::memcpy(out.data() + 4, command.data(), command.size());
+  const auto length = wire::to_le(static_cast<std::uint32_t>(payload.size()));
+  std::copy(length.begin(), length.end(), out.begin() + 16);
+  const Hash256 check = sha256d(payload);
+  std::copy(check.bytes().begin(), check.bytes().begin() + 4, out.begin() + 20);
+  out.insert(out.end(), payload.begin(), payload.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("p2p: differential indexes as Core's blockencodings tests: the highest index, and the sum that overflows") {
+  // TransactionsRequestDeserializationMaxTest: one index of 0xffff.
+  const auto top = decode_message(framed("getblocktxn", getblocktxn_with_deltas({0xffff})), network::mainnet);
+  REQUIRE(top);
+  CHECK(std::get<GetBlockTxn>(top.value()).indexes == std::vector<std::uint16_t>{0xffff});
+  // ...OverflowTest: deltas 0x7000, 0x10000 - 0x7000 - 2, 0 reach 0x10000.
+  const auto over = decode_message(framed("getblocktxn", getblocktxn_with_deltas({0x7000, 0x10000 - 0x7000 - 2, 0})), network::mainnet);
+  CHECK(over.error() == error(p2p::errc::index_overflow, envelope_size + 32 + 1 + 3 + 3 + 1));
+  CHECK(decode_message(framed("getblocktxn", getblocktxn_with_deltas({0x10000})), network::mainnet).error().code() == p2p::errc::index_overflow);
+  // Round trip of ascending indexes (TransactionsRequestSerializationTest).
+  const GetBlockTxn request{test::hash_of(11), {0, 1, 3, 4}};
+  CHECK(std::get<GetBlockTxn>(decode_message(encoded(request), network::mainnet).value()) == request);
+  // A count no set of distinct 16-bit indexes can have (65,537), refused
+  // before anything is reserved.
+  std::vector<std::byte> count(32);
+  for (int b : {0xfe, 0x01, 0x00, 0x01, 0x00}) count.push_back(std::byte(b));
+  CHECK(decode_message(framed("getblocktxn", count), network::mainnet).error() == error(p2p::errc::index_overflow, envelope_size + 32 + 5));
 }
 
 TEST_CASE("p2p: every proper prefix of each message is truncated at its length") {

@@ -53,6 +53,12 @@ nlohmann::json fields(const Message& m) {
     j.update({{"txid", txid(t->tx).to_hex()}, {"wtxid", wtxid(t->tx).to_hex()}});
   } else if (const auto* r = std::get_if<Reject>(&m)) {
     j.update({{"message", r->message}, {"code", r->code}, {"reason", r->reason}, {"data", r->data ? r->data->to_hex() : ""}});
+  } else if (const auto* a = std::get_if<Addr>(&m)) {
+    j["addresses"] = nlohmann::json::array();
+    for (const TimedAddress& t : a->addresses)
+      j["addresses"].push_back({{"time", t.time}, {"services", t.address.services}, {"ip", to_hex(t.address.ip)}, {"port", t.address.port}});
+  } else if (const auto* c = std::get_if<CmpctBlock>(&m)) {
+    j.update({{"hash", block_hash(c->header).to_hex()}, {"nonce", c->nonce}, {"short_ids", c->short_ids}});
   }
   return j;
 }

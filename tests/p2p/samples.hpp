@@ -4,6 +4,7 @@
 
 #include <blockwire/codec.hpp>
 #include <blockwire/p2p.hpp>
+#include <blockwire/p2p/compact_blocks.hpp>
 
 #include "../support/test_data.hpp"
 
@@ -17,6 +18,27 @@ inline blockwire::Hash256 hash_of(int seed) {
   for (std::size_t i = 0; i < 32; ++i) h.bytes()[i] = static_cast<std::byte>(seed * 31 + static_cast<int>(i));
   return h;
 }
+
+// 1.2.3.4 as an IPv4-mapped IPv6 address, and 2001:db8::1.
+inline std::array<std::byte, 16> ipv4_mapped_1234() {
+  std::array<std::byte, 16> ip{};
+  ip[10] = ip[11] = std::byte{0xff};
+  ip[12] = std::byte{1}, ip[13] = std::byte{2}, ip[14] = std::byte{3}, ip[15] = std::byte{4};
+  return ip;
+}
+inline std::array<std::byte, 16> ipv6_2001_db8_1() {
+  std::array<std::byte, 16> ip{};
+  ip[0] = std::byte{0x20}, ip[1] = std::byte{0x01}, ip[2] = std::byte{0x0d}, ip[3] = std::byte{0xb8}, ip[15] = std::byte{1};
+  return ip;
+}
+
+// 32 bytes, as a Tor v3 address has: hash_of(10).
+inline std::vector<std::byte> torv3_address() {
+  const blockwire::Hash256 h = hash_of(10);
+  return {h.bytes().begin(), h.bytes().end()};
+}
+
+inline constexpr std::uint64_t cmpct_nonce = 0x0123456789abcdef;
 
 inline std::vector<blockwire::p2p::Message> p2p_samples() {
   using namespace blockwire;
@@ -51,7 +73,14 @@ inline std::vector<blockwire::p2p::Message> p2p_samples() {
           Headers{{block.header, segwit.header}},
           BlockMessage{block},
           TxMessage{segwit.transactions[1]},
-          Reject{"tx", 0x10, "bad-txns-inputs-missingorspent", test::hash_of(9)}};
+          Reject{"tx", 0x10, "bad-txns-inputs-missingorspent", test::hash_of(9)},
+          Addr{{{1'700'000'100, {1, ipv4_mapped_1234(), 8333}}, {1'700'000'200, {0x409, ipv6_2001_db8_1(), 18333}}}},
+          AddrV2{{{1'700'000'300, 0x409, net_id::ipv4, {std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4}}, 8333},
+                  {1'700'000'400, 1, net_id::torv3, torv3_address(), 9050},
+                  {1'700'000'500, 0, 42, std::vector<std::byte>(5, std::byte{0xab}), 1}}},  // an unknown network, kept
+          make_cmpctblock(segwit, cmpct_nonce),
+          GetBlockTxn{block_hash(segwit.header), {1, 2, 5, 1000}},
+          BlockTxn{block_hash(segwit.header), {segwit.transactions[1], segwit.transactions[2]}}};
 }
 
 

@@ -30,6 +30,9 @@ inline const std::vector<std::byte>& block413567() {
   return bytes;
 }
 
+// Its hash, as the block explorers and the test data's README give it.
+inline constexpr const char* segwit_block_hash = "000000000000000000000c835b2adcaedc20fdf6ee440009c249452c726dafae";
+
 inline const std::vector<std::byte>& segwit_block() {
   static const auto bytes = read_file("block_000000000000000000000c835b2adcaedc20fdf6ee440009c249452c726dafae.raw");
   return bytes;

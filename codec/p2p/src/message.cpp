@@ -25,6 +25,13 @@ const char* describe(int value) noexcept {
     case errc::bad_checksum: return "the payload does not match the envelope's checksum";
     case errc::too_many_items: return "more items than Bitcoin Core takes in this message";
     case errc::string_too_long: return "a string longer than Bitcoin Core takes in this message";
+    case errc::address_too_long: return "an addrv2 address over 512 bytes (MAX_ADDRV2_SIZE)";
+    case errc::bad_address_size: return "an addrv2 address whose size is not its network's";
+    case errc::index_overflow: return "a compact-block differential index past 65,535";
+    case errc::bad_compact_block: return "a cmpctblock that describes no block (no transactions, or a prefilled index out of place)";
+    case errc::short_id_collision: return "a short id collision: the filled block does not match its header; fetch the whole block";
+    case errc::wrong_transaction_count: return "a blocktxn with another number of transactions than were missing";
+    case errc::wrong_block: return "a blocktxn for another block";
   }
   return nullptr;
 }
@@ -32,7 +39,8 @@ const char* describe(int value) noexcept {
 // The command of each alternative, in Message's order.
 constexpr std::string_view commands[] = {"version",   "verack",    "ping",     "pong",       "sendheaders", "sendcmpct", "wtxidrelay",
                                          "sendaddrv2", "feefilter", "getaddr",  "inv",        "getdata",     "notfound",  "getheaders",
-                                         "getblocks", "headers",   "block",    "tx",         "reject",      ""};
+                                         "getblocks", "headers",   "block",    "tx",         "reject",      "addr",      "addrv2",
+                                         "cmpctblock", "getblocktxn", "blocktxn", ""};
 static_assert(std::size(commands) == std::variant_size_v<Message>);
 
 // Encoders --------------------------------------------------------------------
@@ -40,7 +48,7 @@ static_assert(std::size(commands) == std::variant_size_v<Message>);
 void encode_address(StreamWriter& out, const NetAddress& a) {
   w::encode_u64(out, a.services);
   out.write(std::span<const std::byte, 16>(a.ip));
-  w::encode_u8(out, static_cast<std::uint8_t>(a.port >> 8));  // big-endian, unlike everything else
+  w::encode_u8(out, static_cast<std::uint8_t>(a.port >> 8));  // big-endian, as encode_port
   w::encode_u8(out, static_cast<std::uint8_t>(a.port));
 }
 
@@ -55,6 +63,32 @@ void encode_locator(StreamWriter& out, std::uint32_t version, const std::vector<
   w::encode_u32(out, version);
   w::encode_range(out, locator, w::encode_hash);
   w::encode_hash(out, stop);
+}
+
+void encode_port(StreamWriter& out, std::uint16_t port) {
+  w::encode_u8(out, static_cast<std::uint8_t>(port >> 8));  // big-endian, unlike everything else
+  w::encode_u8(out, static_cast<std::uint8_t>(port));
+}
+
+void encode_timed_address(StreamWriter& out, const TimedAddress& a) {
+  w::encode_u32(out, a.time);
+  encode_address(out, a.address);
+}
+
+void encode_address_v2(StreamWriter& out, const AddressV2& a) {
+  w::encode_u32(out, a.time);
+  w::encode_compact_size(out, a.services);
+  w::encode_u8(out, a.network);
+  w::encode_bytes(out, a.address);
+  encode_port(out, a.port);
+}
+
+// BIP152's differential indexes: each the distance from the previous plus one.
+template <class Indexes, class Write>
+void encode_differential(StreamWriter& out, const Indexes& items, Write write_item) {
+  w::encode_compact_size(out, items.size());
+  std::uint32_t next = 0;  // the smallest index the next item may have
+  for (const auto& item : items) next = write_item(item, next) + 1;
 }
 
 struct PayloadEncoder {
@@ -96,6 +130,34 @@ struct PayloadEncoder {
     w::encode_u8(out, r.code);
     encode_string(out, r.reason);
     if (r.data) w::encode_hash(out, *r.data);
+  }
+  void operator()(const Addr& m) const { w::encode_range(out, m.addresses, encode_timed_address); }
+  void operator()(const AddrV2& m) const { w::encode_range(out, m.addresses, encode_address_v2); }
+  void operator()(const CmpctBlock& m) const {
+    encode_header(m.header, out);
+    w::encode_u64(out, m.nonce);
+    w::encode_compact_size(out, m.short_ids.size());
+    for (std::uint64_t id : m.short_ids) {
+      const auto le = w::to_le(id);
+      out.write(std::span<const std::byte>(le.data(), 6));  // the low 6 bytes
+    }
+    encode_differential(out, m.prefilled, [&](const PrefilledTransaction& p, std::uint32_t next) {
+      w::encode_compact_size(out, p.index - next);
+      encode_transaction(p.tx, out);
+      return std::uint32_t{p.index};
+    });
+  }
+  void operator()(const GetBlockTxn& m) const {
+    w::encode_hash(out, m.block_hash);
+    encode_differential(out, m.indexes, [&](std::uint16_t index, std::uint32_t next) {
+      w::encode_compact_size(out, index - next);
+      return std::uint32_t{index};
+    });
+  }
+  void operator()(const BlockTxn& m) const {
+    w::encode_hash(out, m.block_hash);
+    w::encode_compact_size(out, m.transactions.size());
+    for (const Transaction& tx : m.transactions) encode_transaction(tx, out);
   }
   // Messages with no payload.
   void operator()(const Verack&) const {}
@@ -139,7 +201,8 @@ void decode_list(DecodingContext& ctx, std::vector<Item>& out, std::size_t max, 
     ctx.fail(errc::too_many_items);
     return;
   }
-  out.reserve(w::reserve_for(ctx, n, min_item_size));
+  // Room for no more bytes of items than bytes are left (as decode_range).
+  out.reserve(w::reserve_for(ctx, n, std::max<std::uint64_t>(min_item_size, sizeof(Item))));
   for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) decode_item(ctx, out.emplace_back());
 }
 
@@ -155,13 +218,95 @@ void decode_locator(DecodingContext& ctx, M& m) {
   w::decode_hash(ctx, m.stop);
 }
 
-void decode_header_fields(DecodingContext& ctx, BlockHeader& h) {
-  h.version = w::decode_i32(ctx);
-  w::decode_hash(ctx, h.prev_block);
-  w::decode_hash(ctx, h.merkle_root);
-  h.time = w::decode_u32(ctx);
-  h.bits = w::decode_u32(ctx);
-  h.nonce = w::decode_u32(ctx);
+std::uint16_t decode_port(DecodingContext& ctx) {
+  const std::uint16_t high = w::decode_u8(ctx);
+  return static_cast<std::uint16_t>(high << 8 | w::decode_u8(ctx));
+}
+
+void decode_timed_address(DecodingContext& ctx, TimedAddress& a) {
+  a.time = w::decode_u32(ctx);
+  decode_address(ctx, a.address);
+}
+
+// BIP155, as Core's CNetAddr reads it: a length over 512 is refused before
+// the bytes are read; a known network's address must have its size.
+void decode_address_v2(DecodingContext& ctx, AddressV2& a) {
+  a.time = w::decode_u32(ctx);
+  a.services = w::decode_compact_size(ctx);
+  a.network = w::decode_u8(ctx);
+  const std::uint64_t size = w::decode_compact_size(ctx);
+  if (!ctx.ok()) return;
+  if (size > max_addrv2_size) return ctx.fail(errc::address_too_long);
+  const std::size_t expected = address_size(a.network);
+  if (expected != 0 && size != expected) return ctx.fail(errc::bad_address_size);
+  ctx.read_append(a.address, size);
+  a.port = decode_port(ctx);
+}
+
+// BIP152's differential indexes, back to absolute ones: past 65,535 (the
+// sum, or a count that must reach it) is an error, as Core's
+// DifferenceFormatter says.
+class DifferentialIndex {
+ public:
+  bool next(DecodingContext& ctx, std::uint16_t& index) {
+    const std::uint64_t delta = w::decode_compact_size(ctx);
+    if (!ctx.ok()) return false;
+    if (delta > max_block_transactions || next_ + delta > max_block_transactions) {
+      ctx.fail(errc::index_overflow);
+      return false;
+    }
+    index = static_cast<std::uint16_t>(next_ + delta);
+    next_ = index + std::uint64_t{1};
+    return true;
+  }
+
+ private:
+  std::uint64_t next_ = 0;  // the smallest index the next one may have
+};
+
+// The count of a list of indexes: more than 65,536 must overflow.
+std::uint64_t decode_index_count(DecodingContext& ctx) {
+  const std::uint64_t n = w::decode_compact_size(ctx);
+  if (ctx.ok() && n > max_block_transactions + 1) ctx.fail(errc::index_overflow);
+  return ctx.ok() ? n : 0;
+}
+
+void decode_cmpctblock(DecodingContext& ctx, CmpctBlock& m) {
+  decode_header(ctx, m.header);
+  m.nonce = w::decode_u64(ctx);
+  const std::uint64_t ids = w::decode_compact_size(ctx);
+  if (ctx.ok() && ids > max_block_transactions) return ctx.fail(errc::too_many_items);
+  m.short_ids.reserve(w::reserve_for(ctx, ids, sizeof(std::uint64_t)));
+  for (std::uint64_t i = 0; i < ids && ctx.ok(); ++i) {
+    std::array<std::byte, 8> le{};
+    ctx.read(std::span<std::byte>(le.data(), 6));
+    m.short_ids.push_back(w::from_le<std::uint64_t>(le));
+  }
+  const std::uint64_t n = decode_index_count(ctx);
+  // Core: the block's transaction count (short ids and prefilled) must fit
+  // 16 bits.
+  if (ctx.ok() && ids + n > max_block_transactions) return ctx.fail(errc::too_many_items);
+  m.prefilled.reserve(w::reserve_for(ctx, n, sizeof(PrefilledTransaction)));
+  DifferentialIndex index;
+  for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
+    PrefilledTransaction& p = m.prefilled.emplace_back();
+    if (index.next(ctx, p.index)) decode_transaction(ctx, p.tx);
+  }
+}
+
+void decode_getblocktxn(DecodingContext& ctx, GetBlockTxn& m) {
+  w::decode_hash(ctx, m.block_hash);
+  const std::uint64_t n = decode_index_count(ctx);
+  m.indexes.reserve(w::reserve_for(ctx, n, sizeof(std::uint16_t)));
+  DifferentialIndex index;
+  for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
+    if (std::uint16_t at = 0; index.next(ctx, at)) m.indexes.push_back(at);
+  }
+}
+
+void decode_blocktxn(DecodingContext& ctx, BlockTxn& m) {
+  w::decode_hash(ctx, m.block_hash);
+  decode_list(ctx, m.transactions, max_block_transactions, 10, [](DecodingContext& c, Transaction& tx) { decode_transaction(c, tx); });
 }
 
 // The payload of `command`, exactly (version excepted: Core reads its later
@@ -223,7 +368,7 @@ result<Message> decode_payload(std::string_view command, std::span<const std::by
   if (command == "headers") {
     Headers m;
     decode_list(ctx, m.headers, max_headers, min_headers_entry, [](DecodingContext& c, BlockHeader& h) {
-      decode_header_fields(c, h);
+      decode_header(c, h);
       (void)w::decode_compact_size(c);  // the transaction count: read and ignored, as Core does
     });
     return finish(std::move(m));
@@ -245,6 +390,31 @@ result<Message> decode_payload(std::string_view command, std::span<const std::by
     decode_string(ctx, r.reason, max_reject_reason);
     if (ctx.ok() && payload.size() - ctx.offset() == 32) w::decode_hash(ctx, r.data.emplace());
     return finish(std::move(r));
+  }
+  if (command == "addr") {
+    Addr m;
+    decode_list(ctx, m.addresses, max_addresses, 30, decode_timed_address);
+    return finish(std::move(m));
+  }
+  if (command == "addrv2") {
+    AddrV2 m;
+    decode_list(ctx, m.addresses, max_addresses, 9, decode_address_v2);
+    return finish(std::move(m));
+  }
+  if (command == "cmpctblock") {
+    CmpctBlock m;
+    decode_cmpctblock(ctx, m);
+    return finish(std::move(m));
+  }
+  if (command == "getblocktxn") {
+    GetBlockTxn m;
+    decode_getblocktxn(ctx, m);
+    return finish(std::move(m));
+  }
+  if (command == "blocktxn") {
+    BlockTxn m;
+    decode_blocktxn(ctx, m);
+    return finish(std::move(m));
   }
   return Message(Unknown{std::string(command), static_cast<std::uint32_t>(payload.size())});
 }
@@ -272,6 +442,18 @@ std::optional<std::string> read_command(std::span<const std::byte, 12> raw) {
 error in_message(const error& e) { return e.has_offset() ? error(e.code(), envelope_size + e.offset()) : error(e.code(), envelope_size); }
 
 }  // namespace
+
+std::size_t address_size(std::uint8_t network) noexcept {
+  switch (network) {
+    case net_id::ipv4: return 4;
+    case net_id::ipv6: return 16;
+    case net_id::torv2: return 10;
+    case net_id::torv3: return 32;
+    case net_id::i2p: return 32;
+    case net_id::cjdns: return 16;
+  }
+  return 0;
+}
 
 const std::error_category& p2p_category() noexcept {
   static const enum_category instance("blockwire.p2p", describe);

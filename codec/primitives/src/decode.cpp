@@ -46,6 +46,9 @@ result<BlockHeader> decode_header(std::span<const std::byte> bytes) {
   return decode_exact<BlockHeader>(bytes, detail::decode_header);
 }
 
+void decode_transaction(DecodingContext& ctx, Transaction& out, witness mode) { detail::decode_transaction(ctx, out, mode); }
+void decode_header(DecodingContext& ctx, BlockHeader& out) { detail::decode_header(ctx, out); }
+
 result<Block> decode_block(StreamReader& in, witness mode) {
   return decode_stream<Block>(in, [&](DecodingContext& ctx, Block& b) { detail::decode_block(ctx, b, mode); });
 }

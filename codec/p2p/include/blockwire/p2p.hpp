@@ -31,6 +31,9 @@ inline constexpr std::size_t max_inventory = 50'000;          // MAX_INV_SZ
 inline constexpr std::size_t max_locator = 101;               // MAX_LOCATOR_SZ
 inline constexpr std::size_t max_headers = 2'000;             // MAX_HEADERS_RESULTS
 inline constexpr std::size_t max_reject_reason = 111;         // MAX_REJECT_MESSAGE_LENGTH
+inline constexpr std::size_t max_addresses = 1'000;           // MAX_ADDR_TO_SEND
+inline constexpr std::size_t max_addrv2_size = 512;           // MAX_ADDRV2_SIZE
+inline constexpr std::size_t max_block_transactions = 0xffff; // compact-block indexes are 16 bits
 inline constexpr std::int32_t protocol_version = 70016;
 
 enum class errc : int {
@@ -40,6 +43,13 @@ enum class errc : int {
   bad_checksum,         // the payload does not hash to the envelope's checksum
   too_many_items,       // more inventory, locator hashes or headers than Core takes
   string_too_long,      // a user agent or a reject string over its limit
+  address_too_long,     // an addrv2 address over max_addrv2_size bytes
+  bad_address_size,     // an addrv2 address of a known network with another size than the network's
+  index_overflow,       // a compact-block differential index past 65,535
+  bad_compact_block,    // a cmpctblock that describes no block: no transactions, or a prefilled index out of order or past the end
+  short_id_collision,   // two transactions behind one short id, or a filled block that does not hash to its header: fetch the whole block
+  wrong_transaction_count,  // a blocktxn with more or fewer transactions than were missing
+  wrong_block,          // a blocktxn for another block than the one being filled
 };
 
 const std::error_category& p2p_category() noexcept;
@@ -89,6 +99,45 @@ struct SendCmpct {
 struct FeeFilter {
   std::int64_t fee_rate = 0;  // satoshis per 1,000 virtual bytes
   friend bool operator==(const FeeFilter&, const FeeFilter&) = default;
+};
+
+// An address as addr carries it: the time it was last seen, then the
+// version message's form.
+struct TimedAddress {
+  std::uint32_t time = 0;
+  NetAddress address;
+  friend bool operator==(const TimedAddress&, const TimedAddress&) = default;
+};
+struct Addr {
+  std::vector<TimedAddress> addresses;
+  friend bool operator==(const Addr&, const Addr&) = default;
+};
+
+// BIP155's network ids. An address of another id is kept as its bytes
+// (Core reads and ignores it); one of a known id must have its size.
+namespace net_id {
+inline constexpr std::uint8_t ipv4 = 1;   // 4 bytes
+inline constexpr std::uint8_t ipv6 = 2;   // 16
+inline constexpr std::uint8_t torv2 = 3;  // 10 (no longer relayed)
+inline constexpr std::uint8_t torv3 = 4;  // 32
+inline constexpr std::uint8_t i2p = 5;    // 32
+inline constexpr std::uint8_t cjdns = 6;  // 16
+}  // namespace net_id
+
+// The size an address of `network` must have, or 0 for an unknown id.
+std::size_t address_size(std::uint8_t network) noexcept;
+
+struct AddressV2 {
+  std::uint32_t time = 0;
+  std::uint64_t services = 0;  // a compact size on the wire
+  std::uint8_t network = net_id::ipv4;
+  std::vector<std::byte> address;
+  std::uint16_t port = 0;
+  friend bool operator==(const AddressV2&, const AddressV2&) = default;
+};
+struct AddrV2 {
+  std::vector<AddressV2> addresses;
+  friend bool operator==(const AddrV2&, const AddrV2&) = default;
 };
 
 // Inventory types; a witness request ORs in witness_flag.
@@ -142,6 +191,33 @@ struct TxMessage {
   Transaction tx;
   friend bool operator==(const TxMessage&, const TxMessage&) = default;
 };
+// BIP152 compact blocks. Indexes here are absolute (the position in the
+// block); on the wire they are differential, each the distance from the
+// previous one plus one.
+// (prefilled: ascending, as getblocktxn's indexes)
+struct PrefilledTransaction {
+  std::uint16_t index = 0;
+  Transaction tx;
+  friend bool operator==(const PrefilledTransaction&, const PrefilledTransaction&) = default;
+};
+struct CmpctBlock {
+  BlockHeader header;
+  std::uint64_t nonce = 0;
+  std::vector<std::uint64_t> short_ids;  // 6 bytes each on the wire
+  std::vector<PrefilledTransaction> prefilled;
+  friend bool operator==(const CmpctBlock&, const CmpctBlock&) = default;
+};
+struct GetBlockTxn {
+  Hash256 block_hash;
+  std::vector<std::uint16_t> indexes;  // ascending
+  friend bool operator==(const GetBlockTxn&, const GetBlockTxn&) = default;
+};
+struct BlockTxn {
+  Hash256 block_hash;
+  std::vector<Transaction> transactions;
+  friend bool operator==(const BlockTxn&, const BlockTxn&) = default;
+};
+
 // BIP61, removed from Core in 0.20 but still sent by old peers.
 struct Reject {
   std::string message;  // the rejected message's command
@@ -159,7 +235,8 @@ struct Unknown {
 };
 
 using Message = std::variant<Version, Verack, Ping, Pong, SendHeaders, SendCmpct, WtxidRelay, SendAddrV2, FeeFilter, GetAddr, Inv,
-                             GetData, NotFound, GetHeaders, GetBlocks, Headers, BlockMessage, TxMessage, Reject, Unknown>;
+                             GetData, NotFound, GetHeaders, GetBlocks, Headers, BlockMessage, TxMessage, Reject, Addr, AddrV2,
+                             CmpctBlock, GetBlockTxn, BlockTxn, Unknown>;
 
 // "version", "verack", ... (an Unknown's own command).
 std::string_view command(const Message& message) noexcept;

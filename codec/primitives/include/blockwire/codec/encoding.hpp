@@ -23,6 +23,8 @@ namespace blockwire {
 // transactions that have witness data. witness::disallow: the legacy form.
 enum class witness { disallow, allow };
 
+class DecodingContext;  // <blockwire/io/decoding_context.hpp>, the wire toolkit's
+
 result<void> encode_block(const Block& block, writer_ref out, witness mode = witness::allow);
 result<void> encode_transaction(const Transaction& tx, writer_ref out, witness mode = witness::allow);
 result<void> encode_header(const BlockHeader& header, writer_ref out);
@@ -64,6 +66,12 @@ result<BlockHeader> decode_header(reader_ref in);
 result<Block> decode_block(StreamReader& in, witness mode = witness::allow);
 result<Transaction> decode_transaction(StreamReader& in, witness mode = witness::allow);
 result<BlockHeader> decode_header(StreamReader& in);
+
+// Inside your own format (the wire toolkit's DecodingContext): one object
+// at the context's position; a failure is recorded in `ctx`, with the offset
+// the context counts. The counterpart of the StreamWriter& encoders above.
+void decode_transaction(DecodingContext& ctx, Transaction& out, witness mode = witness::allow);
+void decode_header(DecodingContext& ctx, BlockHeader& out);
 
 // The encoded size, computed from the object's counts and lengths.
 std::size_t serialized_size(const Block& block, witness mode = witness::allow);

@@ -1,0 +1,183 @@
+// BIP152: short ids, building a cmpctblock, rebuilding a block from one.
+#include <blockwire/codec/wire.hpp>
+#include <blockwire/io/sha256.hpp>
+#include <blockwire/io/siphash.hpp>
+#include <blockwire/p2p/compact_blocks.hpp>
+
+#include <algorithm>
+
+namespace blockwire::p2p {
+
+namespace {
+
+constexpr std::uint64_t low_48_bits = 0xffff'ffff'ffffULL;
+
+// Short id -> slot, open addressing in one allocation: short ids are SipHash
+// output, uniform already, so their low bits index the table directly.
+class ShortIdTable {
+ public:
+  explicit ShortIdTable(std::size_t n) {
+    std::size_t capacity = 16;
+    while (capacity < 2 * n) capacity *= 2;
+    entries_.assign(capacity, Entry{empty, 0});
+    mask_ = capacity - 1;
+  }
+  // False if the id is there already.
+  bool insert(std::uint64_t id, std::uint16_t slot) {
+    for (std::size_t i = id & mask_;; i = (i + 1) & mask_) {
+      if (entries_[i].id == empty) {
+        entries_[i] = {id, slot};
+        return true;
+      }
+      if (entries_[i].id == id) return false;
+    }
+  }
+  const std::uint16_t* find(std::uint64_t id) const noexcept {
+    for (std::size_t i = id & mask_;; i = (i + 1) & mask_) {
+      if (entries_[i].id == id) return &entries_[i].slot;
+      if (entries_[i].id == empty) return nullptr;
+    }
+  }
+
+ private:
+  static constexpr std::uint64_t empty = ~std::uint64_t{0};  // no short id has its top 16 bits set
+  struct Entry {
+    std::uint64_t id;
+    std::uint16_t slot;
+  };
+  std::vector<Entry> entries_;
+  std::size_t mask_ = 0;
+};
+
+const Hash256& id_for(const TxIds& ids, std::uint64_t version) { return version == compact_version_txid ? ids.txid : ids.wtxid; }
+
+TxIds ids_of(const Transaction& tx) { return {txid(tx), wtxid(tx)}; }
+
+}  // namespace
+
+ShortIdKey short_id_key(const BlockHeader& header, std::uint64_t nonce) {
+  Sha256 sha;
+  std::vector<std::byte> bytes;
+  bytes.reserve(88);
+  encode_header(header, bytes);
+  const auto le = wire::to_le(nonce);
+  bytes.insert(bytes.end(), le.begin(), le.end());
+  sha.update(bytes);
+  const Hash256 digest = sha.finish();
+  std::array<std::byte, 8> word;
+  std::copy_n(digest.bytes().begin(), 8, word.begin());
+  const auto k0 = wire::from_le<std::uint64_t>(word);
+  std::copy_n(digest.bytes().begin() + 8, 8, word.begin());
+  return {k0, wire::from_le<std::uint64_t>(word)};
+}
+
+std::uint64_t short_id(const ShortIdKey& key, const Hash256& id) noexcept { return siphash(key.k0, key.k1, id) & low_48_bits; }
+
+CmpctBlock make_cmpctblock(const Block& block, std::span<const TxIds> ids, std::uint64_t nonce, std::uint64_t version) {
+  CmpctBlock c;
+  c.header = block.header;
+  c.nonce = nonce;
+  if (block.transactions.empty()) return c;
+  c.prefilled.push_back({0, block.transactions[0]});
+  const ShortIdKey key = short_id_key(block.header, nonce);
+  c.short_ids.reserve(ids.size() - 1);
+  for (std::size_t i = 1; i < ids.size(); ++i) c.short_ids.push_back(short_id(key, id_for(ids[i], version)));
+  return c;
+}
+
+CmpctBlock make_cmpctblock(const Block& block, std::uint64_t nonce, std::uint64_t version) {
+  std::vector<TxIds> ids;
+  ids.reserve(block.transactions.size());
+  for (const Transaction& tx : block.transactions) ids.push_back(ids_of(tx));
+  return make_cmpctblock(block, ids, nonce, version);
+}
+
+result<PartialBlock> PartialBlock::start(const CmpctBlock& cmpct, std::span<const PoolTransaction> pool, std::uint64_t version) {
+  const std::size_t count = cmpct.short_ids.size() + cmpct.prefilled.size();
+  if (count == 0 || count > max_block_transactions) return error(errc::bad_compact_block);
+  PartialBlock p;
+  p.header_ = cmpct.header;
+  p.block_hash_ = block_hash(cmpct.header);
+  p.slots_.resize(count);
+  // Prefilled first, ascending; each must leave room for the short ids
+  // before it (Core: no place without either a transaction or a short id).
+  p.prefilled_.reserve(cmpct.prefilled.size());  // stable: slots point into it
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < cmpct.prefilled.size(); ++i) {
+    const PrefilledTransaction& pf = cmpct.prefilled[i];
+    if (pf.index < next || pf.index > cmpct.short_ids.size() + i) return error(errc::bad_compact_block);
+    const Transaction& tx = p.prefilled_.emplace_back(pf.tx);
+    p.slots_[pf.index] = {&tx, ids_of(tx), true};
+    next = pf.index + std::size_t{1};
+  }
+  // The short ids fill the other places in order; two alike cannot be told
+  // apart.
+  ShortIdTable table(cmpct.short_ids.size());
+  std::size_t k = 0;
+  for (std::size_t s = 0; s < count; ++s) {
+    if (p.slots_[s].tx != nullptr) continue;
+    if (!table.insert(cmpct.short_ids[k++], static_cast<std::uint16_t>(s))) return error(errc::short_id_collision);
+  }
+  // The pool: a second transaction behind a short id empties its place
+  // again, and that place stays empty (ask for it), as in Core.
+  const ShortIdKey key = short_id_key(cmpct.header, cmpct.nonce);
+  std::vector<bool> seen(count);
+  std::size_t found = 0;
+  for (const PoolTransaction& candidate : pool) {
+    const std::uint16_t* slot = table.find(short_id(key, id_for(candidate.ids, version)));
+    if (slot == nullptr) continue;
+    Slot& s = p.slots_[*slot];
+    if (!seen[*slot]) {
+      seen[*slot] = true;
+      s = {candidate.tx, candidate.ids, true};
+      if (++found == cmpct.short_ids.size()) break;
+    } else if (s.tx != nullptr) {
+      s = {};
+      --found;
+    }
+  }
+  return p;
+}
+
+std::vector<std::uint16_t> PartialBlock::missing() const {
+  std::vector<std::uint16_t> out;
+  for (std::size_t i = 0; i < slots_.size(); ++i)
+    if (slots_[i].tx == nullptr) out.push_back(static_cast<std::uint16_t>(i));
+  return out;
+}
+
+result<Block> PartialBlock::finish(const BlockTxn& txn) const {
+  if (txn.block_hash != block_hash_) return error(errc::wrong_block);
+  return finish(txn.transactions);
+}
+
+result<Block> PartialBlock::finish(std::span<const Transaction> missing_transactions) const {
+  Block block;
+  block.header = header_;
+  block.transactions.reserve(slots_.size());
+  std::vector<TxIds> ids;
+  ids.reserve(slots_.size());
+  std::size_t used = 0;
+  for (const Slot& slot : slots_) {
+    if (slot.tx != nullptr) {
+      block.transactions.push_back(*slot.tx);
+      ids.push_back(slot.ids);
+    } else {
+      if (used == missing_transactions.size()) return error(errc::wrong_transaction_count);
+      const Transaction& tx = missing_transactions[used++];
+      block.transactions.push_back(tx);
+      ids.push_back(ids_of(tx));
+    }
+  }
+  if (used != missing_transactions.size()) return error(errc::wrong_transaction_count);
+  if (auto checked = check_block(block, ids); !checked) {
+    const std::error_code code = checked.error().code();
+    // What a wrong transaction behind a short id does (Core: BLOCK_MUTATED).
+    if (code == check_errc::bad_merkle_root || code == check_errc::mutated_merkle_root || code == check_errc::bad_witness_commitment)
+      return error(errc::short_id_collision);
+    return checked.error();
+  }
+  return block;
+}
+
+}  // namespace blockwire::p2p
