@@ -5,7 +5,10 @@
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/sha.h>
 
+#include <cstdlib>
 #include <cstring>
+
+#include "sha256_shani.hpp"
 
 namespace blockwire {
 namespace {
@@ -77,7 +80,21 @@ Hash256 sha256d(std::span<const std::byte> bytes) noexcept { return sha256_of_di
 
 Hash256 sha256d_of(Sha256& hasher) noexcept { return sha256_of_digest(hasher.finish()); }
 
+namespace {
+
+// The SHA extensions where the CPU has them, unless BLOCKWIRE_NO_SHA_NI is
+// set (the tests run the OpenSSL path that way too).
+bool use_sha_ni() noexcept {
+  static const bool use = detail::has_sha_ni() && std::getenv("BLOCKWIRE_NO_SHA_NI") == nullptr;
+  return use;
+}
+
+}  // namespace
+
+const char* sha256d64_implementation() noexcept { return use_sha_ni() ? "sha-ni-2way" : "openssl"; }
+
 void sha256d64(std::span<std::byte> out, std::span<const std::byte> in) noexcept {
+  if (use_sha_ni()) return detail::sha256d64_sha_ni(out.data(), in.data(), in.size() / 64);
   SHA256_CTX c;
   // The second hash's only block: the 32-byte digest, 0x80, length 256 bits.
   unsigned char second[64] = {};

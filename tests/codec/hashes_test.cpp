@@ -6,6 +6,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <string>
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -84,7 +87,22 @@ TEST_CASE("SHA-256 matches NIST's short and long message vectors") {
   CHECK(hex(sha.finish()) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
-TEST_CASE("sha256d64 equals SHA256d of each 64-byte block, also in place") {
+TEST_CASE("sha256d64 runs the OpenSSL path when BLOCKWIRE_NO_SHA_NI is set") {
+  if (std::getenv("BLOCKWIRE_NO_SHA_NI") != nullptr) CHECK(std::string(sha256d64_implementation()) == "openssl");
+}
+
+TEST_CASE("sha256d64 equals SHA256d of each 64-byte block, for 0 to 9 blocks (odd counts too), in place too") {
+  MESSAGE("sha256d64 runs ", std::string(sha256d64_implementation()));
+  for (std::size_t n = 0; n <= 9; ++n) {
+    const auto data = test::random_bytes(64 * n, 3 + static_cast<int>(n));
+    std::vector<std::byte> out(32 * n);
+    sha256d64(out, data);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Hash256 expected = sha256d(std::span(data).subspan(64 * i, 64));  // OpenSSL's general path
+      CHECK_MESSAGE(std::equal(expected.bytes().begin(), expected.bytes().end(), out.begin() + static_cast<std::ptrdiff_t>(32 * i)),
+                    n, " blocks, block ", i);
+    }
+  }
   const auto data = test::random_bytes(64 * 9, 2);
   std::vector<std::byte> out(32 * 9);
   sha256d64(out, data);

@@ -155,7 +155,7 @@ TEST_CASE("check_block on a view says what it says on the decoded block") {
   CHECK(b.error().code() == check_errc::bad_merkle_root);
 }
 
-TEST_CASE("MerkleBuilder: the root and mutation flag of merkle_root, for 0 to 70 leaves, with and without duplicates") {
+TEST_CASE("MerkleBuilder: the root and mutation flag of merkle_root, for 0 to 70 leaves, with and without duplicates, one tree or two in step") {
   std::mt19937_64 rng(5);
   for (std::size_t n = 0; n <= 70; ++n) {
     for (bool duplicate : {false, true}) {
@@ -172,6 +172,17 @@ TEST_CASE("MerkleBuilder: the root and mutation flag of merkle_root, for 0 to 70
       CAPTURE(n);
       CHECK(builder.root(&got_mutated) == expected);
       CHECK(got_mutated == expected_mutated);
+      // Two trees in step (the second of the leaves reversed, never mutated
+      // unless the first's duplicate lands on a pair), as check_block builds
+      // txids and wtxids: each the root of its own leaves.
+      std::vector<Hash256> other(leaves.rbegin(), leaves.rend());
+      MerkleBuilder first, second;
+      for (std::size_t i = 0; i < n; ++i) MerkleBuilder::add_both(first, leaves[i], second, other[i]);
+      bool first_mutated = false, second_mutated = false, other_mutated = false;
+      CHECK(first.root(&first_mutated) == expected);
+      CHECK(first_mutated == expected_mutated);
+      CHECK(second.root(&second_mutated) == merkle_root(other, &other_mutated));
+      CHECK(second_mutated == other_mutated);
     }
   }
 }

@@ -156,8 +156,8 @@ result<void> check(const Source& b) {
   bool any_witness = false;
   for (std::size_t i = 0; i < n; ++i) {
     const TxIds ids = b.ids(i);
-    txids.add(ids.txid);
-    wtxids.add(i == 0 ? Hash256{} : ids.wtxid);  // BIP141: the coinbase's wtxid counts as zero
+    // BIP141: the coinbase's wtxid counts as zero.
+    MerkleBuilder::add_both(txids, ids.txid, wtxids, i == 0 ? Hash256{} : ids.wtxid);
     any_witness = any_witness || b.has_witness(i);
   }
   bool mutated = false;

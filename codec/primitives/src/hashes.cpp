@@ -96,6 +96,34 @@ void MerkleBuilder::add(const Hash256& leaf) noexcept {
   ++count_;
 }
 
+void MerkleBuilder::add_both(MerkleBuilder& a, const Hash256& leaf_a, MerkleBuilder& b, const Hash256& leaf_b) noexcept {
+  if (a.count_ != b.count_) {  // not in step: one at a time
+    a.add(leaf_a);
+    b.add(leaf_b);
+    return;
+  }
+  // The same count: the same levels combine, so each level's two pairs go
+  // through sha256d64 together (two blocks, hashed side by side).
+  Hash256 ha = leaf_a, hb = leaf_b;
+  std::size_t level = 0;
+  alignas(16) std::array<std::byte, 128> pairs;
+  for (std::uint64_t n = a.count_; (n & 1) != 0; n >>= 1, ++level) {
+    if (a.pending_[level] == ha) a.mutated_ = true;
+    if (b.pending_[level] == hb) b.mutated_ = true;
+    std::copy(a.pending_[level].bytes().begin(), a.pending_[level].bytes().end(), pairs.begin());
+    std::copy(ha.bytes().begin(), ha.bytes().end(), pairs.begin() + 32);
+    std::copy(b.pending_[level].bytes().begin(), b.pending_[level].bytes().end(), pairs.begin() + 64);
+    std::copy(hb.bytes().begin(), hb.bytes().end(), pairs.begin() + 96);
+    sha256d64(std::span(pairs).first(64), pairs);
+    std::copy(pairs.begin(), pairs.begin() + 32, ha.bytes().begin());
+    std::copy(pairs.begin() + 32, pairs.begin() + 64, hb.bytes().begin());
+  }
+  a.pending_[level] = ha;
+  b.pending_[level] = hb;
+  ++a.count_;
+  ++b.count_;
+}
+
 Hash256 MerkleBuilder::root(bool* mutated) const noexcept {
   if (mutated != nullptr) *mutated = mutated_;
   if (count_ == 0) return Hash256{};

@@ -1,0 +1,167 @@
+// SHA-256 rounds with the SHA extensions (SHA256RNDS2, SHA256MSG1/2). The
+// chaining state lives in two registers as the instructions want it:
+// ABEF = {a, b, e, f} and CDGH = {c, d, g, h} (a in the top lane). Two
+// independent messages go through the same loop so that one's rounds run
+// while the other's wait on their latency: the merkle level has pairs to
+// spare. Compiled for these instructions function by function, so the rest
+// of the library keeps the baseline flags; has_sha_ni() guards the calls.
+#include "sha256_shani.hpp"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#define BLOCKWIRE_SHA_NI __attribute__((target("sha,sse4.1,ssse3")))
+// The round helpers must melt into one function: a state that went to
+// memory between rounds would add a store and a load to the dependency chain.
+#define BLOCKWIRE_SHA_NI_INLINE __attribute__((target("sha,sse4.1,ssse3"), always_inline)) inline
+
+namespace blockwire::detail {
+namespace {
+
+alignas(16) constexpr std::uint32_t k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be,
+    0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa,
+    0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85,
+    0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3,
+    0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f,
+    0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+
+// The initial state, already as ABEF / CDGH.
+BLOCKWIRE_SHA_NI_INLINE __m128i initial_abef() { return _mm_set_epi32(0x6a09e667, 0xbb67ae85, 0x510e527f, 0x9b05688c); }
+BLOCKWIRE_SHA_NI_INLINE __m128i initial_cdgh() { return _mm_set_epi32(0x3c6ef372, 0xa54ff53a, 0x1f83d9ab, 0x5be0cd19); }
+
+// Big-endian words of 16 bytes into lanes W0..W3 (W0 lowest).
+BLOCKWIRE_SHA_NI_INLINE __m128i load_be(const std::byte* p) {
+  const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+  return _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), swap);
+}
+
+struct Lane {
+  __m128i abef, cdgh;
+  __m128i w[4];  // the last four groups of four message words
+};
+
+// Four rounds of group g (words 4g..4g+3) on each of N lanes; from group 4
+// on, the group's words come from the schedule of the four before it. The
+// lanes' instructions alternate, so one lane's rounds fill the other's
+// latency.
+template <int g, int N>
+BLOCKWIRE_SHA_NI_INLINE void group(Lane (&l)[N]) {
+  constexpr int i = g % 4;
+  if constexpr (g >= 4) {
+    constexpr int prev = (g + 3) % 4, prev2 = (g + 2) % 4, next = (g + 1) % 4;
+    for (Lane& x : l)
+      x.w[i] = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(x.w[i], x.w[next]), _mm_alignr_epi8(x.w[prev], x.w[prev2], 4)), x.w[prev]);
+  }
+  const __m128i kg = _mm_load_si128(reinterpret_cast<const __m128i*>(k + 4 * g));
+  __m128i m[N];
+  for (int j = 0; j < N; ++j) m[j] = _mm_add_epi32(l[j].w[i], kg);
+  for (int j = 0; j < N; ++j) l[j].cdgh = _mm_sha256rnds2_epu32(l[j].cdgh, l[j].abef, m[j]);  // rounds 4g, 4g+1: the new ABEF; the old is CDGH now
+  for (int j = 0; j < N; ++j) m[j] = _mm_shuffle_epi32(m[j], 0x0e);
+  for (int j = 0; j < N; ++j) l[j].abef = _mm_sha256rnds2_epu32(l[j].abef, l[j].cdgh, m[j]);  // rounds 4g+2, 4g+3
+}
+
+template <int N, int... g>
+BLOCKWIRE_SHA_NI_INLINE void all_groups(Lane (&l)[N], std::integer_sequence<int, g...>) {
+  (group<g>(l), ...);
+}
+
+// One compression of each lane's message (in w) into its state.
+template <int N>
+BLOCKWIRE_SHA_NI_INLINE void compress(Lane (&l)[N]) {
+  Lane work[N];  // locals: registers
+  for (int j = 0; j < N; ++j) work[j] = l[j];
+  all_groups(work, std::make_integer_sequence<int, 16>{});
+  for (int j = 0; j < N; ++j) {
+    l[j].abef = _mm_add_epi32(work[j].abef, l[j].abef);
+    l[j].cdgh = _mm_add_epi32(work[j].cdgh, l[j].cdgh);
+  }
+}
+
+// The state as words a..h: {a, b, c, d} and {e, f, g, h}, a lowest.
+BLOCKWIRE_SHA_NI_INLINE void state_words(const Lane& x, __m128i& abcd, __m128i& efgh) {
+  const __m128i abef = _mm_shuffle_epi32(x.abef, 0x1b);  // from f, e, b, a: a, b, e, f
+  const __m128i ghcd = _mm_shuffle_epi32(x.cdgh, 0xb1);  // from h, g, d, c: g, h, c, d
+  abcd = _mm_blend_epi16(abef, ghcd, 0xf0);              // a, b | c, d
+  efgh = _mm_alignr_epi8(ghcd, abef, 8);                 // e, f | g, h
+}
+
+BLOCKWIRE_SHA_NI_INLINE void start(Lane& x) {
+  x.abef = initial_abef();
+  x.cdgh = initial_cdgh();
+}
+
+// The padding block after a 64-byte message: 0x80, zeros, length 512.
+BLOCKWIRE_SHA_NI_INLINE void pad_64(Lane& x) {
+  x.w[0] = _mm_set_epi32(0, 0, 0, static_cast<int>(0x80000000u));
+  x.w[1] = x.w[2] = _mm_setzero_si128();
+  x.w[3] = _mm_set_epi32(512, 0, 0, 0);
+}
+
+// The second hash's only block: the first digest (its words are the
+// state's), 0x80, zeros, length 256.
+BLOCKWIRE_SHA_NI_INLINE void digest_block(Lane& x) {
+  state_words(x, x.w[0], x.w[1]);
+  x.w[2] = _mm_set_epi32(0, 0, 0, static_cast<int>(0x80000000u));
+  x.w[3] = _mm_set_epi32(256, 0, 0, 0);
+}
+
+BLOCKWIRE_SHA_NI_INLINE void store_be(std::byte* out, const Lane& x) {
+  const __m128i swap = _mm_set_epi64x(0x0c0d0e0f08090a0bLL, 0x0405060700010203LL);
+  __m128i abcd, efgh;
+  state_words(x, abcd, efgh);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm_shuffle_epi8(abcd, swap));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 16), _mm_shuffle_epi8(efgh, swap));
+}
+
+// SHA256d of N 64-byte blocks (in + 64 j) to out + 32 j. Every input is
+// read before any output is written: out may be in.
+template <int N>
+BLOCKWIRE_SHA_NI void sha256d64_lanes(std::byte* out, const std::byte* in) {
+  Lane l[N];
+  for (int j = 0; j < N; ++j) {
+    start(l[j]);
+    for (int q = 0; q < 4; ++q) l[j].w[q] = load_be(in + 64 * j + 16 * q);
+  }
+  compress(l);
+  for (Lane& x : l) pad_64(x);
+  compress(l);
+  for (Lane& x : l) {
+    digest_block(x);
+    start(x);
+  }
+  compress(l);
+  for (int j = 0; j < N; ++j) store_be(out + 32 * j, l[j]);
+}
+
+}  // namespace
+
+bool has_sha_ni() noexcept {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(1, &a, &b, &c, &d) == 0) return false;
+  const bool ssse3 = (c & (1u << 9)) != 0, sse41 = (c & (1u << 19)) != 0;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+  return ssse3 && sse41 && (b & (1u << 29)) != 0;
+}
+
+void sha256d64_sha_ni(std::byte* out, const std::byte* in, std::size_t blocks) noexcept {
+  std::size_t i = 0;
+  for (; i + 2 <= blocks; i += 2) sha256d64_lanes<2>(out + 32 * i, in + 64 * i);
+  if (i < blocks) sha256d64_lanes<1>(out + 32 * i, in + 64 * i);  // an odd one out
+}
+
+}  // namespace blockwire::detail
+
+#else
+
+namespace blockwire::detail {
+bool has_sha_ni() noexcept { return false; }
+void sha256d64_sha_ni(std::byte*, const std::byte*, std::size_t) noexcept {}
+}  // namespace blockwire::detail
+
+#endif
