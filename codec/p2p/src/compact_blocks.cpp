@@ -13,39 +13,39 @@ namespace {
 constexpr std::uint64_t low_48_bits = 0xffff'ffff'ffffULL;
 
 // Short id -> slot, open addressing in one allocation: short ids are SipHash
-// output, uniform already, so their low bits index the table directly.
+// output, uniform already, so their low bits index the table directly. An
+// entry is one word: the 48-bit id, the slot in the top 16 bits.
 class ShortIdTable {
  public:
   explicit ShortIdTable(std::size_t n) {
     std::size_t capacity = 16;
     while (capacity < 2 * n) capacity *= 2;
-    entries_.assign(capacity, Entry{empty, 0});
+    entries_.assign(capacity, empty);
     mask_ = capacity - 1;
   }
   // False if the id is there already.
   bool insert(std::uint64_t id, std::uint16_t slot) {
     for (std::size_t i = id & mask_;; i = (i + 1) & mask_) {
-      if (entries_[i].id == empty) {
-        entries_[i] = {id, slot};
+      if (entries_[i] == empty) {
+        entries_[i] = id | std::uint64_t{slot} << 48;
         return true;
       }
-      if (entries_[i].id == id) return false;
+      if ((entries_[i] & low_48_bits) == id) return false;
     }
   }
-  const std::uint16_t* find(std::uint64_t id) const noexcept {
+  // The slot of `id`, or -1.
+  int find(std::uint64_t id) const noexcept {
     for (std::size_t i = id & mask_;; i = (i + 1) & mask_) {
-      if (entries_[i].id == id) return &entries_[i].slot;
-      if (entries_[i].id == empty) return nullptr;
+      if (entries_[i] == empty) return -1;
+      if ((entries_[i] & low_48_bits) == id) return static_cast<int>(entries_[i] >> 48);
     }
   }
 
  private:
-  static constexpr std::uint64_t empty = ~std::uint64_t{0};  // no short id has its top 16 bits set
-  struct Entry {
-    std::uint64_t id;
-    std::uint16_t slot;
-  };
-  std::vector<Entry> entries_;
+  // Slots stop at 65,534 (a block has at most 65,535 transactions): all
+  // ones is no entry.
+  static constexpr std::uint64_t empty = ~std::uint64_t{0};
+  std::vector<std::uint64_t> entries_;
   std::size_t mask_ = 0;
 };
 
@@ -98,7 +98,8 @@ result<PartialBlock> PartialBlock::start(const CmpctBlock& cmpct, std::span<cons
   PartialBlock p;
   p.header_ = cmpct.header;
   p.block_hash_ = block_hash(cmpct.header);
-  p.slots_.resize(count);
+  p.slots_.assign(count, nullptr);
+  p.ids_.resize(count);
   // Prefilled first, ascending; each must leave room for the short ids
   // before it (Core: no place without either a transaction or a short id).
   p.prefilled_.reserve(cmpct.prefilled.size());  // stable: slots point into it
@@ -107,7 +108,8 @@ result<PartialBlock> PartialBlock::start(const CmpctBlock& cmpct, std::span<cons
     const PrefilledTransaction& pf = cmpct.prefilled[i];
     if (pf.index < next || pf.index > cmpct.short_ids.size() + i) return error(errc::bad_compact_block);
     const Transaction& tx = p.prefilled_.emplace_back(pf.tx);
-    p.slots_[pf.index] = {&tx, ids_of(tx), true};
+    p.slots_[pf.index] = &tx;
+    p.ids_[pf.index] = ids_of(tx);
     next = pf.index + std::size_t{1};
   }
   // The short ids fill the other places in order; two alike cannot be told
@@ -115,7 +117,7 @@ result<PartialBlock> PartialBlock::start(const CmpctBlock& cmpct, std::span<cons
   ShortIdTable table(cmpct.short_ids.size());
   std::size_t k = 0;
   for (std::size_t s = 0; s < count; ++s) {
-    if (p.slots_[s].tx != nullptr) continue;
+    if (p.slots_[s] != nullptr) continue;
     if (!table.insert(cmpct.short_ids[k++], static_cast<std::uint16_t>(s))) return error(errc::short_id_collision);
   }
   // The pool: a second transaction behind a short id empties its place
@@ -124,15 +126,15 @@ result<PartialBlock> PartialBlock::start(const CmpctBlock& cmpct, std::span<cons
   std::vector<bool> seen(count);
   std::size_t found = 0;
   for (const PoolTransaction& candidate : pool) {
-    const std::uint16_t* slot = table.find(short_id(key, id_for(candidate.ids, version)));
-    if (slot == nullptr) continue;
-    Slot& s = p.slots_[*slot];
-    if (!seen[*slot]) {
-      seen[*slot] = true;
-      s = {candidate.tx, candidate.ids, true};
+    const int slot = table.find(short_id(key, id_for(candidate.ids, version)));
+    if (slot < 0) continue;
+    if (!seen[slot]) {
+      seen[slot] = true;
+      p.slots_[slot] = candidate.tx;
+      p.ids_[slot] = candidate.ids;
       if (++found == cmpct.short_ids.size()) break;
-    } else if (s.tx != nullptr) {
-      s = {};
+    } else if (p.slots_[slot] != nullptr) {
+      p.slots_[slot] = nullptr;
       --found;
     }
   }
@@ -142,7 +144,7 @@ result<PartialBlock> PartialBlock::start(const CmpctBlock& cmpct, std::span<cons
 std::vector<std::uint16_t> PartialBlock::missing() const {
   std::vector<std::uint16_t> out;
   for (std::size_t i = 0; i < slots_.size(); ++i)
-    if (slots_[i].tx == nullptr) out.push_back(static_cast<std::uint16_t>(i));
+    if (slots_[i] == nullptr) out.push_back(static_cast<std::uint16_t>(i));
   return out;
 }
 
@@ -155,18 +157,16 @@ result<Block> PartialBlock::finish(std::span<const Transaction> missing_transact
   Block block;
   block.header = header_;
   block.transactions.reserve(slots_.size());
-  std::vector<TxIds> ids;
-  ids.reserve(slots_.size());
+  std::vector<TxIds> ids = ids_;  // the missing places' ids are filled in below
   std::size_t used = 0;
-  for (const Slot& slot : slots_) {
-    if (slot.tx != nullptr) {
-      block.transactions.push_back(*slot.tx);
-      ids.push_back(slot.ids);
+  for (std::size_t i = 0; i < slots_.size(); ++i) {
+    if (slots_[i] != nullptr) {
+      block.transactions.push_back(*slots_[i]);
     } else {
       if (used == missing_transactions.size()) return error(errc::wrong_transaction_count);
       const Transaction& tx = missing_transactions[used++];
       block.transactions.push_back(tx);
-      ids.push_back(ids_of(tx));
+      ids[i] = ids_of(tx);
     }
   }
   if (used != missing_transactions.size()) return error(errc::wrong_transaction_count);

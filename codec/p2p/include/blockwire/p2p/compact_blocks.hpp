@@ -53,7 +53,7 @@ class PartialBlock {
                                     std::uint64_t version = compact_version_wtxid);
 
   std::size_t transaction_count() const noexcept { return slots_.size(); }
-  bool has(std::size_t index) const noexcept { return slots_[index].tx != nullptr; }
+  bool has(std::size_t index) const noexcept { return slots_[index] != nullptr; }
   // The indexes to ask for, ascending.
   std::vector<std::uint16_t> missing() const;
   GetBlockTxn request() const { return {block_hash_, missing()}; }
@@ -65,15 +65,11 @@ class PartialBlock {
   result<Block> finish(std::span<const Transaction> missing_transactions) const;
 
  private:
-  struct Slot {
-    const Transaction* tx = nullptr;
-    TxIds ids;
-    bool ids_known = false;
-  };
   BlockHeader header_;
   Hash256 block_hash_;
-  std::vector<Transaction> prefilled_;  // the slots of prefilled transactions point here
-  std::vector<Slot> slots_;
+  std::vector<Transaction> prefilled_;     // the slots of prefilled transactions point here
+  std::vector<const Transaction*> slots_;  // null: missing
+  std::vector<TxIds> ids_;                 // of each slot's transaction
 };
 
 }  // namespace blockwire::p2p
