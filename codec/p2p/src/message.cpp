@@ -309,6 +309,18 @@ void decode_blocktxn(DecodingContext& ctx, BlockTxn& m) {
   decode_list(ctx, m.transactions, max_block_transactions, 10, [](DecodingContext& c, Transaction& tx) { decode_transaction(c, tx); });
 }
 
+void decode_addr(DecodingContext& ctx, Addr& m) { decode_list(ctx, m.addresses, max_addresses, 30, decode_timed_address); }
+
+void decode_addrv2(DecodingContext& ctx, AddrV2& m) { decode_list(ctx, m.addresses, max_addresses, 9, decode_address_v2); }
+
+// A message decoded by its fields' decoder.
+template <class M, class DecodeFields>
+M decoded(DecodingContext& ctx, DecodeFields decode_fields) {
+  M m;
+  decode_fields(ctx, m);
+  return m;
+}
+
 // The payload of `command`, exactly (version excepted: Core reads its later
 // fields only when bytes remain, and ignores what follows them).
 result<Message> decode_payload(std::string_view command, std::span<const std::byte> payload) {
@@ -355,16 +367,8 @@ result<Message> decode_payload(std::string_view command, std::span<const std::by
     if (command == "getdata") return finish(GetData{std::move(items)});
     return finish(NotFound{std::move(items)});
   }
-  if (command == "getheaders") {
-    GetHeaders m;
-    decode_locator(ctx, m);
-    return finish(std::move(m));
-  }
-  if (command == "getblocks") {
-    GetBlocks m;
-    decode_locator(ctx, m);
-    return finish(std::move(m));
-  }
+  if (command == "getheaders") return finish(decoded<GetHeaders>(ctx, decode_locator<GetHeaders>));
+  if (command == "getblocks") return finish(decoded<GetBlocks>(ctx, decode_locator<GetBlocks>));
   if (command == "headers") {
     Headers m;
     decode_list(ctx, m.headers, max_headers, min_headers_entry, [](DecodingContext& c, BlockHeader& h) {
@@ -391,31 +395,11 @@ result<Message> decode_payload(std::string_view command, std::span<const std::by
     if (ctx.ok() && payload.size() - ctx.offset() == 32) w::decode_hash(ctx, r.data.emplace());
     return finish(std::move(r));
   }
-  if (command == "addr") {
-    Addr m;
-    decode_list(ctx, m.addresses, max_addresses, 30, decode_timed_address);
-    return finish(std::move(m));
-  }
-  if (command == "addrv2") {
-    AddrV2 m;
-    decode_list(ctx, m.addresses, max_addresses, 9, decode_address_v2);
-    return finish(std::move(m));
-  }
-  if (command == "cmpctblock") {
-    CmpctBlock m;
-    decode_cmpctblock(ctx, m);
-    return finish(std::move(m));
-  }
-  if (command == "getblocktxn") {
-    GetBlockTxn m;
-    decode_getblocktxn(ctx, m);
-    return finish(std::move(m));
-  }
-  if (command == "blocktxn") {
-    BlockTxn m;
-    decode_blocktxn(ctx, m);
-    return finish(std::move(m));
-  }
+  if (command == "addr") return finish(decoded<Addr>(ctx, decode_addr));
+  if (command == "addrv2") return finish(decoded<AddrV2>(ctx, decode_addrv2));
+  if (command == "cmpctblock") return finish(decoded<CmpctBlock>(ctx, decode_cmpctblock));
+  if (command == "getblocktxn") return finish(decoded<GetBlockTxn>(ctx, decode_getblocktxn));
+  if (command == "blocktxn") return finish(decoded<BlockTxn>(ctx, decode_blocktxn));
   return Message(Unknown{std::string(command), static_cast<std::uint32_t>(payload.size())});
 }
 
