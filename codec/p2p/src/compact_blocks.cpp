@@ -157,7 +157,10 @@ result<Block> PartialBlock::finish(std::span<const Transaction> missing_transact
   Block block;
   block.header = header_;
   block.transactions.reserve(slots_.size());
-  std::vector<TxIds> ids = ids_;  // the missing places' ids are filled in below
+  // The ids of the missing places are filled into a copy; with none
+  // missing (a pool that had everything) the slots' own ids serve.
+  std::vector<TxIds> filled_ids;
+  if (!missing_transactions.empty()) filled_ids = ids_;
   std::size_t used = 0;
   for (std::size_t i = 0; i < slots_.size(); ++i) {
     if (slots_[i] != nullptr) {
@@ -166,10 +169,11 @@ result<Block> PartialBlock::finish(std::span<const Transaction> missing_transact
       if (used == missing_transactions.size()) return error(errc::wrong_transaction_count);
       const Transaction& tx = missing_transactions[used++];
       block.transactions.push_back(tx);
-      ids[i] = ids_of(tx);
+      filled_ids[i] = ids_of(tx);
     }
   }
   if (used != missing_transactions.size()) return error(errc::wrong_transaction_count);
+  const std::span<const TxIds> ids = missing_transactions.empty() ? std::span<const TxIds>(ids_) : std::span<const TxIds>(filled_ids);
   if (auto checked = check_block(block, ids); !checked) {
     const std::error_code code = checked.error().code();
     // What a wrong transaction behind a short id does (Core: BLOCK_MUTATED).
