@@ -12,7 +12,6 @@
 #include <immintrin.h>
 
 #include <cstdint>
-#include <cstring>
 #include <utility>
 
 #define BLOCKWIRE_SHA_NI __attribute__((target("sha,sse4.1,ssse3")))

@@ -51,24 +51,17 @@ class ShortIdTable {
 
 const Hash256& id_for(const TxIds& ids, std::uint64_t version) { return version == compact_version_txid ? ids.txid : ids.wtxid; }
 
-TxIds ids_of(const Transaction& tx) { return {txid(tx), wtxid(tx)}; }
-
 }  // namespace
 
 ShortIdKey short_id_key(const BlockHeader& header, std::uint64_t nonce) {
-  Sha256 sha;
-  std::vector<std::byte> bytes;
-  bytes.reserve(88);
-  encode_header(header, bytes);
-  const auto le = wire::to_le(nonce);
-  bytes.insert(bytes.end(), le.begin(), le.end());
-  sha.update(bytes);
+  Sha256 sha;  // a Writer: the header is encoded straight into it
+  (void)encode_header(header, writer_ref(sha));  // hashing cannot fail
+  sha.update(wire::to_le(nonce));
   const Hash256 digest = sha.finish();
-  std::array<std::byte, 8> word;
-  std::copy_n(digest.bytes().begin(), 8, word.begin());
-  const auto k0 = wire::from_le<std::uint64_t>(word);
-  std::copy_n(digest.bytes().begin() + 8, 8, word.begin());
-  return {k0, wire::from_le<std::uint64_t>(word)};
+  std::array<std::byte, 8> k0, k1;
+  std::copy_n(digest.bytes().begin(), 8, k0.begin());
+  std::copy_n(digest.bytes().begin() + 8, 8, k1.begin());
+  return {wire::from_le<std::uint64_t>(k0), wire::from_le<std::uint64_t>(k1)};
 }
 
 std::uint64_t short_id(const ShortIdKey& key, const Hash256& id) noexcept { return siphash(key.k0, key.k1, id) & low_48_bits; }
@@ -88,7 +81,7 @@ CmpctBlock make_cmpctblock(const Block& block, std::span<const TxIds> ids, std::
 CmpctBlock make_cmpctblock(const Block& block, std::uint64_t nonce, std::uint64_t version) {
   std::vector<TxIds> ids;
   ids.reserve(block.transactions.size());
-  for (const Transaction& tx : block.transactions) ids.push_back(ids_of(tx));
+  for (const Transaction& tx : block.transactions) ids.push_back(tx_ids(tx));
   return make_cmpctblock(block, ids, nonce, version);
 }
 
@@ -109,7 +102,7 @@ result<PartialBlock> PartialBlock::start(const CmpctBlock& cmpct, std::span<cons
     if (pf.index < next || pf.index > cmpct.short_ids.size() + i) return error(errc::bad_compact_block);
     const Transaction& tx = p.prefilled_.emplace_back(pf.tx);
     p.slots_[pf.index] = &tx;
-    p.ids_[pf.index] = ids_of(tx);
+    p.ids_[pf.index] = tx_ids(tx);
     next = pf.index + std::size_t{1};
   }
   // The short ids fill the other places in order; two alike cannot be told
@@ -169,7 +162,7 @@ result<Block> PartialBlock::finish(std::span<const Transaction> missing_transact
       if (used == missing_transactions.size()) return error(errc::wrong_transaction_count);
       const Transaction& tx = missing_transactions[used++];
       block.transactions.push_back(tx);
-      filled_ids[i] = ids_of(tx);
+      filled_ids[i] = tx_ids(tx);
     }
   }
   if (used != missing_transactions.size()) return error(errc::wrong_transaction_count);

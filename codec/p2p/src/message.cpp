@@ -45,11 +45,13 @@ static_assert(std::size(commands) == std::variant_size_v<Message>);
 
 // Encoders --------------------------------------------------------------------
 
+// Ports are big-endian on the wire, unlike everything else.
+void encode_port(StreamWriter& out, std::uint16_t port) { w::encode_u16(out, w::byteswap(port)); }
+
 void encode_address(StreamWriter& out, const NetAddress& a) {
   w::encode_u64(out, a.services);
   out.write(std::span<const std::byte, 16>(a.ip));
-  w::encode_u8(out, static_cast<std::uint8_t>(a.port >> 8));  // big-endian, as encode_port
-  w::encode_u8(out, static_cast<std::uint8_t>(a.port));
+  encode_port(out, a.port);
 }
 
 void encode_string(StreamWriter& out, std::string_view s) { w::encode_bytes(out, std::as_bytes(std::span(s.data(), s.size()))); }
@@ -63,11 +65,6 @@ void encode_locator(StreamWriter& out, std::uint32_t version, const std::vector<
   w::encode_u32(out, version);
   w::encode_range(out, locator, w::encode_hash);
   w::encode_hash(out, stop);
-}
-
-void encode_port(StreamWriter& out, std::uint16_t port) {
-  w::encode_u8(out, static_cast<std::uint8_t>(port >> 8));  // big-endian, unlike everything else
-  w::encode_u8(out, static_cast<std::uint8_t>(port));
 }
 
 void encode_timed_address(StreamWriter& out, const TimedAddress& a) {
@@ -176,11 +173,12 @@ bool known(std::string_view command) {
   return command != "" && std::find(std::begin(commands), std::end(commands), command) != std::end(commands);
 }
 
+std::uint16_t decode_port(DecodingContext& ctx) { return w::byteswap(w::decode_u16(ctx)); }
+
 void decode_address(DecodingContext& ctx, NetAddress& a) {
   a.services = w::decode_u64(ctx);
   ctx.read(std::span<std::byte, 16>(a.ip));
-  const std::uint16_t high = w::decode_u8(ctx);
-  a.port = static_cast<std::uint16_t>(high << 8 | w::decode_u8(ctx));
+  a.port = decode_port(ctx);
 }
 
 void decode_string(DecodingContext& ctx, std::string& s, std::size_t max) {
@@ -216,11 +214,6 @@ void decode_locator(DecodingContext& ctx, M& m) {
   m.version = w::decode_u32(ctx);
   decode_list(ctx, m.locator, max_locator, 32, w::decode_hash);
   w::decode_hash(ctx, m.stop);
-}
-
-std::uint16_t decode_port(DecodingContext& ctx) {
-  const std::uint16_t high = w::decode_u8(ctx);
-  return static_cast<std::uint16_t>(high << 8 | w::decode_u8(ctx));
 }
 
 void decode_timed_address(DecodingContext& ctx, TimedAddress& a) {

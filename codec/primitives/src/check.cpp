@@ -244,10 +244,7 @@ result<void> check_block(const Block& block, std::span<const TxIds> ids) { retur
 result<void> check_block(const Block& block) {
   std::vector<TxIds> ids;
   ids.reserve(block.transactions.size());
-  for (const Transaction& tx : block.transactions) {
-    const Hash256 id = txid(tx);
-    ids.push_back({id, tx.has_witness() ? wtxid(tx) : id});  // the same bytes: hash them once
-  }
+  for (const Transaction& tx : block.transactions) ids.push_back(tx_ids(tx));
   return check_block(block, ids);
 }
 

@@ -70,6 +70,11 @@ Hash256 wtxid(const Transaction& tx) {
   return hash_encoded([&](auto& w) { detail::encode_transaction(w, tx, witness::allow); });
 }
 
+TxIds tx_ids(const Transaction& tx) {
+  const Hash256 id = txid(tx);
+  return {id, tx.has_witness() ? wtxid(tx) : id};
+}
+
 namespace {
 
 Hash256 combine(const Hash256& left, const Hash256& right) noexcept {

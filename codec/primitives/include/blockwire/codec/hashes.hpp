@@ -59,6 +59,10 @@ struct TxIds {
   friend bool operator==(const TxIds&, const TxIds&) = default;
 };
 
+// Both ids of a transaction; one hash when it has no witness data (the
+// same bytes).
+TxIds tx_ids(const Transaction& tx);
+
 // Decodes a block and computes every txid and wtxid from the very bytes it
 // decoded (the spans each transaction came from), without encoding anything
 // a second time. `ids` is resized to the block's transaction count.
