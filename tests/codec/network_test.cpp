@@ -71,3 +71,24 @@ TEST_CASE("target_from_bits: Core's compact form, its invalid encodings refused"
   CHECK(!target_from_bits(0xff00ffff));  // overflows 256 bits
   CHECK(target_from_bits(0x03123456)->to_hex() == std::string(58, '0') + "123456");
 }
+
+TEST_CASE("networks: genesis_block of each network hashes to its genesis hash and passes check_block") {
+  // The hashes are Core's (chainparams' consensus.hashGenesisBlock asserts):
+  // they cover the header, and through the merkle root the coinbase.
+  for (network net : {network::mainnet, network::testnet3, network::testnet4, network::signet, network::regtest}) {
+    CAPTURE(name(net));
+    const Block genesis = genesis_block(net);
+    CHECK(block_hash(genesis.header) == genesis_hash(net));
+    CHECK(genesis.header.prev_block.is_zero());
+    CHECK(check_block(genesis));
+    std::vector<std::byte> bytes;
+    encode_block(genesis, bytes);
+    CHECK(decode_block(bytes).value() == genesis);
+  }
+  // Mainnet's is 285 bytes, the coinbase's txid its merkle root.
+  std::vector<std::byte> bytes;
+  encode_block(genesis_block(network::mainnet), bytes);
+  CHECK(bytes.size() == 285);
+  CHECK(txid(genesis_block(network::mainnet).transactions[0]) ==
+        Hash256::from_hex("4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b").value());
+}

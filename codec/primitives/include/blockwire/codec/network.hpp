@@ -34,4 +34,10 @@ std::optional<network> network_from_name(std::string_view name) noexcept;
 std::optional<network> network_from_magic(std::span<const std::byte, 4> bytes) noexcept;
 std::string_view name(network net) noexcept;
 
+struct Block;
+// The network's genesis block, built as Bitcoin Core's CreateGenesisBlock
+// builds it (a node writes it itself; no peer sends it). Its hash is
+// genesis_hash(net).
+Block genesis_block(network net);
+
 }  // namespace blockwire
