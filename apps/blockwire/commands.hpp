@@ -52,7 +52,29 @@ struct BlocksOptions {
   int verbosity = 1;
 };
 
+struct FetchOptions {
+  std::string peer;        // HOST[:PORT]
+  std::string output_dir;
+  std::string xor_key;     // for a new directory; default random
+  network net = network::mainnet;
+  bool net_from_records = false;
+  std::uint64_t max_blocks = 0;  // 0: to the peer's tip
+  unsigned timeout_seconds = 0;  // 0: the library's defaults
+  bool json = false;
+  bool progress = true;
+};
+struct ServeOptions {
+  std::string dir;
+  std::string listen;      // ADDR:PORT; default every address, the network's port
+  std::string xor_key;
+  network net = network::mainnet;
+  bool net_from_records = false;
+  unsigned max_peers = 8;
+  unsigned timeout_seconds = 0;  // 0: 20 minutes idle, as Core
+};
 int inspect(const InspectOptions& options);
+int fetch(const FetchOptions& options);
+int serve(const ServeOptions& options);
 int blocks(const BlocksOptions& options);
 int scan(const ScanOptions& options);
 int pack(const PackOptions& options);

@@ -113,6 +113,45 @@ int main(int argc, char** argv) {
   blocks_cmd->add_option("--xor-key", blocks.xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
   add_network_option(*blocks_cmd, blocks.net);
 
+  cli::FetchOptions fetch;
+  auto* fetch_cmd = app.add_subcommand(
+      "fetch",
+      "Sync a blocks directory (Bitcoin Core's layout, xor.dat) from a node, headers first: getheaders\n"
+      "from the directory's best tip, each header checked (links, proof of work), then the blocks, 16 in\n"
+      "flight, each checked (check_block) and appended whole in chain order. A rerun goes on from where\n"
+      "the last one stopped; the directory is locked while fetching. A peer that breaks the protocol or\n"
+      "sends a bad block ends the run with exit status 1, naming what it did and at which byte.");
+  fetch_cmd->add_option("peer", fetch.peer, "the node: HOST, HOST:PORT or [IPv6]:PORT (default port: the network's)")
+      ->required()
+      ->type_name("HOST[:PORT]");
+  fetch_cmd->add_option("-o,--output", fetch.output_dir, "the blocks directory to write (created when missing)")->required()->type_name("DIR");
+  fetch_cmd->add_option("--max-blocks", fetch.max_blocks, "stop after this many blocks (default: up to the peer's tip)")->type_name("N");
+  fetch_cmd->add_option("--timeout", fetch.timeout_seconds,
+                        "seconds for connecting, the handshake, silence and one message each (default 10, 30, 60, 60)")
+      ->check(CLI::Range(1u, 3600u))
+      ->type_name("SECONDS");
+  fetch_cmd->add_option("--xor-key", fetch.xor_key, "a new directory's key (default: random, as Core 28+)")->type_name("HEX");
+  fetch_cmd->add_flag("--json", fetch.json, "print the summary as JSON");
+  fetch_cmd->add_flag("!--no-progress", fetch.progress, "no progress bar (shown on a terminal only)");
+  add_network_option(*fetch_cmd, fetch.net);
+
+  cli::ServeOptions serve;
+  auto* serve_cmd = app.add_subcommand(
+      "serve",
+      "Serve a blocks directory to Bitcoin peers, read-only: the handshake, headers from an index of the\n"
+      "directory built at start, blocks (witness and stripped forms) from its blk files, notfound for\n"
+      "the rest, pings answered. A thread a peer, up to --max-peers; a misbehaving peer is dropped\n"
+      "alone. Prints \"listening on ADDR:PORT\" on standard output; SIGINT or SIGTERM stops it.");
+  serve_cmd->add_option("dir", serve.dir, "a blocks directory")->required()->type_name("DIR");
+  serve_cmd->add_option("--listen", serve.listen, "the address and port (default: every address, the network's port; port 0: any free one)")
+      ->type_name("ADDR:PORT");
+  serve_cmd->add_option("--max-peers", serve.max_peers, "peers served at once (default 8)")->check(CLI::Range(1u, 1000u))->type_name("N");
+  serve_cmd->add_option("--timeout", serve.timeout_seconds, "seconds of silence, and for one message, before a peer is dropped (default: 1,200 idle)")
+      ->check(CLI::Range(1u, 86400u))
+      ->type_name("SECONDS");
+  serve_cmd->add_option("--xor-key", serve.xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
+  add_network_option(*serve_cmd, serve.net);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -125,7 +164,12 @@ int main(int argc, char** argv) {
   inspect.net_from_records = !network_given(inspect_cmd);
   scan.net_from_records = !network_given(scan_cmd);
   blocks.net_from_records = !network_given(blocks_cmd);
-  int status = *inspect_cmd ? cli::inspect(inspect) : *scan_cmd ? cli::scan(scan) : *blocks_cmd ? cli::blocks(blocks) : cli::pack(pack);
+  fetch.net_from_records = !network_given(fetch_cmd);
+  serve.net_from_records = !network_given(serve_cmd);
+  int status = *inspect_cmd ? cli::inspect(inspect) : *scan_cmd ? cli::scan(scan) : *blocks_cmd ? cli::blocks(blocks)
+               : *fetch_cmd  ? cli::fetch(fetch)
+               : *serve_cmd  ? cli::serve(serve)
+                             : cli::pack(pack);
   // What was printed must have arrived: a full disk or a closed pipe
   // behind standard output is an I/O error, not a success.
   if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {

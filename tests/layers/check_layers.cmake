@@ -6,8 +6,9 @@ cmake_policy(VERSION 3.25)
 #     (codec/primitives/src): every other library, the apps and the tests use
 #     the public API only; the benchmarks alone instantiate the private
 #     encoders, on purpose, to measure the templated approach;
-#  3. io knows nothing of Bitcoin (no codec or blockfiles include), and the
-#     codec primitives know nothing of the formats above them;
+#  3. io knows nothing of Bitcoin (no codec or blockfiles include), the
+#     codec primitives know nothing of the formats above them, and the
+#     formats (block files, P2P) nothing of the connections (net);
 #  4. <blockwire/codec.hpp> does not bring in the wire toolkit (opt-in).
 # Run as: cmake -DROOT=<source dir> -P check_layers.cmake
 set(failures "")
@@ -20,7 +21,7 @@ function(includes_of file out)
   set(${out} "${lines}" PARENT_SCOPE)
 endfunction()
 
-set(public_dirs ${ROOT}/io/include ${ROOT}/codec/primitives/include ${ROOT}/codec/blockfiles/include ${ROOT}/codec/p2p/include)
+set(public_dirs ${ROOT}/io/include ${ROOT}/codec/primitives/include ${ROOT}/codec/blockfiles/include ${ROOT}/codec/p2p/include ${ROOT}/codec/net/include)
 set(public_count 0)
 foreach(dir IN LISTS public_dirs)
   file(GLOB_RECURSE headers "${dir}/*.hpp")
@@ -53,7 +54,7 @@ foreach(source IN LISTS sources)
     endif()
   endforeach()
 endforeach()
-file(GLOB_RECURSE cmake_files ${ROOT}/io/CMakeLists.txt ${ROOT}/codec/blockfiles/CMakeLists.txt ${ROOT}/codec/p2p/CMakeLists.txt ${ROOT}/apps/*CMakeLists.txt ${ROOT}/tests/*CMakeLists.txt)
+file(GLOB_RECURSE cmake_files ${ROOT}/io/CMakeLists.txt ${ROOT}/codec/blockfiles/CMakeLists.txt ${ROOT}/codec/p2p/CMakeLists.txt ${ROOT}/codec/net/CMakeLists.txt ${ROOT}/apps/*CMakeLists.txt ${ROOT}/tests/*CMakeLists.txt)
 foreach(cmake_file IN LISTS cmake_files)
   file(STRINGS "${cmake_file}" lines REGEX "codec/(primitives/)?src|blockwire_codec_templated")
   foreach(line IN LISTS lines)
@@ -66,8 +67,20 @@ file(GLOB_RECURSE primitives ${ROOT}/codec/primitives/*.?pp)
 foreach(source IN LISTS primitives)
   includes_of("${source}" lines)
   foreach(line IN LISTS lines)
-    if(line MATCHES "blockwire/(blockfiles|p2p)")
+    if(line MATCHES "blockwire/(blockfiles|p2p|net)")
       fail("${source} (codec primitives) includes a format above it: ${line}")
+    endif()
+  endforeach()
+endforeach()
+
+# 3b: block files and P2P messages know nothing of the connections (net)
+# built on them.
+file(GLOB_RECURSE formats ${ROOT}/codec/blockfiles/*.?pp ${ROOT}/codec/p2p/*.?pp)
+foreach(source IN LISTS formats)
+  includes_of("${source}" lines)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "blockwire/net")
+      fail("${source} (a format) includes the layer above it: ${line}")
     endif()
   endforeach()
 endforeach()

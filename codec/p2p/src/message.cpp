@@ -450,17 +450,20 @@ result<void> encode_message(const Message& message, network net, writer_ref out,
     std::visit(PayloadEncoder{payload}, message);
     (void)payload.flush();  // a vector cannot fail
   }
-  const Hash256 check = sha256d(scratch);
+  return encode_message(command(message), scratch, net, out);
+}
+
+result<void> encode_message(std::string_view name, std::span<const std::byte> payload, network net, writer_ref out) {
+  const Hash256 check = sha256d(payload);
   std::array<std::byte, envelope_size> header{};
   const Magic m = magic(net);
   std::copy(m.begin(), m.end(), header.begin());
-  const std::string_view name = command(message);
   std::memcpy(header.data() + 4, name.data(), std::min<std::size_t>(name.size(), 12));
-  const auto length = w::to_le(static_cast<std::uint32_t>(scratch.size()));
+  const auto length = w::to_le(static_cast<std::uint32_t>(payload.size()));
   std::copy(length.begin(), length.end(), header.begin() + 16);
   std::copy(check.bytes().begin(), check.bytes().begin() + 4, header.begin() + 20);
   if (auto r = out.write(header); !r) return r;
-  return out.write(scratch);
+  return out.write(payload);
 }
 
 void encode_message(const Message& message, network net, std::vector<std::byte>& out) {

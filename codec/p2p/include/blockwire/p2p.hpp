@@ -246,6 +246,9 @@ std::string_view command(const Message& message) noexcept;
 // block-sized payload), hashed once for the checksum, then written.
 result<void> encode_message(const Message& message, network net, writer_ref out, std::vector<std::byte>& scratch);
 void encode_message(const Message& message, network net, std::vector<std::byte>& out);
+// A message whose payload is already encoded (a block read from a blk file,
+// sent as it is): the envelope for `command` and `payload`, then the payload.
+result<void> encode_message(std::string_view command, std::span<const std::byte> payload, network net, writer_ref out);
 
 // One message from a stream: the envelope is checked (magic, command,
 // length before anything is allocated, checksum), then the payload is

@@ -1,0 +1,174 @@
+// blockwire fetch: a blocks directory synced from a node, headers first.
+// The directory is locked while it is written (BlockFileWriter); a rerun
+// continues from its best tip; what a failure leaves is whole, checked
+// blocks only.
+#include "commands.hpp"
+#include "json_output.hpp"
+#include "peer_errors.hpp"
+#include "text.hpp"
+#include "xor_key.hpp"
+
+#include <blockwire/blockfiles.hpp>
+#include <blockwire/io/hex.hpp>
+#include <blockwire/net.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
+
+namespace blockwire::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using clock = std::chrono::steady_clock;
+
+// "[#####     ]  height 1,234 of 5,678  1,000 blocks  312 MB/s", five
+// times a second at most, on a terminal.
+class SyncBar {
+ public:
+  explicit SyncBar(bool enabled) : enabled_(enabled) {}
+  void update(const net::SyncProgress& p) {
+    if (!enabled_) return;
+    const auto now = clock::now();
+    if (now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    const double fraction = p.peer_height <= 0 ? 1.0 : std::min(1.0, static_cast<double>(p.height) / static_cast<double>(p.peer_height));
+    std::fprintf(stderr, "\r[%-30.*s] height %s of %s  %s  %.0f MB/s ", static_cast<int>(fraction * 30), "##############################",
+                 with_commas(static_cast<std::uint64_t>(std::max<std::int64_t>(p.height, 0))).c_str(),
+                 with_commas(static_cast<std::uint64_t>(std::max<std::int64_t>(p.peer_height, 0))).c_str(), count_of(p.blocks, "block").c_str(),
+                 seconds > 0 ? static_cast<double>(p.bytes) / seconds / 1e6 : 0.0);
+  }
+  void finish() {
+    if (enabled_) std::fputs("\r\033[K", stderr);
+  }
+
+ private:
+  bool enabled_;
+  clock::time_point start_ = clock::now();
+  clock::time_point last_{};
+};
+
+// The key of the directory: --xor-key, its xor.dat, none for a directory
+// of plain blk files, or (a new one) random, as Core 28 and later choose.
+result<XorKey> key_for(const FetchOptions& o) {
+  std::error_code ec;
+  if (!o.xor_key.empty() || fs::exists(fs::path(o.output_dir) / "xor.dat", ec)) return resolve_xor_key(o.output_dir, o.xor_key);
+  if (fs::exists(o.output_dir, ec)) {
+    auto files = block_files(o.output_dir);
+    if (!files) return files.error();
+    if (!files.value().empty()) return XorKey{};
+  }
+  return random_xor_key();
+}
+
+}  // namespace
+
+int fetch(const FetchOptions& o) {
+  network net = o.net;
+  auto peer_at = net::parse_endpoint(o.peer, default_port(net));
+  if (!peer_at) {
+    std::fprintf(stderr, "blockwire fetch: %s: not HOST[:PORT]\n", o.peer.c_str());
+    return usage_or_io;
+  }
+  auto key = key_for(o);
+  if (!key) {
+    std::fprintf(stderr, "blockwire fetch: %s\n", xor_key_problem(o.output_dir, o.xor_key, key.error()).c_str());
+    return usage_or_io;
+  }
+  std::error_code ec;
+  fs::create_directories(o.output_dir, ec);
+  if (o.net_from_records) {
+    if (auto n = network_of(o.output_dir, key.value())) net = *n;
+  }
+  auto writer = BlockFileWriter::open(o.output_dir, key.value(), net);
+  if (!writer) {
+    std::fprintf(stderr, "blockwire fetch: %s: %s\n", o.output_dir.c_str(), writer.error().message().c_str());
+    return usage_or_io;
+  }
+  auto index = BlockIndex::build(o.output_dir, key.value(), net);
+  if (!index) {
+    std::fprintf(stderr, "blockwire fetch: reading %s: %s\n", o.output_dir.c_str(), index.error().message().c_str());
+    return usage_or_io;
+  }
+  net::LocalChain chain = net::LocalChain::from_index(index.value(), net);
+  const std::int64_t start_height = chain.height();
+
+  net::Timeouts timeouts;
+  if (o.timeout_seconds != 0) {
+    const std::chrono::milliseconds t(o.timeout_seconds * 1000);
+    timeouts = {t, t, t, t};
+  }
+  const auto start = clock::now();
+  auto connection = net::Connection::connect(peer_at.value(), net, timeouts);
+  if (!connection) {
+    std::fprintf(stderr, "blockwire fetch: cannot connect to %s: %s\n", peer_at.value().to_string().c_str(),
+                 connection.error().message().c_str());
+    return usage_or_io;
+  }
+  net::Connection& peer = connection.value();
+  auto version = peer.handshake_outbound({.start_height = static_cast<std::int32_t>(std::max<std::int64_t>(chain.height(), 0))});
+  if (!version) {
+    std::fprintf(stderr, "blockwire fetch: handshake: %s\n", describe_peer_error(peer, version.error()).c_str());
+    // A node drops a version in another network's envelope without a word.
+    if (version.error().code() == net::net_errc::connection_closed && peer.bytes_received() == 0) {
+      std::fprintf(stderr, "blockwire fetch: is %s a %s node? (--network)\n", peer.peer_name().c_str(), std::string(name(net)).c_str());
+    }
+    return exit_status_of_peer_error(version.error());
+  }
+
+  SyncBar bar(o.progress && !o.json && isatty(STDERR_FILENO) != 0);
+  net::SyncOptions options;
+  options.max_blocks = o.max_blocks;
+  options.progress = [&bar](const net::SyncProgress& p) { bar.update(p); };
+  auto synced = net::sync_blocks(peer, writer.value(), chain, version.value().start_height, options);
+  bar.finish();
+  const auto closed = writer.value().close();
+  const double seconds = std::chrono::duration<double>(clock::now() - start).count();
+  if (!synced) {
+    std::fprintf(stderr, "blockwire fetch: %s\n", describe_peer_error(peer, synced.error()).c_str());
+    std::fprintf(stderr, "blockwire fetch: %s holds whole, checked blocks up to height %lld; run fetch again to go on\n",
+                 o.output_dir.c_str(), static_cast<long long>(chain.height()));
+    return exit_status_of_peer_error(synced.error());
+  }
+  if (!closed) {
+    std::fprintf(stderr, "blockwire fetch: closing %s: %s\n", o.output_dir.c_str(), closed.error().message().c_str());
+    return usage_or_io;
+  }
+  const net::SyncProgress& p = synced.value();
+  const double mb_per_s = seconds > 0 ? static_cast<double>(p.bytes) / seconds / 1e6 : 0.0;
+  if (o.json) {
+    JsonOutput out;
+    out.begin_object();
+    out.key("peer");
+    out.string(peer.peer_name());
+    out.key("user_agent");
+    out.string(version.value().user_agent);
+    out.key("peer_height");
+    out.integer(version.value().start_height);
+    out.key("blocks");
+    out.uint(p.blocks);
+    out.key("bytes");
+    out.uint(p.bytes);
+    out.key("seconds");
+    out.number(seconds);
+    out.key("height");
+    out.integer(chain.height());
+    out.key("tip");
+    out.string(chain.tip().to_hex());
+    out.key("start_height");
+    out.integer(start_height);
+    out.end_object();
+    return ok;
+  }
+  std::printf("peer:    %s (%s, height %d)\n", peer.peer_name().c_str(), version.value().user_agent.c_str(), version.value().start_height);
+  std::printf("fetched: %s, %s bytes in %.1f s (%.0f MB/s)\n", count_of(p.blocks, "block").c_str(), with_commas(p.bytes).c_str(), seconds,
+              mb_per_s);
+  std::printf("%s: height %s, tip %s\n", o.output_dir.c_str(), with_commas(static_cast<std::uint64_t>(chain.height())).c_str(),
+              chain.tip().to_hex().c_str());
+  return ok;
+}
+
+}  // namespace blockwire::cli

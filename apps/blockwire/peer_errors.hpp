@@ -1,0 +1,17 @@
+// How the network commands tell a peer's failure to the user: what it did,
+// in which message, at which byte of the connection, and the exit status
+// (a peer that broke the protocol or sent a bad block is bad data, 1; a
+// timeout, a closed connection or a socket error is I/O, 2).
+#pragma once
+
+#include <blockwire/io/error.hpp>
+#include <blockwire/net.hpp>
+
+#include <string>
+
+namespace blockwire::cli {
+
+std::string describe_peer_error(const net::Connection& peer, const error& e);
+int exit_status_of_peer_error(const error& e);
+
+}  // namespace blockwire::cli

@@ -1,0 +1,161 @@
+// blockwire serve: a read-only peer serving a blocks directory. An index
+// of the directory's headers is built at start; each peer gets a thread
+// (up to --max-peers), and a peer that misbehaves is dropped without
+// touching the others. SIGINT or SIGTERM stops it: no new peers, every
+// connection shut down, every thread joined.
+#include "commands.hpp"
+#include "peer_errors.hpp"
+#include "text.hpp"
+#include "xor_key.hpp"
+
+#include <blockwire/blockfiles.hpp>
+#include <blockwire/net.hpp>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <list>
+#include <mutex>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+
+namespace blockwire::cli {
+
+namespace {
+
+// A peer's thread and its connection, which the main thread shuts down to
+// stop it.
+struct Session {
+  net::Connection connection;
+  std::atomic<bool> finished{false};
+  std::thread thread;
+  explicit Session(net::Connection c) : connection(std::move(c)) {}
+};
+
+std::mutex log_mutex;
+template <class... Args>
+void log(const char* format, Args... args) {
+  const std::lock_guard lock(log_mutex);
+  std::fprintf(stderr, format, args...);
+  std::fflush(stderr);
+}
+
+void run_session(Session& s, const net::BlockStore& store, std::int32_t height) {
+  net::Connection& peer = s.connection;
+  auto version = peer.handshake_inbound({.start_height = height});
+  result<void> served = success();
+  if (!version) {
+    served = version.error();
+  } else {
+    log("blockwire serve: %s connected (%s, protocol %d)\n", peer.peer_name().c_str(), version.value().user_agent.c_str(),
+        version.value().version);
+    served = net::serve_peer(peer, store);
+  }
+  if (served) {
+    log("blockwire serve: %s left (%s sent)\n", peer.peer_name().c_str(), with_commas(peer.bytes_sent()).c_str());
+  } else {
+    log("blockwire serve: dropped %s\n", describe_peer_error(peer, served.error()).c_str());
+  }
+  s.finished = true;
+}
+
+}  // namespace
+
+int serve(const ServeOptions& o) {
+  auto key = resolve_xor_key(o.dir, o.xor_key);
+  if (!key) {
+    std::fprintf(stderr, "blockwire serve: %s\n", xor_key_problem(o.dir, o.xor_key, key.error()).c_str());
+    return usage_or_io;
+  }
+  network net = o.net;
+  if (o.net_from_records) {
+    if (auto n = network_of(o.dir, key.value())) net = *n;
+  }
+  auto where = net::parse_endpoint(o.listen, default_port(net));  // empty: every address
+  if (!where) {
+    std::fprintf(stderr, "blockwire serve: --listen %s: not ADDR:PORT\n", o.listen.c_str());
+    return usage_or_io;
+  }
+  auto index = BlockIndex::build(o.dir, key.value(), net);
+  if (!index) {
+    std::fprintf(stderr, "blockwire serve: reading %s: %s\n", o.dir.c_str(), index.error().message().c_str());
+    return usage_or_io;
+  }
+  const std::int32_t height = static_cast<std::int32_t>(index.value().best_chain().size()) - 1;
+
+  // The signals arrive through a descriptor the accept loop polls; every
+  // thread started after this inherits the mask and never sees them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  FileDescriptor signals(signalfd(-1, &stop_signals, SFD_CLOEXEC), ownership::own);
+  auto listener = net::listen_on(where.value());
+  if (signals.get() < 0 || !listener) {
+    std::fprintf(stderr, "blockwire serve: cannot listen on %s: %s\n", where.value().to_string().c_str(),
+                 listener ? std::strerror(errno) : listener.error().message().c_str());
+    return usage_or_io;
+  }
+  const auto bound = net::local_endpoint(listener.value().get());
+  // On standard output, flushed: a script that asked for port 0 reads it.
+  std::printf("listening on %s\n", bound ? bound.value().to_string().c_str() : "?");
+  std::fflush(stdout);
+  log("blockwire serve: %s (%s): %s, height %d\n", o.dir.c_str(), std::string(name(net)).c_str(),
+      count_of(index.value().blocks().size(), "block").c_str(), height);
+
+  net::Timeouts timeouts;
+  if (o.timeout_seconds != 0) {
+    const std::chrono::milliseconds t(o.timeout_seconds * 1000);
+    timeouts = {t, t, t, t};
+  } else {
+    timeouts.idle = std::chrono::minutes(20);  // Core's inactivity timeout
+  }
+  const net::BlockStore store{index.value(), key.value()};
+  std::list<Session> sessions;
+  int status = ok;
+  for (;;) {
+    for (auto it = sessions.begin(); it != sessions.end();) {  // reap
+      if (it->finished) {
+        it->thread.join();
+        it = sessions.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    pollfd fds[2] = {{listener.value().get(), POLLIN, 0}, {signals.get(), POLLIN, 0}};
+    if (::poll(fds, 2, 1000) < 0) {
+      if (errno == EINTR) continue;
+      std::fprintf(stderr, "blockwire serve: poll: %s\n", std::strerror(errno));
+      status = usage_or_io;
+      break;
+    }
+    if (fds[1].revents != 0) {
+      signalfd_siginfo info{};
+      (void)!::read(signals.get(), &info, sizeof info);
+      log("blockwire serve: %s: stopping\n", strsignal(static_cast<int>(info.ssi_signo)));
+      break;
+    }
+    if (fds[0].revents == 0) continue;
+    const int fd = ::accept4(listener.value().get(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) continue;  // the peer left already, or descriptors ran out: try the next
+    FileDescriptor socket(fd, ownership::own);
+    if (sessions.size() >= o.max_peers) {
+      log("blockwire serve: refused %s: already %u peers (--max-peers)\n", net::remote_name(fd).c_str(), o.max_peers);
+      continue;
+    }
+    Session& s = sessions.emplace_back(net::Connection(std::move(socket), net, timeouts));
+    s.thread = std::thread(run_session, std::ref(s), std::cref(store), height);
+  }
+  for (Session& s : sessions) s.connection.shutdown();
+  for (Session& s : sessions) s.thread.join();
+  return status;
+}
+
+}  // namespace blockwire::cli

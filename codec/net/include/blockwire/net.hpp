@@ -1,0 +1,10 @@
+// Talking to Bitcoin nodes: connections, the handshake, headers-first sync
+// into blk files, and serving a blocks directory. A library on the public
+// API of io, codec, p2p and block files.
+#pragma once
+
+#include <blockwire/net/connection.hpp>
+#include <blockwire/net/endpoint.hpp>
+#include <blockwire/net/error.hpp>
+#include <blockwire/net/serve.hpp>
+#include <blockwire/net/sync.hpp>

@@ -1,0 +1,90 @@
+// Connection: one peer over TCP, speaking Bitcoin's P2P protocol through the
+// library's own socket writer and reader. Incoming bytes go socket →
+// StreamReader (one buffer) → decode_message; outgoing messages are encoded
+// into one reusable buffer, hashed once for the checksum, and sent.
+//
+// Deadlines: waiting for a message's first byte may take the idle timeout;
+// once it began, the whole message must arrive within the message timeout
+// (a peer sending one byte a second is cut off, not waited for). Pings are
+// answered and unknown commands skipped inside receive(). Memory: the
+// largest message plus the buffers, whatever the peer sends.
+#pragma once
+
+#include <blockwire/io/error.hpp>
+#include <blockwire/io/file_descriptor.hpp>
+#include <blockwire/net/endpoint.hpp>
+#include <blockwire/net/error.hpp>
+#include <blockwire/p2p.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace blockwire::net {
+
+struct Timeouts {
+  std::chrono::milliseconds connect{10'000};
+  std::chrono::milliseconds handshake{30'000};  // from our version to the peer's verack
+  std::chrono::milliseconds idle{60'000};       // no byte at all
+  std::chrono::milliseconds message{60'000};    // from a message's first byte to its last
+};
+
+// What we say of ourselves in our version message.
+struct LocalVersion {
+  std::string user_agent = "/blockwire:0.1.0/";
+  std::int32_t start_height = 0;  // the height of our best block
+};
+
+class Connection {
+ public:
+  // Takes a connected socket.
+  Connection(FileDescriptor socket, network net, Timeouts timeouts = {});
+  static result<Connection> connect(const Endpoint& peer, network net, Timeouts timeouts = {});
+  Connection(Connection&&) noexcept;
+  Connection& operator=(Connection&&) noexcept;
+  ~Connection();
+
+  // The handshake as Bitcoin Core expects it. Outbound: our version (protocol
+  // 70016, no services, relay false, a random nonce), the peer's version,
+  // wtxidrelay and sendaddrv2 when the peer's version is 70016 or more, our
+  // verack, the peer's verack. Inbound: the peer's version first, then the
+  // same. Before the verack, the peer's optional messages (wtxidrelay,
+  // sendaddrv2, sendcmpct, sendheaders, feefilter, getaddr, ping) are
+  // accepted. Errors: self_connection, obsolete_peer, unexpected_message,
+  // and what receive() reports. Returns the peer's version.
+  result<p2p::Version> handshake_outbound(const LocalVersion& us = {});
+  result<p2p::Version> handshake_inbound(const LocalVersion& us = {});
+
+  result<void> send(const p2p::Message& message);
+  // A payload already encoded (a block as a blk file holds it).
+  result<void> send(std::string_view command, std::span<const std::byte> payload);
+
+  // The next message, pings answered and unknown commands skipped on the
+  // way. Errors carry the stream offset: timed_out, too_slow,
+  // connection_closed, the p2p decode errors (bad magic, checksum, a length
+  // over the limit, 2,001 headers...), or the socket's error.
+  result<p2p::Message> receive();
+
+  // Makes a receive() blocked in another thread return connection_closed
+  // (shutdown(2)); safe from any thread.
+  void shutdown() noexcept;
+
+  const std::string& peer_name() const noexcept;
+  // The command of the last message received (also of one that failed
+  // once its envelope was read), and the stream offset where it began.
+  const std::string& last_command() const noexcept;
+  std::uint64_t last_message_offset() const noexcept;
+  std::uint64_t bytes_received() const noexcept;
+  std::uint64_t bytes_sent() const noexcept;
+  network net() const noexcept;
+
+ private:
+  struct State;
+  result<p2p::Version> handshake(bool outbound, const LocalVersion& us);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace blockwire::net

@@ -1,0 +1,38 @@
+// What a peer or the network can do wrong, as the connection and the sync
+// see it. Each code means one thing; the error's offset, when it has one, is
+// the byte of the connection's incoming stream where it happened (the
+// message's first byte, or the header or field at fault). Malformed
+// messages are blockwire.p2p codes, bad blocks blockwire.check codes, and
+// the operating system's failures std::system_category codes.
+#pragma once
+
+#include <blockwire/io/error.hpp>
+
+#include <system_error>
+#include <type_traits>
+
+namespace blockwire::net {
+
+enum class net_errc : int {
+  timed_out = 1,         // the peer sent nothing for the idle timeout
+  too_slow,              // a message did not arrive whole within the message timeout
+  connection_closed,     // the peer closed the connection (inside a message when the offset is past its start)
+  self_connection,       // the peer's version carries our own nonce: we connected to ourselves
+  obsolete_peer,         // a protocol version below 31,800 (Core's MIN_PEER_PROTO_VERSION)
+  unexpected_message,    // a message the handshake does not allow there (anything before version, a second version)
+  unconnected_headers,   // a header whose parent is neither the header before it nor a block on our chain
+  bad_header_pow,        // a header whose hash is above its own target, or whose target is easier than the network allows
+  duplicate_header,      // the same header twice in one headers message
+  unrequested_block,     // a block we did not ask for
+  block_not_found,       // notfound for a block we asked for
+  bad_endpoint,          // HOST[:PORT] that does not parse
+  unknown_host,          // the name resolves to no address
+};
+
+const std::error_category& net_category() noexcept;
+inline std::error_code make_error_code(net_errc e) noexcept { return {static_cast<int>(e), net_category()}; }
+
+}  // namespace blockwire::net
+
+template <>
+struct std::is_error_code_enum<blockwire::net::net_errc> : std::true_type {};

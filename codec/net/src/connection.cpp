@@ -1,0 +1,237 @@
+#include <blockwire/io/buffered_reader.hpp>
+#include <blockwire/io/socket.hpp>
+#include <blockwire/net/connection.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <ctime>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <random>
+#include <sys/socket.h>
+#include <variant>
+
+namespace blockwire::net {
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+// The socket reader behind a deadline: each read waits (poll) at most until
+// the deadline, then fails with the code armed for it. Counts what arrives:
+// the stream offsets of errors come from it.
+class DeadlineReader {
+ public:
+  explicit DeadlineReader(int fd) noexcept : socket_(fd) {}
+
+  void arm(std::chrono::milliseconds within, net_errc on_timeout) noexcept {
+    deadline_ = clock::now() + within;
+    on_timeout_ = on_timeout;
+  }
+
+  result<std::size_t> read_some(std::span<std::byte> buffer) {
+    for (;;) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline_ - clock::now());
+      if (left.count() <= 0) return on_timeout_;
+      pollfd p{socket_.fd(), POLLIN, 0};
+      const int n = ::poll(&p, 1, static_cast<int>(std::min<std::chrono::milliseconds::rep>(left.count(), 1'000'000)));
+      if (n < 0 && errno != EINTR) return std::error_code(errno, std::system_category());
+      if (n <= 0) continue;  // interrupted, or the time is up: checked above
+      auto got = socket_.read_some(buffer);
+      if (got) received_ += got.value();
+      return got;
+    }
+  }
+
+  std::uint64_t received() const noexcept { return received_; }
+
+ private:
+  SocketReader socket_;
+  clock::time_point deadline_{};
+  net_errc on_timeout_ = net_errc::timed_out;
+  std::uint64_t received_ = 0;
+};
+
+// The socket writer, counting what it sent.
+struct CountingSocketWriter {
+  SocketWriter& socket;
+  std::uint64_t& sent;
+  result<void> write(std::span<const std::byte> bytes) {
+    auto r = socket.write(bytes);
+    if (!r) {
+      // SO_SNDTIMEO ran out: the peer does not read.
+      if (const auto c = r.error().code(); c == std::errc::resource_unavailable_try_again) return net_errc::timed_out;
+      return r;
+    }
+    sent += bytes.size();
+    return r;
+  }
+};
+
+std::uint64_t random_nonce() {
+  std::random_device device;
+  return (std::uint64_t{device()} << 32) | device();
+}
+
+}  // namespace
+
+struct Connection::State {
+  State(FileDescriptor fd, network n, Timeouts t)
+      : socket(std::move(fd)), net(n), timeouts(t), peer(remote_name(socket.get())), writer(socket.get()), reader(socket.get()) {}
+
+  std::uint64_t consumed() const noexcept { return reader.received() - in.buffered().size(); }
+
+  FileDescriptor socket;
+  network net;
+  Timeouts timeouts;
+  std::string peer;
+  SocketWriter writer;
+  DeadlineReader reader;
+  StreamReader in{reader_ref(reader)};
+  std::vector<std::byte> scratch;  // one encoded payload at a time, reused
+  std::string last_command;
+  std::uint64_t last_offset = 0;
+  std::uint64_t sent = 0;
+};
+
+Connection::Connection(FileDescriptor socket, network net, Timeouts timeouts)
+    : state_(std::make_unique<State>(std::move(socket), net, timeouts)) {
+  // A peer that stops reading cannot hold a send forever.
+  const auto ms = timeouts.message.count();
+  const timeval tv{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
+  (void)setsockopt(state_->socket.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  // An envelope and its payload leave as two writes: with Nagle's algorithm
+  // the second would wait for the peer's delayed ACK (40 ms a message).
+  const int one = 1;
+  (void)setsockopt(state_->socket.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+result<Connection> Connection::connect(const Endpoint& peer, network net, Timeouts timeouts) {
+  auto fd = connect_to(peer, timeouts.connect);
+  if (!fd) return fd.error();
+  return Connection(std::move(fd).value(), net, timeouts);
+}
+
+Connection::Connection(Connection&&) noexcept = default;
+Connection& Connection::operator=(Connection&&) noexcept = default;
+Connection::~Connection() = default;
+
+result<void> Connection::send(const p2p::Message& message) {
+  CountingSocketWriter out{state_->writer, state_->sent};
+  return p2p::encode_message(message, state_->net, writer_ref(out), state_->scratch);
+}
+
+result<void> Connection::send(std::string_view command, std::span<const std::byte> payload) {
+  CountingSocketWriter out{state_->writer, state_->sent};
+  return p2p::encode_message(command, payload, state_->net, writer_ref(out));
+}
+
+result<p2p::Message> Connection::receive() {
+  State& s = *state_;
+  for (;;) {
+    s.last_offset = s.consumed();
+    s.last_command.clear();
+    if (s.in.buffered().empty()) {
+      s.reader.arm(s.timeouts.idle, net_errc::timed_out);
+      auto got = s.in.fill();
+      if (!got) return error(got.error().code(), s.last_offset);
+      if (got.value() == 0) return error(net_errc::connection_closed, s.last_offset);
+    }
+    s.reader.arm(s.timeouts.message, net_errc::too_slow);
+    auto message = p2p::decode_message(s.in, s.net, &s.last_command);
+    if (!message) {
+      std::error_code code = message.error().code();
+      // The stream ended inside the message: the peer closed.
+      if (code == errc::end_of_stream || code == errc::truncated) code = net_errc::connection_closed;
+      const std::uint64_t at = message.error().has_offset() ? s.last_offset + message.error().offset() : s.consumed();
+      return error(code, at);
+    }
+    if (const auto* ping = std::get_if<p2p::Ping>(&message.value())) {
+      if (auto r = send(p2p::Pong{ping->nonce}); !r) return r.error();
+      continue;
+    }
+    if (std::holds_alternative<p2p::Unknown>(message.value())) continue;
+    return message;
+  }
+}
+
+result<p2p::Version> Connection::handshake_outbound(const LocalVersion& us) { return handshake(true, us); }
+result<p2p::Version> Connection::handshake_inbound(const LocalVersion& us) { return handshake(false, us); }
+
+result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us) {
+  State& s = *state_;
+  const auto deadline = clock::now() + s.timeouts.handshake;
+  const Timeouts saved = s.timeouts;
+  p2p::Version ours;
+  ours.services = 0;
+  ours.timestamp = static_cast<std::int64_t>(std::time(nullptr));
+  ours.nonce = random_nonce();
+  ours.user_agent = us.user_agent;
+  ours.start_height = us.start_height;
+  ours.relay = false;
+  if (outbound) {
+    if (auto r = send(ours); !r) return r.error();
+  }
+  std::optional<p2p::Version> theirs;
+  bool verack = false;
+  result<p2p::Version> outcome = net_errc::timed_out;
+  while (!theirs || !verack) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now());
+    if (left.count() <= 0) {
+      outcome = error(net_errc::timed_out, s.consumed());
+      break;
+    }
+    s.timeouts.idle = std::min(saved.idle, left);
+    s.timeouts.message = std::min(saved.message, left);
+    auto message = receive();
+    if (!message) {
+      outcome = message.error();
+      break;
+    }
+    if (auto* version = std::get_if<p2p::Version>(&message.value())) {
+      if (theirs) {
+        outcome = error(net_errc::unexpected_message, s.last_offset);
+        break;
+      }
+      if (version->nonce == ours.nonce) {
+        outcome = error(net_errc::self_connection, s.last_offset);
+        break;
+      }
+      if (version->version < 31'800) {
+        outcome = error(net_errc::obsolete_peer, s.last_offset);
+        break;
+      }
+      theirs = std::move(*version);
+      result<void> sent = success();
+      if (!outbound) sent = send(ours);
+      // BIP339 and BIP155, announced to peers that may know them, as Core does.
+      if (sent && theirs->version >= 70'016) sent = send(p2p::WtxidRelay{});
+      if (sent && theirs->version >= 70'016) sent = send(p2p::SendAddrV2{});
+      if (sent) sent = send(p2p::Verack{});
+      if (!sent) {
+        outcome = sent.error();
+        break;
+      }
+    } else if (!theirs) {
+      outcome = error(net_errc::unexpected_message, s.last_offset);
+      break;
+    } else if (std::holds_alternative<p2p::Verack>(message.value())) {
+      verack = true;
+    }
+    // Anything else before the verack (wtxidrelay, sendaddrv2, sendcmpct,
+    // sendheaders, feefilter, getaddr...) needs no answer from us.
+  }
+  s.timeouts = saved;
+  if (theirs && verack) return std::move(*theirs);
+  return outcome;
+}
+
+void Connection::shutdown() noexcept { (void)::shutdown(state_->socket.get(), SHUT_RDWR); }
+const std::string& Connection::peer_name() const noexcept { return state_->peer; }
+const std::string& Connection::last_command() const noexcept { return state_->last_command; }
+std::uint64_t Connection::last_message_offset() const noexcept { return state_->last_offset; }
+std::uint64_t Connection::bytes_received() const noexcept { return state_->reader.received(); }
+std::uint64_t Connection::bytes_sent() const noexcept { return state_->sent; }
+network Connection::net() const noexcept { return state_->net; }
+
+}  // namespace blockwire::net

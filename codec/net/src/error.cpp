@@ -1,0 +1,32 @@
+#include <blockwire/net/error.hpp>
+
+namespace blockwire::net {
+namespace {
+
+const char* describe(int value) noexcept {
+  switch (static_cast<net_errc>(value)) {
+    case net_errc::timed_out: return "the peer sent nothing for the idle timeout";
+    case net_errc::too_slow: return "a message did not arrive whole within the message timeout";
+    case net_errc::connection_closed: return "the peer closed the connection";
+    case net_errc::self_connection: return "connected to ourselves (the peer's version carries our nonce)";
+    case net_errc::obsolete_peer: return "the peer's protocol version is below 31800";
+    case net_errc::unexpected_message: return "a message the handshake does not allow there";
+    case net_errc::unconnected_headers: return "a header that links neither to the header before it nor to our chain";
+    case net_errc::bad_header_pow: return "a header whose hash is above its target, or whose target is easier than the network allows";
+    case net_errc::duplicate_header: return "the same header twice in one headers message";
+    case net_errc::unrequested_block: return "a block we did not ask for";
+    case net_errc::block_not_found: return "the peer does not have a block we asked for (notfound)";
+    case net_errc::bad_endpoint: return "not HOST[:PORT]";
+    case net_errc::unknown_host: return "the host name resolves to no address";
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const std::error_category& net_category() noexcept {
+  static const enum_category instance("blockwire.net", describe);
+  return instance;
+}
+
+}  // namespace blockwire::net

@@ -1,0 +1,159 @@
+// make_chain: a regtest chain made by the library itself, for the network
+// tests and the fetch benchmark. From regtest's genesis block, N blocks at
+// regtest's difficulty; every third one also spends the previous block's
+// coinbase with a segwit (P2WPKH-shaped) input into outputs of each common
+// script type, and commits to the witness data (BIP141). --fill copies a
+// real block's transactions (all but its coinbase) into every block, to
+// make megabyte blocks; given twice or more, the blocks take turns. Writes the blocks directory, and with --hex each
+// block's hex on a line of its own (for the Python peers).
+//   make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain]
+#include <blockwire/blockfiles.hpp>
+#include <blockwire/codec.hpp>
+#include <blockwire/io/hex.hpp>
+#include <blockwire/io/sha256.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+using namespace blockwire;
+
+namespace {
+
+std::vector<std::byte> bytes_of(std::initializer_list<int> values) {
+  std::vector<std::byte> out;
+  for (int v : values) out.push_back(static_cast<std::byte>(v));
+  return out;
+}
+
+std::vector<std::byte> repeated(std::size_t n, int value) { return std::vector<std::byte>(n, static_cast<std::byte>(value)); }
+
+std::vector<std::byte> concat(std::vector<std::byte> a, const std::vector<std::byte>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// A segwit spend of `coinbase_txid`:0 into P2WPKH, P2TR, P2PKH, P2SH and
+// OP_RETURN outputs; the witness looks like a signature and a key (no
+// script runs here: check_block does not verify signatures).
+Transaction segwit_spend(const Hash256& coinbase_txid, std::uint32_t height) {
+  Transaction tx;
+  tx.version = 2;
+  TxIn& in = tx.inputs.emplace_back();
+  in.prevout = {coinbase_txid, 0};
+  in.sequence = 0xfffffffd;
+  const auto signature = concat(bytes_of({0x30, 0x44}), repeated(70, static_cast<int>(height & 0xff)));
+  const auto key = concat(bytes_of({0x02}), repeated(32, 0x11));
+  const std::span<const std::byte> items[] = {signature, key};
+  tx.set_witness(in, items);
+  const std::vector<std::byte> scripts[] = {
+      concat(bytes_of({0x00, 0x14}), repeated(20, 0x22)),                                    // P2WPKH
+      concat(bytes_of({0x51, 0x20}), repeated(32, 0x33)),                                    // P2TR
+      concat(concat(bytes_of({0x76, 0xa9, 0x14}), repeated(20, 0x44)), bytes_of({0x88, 0xac})),  // P2PKH
+      concat(concat(bytes_of({0xa9, 0x14}), repeated(20, 0x55)), bytes_of({0x87})),           // P2SH
+      bytes_of({0x6a, 0x04, 0x62, 0x77, 0x69, 0x72}),                                        // OP_RETURN "bwir"
+  };
+  for (const auto& script : scripts) tx.outputs.push_back({9'000'000, tx.append(script)});
+  return tx;
+}
+
+Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* spend, const std::vector<Transaction>& fill) {
+  Block b;
+  b.header.version = 0x20000000;
+  b.header.prev_block = prev;
+  b.header.time = 1'700'000'000 + height * 600;
+  b.header.bits = 0x207fffff;
+  Transaction& cb = b.transactions.emplace_back();
+  // BIP34: the height first in the coinbase's script_sig.
+  const auto script_sig = bytes_of({0x04, static_cast<int>(height & 0xff), static_cast<int>((height >> 8) & 0xff),
+                                    static_cast<int>((height >> 16) & 0xff), static_cast<int>(height >> 24), 0x00});
+  cb.inputs.emplace_back().script_sig = cb.append(script_sig);
+  cb.outputs.push_back({50'0000'0000, cb.append(concat(bytes_of({0x00, 0x14}), repeated(20, 0x66)))});
+  if (spend != nullptr) b.transactions.push_back(*spend);
+  b.transactions.insert(b.transactions.end(), fill.begin(), fill.end());
+  bool witness = false;
+  for (const Transaction& tx : b.transactions) witness = witness || tx.has_witness();
+  if (witness) {  // BIP141: a 32-byte nonce in the coinbase witness, the commitment in an output
+    Transaction& coinbase = b.transactions[0];
+    const auto nonce = repeated(32, 0);
+    const std::span<const std::byte> items[] = {nonce};
+    coinbase.set_witness(coinbase.inputs[0], items);
+    std::vector<std::byte> preimage;
+    const Hash256 root = witness_merkle_root(b);
+    preimage.insert(preimage.end(), root.bytes().begin(), root.bytes().end());
+    preimage.insert(preimage.end(), nonce.begin(), nonce.end());
+    const Hash256 commitment = sha256d(preimage);
+    auto script = bytes_of({0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed});
+    script.insert(script.end(), commitment.bytes().begin(), commitment.bytes().end());
+    coinbase.outputs.push_back({0, coinbase.append(script)});
+  }
+  b.header.merkle_root = merkle_root(b);
+  const Hash256 target = *target_from_bits(b.header.bits);
+  while (!at_most(block_hash(b.header), target)) ++b.header.nonce;
+  return b;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: make_chain DIR N [--fill BLOCK.raw] [--hex FILE] [--plain]\n");
+    return 2;
+  }
+  const std::string dir = argv[1];
+  const unsigned count = static_cast<unsigned>(std::stoul(argv[2]));
+  std::vector<std::vector<Transaction>> fills;
+  std::ofstream hex_out;
+  XorKey key = random_xor_key();
+  for (int i = 3; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--fill") == 0 && i + 1 < argc) {
+      std::ifstream in(argv[++i], std::ios::binary);
+      const std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      auto block = decode_block(std::as_bytes(std::span(raw)));
+      if (!block) {
+        std::fprintf(stderr, "make_chain: %s: %s\n", argv[i], block.error().message().c_str());
+        return 2;
+      }
+      fills.emplace_back(block.value().transactions.begin() + 1, block.value().transactions.end());
+    } else if (std::strcmp(argv[i], "--hex") == 0 && i + 1 < argc) {
+      hex_out.open(argv[++i]);
+    } else if (std::strcmp(argv[i], "--plain") == 0) {
+      key = XorKey{};
+    } else {
+      std::fprintf(stderr, "make_chain: unknown argument %s\n", argv[i]);
+      return 2;
+    }
+  }
+  auto writer = BlockFileWriter::open(dir, key, network::regtest);
+  if (!writer) {
+    std::fprintf(stderr, "make_chain: %s: %s\n", dir.c_str(), writer.error().message().c_str());
+    return 2;
+  }
+  Block block = genesis_block(network::regtest);
+  std::vector<std::byte> bytes;
+  for (unsigned height = 0;; ++height) {
+    if (auto r = writer.value().append(block); !r) {
+      std::fprintf(stderr, "make_chain: %s\n", r.error().message().c_str());
+      return 2;
+    }
+    if (hex_out.is_open()) {
+      bytes.clear();
+      encode_block(block, bytes);
+      hex_out << to_hex(bytes) << '\n';
+    }
+    if (height == count) break;
+    const Hash256 coinbase_txid = txid(block.transactions[0]);
+    const bool spends = height + 1 >= 2 && (height + 1) % 3 == 0;
+    const Transaction spend = segwit_spend(coinbase_txid, height + 1);
+    static const std::vector<Transaction> none;
+    const auto& fill = fills.empty() ? none : fills[height % fills.size()];
+    block = make_block(block_hash(block.header), height + 1, spends ? &spend : nullptr, fill);
+  }
+  if (auto r = writer.value().close(); !r) {
+    std::fprintf(stderr, "make_chain: %s\n", r.error().message().c_str());
+    return 2;
+  }
+  return 0;
+}
