@@ -1,0 +1,261 @@
+"""Peers for the network tests, on python-bitcoinlib's messages (bitcoin.messages):
+framing and message encoding by code not written here. Hostile peers build
+their bad bytes by hand on top of it."""
+import hashlib
+import io
+import os
+import signal
+import socket
+import struct
+import subprocess
+import threading
+import time
+
+import bitcoin
+from bitcoin.core import CBlock, CBlockHeader
+from bitcoin.messages import MsgSerializable, msg_getdata, msg_getheaders, msg_pong, msg_verack, msg_version
+from bitcoin.net import CInv
+
+bitcoin.SelectParams('regtest')
+MSG_BLOCK, MSG_WITNESS_BLOCK = 2, 0x40000002
+
+
+def envelope(command: bytes, payload: bytes, magic: bytes = None, checksum: bytes = None, length: int = None) -> bytes:
+    magic = bitcoin.params.MESSAGE_START if magic is None else magic
+    if checksum is None:
+        checksum = hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4]
+    length = len(payload) if length is None else length
+    return magic + command + b'\0' * (12 - len(command)) + struct.pack('<I', length) + checksum + payload
+
+
+def compact_size(n: int) -> bytes:
+    if n < 0xfd:
+        return bytes([n])
+    if n <= 0xffff:
+        return b'\xfd' + struct.pack('<H', n)
+    return b'\xfe' + struct.pack('<I', n)
+
+
+def headers_payload(headers) -> bytes:
+    """Core's headers: each header followed by a transaction count of 0 (bitcoinlib's msg_headers leaves it out)."""
+    return compact_size(len(headers)) + b''.join(h.serialize() + b'\0' for h in headers)
+
+
+def read_headers(payload: bytes):
+    f = io.BytesIO(payload)
+    first = f.read(1)[0]
+    n = first if first < 0xfd else struct.unpack('<H', f.read(2))[0]
+    out = []
+    for _ in range(n):
+        out.append(CBlockHeader.deserialize(f.read(80)))
+        assert f.read(1) == b'\0', 'a header without its zero transaction count'
+    return out
+
+
+class Wire:
+    """One peer's socket: whole messages out, (command, payload) in."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.file = sock.makefile('rb')
+
+    def send(self, message):
+        self.sock.sendall(message.to_bytes() if isinstance(message, MsgSerializable) else message)
+
+    def receive(self):
+        head = self.file.read(24)
+        if len(head) < 24:
+            return None, None
+        assert head[:4] == bitcoin.params.MESSAGE_START, head[:4]
+        command = head[4:16].split(b'\0', 1)[0]
+        (length,) = struct.unpack('<I', head[16:20])
+        payload = self.file.read(length)
+        assert hashlib.sha256(hashlib.sha256(payload).digest()).digest()[:4] == head[20:24], 'bad checksum'
+        return command, payload
+
+    def message(self, command, payload):
+        """bitcoinlib's reading of a message (None for commands it does not know)."""
+        return MsgSerializable.from_bytes(envelope(command, payload))
+
+
+def version(height=0):
+    v = msg_version(70016)
+    v.nServices = 0
+    v.nStartingHeight = height
+    v.fRelay = False
+    return v
+
+
+def handshake(wire, height=0, first=True):
+    """Ours first (a client) or theirs first (a server); returns their version."""
+    if first:
+        wire.send(version(height))
+    theirs, verack = None, False
+    while theirs is None or not verack:
+        command, payload = wire.receive()
+        assert command is not None, 'closed during the handshake'
+        if command == b'version':
+            theirs = wire.message(command, payload)
+            if not first:
+                wire.send(version(height))
+            wire.send(msg_verack())
+        elif command == b'verack':
+            verack = True
+        elif command == b'ping':
+            wire.send(msg_pong(nonce=wire.message(command, payload).nonce))
+    return theirs
+
+
+def read_chain(hex_file):
+    with open(hex_file) as f:
+        return [bytes.fromhex(line.strip()) for line in f if line.strip()]
+
+
+def records(directory):
+    """The block bytes of every record of a blocks directory, in file order (un-XORed by file offset)."""
+    key = b'\0' * 8
+    path = os.path.join(directory, 'xor.dat')
+    if os.path.exists(path):
+        key = open(path, 'rb').read()
+    blocks = []
+    for name in sorted(n for n in os.listdir(directory) if n.startswith('blk') and n.endswith('.dat')):
+        data = open(os.path.join(directory, name), 'rb').read()
+        data = bytes(b ^ key[i % 8] for i, b in enumerate(data)) if any(key) else data
+        at = 0
+        while at + 8 <= len(data) and data[at:at + 4] == bitcoin.params.MESSAGE_START:
+            (n,) = struct.unpack('<I', data[at + 4:at + 8])
+            blocks.append(data[at + 8:at + 8 + n])
+            at += 8 + n
+    return blocks
+
+
+class Process:
+    """A command in the background, stopped by its PID whatever happens."""
+
+    def __init__(self, args, **kwargs):
+        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+
+    def stop(self, sig=signal.SIGTERM, timeout=10):
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, sig)
+        try:
+            out, err = self.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            out, err = self.proc.communicate()
+        return self.proc.returncode, out, err
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+
+def start_serve(blockwire, directory, *extra):
+    p = Process([blockwire, 'serve', directory, '--listen', '127.0.0.1:0', *extra])
+    line = p.proc.stdout.readline()
+    assert line.startswith('listening on 127.0.0.1:'), line + p.stop()[2]
+    return p, int(line.rsplit(':', 1)[1])
+
+
+class FakeNode(threading.Thread):
+    """A listening peer on loopback that serves `blocks` (raw bytes, a chain from genesis) with bitcoinlib's
+    messages, or misbehaves as `mode` says once the handshake is done."""
+
+    def __init__(self, blocks, mode='honest'):
+        super().__init__(daemon=True)
+        self.blocks, self.mode = blocks, mode
+        self.headers = [CBlock.deserialize(b).get_header() for b in blocks]
+        self.hashes = [h.GetHash() for h in self.headers]
+        self.server = socket.create_server(('127.0.0.1', 0))
+        self.port = self.server.getsockname()[1]
+        self.error = None
+
+    def run(self):
+        conn, _ = self.server.accept()
+        try:
+            self.serve(conn, Wire(conn))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        except Exception as e:  # reported by the test
+            self.error = e
+        finally:
+            conn.close()
+            self.server.close()
+
+    def headers_after(self, locator):
+        start = 0
+        for h in locator:
+            if h in self.hashes:
+                start = self.hashes.index(h) + 1
+                break
+        return self.headers[start:start + 2000]
+
+    def serve(self, conn, wire):
+        m = self.mode
+        if m == 'wrong_magic':
+            conn.sendall(envelope(b'version', version().to_bytes()[24:], magic=b'\xf9\xbe\xb4\xd9'))
+            time.sleep(1)
+            return
+        if m == 'silent':
+            time.sleep(5)
+            return
+        if m == 'bad_checksum':
+            wire.receive()
+            conn.sendall(envelope(b'version', version().to_bytes()[24:], checksum=b'\0\0\0\0'))
+            time.sleep(1)
+            return
+        if m == 'oversize':
+            wire.receive()
+            conn.sendall(envelope(b'version', b'', length=4_000_001))
+            time.sleep(1)
+            return
+        if m == 'slow':
+            wire.receive()
+            for b in version().to_bytes():
+                conn.sendall(bytes([b]))
+                time.sleep(1)
+            return
+        if m == 'close_mid_message':
+            wire.receive()
+            conn.sendall(version().to_bytes()[:40])
+            conn.shutdown(socket.SHUT_WR)
+            time.sleep(1)
+            return
+        handshake(wire, height=len(self.blocks) - 1, first=False)
+        while True:
+            command, payload = wire.receive()
+            if command is None:
+                return
+            if command == b'getheaders':
+                request = wire.message(command, payload)
+                headers = self.headers_after(request.locator.vHave)
+                if m == 'headers_2001':
+                    headers = (headers * 2001)[:2001]
+                elif m == 'unlinked_header' and headers:
+                    headers = headers[:5] + headers[6:]
+                elif m == 'bad_pow' and len(headers) > 5:
+                    h = headers[5]
+                    headers[5] = CBlockHeader(h.nVersion, h.hashPrevBlock, h.hashMerkleRoot, h.nTime, 0x1d00ffff, h.nNonce)
+                elif m == 'duplicate_header' and len(headers) > 5:
+                    headers = headers[:6] + headers[5:6] + headers[6:]
+                wire.send(envelope(b'headers', headers_payload(headers)))
+            elif command == b'getdata':
+                request = wire.message(command, payload)
+                for item in request.inv:
+                    i = self.hashes.index(item.hash)
+                    block = self.blocks[i]
+                    if m == 'unasked_block' and i == 5:
+                        block = self.blocks[-1] if len(self.blocks) - 1 != i else self.blocks[1]
+                    elif m == 'bad_block' and i == 6:  # one with a segwit spend
+                        b = CBlock.deserialize(block)
+                        block = b.serialize()[:80] + compact_size(1) + b.vtx[0].serialize()  # transactions gone
+                    elif m == 'notfound' and i == 5:
+                        wire.send(envelope(b'notfound', compact_size(1) + item.serialize()))
+                        continue
+                    wire.send(envelope(b'block', block))
+            elif command == b'ping':
+                wire.send(msg_pong(nonce=wire.message(command, payload).nonce))
