@@ -48,7 +48,7 @@ void log(const char* format, Args... args) {
 
 void run_session(Session& s, const net::BlockStore& store, std::int32_t height) {
   net::Connection& peer = s.connection;
-  auto version = peer.handshake_inbound({.start_height = height});
+  auto version = peer.handshake_inbound({.start_height = height, .services = net::node_network | net::node_witness});
   result<void> served = success();
   if (!version) {
     served = version.error();

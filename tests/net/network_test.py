@@ -6,6 +6,7 @@ import os
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -84,6 +85,7 @@ def scenario_bitcoinlib_client():
         wire = peers.Wire(sock)
         theirs = peers.handshake(wire)
         assert theirs.nVersion == 70016 and theirs.nStartingHeight == CHAIN_LENGTH and not theirs.fRelay
+        assert theirs.nServices == 9  # NODE_NETWORK | NODE_WITNESS: Core's outbound peers must offer both
         request = msg_getheaders()
         request.locator.vHave = [CBlock.deserialize(blocks[0]).GetHash()]
         wire.send(request)
@@ -143,6 +145,9 @@ def scenario_bitcoinlib_server():
     assert node.error is None, node.error
     assert result.returncode == 0, result.stderr
     check_fetched(target, blocks)
+    # Its unasked ping was answered, its getheaders too (with no headers: fetch serves nothing).
+    assert (b'pong', struct.pack('<Q', 0x1234)) in node.answers, node.answers
+    assert (b'headers', b'\0') in node.answers, node.answers
 
 
 # A hostile peer: (mode, exit status, words of the error, blocks the directory holds after it)

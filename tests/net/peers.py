@@ -13,7 +13,7 @@ import time
 
 import bitcoin
 from bitcoin.core import CBlock, CBlockHeader
-from bitcoin.messages import MsgSerializable, msg_getdata, msg_getheaders, msg_pong, msg_verack, msg_version
+from bitcoin.messages import MsgSerializable, msg_getheaders, msg_ping, msg_pong, msg_verack, msg_version
 from bitcoin.net import CInv
 
 bitcoin.SelectParams('regtest')
@@ -226,6 +226,16 @@ class FakeNode(threading.Thread):
             time.sleep(1)
             return
         handshake(wire, height=len(self.blocks) - 1, first=False)
+        # What Bitcoin Core sends a new peer unasked: compact-block and fee
+        # settings, a ping, and a getheaders of its own.
+        wire.send(envelope(b'sendcmpct', b'\0' + struct.pack('<Q', 2)))
+        wire.send(envelope(b'feefilter', struct.pack('<q', 1000)))
+        wire.send(msg_ping(nonce=0x1234))
+        ask = msg_getheaders()
+        ask.locator.vHave = [self.hashes[0]]
+        wire.send(ask)
+        wire.send(envelope(b'mempool', b''))  # unknown to it: skipped
+        self.answers = []
         while True:
             command, payload = wire.receive()
             if command is None:
@@ -259,3 +269,5 @@ class FakeNode(threading.Thread):
                     wire.send(envelope(b'block', block))
             elif command == b'ping':
                 wire.send(msg_pong(nonce=wire.message(command, payload).nonce))
+            elif command in (b'pong', b'headers'):
+                self.answers.append((command, payload))

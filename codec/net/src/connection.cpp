@@ -163,7 +163,7 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
   const auto deadline = clock::now() + s.timeouts.handshake;
   const Timeouts saved = s.timeouts;
   p2p::Version ours;
-  ours.services = 0;
+  ours.services = us.services;
   ours.timestamp = static_cast<std::int64_t>(std::time(nullptr));
   ours.nonce = random_nonce();
   ours.user_agent = us.user_agent;

@@ -81,6 +81,14 @@ result<std::vector<BlockHeader>> new_headers(const p2p::Headers& message, const 
   return fresh;
 }
 
+// A node syncing from us too (Core asks every new peer for headers): we
+// serve nothing while fetching, and say so with an empty headers message
+// rather than leave it waiting.
+result<void> answer(Connection& peer, const p2p::Message& message) {
+  if (std::holds_alternative<p2p::GetHeaders>(message)) return peer.send(p2p::Headers{});
+  return success();
+}
+
 }  // namespace
 
 result<SyncProgress> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& chain, std::int64_t peer_height,
@@ -108,6 +116,7 @@ result<SyncProgress> sync_blocks(Connection& peer, BlockFileWriter& writer, Loca
     for (;;) {  // the answer; announcements and the like pass by
       auto message = peer.receive();
       if (!message) return message.error();
+      if (auto r = answer(peer, message.value()); !r) return r.error();
       if (const auto* headers = std::get_if<p2p::Headers>(&message.value())) {
         auto fresh = new_headers(*headers, chain, peer.last_message_offset());
         if (!fresh) return fresh.error();
@@ -135,6 +144,7 @@ result<SyncProgress> sync_blocks(Connection& peer, BlockFileWriter& writer, Loca
       }
       auto message = peer.receive();
       if (!message) return message.error();
+      if (auto r = answer(peer, message.value()); !r) return r.error();
       if (const auto* missing = std::get_if<p2p::NotFound>(&message.value())) {
         for (const auto& item : missing->items) {
           if (in_flight.contains(item.hash)) return error(net_errc::block_not_found, peer.last_message_offset());

@@ -36,7 +36,13 @@ struct Timeouts {
 struct LocalVersion {
   std::string user_agent = "/blockwire:0.1.0/";
   std::int32_t start_height = 0;  // the height of our best block
+  // None for a client. A peer serving blocks says NODE_NETWORK |
+  // NODE_WITNESS: Core drops an outbound peer that does not.
+  std::uint64_t services = 0;
 };
+
+inline constexpr std::uint64_t node_network = 1;  // serves the whole chain
+inline constexpr std::uint64_t node_witness = 8;  // serves witness data (BIP144)
 
 class Connection {
  public:
@@ -48,7 +54,7 @@ class Connection {
   ~Connection();
 
   // The handshake as Bitcoin Core expects it. Outbound: our version (protocol
-  // 70016, no services, relay false, a random nonce), the peer's version,
+  // 70016, `us.services`, relay false, a random nonce), the peer's version,
   // wtxidrelay and sendaddrv2 when the peer's version is 70016 or more, our
   // verack, the peer's verack. Inbound: the peer's version first, then the
   // same. Before the verack, the peer's optional messages (wtxidrelay,
