@@ -3,7 +3,7 @@
 
 Usage: bench/report.py RESULTS_DIR DOCS_DIR
 RESULTS_DIR holds bench.json (Google Benchmark, with repetitions),
-scan.json (bench/scan_throughput), memory.json (peak_memory),
+scan.json (bench/scan_throughput), fetch.json (bench/fetch_throughput), memory.json (peak_memory),
 compile.md (bench/compile_time), adversarial.md (bench/adversarial_memory) and machine.txt.
 """
 import json
@@ -224,6 +224,22 @@ with open(os.path.join(results, "scan.json")) as f:
 w(f"`blockwire scan` over a {scan['bytes'] / 2**20:,.0f} MiB directory made by `pack` (random key, {scan['blocks']} blocks, "
   f"{scan['files']} files, in the page cache): **{scan['mb_per_s']:,.0f} MB/s** ({scan['seconds']:.2f} s; one run of "
   f"`bench/scan_throughput`), decoding, running `check_block` and re-encoding every block on both cores.\n")
+
+# the network ---------------------------------------------------------------------
+with open(os.path.join(results, "fetch.json")) as f:
+    fetch = json.load(f)
+w("## Fetching from a node\n")
+w(f"`blockwire fetch` from `blockwire serve`, two processes over loopback (`bench/fetch_throughput`): a regtest chain "
+  f"made by the library, its blocks filled in turn with the transactions of the two real blocks "
+  f"({fetch['bytes'] / 1e6:,.0f} MB, the size of the scan directory, which is no chain and cannot be synced), in the "
+  f"page cache, fetched into a new directory three times: **{fetch['median_mb_per_s']:,.0f} MB/s** median "
+  f"(runs: {', '.join(f'{r:,.0f}' for r in fetch['mb_per_s'])} MB/s; issue 14's target: 300 MB/s). Peak resident "
+  f"memory: fetch {fetch['fetch_peak_kib'] / 1024:,.1f} MiB, serve {fetch['serve_peak_kib'] / 1024:,.1f} MiB "
+  f"(target: 64 MiB each).\n")
+w("Where the time goes (`perf record` of both processes, one run): SHA-256 in OpenSSL is 47% of fetch's CPU time "
+  "(the envelope's checksum over each payload, then the txids and wtxids check_block hashes: three passes over "
+  "the bytes) and 60% of serve's (the checksum); the kernel's socket and file copies are 21% and 35%. The "
+  "bottleneck is hashing, on both sides.\n")
 
 # memory -------------------------------------------------------------------------
 with open(os.path.join(results, "memory.json")) as f:
