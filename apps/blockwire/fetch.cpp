@@ -13,8 +13,11 @@
 #include <blockwire/net.hpp>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace blockwire::cli {
@@ -23,6 +26,25 @@ namespace {
 
 namespace fs = std::filesystem;
 using clock = std::chrono::steady_clock;
+
+// SIGINT or SIGTERM: shut the socket down (async-signal-safe), so that the
+// sync ends at once with the blocks it appended whole, never inside an
+// append. The summary then says where it stopped.
+volatile std::sig_atomic_t stop_signal = 0;
+volatile std::sig_atomic_t peer_socket = -1;
+
+extern "C" void on_stop_signal(int signal) {
+  stop_signal = signal;
+  if (peer_socket >= 0) ::shutdown(peer_socket, SHUT_RDWR);
+}
+
+void catch_stop_signals() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
 
 // "[#####     ]  height 1,234 of 5,678  1,000 blocks  312 MB/s", five
 // times a second at most, on a terminal.
@@ -109,6 +131,8 @@ int fetch(const FetchOptions& o) {
     return usage_or_io;
   }
   net::Connection& peer = connection.value();
+  peer_socket = peer.fd();
+  catch_stop_signals();
   auto version = peer.handshake_outbound({.start_height = static_cast<std::int32_t>(std::max<std::int64_t>(chain.height(), 0))});
   if (!version) {
     std::fprintf(stderr, "blockwire fetch: handshake: %s\n", describe_peer_error(peer, version.error()).c_str());
@@ -127,6 +151,11 @@ int fetch(const FetchOptions& o) {
   bar.finish();
   const auto closed = writer.value().close();
   const double seconds = std::chrono::duration<double>(clock::now() - start).count();
+  if (!synced && stop_signal != 0) {
+    std::fprintf(stderr, "blockwire fetch: %s: stopped; %s holds whole, checked blocks up to height %lld; run fetch again to go on\n",
+                 strsignal(stop_signal), o.output_dir.c_str(), static_cast<long long>(chain.height()));
+    return usage_or_io;
+  }
   if (!synced) {
     std::fprintf(stderr, "blockwire fetch: %s\n", describe_peer_error(peer, synced.error()).c_str());
     std::fprintf(stderr, "blockwire fetch: %s holds whole, checked blocks up to height %lld; run fetch again to go on\n",

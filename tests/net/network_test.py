@@ -150,6 +150,51 @@ def scenario_bitcoinlib_server():
     assert (b'headers', b'\0') in node.answers, node.answers
 
 
+def scenario_old_peer():
+    """A protocol 70015 node (before BIP339): no wtxidrelay or sendaddrv2 sent to it, and the sync works."""
+    _, blocks = chain()
+    node = peers.FakeNode(blocks, protocol=70015)
+    node.start()
+    target = os.path.join(work, 'fetched')
+    result = fetch(node.port, target)
+    node.join(10)
+    assert node.error is None, node.error
+    assert result.returncode == 0, result.stderr
+    assert node.handshake_commands == [b'version', b'verack'], node.handshake_commands
+    check_fetched(target, blocks)
+    # And a 70016 one gets both, before the verack (Core's order).
+    node = peers.FakeNode(blocks)
+    node.start()
+    assert fetch(node.port, os.path.join(work, 'again')).returncode == 0
+    node.join(10)
+    assert node.handshake_commands == [b'version', b'wtxidrelay', b'sendaddrv2', b'verack'], node.handshake_commands
+
+
+def scenario_interrupted_and_locked():
+    """SIGINT mid-sync leaves whole, checked blocks and a rerun finishes; a second fetch into a directory being
+    fetched is refused (locked)."""
+    directory, blocks = chain()
+    node = peers.FakeNode(blocks, 'slow_blocks')  # 50 ms a block
+    node.start()
+    target = os.path.join(work, 'fetched')
+    with peers.Process([blockwire, 'fetch', f'127.0.0.1:{node.port}', '-o', target, '--network', 'regtest', '--no-progress']) as first:
+        deadline = time.time() + 30
+        while time.time() < deadline and len(peers.records(target) if os.path.isdir(target) else []) < 20:
+            time.sleep(0.05)
+        second = fetch(node.port, target)
+        assert second.returncode == 2 and 'lock' in second.stderr, second.stderr
+        status, _, err = first.stop(signal.SIGINT)
+    assert status == 2 and 'stopped' in err, (status, err)
+    kept = peers.records(target)
+    assert 20 <= len(kept) < len(blocks), len(kept)
+    check_fetched(target, blocks[:len(kept)])
+    server, port = peers.start_serve(blockwire, directory)
+    with server:
+        assert fetch(port, target).returncode == 0
+        server.stop()
+    check_fetched(target, blocks)
+
+
 # A hostile peer: (mode, exit status, words of the error, blocks the directory holds after it)
 HOSTILE = {
     'wrong_magic': (1, 'bad magic', 0),

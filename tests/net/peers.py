@@ -78,26 +78,29 @@ class Wire:
         return MsgSerializable.from_bytes(envelope(command, payload))
 
 
-def version(height=0):
-    v = msg_version(70016)
+def version(height=0, protocol=70016):
+    v = msg_version(protocol)
     v.nServices = 0
     v.nStartingHeight = height
     v.fRelay = False
     return v
 
 
-def handshake(wire, height=0, first=True):
-    """Ours first (a client) or theirs first (a server); returns their version."""
+def handshake(wire, height=0, first=True, protocol=70016, seen=None):
+    """Ours first (a client) or theirs first (a server); returns their version. `seen` collects the commands
+    received."""
     if first:
-        wire.send(version(height))
+        wire.send(version(height, protocol))
     theirs, verack = None, False
     while theirs is None or not verack:
         command, payload = wire.receive()
         assert command is not None, 'closed during the handshake'
+        if seen is not None:
+            seen.append(command)
         if command == b'version':
             theirs = wire.message(command, payload)
             if not first:
-                wire.send(version(height))
+                wire.send(version(height, protocol))
             wire.send(msg_verack())
         elif command == b'verack':
             verack = True
@@ -165,9 +168,9 @@ class FakeNode(threading.Thread):
     """A listening peer on loopback that serves `blocks` (raw bytes, a chain from genesis) with bitcoinlib's
     messages, or misbehaves as `mode` says once the handshake is done."""
 
-    def __init__(self, blocks, mode='honest'):
+    def __init__(self, blocks, mode='honest', protocol=70016):
         super().__init__(daemon=True)
-        self.blocks, self.mode = blocks, mode
+        self.blocks, self.mode, self.protocol = blocks, mode, protocol
         self.headers = [CBlock.deserialize(b).get_header() for b in blocks]
         self.hashes = [h.GetHash() for h in self.headers]
         self.server = socket.create_server(('127.0.0.1', 0))
@@ -225,7 +228,8 @@ class FakeNode(threading.Thread):
             conn.shutdown(socket.SHUT_WR)
             time.sleep(1)
             return
-        handshake(wire, height=len(self.blocks) - 1, first=False)
+        self.handshake_commands = []
+        handshake(wire, height=len(self.blocks) - 1, first=False, protocol=self.protocol, seen=self.handshake_commands)
         # What Bitcoin Core sends a new peer unasked: compact-block and fee
         # settings, a ping, and a getheaders of its own.
         wire.send(envelope(b'sendcmpct', b'\0' + struct.pack('<Q', 2)))
@@ -266,6 +270,8 @@ class FakeNode(threading.Thread):
                     elif m == 'notfound' and i == 5:
                         wire.send(envelope(b'notfound', compact_size(1) + item.serialize()))
                         continue
+                    if m == 'slow_blocks':
+                        time.sleep(0.05)
                     wire.send(envelope(b'block', block))
             elif command == b'ping':
                 wire.send(msg_pong(nonce=wire.message(command, payload).nonce))

@@ -227,6 +227,7 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
 }
 
 void Connection::shutdown() noexcept { (void)::shutdown(state_->socket.get(), SHUT_RDWR); }
+int Connection::fd() const noexcept { return state_->socket.get(); }
 const std::string& Connection::peer_name() const noexcept { return state_->peer; }
 const std::string& Connection::last_command() const noexcept { return state_->last_command; }
 std::uint64_t Connection::last_message_offset() const noexcept { return state_->last_offset; }

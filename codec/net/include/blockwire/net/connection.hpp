@@ -78,6 +78,8 @@ class Connection {
   // (shutdown(2)); safe from any thread.
   void shutdown() noexcept;
 
+  // The socket, for poll(2) or shutdown(2) in a signal handler.
+  int fd() const noexcept;
   const std::string& peer_name() const noexcept;
   // The command of the last message received (also of one that failed
   // once its envelope was read), and the stream offset where it began.
