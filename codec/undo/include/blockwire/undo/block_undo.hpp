@@ -1,0 +1,89 @@
+// Undo data: the coins a block's transactions spent, as Bitcoin Core keeps
+// them beside its blocks (undo.h). A CBlockUndo holds one CTxUndo for each
+// transaction but the coinbase, each one coin for each input, in order; a
+// coin is VARINT(height * 2 + coinbase), a zero byte when the height is not
+// 0 (a version field of old), VARINT(CompressAmount(value)) and the
+// compressed script (compressor.h).
+#pragma once
+
+#include <blockwire/codec.hpp>
+#include <blockwire/io/buffered_reader.hpp>
+#include <blockwire/io/error.hpp>
+#include <blockwire/io/writer.hpp>
+#include <blockwire/undo/error.hpp>
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <vector>
+
+namespace blockwire {
+
+// An output as it was when spent.
+struct SpentCoin {
+  std::uint32_t height = 0;  // of the block that created it
+  bool coinbase = false;     // created by a coinbase
+  std::int64_t value = 0;    // satoshis
+  std::vector<std::byte> script_pubkey;
+  friend bool operator==(const SpentCoin&, const SpentCoin&) = default;
+};
+
+struct TxUndo {
+  std::vector<SpentCoin> coins;  // one per input
+  friend bool operator==(const TxUndo&, const TxUndo&) = default;
+};
+
+struct BlockUndo {
+  std::vector<TxUndo> transactions;  // one per transaction but the coinbase
+  friend bool operator==(const BlockUndo&, const BlockUndo&) = default;
+};
+
+// Core's MAX_SCRIPT_SIZE: a longer script in undo data is read as Core reads
+// it: its bytes skipped, a lone OP_RETURN in its place.
+inline constexpr std::size_t max_script_size = 10'000;
+
+// Entry points, as for blocks.
+result<void> encode_block_undo(const BlockUndo& undo, writer_ref out);
+void encode_block_undo(const BlockUndo& undo, std::vector<std::byte>& out);
+std::size_t serialized_size(const BlockUndo& undo);
+// Errors carry the byte offset: truncated input, trailing bytes, a
+// non-canonical or too large count, varint_overflow,
+// invalid_compressed_key. Allocation follows the bytes present.
+result<BlockUndo> decode_block_undo(std::span<const std::byte> bytes);
+result<BlockUndo> decode_block_undo(StreamReader& in);
+
+// Core's amount compression (compressor.cpp): 0 stays 0; otherwise the
+// trailing zeros of the decimal value, then its last non-zero digit, packed.
+std::uint64_t compress_amount(std::uint64_t amount) noexcept;
+std::uint64_t decompress_amount(std::uint64_t compressed) noexcept;
+
+// Script compression: the short forms of P2PKH (0 and 20 bytes), P2SH (1),
+// P2PK with a compressed key (2 or 3 and x) and with an uncompressed key
+// that is on the curve (4 or 5 and x; restored with libsecp256k1); anything
+// else VARINT(size + 6) and the bytes. The wire form, appended to `out`.
+void compress_script(std::span<const std::byte> script, std::vector<std::byte>& out);
+
+// Does the undo data have the block's shape: one entry a transaction but
+// the coinbase, one coin an input? (wrong_shape otherwise, no offset.)
+result<void> check_shape(const BlockUndo& undo, const Block& block);
+
+// The fee of each transaction but the coinbase (inputs' values minus
+// outputs'), in block order.
+std::vector<std::int64_t> fees(const BlockUndo& undo, const Block& block);
+
+// The unspent outputs of a chain read from its start: what a node's coin
+// database holds, in memory. apply() spends a block's inputs (its undo
+// data, returned) and adds its outputs, as ConnectBlock does; an input of
+// an output it does not hold is missing_coin (the chain did not start at
+// its genesis block, or spends what does not exist).
+class CoinSet {
+ public:
+  result<BlockUndo> apply(const Block& block, std::uint32_t height);
+  std::size_t size() const noexcept { return coins_.size(); }
+
+ private:
+  std::map<OutPoint, SpentCoin, bool (*)(const OutPoint&, const OutPoint&)> coins_{&less};
+  static bool less(const OutPoint& a, const OutPoint& b) noexcept;
+};
+
+}  // namespace blockwire

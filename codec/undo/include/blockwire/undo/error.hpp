@@ -1,0 +1,30 @@
+// What can be wrong with undo data. Each code means one thing; decoding
+// failures of the shared kind (truncated input, trailing bytes) are
+// blockwire.decode codes, I/O failures std::system_category codes.
+#pragma once
+
+#include <blockwire/io/error.hpp>
+
+#include <system_error>
+#include <type_traits>
+
+namespace blockwire {
+
+enum class undo_errc : int {
+  varint_overflow = 1,     // a VARINT past its field's range (32 or 64 bits)
+  invalid_compressed_key,  // a compressed-script key (type 4 or 5) whose x is not on the curve
+  bad_checksum,            // a rev record's checksum is not SHA256d(parent hash || undo data)
+  wrong_shape,             // undo data whose transaction or input counts are not the block's
+  missing_coin,            // an input spends an output the coin set does not hold
+  unpaired_record,         // a rev record that no block of the same-numbered blk file checks against
+  truncated_record,        // a rev file that ends inside a record
+  bad_magic,               // no network magic where a rev record should begin
+};
+
+const std::error_category& undo_category() noexcept;
+inline std::error_code make_error_code(undo_errc e) noexcept { return {static_cast<int>(e), undo_category()}; }
+
+}  // namespace blockwire
+
+template <>
+struct std::is_error_code_enum<blockwire::undo_errc> : std::true_type {};

@@ -1,0 +1,172 @@
+// CBlockUndo on the wire, written with the public wire toolkit: one line
+// per field, as the formats below it are.
+#include <blockwire/io/vector_writer.hpp>
+#include <blockwire/undo/block_undo.hpp>
+#include <blockwire/undo/varint.hpp>
+
+#include "compress.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
+namespace blockwire {
+namespace {
+
+namespace w = wire;
+
+// A coin: VARINT(height * 2 + coinbase), a zero byte when the height is
+// not 0 (old versions' transaction version), VARINT(compressed amount), the
+// compressed script.
+inline constexpr struct {
+  void operator()(w::ByteSink auto& out, const SpentCoin& coin) const {
+    undo::encode_varint(out, std::uint64_t{coin.height} * 2 + (coin.coinbase ? 1 : 0));
+    if (coin.height > 0) w::encode_u8(out, 0);
+    undo::encode_varint(out, compress_amount(static_cast<std::uint64_t>(coin.value)));
+    undo::detail::compress_script(out, coin.script_pubkey);
+  }
+} encode_coin;
+
+inline constexpr struct {
+  void operator()(w::ByteSink auto& out, const TxUndo& tx) const { w::encode_range(out, tx.coins, encode_coin); }
+} encode_tx_undo;
+
+inline constexpr struct {
+  void operator()(w::ByteSink auto& out, const BlockUndo& undo) const { w::encode_range(out, undo.transactions, encode_tx_undo); }
+} encode_undo;
+
+inline constexpr struct {
+  void operator()(DecodingContext& ctx, SpentCoin& coin) const {
+    const std::uint64_t code = undo::decode_varint(ctx, 0xffffffff);
+    coin.height = static_cast<std::uint32_t>(code >> 1);
+    coin.coinbase = (code & 1) != 0;
+    if (coin.height > 0) (void)undo::decode_varint(ctx, 0xffffffff);  // the old version field, any value
+    coin.value = static_cast<std::int64_t>(decompress_amount(undo::decode_varint(ctx)));
+    if (ctx.ok()) undo::detail::decompress_script(ctx, coin.script_pubkey);
+  }
+} decode_coin;
+
+// The fewest bytes on the wire: a coin is a code, an amount and a script
+// code (3); a transaction's undo data a count (1).
+constexpr std::uint64_t min_coin_size = 3;
+
+inline constexpr struct {
+  void operator()(DecodingContext& ctx, TxUndo& tx) const { w::decode_range(ctx, tx.coins, min_coin_size, decode_coin); }
+} decode_tx_undo;
+
+inline constexpr struct {
+  void operator()(DecodingContext& ctx, BlockUndo& undo) const { w::decode_range(ctx, undo.transactions, 1, decode_tx_undo); }
+} decode_undo;
+
+}  // namespace
+
+result<void> encode_block_undo(const BlockUndo& undo, writer_ref out) {
+  StreamWriter sink(out);
+  encode_undo(sink, undo);
+  return sink.flush();
+}
+
+void encode_block_undo(const BlockUndo& undo, std::vector<std::byte>& out) {
+  out.reserve(out.size() + serialized_size(undo));
+  VectorWriter sink(out);
+  (void)encode_block_undo(undo, writer_ref(sink));  // a vector cannot fail
+}
+
+std::size_t serialized_size(const BlockUndo& undo) {
+  w::SizeCounter counter;
+  encode_undo(counter, undo);
+  return counter.size();
+}
+
+result<BlockUndo> decode_block_undo(std::span<const std::byte> bytes) {
+  DecodingContext ctx(bytes);
+  BlockUndo undo;
+  decode_undo(ctx, undo);
+  if (auto r = w::finish_exact(ctx, bytes.size()); !r) return r.error();
+  return undo;
+}
+
+result<BlockUndo> decode_block_undo(StreamReader& in) {
+  DecodingContext ctx(in);
+  BlockUndo undo;
+  decode_undo(ctx, undo);
+  if (!ctx.ok()) return ctx.failure();
+  return undo;
+}
+
+result<void> check_shape(const BlockUndo& undo, const Block& block) {
+  if (block.transactions.empty() || undo.transactions.size() != block.transactions.size() - 1) return undo_errc::wrong_shape;
+  for (std::size_t i = 0; i < undo.transactions.size(); ++i) {
+    if (undo.transactions[i].coins.size() != block.transactions[i + 1].inputs.size()) return undo_errc::wrong_shape;
+  }
+  return success();
+}
+
+std::vector<std::int64_t> fees(const BlockUndo& undo, const Block& block) {
+  std::vector<std::int64_t> out;
+  out.reserve(undo.transactions.size());
+  for (std::size_t i = 0; i < undo.transactions.size() && i + 1 < block.transactions.size(); ++i) {
+    std::int64_t fee = 0;
+    for (const SpentCoin& coin : undo.transactions[i].coins) fee += coin.value;
+    for (const TxOut& o : block.transactions[i + 1].outputs) fee -= o.value;
+    out.push_back(fee);
+  }
+  return out;
+}
+
+bool CoinSet::less(const OutPoint& a, const OutPoint& b) noexcept {
+  const int c = std::memcmp(a.txid.bytes().data(), b.txid.bytes().data(), 32);
+  return c != 0 ? c < 0 : a.index < b.index;
+}
+
+result<BlockUndo> CoinSet::apply(const Block& block, std::uint32_t height) {
+  BlockUndo undo;
+  undo.transactions.reserve(block.transactions.empty() ? 0 : block.transactions.size() - 1);
+  // Every change, with what it replaced, so that a failure puts the set
+  // back as it was.
+  std::vector<std::pair<OutPoint, std::optional<SpentCoin>>> journal;
+  const auto roll_back = [&] {
+    for (auto it = journal.rbegin(); it != journal.rend(); ++it) {
+      if (it->second) {
+        coins_.insert_or_assign(it->first, std::move(*it->second));
+      } else {
+        coins_.erase(it->first);
+      }
+    }
+  };
+  // Transaction by transaction, each one's outputs added before the next
+  // spends: a block may spend what it creates.
+  for (std::size_t t = 0; t < block.transactions.size(); ++t) {
+    const Transaction& tx = block.transactions[t];
+    if (t != 0) {
+      TxUndo& tx_undo = undo.transactions.emplace_back();
+      tx_undo.coins.reserve(tx.inputs.size());
+      for (const TxIn& in : tx.inputs) {
+        const auto it = coins_.find(in.prevout);
+        if (it == coins_.end()) {
+          roll_back();
+          return undo_errc::missing_coin;
+        }
+        tx_undo.coins.push_back(it->second);
+        journal.emplace_back(it->first, std::move(it->second));
+        coins_.erase(it);
+      }
+    }
+    const Hash256 id = txid(tx);
+    for (std::uint32_t o = 0; o < tx.outputs.size(); ++o) {
+      const auto script = tx.script_pubkey(tx.outputs[o]);
+      SpentCoin coin{height, t == 0, tx.outputs[o].value, std::vector<std::byte>(script.begin(), script.end())};
+      const OutPoint point{id, o};
+      auto [it, inserted] = coins_.try_emplace(point, std::move(coin));
+      if (inserted) {
+        journal.emplace_back(point, std::nullopt);
+      } else {  // a duplicate txid (before BIP30): the new output replaces the old, as in Core
+        journal.emplace_back(point, std::move(it->second));
+        it->second = SpentCoin{height, t == 0, tx.outputs[o].value, std::vector<std::byte>(script.begin(), script.end())};
+      }
+    }
+  }
+  return undo;
+}
+
+}  // namespace blockwire

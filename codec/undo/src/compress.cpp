@@ -1,0 +1,135 @@
+// Amount and script compression as Bitcoin Core's compressor.cpp defines
+// them (the format is Core's; this is its own implementation).
+#include <blockwire/io/vector_writer.hpp>
+#include <blockwire/undo/block_undo.hpp>
+#include <blockwire/undo/varint.hpp>
+
+#include "compress.hpp"
+
+#include <secp256k1.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+namespace blockwire {
+
+std::uint64_t compress_amount(std::uint64_t n) noexcept {
+  if (n == 0) return 0;
+  unsigned zeros = 0;  // trailing decimal zeros, at most 9
+  while (n % 10 == 0 && zeros < 9) {
+    n /= 10;
+    ++zeros;
+  }
+  if (zeros == 9) return 1 + (n - 1) * 10 + 9;
+  const std::uint64_t last_digit = n % 10;  // 1..9: the zeros stopped before it
+  n /= 10;
+  return 1 + (n * 9 + last_digit - 1) * 10 + zeros;
+}
+
+std::uint64_t decompress_amount(std::uint64_t x) noexcept {
+  if (x == 0) return 0;
+  --x;
+  unsigned zeros = static_cast<unsigned>(x % 10);
+  x /= 10;
+  std::uint64_t n = 0;
+  if (zeros < 9) {
+    const std::uint64_t last_digit = x % 9 + 1;
+    n = (x / 9) * 10 + last_digit;
+  } else {
+    n = x + 1;
+  }
+  for (; zeros != 0; --zeros) n *= 10;
+  return n;
+}
+
+namespace undo::detail {
+
+constexpr std::byte op_dup{0x76}, op_hash160{0xa9}, op_equalverify{0x88}, op_checksig{0xac}, op_equal{0x87};
+
+
+bool is_p2pkh(std::span<const std::byte> s) {
+  return s.size() == 25 && s[0] == op_dup && s[1] == op_hash160 && s[2] == std::byte{20} && s[23] == op_equalverify &&
+         s[24] == op_checksig;
+}
+bool is_p2sh(std::span<const std::byte> s) {
+  return s.size() == 23 && s[0] == op_hash160 && s[1] == std::byte{20} && s[22] == op_equal;
+}
+bool is_compressed_p2pk(std::span<const std::byte> s) {
+  return s.size() == 35 && s[0] == std::byte{33} && (s[1] == std::byte{2} || s[1] == std::byte{3}) && s[34] == op_checksig;
+}
+// An uncompressed key stored compressed only when it is on the curve: a
+// key that is not could not be restored from x.
+bool is_uncompressed_p2pk(std::span<const std::byte> s) {
+  if (s.size() != 67 || s[0] != std::byte{65} || s[1] != std::byte{4} || s[66] != op_checksig) return false;
+  secp256k1_pubkey key;
+  return secp256k1_ec_pubkey_parse(secp256k1_context_static, &key, reinterpret_cast<const unsigned char*>(s.data() + 1), 65) == 1;
+}
+
+void decompress_script(DecodingContext& ctx, std::vector<std::byte>& script) {
+  script.clear();
+  const std::uint64_t code = decode_varint(ctx, 0xffffffff);
+  if (!ctx.ok()) return;
+  if (code >= special_scripts) {
+    const std::uint64_t size = code - special_scripts;
+    if (size > max_script_size) {  // as Core: skipped, an invalid script in its place
+      ctx.skip(size);
+      script.push_back(std::byte{0x6a});  // OP_RETURN
+    } else {
+      ctx.read_append(script, size);
+    }
+    return;
+  }
+  std::array<std::byte, 32> data{};
+  const std::size_t n = code < 2 ? 20 : 32;
+  if (!ctx.read(std::span<std::byte>(data.data(), n))) return;
+  const auto append = [&](std::initializer_list<std::byte> bytes) { script.insert(script.end(), bytes); };
+  const std::span<const std::byte> body(data.data(), n);
+  switch (code) {
+    case 0:
+      append({op_dup, op_hash160, std::byte{20}});
+      script.insert(script.end(), body.begin(), body.end());
+      append({op_equalverify, op_checksig});
+      return;
+    case 1:
+      append({op_hash160, std::byte{20}});
+      script.insert(script.end(), body.begin(), body.end());
+      append({op_equal});
+      return;
+    case 2:
+    case 3:
+      append({std::byte{33}, static_cast<std::byte>(code)});
+      script.insert(script.end(), body.begin(), body.end());
+      append({op_checksig});
+      return;
+    default: {  // 4, 5: the uncompressed key, restored from x and the parity of y
+      unsigned char compressed[33];
+      compressed[0] = static_cast<unsigned char>(code - 2);
+      std::memcpy(compressed + 1, data.data(), 32);
+      secp256k1_pubkey key;
+      if (secp256k1_ec_pubkey_parse(secp256k1_context_static, &key, compressed, sizeof compressed) != 1) {
+        ctx.fail(undo_errc::invalid_compressed_key);
+        return;
+      }
+      unsigned char full[65];
+      std::size_t full_size = sizeof full;
+      secp256k1_ec_pubkey_serialize(secp256k1_context_static, full, &full_size, &key, SECP256K1_EC_UNCOMPRESSED);
+      script.push_back(std::byte{65});
+      const auto* f = reinterpret_cast<const std::byte*>(full);
+      script.insert(script.end(), f, f + 65);
+      script.push_back(op_checksig);
+      return;
+    }
+  }
+}
+
+}  // namespace undo::detail
+
+void compress_script(std::span<const std::byte> script, std::vector<std::byte>& out) {
+  VectorWriter sink(out);
+  StreamWriter w{writer_ref(sink)};
+  undo::detail::compress_script(w, script);
+  (void)w.flush();  // a vector cannot fail
+}
+
+}  // namespace blockwire

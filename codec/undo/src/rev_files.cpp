@@ -1,0 +1,228 @@
+#include <blockwire/codec/wire.hpp>
+#include <blockwire/io/file.hpp>
+#include <blockwire/io/sha256.hpp>
+#include <blockwire/io/vector_writer.hpp>
+#include <blockwire/io/xor.hpp>
+#include <blockwire/undo/rev_files.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace blockwire {
+namespace {
+
+std::error_code last_os_error() { return {errno, std::system_category()}; }
+
+// FNV-1a over the counts: a key for a multimap, collisions resolved by the
+// checksum.
+struct ShapeHash {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  void add(std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xff;
+      h *= 0x100000001b3ull;
+    }
+  }
+};
+
+}  // namespace
+
+std::string undo_file_name(unsigned number) {
+  char name[32];
+  std::snprintf(name, sizeof name, "rev%05u.dat", number);
+  return name;
+}
+
+std::optional<unsigned> undo_file_number(std::string_view name) {
+  if (!name.starts_with("rev") || !name.ends_with(".dat")) return std::nullopt;
+  const std::string_view digits = name.substr(3, name.size() - 7);
+  if (digits.size() < 5) return std::nullopt;
+  unsigned n = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
+  return n;
+}
+
+result<std::vector<std::string>> undo_files(const std::string& blocks_dir) {
+  std::error_code ec;
+  std::vector<std::pair<unsigned, std::string>> found;
+  for (const auto& entry : std::filesystem::directory_iterator(blocks_dir, ec)) {
+    if (const auto n = undo_file_number(entry.path().filename().string())) found.emplace_back(*n, entry.path().string());
+  }
+  if (ec) return ec;
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> paths;
+  for (auto& f : found) paths.push_back(std::move(f.second));
+  return paths;
+}
+
+Hash256 undo_checksum(const Hash256& parent_hash, std::span<const std::byte> undo_bytes) {
+  Sha256 h;
+  h.update(parent_hash.bytes());
+  h.update(undo_bytes);
+  const Hash256 first = h.finish();
+  h.update(first.bytes());
+  return h.finish();
+}
+
+std::uint64_t undo_shape(const Block& block) {
+  ShapeHash s;
+  s.add(block.transactions.empty() ? 0 : block.transactions.size() - 1);
+  for (std::size_t i = 1; i < block.transactions.size(); ++i) s.add(block.transactions[i].inputs.size());
+  return s.h;
+}
+
+std::uint64_t undo_shape(const BlockUndo& undo) {
+  ShapeHash s;
+  s.add(undo.transactions.size());
+  for (const TxUndo& tx : undo.transactions) s.add(tx.coins.size());
+  return s.h;
+}
+
+UndoFileWriter::UndoFileWriter(std::string dir, const XorKey& key, network net) : dir_(std::move(dir)), key_(key), net_(net) {}
+
+result<BlockPosition> UndoFileWriter::append(const BlockUndo& undo, const Hash256& parent_hash, unsigned file) {
+  const std::string path = (std::filesystem::path(dir_) / undo_file_name(file)).string();
+  FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644), ownership::own);
+  if (fd.get() < 0) return last_os_error();
+  const off_t end = ::lseek(fd.get(), 0, SEEK_END);
+  if (end < 0) return last_os_error();
+  const auto offset = static_cast<std::uint64_t>(end);
+
+  // The record in one buffer: frame, undo data, checksum over the undo data
+  // while it is in cache, then the key over the whole, then one write.
+  const std::size_t size = serialized_size(undo);
+  buffer_.clear();
+  buffer_.reserve(8 + size + 32);
+  const Magic m = magic(net_);
+  buffer_.insert(buffer_.end(), m.begin(), m.end());
+  const auto length = wire::to_le(static_cast<std::uint32_t>(size));
+  buffer_.insert(buffer_.end(), length.begin(), length.end());
+  encode_block_undo(undo, buffer_);
+  const Hash256 check = undo_checksum(parent_hash, std::span<const std::byte>(buffer_).subspan(8));
+  buffer_.insert(buffer_.end(), check.bytes().begin(), check.bytes().end());
+  xor_in_place(buffer_, key_, offset);
+  FileWriter out(fd.get());
+  if (auto r = out.write(buffer_); !r) {
+    (void)::ftruncate(fd.get(), end);  // nothing partial stays
+    return error(r.error().code(), offset);
+  }
+  if (auto r = fd.close(); !r) return error(r.error().code(), offset);
+  return BlockPosition{file, offset};
+}
+
+struct UndoFileReader::State {
+  FileReader file;
+  XorKey key;
+  Magic magic;
+  std::uint64_t size = 0;    // of the file
+  std::uint64_t offset = 0;  // of the next record
+  std::vector<std::byte> buffer;
+
+  // Exactly out.size() bytes at the current offset, un-XORed.
+  result<void> read_exact(std::span<std::byte> out) {
+    const std::uint64_t at = offset;
+    std::size_t done = 0;
+    while (done < out.size()) {
+      auto got = file.read_some(out.subspan(done));
+      if (!got) return error(got.error().code(), at);
+      if (got.value() == 0) return error(undo_errc::truncated_record, at);
+      done += got.value();
+    }
+    xor_in_place(out, key, offset);
+    offset += out.size();
+    return success();
+  }
+};
+
+UndoFileReader::UndoFileReader(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
+UndoFileReader::UndoFileReader(UndoFileReader&&) noexcept = default;
+UndoFileReader& UndoFileReader::operator=(UndoFileReader&&) noexcept = default;
+UndoFileReader::~UndoFileReader() = default;
+
+result<UndoFileReader> UndoFileReader::open(const std::string& path, const XorKey& key, network net, std::uint64_t start_offset) {
+  auto file = FileReader::open(path.c_str());
+  if (!file) return file.error();
+  struct stat st{};
+  if (::fstat(file.value().fd(), &st) != 0) return last_os_error();
+  if (start_offset != 0 && ::lseek(file.value().fd(), static_cast<off_t>(start_offset), SEEK_SET) < 0) return last_os_error();
+  auto state =
+      std::make_unique<State>(State{std::move(file).value(), key, magic(net), static_cast<std::uint64_t>(st.st_size), start_offset, {}});
+  return UndoFileReader(std::move(state));
+}
+
+result<std::optional<UndoRecord>> UndoFileReader::next() {
+  State& s = *state_;
+  const std::uint64_t at = s.offset;
+  if (at >= s.size) return std::optional<UndoRecord>{};
+  std::array<std::byte, 8> head{};
+  const std::uint64_t have = std::min<std::uint64_t>(8, s.size - at);
+  if (auto r = s.read_exact(std::span<std::byte>(head.data(), have)); !r) return r.error();
+  // Padding: a zero where the magic would begin, on disk or once un-XORed.
+  const std::byte raw_first = head[0] ^ s.key[at % 8];
+  if (head[0] == std::byte{0} || raw_first == std::byte{0}) {
+    s.offset = s.size;
+    return std::optional<UndoRecord>{};
+  }
+  if (!std::equal(s.magic.begin(), s.magic.end(), head.begin()) || have < 8) {
+    return error(have < 8 ? undo_errc::truncated_record : undo_errc::bad_magic, at);
+  }
+  const std::uint32_t length = wire::from_le<std::uint32_t>(std::array<std::byte, 4>{head[4], head[5], head[6], head[7]});
+  if (std::uint64_t{length} + 32 > s.size - s.offset) return error(undo_errc::truncated_record, at);
+  s.buffer.resize(length + std::size_t{32});
+  if (auto r = s.read_exact(s.buffer); !r) return r.error();
+  UndoRecord record;
+  record.offset = at;
+  record.bytes = std::span<const std::byte>(s.buffer).first(length);
+  std::copy(s.buffer.end() - 32, s.buffer.end(), record.checksum.bytes().begin());
+  return std::optional<UndoRecord>(record);
+}
+
+result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& key, network net) {
+  UndoIndex index;
+  index.dir_ = blocks_dir;
+  index.key_ = key;
+  index.net_ = net;
+  auto files = undo_files(blocks_dir);
+  if (!files) return files.error();
+  for (const std::string& path : files.value()) {
+    const unsigned number = *undo_file_number(std::filesystem::path(path).filename().string());
+    auto reader = UndoFileReader::open(path, key, net);
+    if (!reader) return reader.error();
+    for (;;) {
+      auto record = reader.value().next();
+      if (!record) return record.error();
+      if (!record.value()) break;
+      auto undo = decode_block_undo(record.value()->bytes);
+      if (!undo) continue;  // scan reports it; here it pairs with nothing
+      index.by_shape_.emplace(undo_shape(undo.value()), Where{number, record.value()->offset});
+      ++index.count_;
+    }
+  }
+  return index;
+}
+
+result<std::optional<BlockUndo>> UndoIndex::find(const Block& block, unsigned file) const {
+  const auto [first, last] = by_shape_.equal_range(undo_shape(block));
+  for (auto it = first; it != last; ++it) {
+    if (it->second.file != file) continue;
+    auto reader = UndoFileReader::open((std::filesystem::path(dir_) / undo_file_name(file)).string(), key_, net_, it->second.offset);
+    if (!reader) return reader.error();
+    auto record = reader.value().next();
+    if (!record) return record.error();
+    if (!record.value() || undo_checksum(block.header.prev_block, record.value()->bytes) != record.value()->checksum) continue;
+    auto undo = decode_block_undo(record.value()->bytes);
+    if (!undo) return undo.error();
+    return std::optional<BlockUndo>(std::move(undo).value());
+  }
+  return std::optional<BlockUndo>{};
+}
+
+}  // namespace blockwire
