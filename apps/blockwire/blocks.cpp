@@ -1,6 +1,8 @@
 // blockwire blocks: a blocks directory's best chain in height order, as
-// getblock shows each block (verbosity 0, 1 or 2) or one line a block.
-// Memory: the header index plus one block.
+// getblock shows each block (verbosity 0, 1, 2 or 3) or one line a block.
+// With rev files, their undo data gives each transaction's fee (2, 3) and
+// each input's prevout (3), as Core prints them.
+// Memory: the header index, an index of the undo records, one block.
 #include "commands.hpp"
 #include "core_json.hpp"
 #include "json_output.hpp"
@@ -10,8 +12,10 @@
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
 #include <blockwire/io/hex.hpp>
+#include <blockwire/undo.hpp>
 
 #include <cstdio>
+#include <optional>
 
 namespace blockwire::cli {
 
@@ -27,6 +31,19 @@ int blocks(const BlocksOptions& options) {
   if (!index) {
     std::fprintf(stderr, "blockwire blocks: %s: %s\n", o.dir.c_str(), index.error().message().c_str());
     return usage_or_io;
+  }
+  // Undo data, when the directory has it and the output shows it.
+  std::optional<UndoIndex> undo_index;
+  if (o.json && o.verbosity >= 2) {
+    auto revs = undo_files(o.dir);
+    if (revs && !revs.value().empty()) {
+      auto built = UndoIndex::build(o.dir, key.value(), o.net);
+      if (!built) {
+        std::fprintf(stderr, "blockwire blocks: %s: reading rev files: %s\n", o.dir.c_str(), built.error().message().c_str());
+        return built.error().code().category() == std::system_category() ? usage_or_io : bad_data;
+      }
+      undo_index = std::move(built).value();
+    }
   }
   const auto chain = index.value().best_chain();
   if (chain.empty()) {
@@ -69,7 +86,19 @@ int blocks(const BlocksOptions& options) {
       json->string(to_hex(bytes.value()));
     } else {
       const ChainInfo info = index.value().chain_info(b);
-      write_block_json(*json, view.value(), o.net, &info, o.verbosity);
+      std::optional<BlockUndo> undo;
+      if (undo_index && height != 0) {
+        std::vector<std::uint64_t> inputs;
+        for (std::size_t t = 1; t < view.value().transaction_count(); ++t) inputs.push_back(view.value().transaction(t).input_count());
+        auto found = undo_index->find(undo_shape(inputs), b.header.prev_block, b.file);
+        if (!found) {
+          std::fprintf(stderr, "blockwire blocks: the undo data of block %llu: %s\n", static_cast<unsigned long long>(height),
+                       found.error().message().c_str());
+          return bad_data;
+        }
+        undo = std::move(found).value();
+      }
+      write_block_json(*json, view.value(), o.net, &info, o.verbosity, undo ? &*undo : nullptr);
     }
   }
   if (json) json->end_array();

@@ -38,6 +38,7 @@ struct PackOptions {
   std::string xor_key;
   bool random_key = false;
   bool append = false;
+  bool undo = false;  // rev files too, undo data made from the blocks themselves
   network net = network::mainnet;
 };
 

@@ -68,7 +68,10 @@ double difficulty(std::uint32_t bits) {
   return 65535.0 / mantissa * std::pow(256.0, 0x1d - exponent);
 }
 
-void write_transaction_json(JsonOutput& out, const TransactionView& tx, network net, bool hex) {
+void write_transaction_json(JsonOutput& out, const TransactionView& tx, network net, bool hex, const TxUndo* undo, bool prevouts) {
+  // Undo data of another shape is not this transaction's: left out.
+  if (undo != nullptr && undo->coins.size() != tx.input_count()) undo = nullptr;
+  std::int64_t total_in = 0;
   out.begin_object();
   out.key("txid");
   out.string(tx.txid().to_hex());
@@ -112,6 +115,23 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx, network 
       for (const auto item : in.witness) write_hex(out, item);
       out.end_array();
     }
+    if (undo != nullptr) {
+      const SpentCoin& coin = undo->coins[i];
+      total_in += coin.value;
+      if (prevouts) {
+        out.key("prevout");
+        out.begin_object();
+        out.key("generated");
+        out.boolean(coin.coinbase);
+        out.key("height");
+        out.uint(coin.height);
+        out.key("value");
+        out.raw_number(amount_text(coin.value));
+        out.key("scriptPubKey");
+        write_script_pubkey(out, coin.script_pubkey, net);
+        out.end_object();
+      }
+    }
     out.key("sequence");
     out.uint(in.sequence);
     out.end_object();
@@ -119,8 +139,10 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx, network 
   out.end_array();
   out.key("vout");
   out.begin_array();
+  std::int64_t total_out = 0;
   for (std::size_t n = 0; n < tx.output_count(); ++n) {
     const OutputView o = tx.output(n);
+    total_out += o.value;
     out.begin_object();
     out.key("value");
     out.raw_number(amount_text(o.value));
@@ -131,6 +153,10 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx, network 
     out.end_object();
   }
   out.end_array();
+  if (undo != nullptr) {
+    out.key("fee");
+    out.raw_number(amount_text(total_in - total_out));
+  }
   if (hex) {
     out.key("hex");
     write_hex(out, tx.bytes());
@@ -138,7 +164,8 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx, network 
   out.end_object();
 }
 
-void write_block_json(JsonOutput& out, const BlockView& block, network net, const ChainInfo* chain, int verbosity) {
+void write_block_json(JsonOutput& out, const BlockView& block, network net, const ChainInfo* chain, int verbosity, const BlockUndo* undo) {
+  if (undo != nullptr && undo->transactions.size() + 1 != block.transaction_count()) undo = nullptr;
   const BlockHeader& h = block.header();
   out.begin_object();
   out.key("hash");
@@ -195,7 +222,8 @@ void write_block_json(JsonOutput& out, const BlockView& block, network net, cons
   out.begin_array();
   for (std::size_t i = 0; i < block.transaction_count(); ++i) {
     if (verbosity >= 2) {
-      write_transaction_json(out, block.transaction(i), net, true);
+      const TxUndo* tx_undo = undo != nullptr && i > 0 ? &undo->transactions[i - 1] : nullptr;
+      write_transaction_json(out, block.transaction(i), net, true, tx_undo, verbosity >= 3);
     } else {
       out.string(block.transaction(i).txid().to_hex());
     }

@@ -3,13 +3,14 @@
 // Keys in Core's order (blockheaderToJSON, blockToJSON, TxToUniv,
 // ScriptToUniv); the fields that need the chain (height, confirmations,
 // mediantime, chainwork, nextblockhash) or undo data (fee, prevout) are
-// left out for a loose block.
+// left out for a loose block; a blocks directory with rev files has them.
 #pragma once
 
 #include "json_output.hpp"
 
 #include <blockwire/blockfiles/block_index.hpp>
 #include <blockwire/codec.hpp>
+#include <blockwire/undo/block_undo.hpp>
 
 namespace blockwire::cli {
 
@@ -17,10 +18,16 @@ namespace blockwire::cli {
 // plus its offsets, whatever the number of transactions or witness items.
 // `hex`: the transaction's own bytes at the end, as getblock prints them
 // (decoderawtransaction does not). Addresses and descriptors for `net`.
-void write_transaction_json(JsonOutput& out, const TransactionView& tx, network net, bool hex);
+// `undo`: the coins its inputs spent, when the directory has undo data:
+// then `fee`, and with `prevouts` (getblock 3) each input's `prevout`.
+void write_transaction_json(JsonOutput& out, const TransactionView& tx, network net, bool hex, const TxUndo* undo = nullptr,
+                            bool prevouts = false);
 // getblock's verbosity: 1 lists the txids, 2 the transactions in full.
 // `chain`: the block's place in a blocks directory, when it is known.
-void write_block_json(JsonOutput& out, const BlockView& block, network net, const ChainInfo* chain = nullptr, int verbosity = 2);
+// `undo`: the block's undo data, when the directory has it (fees at 2,
+// and prevouts at 3, as getblock prints them).
+void write_block_json(JsonOutput& out, const BlockView& block, network net, const ChainInfo* chain = nullptr, int verbosity = 2,
+                      const BlockUndo* undo = nullptr);
 
 // Bitcoin Core's difficulty: the genesis target over the block's target.
 double difficulty(std::uint32_t bits);

@@ -92,6 +92,10 @@ int main(int argc, char** argv) {
   auto* key_opt = pack_cmd->add_option("--xor-key", pack.xor_key, "the 16-hex-digit obfuscation key")->type_name("HEX");
   pack_cmd->add_flag("--random-key", pack.random_key, "a random key")->excludes(key_opt);
   pack_cmd->add_flag("--append", pack.append, "add to the blk files already in DIR (with its key)");
+  pack_cmd->add_flag("--undo", pack.undo,
+                     "also write rev files, Core's undo data, made from the blocks themselves (a new directory; the\n"
+                     "blocks a chain from its genesis block, in order)")
+      ->excludes("--append");
   add_network_option(*pack_cmd, pack.net);
 
   cli::BlocksOptions blocks;
@@ -99,17 +103,19 @@ int main(int argc, char** argv) {
       "blocks",
       "A blocks directory's best chain in height order: an index of its headers (linked by previous\n"
       "hash, the chain with the most work), then each block as Bitcoin Core's getblock shows it\n"
-      "(--json, --verbosity 0 hex, 1 txids, 2 transactions), with height, confirmations, mediantime,\n"
-      "chainwork and next block; or one line a block.");
+      "(--json, --verbosity 0 hex, 1 txids, 2 transactions, 3 with prevouts from the rev files), with\n"
+      "height, confirmations, mediantime, chainwork and next block; or one line a block.");
   blocks_cmd->add_option("dir", blocks.dir, "a blocks directory")->required()->type_name("DIR");
   blocks_cmd->add_option("--from", blocks.from, "the first height (default 0)")
       ->check([](const std::string& v) { return v.starts_with("-") ? "a height is 0 or more, not " + v : std::string(); })
       ->type_name("HEIGHT");
   blocks_cmd->add_option("--count", blocks.count, "how many blocks (default: to the tip)")->type_name("N");
   blocks_cmd->add_flag("--json", blocks.json, "a JSON array, one getblock result a block");
-  blocks_cmd->add_option("--verbosity", blocks.verbosity, "with --json: 0 hex, 1 txids (default), 2 transactions")
-      ->check(CLI::Range(0, 2))
-      ->type_name("0|1|2");
+  blocks_cmd->add_option("--verbosity", blocks.verbosity,
+                         "with --json: 0 hex, 1 txids (default), 2 transactions (with fees when DIR has rev files),\n"
+                         "3 also each input's prevout (from the rev files)")
+      ->check(CLI::Range(0, 3))
+      ->type_name("0|1|2|3");
   blocks_cmd->add_option("--xor-key", blocks.xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
   add_network_option(*blocks_cmd, blocks.net);
 

@@ -11,12 +11,14 @@
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
 #include <blockwire/io/hex.hpp>
+#include <blockwire/undo.hpp>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <optional>
 
 namespace blockwire::cli {
@@ -111,12 +113,47 @@ int pack(const PackOptions& o) {
     key = random_xor_key();
   }
 
+  if (o.undo && !existing.value().empty()) {
+    std::fprintf(stderr, "blockwire pack: --undo makes undo data from the blocks given, from the genesis block on: "
+                         "%s already has blk files\n", o.output_dir.c_str());
+    return usage_or_io;
+  }
+
   // Every input checked before anything is written. What cannot be read
   // twice (standard input, a pipe, a device) is kept; files are read again.
+  // With --undo, each block's undo data is made here, as a node connecting
+  // the chain makes it: the blocks must be a chain from the genesis block,
+  // in order.
   std::vector<std::byte> bytes;
   std::vector<std::optional<std::vector<std::byte>>> kept(o.inputs.size());
+  CoinSet coins;
+  std::vector<std::optional<BlockUndo>> undos(o.undo ? o.inputs.size() : 0);
+  std::vector<Hash256> parents(undos.size());
+  std::map<Hash256, std::uint32_t> heights;
   for (std::size_t i = 0; i < o.inputs.size(); ++i) {
     if (auto status = read_block_input(o.inputs[i], o.net, bytes, true)) return *status;
+    if (o.undo) {
+      const Block block = decode_block(bytes).value();  // read_block_input checked that it decodes
+      std::uint32_t height = 0;
+      if (!block.header.prev_block.is_zero()) {
+        const auto parent = heights.find(block.header.prev_block);
+        if (parent == heights.end()) {
+          std::fprintf(stderr, "blockwire pack: %s: its parent is no block before it (--undo needs the chain from its genesis block, in order)\n",
+                       o.inputs[i].c_str());
+          return bad_data;
+        }
+        height = parent->second + 1;
+      }
+      heights.emplace(block_hash(block.header), height);
+      auto undo = coins.apply(block, height);
+      if (!undo) {
+        std::fprintf(stderr, "blockwire pack: %s: %s (--undo needs every spent output in a block before it)\n", o.inputs[i].c_str(),
+                     undo.error().message().c_str());
+        return bad_data;
+      }
+      if (height != 0) undos[i] = std::move(undo).value();  // Core writes none for the genesis block
+      parents[i] = block.header.prev_block;
+    }
     if (o.inputs[i] == "-" || !fs::is_regular_file(o.inputs[i], ec)) kept[i] = std::move(bytes);
   }
 
@@ -153,6 +190,7 @@ int pack(const PackOptions& o) {
     return abandon();
   }
   const BlockPosition start = writer.value().position();
+  UndoFileWriter undo_writer(target, key, o.net);  // under the BlockFileWriter's lock
   std::uint64_t total = 0;
   BlockPosition last{};
   for (std::size_t i = 0; i < o.inputs.size(); ++i) {
@@ -178,6 +216,14 @@ int pack(const PackOptions& o) {
     }
     last = at.value();
     total += bytes.size();
+    if (o.undo && undos[i]) {
+      if (auto r = undo_writer.append(*undos[i], parents[i], at.value().file); !r) {
+        std::fprintf(stderr, "blockwire pack: writing the undo data of %s into %s/%s: %s\n", input.c_str(), o.output_dir.c_str(),
+                     undo_file_name(at.value().file).c_str(), r.error().message().c_str());
+        (void)writer.value().rewind(start);
+        return abandon();  // a fresh directory: its rev files go with it
+      }
+    }
   }
   if (auto r = writer.value().close(); !r) {
     std::fprintf(stderr, "blockwire pack: closing %s/%s: %s\n", o.output_dir.c_str(), block_file_name(last.file).c_str(),
@@ -195,6 +241,11 @@ int pack(const PackOptions& o) {
   std::printf("packed %s (%s) into %s, blk00000.dat to %s, network %s, XOR key %s\n", count_of(o.inputs.size(), "block").c_str(),
               count_of(total, "byte").c_str(), o.output_dir.c_str(), block_file_name(last.file).c_str(), std::string(name(o.net)).c_str(),
               to_hex(key).c_str());
+  if (o.undo) {
+    std::size_t records = 0;
+    for (const auto& u : undos) records += u ? 1 : 0;
+    std::printf("and the undo data of %s (every block but the genesis block) into rev files\n", count_of(records, "block").c_str());
+  }
   return ok;
 }
 

@@ -10,11 +10,14 @@
 #include "xor_key.hpp"
 
 #include <blockwire/blockfiles.hpp>
+#include <blockwire/undo.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <thread>
 #include <tuple>
 #include <unistd.h>
@@ -25,8 +28,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A blocks directory with rev files: its blk files' places in the result,
+// by number, for pairing.
+struct UndoDir {
+  std::string path;
+  XorKey key;
+  network net;
+  std::map<unsigned, std::size_t> blk_files;  // N -> index in ScanResult::files
+};
+
 // The files the paths name, each with its key; a message when one cannot be used.
-std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, ScanResult& result, std::uint64_t& total_bytes) {
+std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, ScanResult& result, std::uint64_t& total_bytes,
+                       std::vector<UndoDir>& undo_dirs) {
   for (const std::string& path : o.paths) {
     std::error_code ec;
     const bool dir = fs::is_directory(path, ec);
@@ -44,15 +57,78 @@ std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, Sca
     auto key = resolve_xor_key(path, o.xor_key);
     if (!key) return xor_key_problem(path, o.xor_key, key.error());
     const network net = o.net_from_records ? network_of(path, key.value()).value_or(o.net) : o.net;
+    std::optional<UndoDir> undo;
+    if (dir) {
+      auto revs = undo_files(path);
+      if (!revs) return path + ": " + revs.error().message();
+      if (!revs.value().empty()) undo = UndoDir{path, key.value(), net, {}};
+    }
     for (const std::string& file : found) {
       const auto size = fs::file_size(file, ec);
       if (ec) return file + ": " + ec.message();
+      if (undo) undo->blk_files.emplace(*block_file_number(fs::path(file).filename().string()), result.files.size());
       files.push_back({result.files.size(), file, key.value(), total_bytes, size, net});
       result.files.push_back(file);
+      result.collect_undo_keys.push_back(undo.has_value());
       total_bytes += size;
     }
+    if (undo) undo_dirs.push_back(std::move(*undo));
   }
+  result.undo_keys.resize(result.files.size());
   return {};
+}
+
+// Every record of the directory's rev files: it must decode, and pair with
+// a block of the same-numbered blk file by shape (its transaction and
+// input counts) and by its checksum over that block's parent. What does
+// not is a problem, like a damaged blk record.
+result<void> verify_undo(const UndoDir& d, ScanResult& result) {
+  auto revs = undo_files(d.path);
+  if (!revs) return revs.error();
+  for (const std::string& path : revs.value()) {
+    const std::size_t index = result.files.size();
+    result.files.push_back(path);
+    ++result.undo_files;
+    const unsigned number = *undo_file_number(fs::path(path).filename().string());
+    const auto blk = d.blk_files.find(number);
+    static const std::vector<UndoKey> none;
+    const std::vector<UndoKey>& blocks = blk == d.blk_files.end() ? none : result.undo_keys[blk->second];
+    std::multimap<std::uint64_t, const Hash256*> by_shape;
+    for (const UndoKey& k : blocks) by_shape.emplace(k.shape, &k.parent);
+    auto reader = UndoFileReader::open(path, d.key, d.net);
+    if (!reader) return reader.error();
+    for (;;) {
+      auto record = reader.value().next();
+      if (!record) {
+        if (record.error().code().category() == std::system_category()) return record.error();
+        std::error_code ec;
+        const auto size = fs::file_size(path, ec);
+        const std::uint64_t at = record.error().offset();
+        result.add({index, at, size > at ? size - at : 0, record.error().code().message(), false});
+        break;
+      }
+      if (!record.value()) break;
+      const UndoRecord& r = *record.value();
+      ++result.undo_records;
+      auto undo = decode_block_undo(r.bytes);
+      if (!undo) {
+        result.add({index, r.offset, 0, "undo data does not decode: " + undo.error().message(), false});
+        continue;
+      }
+      const auto [first, last] = by_shape.equal_range(undo_shape(undo.value()));
+      bool paired = false;
+      for (auto it = first; it != last && !paired; ++it) paired = undo_checksum(*it->second, r.bytes) == r.checksum;
+      if (paired) {
+        ++result.undo_verified;
+      } else {
+        result.add({index, r.offset, 0,
+                    std::string(first == last ? "no block of the same-numbered blk file has this undo data's transaction and input counts"
+                                              : "the checksum matches no parent of a block with these counts"),
+                    false});
+      }
+    }
+  }
+  return success();
 }
 
 }  // namespace
@@ -61,7 +137,8 @@ int scan(const ScanOptions& o) {
   ScanResult result;
   std::vector<FileToScan> files;
   std::uint64_t total_bytes = 0;
-  if (const std::string problem = list_files(o, files, result, total_bytes); !problem.empty()) {
+  std::vector<UndoDir> undo_dirs;
+  if (const std::string problem = list_files(o, files, result, total_bytes, undo_dirs); !problem.empty()) {
     std::fprintf(stderr, "blockwire scan: %s\n", problem.c_str());
     return usage_or_io;
   }
@@ -79,6 +156,10 @@ int scan(const ScanOptions& o) {
   }
   pipeline.finish();
   progress.finish();
+  for (const UndoDir& d : undo_dirs) {
+    if (!result.io_failure.empty()) break;
+    if (auto r = verify_undo(d, result); !r) result.io_failure = d.path + ": " + r.error().message();
+  }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::sort(result.problems.begin(), result.problems.end(),
             [](const Problem& a, const Problem& b) { return std::tie(a.file, a.offset) < std::tie(b.file, b.offset); });

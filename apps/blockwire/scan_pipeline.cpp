@@ -1,5 +1,7 @@
 #include "scan_pipeline.hpp"
 
+#include <blockwire/undo.hpp>
+
 #include <blockwire/codec.hpp>
 
 #include <cstring>
@@ -74,6 +76,9 @@ void CheckPipeline::work() {
     std::lock_guard lock(mutex_);
     ++result_.blocks;
     result_.transactions += block.transactions.size();
+    if (failure.empty() && result_.collect_undo_keys[w->file]) {
+      result_.undo_keys[w->file].push_back({undo_shape(block), block.header.prev_block});
+    }
     result_.block_bytes += w->bytes.size();
     if (!failure.empty()) result_.add({w->file, w->offset, 0, std::move(failure), true});
     free_buffers_.push_back(std::move(w->bytes));

@@ -28,6 +28,11 @@ void print_text_report(const ScanResult& r) {
   } else {
     std::printf("every block decoded, passed check_block and re-encoded to the same bytes: %s\n", r.failed_blocks == 0 ? "yes" : "NO");
   }
+  if (r.undo_files != 0) {
+    std::printf("undo data: %s in %s, each paired with its block (counts, checksum over the parent): %s\n",
+                count_of(r.undo_records, "record").c_str(), count_of(r.undo_files, "rev file").c_str(),
+                r.undo_verified == r.undo_records ? "yes" : "NO");
+  }
   if (r.problem_count == 0) return;
   std::printf("%s (%s, %s skipped):\n", count_of(r.problem_count, "problem").c_str(), count_of(r.failed_blocks, "failed block").c_str(),
               count_of(r.skipped_bytes, "byte").c_str());
@@ -65,6 +70,12 @@ void print_json_report(const ScanResult& r) {
   out.uint(r.failed_blocks);
   out.key("skipped_bytes");
   out.uint(r.skipped_bytes);
+  out.key("undo_files");
+  out.uint(r.undo_files);
+  out.key("undo_records");
+  out.uint(r.undo_records);
+  out.key("undo_verified");
+  out.uint(r.undo_verified);
   out.key("problem_count");
   out.uint(r.problem_count);
   out.key("problems");  // the first max_listed_problems

@@ -3,6 +3,8 @@
 // max_listed_problems are kept to list.
 #pragma once
 
+#include <blockwire/io/hash256.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -20,6 +22,12 @@ struct Problem {
   bool failed_block = false;     // a record whose block does not decode or fails its checks
 };
 
+// What pairs a block with its undo record: its shape and its parent.
+struct UndoKey {
+  std::uint64_t shape;
+  Hash256 parent;
+};
+
 struct ScanResult {
   std::vector<std::string> files;
   std::uint64_t bytes = 0;  // of the files read (a file that could not be read is not counted)
@@ -31,6 +39,13 @@ struct ScanResult {
   std::uint64_t failed_blocks = 0;
   std::uint64_t skipped_bytes = 0;
   std::string io_failure;  // empty when every file was read
+  // Undo data (directories with rev files): each blk file's blocks' keys,
+  // gathered by the checking threads where collect_undo_keys says so.
+  std::vector<bool> collect_undo_keys;
+  std::vector<std::vector<UndoKey>> undo_keys;
+  std::uint64_t undo_files = 0;
+  std::uint64_t undo_records = 0;   // read
+  std::uint64_t undo_verified = 0;  // paired with a block: shape and checksum
   double seconds = 0;
 
   void add(Problem p);

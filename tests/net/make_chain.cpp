@@ -5,12 +5,14 @@
 // script type, and commits to the witness data (BIP141). --fill copies a
 // real block's transactions (all but its coinbase) into every block, to
 // make megabyte blocks; given twice or more, the blocks take turns. Writes the blocks directory, and with --hex each
-// block's hex on a line of its own (for the Python peers).
-//   make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain]
+// block's hex on a line of its own (for the Python peers); with --undo the
+// rev files too, undo data made from the chain itself (blockwire::undo).
+//   make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo]
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
 #include <blockwire/io/hex.hpp>
 #include <blockwire/io/sha256.hpp>
+#include <blockwire/undo.hpp>
 
 #include <cstdio>
 #include <cstring>
@@ -107,6 +109,7 @@ int main(int argc, char** argv) {
   std::vector<std::vector<Transaction>> fills;
   std::ofstream hex_out;
   XorKey key = random_xor_key();
+  bool with_undo = false;
   for (int i = 3; i < argc; ++i) {
     if (std::strcmp(argv[i], "--fill") == 0 && i + 1 < argc) {
       std::ifstream in(argv[++i], std::ios::binary);
@@ -119,6 +122,8 @@ int main(int argc, char** argv) {
       fills.emplace_back(block.value().transactions.begin() + 1, block.value().transactions.end());
     } else if (std::strcmp(argv[i], "--hex") == 0 && i + 1 < argc) {
       hex_out.open(argv[++i]);
+    } else if (std::strcmp(argv[i], "--undo") == 0) {
+      with_undo = true;
     } else if (std::strcmp(argv[i], "--plain") == 0) {
       key = XorKey{};
     } else {
@@ -133,10 +138,27 @@ int main(int argc, char** argv) {
   }
   Block block = genesis_block(network::regtest);
   std::vector<std::byte> bytes;
+  CoinSet coins;
+  UndoFileWriter undo_writer(dir, key, network::regtest);
   for (unsigned height = 0;; ++height) {
-    if (auto r = writer.value().append(block); !r) {
-      std::fprintf(stderr, "make_chain: %s\n", r.error().message().c_str());
+    auto at = writer.value().append(block);
+    if (!at) {
+      std::fprintf(stderr, "make_chain: %s\n", at.error().message().c_str());
       return 2;
+    }
+    if (with_undo) {
+      auto undo = coins.apply(block, height);
+      if (!undo) {
+        std::fprintf(stderr, "make_chain: undo data of block %u: %s\n", height, undo.error().message().c_str());
+        return 2;
+      }
+      // Core writes none for the genesis block.
+      if (height != 0) {
+        if (auto r = undo_writer.append(undo.value(), block.header.prev_block, at.value().file); !r) {
+          std::fprintf(stderr, "make_chain: %s\n", r.error().message().c_str());
+          return 2;
+        }
+      }
     }
     if (hex_out.is_open()) {
       bytes.clear();

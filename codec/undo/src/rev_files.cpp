@@ -79,6 +79,13 @@ std::uint64_t undo_shape(const Block& block) {
   return s.h;
 }
 
+std::uint64_t undo_shape(std::span<const std::uint64_t> input_counts) {
+  ShapeHash s;
+  s.add(input_counts.size());
+  for (std::uint64_t n : input_counts) s.add(n);
+  return s.h;
+}
+
 std::uint64_t undo_shape(const BlockUndo& undo) {
   ShapeHash s;
   s.add(undo.transactions.size());
@@ -210,14 +217,18 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
 }
 
 result<std::optional<BlockUndo>> UndoIndex::find(const Block& block, unsigned file) const {
-  const auto [first, last] = by_shape_.equal_range(undo_shape(block));
+  return find(undo_shape(block), block.header.prev_block, file);
+}
+
+result<std::optional<BlockUndo>> UndoIndex::find(std::uint64_t shape, const Hash256& parent, unsigned file) const {
+  const auto [first, last] = by_shape_.equal_range(shape);
   for (auto it = first; it != last; ++it) {
     if (it->second.file != file) continue;
     auto reader = UndoFileReader::open((std::filesystem::path(dir_) / undo_file_name(file)).string(), key_, net_, it->second.offset);
     if (!reader) return reader.error();
     auto record = reader.value().next();
     if (!record) return record.error();
-    if (!record.value() || undo_checksum(block.header.prev_block, record.value()->bytes) != record.value()->checksum) continue;
+    if (!record.value() || undo_checksum(parent, record.value()->bytes) != record.value()->checksum) continue;
     auto undo = decode_block_undo(record.value()->bytes);
     if (!undo) return undo.error();
     return std::optional<BlockUndo>(std::move(undo).value());

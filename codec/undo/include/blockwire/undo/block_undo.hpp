@@ -7,6 +7,7 @@
 #pragma once
 
 #include <blockwire/codec.hpp>
+#include <blockwire/codec/script.hpp>
 #include <blockwire/io/buffered_reader.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/writer.hpp>
@@ -38,9 +39,9 @@ struct BlockUndo {
   friend bool operator==(const BlockUndo&, const BlockUndo&) = default;
 };
 
-// Core's MAX_SCRIPT_SIZE: a longer script in undo data is read as Core reads
-// it: its bytes skipped, a lone OP_RETURN in its place.
-inline constexpr std::size_t max_script_size = 10'000;
+// A script longer than Core's MAX_SCRIPT_SIZE (max_script_size, in
+// <blockwire/codec/script.hpp>) in undo data is read as Core reads it: its
+// bytes skipped, a lone OP_RETURN in its place.
 
 // Entry points, as for blocks.
 result<void> encode_block_undo(const BlockUndo& undo, writer_ref out);
