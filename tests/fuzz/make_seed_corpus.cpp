@@ -7,6 +7,7 @@
 //   DIR/message      the P2P tests' sample messages
 #include <blockwire/codec.hpp>
 #include <blockwire/p2p.hpp>
+#include <blockwire/undo.hpp>
 
 #include "../p2p/samples.hpp"
 #include <blockwire/io.hpp>
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
   }
   const fs::path data = argv[1];
   const fs::path out = argv[2];
-  for (const char* kind : {"block", "transaction", "header", "message"}) fs::create_directories(out / kind);
+  for (const char* kind : {"block", "transaction", "header", "message", "undo"}) fs::create_directories(out / kind);
   // P2P messages: the P2P tests' samples (the block message left out: a
   // megabyte seed slows every run).
   for (const p2p::Message& m : test::p2p_samples()) {
@@ -85,6 +86,27 @@ int main(int argc, char** argv) {
       write_file(out / "transaction" / (stem + "-" + std::to_string(i)), bytes);
     }
     count += 4 + 20 + 1;
+    // Undo data shaped like the block's first transactions, the coins'
+    // scripts and values taken from its outputs (every script kind it
+    // has), plus a P2PK of an uncompressed key (the genesis block's).
+    BlockUndo undo;
+    const Block& b = block.value();
+    const auto genesis_script = genesis_block(network::mainnet).transactions[0];
+    for (std::size_t t = 1; t < 12 && t < b.transactions.size(); ++t) {
+      TxUndo& tx = undo.transactions.emplace_back();
+      for (std::size_t i = 0; i < b.transactions[t].inputs.size(); ++i) {
+        const Transaction& source = b.transactions[(t * 7 + i) % b.transactions.size()];
+        const TxOut& o = source.outputs[i % source.outputs.size()];
+        const auto script = source.script_pubkey(o);
+        tx.coins.push_back({static_cast<std::uint32_t>(400'000 + t), i == 0 && t == 1, o.value, {script.begin(), script.end()}});
+      }
+    }
+    const auto key_script = genesis_script.script_pubkey(genesis_script.outputs[0]);
+    undo.transactions.push_back({{SpentCoin{0, true, 50'0000'0000, {key_script.begin(), key_script.end()}}}});
+    std::vector<std::byte> undo_bytes;
+    encode_block_undo(undo, undo_bytes);
+    write_file(out / "undo" / stem, undo_bytes);
+    ++count;
   }
   for (const char* name : {"tx_valid.json", "tx_invalid.json"}) {
     std::ifstream in(data / name);

@@ -1,0 +1,116 @@
+"""Undo data through the command, checked by an independent implementation: python-bitcoinlib parses the chain
+make_chain wrote (its --hex lines) and keeps its own coin set; every prevout and fee `blocks --json --verbosity 3`
+prints must match it. Then pack --undo of the same blocks must write the same undo records (un-XORed), and damage
+in a rev file must be reported by scan with its offset.
+  undo_check.py BLOCKWIRE MAKE_CHAIN WORK_DIR"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+
+import bitcoin
+from bitcoin.core import CBlock, b2lx
+
+bitcoin.SelectParams('regtest')
+blockwire, make_chain, work = sys.argv[1:4]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+
+
+def run(*args):
+    return subprocess.run([blockwire, *args], capture_output=True, text=True, timeout=120)
+
+
+chain_dir, hex_file = os.path.join(work, 'chain'), os.path.join(work, 'chain.hex')
+subprocess.run([make_chain, chain_dir, '120', '--undo', '--hex', hex_file], check=True)
+blocks = [CBlock.deserialize(bytes.fromhex(line)) for line in open(hex_file) if line.strip()]
+
+# The coin set, kept here: (txid, n) -> (height, coinbase, value, script)
+coins, expected = {}, []
+for height, block in enumerate(blocks):
+    per_tx = []
+    for t, tx in enumerate(block.vtx):
+        if t > 0:
+            prevouts = [coins.pop((txin.prevout.hash, txin.prevout.n)) for txin in tx.vin]
+            fee = sum(p[2] for p in prevouts) - sum(o.nValue for o in tx.vout)
+            per_tx.append((prevouts, fee))
+        for n, out in enumerate(tx.vout):
+            coins[(tx.GetTxid(), n)] = (height, t == 0, out.nValue, bytes(out.scriptPubKey))
+    expected.append(per_tx)
+
+scan = run('scan', '--no-progress', '--json', chain_dir)
+assert scan.returncode == 0, scan.stdout + scan.stderr
+report = json.loads(scan.stdout)
+assert report['undo_records'] == len(blocks) - 1 and report['undo_verified'] == len(blocks) - 1, report
+
+printed = json.loads(run('blocks', chain_dir, '--json', '--verbosity', '3').stdout)
+assert len(printed) == len(blocks)
+checked_inputs = 0
+for height, (block_json, per_tx) in enumerate(zip(printed, expected)):
+    assert block_json['hash'] == b2lx(blocks[height].GetHash())
+    txs = block_json['tx']
+    assert 'fee' not in txs[0] and 'prevout' not in txs[0]['vin'][0]  # the coinbase has none
+    for tx_json, (prevouts, fee) in zip(txs[1:], per_tx):
+        assert round(tx_json['fee'] * 1e8) == fee, (height, tx_json['fee'], fee)
+        for vin, (h, generated, value, script) in zip(tx_json['vin'], prevouts):
+            p = vin['prevout']
+            assert (p['height'], p['generated'], round(p['value'] * 1e8), p['scriptPubKey']['hex']) == (h, generated, value, script.hex()), p
+            checked_inputs += 1
+    assert list(block_json['tx'][1]['vin'][0].keys())[-2:] == ['prevout', 'sequence'] if len(txs) > 1 else True
+assert checked_inputs > 30, checked_inputs
+# Verbosity 2: the fee, no prevout (as Core's getblock 2 with undo data).
+two = json.loads(run('blocks', chain_dir, '--json', '--verbosity', '2', '--from', '3', '--count', '1').stdout)[0]
+assert 'fee' in two['tx'][1] and 'prevout' not in two['tx'][1]['vin'][0]
+
+
+def undo_records(directory):
+    key = open(os.path.join(directory, 'xor.dat'), 'rb').read()
+    data = open(os.path.join(directory, 'rev00000.dat'), 'rb').read()
+    data = bytes(b ^ key[i % 8] for i, b in enumerate(data))
+    out, at = [], 0
+    while at + 8 <= len(data) and data[at:at + 4] == bitcoin.params.MESSAGE_START:
+        (n,) = struct.unpack('<I', data[at + 4:at + 8])
+        out.append(data[at + 8:at + 8 + n + 32])
+        at += 8 + n + 32
+    return out
+
+
+# pack --undo of the same blocks writes the same records.
+inputs = []
+for i, line in enumerate(open(hex_file)):
+    path = os.path.join(work, f'block{i:04}.hex')
+    open(path, 'w').write(line)
+    inputs.append(path)
+packed = os.path.join(work, 'packed')
+result = run('pack', '-o', packed, '--undo', '--network', 'regtest', *inputs)
+assert result.returncode == 0, result.stderr
+assert undo_records(packed) == undo_records(chain_dir)
+assert run('scan', '--no-progress', packed).returncode == 0
+# Not a chain from genesis: refused, nothing written.
+result = run('pack', '-o', os.path.join(work, 'gap'), '--undo', '--network', 'regtest', inputs[0], inputs[2])
+assert result.returncode == 1 and 'parent' in result.stderr and not os.path.exists(os.path.join(work, 'gap')), result.stderr
+
+# Damage: one byte of the third record's data changed: its checksum fails, scan says where.
+rev = os.path.join(packed, 'rev00000.dat')
+data = bytearray(open(rev, 'rb').read())
+records = undo_records(packed)
+third = sum(8 + len(r) for r in records[:2])
+data[third + 8] ^= 0x01
+open(rev, 'wb').write(data)
+scan = run('scan', '--no-progress', '--json', packed)
+report = json.loads(scan.stdout)
+assert scan.returncode == 1 and report['undo_verified'] == len(records) - 1, scan.stdout
+assert [p['offset'] for p in report['problems']] == [third] and report['problems'][0]['file'].endswith('rev00000.dat'), report['problems']
+# Core's padding (raw zeros) after the records: nothing to report.
+data[third + 8] ^= 0x01
+open(rev, 'wb').write(bytes(data) + bytes(1 << 20))
+assert run('scan', '--no-progress', packed).returncode == 0
+# Cut inside the last record: truncated, at its offset.
+last = sum(8 + len(r) for r in records[:-1])
+open(rev, 'wb').write(bytes(data[:last + 20]))
+scan = run('scan', '--no-progress', '--json', packed)
+report = json.loads(scan.stdout)
+assert scan.returncode == 1 and report['problems'][-1]['offset'] == last and 'ends inside' in report['problems'][-1]['reason'], report
+print('ok')
