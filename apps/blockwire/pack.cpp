@@ -225,6 +225,12 @@ int pack(const PackOptions& o) {
       }
     }
   }
+  if (auto r = undo_writer.close(); !r) {
+    std::fprintf(stderr, "blockwire pack: closing %s/%s: %s\n", o.output_dir.c_str(), undo_file_name(last.file).c_str(),
+                 r.error().message().c_str());
+    (void)writer.value().rewind(start);
+    return abandon();
+  }
   if (auto r = writer.value().close(); !r) {
     std::fprintf(stderr, "blockwire pack: closing %s/%s: %s\n", o.output_dir.c_str(), block_file_name(last.file).c_str(),
                  r.error().message().c_str());

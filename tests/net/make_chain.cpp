@@ -173,6 +173,10 @@ int main(int argc, char** argv) {
     const auto& fill = fills.empty() ? none : fills[height % fills.size()];
     block = make_block(block_hash(block.header), height + 1, spends ? &spend : nullptr, fill);
   }
+  if (auto r = undo_writer.close(); !r) {
+    std::fprintf(stderr, "make_chain: %s\n", r.error().message().c_str());
+    return 2;
+  }
   if (auto r = writer.value().close(); !r) {
     std::fprintf(stderr, "make_chain: %s\n", r.error().message().c_str());
     return 2;

@@ -67,7 +67,8 @@ result<void> encode_block_undo(const BlockUndo& undo, writer_ref out) {
 }
 
 void encode_block_undo(const BlockUndo& undo, std::vector<std::byte>& out) {
-  out.reserve(out.size() + serialized_size(undo));
+  // No size pass first: a reused vector has the room already, and a new
+  // one grows geometrically a few times.
   VectorWriter sink(out);
   (void)encode_block_undo(undo, writer_ref(sink));  // a vector cannot fail
 }

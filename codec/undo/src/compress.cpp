@@ -83,25 +83,18 @@ void decompress_script(DecodingContext& ctx, std::vector<std::byte>& script) {
   std::array<std::byte, 32> data{};
   const std::size_t n = code < 2 ? 20 : 32;
   if (!ctx.read(std::span<std::byte>(data.data(), n))) return;
-  const auto append = [&](std::initializer_list<std::byte> bytes) { script.insert(script.end(), bytes); };
-  const std::span<const std::byte> body(data.data(), n);
+  // Each form at its final size at once: one allocation a script.
+  const auto put = [&](std::size_t size, std::initializer_list<std::byte> head, std::initializer_list<std::byte> tail) {
+    script.resize(size);
+    std::byte* p = std::copy(head.begin(), head.end(), script.data());
+    p = std::copy(data.data(), data.data() + n, p);
+    std::copy(tail.begin(), tail.end(), p);
+  };
   switch (code) {
-    case 0:
-      append({op_dup, op_hash160, std::byte{20}});
-      script.insert(script.end(), body.begin(), body.end());
-      append({op_equalverify, op_checksig});
-      return;
-    case 1:
-      append({op_hash160, std::byte{20}});
-      script.insert(script.end(), body.begin(), body.end());
-      append({op_equal});
-      return;
+    case 0: put(25, {op_dup, op_hash160, std::byte{20}}, {op_equalverify, op_checksig}); return;
+    case 1: put(23, {op_hash160, std::byte{20}}, {op_equal}); return;
     case 2:
-    case 3:
-      append({std::byte{33}, static_cast<std::byte>(code)});
-      script.insert(script.end(), body.begin(), body.end());
-      append({op_checksig});
-      return;
+    case 3: put(35, {std::byte{33}, static_cast<std::byte>(code)}, {op_checksig}); return;
     default: {  // 4, 5: the uncompressed key, restored from x and the parity of y
       unsigned char compressed[33];
       compressed[0] = static_cast<unsigned char>(code - 2);
@@ -114,10 +107,10 @@ void decompress_script(DecodingContext& ctx, std::vector<std::byte>& script) {
       unsigned char full[65];
       std::size_t full_size = sizeof full;
       secp256k1_ec_pubkey_serialize(secp256k1_context_static, full, &full_size, &key, SECP256K1_EC_UNCOMPRESSED);
-      script.push_back(std::byte{65});
-      const auto* f = reinterpret_cast<const std::byte*>(full);
-      script.insert(script.end(), f, f + 65);
-      script.push_back(op_checksig);
+      script.resize(67);
+      script[0] = std::byte{65};
+      std::memcpy(script.data() + 1, full, 65);
+      script[66] = op_checksig;
       return;
     }
   }

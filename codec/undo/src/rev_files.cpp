@@ -96,33 +96,41 @@ std::uint64_t undo_shape(const BlockUndo& undo) {
 UndoFileWriter::UndoFileWriter(std::string dir, const XorKey& key, network net) : dir_(std::move(dir)), key_(key), net_(net) {}
 
 result<BlockPosition> UndoFileWriter::append(const BlockUndo& undo, const Hash256& parent_hash, unsigned file) {
-  const std::string path = (std::filesystem::path(dir_) / undo_file_name(file)).string();
-  FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644), ownership::own);
-  if (fd.get() < 0) return last_os_error();
-  const off_t end = ::lseek(fd.get(), 0, SEEK_END);
+  if (file_.get() < 0 || file != file_number_) {
+    if (auto r = close(); !r) return r.error();
+    const std::string path = (std::filesystem::path(dir_) / undo_file_name(file)).string();
+    file_ = FileDescriptor(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644), ownership::own);
+    if (file_.get() < 0) return last_os_error();
+    file_number_ = file;
+  }
+  const off_t end = ::lseek(file_.get(), 0, SEEK_END);
   if (end < 0) return last_os_error();
   const auto offset = static_cast<std::uint64_t>(end);
 
-  // The record in one buffer: frame, undo data, checksum over the undo data
-  // while it is in cache, then the key over the whole, then one write.
-  const std::size_t size = serialized_size(undo);
-  buffer_.clear();
-  buffer_.reserve(8 + size + 32);
+  // The record in one buffer: the frame (its length filled in after), the
+  // undo data, the checksum over the data while it is in cache, then the
+  // key over the whole, then one write.
+  buffer_.resize(8);
   const Magic m = magic(net_);
-  buffer_.insert(buffer_.end(), m.begin(), m.end());
-  const auto length = wire::to_le(static_cast<std::uint32_t>(size));
-  buffer_.insert(buffer_.end(), length.begin(), length.end());
+  std::copy(m.begin(), m.end(), buffer_.begin());
   encode_block_undo(undo, buffer_);
+  const std::size_t size = buffer_.size() - 8;
+  const auto length = wire::to_le(static_cast<std::uint32_t>(size));
+  std::copy(length.begin(), length.end(), buffer_.begin() + 4);
   const Hash256 check = undo_checksum(parent_hash, std::span<const std::byte>(buffer_).subspan(8));
   buffer_.insert(buffer_.end(), check.bytes().begin(), check.bytes().end());
   xor_in_place(buffer_, key_, offset);
-  FileWriter out(fd.get());
+  FileWriter out(file_.get());
   if (auto r = out.write(buffer_); !r) {
-    (void)::ftruncate(fd.get(), end);  // nothing partial stays
+    (void)::ftruncate(file_.get(), end);  // nothing partial stays
     return error(r.error().code(), offset);
   }
-  if (auto r = fd.close(); !r) return error(r.error().code(), offset);
   return BlockPosition{file, offset};
+}
+
+result<void> UndoFileWriter::close() {
+  if (file_.get() < 0) return success();
+  return file_.close();
 }
 
 struct UndoFileReader::State {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <blockwire/blockfiles.hpp>
+#include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/undo/block_undo.hpp>
 
 #include <cstdint>
@@ -44,18 +45,23 @@ std::uint64_t undo_shape(std::span<const std::uint64_t> input_counts);
 // computed over that buffer, the whole XORed in place and written with one
 // write(2) (Core's WriteBlockUndo writes the data, then hashes it again).
 // It takes no lock: use it while holding the directory's BlockFileWriter.
-// A failed append cuts the file back to where the record began.
+// A failed append cuts the file back to where the record began. The last
+// file appended to stays open until another is, or close().
 class UndoFileWriter {
  public:
   UndoFileWriter(std::string dir, const XorKey& key, network net = network::mainnet);
   // Into revNNNNN.dat, N = `file`: the number of the blk file that holds
   // the block. Returns where the record's magic is.
   result<BlockPosition> append(const BlockUndo& undo, const Hash256& parent_hash, unsigned file);
+  // Closes the open file, reporting what close(2) said.
+  result<void> close();
 
  private:
   std::string dir_;
   XorKey key_;
   network net_;
+  FileDescriptor file_;        // revNNNNN.dat, N = file_number_
+  unsigned file_number_ = 0;
   std::vector<std::byte> buffer_;  // one record at a time, reused
 };
 
