@@ -6,6 +6,7 @@
 #include "xor_key.hpp"
 
 #include <blockwire/blockfiles.hpp>
+#include <blockwire/undo.hpp>
 #include <blockwire/codec.hpp>
 
 #include <cstdio>
@@ -28,11 +29,11 @@ std::string utc(std::uint32_t time) {
 
 // The block and transaction printers read views: inspect never builds the
 // objects, so memory is the input plus offsets, whatever its counts.
-int print_block(const BlockView& block, bool json, network net, const ChainInfo* chain) {
+int print_block(const BlockView& block, bool json, network net, const ChainInfo* chain, const BlockUndo* undo) {
   const auto checked = check_block(block);
   if (json) {
     JsonOutput out;
-    write_block_json(out, block, net, chain, 2);
+    write_block_json(out, block, net, chain, undo != nullptr ? 3 : 2, undo);
     return checked ? ok : bad_data;
   }
   const BlockHeader& h = block.header();
@@ -92,8 +93,11 @@ int print_transaction(const TransactionView& tx, bool json, network net) {
 int inspect(const InspectOptions& options) {
   InspectOptions o = options;
   Readings readings;
-  // A record of a blocks directory: its place in the directory's chain.
+  // A record of a blocks directory: its place in the directory's chain,
+  // and its undo data when the directory has the same-numbered rev file.
   std::optional<ChainInfo> chain;
+  std::optional<UndoIndex> undo_index;
+  unsigned blk_number = 0;
   if (o.offset) {
     auto key = resolve_xor_key(o.input, o.xor_key);
     if (!key) {
@@ -119,6 +123,17 @@ int inspect(const InspectOptions& options) {
       if (index && header) {
         if (const IndexedBlock* b = index.value().find(block_hash(header.value()))) chain = index.value().chain_info(*b);
       }
+      const auto number = block_file_number(std::filesystem::path(o.input).filename().string());
+      std::error_code ec;
+      if (number && std::filesystem::exists(dir / undo_file_name(*number), ec)) {
+        blk_number = *number;
+        auto built = UndoIndex::build(dir.empty() ? "." : dir.string(), key.value(), o.net, *number);
+        if (!built) {
+          std::fprintf(stderr, "blockwire inspect: reading %s: %s\n", (dir / undo_file_name(*number)).c_str(), built.error().message().c_str());
+          return built.error().code().category() == std::system_category() ? usage_or_io : bad_data;
+        }
+        undo_index = std::move(built).value();
+      }
     }
   } else {
     auto input = read_input(o.input);
@@ -140,7 +155,16 @@ int inspect(const InspectOptions& options) {
   for (const std::vector<std::byte>* bytes : {readings.hex ? &*readings.hex : nullptr, &readings.raw}) {
     if (bytes == nullptr) continue;
     auto block = BlockView::parse(*bytes);
-    if (block) return print_block(block.value(), o.json, o.net, chain ? &*chain : nullptr);
+    if (block) {
+      std::optional<BlockUndo> undo;
+      if (undo_index) {
+        std::vector<std::uint64_t> inputs;
+        for (std::size_t t = 1; t < block.value().transaction_count(); ++t) inputs.push_back(block.value().transaction(t).input_count());
+        auto found = undo_index->find(undo_shape(inputs), block.value().header().prev_block, blk_number);
+        if (found) undo = std::move(found).value();
+      }
+      return print_block(block.value(), o.json, o.net, chain ? &*chain : nullptr, undo ? &*undo : nullptr);
+    }
     // Bitcoin Core's decoderawtransaction: with witness data first, then
     // the legacy form (a transaction with no inputs reads as a marker and
     // flag otherwise); each must consume every byte.

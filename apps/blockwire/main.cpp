@@ -47,7 +47,9 @@ int main(int argc, char** argv) {
       "--json prints Bitcoin Core's `getblock <hash> 2` (a block) or `decoderawtransaction` (a transaction)\n"
       "shape: keys in Core's order, asm, desc, address (for --network) and type of each script.\n"
       "Left out for a loose block: what needs the chain (confirmations, height, mediantime,\n"
-      "chainwork, nextblockhash) or undo data (fee, prevout).");
+      "chainwork, nextblockhash) or undo data (fee, prevout). A record of a blocks directory (--offset)\n"
+      "has them: its chain from the directory, and with the same-numbered rev file, getblock 3's fees\n"
+      "and prevouts.");
   inspect_cmd->add_option("input", inspect.input, "a file, or - for standard input")->required()->type_name("FILE|-");
   inspect_cmd->add_flag("--json", inspect.json, "print JSON in Bitcoin Core's shape");
   inspect_cmd->add_option("--offset", inspect.offset, "read the record at this byte offset of a blk file (the offset of its magic)")

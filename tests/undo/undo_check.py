@@ -60,6 +60,11 @@ for height, (block_json, per_tx) in enumerate(zip(printed, expected)):
             checked_inputs += 1
     assert list(block_json['tx'][1]['vin'][0].keys())[-2:] == ['prevout', 'sequence'] if len(txs) > 1 else True
 assert checked_inputs > 30, checked_inputs
+# inspect --offset of a record: the same block with its prevouts (its rev file's undo data).
+raw_blocks = [bytes.fromhex(line) for line in open(hex_file) if line.strip()]
+offset = sum(8 + len(b) for b in raw_blocks[:6])
+shown = json.loads(run('inspect', os.path.join(chain_dir, 'blk00000.dat'), '--offset', str(offset), '--json').stdout)
+assert shown == printed[6], 'inspect --offset --json differs from blocks --verbosity 3'
 # Verbosity 2: the fee, no prevout (as Core's getblock 2 with undo data).
 two = json.loads(run('blocks', chain_dir, '--json', '--verbosity', '2', '--from', '3', '--count', '1').stdout)[0]
 assert 'fee' in two['tx'][1] and 'prevout' not in two['tx'][1]['vin'][0]

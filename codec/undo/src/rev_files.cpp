@@ -200,7 +200,7 @@ result<std::optional<UndoRecord>> UndoFileReader::next() {
   return std::optional<UndoRecord>(record);
 }
 
-result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& key, network net) {
+result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& key, network net, std::optional<unsigned> only_file) {
   UndoIndex index;
   index.dir_ = blocks_dir;
   index.key_ = key;
@@ -209,6 +209,7 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
   if (!files) return files.error();
   for (const std::string& path : files.value()) {
     const unsigned number = *undo_file_number(std::filesystem::path(path).filename().string());
+    if (only_file && number != *only_file) continue;
     auto reader = UndoFileReader::open(path, key, net);
     if (!reader) return reader.error();
     for (;;) {

@@ -96,7 +96,10 @@ class UndoFileReader {
 // candidates of the block's shape and checks their checksums.
 class UndoIndex {
  public:
-  static result<UndoIndex> build(const std::string& blocks_dir, const XorKey& key, network net = network::mainnet);
+  // `only_file`: revNNNNN.dat of that N alone (the undo data of one blk
+  // file's blocks), not the whole directory.
+  static result<UndoIndex> build(const std::string& blocks_dir, const XorKey& key, network net = network::mainnet,
+                                 std::optional<unsigned> only_file = std::nullopt);
   // The undo data of `block`, held in blkNNNNN.dat with N = `file`; nothing
   // when no record of revNNNNN.dat pairs with it.
   result<std::optional<BlockUndo>> find(const Block& block, unsigned file) const;
