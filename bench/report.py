@@ -225,6 +225,19 @@ w(f"`blockwire scan` over a {scan['bytes'] / 2**20:,.0f} MiB directory made by `
   f"{scan['files']} files, in the page cache): **{scan['mb_per_s']:,.0f} MB/s** ({scan['seconds']:.2f} s; one run of "
   f"`bench/scan_throughput`), decoding, running `check_block` and re-encoding every block on both cores.\n")
 
+# undo data -------------------------------------------------------------------------
+w("## Undo data (rev files)\n")
+w("| benchmark | median | |")
+w("| --- | --- | --- |")
+w(f"| UndoWrite_Append (a record into a rev file: encode, SHA256d, XOR, write(2)) | {fmt_us(us('UndoWrite_Append'))} | "
+  f"{us('UndoWrite_Append') / us('UndoWrite_Floor'):.2f}x the floor; issue 15's target: 1.2x |")
+w(f"| UndoWrite_Floor (encode_block_undo into memory + SHA256d of the bytes) | {fmt_us(us('UndoWrite_Floor'))} | |")
+w(f"| UndoDecode (decode_block_undo) | {fmt_us(us('UndoDecode'))} | |")
+w("")
+w("The undo data of a block shaped like 413567: a coin for each of its inputs, scripts and values taken from the block's")
+w("own outputs (mostly P2PKH), about 139 KB. The writer encodes the record into one buffer, hashes it while it is in")
+w("cache, XORs it and writes it once; Core's WriteBlockUndo streams the data to the file and hashes it in a second pass.\n")
+
 # the network ---------------------------------------------------------------------
 with open(os.path.join(results, "fetch.json")) as f:
     fetch = json.load(f)
