@@ -15,44 +15,15 @@ namespace blockwire {
 
 namespace {
 
-// A transaction's record in the offsets vector; the offsets count from the
-// view's base (the block's first byte, or the transaction's own). Three
-// words a transaction, so that a block of many tiny transactions stays
-// small: the rest is derived. Its end is where the next transaction begins
-// (or the input's end); the body (inputs and outputs) begins 6 bytes in
-// with a marker and flag, else 4; it ends where the first witness stack
-// begins (a segwit transaction has at least one input), else 4 bytes
-// before the end.
-enum record_field : std::size_t {
-  rec_begin,    // the transaction's first byte
-  rec_inputs,   // the input count, and segwit_bit when witness stacks are there
-  rec_outputs,
-  rec_fields    // then one offset per input, per output, and per witness stack (when segwit)
-};
-constexpr std::uint32_t segwit_bit = 0x80000000;  // counts are at most MAX_SIZE, far below
-
-// A CompactSize the pass has already checked.
-std::uint64_t read_size(const std::byte*& p) noexcept {
-  const auto first = std::to_integer<unsigned>(p[0]);
-  std::uint64_t n = first;
-  std::size_t width = 0;
-  if (first == 0xfd) width = 2;
-  if (first == 0xfe) width = 4;
-  if (first == 0xff) width = 8;
-  if (width != 0) {
-    n = 0;
-    for (std::size_t i = 0; i < width; ++i) n |= std::uint64_t{std::to_integer<unsigned>(p[1 + i])} << (8 * i);
-  }
-  p += 1 + width;
-  return n;
-}
-
-template <class T>
-T load_le(const std::byte* p) noexcept {
-  std::array<std::byte, sizeof(T)> bytes;
-  std::memcpy(bytes.data(), p, sizeof(T));
-  return wire::from_le<T>(bytes);
-}
+// A transaction's record in the offsets vector (view_detail's rec_*
+// fields); the offsets count from the view's base (the block's first byte,
+// or the transaction's own). Three words a transaction, so that a block of
+// many tiny transactions stays small: the rest is derived. Its end is where
+// the next transaction begins (or the input's end); the body (inputs and
+// outputs) begins 6 bytes in with a marker and flag, else 4; it ends where
+// the first witness stack begins (a segwit transaction has at least one
+// input), else 4 bytes before the end.
+using namespace view_detail;
 
 std::uint32_t offset32(const DecodingContext& ctx) { return static_cast<std::uint32_t>(ctx.offset()); }
 
@@ -120,26 +91,6 @@ bool fits_offsets(std::span<const std::byte> bytes) { return bytes.size() < (std
 
 }  // namespace
 
-// WitnessView ------------------------------------------------------------------
-
-WitnessView::WitnessView(const std::byte* stack, const std::byte* end) noexcept : start_(stack), end_(end) {
-  const std::byte* p = stack;
-  count_ = static_cast<std::size_t>(read_size(p));
-  first_ = p;
-}
-
-std::span<const std::byte> WitnessView::iterator::operator*() const noexcept {
-  const std::byte* p = at_;
-  const auto n = static_cast<std::size_t>(read_size(p));
-  return {p, n};
-}
-
-WitnessView::iterator& WitnessView::iterator::operator++() noexcept {
-  const auto n = static_cast<std::size_t>(read_size(at_));
-  at_ += n;
-  return *this;
-}
-
 // TransactionView --------------------------------------------------------------
 
 result<TransactionView> TransactionView::parse(std::span<const std::byte> bytes, witness mode) {
@@ -169,49 +120,12 @@ TransactionView& TransactionView::operator=(const TransactionView& other) {
   return *this;
 }
 
-std::uint32_t TransactionView::version() const noexcept { return load_le<std::uint32_t>(base_ + at(rec_begin)); }
-std::uint32_t TransactionView::lock_time() const noexcept { return load_le<std::uint32_t>(base_ + end_ - 4); }
-std::size_t TransactionView::input_count() const noexcept { return at(rec_inputs) & ~segwit_bit; }
-std::size_t TransactionView::output_count() const noexcept { return at(rec_outputs); }
-bool TransactionView::has_witness() const noexcept { return (at(rec_inputs) & segwit_bit) != 0; }
 
 std::uint32_t TransactionView::body_begin() const noexcept { return at(rec_begin) + (has_witness() ? 6 : 4); }
 std::uint32_t TransactionView::body_end() const noexcept {
   return has_witness() ? at(rec_fields + input_count() + output_count()) : end_ - 4;
 }
 
-InputView TransactionView::input(std::size_t i) const noexcept {
-  const std::byte* p = base_ + at(rec_fields + i);
-  InputView in;
-  in.prevout.txid = Hash256(std::span<const std::byte, 32>(p, 32));
-  in.prevout.index = load_le<std::uint32_t>(p + 32);
-  p += 36;
-  const auto script = static_cast<std::size_t>(read_size(p));
-  in.script_sig = {p, script};
-  in.sequence = load_le<std::uint32_t>(p + script);
-  if (has_witness()) {
-    const std::size_t stacks = rec_fields + input_count() + output_count();
-    const std::byte* end = i + 1 < input_count() ? base_ + at(stacks + i + 1) : base_ + end_ - 4;
-    in.witness = WitnessView(base_ + at(stacks + i), end);
-  }
-  return in;
-}
-
-OutputView TransactionView::output(std::size_t i) const noexcept {
-  const std::byte* p = base_ + at(rec_fields + input_count() + i);
-  const auto value = load_le<std::int64_t>(p);
-  p += 8;
-  const auto script = static_cast<std::size_t>(read_size(p));
-  return {value, {p, script}};
-}
-
-bool TransactionView::is_coinbase() const noexcept {
-  if (input_count() != 1) return false;
-  const InputView in = input(0);
-  return in.prevout.txid.is_zero() && in.prevout.index == 0xffffffff;
-}
-
-std::span<const std::byte> TransactionView::bytes() const noexcept { return {base_ + at(rec_begin), base_ + end_}; }
 
 std::size_t TransactionView::stripped_size() const noexcept { return 4 + (body_end() - body_begin()) + 4; }
 
@@ -273,11 +187,6 @@ result<BlockView> BlockView::parse(std::span<const std::byte> bytes, witness mod
   if (auto r = wire::finish_exact(ctx, bytes.size()); !r) return r.error();
   view.count_ = static_cast<std::size_t>(n);
   return view;
-}
-
-TransactionView BlockView::transaction(std::size_t i) const noexcept {
-  const std::uint32_t end = i + 1 < count_ ? offsets_[offsets_[i + 1] + rec_begin] : static_cast<std::uint32_t>(bytes_.size());
-  return TransactionView(bytes_.data(), offsets_.data() + offsets_[i], end);
 }
 
 std::size_t BlockView::stripped_size() const noexcept {

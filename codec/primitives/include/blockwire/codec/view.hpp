@@ -13,12 +13,52 @@
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/hash256.hpp>
 
+#include <bit>
 #include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 namespace blockwire {
+
+// The accessors are inline, the one pass that validates is compiled: a
+// field read is a load the caller's compiler sees (and drops when unused),
+// not a call.
+namespace view_detail {
+
+// A transaction's record in a view's offsets (see view.cpp): three words,
+// then one offset per input, per output, and per witness stack (segwit).
+inline constexpr std::size_t rec_begin = 0, rec_inputs = 1, rec_outputs = 2, rec_fields = 3;
+inline constexpr std::uint32_t segwit_bit = 0x80000000;
+
+// A CompactSize the pass has already checked.
+inline std::uint64_t read_size(const std::byte*& p) noexcept {
+  const auto first = std::to_integer<unsigned>(p[0]);
+  if (first < 0xfd) {
+    ++p;
+    return first;
+  }
+  const std::size_t width = first == 0xfd ? 2 : first == 0xfe ? 4 : 8;
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < width; ++i) n |= std::uint64_t{std::to_integer<unsigned>(p[1 + i])} << (8 * i);
+  p += 1 + width;
+  return n;
+}
+
+template <class T>
+T load_le(const std::byte* p) noexcept {
+  T v;
+  std::memcpy(&v, p, sizeof(T));
+  if constexpr (std::endian::native == std::endian::big) {
+    T r = 0;
+    for (std::size_t i = 0; i < sizeof(T); ++i) r = static_cast<T>((r << 8) | ((v >> (8 * i)) & 0xff));
+    return r;
+  }
+  return v;
+}
+
+}  // namespace view_detail
 
 // The items of one witness stack, read as they are iterated.
 class WitnessView {
@@ -28,8 +68,16 @@ class WitnessView {
     using value_type = std::span<const std::byte>;
     using difference_type = std::ptrdiff_t;
     iterator() = default;
-    value_type operator*() const noexcept;
-    iterator& operator++() noexcept;
+    value_type operator*() const noexcept {
+      const std::byte* p = at_;
+      const auto n = static_cast<std::size_t>(view_detail::read_size(p));
+      return {p, n};
+    }
+    iterator& operator++() noexcept {
+      const auto n = static_cast<std::size_t>(view_detail::read_size(at_));
+      at_ += n;
+      return *this;
+    }
     iterator operator++(int) noexcept {
       iterator old = *this;
       ++*this;
@@ -53,7 +101,11 @@ class WitnessView {
 
  private:
   friend class TransactionView;
-  WitnessView(const std::byte* stack, const std::byte* end) noexcept;
+  WitnessView(const std::byte* stack, const std::byte* end) noexcept : start_(stack), end_(end) {
+    const std::byte* p = stack;
+    count_ = static_cast<std::size_t>(view_detail::read_size(p));
+    first_ = p;
+  }
   const std::byte* start_ = nullptr;
   const std::byte* first_ = nullptr;
   const std::byte* end_ = nullptr;
@@ -83,17 +135,17 @@ class TransactionView {
   TransactionView(TransactionView&&) noexcept = default;
   TransactionView& operator=(TransactionView&&) noexcept = default;
 
-  std::uint32_t version() const noexcept;
-  std::uint32_t lock_time() const noexcept;
-  std::size_t input_count() const noexcept;
-  std::size_t output_count() const noexcept;
+  std::uint32_t version() const noexcept { return view_detail::load_le<std::uint32_t>(base_ + at(view_detail::rec_begin)); }
+  std::uint32_t lock_time() const noexcept { return view_detail::load_le<std::uint32_t>(base_ + end_ - 4); }
+  std::size_t input_count() const noexcept { return at(view_detail::rec_inputs) & ~view_detail::segwit_bit; }
+  std::size_t output_count() const noexcept { return at(view_detail::rec_outputs); }
   InputView input(std::size_t i) const noexcept;
   OutputView output(std::size_t i) const noexcept;
-  bool has_witness() const noexcept;
+  bool has_witness() const noexcept { return (at(view_detail::rec_inputs) & view_detail::segwit_bit) != 0; }
   bool is_coinbase() const noexcept;
 
   // The transaction as on the wire (what the wtxid hashes).
-  std::span<const std::byte> bytes() const noexcept;
+  std::span<const std::byte> bytes() const noexcept { return {base_ + at(view_detail::rec_begin), base_ + end_}; }
   std::size_t size() const noexcept { return bytes().size(); }
   std::size_t stripped_size() const noexcept;
   std::size_t weight() const noexcept { return 3 * stripped_size() + size(); }
@@ -126,7 +178,11 @@ class BlockView {
 
   const BlockHeader& header() const noexcept { return header_; }
   std::size_t transaction_count() const noexcept { return count_; }
-  TransactionView transaction(std::size_t i) const noexcept;
+  TransactionView transaction(std::size_t i) const noexcept {
+    const std::uint32_t end =
+        i + 1 < count_ ? offsets_[offsets_[i + 1] + view_detail::rec_begin] : static_cast<std::uint32_t>(bytes_.size());
+    return TransactionView(bytes_.data(), offsets_.data() + offsets_[i], end);
+  }
   std::span<const std::byte> bytes() const noexcept { return bytes_; }
   std::size_t size() const noexcept { return bytes_.size(); }
   std::size_t stripped_size() const noexcept;
@@ -141,5 +197,38 @@ class BlockView {
   std::size_t count_ = 0;
   std::vector<std::uint32_t> offsets_;  // where each transaction's record begins, then the records
 };
+
+inline InputView TransactionView::input(std::size_t i) const noexcept {
+  using namespace view_detail;
+  const std::byte* p = base_ + at(rec_fields + i);
+  InputView in;
+  in.prevout.txid = Hash256(std::span<const std::byte, 32>(p, 32));
+  in.prevout.index = load_le<std::uint32_t>(p + 32);
+  p += 36;
+  const auto script = static_cast<std::size_t>(read_size(p));
+  in.script_sig = {p, script};
+  in.sequence = load_le<std::uint32_t>(p + script);
+  if (has_witness()) {
+    const std::size_t stacks = rec_fields + input_count() + output_count();
+    const std::byte* end = i + 1 < input_count() ? base_ + at(stacks + i + 1) : base_ + end_ - 4;
+    in.witness = WitnessView(base_ + at(stacks + i), end);
+  }
+  return in;
+}
+
+inline OutputView TransactionView::output(std::size_t i) const noexcept {
+  using namespace view_detail;
+  const std::byte* p = base_ + at(rec_fields + input_count() + i);
+  const auto value = load_le<std::int64_t>(p);
+  p += 8;
+  const auto script = static_cast<std::size_t>(read_size(p));
+  return {value, {p, script}};
+}
+
+inline bool TransactionView::is_coinbase() const noexcept {
+  if (input_count() != 1) return false;
+  const InputView in = input(0);
+  return in.prevout.txid.is_zero() && in.prevout.index == 0xffffffff;
+}
 
 }  // namespace blockwire
