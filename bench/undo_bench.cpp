@@ -3,7 +3,8 @@
 // mostly P2PKH as in 2016, heights near 413,000).
 //   UndoWrite_Append  UndoFileWriter::append into a rev file in /tmp: the
 //                     record encoded into one buffer, SHA256d(parent ||
-//                     data) over it, XOR, one write(2)
+//                     data) over it, XOR, one write(2) (a new file every
+//                     256 records, about 36 MB, as files roll)
 //   UndoWrite_Floor   encode_block_undo into a reused vector + the same
 //                     SHA256d: issue 15's target is Append in 1.2x of it
 //   UndoDecode        decode_block_undo of the record's data
@@ -48,11 +49,13 @@ void UndoWrite_Append(benchmark::State& state) {
   const XorKey key{std::byte{0x3c}, std::byte{0x91}, std::byte{0x0e}, std::byte{0x7a}, std::byte{0x55}, std::byte{0xd2}, std::byte{0x08}, std::byte{0xee}};
   UndoFileWriter writer(templ, key);
   std::uint64_t records = 0;
+  unsigned file = 0;
   for (auto _ : state) {
-    if (!writer.append(undo, parent, 0)) state.SkipWithError("append failed");
-    if (++records % 256 == 0) {  // keep the file near Core's sizes, off the clock
+    if (!writer.append(undo, parent, file)) state.SkipWithError("append failed");
+    if (++records % 256 == 0) {  // the next file, as Core's roll; the last one removed off the clock
       state.PauseTiming();
-      fs::resize_file(fs::path(templ) / "rev00000.dat", 0);
+      (void)writer.close();
+      fs::remove(fs::path(templ) / undo_file_name(file++));
       state.ResumeTiming();
     }
   }
@@ -80,6 +83,9 @@ void UndoDecode(benchmark::State& state) {
     benchmark::DoNotOptimize(undo);
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes.size()));
+  std::size_t inputs = 0;
+  for (const TxUndo& tx : decode_block_undo(bytes).value().transactions) inputs += tx.coins.size();
+  state.counters["inputs"] = static_cast<double>(inputs);
 }
 
 }  // namespace

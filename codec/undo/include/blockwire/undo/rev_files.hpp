@@ -46,7 +46,9 @@ std::uint64_t undo_shape(std::span<const std::uint64_t> input_counts);
 // write(2) (Core's WriteBlockUndo writes the data, then hashes it again).
 // It takes no lock: use it while holding the directory's BlockFileWriter.
 // A failed append cuts the file back to where the record began. The last
-// file appended to stays open until another is, or close().
+// file appended to stays open until another is, or close(). Disk space is
+// reserved a MiB at a time past the end, as Core pre-allocates rev files,
+// but without Core's zeros: the file's size stays its data's.
 class UndoFileWriter {
  public:
   UndoFileWriter(std::string dir, const XorKey& key, network net = network::mainnet);
@@ -62,6 +64,7 @@ class UndoFileWriter {
   network net_;
   FileDescriptor file_;        // revNNNNN.dat, N = file_number_
   unsigned file_number_ = 0;
+  std::uint64_t reserved_ = 0;  // disk space reserved up to here (past the file's size)
   std::vector<std::byte> buffer_;  // one record at a time, reused
 };
 
