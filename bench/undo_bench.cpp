@@ -84,7 +84,8 @@ void UndoDecode(benchmark::State& state) {
   }
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * bytes.size()));
   std::size_t inputs = 0;
-  for (const TxUndo& tx : decode_block_undo(bytes).value().transactions) inputs += tx.coins.size();
+  const BlockUndo decoded = decode_block_undo(bytes).value();
+  for (const TxUndo& tx : decoded.transactions) inputs += tx.coins.size();
   state.counters["inputs"] = static_cast<double>(inputs);
 }
 
