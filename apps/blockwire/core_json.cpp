@@ -71,7 +71,9 @@ double difficulty(std::uint32_t bits) {
 void write_transaction_json(JsonOutput& out, const TransactionView& tx, network net, bool hex, const TxUndo* undo, bool prevouts) {
   // Undo data of another shape is not this transaction's: left out.
   if (undo != nullptr && undo->coins.size() != tx.input_count()) undo = nullptr;
-  std::int64_t total_in = 0;
+  // Unsigned: hostile values wrap instead of overflowing (Core rejects such
+  // a block; here the sum is only printed).
+  std::uint64_t total_in = 0;
   out.begin_object();
   out.key("txid");
   out.string(tx.txid().to_hex());
@@ -117,7 +119,7 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx, network 
     }
     if (undo != nullptr) {
       const SpentCoin& coin = undo->coins[i];
-      total_in += coin.value;
+      total_in += static_cast<std::uint64_t>(coin.value);
       if (prevouts) {
         out.key("prevout");
         out.begin_object();
@@ -139,10 +141,10 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx, network 
   out.end_array();
   out.key("vout");
   out.begin_array();
-  std::int64_t total_out = 0;
+  std::uint64_t total_out = 0;
   for (std::size_t n = 0; n < tx.output_count(); ++n) {
     const OutputView o = tx.output(n);
-    total_out += o.value;
+    total_out += static_cast<std::uint64_t>(o.value);
     out.begin_object();
     out.key("value");
     out.raw_number(amount_text(o.value));
@@ -155,7 +157,7 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx, network 
   out.end_array();
   if (undo != nullptr) {
     out.key("fee");
-    out.raw_number(amount_text(total_in - total_out));
+    out.raw_number(amount_text(static_cast<std::int64_t>(total_in - total_out)));
   }
   if (hex) {
     out.key("hex");

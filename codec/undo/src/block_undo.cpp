@@ -107,10 +107,12 @@ std::vector<std::int64_t> fees(const BlockUndo& undo, const Block& block) {
   std::vector<std::int64_t> out;
   out.reserve(undo.transactions.size());
   for (std::size_t i = 0; i < undo.transactions.size() && i + 1 < block.transactions.size(); ++i) {
-    std::int64_t fee = 0;
-    for (const SpentCoin& coin : undo.transactions[i].coins) fee += coin.value;
-    for (const TxOut& o : block.transactions[i + 1].outputs) fee -= o.value;
-    out.push_back(fee);
+    // Unsigned: hostile values wrap rather than overflow (a valid block's
+    // sums are far from it).
+    std::uint64_t fee = 0;
+    for (const SpentCoin& coin : undo.transactions[i].coins) fee += static_cast<std::uint64_t>(coin.value);
+    for (const TxOut& o : block.transactions[i + 1].outputs) fee -= static_cast<std::uint64_t>(o.value);
+    out.push_back(static_cast<std::int64_t>(fee));
   }
   return out;
 }
