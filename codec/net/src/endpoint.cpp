@@ -113,47 +113,51 @@ result<Endpoint> parse_endpoint(std::string_view text, std::uint16_t default_por
   return e;
 }
 
-result<FileDescriptor> connect_to(const Endpoint& where, std::chrono::milliseconds timeout) {
-  if (where.host.empty()) return net_errc::bad_endpoint;
-  AddrInfo addresses;
-  if (auto r = resolve(where, false, addresses); !r) return r.error();
+namespace {
+
+// The first address of `list` on which a new socket takes `use`, or the
+// last failure.
+template <class Use>
+result<FileDescriptor> first_usable(const addrinfo* list, const Use& use) {
   error last = net_errc::unknown_host;
-  for (const addrinfo* a = addresses.list; a != nullptr; a = a->ai_next) {
+  for (const addrinfo* a = list; a != nullptr; a = a->ai_next) {
     FileDescriptor fd(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol), ownership::own);
     if (fd.get() < 0) {
       last = last_os_error();
       continue;
     }
-    if (auto r = connect_within(fd.get(), *a, timeout); !r) {
+    if (auto r = use(fd.get(), *a); !r) {
       last = r.error();
       continue;
     }
-    const int one = 1;
-    (void)setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return fd;
   }
   return last;
 }
 
+}  // namespace
+
+result<FileDescriptor> connect_to(const Endpoint& where, std::chrono::milliseconds timeout) {
+  if (where.host.empty()) return net_errc::bad_endpoint;
+  AddrInfo addresses;
+  if (auto r = resolve(where, false, addresses); !r) return r.error();
+  return first_usable(addresses.list, [&](int fd, const addrinfo& a) -> result<void> {
+    if (auto r = connect_within(fd, a, timeout); !r) return r;
+    const int one = 1;
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return success();
+  });
+}
+
 result<FileDescriptor> listen_on(const Endpoint& where, int backlog) {
   AddrInfo addresses;
   if (auto r = resolve(where, true, addresses); !r) return r.error();
-  error last = net_errc::unknown_host;
-  for (const addrinfo* a = addresses.list; a != nullptr; a = a->ai_next) {
-    FileDescriptor fd(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol), ownership::own);
-    if (fd.get() < 0) {
-      last = last_os_error();
-      continue;
-    }
+  return first_usable(addresses.list, [&](int fd, const addrinfo& a) -> result<void> {
     const int one = 1;
-    (void)setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (::bind(fd.get(), a->ai_addr, a->ai_addrlen) != 0 || ::listen(fd.get(), backlog) != 0) {
-      last = last_os_error();
-      continue;
-    }
-    return fd;
-  }
-  return last;
+    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(fd, a.ai_addr, a.ai_addrlen) != 0 || ::listen(fd, backlog) != 0) return last_os_error();
+    return success();
+  });
 }
 
 result<Endpoint> local_endpoint(int fd) {
