@@ -147,10 +147,18 @@ int fetch(const FetchOptions& o) {
   net::SyncOptions options;
   options.max_blocks = o.max_blocks;
   options.progress = [&bar](const net::SyncProgress& p) { bar.update(p); };
-  auto synced = net::sync_blocks(peer, writer.value(), chain, version.value().start_height, options);
+  net::SyncProgress p;
+  auto synced = net::sync_blocks(peer, writer.value(), chain, version.value().start_height, p, options);
   bar.finish();
   const auto closed = writer.value().close();
   const double seconds = std::chrono::duration<double>(clock::now() - start).count();
+  if (!synced && p.local_failure) {
+    const error& e = synced.error();
+    std::fprintf(stderr, "blockwire fetch: writing %s: %s%s; %s holds whole, checked blocks up to height %lld\n", o.output_dir.c_str(),
+                 e.code().message().c_str(), e.has_offset() ? (" (at byte " + std::to_string(e.offset()) + " of its last blk file)").c_str() : "",
+                 o.output_dir.c_str(), static_cast<long long>(chain.height()));
+    return usage_or_io;
+  }
   if (!synced && stop_signal != 0) {
     std::fprintf(stderr, "blockwire fetch: %s: stopped; %s holds whole, checked blocks up to height %lld; run fetch again to go on\n",
                  strsignal(stop_signal), o.output_dir.c_str(), static_cast<long long>(chain.height()));
@@ -166,7 +174,6 @@ int fetch(const FetchOptions& o) {
     std::fprintf(stderr, "blockwire fetch: closing %s: %s\n", o.output_dir.c_str(), closed.error().message().c_str());
     return usage_or_io;
   }
-  const net::SyncProgress& p = synced.value();
   const double mb_per_s = seconds > 0 ? static_cast<double>(p.bytes) / seconds / 1e6 : 0.0;
   if (o.json) {
     JsonOutput out;

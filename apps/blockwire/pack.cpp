@@ -113,10 +113,13 @@ int pack(const PackOptions& o) {
     key = random_xor_key();
   }
 
-  if (o.undo && !existing.value().empty()) {
-    std::fprintf(stderr, "blockwire pack: --undo makes undo data from the blocks given, from the genesis block on: "
-                         "%s already has blk files\n", o.output_dir.c_str());
-    return usage_or_io;
+  if (o.undo) {
+    auto revs = fs::exists(o.output_dir, ec) ? undo_files(o.output_dir) : result<std::vector<std::string>>(std::vector<std::string>{});
+    if (!existing.value().empty() || !revs || !revs.value().empty()) {
+      std::fprintf(stderr, "blockwire pack: --undo makes undo data from the blocks given, from the genesis block on: "
+                           "%s already has blk or rev files\n", o.output_dir.c_str());
+      return usage_or_io;
+    }
   }
 
   // Every input checked before anything is written. What cannot be read
@@ -129,22 +132,21 @@ int pack(const PackOptions& o) {
   CoinSet coins;
   std::vector<std::optional<BlockUndo>> undos(o.undo ? o.inputs.size() : 0);
   std::vector<Hash256> parents(undos.size());
-  std::map<Hash256, std::uint32_t> heights;
+  std::vector<Hash256> hashes(undos.size());  // each block's, to check a second reading against
   for (std::size_t i = 0; i < o.inputs.size(); ++i) {
     if (auto status = read_block_input(o.inputs[i], o.net, bytes, true)) return *status;
     if (o.undo) {
       const Block block = decode_block(bytes).value();  // read_block_input checked that it decodes
-      std::uint32_t height = 0;
-      if (!block.header.prev_block.is_zero()) {
-        const auto parent = heights.find(block.header.prev_block);
-        if (parent == heights.end()) {
-          std::fprintf(stderr, "blockwire pack: %s: its parent is no block before it (--undo needs the chain from its genesis block, in order)\n",
-                       o.inputs[i].c_str());
-          return bad_data;
-        }
-        height = parent->second + 1;
+      // One chain, in order: each block's parent is the block before it
+      // (a branch would need another coin set).
+      const std::uint32_t height = static_cast<std::uint32_t>(i);
+      const bool links = i == 0 ? block.header.prev_block.is_zero() : block.header.prev_block == hashes[i - 1];
+      if (!links) {
+        std::fprintf(stderr, "blockwire pack: %s: its parent is not the block before it (--undo needs one chain from its genesis block, in order)\n",
+                     o.inputs[i].c_str());
+        return bad_data;
       }
-      heights.emplace(block_hash(block.header), height);
+      hashes[i] = block_hash(block.header);
       auto undo = coins.apply(block, height);
       if (!undo) {
         std::fprintf(stderr, "blockwire pack: %s: %s (--undo needs every spent output in a block before it)\n", o.inputs[i].c_str(),
@@ -201,6 +203,12 @@ int pack(const PackOptions& o) {
       (void)writer.value().rewind(start);  // changed since it was checked
       abandon();
       return *status;
+    }
+    // The undo data was made from the first reading: the block must be the same.
+    if (o.undo && block_hash(decode_header(std::span<const std::byte>(bytes).first(header_size)).value()) != hashes[i]) {
+      std::fprintf(stderr, "blockwire pack: %s changed while it was being packed\n", input.c_str());
+      (void)writer.value().rewind(start);
+      return abandon();
     }
     auto at = writer.value().append(bytes);
     if (!at) {

@@ -144,7 +144,12 @@ int serve(const ServeOptions& o) {
     }
     if (fds[0].revents == 0) continue;
     const int fd = ::accept4(listener.value().get(), nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd < 0) continue;  // the peer left already, or descriptors ran out: try the next
+    if (fd < 0) {
+      // Out of descriptors, the listener stays readable: wait a little
+      // (a session may end) rather than spin. Otherwise the peer left.
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) ::poll(nullptr, 0, 100);
+      continue;
+    }
     FileDescriptor socket(fd, ownership::own);
     if (sessions.size() >= o.max_peers) {
       log("blockwire serve: refused %s: already %u peers (--max-peers)\n", net::remote_name(fd).c_str(), o.max_peers);

@@ -201,6 +201,7 @@ HOSTILE = {
     'bad_checksum': (1, 'checksum', 0),
     'oversize': (1, 'over', 0),
     'silent': (2, 'sent nothing', 0),
+    'stall': (2, 'sent nothing we were waiting for', 1),
     'slow': (2, 'did not arrive whole', 0),
     'close_mid_message': (2, 'closed the connection', 0),
     'headers_2001': (1, "'headers' message", 1),

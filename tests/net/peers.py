@@ -244,6 +244,12 @@ class FakeNode(threading.Thread):
             command, payload = wire.receive()
             if command is None:
                 return
+            if command == b'getheaders' and m == 'stall':
+                # Never an answer, only chatter: an inv every half second.
+                for _ in range(20):
+                    wire.send(envelope(b'inv', compact_size(1) + struct.pack('<I', 1) + bytes(32)))
+                    time.sleep(0.5)
+                return
             if command == b'getheaders':
                 request = wire.message(command, payload)
                 headers = self.headers_after(request.locator.vHave)

@@ -324,6 +324,22 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
   other.header.prev_block = block_hash(b1.header);  // the same shape, another parent: the checksum says no
   CHECK(!index.value().find(other, 0).value());
 
+  // A key whose bytes are the magic's first byte: every record begins with
+  // a zero on disk, and is still a record, not padding.
+  test::TempDir magic_dir;
+  XorKey magic_key;
+  magic_key.fill(magic(network::regtest)[0]);
+  {
+    UndoFileWriter w(magic_dir.path.string(), magic_key, network::regtest);
+    REQUIRE(w.append(u2, b2.header.prev_block, 0));
+    REQUIRE(w.append(u3, b3.header.prev_block, 0));
+    REQUIRE(w.close());
+  }
+  auto both = UndoIndex::build(magic_dir.path.string(), magic_key, network::regtest);
+  REQUIRE(both);
+  CHECK(both.value().size() == 2);
+  CHECK(both.value().find(b3, 0).value() == std::optional<BlockUndo>(u3));
+
   // Damage: garbage where the next record would be is bad_magic at its offset.
   std::filesystem::resize_file(dir.file("rev00000.dat"), raw.size());
   {

@@ -24,8 +24,8 @@ class DeadlineReader {
  public:
   explicit DeadlineReader(int fd) noexcept : socket_(fd) {}
 
-  void arm(std::chrono::milliseconds within, net_errc on_timeout) noexcept {
-    deadline_ = clock::now() + within;
+  void arm(clock::time_point until, net_errc on_timeout) noexcept {
+    deadline_ = until;
     on_timeout_ = on_timeout;
   }
 
@@ -128,16 +128,19 @@ result<void> Connection::send(std::string_view command, std::span<const std::byt
 
 result<p2p::Message> Connection::receive() {
   State& s = *state_;
+  // One idle deadline for the whole call: pings and unknown commands are
+  // answered or skipped on the way, and do not buy the peer more time.
+  const auto idle_until = clock::now() + s.timeouts.idle;
   for (;;) {
     s.last_offset = s.consumed();
     s.last_command.clear();
     if (s.in.buffered().empty()) {
-      s.reader.arm(s.timeouts.idle, net_errc::timed_out);
+      s.reader.arm(idle_until, net_errc::timed_out);
       auto got = s.in.fill();
       if (!got) return error(got.error().code(), s.last_offset);
       if (got.value() == 0) return error(net_errc::connection_closed, s.last_offset);
     }
-    s.reader.arm(s.timeouts.message, net_errc::too_slow);
+    s.reader.arm(clock::now() + s.timeouts.message, net_errc::too_slow);
     auto message = p2p::decode_message(s.in, s.net, &s.last_command);
     if (!message) {
       std::error_code code = message.error().code();
@@ -228,6 +231,7 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
 
 void Connection::shutdown() noexcept { (void)::shutdown(state_->socket.get(), SHUT_RDWR); }
 int Connection::fd() const noexcept { return state_->socket.get(); }
+const Timeouts& Connection::timeouts() const noexcept { return state_->timeouts; }
 const std::string& Connection::peer_name() const noexcept { return state_->peer; }
 const std::string& Connection::last_command() const noexcept { return state_->last_command; }
 std::uint64_t Connection::last_message_offset() const noexcept { return state_->last_offset; }

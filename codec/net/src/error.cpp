@@ -5,7 +5,7 @@ namespace {
 
 const char* describe(int value) noexcept {
   switch (static_cast<net_errc>(value)) {
-    case net_errc::timed_out: return "the peer sent nothing for the idle timeout";
+    case net_errc::timed_out: return "the peer sent nothing we were waiting for within the idle timeout";
     case net_errc::too_slow: return "a message did not arrive whole within the message timeout";
     case net_errc::connection_closed: return "the peer closed the connection";
     case net_errc::self_connection: return "connected to ourselves (the peer's version carries our nonce)";

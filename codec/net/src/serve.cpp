@@ -7,9 +7,15 @@ namespace blockwire::net {
 namespace {
 
 // getheaders: from the first locator hash on our best chain (the genesis
-// block when none is), up to 2,000 headers or the stop hash.
+// block when none is), up to 2,000 headers or the stop hash. With no
+// locator, the stop hash's header alone, as Core answers.
 p2p::Headers headers_after(const BlockIndex& index, const p2p::GetHeaders& request) {
   const auto best = index.best_chain();
+  if (request.locator.empty()) {
+    p2p::Headers one;
+    if (const IndexedBlock* b = index.find(request.stop)) one.headers.push_back(b->header);
+    return one;
+  }
   std::size_t from = 0;  // height of the last block the peer has
   for (const Hash256& hash : request.locator) {
     const IndexedBlock* b = index.find(hash);

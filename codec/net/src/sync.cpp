@@ -1,6 +1,8 @@
 #include <blockwire/net/sync.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
 #include <deque>
 #include <set>
 #include <variant>
@@ -9,7 +11,12 @@ namespace blockwire::net {
 
 LocalChain LocalChain::from_index(const BlockIndex& index, network net) {
   LocalChain chain(net);
-  for (std::size_t i : index.best_chain()) chain.add(index.blocks()[i].header);
+  // Parents before children: by height (an unlinked block has none).
+  std::vector<const IndexedBlock*> linked;
+  for (const IndexedBlock& b : index.blocks())
+    if (b.height >= 0) linked.push_back(&b);
+  std::stable_sort(linked.begin(), linked.end(), [](const IndexedBlock* a, const IndexedBlock* b) { return a->height < b->height; });
+  for (const IndexedBlock* b : linked) chain.add(b->header);
   return chain;
 }
 
@@ -91,40 +98,63 @@ result<void> answer(Connection& peer, const p2p::Message& message) {
 
 }  // namespace
 
-result<SyncProgress> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& chain, std::int64_t peer_height,
-                                 const SyncOptions& options) {
-  SyncProgress progress;
+result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& chain, std::int64_t peer_height,
+                         SyncProgress& progress, const SyncOptions& options) {
+  using clock = std::chrono::steady_clock;
+  progress = SyncProgress{};
   progress.peer_height = peer_height;
   progress.height = chain.height();
-  const auto appended = [&](const Block& block, std::uint64_t size) {
+  const auto append = [&](const Block& block) -> result<void> {
+    if (auto r = writer.append(block); !r) {
+      progress.local_failure = true;
+      return r.error();
+    }
     chain.add(block.header);
     ++progress.blocks;
-    progress.bytes += size;
+    progress.bytes += serialized_size(block);
     progress.height = chain.height();
     if (options.progress) options.progress(progress);
+    return success();
   };
+  // Waiting for an answer: what is not one (a ping, inv, addr...) is let
+  // by, but not for longer than the idle timeout without progress.
+  auto stall_until = clock::now() + peer.timeouts().idle;
+  const auto stalled = [&] { return clock::now() > stall_until; };
+  const auto progressed = [&] { stall_until = clock::now() + peer.timeouts().idle; };
+
   if (chain.empty()) {  // the genesis block: every node writes its own
-    const Block genesis = genesis_block(chain.net());
-    if (auto r = writer.append(genesis); !r) return r.error();
-    appended(genesis, serialized_size(genesis));
+    if (auto r = append(genesis_block(chain.net())); !r) return r;
   }
   const std::size_t window = std::max<std::size_t>(1, options.max_in_flight);
   const auto done = [&] { return options.max_blocks != 0 && progress.blocks >= options.max_blocks; };
+  std::optional<Hash256> continue_from;  // after a full headers message: its last header, as Core asks
   while (!done()) {
-    if (auto r = peer.send(p2p::GetHeaders{p2p::protocol_version, chain.locator(), Hash256{}}); !r) return r.error();
+    std::vector<Hash256> locator = chain.locator();
+    if (continue_from) locator.insert(locator.begin(), *continue_from);
+    if (auto r = peer.send(p2p::GetHeaders{p2p::protocol_version, std::move(locator), Hash256{}}); !r) return r;
+    progressed();
     std::vector<BlockHeader> wanted;
+    bool full = false;
     for (;;) {  // the answer; announcements and the like pass by
       auto message = peer.receive();
       if (!message) return message.error();
-      if (auto r = answer(peer, message.value()); !r) return r.error();
+      if (auto r = answer(peer, message.value()); !r) return r;
       if (const auto* headers = std::get_if<p2p::Headers>(&message.value())) {
         auto fresh = new_headers(*headers, chain, peer.last_message_offset());
         if (!fresh) return fresh.error();
         wanted = std::move(fresh).value();
+        full = headers->headers.size() == p2p::max_headers;
+        const std::optional<Hash256> last = full ? std::optional<Hash256>(block_hash(headers->headers.back())) : std::nullopt;
+        // The same full message again, nothing new in it: the peer is going
+        // round in circles; what we have is what it gives.
+        if (full && wanted.empty() && last == continue_from) full = false;
+        continue_from = last;
         break;
       }
+      if (stalled()) return error(net_errc::timed_out, peer.last_message_offset());
     }
-    if (wanted.empty()) break;  // the peer has nothing we lack
+    progressed();
+    if (wanted.empty() && !full) break;  // the peer has nothing we lack
     if (options.max_blocks != 0) wanted.resize(std::min<std::size_t>(wanted.size(), options.max_blocks - progress.blocks));
 
     // Blocks in chain order, `window` in flight; one that comes early
@@ -140,32 +170,34 @@ result<SyncProgress> sync_blocks(Connection& peer, BlockFileWriter& writer, Loca
           request.items.push_back({p2p::inv::block | p2p::inv::witness_flag, hash});
           in_flight.emplace(hash, next_request++);
         }
-        if (auto r = peer.send(request); !r) return r.error();
+        if (auto r = peer.send(request); !r) return r;
       }
       auto message = peer.receive();
       if (!message) return message.error();
-      if (auto r = answer(peer, message.value()); !r) return r.error();
+      if (auto r = answer(peer, message.value()); !r) return r;
       if (const auto* missing = std::get_if<p2p::NotFound>(&message.value())) {
         for (const auto& item : missing->items) {
           if (in_flight.contains(item.hash)) return error(net_errc::block_not_found, peer.last_message_offset());
         }
-        continue;
       }
       auto* got = std::get_if<p2p::BlockMessage>(&message.value());
-      if (got == nullptr) continue;
+      if (got == nullptr) {
+        if (stalled()) return error(net_errc::timed_out, peer.last_message_offset());
+        continue;
+      }
       const std::uint64_t at = peer.last_message_offset();
       const auto it = in_flight.find(block_hash(got->block.header));
       if (it == in_flight.end()) return error(net_errc::unrequested_block, at);
       if (auto checked = check_block(got->block); !checked) return error(checked.error().code(), at);
+      progressed();
       early.emplace(it->second, std::move(got->block));
       in_flight.erase(it);
       for (auto e = early.begin(); e != early.end() && e->first == next_append; e = early.erase(e), ++next_append) {
-        if (auto r = writer.append(e->second); !r) return r.error();
-        appended(e->second, serialized_size(e->second));
+        if (auto r = append(e->second); !r) return r;
       }
     }
   }
-  return progress;
+  return success();
 }
 
 }  // namespace blockwire::net

@@ -123,6 +123,7 @@ bool CoinSet::less(const OutPoint& a, const OutPoint& b) noexcept {
 }
 
 result<BlockUndo> CoinSet::apply(const Block& block, std::uint32_t height) {
+  if (height > 0x7fffffff) return undo_errc::height_too_large;  // the coin code is height * 2 + coinbase in 32 bits
   BlockUndo undo;
   undo.transactions.reserve(block.transactions.empty() ? 0 : block.transactions.size() - 1);
   // Every change, with what it replaced, so that a failure puts the set
@@ -158,6 +159,8 @@ result<BlockUndo> CoinSet::apply(const Block& block, std::uint32_t height) {
     const Hash256 id = txid(tx);
     for (std::uint32_t o = 0; o < tx.outputs.size(); ++o) {
       const auto script = tx.script_pubkey(tx.outputs[o]);
+      // Unspendable (Core's IsUnspendable): never a coin.
+      if ((!script.empty() && script[0] == std::byte{0x6a}) || script.size() > max_script_size) continue;
       SpentCoin coin{height, t == 0, tx.outputs[o].value, std::vector<std::byte>(script.begin(), script.end())};
       const OutPoint point{id, o};
       auto [it, inserted] = coins_.try_emplace(point, std::move(coin));

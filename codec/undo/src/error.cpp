@@ -13,6 +13,7 @@ const char* describe(int value) noexcept {
     case undo_errc::unpaired_record: return "a rev record that checks against no block of the same-numbered blk file";
     case undo_errc::truncated_record: return "the rev file ends inside a record";
     case undo_errc::bad_magic: return "no network magic where a rev record should begin";
+    case undo_errc::height_too_large: return "a coin height past 2^31 - 1";
   }
   return nullptr;
 }

@@ -190,13 +190,15 @@ result<std::optional<UndoRecord>> UndoFileReader::next() {
   std::array<std::byte, 8> head{};
   const std::uint64_t have = std::min<std::uint64_t>(8, s.size - at);
   if (auto r = s.read_exact(std::span<std::byte>(head.data(), have)); !r) return r.error();
-  // Padding: a zero where the magic would begin, on disk or once un-XORed.
-  const std::byte raw_first = head[0] ^ s.key[at % 8];
-  if (head[0] == std::byte{0} || raw_first == std::byte{0}) {
-    s.offset = s.size;
-    return std::optional<UndoRecord>{};
-  }
-  if (!std::equal(s.magic.begin(), s.magic.end(), head.begin()) || have < 8) {
+  // The magic first: with a key byte equal to the magic's first byte, a
+  // real record begins with a zero on disk. Only where no magic is, a zero
+  // (on disk or once un-XORed) is Core's padding and ends the file.
+  if (have < 8 || !std::equal(s.magic.begin(), s.magic.end(), head.begin())) {
+    const std::byte raw_first = head[0] ^ s.key[at % 8];
+    if (head[0] == std::byte{0} || raw_first == std::byte{0}) {
+      s.offset = s.size;
+      return std::optional<UndoRecord>{};
+    }
     return error(have < 8 ? undo_errc::truncated_record : undo_errc::bad_magic, at);
   }
   const std::uint32_t length = wire::from_le<std::uint32_t>(std::array<std::byte, 4>{head[4], head[5], head[6], head[7]});
@@ -224,7 +226,12 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
     if (!reader) return reader.error();
     for (;;) {
       auto record = reader.value().next();
-      if (!record) return record.error();
+      if (!record) {
+        // Damaged framing: what follows in this file pairs with nothing
+        // (scan reports it); an I/O failure is the caller's to know.
+        if (record.error().code().category() == std::system_category()) return record.error();
+        break;
+      }
       if (!record.value()) break;
       auto undo = decode_block_undo(record.value()->bytes);
       if (!undo) continue;  // scan reports it; here it pairs with nothing

@@ -69,7 +69,8 @@ class Connection {
   result<void> send(std::string_view command, std::span<const std::byte> payload);
 
   // The next message, pings answered and unknown commands skipped on the
-  // way. Errors carry the stream offset: timed_out, too_slow,
+  // way (within the same idle timeout: they do not extend it). Errors
+  // carry the stream offset: timed_out, too_slow,
   // connection_closed, the p2p decode errors (bad magic, checksum, a length
   // over the limit, 2,001 headers...), or the socket's error.
   result<p2p::Message> receive();
@@ -80,6 +81,7 @@ class Connection {
 
   // The socket, for poll(2) or shutdown(2) in a signal handler.
   int fd() const noexcept;
+  const Timeouts& timeouts() const noexcept;
   const std::string& peer_name() const noexcept;
   // The command of the last message received (also of one that failed
   // once its envelope was read), and the stream offset where it began.

@@ -14,7 +14,7 @@
 namespace blockwire::net {
 
 enum class net_errc : int {
-  timed_out = 1,         // the peer sent nothing for the idle timeout
+  timed_out = 1,         // the peer sent nothing we were waiting for within the idle timeout (pings and the like do not count)
   too_slow,              // a message did not arrive whole within the message timeout
   connection_closed,     // the peer closed the connection (inside a message when the offset is past its start)
   self_connection,       // the peer's version carries our own nonce: we connected to ourselves

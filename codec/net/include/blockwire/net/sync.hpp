@@ -25,7 +25,9 @@ class LocalChain {
  public:
   // Nothing yet: the genesis block is the first to write.
   explicit LocalChain(network net) : net_(net) {}
-  // The best chain of a blocks directory's index.
+  // Every block of a blocks directory's index that links to its genesis
+  // block (side branches too: they are not fetched again), the best chain
+  // the one with the most work.
   static LocalChain from_index(const BlockIndex& index, network net);
 
   bool empty() const noexcept { return best_.empty(); }
@@ -58,6 +60,9 @@ struct SyncProgress {
   std::uint64_t bytes = 0;   // of those blocks
   std::int64_t height = -1;  // our tip's
   std::int64_t peer_height = 0;
+  // After a failure: it was ours (writing the directory), not the peer's;
+  // the error's offset is then the blk file's.
+  bool local_failure = false;
 };
 
 struct SyncOptions {
@@ -67,12 +72,17 @@ struct SyncOptions {
 };
 
 // Syncs `chain` (and the directory behind `writer`) to the peer's best
-// chain, the connection's handshake done. On an error the blocks appended
-// before it stay (each whole and checked); nothing partial is written.
-// Errors: unconnected_headers, bad_header_pow, duplicate_header (offset: the
-// header's byte), unrequested_block, block_not_found, check_block's codes
-// (offset: the block message's), the writer's, and what receive() reports.
-result<SyncProgress> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& chain, std::int64_t peer_height,
-                                 const SyncOptions& options = {});
+// chain, the connection's handshake done. `progress` follows the blocks
+// appended; on an error it says how far the sync got, and the blocks
+// appended before it stay (each whole and checked): nothing partial is
+// written. A peer that sends only what is not an answer (pings, inv, addr)
+// for the idle timeout is timed_out: it cannot stall the sync. Errors:
+// unconnected_headers, bad_header_pow, duplicate_header (offset: the
+// header's byte, each header's transaction count taken to be the one byte
+// of a zero), unrequested_block, block_not_found, check_block's codes
+// (offset: the block message's), what receive() reports, and the writer's
+// (local_failure).
+result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& chain, std::int64_t peer_height,
+                         SyncProgress& progress, const SyncOptions& options = {});
 
 }  // namespace blockwire::net

@@ -74,9 +74,11 @@ std::vector<std::int64_t> fees(const BlockUndo& undo, const Block& block);
 
 // The unspent outputs of a chain read from its start: what a node's coin
 // database holds, in memory. apply() spends a block's inputs (its undo
-// data, returned) and adds its outputs, as ConnectBlock does; an input of
-// an output it does not hold is missing_coin (the chain did not start at
-// its genesis block, or spends what does not exist).
+// data, returned) and adds its spendable outputs (not OP_RETURN ones, not
+// scripts over max_script_size: Core's AddCoin leaves them out), as
+// ConnectBlock does; an input of an output it does not hold is
+// missing_coin (the chain did not start at its genesis block, or spends
+// what does not exist); a height past 2^31 - 1 is height_too_large.
 class CoinSet {
  public:
   result<BlockUndo> apply(const Block& block, std::uint32_t height);

@@ -19,6 +19,7 @@ enum class undo_errc : int {
   unpaired_record,         // a rev record that no block of the same-numbered blk file checks against
   truncated_record,        // a rev file that ends inside a record
   bad_magic,               // no network magic where a rev record should begin
+  height_too_large,        // a coin height past 2^31 - 1 (Core's 31-bit nHeight)
 };
 
 const std::error_category& undo_category() noexcept;
