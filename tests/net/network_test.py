@@ -134,15 +134,21 @@ def scenario_bitcoinlib_client():
         server.stop()
 
 
+def fetch_from_node(blocks, target, *extra, **node_options):
+    """fetch from a python-bitcoinlib node serving `blocks`; the node's own failures fail the test."""
+    node = peers.FakeNode(blocks, **node_options)
+    node.start()
+    result = fetch(node.port, target, *extra)
+    node.join(30)
+    assert node.error is None, node.error
+    return node, result
+
+
 def scenario_bitcoinlib_server():
     """fetch from a node written on python-bitcoinlib."""
     _, blocks = chain()
-    node = peers.FakeNode(blocks)
-    node.start()
     target = os.path.join(work, 'fetched')
-    result = fetch(node.port, target)
-    node.join(10)
-    assert node.error is None, node.error
+    node, result = fetch_from_node(blocks, target)
     assert result.returncode == 0, result.stderr
     check_fetched(target, blocks)
     # Its unasked ping was answered, its getheaders too (with no headers: fetch serves nothing).
@@ -153,20 +159,14 @@ def scenario_bitcoinlib_server():
 def scenario_old_peer():
     """A protocol 70015 node (before BIP339): no wtxidrelay or sendaddrv2 sent to it, and the sync works."""
     _, blocks = chain()
-    node = peers.FakeNode(blocks, protocol=70015)
-    node.start()
     target = os.path.join(work, 'fetched')
-    result = fetch(node.port, target)
-    node.join(10)
-    assert node.error is None, node.error
+    node, result = fetch_from_node(blocks, target, protocol=70015)
     assert result.returncode == 0, result.stderr
     assert node.handshake_commands == [b'version', b'verack'], node.handshake_commands
     check_fetched(target, blocks)
     # And a 70016 one gets both, before the verack (Core's order).
-    node = peers.FakeNode(blocks)
-    node.start()
-    assert fetch(node.port, os.path.join(work, 'again')).returncode == 0
-    node.join(10)
+    node, result = fetch_from_node(blocks, os.path.join(work, 'again'))
+    assert result.returncode == 0, result.stderr
     assert node.handshake_commands == [b'version', b'wtxidrelay', b'sendaddrv2', b'verack'], node.handshake_commands
 
 
@@ -217,12 +217,8 @@ HOSTILE = {
 def scenario_hostile(mode):
     status, words, kept = HOSTILE[mode]
     _, blocks = chain()
-    node = peers.FakeNode(blocks, mode)
-    node.start()
     target = os.path.join(work, 'fetched')
-    result = fetch(node.port, target, '--timeout', '2')
-    node.join(30)
-    assert node.error is None, node.error
+    _, result = fetch_from_node(blocks, target, '--timeout', '2', mode=mode)
     assert result.returncode == status, (result.returncode, result.stderr)
     assert words in result.stderr, result.stderr
     assert 'byte' in result.stderr, result.stderr  # where
