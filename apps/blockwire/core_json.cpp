@@ -34,18 +34,14 @@ std::string double_text(double v) {
 // ScriptToUniv: asm, desc, hex, address (when there is one), type.
 void write_script_pubkey(JsonOutput& out, std::span<const std::byte> script, network net) {
   out.begin_object();
-  out.key("asm");
-  out.string(to_asm(script));
-  out.key("desc");
-  out.string(infer_descriptor(script, net));
+  out.member_string("asm", to_asm(script));
+  out.member_string("desc", infer_descriptor(script, net));
   out.key("hex");
   write_hex(out, script);
   if (const auto address = encode_address(script, net)) {
-    out.key("address");
-    out.string(*address);
+    out.member_string("address", *address);
   }
-  out.key("type");
-  out.string(name(solve(script).type));
+  out.member_string("type", name(solve(script).type));
   out.end_object();
 }
 
@@ -75,20 +71,13 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx, network 
   // a block; here the sum is only printed).
   std::uint64_t total_in = 0;
   out.begin_object();
-  out.key("txid");
-  out.string(tx.txid().to_hex());
-  out.key("hash");
-  out.string(tx.wtxid().to_hex());
-  out.key("version");
-  out.uint(tx.version());
-  out.key("size");
-  out.uint(tx.size());
-  out.key("vsize");
-  out.uint(tx.vsize());
-  out.key("weight");
-  out.uint(tx.weight());
-  out.key("locktime");
-  out.uint(tx.lock_time());
+  out.member_string("txid", tx.txid().to_hex());
+  out.member_string("hash", tx.wtxid().to_hex());
+  out.member_uint("version", tx.version());
+  out.member_uint("size", tx.size());
+  out.member_uint("vsize", tx.vsize());
+  out.member_uint("weight", tx.weight());
+  out.member_uint("locktime", tx.lock_time());
   out.key("vin");
   out.begin_array();
   const bool coinbase = tx.is_coinbase();
@@ -99,14 +88,11 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx, network 
       out.key("coinbase");
       write_hex(out, in.script_sig);
     } else {
-      out.key("txid");
-      out.string(in.prevout.txid.to_hex());
-      out.key("vout");
-      out.uint(in.prevout.index);
+      out.member_string("txid", in.prevout.txid.to_hex());
+      out.member_uint("vout", in.prevout.index);
       out.key("scriptSig");
       out.begin_object();
-      out.key("asm");
-      out.string(to_asm(in.script_sig, true));
+      out.member_string("asm", to_asm(in.script_sig, true));
       out.key("hex");
       write_hex(out, in.script_sig);
       out.end_object();
@@ -123,19 +109,15 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx, network 
       if (prevouts) {
         out.key("prevout");
         out.begin_object();
-        out.key("generated");
-        out.boolean(coin.coinbase);
-        out.key("height");
-        out.uint(coin.height);
-        out.key("value");
-        out.raw_number(amount_text(coin.value));
+        out.member_boolean("generated", coin.coinbase);
+        out.member_uint("height", coin.height);
+        out.member_raw_number("value", amount_text(coin.value));
         out.key("scriptPubKey");
         write_script_pubkey(out, coin.script_pubkey, net);
         out.end_object();
       }
     }
-    out.key("sequence");
-    out.uint(in.sequence);
+    out.member_uint("sequence", in.sequence);
     out.end_object();
   }
   out.end_array();
@@ -146,18 +128,15 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx, network 
     const OutputView o = tx.output(n);
     total_out += static_cast<std::uint64_t>(o.value);
     out.begin_object();
-    out.key("value");
-    out.raw_number(amount_text(o.value));
-    out.key("n");
-    out.uint(n);
+    out.member_raw_number("value", amount_text(o.value));
+    out.member_uint("n", n);
     out.key("scriptPubKey");
     write_script_pubkey(out, o.script_pubkey, net);
     out.end_object();
   }
   out.end_array();
   if (undo != nullptr) {
-    out.key("fee");
-    out.raw_number(amount_text(static_cast<std::int64_t>(total_in - total_out)));
+    out.member_raw_number("fee", amount_text(static_cast<std::int64_t>(total_in - total_out)));
   }
   if (hex) {
     out.key("hex");
@@ -170,56 +149,37 @@ void write_block_json(JsonOutput& out, const BlockView& block, network net, cons
   if (undo != nullptr && undo->transactions.size() + 1 != block.transaction_count()) undo = nullptr;
   const BlockHeader& h = block.header();
   out.begin_object();
-  out.key("hash");
-  out.string(block_hash(h).to_hex());
+  out.member_string("hash", block_hash(h).to_hex());
   if (chain != nullptr) {
-    out.key("confirmations");
-    out.integer(chain->confirmations);
-    out.key("height");
-    out.integer(chain->height);
+    out.member_integer("confirmations", chain->confirmations);
+    out.member_integer("height", chain->height);
   }
-  out.key("version");
-  out.integer(h.version);
-  out.key("versionHex");
-  out.string(hex32(static_cast<std::uint32_t>(h.version)));
-  out.key("merkleroot");
-  out.string(h.merkle_root.to_hex());
-  out.key("time");
-  out.uint(h.time);
+  out.member_integer("version", h.version);
+  out.member_string("versionHex", hex32(static_cast<std::uint32_t>(h.version)));
+  out.member_string("merkleroot", h.merkle_root.to_hex());
+  out.member_uint("time", h.time);
   if (chain != nullptr) {
-    out.key("mediantime");
-    out.uint(chain->median_time);
+    out.member_uint("mediantime", chain->median_time);
   }
-  out.key("nonce");
-  out.uint(h.nonce);
-  out.key("bits");
-  out.string(hex32(h.bits));
+  out.member_uint("nonce", h.nonce);
+  out.member_string("bits", hex32(h.bits));
   if (const auto target = target_from_bits(h.bits)) {
-    out.key("target");
-    out.string(target->to_hex());
+    out.member_string("target", target->to_hex());
   }
-  out.key("difficulty");
-  out.raw_number(double_text(difficulty(h.bits)));
+  out.member_raw_number("difficulty", double_text(difficulty(h.bits)));
   if (chain != nullptr) {
-    out.key("chainwork");
-    out.string(chain->chainwork.to_hex());
+    out.member_string("chainwork", chain->chainwork.to_hex());
   }
-  out.key("nTx");
-  out.uint(block.transaction_count());
+  out.member_uint("nTx", block.transaction_count());
   if (!h.prev_block.is_zero()) {
-    out.key("previousblockhash");
-    out.string(h.prev_block.to_hex());
+    out.member_string("previousblockhash", h.prev_block.to_hex());
   }
   if (chain != nullptr && chain->next) {
-    out.key("nextblockhash");
-    out.string(chain->next->to_hex());
+    out.member_string("nextblockhash", chain->next->to_hex());
   }
-  out.key("strippedsize");
-  out.uint(block.stripped_size());
-  out.key("size");
-  out.uint(block.size());
-  out.key("weight");
-  out.uint(block.weight());
+  out.member_uint("strippedsize", block.stripped_size());
+  out.member_uint("size", block.size());
+  out.member_uint("weight", block.weight());
   out.key("tx");
   out.begin_array();
   for (std::size_t i = 0; i < block.transaction_count(); ++i) {

@@ -178,24 +178,15 @@ int fetch(const FetchOptions& o) {
   if (o.json) {
     JsonOutput out;
     out.begin_object();
-    out.key("peer");
-    out.string(peer.peer_name());
-    out.key("user_agent");
-    out.string(version.value().user_agent);
-    out.key("peer_height");
-    out.integer(version.value().start_height);
-    out.key("blocks");
-    out.uint(p.blocks);
-    out.key("bytes");
-    out.uint(p.bytes);
-    out.key("seconds");
-    out.number(seconds);
-    out.key("height");
-    out.integer(chain.height());
-    out.key("tip");
-    out.string(chain.tip().to_hex());
-    out.key("start_height");
-    out.integer(start_height);
+    out.member_string("peer", peer.peer_name());
+    out.member_string("user_agent", version.value().user_agent);
+    out.member_integer("peer_height", version.value().start_height);
+    out.member_uint("blocks", p.blocks);
+    out.member_uint("bytes", p.bytes);
+    out.member_number("seconds", seconds);
+    out.member_integer("height", chain.height());
+    out.member_string("tip", chain.tip().to_hex());
+    out.member_integer("start_height", start_height);
     out.end_object();
     return ok;
   }

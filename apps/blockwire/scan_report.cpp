@@ -52,55 +52,35 @@ void print_text_report(const ScanResult& r) {
 void print_json_report(const ScanResult& r) {
   JsonOutput out;
   out.begin_object();
-  out.key("files");
-  out.uint(r.files.size());
-  out.key("blocks");
-  out.uint(r.blocks);
-  out.key("transactions");
-  out.uint(r.transactions);
-  out.key("bytes");
-  out.uint(r.bytes);
-  out.key("block_bytes");
-  out.uint(r.block_bytes);
-  out.key("seconds");
-  out.number(r.seconds);
-  out.key("mb_per_s");
-  out.number(mb_per_s(r));
-  out.key("failed_blocks");
-  out.uint(r.failed_blocks);
-  out.key("skipped_bytes");
-  out.uint(r.skipped_bytes);
-  out.key("undo_files");
-  out.uint(r.undo_files);
-  out.key("undo_records");
-  out.uint(r.undo_records);
-  out.key("undo_verified");
-  out.uint(r.undo_verified);
-  out.key("problem_count");
-  out.uint(r.problem_count);
+  out.member_uint("files", r.files.size());
+  out.member_uint("blocks", r.blocks);
+  out.member_uint("transactions", r.transactions);
+  out.member_uint("bytes", r.bytes);
+  out.member_uint("block_bytes", r.block_bytes);
+  out.member_number("seconds", r.seconds);
+  out.member_number("mb_per_s", mb_per_s(r));
+  out.member_uint("failed_blocks", r.failed_blocks);
+  out.member_uint("skipped_bytes", r.skipped_bytes);
+  out.member_uint("undo_files", r.undo_files);
+  out.member_uint("undo_records", r.undo_records);
+  out.member_uint("undo_verified", r.undo_verified);
+  out.member_uint("problem_count", r.problem_count);
   out.key("problems");  // the first max_listed_problems
   out.begin_array();
   for (const Problem& p : r.problems) {
     out.begin_object();
-    out.key("file");
-    out.string(r.files[p.file]);
-    out.key("offset");
-    out.uint(p.offset);
-    out.key("skipped_bytes");
-    out.uint(p.skipped_bytes);
-    out.key("failed_block");
-    out.boolean(p.failed_block);
-    out.key("reason");
-    out.string(p.reason);
+    out.member_string("file", r.files[p.file]);
+    out.member_uint("offset", p.offset);
+    out.member_uint("skipped_bytes", p.skipped_bytes);
+    out.member_boolean("failed_block", p.failed_block);
+    out.member_string("reason", p.reason);
     out.end_object();
   }
   out.end_array();
   if (!r.io_failure.empty()) {
-    out.key("io_error");
-    out.string(r.io_failure);
+    out.member_string("io_error", r.io_failure);
   }
-  out.key("ok");
-  out.boolean(r.ok());
+  out.member_boolean("ok", r.ok());
   out.end_object();
 }
 
