@@ -86,15 +86,18 @@ XorKey random_xor_key() {
   return key;
 }
 
-std::string block_file_name(unsigned number) {
+namespace {
+
+// Core's numbered files: PREFIX%05u.dat (blk for blocks, rev for undo data).
+std::string numbered_file_name(std::string_view prefix, unsigned number) {
   char name[32];
-  std::snprintf(name, sizeof name, "blk%05u.dat", number);
+  std::snprintf(name, sizeof name, "%.*s%05u.dat", static_cast<int>(prefix.size()), prefix.data(), number);
   return name;
 }
 
-std::optional<unsigned> block_file_number(std::string_view name) {
-  if (name.size() < 12 || !name.starts_with("blk") || !name.ends_with(".dat")) return std::nullopt;
-  const char* first = name.data() + 3;
+std::optional<unsigned> numbered_file_number(std::string_view prefix, std::string_view name) {
+  if (name.size() < prefix.size() + 9 || !name.starts_with(prefix) || !name.ends_with(".dat")) return std::nullopt;
+  const char* first = name.data() + prefix.size();
   const char* last = name.data() + name.size() - 4;
   if (!std::all_of(first, last, [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
   unsigned number = 0;
@@ -103,11 +106,11 @@ std::optional<unsigned> block_file_number(std::string_view name) {
   return number;
 }
 
-result<std::vector<std::string>> block_files(const std::string& blocks_dir) {
+result<std::vector<std::string>> numbered_files(const std::string& blocks_dir, std::string_view prefix) {
   std::error_code ec;
   std::vector<std::pair<unsigned, std::string>> found;
   for (fs::directory_iterator it(blocks_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (const auto number = block_file_number(it->path().filename().string())) found.emplace_back(*number, it->path().string());
+    if (const auto number = numbered_file_number(prefix, it->path().filename().string())) found.emplace_back(*number, it->path().string());
   }
   if (ec) return ec;
   std::sort(found.begin(), found.end());
@@ -115,5 +118,15 @@ result<std::vector<std::string>> block_files(const std::string& blocks_dir) {
   for (auto& f : found) paths.push_back(std::move(f.second));
   return paths;
 }
+
+}  // namespace
+
+std::string block_file_name(unsigned number) { return numbered_file_name("blk", number); }
+std::optional<unsigned> block_file_number(std::string_view name) { return numbered_file_number("blk", name); }
+result<std::vector<std::string>> block_files(const std::string& blocks_dir) { return numbered_files(blocks_dir, "blk"); }
+
+std::string undo_file_name(unsigned number) { return numbered_file_name("rev", number); }
+std::optional<unsigned> undo_file_number(std::string_view name) { return numbered_file_number("rev", name); }
+result<std::vector<std::string>> undo_files(const std::string& blocks_dir) { return numbered_files(blocks_dir, "rev"); }
 
 }  // namespace blockwire

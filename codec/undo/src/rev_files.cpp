@@ -7,8 +7,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
-#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <linux/falloc.h>
@@ -34,35 +32,6 @@ struct ShapeHash {
 };
 
 }  // namespace
-
-std::string undo_file_name(unsigned number) {
-  char name[32];
-  std::snprintf(name, sizeof name, "rev%05u.dat", number);
-  return name;
-}
-
-std::optional<unsigned> undo_file_number(std::string_view name) {
-  if (!name.starts_with("rev") || !name.ends_with(".dat")) return std::nullopt;
-  const std::string_view digits = name.substr(3, name.size() - 7);
-  if (digits.size() < 5) return std::nullopt;
-  unsigned n = 0;
-  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-  if (ec != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
-  return n;
-}
-
-result<std::vector<std::string>> undo_files(const std::string& blocks_dir) {
-  std::error_code ec;
-  std::vector<std::pair<unsigned, std::string>> found;
-  for (const auto& entry : std::filesystem::directory_iterator(blocks_dir, ec)) {
-    if (const auto n = undo_file_number(entry.path().filename().string())) found.emplace_back(*n, entry.path().string());
-  }
-  if (ec) return ec;
-  std::sort(found.begin(), found.end());
-  std::vector<std::string> paths;
-  for (auto& f : found) paths.push_back(std::move(f.second));
-  return paths;
-}
 
 Hash256 undo_checksum(const Hash256& parent_hash, std::span<const std::byte> undo_bytes) {
   Sha256 h;

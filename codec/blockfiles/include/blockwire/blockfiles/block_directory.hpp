@@ -40,4 +40,11 @@ result<std::vector<std::string>> block_files(const std::string& blocks_dir);
 std::string block_file_name(unsigned number);
 std::optional<unsigned> block_file_number(std::string_view file_name);
 
+// The same for the undo data beside them (revNNNNN.dat, read and written by
+// blockwire::undo): the rev*.dat files of a directory in number order, and
+// the names both ways.
+result<std::vector<std::string>> undo_files(const std::string& blocks_dir);
+std::string undo_file_name(unsigned number);
+std::optional<unsigned> undo_file_number(std::string_view file_name);
+
 }  // namespace blockwire

@@ -25,11 +25,8 @@
 
 namespace blockwire {
 
-// revNNNNN.dat, and back.
-std::string undo_file_name(unsigned number);
-std::optional<unsigned> undo_file_number(std::string_view file_name);
-// The rev*.dat files of a directory, in number order.
-result<std::vector<std::string>> undo_files(const std::string& blocks_dir);
+// The rev files' names and listing (undo_file_name, undo_file_number,
+// undo_files) are the blocks directory's: <blockwire/blockfiles/block_directory.hpp>.
 
 Hash256 undo_checksum(const Hash256& parent_hash, std::span<const std::byte> undo_bytes);
 
