@@ -37,9 +37,7 @@ Hash256 undo_checksum(const Hash256& parent_hash, std::span<const std::byte> und
   Sha256 h;
   h.update(parent_hash.bytes());
   h.update(undo_bytes);
-  const Hash256 first = h.finish();
-  h.update(first.bytes());
-  return h.finish();
+  return sha256d_of(h);
 }
 
 std::uint64_t undo_shape(const Block& block) {
