@@ -88,9 +88,7 @@ int blocks(const BlocksOptions& options) {
       const ChainInfo info = index.value().chain_info(b);
       std::optional<BlockUndo> undo;
       if (undo_index && height != 0) {
-        std::vector<std::uint64_t> inputs;
-        for (std::size_t t = 1; t < view.value().transaction_count(); ++t) inputs.push_back(view.value().transaction(t).input_count());
-        auto found = undo_index->find(undo_shape(inputs), b.header.prev_block, b.file);
+        auto found = undo_index->find(view.value(), b.file);
         if (!found) {
           std::fprintf(stderr, "blockwire blocks: the undo data of block %llu: %s\n", static_cast<unsigned long long>(height),
                        found.error().message().c_str());

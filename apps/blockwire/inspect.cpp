@@ -158,9 +158,7 @@ int inspect(const InspectOptions& options) {
     if (block) {
       std::optional<BlockUndo> undo;
       if (undo_index) {
-        std::vector<std::uint64_t> inputs;
-        for (std::size_t t = 1; t < block.value().transaction_count(); ++t) inputs.push_back(block.value().transaction(t).input_count());
-        auto found = undo_index->find(undo_shape(inputs), block.value().header().prev_block, blk_number);
+        auto found = undo_index->find(block.value(), blk_number);
         if (found) undo = std::move(found).value();
       }
       return print_block(block.value(), o.json, o.net, chain ? &*chain : nullptr, undo ? &*undo : nullptr);

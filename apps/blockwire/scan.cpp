@@ -35,6 +35,7 @@ struct UndoDir {
   XorKey key;
   network net;
   std::map<unsigned, std::size_t> blk_files;  // N -> index in ScanResult::files
+  std::vector<std::string> rev_files;
 };
 
 // The files the paths name, each with its key; a message when one cannot be used.
@@ -61,7 +62,7 @@ std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, Sca
     if (dir) {
       auto revs = undo_files(path);
       if (!revs) return path + ": " + revs.error().message();
-      if (!revs.value().empty()) undo = UndoDir{path, key.value(), net, {}};
+      if (!revs.value().empty()) undo = UndoDir{path, key.value(), net, {}, std::move(revs).value()};
     }
     for (const std::string& file : found) {
       const auto size = fs::file_size(file, ec);
@@ -83,9 +84,7 @@ std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, Sca
 // input counts) and by its checksum over that block's parent. What does
 // not is a problem, like a damaged blk record.
 result<void> verify_undo(const UndoDir& d, ScanResult& result) {
-  auto revs = undo_files(d.path);
-  if (!revs) return revs.error();
-  for (const std::string& path : revs.value()) {
+  for (const std::string& path : d.rev_files) {
     const std::size_t index = result.files.size();
     result.files.push_back(path);
     ++result.undo_files;

@@ -5,6 +5,7 @@
 #include <blockwire/codec.hpp>
 
 #include <cstring>
+#include <optional>
 
 namespace blockwire::cli {
 
@@ -73,12 +74,14 @@ void CheckPipeline::work() {
         failure = "re-encoding gives different bytes";
       }
     }
+    // The block's walk for its undo key before the lock all workers share
+    // (collect_undo_keys is fixed before they start).
+    std::optional<UndoKey> undo_key;
+    if (failure.empty() && result_.collect_undo_keys[w->file]) undo_key = UndoKey{undo_shape(block), block.header.prev_block};
     std::lock_guard lock(mutex_);
     ++result_.blocks;
     result_.transactions += block.transactions.size();
-    if (failure.empty() && result_.collect_undo_keys[w->file]) {
-      result_.undo_keys[w->file].push_back({undo_shape(block), block.header.prev_block});
-    }
+    if (undo_key) result_.undo_keys[w->file].push_back(*undo_key);
     result_.block_bytes += w->bytes.size();
     if (!failure.empty()) result_.add({w->file, w->offset, 0, std::move(failure), true});
     free_buffers_.push_back(std::move(w->bytes));

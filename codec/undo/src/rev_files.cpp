@@ -47,10 +47,10 @@ std::uint64_t undo_shape(const Block& block) {
   return s.h;
 }
 
-std::uint64_t undo_shape(std::span<const std::uint64_t> input_counts) {
+std::uint64_t undo_shape(const BlockView& block) {
   ShapeHash s;
-  s.add(input_counts.size());
-  for (std::uint64_t n : input_counts) s.add(n);
+  s.add(block.transaction_count() == 0 ? 0 : block.transaction_count() - 1);
+  for (std::size_t i = 1; i < block.transaction_count(); ++i) s.add(block.transaction(i).input_count());
   return s.h;
 }
 
@@ -211,6 +211,10 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
 
 result<std::optional<BlockUndo>> UndoIndex::find(const Block& block, unsigned file) const {
   return find(undo_shape(block), block.header.prev_block, file);
+}
+
+result<std::optional<BlockUndo>> UndoIndex::find(const BlockView& block, unsigned file) const {
+  return find(undo_shape(block), block.header().prev_block, file);
 }
 
 result<std::optional<BlockUndo>> UndoIndex::find(std::uint64_t shape, const Hash256& parent, unsigned file) const {

@@ -34,9 +34,8 @@ Hash256 undo_checksum(const Hash256& parent_hash, std::span<const std::byte> und
 // after the coinbase and each one's input count, hashed.
 std::uint64_t undo_shape(const Block& block);
 std::uint64_t undo_shape(const BlockUndo& undo);
-// From the input counts of the transactions after the coinbase (a view of
-// a block gives them without decoding it).
-std::uint64_t undo_shape(std::span<const std::uint64_t> input_counts);
+// From a view: the counts without decoding the block.
+std::uint64_t undo_shape(const BlockView& block);
 
 // Appends undo records: the record is encoded into one buffer, its checksum
 // computed over that buffer, the whole XORed in place and written with one
@@ -103,11 +102,11 @@ class UndoIndex {
   // The undo data of `block`, held in blkNNNNN.dat with N = `file`; nothing
   // when no record of revNNNNN.dat pairs with it.
   result<std::optional<BlockUndo>> find(const Block& block, unsigned file) const;
-  // The same from the block's shape and parent.
-  result<std::optional<BlockUndo>> find(std::uint64_t shape, const Hash256& parent, unsigned file) const;
+  result<std::optional<BlockUndo>> find(const BlockView& block, unsigned file) const;
   std::size_t size() const noexcept { return count_; }
 
  private:
+  result<std::optional<BlockUndo>> find(std::uint64_t shape, const Hash256& parent, unsigned file) const;
   struct Where {
     unsigned file;
     std::uint64_t offset;
