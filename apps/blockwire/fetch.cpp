@@ -5,11 +5,11 @@
 #include "commands.hpp"
 #include "json_output.hpp"
 #include "peer_errors.hpp"
+#include "progress.hpp"
 #include "text.hpp"
 #include "xor_key.hpp"
 
 #include <blockwire/blockfiles.hpp>
-#include <blockwire/io/hex.hpp>
 #include <blockwire/net.hpp>
 
 #include <chrono>
@@ -46,46 +46,6 @@ void catch_stop_signals() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-// "[#####     ]  height 1,234 of 5,678  1,000 blocks  312 MB/s", five
-// times a second at most, on a terminal.
-class SyncBar {
- public:
-  explicit SyncBar(bool enabled) : enabled_(enabled) {}
-  void update(const net::SyncProgress& p) {
-    if (!enabled_) return;
-    const auto now = clock::now();
-    if (now - last_ < std::chrono::milliseconds(200)) return;
-    last_ = now;
-    const double seconds = std::chrono::duration<double>(now - start_).count();
-    const double fraction = p.peer_height <= 0 ? 1.0 : std::min(1.0, static_cast<double>(p.height) / static_cast<double>(p.peer_height));
-    std::fprintf(stderr, "\r[%-30.*s] height %s of %s  %s  %.0f MB/s ", static_cast<int>(fraction * 30), "##############################",
-                 with_commas(static_cast<std::uint64_t>(std::max<std::int64_t>(p.height, 0))).c_str(),
-                 with_commas(static_cast<std::uint64_t>(std::max<std::int64_t>(p.peer_height, 0))).c_str(), count_of(p.blocks, "block").c_str(),
-                 seconds > 0 ? static_cast<double>(p.bytes) / seconds / 1e6 : 0.0);
-  }
-  void finish() {
-    if (enabled_) std::fputs("\r\033[K", stderr);
-  }
-
- private:
-  bool enabled_;
-  clock::time_point start_ = clock::now();
-  clock::time_point last_{};
-};
-
-// The key of the directory: --xor-key, its xor.dat, none for a directory
-// of plain blk files, or (a new one) random, as Core 28 and later choose.
-result<XorKey> key_for(const FetchOptions& o) {
-  std::error_code ec;
-  if (!o.xor_key.empty() || fs::exists(fs::path(o.output_dir) / "xor.dat", ec)) return resolve_xor_key(o.output_dir, o.xor_key);
-  if (fs::exists(o.output_dir, ec)) {
-    auto files = block_files(o.output_dir);
-    if (!files) return files.error();
-    if (!files.value().empty()) return XorKey{};
-  }
-  return random_xor_key();
-}
-
 }  // namespace
 
 int fetch(const FetchOptions& o) {
@@ -95,7 +55,7 @@ int fetch(const FetchOptions& o) {
     std::fprintf(stderr, "blockwire fetch: %s: not HOST[:PORT]\n", o.peer.c_str());
     return usage_or_io;
   }
-  auto key = key_for(o);
+  auto key = key_for_writing(o.output_dir, o.xor_key);
   if (!key) {
     std::fprintf(stderr, "blockwire fetch: %s\n", xor_key_problem(o.output_dir, o.xor_key, key.error()).c_str());
     return usage_or_io;
@@ -118,11 +78,7 @@ int fetch(const FetchOptions& o) {
   net::LocalChain chain = net::LocalChain::from_index(index.value(), net);
   const std::int64_t start_height = chain.height();
 
-  net::Timeouts timeouts;
-  if (o.timeout_seconds != 0) {
-    const std::chrono::milliseconds t(o.timeout_seconds * 1000);
-    timeouts = {t, t, t, t};
-  }
+  const net::Timeouts timeouts = timeouts_from_option(o.timeout_seconds);
   const auto start = clock::now();
   auto connection = net::Connection::connect(peer_at.value(), net, timeouts);
   if (!connection) {
@@ -143,10 +99,20 @@ int fetch(const FetchOptions& o) {
     return exit_status_of_peer_error(version.error());
   }
 
-  SyncBar bar(o.progress && !o.json && isatty(STDERR_FILENO) != 0);
+  // "[#####     ]  height 1,234 of 5,678  1,000 blocks  312 MB/s"
+  Progress bar(o.progress && !o.json && isatty(STDERR_FILENO) != 0, 0, "block");
   net::SyncOptions options;
   options.max_blocks = o.max_blocks;
-  options.progress = [&bar](const net::SyncProgress& p) { bar.update(p); };
+  options.progress = [&bar](const net::SyncProgress& s) {
+    const double fraction = s.peer_height <= 0 ? 1.0 : std::min(1.0, static_cast<double>(s.height) / static_cast<double>(s.peer_height));
+    std::string text = "height ";
+    text += with_commas(static_cast<std::uint64_t>(std::max<std::int64_t>(s.height, 0)));
+    text += " of ";
+    text += with_commas(static_cast<std::uint64_t>(std::max<std::int64_t>(s.peer_height, 0)));
+    text += "  ";
+    text += count_of(s.blocks, "block");
+    bar.update(fraction, s.bytes, text);
+  };
   net::SyncProgress p;
   auto synced = net::sync_blocks(peer, writer.value(), chain, version.value().start_height, p, options);
   bar.finish();

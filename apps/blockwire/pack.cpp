@@ -18,7 +18,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <map>
 #include <optional>
 
 namespace blockwire::cli {
@@ -97,21 +96,13 @@ int pack(const PackOptions& o) {
     return usage_or_io;
   }
 
-  // The key: random on request, else --xor-key or the directory's xor.dat,
-  // else (a new directory) random, as Bitcoin Core 28 and later choose.
-  XorKey key{};
-  if (o.random_key) {
-    key = random_xor_key();
-  } else if (!o.xor_key.empty() || fs::exists(fs::path(o.output_dir) / "xor.dat", ec)) {
-    auto resolved = resolve_xor_key(o.output_dir, o.xor_key);
-    if (!resolved) {
-      std::fprintf(stderr, "blockwire pack: %s\n", xor_key_problem(o.output_dir, o.xor_key, resolved.error()).c_str());
-      return usage_or_io;
-    }
-    key = resolved.value();
-  } else if (existing.value().empty()) {
-    key = random_xor_key();
+  // The key: random on request, else as key_for_writing says.
+  auto chosen = o.random_key ? result<XorKey>(random_xor_key()) : key_for_writing(o.output_dir, o.xor_key);
+  if (!chosen) {
+    std::fprintf(stderr, "blockwire pack: %s\n", xor_key_problem(o.output_dir, o.xor_key, chosen.error()).c_str());
+    return usage_or_io;
   }
+  const XorKey key = chosen.value();
 
   if (o.undo) {
     auto revs = fs::exists(o.output_dir, ec) ? undo_files(o.output_dir) : result<std::vector<std::string>>(std::vector<std::string>{});
@@ -130,9 +121,8 @@ int pack(const PackOptions& o) {
   std::vector<std::byte> bytes;
   std::vector<std::optional<std::vector<std::byte>>> kept(o.inputs.size());
   CoinSet coins;
-  std::vector<std::optional<BlockUndo>> undos(o.undo ? o.inputs.size() : 0);
-  std::vector<Hash256> parents(undos.size());
-  std::vector<Hash256> hashes(undos.size());  // each block's, to check a second reading against
+  std::vector<BlockUndo> undos(o.undo ? o.inputs.size() : 0);  // [0]: the genesis block's, which Core does not write
+  std::vector<Hash256> hashes(undos.size());  // each block's: the next one's parent, and a check of a second reading
   for (std::size_t i = 0; i < o.inputs.size(); ++i) {
     if (auto status = read_block_input(o.inputs[i], o.net, bytes, true)) return *status;
     if (o.undo) {
@@ -153,8 +143,7 @@ int pack(const PackOptions& o) {
                      undo.error().message().c_str());
         return bad_data;
       }
-      if (height != 0) undos[i] = std::move(undo).value();  // Core writes none for the genesis block
-      parents[i] = block.header.prev_block;
+      undos[i] = std::move(undo).value();
     }
     if (o.inputs[i] == "-" || !fs::is_regular_file(o.inputs[i], ec)) kept[i] = std::move(bytes);
   }
@@ -224,8 +213,8 @@ int pack(const PackOptions& o) {
     }
     last = at.value();
     total += bytes.size();
-    if (o.undo && undos[i]) {
-      if (auto r = undo_writer.append(*undos[i], parents[i], at.value().file); !r) {
+    if (o.undo && i > 0) {
+      if (auto r = undo_writer.append(undos[i], hashes[i - 1], at.value().file); !r) {
         std::fprintf(stderr, "blockwire pack: writing the undo data of %s into %s/%s: %s\n", input.c_str(), o.output_dir.c_str(),
                      undo_file_name(at.value().file).c_str(), r.error().message().c_str());
         (void)writer.value().rewind(start);
@@ -256,9 +245,7 @@ int pack(const PackOptions& o) {
               count_of(total, "byte").c_str(), o.output_dir.c_str(), block_file_name(last.file).c_str(), std::string(name(o.net)).c_str(),
               to_hex(key).c_str());
   if (o.undo) {
-    std::size_t records = 0;
-    for (const auto& u : undos) records += u ? 1 : 0;
-    std::printf("and the undo data of %s (every block but the genesis block) into rev files\n", count_of(records, "block").c_str());
+    std::printf("and the undo data of %s (every block but the genesis block) into rev files\n", count_of(o.inputs.size() - 1, "block").c_str());
   }
   return ok;
 }

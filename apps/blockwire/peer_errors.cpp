@@ -14,6 +14,12 @@ std::string describe_peer_error(const net::Connection& peer, const error& e) {
   return text;
 }
 
+net::Timeouts timeouts_from_option(unsigned seconds, net::Timeouts defaults) {
+  if (seconds == 0) return defaults;
+  const std::chrono::milliseconds t = std::chrono::seconds(seconds);
+  return {t, t, t, t};
+}
+
 int exit_status_of_peer_error(const error& e) {
   const std::error_code c = e.code();
   if (c.category() == std::system_category() || c.category() == blockwire::error_category() || c.category() == blockfile_category()) {

@@ -12,6 +12,8 @@
 namespace blockwire::cli {
 
 std::string describe_peer_error(const net::Connection& peer, const error& e);
+// --timeout SECONDS: every timeout that long; 0 (not given): `defaults`.
+net::Timeouts timeouts_from_option(unsigned seconds, net::Timeouts defaults = {});
 int exit_status_of_peer_error(const error& e);
 
 }  // namespace blockwire::cli

@@ -8,16 +8,33 @@ namespace blockwire::cli {
 Progress::Progress(bool enabled, std::uint64_t total_bytes, std::string unit)
     : enabled_(enabled), total_(total_bytes), unit_(std::move(unit)), start_(clock::now()) {}
 
-void Progress::update(std::uint64_t done, std::uint64_t count) {
-  if (!enabled_) return;
+bool Progress::due() {
+  if (!enabled_) return false;
   const auto now = clock::now();
-  if (now - last_ < std::chrono::milliseconds(200)) return;
+  if (now - last_ < std::chrono::milliseconds(200)) return false;
   last_ = now;
-  const double seconds = std::chrono::duration<double>(now - start_).count();
+  return true;
+}
+
+void Progress::draw(double fraction, const std::string& text, std::uint64_t bytes) const {
+  const double seconds = std::chrono::duration<double>(last_ - start_).count();
+  std::fprintf(stderr, "\r[%-30.*s] %s  %.0f MB/s ", static_cast<int>(fraction * 30), "##############################", text.c_str(),
+               seconds > 0 ? static_cast<double>(bytes) / seconds / 1e6 : 0.0);
+}
+
+void Progress::update(std::uint64_t done, std::uint64_t count) {
+  if (!due()) return;
   const double fraction = total_ == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total_);
-  const int filled = static_cast<int>(fraction * 30);
-  std::fprintf(stderr, "\r[%-30.*s] %3.0f%%  %s  %.0f MB/s ", filled, "##############################", fraction * 100,
-               count_of(count, unit_).c_str(), seconds > 0 ? static_cast<double>(done) / seconds / 1e6 : 0.0);
+  char percent[16];
+  std::snprintf(percent, sizeof percent, "%3.0f%%", fraction * 100);
+  std::string text = percent;
+  text += "  ";
+  text += count_of(count, unit_);
+  draw(fraction, text, done);
+}
+
+void Progress::update(double fraction, std::uint64_t bytes, const std::string& text) {
+  if (due()) draw(fraction, text, bytes);
 }
 
 void Progress::finish() {

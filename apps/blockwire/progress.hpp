@@ -14,11 +14,16 @@ class Progress {
   // `done` bytes of `total_bytes`, `count` of the unit so far; redraws at
   // most five times a second.
   void update(std::uint64_t done, std::uint64_t count);
+  // The same bar for work measured otherwise: `fraction` done, `text` in
+  // the middle, `bytes` so far for the rate.
+  void update(double fraction, std::uint64_t bytes, const std::string& text);
   // Clears the bar.
   void finish();
 
  private:
   using clock = std::chrono::steady_clock;
+  bool due();  // enabled, and the last redraw a fifth of a second ago
+  void draw(double fraction, const std::string& text, std::uint64_t bytes) const;
   bool enabled_;
   std::uint64_t total_;
   std::string unit_;

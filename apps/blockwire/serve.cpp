@@ -110,13 +110,9 @@ int serve(const ServeOptions& o) {
   log("blockwire serve: %s (%s): %s, height %d\n", o.dir.c_str(), std::string(name(net)).c_str(),
       count_of(index.value().blocks().size(), "block").c_str(), height);
 
-  net::Timeouts timeouts;
-  if (o.timeout_seconds != 0) {
-    const std::chrono::milliseconds t(o.timeout_seconds * 1000);
-    timeouts = {t, t, t, t};
-  } else {
-    timeouts.idle = std::chrono::minutes(20);  // Core's inactivity timeout
-  }
+  net::Timeouts idle_as_core;
+  idle_as_core.idle = std::chrono::minutes(20);  // Core's inactivity timeout
+  const net::Timeouts timeouts = timeouts_from_option(o.timeout_seconds, idle_as_core);
   const net::BlockStore store{index.value(), key.value()};
   std::list<Session> sessions;
   int status = ok;
