@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -141,12 +140,7 @@ result<FileDescriptor> connect_to(const Endpoint& where, std::chrono::millisecon
   if (where.host.empty()) return net_errc::bad_endpoint;
   AddrInfo addresses;
   if (auto r = resolve(where, false, addresses); !r) return r.error();
-  return first_usable(addresses.list, [&](int fd, const addrinfo& a) -> result<void> {
-    if (auto r = connect_within(fd, a, timeout); !r) return r;
-    const int one = 1;
-    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    return success();
-  });
+  return first_usable(addresses.list, [&](int fd, const addrinfo& a) { return connect_within(fd, a, timeout); });
 }
 
 result<FileDescriptor> listen_on(const Endpoint& where, int backlog) {

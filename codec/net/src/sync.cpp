@@ -1,9 +1,9 @@
+#include <blockwire/codec/wire.hpp>
 #include <blockwire/net/sync.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <optional>
-#include <deque>
 #include <set>
 #include <variant>
 
@@ -16,7 +16,7 @@ LocalChain LocalChain::from_index(const BlockIndex& index, network net) {
   for (const IndexedBlock& b : index.blocks())
     if (b.height >= 0) linked.push_back(&b);
   std::stable_sort(linked.begin(), linked.end(), [](const IndexedBlock* a, const IndexedBlock* b) { return a->height < b->height; });
-  for (const IndexedBlock* b : linked) chain.add(b->header);
+  for (const IndexedBlock* b : linked) chain.add(b->header, b->hash);
   return chain;
 }
 
@@ -39,8 +39,9 @@ std::int64_t LocalChain::height_of(const Hash256& hash) const {
   return h < static_cast<std::int64_t>(best_.size()) && best_[static_cast<std::size_t>(h)] == hash ? h : -1;
 }
 
-void LocalChain::add(const BlockHeader& header) {
-  const Hash256 hash = block_hash(header);
+void LocalChain::add(const BlockHeader& header) { add(header, block_hash(header)); }
+
+void LocalChain::add(const BlockHeader& header, const Hash256& hash) {
   if (known_.contains(hash)) return;
   const auto parent = known_.find(header.prev_block);
   Known k{0, work_from_bits(header.bits), header.prev_block};
@@ -63,14 +64,22 @@ void LocalChain::add(const BlockHeader& header) {
 
 namespace {
 
-std::size_t compact_size_length(std::size_t n) { return n < 0xfd ? 1 : n <= 0xffff ? 3 : 5; }
+// A header with its hash, hashed once.
+struct HashedHeader {
+  BlockHeader header;
+  Hash256 hash;
+};
 
-// The headers message's new headers, checked. `offset`: the message's
+// The headers message's new headers, checked, and the last header's hash
+// (where a full message's next request starts). `offset`: the message's
 // stream offset, for the errors.
-result<std::vector<BlockHeader>> new_headers(const p2p::Headers& message, const LocalChain& chain, std::uint64_t offset) {
+result<std::vector<HashedHeader>> new_headers(const p2p::Headers& message, const LocalChain& chain, std::uint64_t offset,
+                                              Hash256& last) {
   const Hash256 limit = *target_from_bits(pow_limit_bits(chain.net()));
-  const std::uint64_t first = offset + p2p::envelope_size + compact_size_length(message.headers.size());
-  std::vector<BlockHeader> fresh;
+  wire::SizeCounter count;
+  wire::encode_compact_size(count, message.headers.size());
+  const std::uint64_t first = offset + p2p::envelope_size + count.size();
+  std::vector<HashedHeader> fresh;
   std::set<Hash256> seen;
   Hash256 previous;
   for (std::size_t i = 0; i < message.headers.size(); ++i) {
@@ -83,8 +92,9 @@ result<std::vector<BlockHeader>> new_headers(const p2p::Headers& message, const 
     const bool links = i == 0 ? chain.contains(h.prev_block) : h.prev_block == previous;
     if (!links) return error(net_errc::unconnected_headers, at);
     previous = hash;
-    if (!chain.contains(hash)) fresh.push_back(h);
+    if (!chain.contains(hash)) fresh.push_back({h, hash});
   }
+  last = previous;
   return fresh;
 }
 
@@ -104,14 +114,15 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& 
   progress = SyncProgress{};
   progress.peer_height = peer_height;
   progress.height = chain.height();
-  const auto append = [&](const Block& block) -> result<void> {
-    if (auto r = writer.append(block); !r) {
+  const auto append = [&](const Block& block, const Hash256& hash) -> result<void> {
+    const auto at = writer.append(block);
+    if (!at) {
       progress.local_failure = true;
-      return r.error();
+      return at.error();
     }
-    chain.add(block.header);
+    chain.add(block.header, hash);
     ++progress.blocks;
-    progress.bytes += serialized_size(block);
+    progress.bytes += writer.position().offset - at.value().offset - 8;  // the record's block, without its frame
     progress.height = chain.height();
     if (options.progress) options.progress(progress);
     return success();
@@ -123,7 +134,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& 
   const auto progressed = [&] { stall_until = clock::now() + peer.timeouts().idle; };
 
   if (chain.empty()) {  // the genesis block: every node writes its own
-    if (auto r = append(genesis_block(chain.net())); !r) return r;
+    if (auto r = append(genesis_block(chain.net()), genesis_hash(chain.net())); !r) return r;
   }
   const std::size_t window = std::max<std::size_t>(1, options.max_in_flight);
   const auto done = [&] { return options.max_blocks != 0 && progress.blocks >= options.max_blocks; };
@@ -133,18 +144,19 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& 
     if (continue_from) locator.insert(locator.begin(), *continue_from);
     if (auto r = peer.send(p2p::GetHeaders{p2p::protocol_version, std::move(locator), Hash256{}}); !r) return r;
     progressed();
-    std::vector<BlockHeader> wanted;
+    std::vector<HashedHeader> wanted;
     bool full = false;
     for (;;) {  // the answer; announcements and the like pass by
       auto message = peer.receive();
       if (!message) return message.error();
       if (auto r = answer(peer, message.value()); !r) return r;
       if (const auto* headers = std::get_if<p2p::Headers>(&message.value())) {
-        auto fresh = new_headers(*headers, chain, peer.last_message_offset());
+        Hash256 last_hash;
+        auto fresh = new_headers(*headers, chain, peer.last_message_offset(), last_hash);
         if (!fresh) return fresh.error();
         wanted = std::move(fresh).value();
         full = headers->headers.size() == p2p::max_headers;
-        const std::optional<Hash256> last = full ? std::optional<Hash256>(block_hash(headers->headers.back())) : std::nullopt;
+        const std::optional<Hash256> last = full ? std::optional<Hash256>(last_hash) : std::nullopt;
         // The same full message again, nothing new in it: the peer is going
         // round in circles; what we have is what it gives.
         if (full && wanted.empty() && last == continue_from) full = false;
@@ -166,7 +178,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& 
       if (next_request < wanted.size() && in_flight.size() + early.size() < window) {
         p2p::GetData request;
         while (next_request < wanted.size() && in_flight.size() + early.size() + request.items.size() < window) {
-          const Hash256 hash = block_hash(wanted[next_request]);
+          const Hash256& hash = wanted[next_request].hash;
           request.items.push_back({p2p::inv::block | p2p::inv::witness_flag, hash});
           in_flight.emplace(hash, next_request++);
         }
@@ -193,7 +205,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& 
       early.emplace(it->second, std::move(got->block));
       in_flight.erase(it);
       for (auto e = early.begin(); e != early.end() && e->first == next_append; e = early.erase(e), ++next_append) {
-        if (auto r = append(e->second); !r) return r;
+        if (auto r = append(e->second, wanted[e->first].hash); !r) return r;
       }
     }
   }

@@ -80,10 +80,6 @@ std::string_view sighash_name(std::uint8_t type) noexcept {
   return {};
 }
 
-bool unspendable(std::span<const std::byte> script) noexcept {
-  return (!script.empty() && u8(script[0]) == op::return_) || script.size() > max_script_size;
-}
-
 // Core's CheckMinimalPush: the push could not have been written shorter.
 bool minimal_push(const ScriptOp& o) noexcept {
   const std::size_t n = o.data.size();
@@ -126,6 +122,10 @@ bool witness_program(std::span<const std::byte> s, unsigned& version, std::span<
 }
 
 }  // namespace
+
+bool unspendable(std::span<const std::byte> script) noexcept {
+  return (!script.empty() && u8(script[0]) == op::return_) || script.size() > max_script_size;
+}
 
 std::optional<ScriptOp> ScriptReader::next() noexcept {
   const std::uint8_t opcode = u8(rest_[0]);

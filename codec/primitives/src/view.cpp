@@ -8,8 +8,6 @@
 #include <blockwire/codec/wire.hpp>
 #include <blockwire/io/sha256.hpp>
 
-#include <algorithm>
-#include <cstring>
 
 namespace blockwire {
 

@@ -6,8 +6,6 @@
 
 #include "compress.hpp"
 
-#include <algorithm>
-#include <cstring>
 #include <optional>
 
 namespace blockwire {
@@ -117,24 +115,28 @@ std::vector<std::int64_t> fees(const BlockUndo& undo, const Block& block) {
   return out;
 }
 
-bool CoinSet::less(const OutPoint& a, const OutPoint& b) noexcept {
-  const int c = std::memcmp(a.txid.bytes().data(), b.txid.bytes().data(), 32);
-  return c != 0 ? c < 0 : a.index < b.index;
-}
-
 result<BlockUndo> CoinSet::apply(const Block& block, std::uint32_t height) {
   if (height > 0x7fffffff) return undo_errc::height_too_large;  // the coin code is height * 2 + coinbase in 32 bits
   BlockUndo undo;
+  // Reserved up front: the journal points into it.
   undo.transactions.reserve(block.transactions.empty() ? 0 : block.transactions.size() - 1);
-  // Every change, with what it replaced, so that a failure puts the set
-  // back as it was.
-  std::vector<std::pair<OutPoint, std::optional<SpentCoin>>> journal;
+  // Every change, so that a failure puts the set back as it was: a spent
+  // coin (moved into the undo data, `spent` points at it), or an added one
+  // (with the coin it replaced, if any).
+  struct Change {
+    OutPoint point;
+    const SpentCoin* spent = nullptr;
+    std::optional<SpentCoin> replaced;
+  };
+  std::vector<Change> journal;
   const auto roll_back = [&] {
     for (auto it = journal.rbegin(); it != journal.rend(); ++it) {
-      if (it->second) {
-        coins_.insert_or_assign(it->first, std::move(*it->second));
+      if (it->spent != nullptr) {
+        coins_.insert_or_assign(it->point, *it->spent);
+      } else if (it->replaced) {
+        coins_.insert_or_assign(it->point, std::move(*it->replaced));
       } else {
-        coins_.erase(it->first);
+        coins_.erase(it->point);
       }
     }
   };
@@ -151,24 +153,23 @@ result<BlockUndo> CoinSet::apply(const Block& block, std::uint32_t height) {
           roll_back();
           return undo_errc::missing_coin;
         }
-        tx_undo.coins.push_back(it->second);
-        journal.emplace_back(it->first, std::move(it->second));
+        const SpentCoin& moved = tx_undo.coins.emplace_back(std::move(it->second));
+        journal.push_back({it->first, &moved, std::nullopt});
         coins_.erase(it);
       }
     }
     const Hash256 id = txid(tx);
     for (std::uint32_t o = 0; o < tx.outputs.size(); ++o) {
       const auto script = tx.script_pubkey(tx.outputs[o]);
-      // Unspendable (Core's IsUnspendable): never a coin.
-      if ((!script.empty() && script[0] == std::byte{0x6a}) || script.size() > max_script_size) continue;
+      if (unspendable(script)) continue;  // never a coin (Core's AddCoin)
       SpentCoin coin{height, t == 0, tx.outputs[o].value, std::vector<std::byte>(script.begin(), script.end())};
       const OutPoint point{id, o};
-      auto [it, inserted] = coins_.try_emplace(point, std::move(coin));
+      auto [it, inserted] = coins_.try_emplace(point, std::move(coin));  // `coin` untouched when the point is there
       if (inserted) {
-        journal.emplace_back(point, std::nullopt);
+        journal.push_back({point, nullptr, std::nullopt});
       } else {  // a duplicate txid (before BIP30): the new output replaces the old, as in Core
-        journal.emplace_back(point, std::move(it->second));
-        it->second = SpentCoin{height, t == 0, tx.outputs[o].value, std::vector<std::byte>(script.begin(), script.end())};
+        journal.push_back({point, nullptr, std::move(it->second)});
+        it->second = std::move(coin);
       }
     }
   }

@@ -45,7 +45,8 @@ std::uint64_t decompress_amount(std::uint64_t x) noexcept {
 
 namespace undo::detail {
 
-constexpr std::byte op_dup{0x76}, op_hash160{0xa9}, op_equalverify{0x88}, op_checksig{0xac}, op_equal{0x87};
+// The opcodes of the special forms, as bytes (codec/script.hpp names them).
+constexpr std::byte op_dup{op::dup}, op_hash160{op::hash160}, op_equalverify{op::equalverify}, op_checksig{op::checksig}, op_equal{op::equal};
 
 
 bool is_p2pkh(std::span<const std::byte> s) {
@@ -74,7 +75,7 @@ void decompress_script(DecodingContext& ctx, std::vector<std::byte>& script) {
     const std::uint64_t size = code - special_scripts;
     if (size > max_script_size) {  // as Core: skipped, an invalid script in its place
       ctx.skip(size);
-      script.push_back(std::byte{0x6a});  // OP_RETURN
+      script.push_back(std::byte{op::return_});
     } else {
       ctx.read_append(script, size);
     }

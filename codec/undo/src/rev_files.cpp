@@ -1,13 +1,12 @@
 #include <blockwire/codec/wire.hpp>
 #include <blockwire/io/file.hpp>
 #include <blockwire/io/sha256.hpp>
-#include <blockwire/io/vector_writer.hpp>
+#include <blockwire/io/siphash.hpp>
 #include <blockwire/io/xor.hpp>
 #include <blockwire/undo/rev_files.hpp>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <fcntl.h>
 #include <linux/falloc.h>
 #include <filesystem>
@@ -19,17 +18,9 @@ namespace {
 
 std::error_code last_os_error() { return {errno, std::system_category()}; }
 
-// FNV-1a over the counts: a key for a multimap, collisions resolved by the
-// checksum.
-struct ShapeHash {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  void add(std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (v >> (8 * i)) & 0xff;
-      h *= 0x100000001b3ull;
-    }
-  }
-};
+// The shape as a hash key: the counts through SipHash (any fixed key; the
+// checksum settles a collision).
+SipHasher shape_hasher() noexcept { return SipHasher(0, 0); }
 
 }  // namespace
 
@@ -41,38 +32,38 @@ Hash256 undo_checksum(const Hash256& parent_hash, std::span<const std::byte> und
 }
 
 std::uint64_t undo_shape(const Block& block) {
-  ShapeHash s;
-  s.add(block.transactions.empty() ? 0 : block.transactions.size() - 1);
-  for (std::size_t i = 1; i < block.transactions.size(); ++i) s.add(block.transactions[i].inputs.size());
-  return s.h;
+  SipHasher s = shape_hasher();
+  s.update_word(block.transactions.empty() ? 0 : block.transactions.size() - 1);
+  for (std::size_t i = 1; i < block.transactions.size(); ++i) s.update_word(block.transactions[i].inputs.size());
+  return s.finish();
 }
 
 std::uint64_t undo_shape(const BlockView& block) {
-  ShapeHash s;
-  s.add(block.transaction_count() == 0 ? 0 : block.transaction_count() - 1);
-  for (std::size_t i = 1; i < block.transaction_count(); ++i) s.add(block.transaction(i).input_count());
-  return s.h;
+  SipHasher s = shape_hasher();
+  s.update_word(block.transaction_count() == 0 ? 0 : block.transaction_count() - 1);
+  for (std::size_t i = 1; i < block.transaction_count(); ++i) s.update_word(block.transaction(i).input_count());
+  return s.finish();
 }
 
 std::uint64_t undo_shape(const BlockUndo& undo) {
-  ShapeHash s;
-  s.add(undo.transactions.size());
-  for (const TxUndo& tx : undo.transactions) s.add(tx.coins.size());
-  return s.h;
+  SipHasher s = shape_hasher();
+  s.update_word(undo.transactions.size());
+  for (const TxUndo& tx : undo.transactions) s.update_word(tx.coins.size());
+  return s.finish();
 }
 
 UndoFileWriter::UndoFileWriter(std::string dir, const XorKey& key, network net) : dir_(std::move(dir)), key_(key), net_(net) {}
 
 result<BlockPosition> UndoFileWriter::append(const BlockUndo& undo, const Hash256& parent_hash, unsigned file) {
-  if (file_.get() < 0 || file != file_number_) {
+  if (!file_ || file != file_number_) {
     if (auto r = close(); !r) return r.error();
-    const std::string path = (std::filesystem::path(dir_) / undo_file_name(file)).string();
-    file_ = FileDescriptor(::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644), ownership::own);
-    if (file_.get() < 0) return last_os_error();
+    auto opened = FileWriter::append((std::filesystem::path(dir_) / undo_file_name(file)).c_str());
+    if (!opened) return opened.error();
+    file_.emplace(std::move(opened).value());
     file_number_ = file;
     reserved_ = 0;
   }
-  const off_t end = ::lseek(file_.get(), 0, SEEK_END);
+  const off_t end = ::lseek(file_->fd(), 0, SEEK_END);
   if (end < 0) return last_os_error();
   const auto offset = static_cast<std::uint64_t>(end);
 
@@ -95,19 +86,20 @@ result<BlockPosition> UndoFileWriter::append(const BlockUndo& undo, const Hash25
   if (offset + buffer_.size() > reserved_) {
     constexpr std::uint64_t chunk = 1 << 20;
     const std::uint64_t upto = (offset + buffer_.size() + chunk - 1) / chunk * chunk;
-    if (::fallocate(file_.get(), FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset), static_cast<off_t>(upto - offset)) == 0) reserved_ = upto;
+    if (::fallocate(file_->fd(), FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset), static_cast<off_t>(upto - offset)) == 0) reserved_ = upto;
   }
-  FileWriter out(file_.get());
-  if (auto r = out.write(buffer_); !r) {
-    (void)::ftruncate(file_.get(), end);  // nothing partial stays
+  if (auto r = file_->write(buffer_); !r) {
+    (void)::ftruncate(file_->fd(), end);  // nothing partial stays
     return error(r.error().code(), offset);
   }
   return BlockPosition{file, offset};
 }
 
 result<void> UndoFileWriter::close() {
-  if (file_.get() < 0) return success();
-  return file_.close();
+  if (!file_) return success();
+  auto r = file_->close();
+  file_.reset();
+  return r;
 }
 
 struct UndoFileReader::State {
@@ -203,7 +195,6 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
       auto undo = decode_block_undo(record.value()->bytes);
       if (!undo) continue;  // scan reports it; here it pairs with nothing
       index.by_shape_.emplace(undo_shape(undo.value()), Where{number, record.value()->offset});
-      ++index.count_;
     }
   }
   return index;

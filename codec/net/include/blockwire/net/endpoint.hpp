@@ -23,7 +23,7 @@ struct Endpoint {
 // Without a port, `default_port`. Error: net_errc::bad_endpoint.
 result<Endpoint> parse_endpoint(std::string_view text, std::uint16_t default_port);
 
-// A connected TCP socket (Nagle off: messages go out when written), trying
+// A connected TCP socket, trying
 // each address the host resolves to within `timeout` each. Errors:
 // unknown_host, or the last address's connect error (ETIMEDOUT for the
 // timeout).

@@ -42,6 +42,7 @@ class LocalChain {
   // Adds a block whose parent is known (or the genesis block to an empty
   // chain); the best chain moves to it when it has more work than the tip.
   void add(const BlockHeader& header);
+  void add(const BlockHeader& header, const Hash256& hash);  // its hash already known
   network net() const noexcept { return net_; }
 
  private:

@@ -33,6 +33,8 @@ inline constexpr std::uint8_t checkmultisig = 0xae;
 
 // Bitcoin Core's MAX_SCRIPT_SIZE: a longer script is unspendable.
 inline constexpr std::size_t max_script_size = 10'000;
+// Core's CScript::IsUnspendable: OP_RETURN first, or longer than that.
+bool unspendable(std::span<const std::byte> script) noexcept;
 
 struct ScriptOp {
   std::uint8_t opcode;

@@ -27,6 +27,7 @@ struct OutPoint {
   Hash256 txid;
   std::uint32_t index = 0xffffffff;
   friend bool operator==(const OutPoint&, const OutPoint&) = default;
+  friend auto operator<=>(const OutPoint&, const OutPoint&) = default;  // by txid's bytes, then index
 };
 
 struct TxIn {

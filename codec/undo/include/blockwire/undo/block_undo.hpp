@@ -85,8 +85,7 @@ class CoinSet {
   std::size_t size() const noexcept { return coins_.size(); }
 
  private:
-  std::map<OutPoint, SpentCoin, bool (*)(const OutPoint&, const OutPoint&)> coins_{&less};
-  static bool less(const OutPoint& a, const OutPoint& b) noexcept;
+  std::map<OutPoint, SpentCoin> coins_;
 };
 
 }  // namespace blockwire

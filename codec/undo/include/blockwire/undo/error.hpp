@@ -13,10 +13,8 @@ namespace blockwire {
 enum class undo_errc : int {
   varint_overflow = 1,     // a VARINT past its field's range (32 or 64 bits)
   invalid_compressed_key,  // a compressed-script key (type 4 or 5) whose x is not on the curve
-  bad_checksum,            // a rev record's checksum is not SHA256d(parent hash || undo data)
   wrong_shape,             // undo data whose transaction or input counts are not the block's
   missing_coin,            // an input spends an output the coin set does not hold
-  unpaired_record,         // a rev record that no block of the same-numbered blk file checks against
   truncated_record,        // a rev file that ends inside a record
   bad_magic,               // no network magic where a rev record should begin
   height_too_large,        // a coin height past 2^31 - 1 (Core's 31-bit nHeight)

@@ -12,7 +12,7 @@
 #pragma once
 
 #include <blockwire/blockfiles.hpp>
-#include <blockwire/io/file_descriptor.hpp>
+#include <blockwire/io/file.hpp>
 #include <blockwire/undo/block_undo.hpp>
 
 #include <cstdint>
@@ -58,7 +58,7 @@ class UndoFileWriter {
   std::string dir_;
   XorKey key_;
   network net_;
-  FileDescriptor file_;        // revNNNNN.dat, N = file_number_
+  std::optional<FileWriter> file_;  // revNNNNN.dat, N = file_number_
   unsigned file_number_ = 0;
   std::uint64_t reserved_ = 0;  // disk space reserved up to here (past the file's size)
   std::vector<std::byte> buffer_;  // one record at a time, reused
@@ -103,7 +103,7 @@ class UndoIndex {
   // when no record of revNNNNN.dat pairs with it.
   result<std::optional<BlockUndo>> find(const Block& block, unsigned file) const;
   result<std::optional<BlockUndo>> find(const BlockView& block, unsigned file) const;
-  std::size_t size() const noexcept { return count_; }
+  std::size_t size() const noexcept { return by_shape_.size(); }
 
  private:
   result<std::optional<BlockUndo>> find(std::uint64_t shape, const Hash256& parent, unsigned file) const;
@@ -115,7 +115,6 @@ class UndoIndex {
   XorKey key_{};
   network net_ = network::mainnet;
   std::multimap<std::uint64_t, Where> by_shape_;
-  std::size_t count_ = 0;
 };
 
 }  // namespace blockwire
