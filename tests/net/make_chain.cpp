@@ -14,6 +14,8 @@
 #include <blockwire/io/sha256.hpp>
 #include <blockwire/undo.hpp>
 
+#include "../support/bytes.hpp"
+
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -24,18 +26,10 @@ using namespace blockwire;
 
 namespace {
 
-std::vector<std::byte> bytes_of(std::initializer_list<int> values) {
-  std::vector<std::byte> out;
-  for (int v : values) out.push_back(static_cast<std::byte>(v));
-  return out;
-}
+using test::bytes;
+using test::concat;
 
 std::vector<std::byte> repeated(std::size_t n, int value) { return std::vector<std::byte>(n, static_cast<std::byte>(value)); }
-
-std::vector<std::byte> concat(std::vector<std::byte> a, const std::vector<std::byte>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
 
 // A segwit spend of `coinbase_txid`:0 into P2WPKH, P2TR, P2PKH, P2SH and
 // OP_RETURN outputs; the witness looks like a signature and a key (no
@@ -46,16 +40,16 @@ Transaction segwit_spend(const Hash256& coinbase_txid, std::uint32_t height) {
   TxIn& in = tx.inputs.emplace_back();
   in.prevout = {coinbase_txid, 0};
   in.sequence = 0xfffffffd;
-  const auto signature = concat(bytes_of({0x30, 0x44}), repeated(70, static_cast<int>(height & 0xff)));
-  const auto key = concat(bytes_of({0x02}), repeated(32, 0x11));
+  const auto signature = concat({bytes({0x30, 0x44}), repeated(70, static_cast<int>(height & 0xff))});
+  const auto key = concat({bytes({0x02}), repeated(32, 0x11)});
   const std::span<const std::byte> items[] = {signature, key};
   tx.set_witness(in, items);
   const std::vector<std::byte> scripts[] = {
-      concat(bytes_of({0x00, 0x14}), repeated(20, 0x22)),                                    // P2WPKH
-      concat(bytes_of({0x51, 0x20}), repeated(32, 0x33)),                                    // P2TR
-      concat(concat(bytes_of({0x76, 0xa9, 0x14}), repeated(20, 0x44)), bytes_of({0x88, 0xac})),  // P2PKH
-      concat(concat(bytes_of({0xa9, 0x14}), repeated(20, 0x55)), bytes_of({0x87})),           // P2SH
-      bytes_of({0x6a, 0x04, 0x62, 0x77, 0x69, 0x72}),                                        // OP_RETURN "bwir"
+      concat({bytes({0x00, 0x14}), repeated(20, 0x22)}),                                    // P2WPKH
+      concat({bytes({0x51, 0x20}), repeated(32, 0x33)}),                                    // P2TR
+      concat({bytes({0x76, 0xa9, 0x14}), repeated(20, 0x44), bytes({0x88, 0xac})}),  // P2PKH
+      concat({bytes({0xa9, 0x14}), repeated(20, 0x55), bytes({0x87})}),           // P2SH
+      bytes({0x6a, 0x04, 0x62, 0x77, 0x69, 0x72}),                                        // OP_RETURN "bwir"
   };
   for (const auto& script : scripts) tx.outputs.push_back({9'000'000, tx.append(script)});
   return tx;
@@ -69,10 +63,10 @@ Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* s
   b.header.bits = 0x207fffff;
   Transaction& cb = b.transactions.emplace_back();
   // BIP34: the height first in the coinbase's script_sig.
-  const auto script_sig = bytes_of({0x04, static_cast<int>(height & 0xff), static_cast<int>((height >> 8) & 0xff),
+  const auto script_sig = bytes({0x04, static_cast<int>(height & 0xff), static_cast<int>((height >> 8) & 0xff),
                                     static_cast<int>((height >> 16) & 0xff), static_cast<int>(height >> 24), 0x00});
   cb.inputs.emplace_back().script_sig = cb.append(script_sig);
-  cb.outputs.push_back({50'0000'0000, cb.append(concat(bytes_of({0x00, 0x14}), repeated(20, 0x66)))});
+  cb.outputs.push_back({50'0000'0000, cb.append(concat({bytes({0x00, 0x14}), repeated(20, 0x66)}))});
   if (spend != nullptr) b.transactions.push_back(*spend);
   b.transactions.insert(b.transactions.end(), fill.begin(), fill.end());
   bool witness = false;
@@ -87,7 +81,7 @@ Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* s
     preimage.insert(preimage.end(), root.bytes().begin(), root.bytes().end());
     preimage.insert(preimage.end(), nonce.begin(), nonce.end());
     const Hash256 commitment = sha256d(preimage);
-    auto script = bytes_of({0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed});
+    auto script = bytes({0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed});
     script.insert(script.end(), commitment.bytes().begin(), commitment.bytes().end());
     coinbase.outputs.push_back({0, coinbase.append(script)});
   }
@@ -168,7 +162,7 @@ int main(int argc, char** argv) {
     if (height == count) break;
     const Hash256 coinbase_txid = txid(block.transactions[0]);
     const bool spends = height + 1 >= 2 && (height + 1) % 3 == 0;
-    const Transaction spend = segwit_spend(coinbase_txid, height + 1);
+    const Transaction spend = spends ? segwit_spend(coinbase_txid, height + 1) : Transaction{};
     static const std::vector<Transaction> none;
     const auto& fill = fills.empty() ? none : fills[height % fills.size()];
     block = make_block(block_hash(block.header), height + 1, spends ? &spend : nullptr, fill);

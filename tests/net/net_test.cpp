@@ -98,7 +98,7 @@ struct SocketPair {
   void send(const p2p::Message& m) {
     std::vector<std::byte> bytes;
     p2p::encode_message(m, network::regtest, bytes);
-    REQUIRE(::write(theirs, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+    send_raw(bytes);
   }
   void send_raw(std::span<const std::byte> bytes) { REQUIRE(::write(theirs, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size())); }
 };
