@@ -91,7 +91,7 @@ bool use_sha_ni() noexcept {
 
 }  // namespace
 
-const char* sha256d64_implementation() noexcept { return use_sha_ni() ? "sha-ni-2way" : "openssl"; }
+const char* sha256d64_implementation() noexcept { return use_sha_ni() ? "sha-ni-4way" : "openssl"; }
 
 void sha256d64(std::span<std::byte> out, std::span<const std::byte> in) noexcept {
   if (use_sha_ni()) return detail::sha256d64_sha_ni(out.data(), in.data(), in.size() / 64);

@@ -157,7 +157,8 @@ result<void> check(const Source& b) {
   for (std::size_t i = 0; i < n; ++i) {
     const TxIds ids = b.ids(i);
     // BIP141: the coinbase's wtxid counts as zero.
-    MerkleBuilder::add_both(txids, ids.txid, wtxids, i == 0 ? Hash256{} : ids.wtxid);
+    txids.add(ids.txid);
+    wtxids.add(i == 0 ? Hash256{} : ids.wtxid);
     any_witness = any_witness || b.has_witness(i);
   }
   bool mutated = false;

@@ -88,64 +88,53 @@ Hash256 combine(const Hash256& left, const Hash256& right) noexcept {
 
 }  // namespace
 
-void MerkleBuilder::add(const Hash256& leaf) noexcept {
-  // Each low 1 bit of the count is a left node waiting at that level: the
-  // new node is its right sibling, and their parent climbs on.
-  Hash256 h = leaf;
-  std::size_t level = 0;
-  for (std::uint64_t n = count_; (n & 1) != 0; n >>= 1, ++level) {
-    if (pending_[level] == h) mutated_ = true;
-    h = combine(pending_[level], h);
+void MerkleBuilder::add_node(Hash256 node, std::size_t level) noexcept {
+  // Each low 1 bit of the count (in units of the node's size) is a left
+  // node waiting at that level: the new node is its right sibling, and
+  // their parent climbs on.
+  const std::uint64_t leaves = std::uint64_t{1} << level;
+  for (std::uint64_t n = count_ >> level; (n & 1) != 0; n >>= 1, ++level) {
+    if (pending_[level] == node) mutated_ = true;
+    node = combine(pending_[level], node);
   }
-  pending_[level] = h;
-  ++count_;
+  pending_[level] = node;
+  count_ += leaves;
 }
 
-void MerkleBuilder::add_both(MerkleBuilder& a, const Hash256& leaf_a, MerkleBuilder& b, const Hash256& leaf_b) noexcept {
-  if (a.count_ != b.count_) {  // not in step: one at a time
-    a.add(leaf_a);
-    b.add(leaf_b);
-    return;
+void MerkleBuilder::add_batch() noexcept {
+  // A complete subtree: every level pairs real siblings, halving in place.
+  for (std::size_t n = batch_.size(); n > 1; n /= 2) {
+    for (std::size_t i = 0; i < n; i += 2) {
+      if (batch_[i] == batch_[i + 1]) mutated_ = true;
+    }
+    const auto bytes = std::as_writable_bytes(std::span(batch_));
+    sha256d64(bytes.first(16 * n), bytes.first(32 * n));
   }
-  // The same count: the same levels combine, so each level's two pairs go
-  // through sha256d64 together (two blocks, hashed side by side).
-  Hash256 ha = leaf_a, hb = leaf_b;
-  std::size_t level = 0;
-  alignas(16) std::array<std::byte, 128> pairs;
-  for (std::uint64_t n = a.count_; (n & 1) != 0; n >>= 1, ++level) {
-    if (a.pending_[level] == ha) a.mutated_ = true;
-    if (b.pending_[level] == hb) b.mutated_ = true;
-    std::copy(a.pending_[level].bytes().begin(), a.pending_[level].bytes().end(), pairs.begin());
-    std::copy(ha.bytes().begin(), ha.bytes().end(), pairs.begin() + 32);
-    std::copy(b.pending_[level].bytes().begin(), b.pending_[level].bytes().end(), pairs.begin() + 64);
-    std::copy(hb.bytes().begin(), hb.bytes().end(), pairs.begin() + 96);
-    sha256d64(std::span(pairs).first(64), pairs);
-    std::copy(pairs.begin(), pairs.begin() + 32, ha.bytes().begin());
-    std::copy(pairs.begin() + 32, pairs.begin() + 64, hb.bytes().begin());
-  }
-  a.pending_[level] = ha;
-  b.pending_[level] = hb;
-  ++a.count_;
-  ++b.count_;
+  batched_ = 0;
+  add_node(batch_[0], batch_height);
 }
 
 Hash256 MerkleBuilder::root(bool* mutated) const noexcept {
-  if (mutated != nullptr) *mutated = mutated_;
-  if (count_ == 0) return Hash256{};
+  // The leaves of a part batch join a copy one at a time.
+  MerkleBuilder whole = *this;
+  whole.batched_ = 0;
+  for (std::size_t i = 0; i < batched_; ++i) whole.add_node(batch_[i], 0);
+  if (mutated != nullptr) *mutated = whole.mutated_;
+  if (whole.count_ == 0) return Hash256{};
   // From the lowest pending node up the right edge of the tree: a node
   // without a sibling pairs with itself (Core's rule for an odd level), and
   // each carry meets the pending left node of the level above.
-  std::size_t level = static_cast<std::size_t>(__builtin_ctzll(count_));
-  Hash256 h = pending_[level];
-  std::uint64_t n = count_;
-  bool mutation = mutated_;
+  std::size_t level = static_cast<std::size_t>(__builtin_ctzll(whole.count_));
+  Hash256 h = whole.pending_[level];
+  std::uint64_t n = whole.count_;
+  bool mutation = whole.mutated_;
   while (n != std::uint64_t{1} << level) {
     h = combine(h, h);
     n += std::uint64_t{1} << level;
     ++level;
     while ((n & (std::uint64_t{1} << level)) == 0) {
-      if (pending_[level] == h) mutation = true;
-      h = combine(pending_[level], h);
+      if (whole.pending_[level] == h) mutation = true;
+      h = combine(whole.pending_[level], h);
       ++level;
     }
   }

@@ -42,7 +42,7 @@ Hash256 sha256d_of(Sha256& hasher) noexcept;
 // and padding logic of the general path: a 64-byte message always takes the
 // same padding block.
 void sha256d64(std::span<std::byte> out, std::span<const std::byte> in) noexcept;
-// Which code sha256d64 runs: "sha-ni-2way" (the x86 SHA extensions, two
+// Which code sha256d64 runs: "sha-ni-4way" (the x86 SHA extensions, four
 // blocks at a time) or "openssl" (other CPUs, or BLOCKWIRE_NO_SHA_NI set).
 const char* sha256d64_implementation() noexcept;
 

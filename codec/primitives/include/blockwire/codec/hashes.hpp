@@ -9,6 +9,7 @@
 #include <blockwire/io/hash256.hpp>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -36,20 +37,29 @@ Hash256 witness_merkle_root(const Block& block);
 // Bitcoin Core's merkle root of leaves given one at a time, in O(log n)
 // memory: the same root and mutation flag as merkle_root(leaves), without
 // holding the leaves (a level's pending left node waits for its sibling).
+// Leaves wait in batches of 64, hashed a level at a time as one run of
+// pairs: the SHA-extension path hashes four pairs side by side, which a
+// pair at a time cannot feed.
 class MerkleBuilder {
  public:
-  void add(const Hash256& leaf) noexcept;
-  // A leaf to each of two trees with as many leaves (a block's txids and
-  // wtxids): their pairs are hashed two at a time, which the SHA-extension
-  // path does in about the time of one.
-  static void add_both(MerkleBuilder& a, const Hash256& leaf_a, MerkleBuilder& b, const Hash256& leaf_b) noexcept;
+  void add(const Hash256& leaf) noexcept {
+    batch_[batched_++] = leaf;
+    if (batched_ == batch_.size()) add_batch();
+  }
   // The root of the leaves added so far (zero for none), and whether some
   // level had two equal adjacent hashes.
   Hash256 root(bool* mutated = nullptr) const noexcept;
 
  private:
+  static constexpr std::size_t batch_height = 6;
+  void add_batch() noexcept;
+  // A complete subtree of 2^level leaves; count_ is a multiple of 2^level.
+  void add_node(Hash256 node, std::size_t level) noexcept;
+
   std::array<Hash256, 64> pending_{};  // pending_[k]: a complete left subtree of 2^k leaves
-  std::uint64_t count_ = 0;
+  std::array<Hash256, std::size_t{1} << batch_height> batch_;  // leaves not yet in pending_
+  std::size_t batched_ = 0;
+  std::uint64_t count_ = 0;  // leaves in pending_
   bool mutated_ = false;
 };
 
