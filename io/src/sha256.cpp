@@ -111,4 +111,13 @@ void sha256d64(std::span<std::byte> out, std::span<const std::byte> in) noexcept
   }
 }
 
+void sha256d_each(std::span<const SplitMessage> messages, std::span<Hash256> out) noexcept {
+  if (use_sha_ni()) return detail::sha256d_each_sha_ni(messages.data(), messages.size(), out.data());
+  Sha256 sha;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    for (const auto& part : messages[i].parts) sha.update(part);
+    out[i] = sha256d_of(sha);
+  }
+}
+
 }  // namespace blockwire

@@ -10,6 +10,7 @@
 #include <string>
 
 #include <algorithm>
+#include <random>
 #include <nlohmann/json.hpp>
 
 #include "../io/test_support.hpp"
@@ -113,6 +114,48 @@ TEST_CASE("sha256d64 equals SHA256d of each 64-byte block, for 0 to 9 blocks (od
   auto in_place = data;
   sha256d64(std::span(in_place).first(32 * 9), in_place);
   CHECK(std::equal(out.begin(), out.end(), in_place.begin()));
+}
+
+TEST_CASE("sha256d_each equals OpenSSL's SHA256d of each message: every length to 300 around the padding edges, split in three runs anywhere") {
+  // Lengths 0..300 cross every padding case (the 0x80 and the length in the
+  // last block, the length alone in a block of its own, an exact multiple
+  // of 64); the runs are cut at random places, empty ones included; message
+  // counts that are not multiples of four leave lanes idle at the end.
+  std::mt19937_64 rng(11);
+  const auto all = test::random_bytes(301 * 3, 17);
+  std::vector<SplitMessage> messages;
+  std::vector<Hash256> expected;
+  for (std::size_t n = 0; n <= 300; ++n) {
+    const auto whole = std::span(all).subspan(rng() % (all.size() - n), n);
+    std::size_t a = n == 0 ? 0 : rng() % (n + 1), b = n == 0 ? 0 : rng() % (n + 1);
+    if (a > b) std::swap(a, b);
+    messages.push_back({{whole.first(a), whole.subspan(a, b - a), whole.subspan(b)}});
+    expected.push_back(sha256d(whole));  // OpenSSL, one contiguous message
+  }
+  for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{5}, messages.size()}) {
+    std::vector<Hash256> out(count);
+    sha256d_each(std::span(messages).first(count), out);
+    for (std::size_t i = 0; i < count; ++i) CHECK_MESSAGE(out[i] == expected[i], count, " messages, message ", i);
+  }
+  // A long message beside short ones: lanes finish and refill at different
+  // times.
+  const auto big = test::random_bytes(100'000, 23);
+  std::vector<SplitMessage> mixed{{{std::span(big)}}};
+  std::vector<Hash256> mixed_expected{sha256d(big)};
+  for (std::size_t i = 0; i < 40; ++i) {
+    mixed.push_back(messages[7 * i]);
+    mixed_expected.push_back(expected[7 * i]);
+  }
+  std::vector<Hash256> out(mixed.size());
+  sha256d_each(mixed, out);
+  CHECK(out == mixed_expected);
+  // NIST's "abc": SHA-256 ba7816bf..., so SHA256d is the SHA-256 of that digest.
+  const auto abc = test::bytes({'a', 'b', 'c'});
+  std::vector<SplitMessage> one{{{std::span(abc).first(1), std::span(abc).subspan(1)}}};
+  Hash256 got;
+  sha256d_each(one, std::span(&got, 1));
+  const auto abc_digest = blockwire::from_hex("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad").value();
+  CHECK(got == sha256(abc_digest));
 }
 
 TEST_CASE("both real blocks: block hash, merkle roots, first and last txid and wtxid, check_block") {

@@ -154,12 +154,15 @@ result<void> check(const Source& b) {
   MerkleBuilder txids;
   MerkleBuilder wtxids;
   bool any_witness = false;
-  for (std::size_t i = 0; i < n; ++i) {
-    const TxIds ids = b.ids(i);
-    // BIP141: the coinbase's wtxid counts as zero.
-    txids.add(ids.txid);
-    wtxids.add(i == 0 ? Hash256{} : ids.wtxid);
-    any_witness = any_witness || b.has_witness(i);
+  std::array<TxIds, 64> batch;  // ids a chunk at a time: a view hashes a chunk's side by side
+  for (std::size_t first = 0; first < n; first += batch.size()) {
+    const std::size_t k = std::min(batch.size(), n - first);
+    b.ids(first, std::span(batch).first(k));
+    for (std::size_t j = 0; j < k; ++j) {
+      txids.add(batch[j].txid);
+      wtxids.add(first + j == 0 ? Hash256{} : batch[j].wtxid);  // BIP141: the coinbase's wtxid counts as zero
+      any_witness = any_witness || b.has_witness(first + j);
+    }
   }
   bool mutated = false;
   if (txids.root(&mutated) != b.header().merkle_root) return check_errc::bad_merkle_root;
@@ -199,7 +202,7 @@ struct DecodedSource {
   std::size_t count() const { return block.transactions.size(); }
   bool is_coinbase(std::size_t i) const { return block.transactions[i].is_coinbase(); }
   bool has_witness(std::size_t i) const { return block.transactions[i].has_witness(); }
-  TxIds ids(std::size_t i) const { return given[i]; }
+  void ids(std::size_t first, std::span<TxIds> out) const { std::copy_n(given.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin()); }
   std::size_t coinbase_output_count() const { return block.transactions[0].outputs.size(); }
   std::span<const std::byte> coinbase_output_script(std::size_t k) const {
     const Transaction& cb = block.transactions[0];
@@ -219,11 +222,7 @@ struct ViewSource {
   std::size_t count() const { return view.transaction_count(); }
   bool is_coinbase(std::size_t i) const { return view.transaction(i).is_coinbase(); }
   bool has_witness(std::size_t i) const { return view.transaction(i).has_witness(); }
-  TxIds ids(std::size_t i) const {
-    const TransactionView tx = view.transaction(i);
-    const Hash256 id = tx.txid();
-    return {id, tx.has_witness() ? tx.wtxid() : id};  // the same bytes: hash them once
-  }
+  void ids(std::size_t first, std::span<TxIds> out) const { tx_ids(view, first, out); }
   std::size_t coinbase_output_count() const { return view.transaction(0).output_count(); }
   std::span<const std::byte> coinbase_output_script(std::size_t k) const { return view.transaction(0).output(k).script_pubkey; }
   std::optional<std::span<const std::byte>> coinbase_witness_nonce() const {

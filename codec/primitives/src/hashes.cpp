@@ -4,11 +4,14 @@
 #include "detail/encoders.hpp"
 
 #include <blockwire/codec/hashes.hpp>
+#include <blockwire/codec/view.hpp>
 #include <blockwire/io/buffered_writer.hpp>
 #include <blockwire/io/decoding_context.hpp>
 #include <blockwire/io/span_writer.hpp>
 #include <blockwire/io/sha256.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 
 namespace blockwire {
@@ -160,6 +163,38 @@ Hash256 witness_merkle_root(const Block& block) {
   return root_in_place(hashes, nullptr);
 }
 
+namespace {
+
+// The ids of n transactions into out[0..n), a chunk at a time through
+// sha256d_each (on the stack: nothing allocated). `message(i, whole)` gives
+// the i-th transaction's txid message and, when it has witness data, sets
+// `whole` to its bytes (the wtxid's); otherwise the wtxid is the txid.
+template <class Message>
+void ids_side_by_side(std::size_t n, TxIds* out, Message message) {
+  constexpr std::size_t chunk = 64;
+  std::array<SplitMessage, 2 * chunk> messages;
+  std::array<Hash256, 2 * chunk> hashes;
+  std::array<bool, chunk> witness;
+  for (std::size_t first = 0; first < n; first += chunk) {
+    const std::size_t k = std::min(chunk, n - first);
+    std::size_t m = 0;
+    for (std::size_t j = 0; j < k; ++j) {
+      std::span<const std::byte> whole;
+      messages[m++] = message(first + j, whole);
+      witness[j] = whole.data() != nullptr;
+      if (witness[j]) messages[m++] = SplitMessage{{whole}};
+    }
+    sha256d_each(std::span(messages).first(m), std::span(hashes).first(m));
+    m = 0;
+    for (std::size_t j = 0; j < k; ++j) {
+      out[first + j].txid = hashes[m++];
+      out[first + j].wtxid = witness[j] ? hashes[m++] : out[first + j].txid;
+    }
+  }
+}
+
+}  // namespace
+
 result<Block> decode_block(std::span<const std::byte> bytes, std::vector<TxIds>& ids, witness mode) {
   std::vector<detail::TxLayout> layouts;
   DecodingContext ctx(bytes);
@@ -168,21 +203,23 @@ result<Block> decode_block(std::span<const std::byte> bytes, std::vector<TxIds>&
   if (auto r = wire::finish_exact(ctx, bytes.size()); !r) return r.error();
 
   ids.resize(layouts.size());
-  Sha256 sha;
-  for (std::size_t i = 0; i < layouts.size(); ++i) {
+  ids_side_by_side(layouts.size(), ids.data(), [&](std::size_t i, std::span<const std::byte>& whole) {
     const detail::TxLayout& t = layouts[i];
     const auto part = [&](std::uint64_t from, std::uint64_t to) { return bytes.subspan(from, to - from); };
-    ids[i].wtxid = sha256d(part(t.begin, t.end));
-    if (t.body_begin == t.begin + 4 && t.body_end == t.end - 4) {
-      ids[i].txid = ids[i].wtxid;  // no marker, flag or witness: the same bytes
-    } else {
-      sha.update(part(t.begin, t.begin + 4));
-      sha.update(part(t.body_begin, t.body_end));
-      sha.update(part(t.end - 4, t.end));
-      ids[i].txid = sha256d_of(sha);
-    }
-  }
+    if (t.body_begin == t.begin + 4 && t.body_end == t.end - 4) return SplitMessage{{part(t.begin, t.end)}};  // no marker, flag or witness
+    whole = part(t.begin, t.end);
+    return SplitMessage{{part(t.begin, t.begin + 4), part(t.body_begin, t.body_end), part(t.end - 4, t.end)}};
+  });
   return block;
+}
+
+void tx_ids(const BlockView& block, std::size_t first, std::span<TxIds> out) {
+  ids_side_by_side(out.size(), out.data(), [&](std::size_t i, std::span<const std::byte>& whole) {
+    const TransactionView tx = block.transaction(first + i);
+    if (!tx.has_witness()) return SplitMessage{{tx.bytes()}};
+    whole = tx.bytes();
+    return SplitMessage{tx.txid_parts()};
+  });
 }
 
 }  // namespace blockwire

@@ -129,12 +129,15 @@ std::size_t TransactionView::stripped_size() const noexcept { return 4 + (body_e
 
 Hash256 TransactionView::wtxid() const { return sha256d(bytes()); }
 
+std::array<std::span<const std::byte>, 3> TransactionView::txid_parts() const noexcept {
+  return {std::span<const std::byte>(base_ + at(rec_begin), 4), std::span<const std::byte>(base_ + body_begin(), base_ + body_end()),
+          std::span<const std::byte>(base_ + end_ - 4, 4)};
+}
+
 Hash256 TransactionView::txid() const {
   if (!has_witness()) return wtxid();  // the same bytes
   Sha256 sha;
-  sha.update({base_ + at(rec_begin), 4});
-  sha.update({base_ + body_begin(), base_ + body_end()});
-  sha.update({base_ + end_ - 4, 4});
+  for (const auto& part : txid_parts()) sha.update(part);
   return sha256d_of(sha);
 }
 

@@ -42,7 +42,20 @@ Hash256 sha256d_of(Sha256& hasher) noexcept;
 // and padding logic of the general path: a 64-byte message always takes the
 // same padding block.
 void sha256d64(std::span<std::byte> out, std::span<const std::byte> in) noexcept;
-// Which code sha256d64 runs: "sha-ni-4way" (the x86 SHA extensions, four
+// A message in up to three runs of bytes, hashed as if back to back: a
+// segwit transaction's txid covers its version, its inputs and outputs, and
+// its lock time, skipping the marker, flag and witnesses between them.
+struct SplitMessage {
+  std::array<std::span<const std::byte>, 3> parts;
+};
+// SHA256d of each message to out[i] (out.size() == messages.size()). With
+// the SHA extensions, four messages go through the rounds side by side, a
+// block of each at a time, a finished one's lane taking the next message:
+// one message's rounds cannot be run in parallel, many messages' can. A
+// block's transaction ids are this case.
+void sha256d_each(std::span<const SplitMessage> messages, std::span<Hash256> out) noexcept;
+
+// Which code sha256d64 and sha256d_each run: "sha-ni-4way" (the x86 SHA extensions, four
 // blocks at a time) or "openssl" (other CPUs, or BLOCKWIRE_NO_SHA_NI set).
 const char* sha256d64_implementation() noexcept;
 

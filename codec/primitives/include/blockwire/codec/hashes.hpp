@@ -73,9 +73,15 @@ struct TxIds {
 // same bytes).
 TxIds tx_ids(const Transaction& tx);
 
+class BlockView;
+// The ids of transactions [first, first + out.size()) of `block`, hashed
+// from its bytes several transactions side by side (sha256d_each).
+void tx_ids(const BlockView& block, std::size_t first, std::span<TxIds> out);
+
 // Decodes a block and computes every txid and wtxid from the very bytes it
 // decoded (the spans each transaction came from), without encoding anything
-// a second time. `ids` is resized to the block's transaction count.
+// a second time, several transactions side by side (sha256d_each). `ids`
+// is resized to the block's transaction count.
 result<Block> decode_block(std::span<const std::byte> bytes, std::vector<TxIds>& ids, witness mode = witness::allow);
 
 }  // namespace blockwire

@@ -13,6 +13,7 @@
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/hash256.hpp>
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstring>
@@ -153,6 +154,9 @@ class TransactionView {
   // Hashed from the bytes themselves: nothing is encoded again.
   Hash256 txid() const;
   Hash256 wtxid() const;
+  // What the txid hashes, in three runs: the version, the inputs and
+  // outputs, the lock time (the marker, flag and witnesses left out).
+  std::array<std::span<const std::byte>, 3> txid_parts() const noexcept;
 
   // An owned Transaction with the same content.
   Transaction to_transaction() const;
