@@ -3,9 +3,11 @@
 //                                 wtxid hashed from the bytes as decoded
 //   DeserializeBlock_ThenHash     decode, then txid()/wtxid() per transaction
 //                                 (each encodes the transaction again)
-//   HashNeededBytes               the floor: SHA256d over exactly the bytes
-//                                 that must be hashed (stripped bytes of every
-//                                 transaction, full bytes of segwit ones)
+//   HashNeededBytes               SHA256d over exactly the bytes that must be
+//                                 hashed (stripped bytes of every transaction,
+//                                 full bytes of segwit ones), one message at a
+//                                 time through OpenSSL: the floor of hashing
+//                                 them one after another
 //   MerkleRoot                    leaves precomputed (Core's bench name)
 //   BlockHash, SHA256_1MiB, SHA256_64, SHA256D64_1024, SHA256Block
 //   SipHash_1MiB (_Bytewise), SipHash_Hash256 (_Writer)
