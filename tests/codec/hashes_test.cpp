@@ -182,6 +182,16 @@ TEST_CASE("both real blocks: block hash, merkle roots, first and last txid and w
     const auto checked = check_block(block);
     CHECK_MESSAGE(checked, (checked ? "" : checked.error().message()));
     CHECK(check_block(block, ids));
+    // A view's ids, hashed side by side from any starting transaction.
+    const BlockView view = BlockView::parse(f.bytes).value();
+    CHECK(check_block(view));
+    std::vector<TxIds> from_view(ids.size());
+    tx_ids(view, 0, from_view);
+    CHECK(from_view == ids);
+    std::vector<TxIds> tail(ids.size() - 7);
+    tx_ids(view, 7, tail);
+    CHECK(std::equal(tail.begin(), tail.end(), ids.begin() + 7));
+    CHECK(from_view.back().wtxid.to_hex() == f.last_wtxid);
   }
 }
 
