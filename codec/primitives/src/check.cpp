@@ -154,7 +154,7 @@ result<void> check(const Source& b) {
   MerkleBuilder txids;
   MerkleBuilder wtxids;
   bool any_witness = false;
-  std::array<TxIds, 64> batch;  // ids a chunk at a time: a view hashes a chunk's side by side
+  std::array<TxIds, 256> batch;  // ids a chunk at a time: a view hashes a chunk's side by side (lanes drain at its end)
   for (std::size_t first = 0; first < n; first += batch.size()) {
     const std::size_t k = std::min(batch.size(), n - first);
     b.ids(first, std::span(batch).first(k));

@@ -166,12 +166,14 @@ Hash256 witness_merkle_root(const Block& block) {
 namespace {
 
 // The ids of n transactions into out[0..n), a chunk at a time through
-// sha256d_each (on the stack: nothing allocated). `message(i, whole)` gives
+// sha256d_each (on the stack, 40 KiB: nothing allocated). A chunk's end
+// drains the lanes, the last long message alone in one: 256 transactions
+// a chunk hashed the blocks' ids about 10% faster than 64. `message(i, whole)` gives
 // the i-th transaction's txid message and, when it has witness data, sets
 // `whole` to its bytes (the wtxid's); otherwise the wtxid is the txid.
 template <class Message>
 void ids_side_by_side(std::size_t n, TxIds* out, Message message) {
-  constexpr std::size_t chunk = 64;
+  constexpr std::size_t chunk = 256;
   std::array<SplitMessage, 2 * chunk> messages;
   std::array<Hash256, 2 * chunk> hashes;
   std::array<bool, chunk> witness;
