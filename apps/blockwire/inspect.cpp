@@ -9,10 +9,13 @@
 #include <blockwire/undo.hpp>
 #include <blockwire/codec.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <optional>
+#include <span>
 
 namespace blockwire::cli {
 
@@ -39,11 +42,13 @@ int print_block(const BlockView& block, bool json, network net, const ChainInfo*
   const BlockHeader& h = block.header();
   std::size_t with_witness = 0;
   MerkleBuilder root;
-  for (std::size_t i = 0; i < block.transaction_count(); ++i) {
-    const TransactionView tx = block.transaction(i);
-    with_witness += tx.has_witness() ? 1 : 0;
-    root.add(tx.txid());
+  std::array<TxIds, 256> ids;  // hashed a chunk at a time, side by side
+  for (std::size_t first = 0; first < block.transaction_count(); first += ids.size()) {
+    const auto chunk = std::span(ids).first(std::min(ids.size(), block.transaction_count() - first));
+    tx_ids(block, first, chunk);
+    for (const TxIds& id : chunk) root.add(id.txid);
   }
+  for (std::size_t i = 0; i < block.transaction_count(); ++i) with_witness += block.transaction(i).has_witness() ? 1 : 0;
   const Hash256 computed = root.root();
   std::printf("block        %s\n", block_hash(h).to_hex().c_str());
   std::printf("previous     %s\n", h.prev_block.to_hex().c_str());

@@ -5,6 +5,7 @@
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/sha.h>
 
+#include <cassert>
 #include <cstdlib>
 #include <cstring>
 
@@ -112,6 +113,7 @@ void sha256d64(std::span<std::byte> out, std::span<const std::byte> in) noexcept
 }
 
 void sha256d_each(std::span<const SplitMessage> messages, std::span<Hash256> out) noexcept {
+  assert(out.size() == messages.size());
   if (use_sha_ni()) return detail::sha256d_each_sha_ni(messages.data(), messages.size(), out.data());
   Sha256 sha;
   for (std::size_t i = 0; i < messages.size(); ++i) {

@@ -149,6 +149,13 @@ TEST_CASE("sha256d_each equals OpenSSL's SHA256d of each message: every length t
   std::vector<Hash256> out(mixed.size());
   sha256d_each(mixed, out);
   CHECK(out == mixed_expected);
+  // Parts that are default-constructed spans (null, empty), and fewer
+  // messages than lanes.
+  std::vector<SplitMessage> sparse{SplitMessage{}, {{std::span<const std::byte>{}, std::span(big).first(70), std::span<const std::byte>{}}}};
+  std::vector<Hash256> sparse_out(sparse.size());
+  sha256d_each(sparse, sparse_out);
+  CHECK(sparse_out[0] == sha256d({}));
+  CHECK(sparse_out[1] == sha256d(std::span(big).first(70)));
   // NIST's "abc": SHA-256 ba7816bf..., so SHA256d is the SHA-256 of that digest.
   const auto abc = test::bytes({'a', 'b', 'c'});
   std::vector<SplitMessage> one{{{std::span(abc).first(1), std::span(abc).subspan(1)}}};

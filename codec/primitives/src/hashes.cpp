@@ -122,8 +122,10 @@ Hash256 MerkleBuilder::root(bool* mutated) const noexcept {
   MerkleBuilder whole = *this;
   whole.batched_ = 0;
   for (std::size_t i = 0; i < batched_; ++i) whole.add_node(batch_[i], 0);
-  if (mutated != nullptr) *mutated = whole.mutated_;
-  if (whole.count_ == 0) return Hash256{};
+  if (whole.count_ == 0) {
+    if (mutated != nullptr) *mutated = false;
+    return Hash256{};
+  }
   // From the lowest pending node up the right edge of the tree: a node
   // without a sibling pairs with itself (Core's rule for an odd level), and
   // each carry meets the pending left node of the level above.

@@ -1,5 +1,6 @@
-// SHA-256 as a Writer, so that any encoder can stream into it, and SHA256d
-// of 64-byte blocks (merkle levels). Backed by OpenSSL's libcrypto, which
+// SHA-256 as a Writer, so that any encoder can stream into it, SHA256d of
+// 64-byte blocks (merkle levels), and SHA256d of many messages side by side
+// (a block's transaction ids). Backed by OpenSSL's libcrypto, which
 // picks the CPU's SHA extensions (or AVX2) at run time; its headers stay in
 // the .cpp file.
 #pragma once
@@ -48,7 +49,8 @@ void sha256d64(std::span<std::byte> out, std::span<const std::byte> in) noexcept
 struct SplitMessage {
   std::array<std::span<const std::byte>, 3> parts;
 };
-// SHA256d of each message to out[i] (out.size() == messages.size()). With
+// SHA256d of each message to out[i]: out.size() == messages.size(), and
+// out must not overlap the messages' bytes (unlike sha256d64). With
 // the SHA extensions, four messages go through the rounds side by side, a
 // block of each at a time, a finished one's lane taking the next message:
 // one message's rounds cannot be run in parallel, many messages' can. A

@@ -74,8 +74,9 @@ struct TxIds {
 TxIds tx_ids(const Transaction& tx);
 
 class BlockView;
-// The ids of transactions [first, first + out.size()) of `block`, hashed
-// from its bytes several transactions side by side (sha256d_each).
+// The ids of transactions [first, first + out.size()) of `block` (at most
+// its transaction count), hashed from its bytes several transactions side
+// by side (sha256d_each).
 void tx_ids(const BlockView& block, std::size_t first, std::span<TxIds> out);
 
 // Decodes a block and computes every txid and wtxid from the very bytes it
