@@ -245,7 +245,7 @@ BLOCKWIRE_SHA_NI void sha256d_each_sha_ni(const SplitMessage* messages, std::siz
     start(l[j]);  // every lane, the idle ones too: compress reads them all
     take_next(j);
   }
-  while (busy_count > 0) {
+  while (busy_count > 1) {
     for (int j = 0; j < N; ++j) {
       const std::byte* block = busy[j] ? feed[j].next(staging[j]) : idle;
       for (int q = 0; q < 4; ++q) l[j].w[q] = load_be(block + 16 * q);
@@ -257,6 +257,19 @@ BLOCKWIRE_SHA_NI void sha256d_each_sha_ni(const SplitMessage* messages, std::siz
       --busy_count;
       if (take_next(j)) start(l[j]);
     }
+  }
+  // One message left (lanes refill while messages remain, so this is the
+  // last): alone, one lane's compression takes about 0.6x the time of four.
+  for (int j = 0; j < N && busy_count == 1; ++j) {
+    if (!busy[j]) continue;
+    Lane last[1] = {l[j]};
+    while (!feed[j].done()) {
+      const std::byte* block = feed[j].next(staging[j]);
+      for (int q = 0; q < 4; ++q) last[0].w[q] = load_be(block + 16 * q);
+      compress(last);
+    }
+    store_be(out[message_of[j]].bytes().data(), last[0]);
+    busy_count = 0;
   }
   std::size_t i = 0;
   for (; i + 4 <= count; i += 4) sha256_of_digests<4>(out + i);
