@@ -56,15 +56,17 @@ void CheckPipeline::finish() {
 }
 
 // A worker: decodes into a block of its own (allocations stay in this
-// thread), checks, re-encodes into a buffer of its own, compares.
+// thread) with the ids hashed from the bytes, checks, re-encodes into a
+// buffer of its own, compares.
 void CheckPipeline::work() {
   Block block;
+  std::vector<TxIds> ids;
   std::vector<std::byte> again;
   while (auto w = pop()) {
     std::string failure;
-    if (auto decoded = decode_block(w->bytes, block); !decoded) {
+    if (auto decoded = decode_block(w->bytes, block, ids); !decoded) {
       failure = "block does not decode: " + decoded.error().message();  // the reader decoded it: never expected
-    } else if (auto r = check_block(block); !r) {
+    } else if (auto r = check_block(block, ids); !r) {
       failure = r.error().message();
     } else {
       again.clear();

@@ -200,9 +200,14 @@ void ids_side_by_side(std::size_t n, TxIds* out, Message message) {
 }  // namespace
 
 result<Block> decode_block(std::span<const std::byte> bytes, std::vector<TxIds>& ids, witness mode) {
+  Block block;
+  if (auto r = decode_block(bytes, block, ids, mode); !r) return r.error();
+  return block;
+}
+
+result<void> decode_block(std::span<const std::byte> bytes, Block& block, std::vector<TxIds>& ids, witness mode) {
   std::vector<detail::TxLayout> layouts;
   DecodingContext ctx(bytes);
-  Block block;
   detail::decode_block(ctx, block, mode, &layouts);
   if (auto r = wire::finish_exact(ctx, bytes.size()); !r) return r.error();
 
@@ -214,7 +219,7 @@ result<Block> decode_block(std::span<const std::byte> bytes, std::vector<TxIds>&
     whole = part(t.begin, t.end);
     return SplitMessage{{part(t.begin, t.begin + 4), part(t.body_begin, t.body_end), part(t.end - 4, t.end)}};
   });
-  return block;
+  return success();
 }
 
 void tx_ids(const BlockView& block, std::size_t first, std::span<TxIds> out) {

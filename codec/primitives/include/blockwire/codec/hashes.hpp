@@ -84,5 +84,7 @@ void tx_ids(const BlockView& block, std::size_t first, std::span<TxIds> out);
 // a second time, several transactions side by side (sha256d_each). `ids`
 // is resized to the block's transaction count.
 result<Block> decode_block(std::span<const std::byte> bytes, std::vector<TxIds>& ids, witness mode = witness::allow);
+// The same into `out`, whose buffers are reused (decode_block(bytes, out)).
+result<void> decode_block(std::span<const std::byte> bytes, Block& out, std::vector<TxIds>& ids, witness mode = witness::allow);
 
 }  // namespace blockwire
