@@ -199,7 +199,32 @@ TEST_CASE("both real blocks: block hash, merkle roots, first and last txid and w
     tx_ids(view, 7, tail);
     CHECK(std::equal(tail.begin(), tail.end(), ids.begin() + 7));
     CHECK(from_view.back().wtxid.to_hex() == f.last_wtxid);
+    // Decoded transactions' ids, encoded a chunk at a time and hashed side by side.
+    std::vector<TxIds> encoded_ids(block.transactions.size());
+    tx_ids(block.transactions, encoded_ids);
+    CHECK(encoded_ids == ids);
   }
+}
+
+TEST_CASE("tx_ids of many transactions: one over 64 KiB among small ones, with and without witness data") {
+  const Block block = decode_block(test::segwit_block()).value();
+  std::vector<Transaction> txs(block.transactions.begin(), block.transactions.begin() + 300);
+  Transaction& big = txs[5];
+  TxOut& out = big.outputs.emplace_back();
+  out.value = 1;
+  out.script_pubkey = big.append(std::vector<std::byte>(70'000, std::byte{0x51}));
+  REQUIRE(serialized_size(big) > 64 * 1024);
+  std::vector<TxIds> got(txs.size());
+  tx_ids(txs, got);
+  std::size_t witness = 0;
+  for (std::size_t i = 0; i < txs.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i].txid == txid(txs[i]));    // encoded into SHA-256 one at a time
+    CHECK(got[i].wtxid == wtxid(txs[i]));
+    witness += txs[i].has_witness() ? 1 : 0;
+  }
+  CHECK(witness > 0);
+  CHECK(witness < txs.size());
 }
 
 TEST_CASE("flipping one byte in any transaction fails the merkle check") {

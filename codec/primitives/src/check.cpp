@@ -242,9 +242,8 @@ const std::error_category& check_category() noexcept {
 result<void> check_block(const Block& block, std::span<const TxIds> ids) { return check(DecodedSource{block, ids}); }
 
 result<void> check_block(const Block& block) {
-  std::vector<TxIds> ids;
-  ids.reserve(block.transactions.size());
-  for (const Transaction& tx : block.transactions) ids.push_back(tx_ids(tx));
+  std::vector<TxIds> ids(block.transactions.size());
+  tx_ids(block.transactions, ids);
   return check_block(block, ids);
 }
 

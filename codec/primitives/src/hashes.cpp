@@ -222,6 +222,48 @@ result<void> decode_block(std::span<const std::byte> bytes, Block& block, std::v
   return success();
 }
 
+void tx_ids(std::span<const Transaction> txs, std::span<TxIds> out) {
+  constexpr std::size_t chunk = 256;
+  constexpr std::size_t large = 64 * 1024;
+  std::vector<std::byte> encoded;
+  std::array<std::array<std::size_t, 3>, chunk> at;  // a transaction's stripped bytes [0], [1]; with witness [1], [2]
+  for (std::size_t first = 0; first < txs.size(); first += chunk) {
+    const auto part = txs.subspan(first, std::min(chunk, txs.size() - first));
+    encoded.clear();
+    // Sized first, then encoded straight into place (no buffer of a
+    // writer's to lend or flush per transaction).
+    std::size_t total = 0;
+    for (std::size_t j = 0; j < part.size(); ++j) {
+      const Transaction& tx = part[j];
+      const std::size_t full = serialized_size(tx, witness::allow);
+      const std::size_t stripped = tx.has_witness() ? serialized_size(tx, witness::disallow) : full;
+      at[j][0] = total;
+      at[j][1] = full <= large ? total + stripped : total;  // a large one: empty, hashed alone below
+      at[j][2] = full <= large && tx.has_witness() ? at[j][1] + full : at[j][1];
+      total = at[j][2];
+    }
+    encoded.resize(total);
+    for (std::size_t j = 0; j < part.size(); ++j) {
+      const auto encode_into = [&](std::size_t from, std::size_t to, witness mode) {
+        SpanWriter sink(std::span<std::byte>(encoded).subspan(from, to - from));
+        BufferedWriter<SpanWriter&, 0> w(sink);
+        detail::encode_transaction(w, part[j], mode);
+      };
+      if (at[j][1] != at[j][0]) encode_into(at[j][0], at[j][1], witness::disallow);
+      if (at[j][2] != at[j][1]) encode_into(at[j][1], at[j][2], witness::allow);
+    }
+    // The bytes are all in place: spans into them stay valid now.
+    ids_side_by_side(part.size(), out.data() + first, [&](std::size_t j, std::span<const std::byte>& whole) {
+      const auto bytes = [&](std::size_t from, std::size_t to) { return std::span<const std::byte>(encoded).subspan(from, to - from); };
+      if (at[j][2] != at[j][1]) whole = bytes(at[j][1], at[j][2]);
+      return SplitMessage{{bytes(at[j][0], at[j][1])}};
+    });
+    for (std::size_t j = 0; j < part.size(); ++j) {
+      if (at[j][1] == at[j][0]) out[first + j] = tx_ids(part[j]);  // a large one, streamed
+    }
+  }
+}
+
 void tx_ids(const BlockView& block, std::size_t first, std::span<TxIds> out) {
   ids_side_by_side(out.size(), out.data(), [&](std::size_t i, std::span<const std::byte>& whole) {
     const TransactionView tx = block.transaction(first + i);

@@ -73,6 +73,12 @@ struct TxIds {
 // same bytes).
 TxIds tx_ids(const Transaction& tx);
 
+// The ids of many transactions to out[i] (out.size() == txs.size()):
+// encoded a chunk at a time into one buffer and hashed several side by
+// side (sha256d_each); a transaction over 64 KiB is hashed as it is
+// encoded, so the buffer stays small.
+void tx_ids(std::span<const Transaction> txs, std::span<TxIds> out);
+
 class BlockView;
 // The ids of transactions [first, first + out.size()) of `block` (at most
 // its transaction count), hashed from its bytes several transactions side
