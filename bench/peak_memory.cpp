@@ -1,5 +1,10 @@
 // Peak heap bytes while decoding each real block (the Block alive at the
 // end included), next to the block's size: a replaced operator new counts.
+// Also two blocks made of the smallest transactions, where a decoded
+// Transaction's fixed size dominates (issue 16's memory target): 399,991
+// ten-byte transactions (no inputs, no outputs: they decode, they are not
+// valid) in 4 MB, and 16,666 sixty-byte ones (one input, one output, empty
+// scripts: the most a block's weight limit admits) in 1 MB.
 // Prints JSON: [{"block": ..., "bytes": ..., "peak_heap": ..., "allocations": ...}].
 #include <blockwire/codec.hpp>
 
@@ -8,24 +13,61 @@
 #include "../tests/support/counting_new.hpp"
 
 #include <cstdio>
+#include <cstring>
+#include <iterator>
+
+namespace {
+
+// A block of `count` copies of `tx` after the segwit block's header.
+std::vector<std::byte> block_of(std::size_t count, const std::vector<std::byte>& tx) {
+  std::vector<std::byte> out(test::segwit_block().begin(), test::segwit_block().begin() + 80);
+  const int width = count <= 0xffff ? 2 : 4;  // both counts are past 0xfc
+  out.push_back(std::byte{width == 2 ? std::uint8_t{0xfd} : std::uint8_t{0xfe}});
+  for (int i = 0; i < width; ++i) out.push_back(static_cast<std::byte>(count >> (8 * i)));
+  for (std::size_t i = 0; i < count; ++i) out.insert(out.end(), tx.begin(), tx.end());
+  return out;
+}
+
+std::vector<std::byte> filled(std::initializer_list<int> head, std::size_t zeros, std::initializer_list<int> tail) {
+  std::vector<std::byte> out;
+  for (int b : head) out.push_back(static_cast<std::byte>(b));
+  out.resize(out.size() + zeros);
+  for (int b : tail) out.push_back(static_cast<std::byte>(b));
+  return out;
+}
+
+}  // namespace
 
 int main() {
+  // version 1, no inputs (the marker), flag 0, lock time 0.
+  const auto ten_bytes = filled({1, 0, 0, 0, 0, 0}, 4, {});
+  // version 1, one input (outpoint, empty scriptSig, sequence), one output
+  // (value, empty script), lock time 0.
+  const auto sixty_bytes = filled({1, 0, 0, 0, 1}, 36, {0, 0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  const auto tiny = block_of(399'991, ten_bytes);
+  const auto dense = block_of(16'666, sixty_bytes);
   struct Case {
     const char* name;
     const std::vector<std::byte>& bytes;
   };
-  const Case cases[] = {{"413567", test::block413567()}, {"segwit", test::segwit_block()}};
+  const Case cases[] = {{"413567", test::block413567()},
+                        {"segwit", test::segwit_block()},
+                        {"399,991 ten-byte transactions", tiny},
+                        {"16,666 sixty-byte transactions", dense}};
   std::printf("[\n");
-  for (std::size_t i = 0; i < 2; ++i) {
+  for (std::size_t i = 0; i < std::size(cases); ++i) {
     const auto& bytes = cases[i].bytes;
     const std::size_t before = counting::reset_peak();
     const std::size_t allocations_before = counting::allocations.load();
     auto block = blockwire::decode_block(bytes);
-    if (!block) return 1;
+    if (!block) {
+      std::fprintf(stderr, "%s: %s\n", cases[i].name, block.error().message().c_str());
+      return 1;
+    }
     const std::size_t peak_heap = counting::peak.load() - before;
     const std::size_t held = counting::live.load() - before;
     std::printf("  {\"block\": \"%s\", \"bytes\": %zu, \"peak_heap\": %zu, \"held_after\": %zu, \"allocations\": %zu}%s\n",
-                cases[i].name, bytes.size(), peak_heap, held, counting::allocations.load() - allocations_before, i == 0 ? "," : "");
+                cases[i].name, bytes.size(), peak_heap, held, counting::allocations.load() - allocations_before, i + 1 < std::size(cases) ? "," : "");
   }
   std::printf("]\n");
   return 0;
