@@ -3,8 +3,9 @@
 // Also two blocks made of the smallest transactions, where a decoded
 // Transaction's fixed size dominates (issue 16's memory target): 399,991
 // ten-byte transactions (no inputs, no outputs: they decode, they are not
-// valid) in 4 MB, and 16,666 sixty-byte ones (one input, one output, empty
-// scripts: the most a block's weight limit admits) in 1 MB.
+// valid) in 4 MB, and 16,665 sixty-byte ones (one input, one output, empty
+// scripts: the most a block's weight limit admits, 4 x 1,000,043 bytes
+// being over 4,000,000 with one more).
 // Prints JSON: [{"block": ..., "bytes": ..., "peak_heap": ..., "allocations": ...}].
 #include <blockwire/codec.hpp>
 
@@ -45,7 +46,7 @@ int main() {
   // (value, empty script), lock time 0.
   const auto sixty_bytes = filled({1, 0, 0, 0, 1}, 36, {0, 0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
   const auto tiny = block_of(399'991, ten_bytes);
-  const auto dense = block_of(16'666, sixty_bytes);
+  const auto dense = block_of(16'665, sixty_bytes);
   struct Case {
     const char* name;
     const std::vector<std::byte>& bytes;
@@ -53,7 +54,7 @@ int main() {
   const Case cases[] = {{"413567", test::block413567()},
                         {"segwit", test::segwit_block()},
                         {"399,991 ten-byte transactions", tiny},
-                        {"16,666 sixty-byte transactions", dense}};
+                        {"16,665 sixty-byte transactions", dense}};
   std::printf("[\n");
   for (std::size_t i = 0; i < std::size(cases); ++i) {
     const auto& bytes = cases[i].bytes;

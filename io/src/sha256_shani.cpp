@@ -222,8 +222,8 @@ BLOCKWIRE_SHA_NI void sha256_of_digests(Hash256* out) {
 BLOCKWIRE_SHA_NI void sha256d_each_sha_ni(const SplitMessage* messages, std::size_t count, Hash256* out) noexcept {
   // Four lanes, each hashing one message a block at a time; a lane whose
   // message ends stores the first digest and takes the next message. Once
-  // the messages run out, idle lanes hash a block of zeros (unused): the
-  // four run in about the time of one.
+  // the messages run out, idle lanes hash a block of zeros (unused) while
+  // two or more are busy; the last one left finishes alone (below).
   constexpr int N = 4;
   Lane l[N];
   BlockFeed feed[N];

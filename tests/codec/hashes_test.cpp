@@ -206,25 +206,48 @@ TEST_CASE("both real blocks: block hash, merkle roots, first and last txid and w
   }
 }
 
-TEST_CASE("tx_ids of many transactions: one over 64 KiB among small ones, with and without witness data") {
-  const Block block = decode_block(test::segwit_block()).value();
-  std::vector<Transaction> txs(block.transactions.begin(), block.transactions.begin() + 300);
-  Transaction& big = txs[5];
-  TxOut& out = big.outputs.emplace_back();
-  out.value = 1;
-  out.script_pubkey = big.append(std::vector<std::byte>(70'000, std::byte{0x51}));
-  REQUIRE(serialized_size(big) > 64 * 1024);
+namespace {
+
+// `tx` with one more output whose script makes it exactly `target` bytes
+// (with witness data, if it has any).
+void grow_to(Transaction& tx, std::size_t target) {
+  tx.outputs.emplace_back().value = 1;
+  const std::size_t without = serialized_size(tx);  // the new output's script empty: a 1-byte length
+  REQUIRE(target >= without + 255);                 // a script of 253 bytes or more takes a 3-byte length
+  tx.outputs.back().script_pubkey = tx.append(std::vector<std::byte>(target - without - 2, std::byte{0x51}));
+  REQUIRE(serialized_size(tx) == target);
+}
+
+void check_ids_of(const std::vector<Transaction>& txs) {
   std::vector<TxIds> got(txs.size());
   tx_ids(txs, got);
-  std::size_t witness = 0;
   for (std::size_t i = 0; i < txs.size(); ++i) {
     CAPTURE(i);
-    CHECK(got[i].txid == txid(txs[i]));    // encoded into SHA-256 one at a time
+    CHECK(got[i].txid == txid(txs[i]));  // encoded into SHA-256 one at a time
     CHECK(got[i].wtxid == wtxid(txs[i]));
-    witness += txs[i].has_witness() ? 1 : 0;
   }
-  CHECK(witness > 0);
-  CHECK(witness < txs.size());
+}
+
+}  // namespace
+
+TEST_CASE("tx_ids of many transactions: sizes either side of 64 KiB, with and without witness data, among small ones") {
+  const Block block = decode_block(test::segwit_block()).value();
+  std::vector<Transaction> txs(block.transactions.begin(), block.transactions.begin() + 300);
+  std::size_t with_witness = 0, without = 0;
+  for (std::size_t i = 1; i < txs.size(); ++i) (txs[i].has_witness() ? with_witness : without) = i;
+  REQUIRE(with_witness != 0);
+  REQUIRE(without != 0);
+  // The buffered path up to 64 KiB, the streamed one past it, each with a
+  // witness transaction and one without.
+  const Transaction witness_tx = txs[with_witness], plain_tx = txs[without];
+  grow_to(txs[with_witness], 64 * 1024);
+  grow_to(txs[without], 64 * 1024 + 1);
+  grow_to(txs[3] = witness_tx, 64 * 1024 + 1);
+  grow_to(txs[4] = plain_tx, 64 * 1024);
+  check_ids_of(txs);
+  // Nothing but large ones; none at all.
+  check_ids_of({txs[with_witness], txs[without], txs[3]});
+  check_ids_of({});
 }
 
 TEST_CASE("flipping one byte in any transaction fails the merkle check") {

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cstring>
 
 namespace blockwire {
@@ -167,6 +168,8 @@ Hash256 witness_merkle_root(const Block& block) {
 
 namespace {
 
+constexpr std::size_t ids_chunk = 256;  // transactions hashed side by side at a time
+
 // The ids of n transactions into out[0..n), a chunk at a time through
 // sha256d_each (on the stack, 40 KiB: nothing allocated). A chunk's end
 // drains the lanes, the last long message alone in one: 256 transactions
@@ -175,7 +178,7 @@ namespace {
 // `whole` to its bytes (the wtxid's); otherwise the wtxid is the txid.
 template <class Message>
 void ids_side_by_side(std::size_t n, TxIds* out, Message message) {
-  constexpr std::size_t chunk = 256;
+  constexpr std::size_t chunk = ids_chunk;
   std::array<SplitMessage, 2 * chunk> messages;
   std::array<Hash256, 2 * chunk> hashes;
   std::array<bool, chunk> witness;
@@ -209,7 +212,10 @@ result<void> decode_block(std::span<const std::byte> bytes, Block& block, std::v
   std::vector<detail::TxLayout> layouts;
   DecodingContext ctx(bytes);
   detail::decode_block(ctx, block, mode, &layouts);
-  if (auto r = wire::finish_exact(ctx, bytes.size()); !r) return r.error();
+  if (auto r = wire::finish_exact(ctx, bytes.size()); !r) {
+    ids.clear();
+    return r.error();
+  }
 
   ids.resize(layouts.size());
   ids_side_by_side(layouts.size(), ids.data(), [&](std::size_t i, std::span<const std::byte>& whole) {
@@ -223,43 +229,51 @@ result<void> decode_block(std::span<const std::byte> bytes, Block& block, std::v
 }
 
 void tx_ids(std::span<const Transaction> txs, std::span<TxIds> out) {
-  constexpr std::size_t chunk = 256;
+  assert(out.size() == txs.size());
   constexpr std::size_t large = 64 * 1024;
-  std::vector<std::byte> encoded;
-  std::array<std::array<std::size_t, 3>, chunk> at;  // a transaction's stripped bytes [0], [1]; with witness [1], [2]
-  for (std::size_t first = 0; first < txs.size(); first += chunk) {
-    const auto part = txs.subspan(first, std::min(chunk, txs.size() - first));
-    encoded.clear();
-    // Sized first, then encoded straight into place (no buffer of a
-    // writer's to lend or flush per transaction).
+  struct Place {
+    std::size_t begin = 0;     // in `encoded`
+    std::size_t size = 0;      // with its witness data, if any
+    std::size_t stripped = 0;  // without
+    bool witness = false;
+    bool alone = false;  // over `large`: hashed as it is encoded, not buffered
+  };
+  std::array<Place, ids_chunk> at;
+  std::vector<std::byte> encoded;  // only grows: resize() zero-fills just the growth
+  for (std::size_t first = 0; first < txs.size(); first += ids_chunk) {
+    const auto part = txs.subspan(first, std::min(ids_chunk, txs.size() - first));
+    // Sized first, then each encoded once, straight into place (no buffer
+    // of a writer's to lend or flush per transaction).
     std::size_t total = 0;
     for (std::size_t j = 0; j < part.size(); ++j) {
-      const Transaction& tx = part[j];
-      const std::size_t full = serialized_size(tx, witness::allow);
-      const std::size_t stripped = tx.has_witness() ? serialized_size(tx, witness::disallow) : full;
-      at[j][0] = total;
-      at[j][1] = full <= large ? total + stripped : total;  // a large one: empty, hashed alone below
-      at[j][2] = full <= large && tx.has_witness() ? at[j][1] + full : at[j][1];
-      total = at[j][2];
+      Place& p = at[j];
+      p.begin = total;
+      p.size = serialized_size(part[j], witness::allow);
+      p.witness = part[j].has_witness();
+      p.stripped = p.witness ? serialized_size(part[j], witness::disallow) : p.size;
+      p.alone = p.size > large;
+      if (!p.alone) total += p.size;
     }
-    encoded.resize(total);
+    if (encoded.size() < total) encoded.resize(total);
     for (std::size_t j = 0; j < part.size(); ++j) {
-      const auto encode_into = [&](std::size_t from, std::size_t to, witness mode) {
-        SpanWriter sink(std::span<std::byte>(encoded).subspan(from, to - from));
-        BufferedWriter<SpanWriter&, 0> w(sink);
-        detail::encode_transaction(w, part[j], mode);
-      };
-      if (at[j][1] != at[j][0]) encode_into(at[j][0], at[j][1], witness::disallow);
-      if (at[j][2] != at[j][1]) encode_into(at[j][1], at[j][2], witness::allow);
+      if (at[j].alone) continue;
+      SpanWriter sink(std::span<std::byte>(encoded).subspan(at[j].begin, at[j].size));  // sized by the same encoder
+      BufferedWriter<SpanWriter&, 0> w(sink);
+      detail::encode_transaction(w, part[j], witness::allow);
     }
-    // The bytes are all in place: spans into them stay valid now.
+    // The bytes are all in place: spans into them stay valid now. A
+    // witness transaction's txid skips its marker and flag (2 bytes after
+    // the version) and its witnesses (before the lock time).
     ids_side_by_side(part.size(), out.data() + first, [&](std::size_t j, std::span<const std::byte>& whole) {
-      const auto bytes = [&](std::size_t from, std::size_t to) { return std::span<const std::byte>(encoded).subspan(from, to - from); };
-      if (at[j][2] != at[j][1]) whole = bytes(at[j][1], at[j][2]);
-      return SplitMessage{{bytes(at[j][0], at[j][1])}};
+      const Place& p = at[j];
+      if (p.alone) return SplitMessage{};  // its ids come below
+      const auto bytes = std::span<const std::byte>(encoded).subspan(p.begin, p.size);
+      if (!p.witness) return SplitMessage{{bytes}};
+      whole = bytes;
+      return SplitMessage{{bytes.first(4), bytes.subspan(6, p.stripped - 8), bytes.last(4)}};
     });
     for (std::size_t j = 0; j < part.size(); ++j) {
-      if (at[j][1] == at[j][0]) out[first + j] = tx_ids(part[j]);  // a large one, streamed
+      if (at[j].alone) out[first + j] = tx_ids(part[j]);
     }
   }
 }

@@ -74,9 +74,10 @@ struct TxIds {
 TxIds tx_ids(const Transaction& tx);
 
 // The ids of many transactions to out[i] (out.size() == txs.size()):
-// encoded a chunk at a time into one buffer and hashed several side by
-// side (sha256d_each); a transaction over 64 KiB is hashed as it is
-// encoded, so the buffer stays small.
+// encoded once each, a chunk at a time, into one buffer and hashed several
+// side by side (sha256d_each; a txid from the witness encoding's parts); a
+// transaction over 64 KiB is hashed as it is encoded, so the buffer stays
+// small.
 void tx_ids(std::span<const Transaction> txs, std::span<TxIds> out);
 
 class BlockView;
@@ -90,7 +91,8 @@ void tx_ids(const BlockView& block, std::size_t first, std::span<TxIds> out);
 // a second time, several transactions side by side (sha256d_each). `ids`
 // is resized to the block's transaction count.
 result<Block> decode_block(std::span<const std::byte> bytes, std::vector<TxIds>& ids, witness mode = witness::allow);
-// The same into `out`, whose buffers are reused (decode_block(bytes, out)).
+// The same into `out`, whose buffers are reused (decode_block(bytes, out));
+// on an error `ids` is left empty.
 result<void> decode_block(std::span<const std::byte> bytes, Block& out, std::vector<TxIds>& ids, witness mode = witness::allow);
 
 }  // namespace blockwire

@@ -47,9 +47,9 @@ struct TxOut {
 
 struct Transaction {
   std::uint32_t version = 2;
+  std::uint32_t lock_time = 0;  // beside the version: no padding after either (104 bytes, not 112)
   std::vector<TxIn> inputs;
   std::vector<TxOut> outputs;
-  std::uint32_t lock_time = 0;
   std::vector<std::byte> payload;         // every script and witness item
   std::vector<ByteRange> witness_items;   // the items of every witness stack
 
