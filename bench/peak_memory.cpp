@@ -13,8 +13,12 @@
 
 #include "../tests/support/counting_new.hpp"
 
+#include <blockwire/codec/wire.hpp>
+#include <blockwire/io.hpp>
+
+#include "../tests/support/bytes.hpp"
+
 #include <cstdio>
-#include <cstring>
 #include <iterator>
 
 namespace {
@@ -22,29 +26,24 @@ namespace {
 // A block of `count` copies of `tx` after the segwit block's header.
 std::vector<std::byte> block_of(std::size_t count, const std::vector<std::byte>& tx) {
   std::vector<std::byte> out(test::segwit_block().begin(), test::segwit_block().begin() + 80);
-  const int width = count <= 0xffff ? 2 : 4;  // both counts are past 0xfc
-  out.push_back(std::byte{width == 2 ? std::uint8_t{0xfd} : std::uint8_t{0xfe}});
-  for (int i = 0; i < width; ++i) out.push_back(static_cast<std::byte>(count >> (8 * i)));
+  blockwire::VectorWriter sink(out);
+  blockwire::StreamWriter w{blockwire::writer_ref(sink)};
+  blockwire::wire::encode_compact_size(w, count);
+  (void)w.flush();  // a vector cannot fail
   for (std::size_t i = 0; i < count; ++i) out.insert(out.end(), tx.begin(), tx.end());
-  return out;
-}
-
-std::vector<std::byte> filled(std::initializer_list<int> head, std::size_t zeros, std::initializer_list<int> tail) {
-  std::vector<std::byte> out;
-  for (int b : head) out.push_back(static_cast<std::byte>(b));
-  out.resize(out.size() + zeros);
-  for (int b : tail) out.push_back(static_cast<std::byte>(b));
   return out;
 }
 
 }  // namespace
 
 int main() {
+  using test::bytes;
   // version 1, no inputs (the marker), flag 0, lock time 0.
-  const auto ten_bytes = filled({1, 0, 0, 0, 0, 0}, 4, {});
+  const auto ten_bytes = bytes({1, 0, 0, 0, 0, 0, 0, 0, 0, 0});
   // version 1, one input (outpoint, empty scriptSig, sequence), one output
   // (value, empty script), lock time 0.
-  const auto sixty_bytes = filled({1, 0, 0, 0, 1}, 36, {0, 0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  const auto sixty_bytes = test::concat({bytes({1, 0, 0, 0, 1}), std::vector<std::byte>(36),
+                                         bytes({0, 0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})});
   const auto tiny = block_of(399'991, ten_bytes);
   const auto dense = block_of(16'665, sixty_bytes);
   struct Case {

@@ -109,10 +109,15 @@ BLOCKWIRE_SHA_NI_INLINE void pad_64(Lane& x) {
 
 // The second hash's only block: the first digest (its words are the
 // state's), 0x80, zeros, length 256.
-BLOCKWIRE_SHA_NI_INLINE void digest_block(Lane& x) {
-  state_words(x, x.w[0], x.w[1]);
+// Its padding (words 8..15) alone: the digest's words are set by the caller.
+BLOCKWIRE_SHA_NI_INLINE void pad_after_digest(Lane& x) {
   x.w[2] = _mm_set_epi32(0, 0, 0, static_cast<int>(0x80000000u));
   x.w[3] = _mm_set_epi32(256, 0, 0, 0);
+}
+
+BLOCKWIRE_SHA_NI_INLINE void digest_block(Lane& x) {
+  state_words(x, x.w[0], x.w[1]);
+  pad_after_digest(x);
 }
 
 BLOCKWIRE_SHA_NI_INLINE void store_be(std::byte* out, const Lane& x) {
@@ -210,8 +215,7 @@ BLOCKWIRE_SHA_NI void sha256_of_digests(Hash256* out) {
     start(l[j]);
     l[j].w[0] = load_be(out[j].bytes().data());
     l[j].w[1] = load_be(out[j].bytes().data() + 16);
-    l[j].w[2] = _mm_set_epi32(0, 0, 0, static_cast<int>(0x80000000u));
-    l[j].w[3] = _mm_set_epi32(256, 0, 0, 0);
+    pad_after_digest(l[j]);
   }
   compress(l);
   for (int j = 0; j < N; ++j) store_be(out[j].bytes().data(), l[j]);

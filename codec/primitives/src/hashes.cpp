@@ -36,20 +36,29 @@ std::vector<Hash256> leaves_for(std::size_t n) {
   return leaves;
 }
 
+// Two equal siblings at a merkle level (CVE-2012-2459's mark); an odd
+// last hash has none.
+bool has_equal_siblings(std::span<const Hash256> level) noexcept {
+  for (std::size_t i = 0; i + 1 < level.size(); i += 2) {
+    if (level[i] == level[i + 1]) return true;
+  }
+  return false;
+}
+
+// The parents of a level of an even size, into its first half.
+void hash_pairs(std::span<Hash256> level) noexcept {
+  const auto bytes = std::as_writable_bytes(level);
+  sha256d64(bytes.first(bytes.size() / 2), bytes);
+}
+
 Hash256 root_in_place(std::vector<Hash256>& hashes, bool* mutated) {
   if (hashes.empty()) return Hash256{};
   bool mutation = false;
   while (hashes.size() > 1) {
-    if (mutated != nullptr) {
-      for (std::size_t i = 0; i + 1 < hashes.size(); i += 2) {
-        if (hashes[i] == hashes[i + 1]) mutation = true;
-      }
-    }
+    if (mutated != nullptr && has_equal_siblings(hashes)) mutation = true;
     if (hashes.size() & 1) hashes.push_back(hashes.back());  // within the reserved room
-    const std::size_t pairs = hashes.size() / 2;
-    const auto bytes = std::as_writable_bytes(std::span(hashes));
-    sha256d64(bytes.first(32 * pairs), bytes);
-    hashes.resize(pairs);
+    hash_pairs(hashes);
+    hashes.resize(hashes.size() / 2);
   }
   if (mutated != nullptr) *mutated = mutation;
   return hashes[0];
@@ -108,11 +117,9 @@ void MerkleBuilder::add_node(Hash256 node, std::size_t level) noexcept {
 void MerkleBuilder::add_batch() noexcept {
   // A complete subtree: every level pairs real siblings, halving in place.
   for (std::size_t n = batch_.size(); n > 1; n /= 2) {
-    for (std::size_t i = 0; i < n; i += 2) {
-      if (batch_[i] == batch_[i + 1]) mutated_ = true;
-    }
-    const auto bytes = std::as_writable_bytes(std::span(batch_));
-    sha256d64(bytes.first(16 * n), bytes.first(32 * n));
+    const auto level = std::span(batch_).first(n);
+    if (has_equal_siblings(level)) mutated_ = true;
+    hash_pairs(level);
   }
   batched_ = 0;
   add_node(batch_[0], batch_height);
