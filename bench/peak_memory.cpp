@@ -12,40 +12,14 @@
 #include "block_data.hpp"
 
 #include "../tests/support/counting_new.hpp"
-
-#include <blockwire/codec/wire.hpp>
-#include <blockwire/io.hpp>
-
-#include "../tests/support/bytes.hpp"
+#include "../tests/support/small_tx_blocks.hpp"
 
 #include <cstdio>
 #include <iterator>
 
-namespace {
-
-// A block of `count` copies of `tx` after the segwit block's header.
-std::vector<std::byte> block_of(std::size_t count, const std::vector<std::byte>& tx) {
-  std::vector<std::byte> out(test::segwit_block().begin(), test::segwit_block().begin() + 80);
-  blockwire::VectorWriter sink(out);
-  blockwire::StreamWriter w{blockwire::writer_ref(sink)};
-  blockwire::wire::encode_compact_size(w, count);
-  (void)w.flush();  // a vector cannot fail
-  for (std::size_t i = 0; i < count; ++i) out.insert(out.end(), tx.begin(), tx.end());
-  return out;
-}
-
-}  // namespace
-
 int main() {
-  using test::bytes;
-  // version 1, no inputs (the marker), flag 0, lock time 0.
-  const auto ten_bytes = bytes({1, 0, 0, 0, 0, 0, 0, 0, 0, 0});
-  // version 1, one input (outpoint, empty scriptSig, sequence), one output
-  // (value, empty script), lock time 0.
-  const auto sixty_bytes = test::concat({bytes({1, 0, 0, 0, 1}), std::vector<std::byte>(36),
-                                         bytes({0, 0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})});
-  const auto tiny = block_of(399'991, ten_bytes);
-  const auto dense = block_of(16'665, sixty_bytes);
+  const auto tiny = test::block_of(399'991, test::ten_byte_tx());
+  const auto dense = test::block_of(test::max_sixty_byte_txs, test::sixty_byte_tx());
   struct Case {
     const char* name;
     const std::vector<std::byte>& bytes;

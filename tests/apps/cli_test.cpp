@@ -462,18 +462,19 @@ TEST_CASE("inspect: a raw transaction whose bytes are all hex digits is still fo
   // A legacy transaction whose every byte is an ASCII hex digit: counts of
   // 0x31 ('1') inputs and outputs, scripts of 0x30 ('0') bytes of 'a', and
   // integers made of digit bytes. The test checks that before relying on it.
-  Transaction tx;
-  tx.version = 0x31313131;
+  TransactionBuilder builder;
+  builder.version = 0x31313131;
   const std::vector<std::byte> script(0x30, std::byte{0x61});
-  const ByteRange a48 = tx.append(script);
+  const ByteRange a48 = builder.append(script);
   TxIn in;
   in.prevout.txid = Hash256::from_hex(std::string(64, '3')).value();  // bytes 0x33
   in.prevout.index = 0x30303030;
   in.script_sig = a48;
   in.sequence = 0x39393939;
-  tx.inputs.assign(0x31, in);
-  tx.outputs.assign(0x31, TxOut{0x3131313131313131, a48});
-  tx.lock_time = 0x32323232;
+  builder.inputs.assign(0x31, in);
+  builder.outputs.assign(0x31, TxOut{0x3131313131313131, a48});
+  builder.lock_time = 0x32323232;
+  const Transaction tx = builder.build();
   std::vector<std::byte> raw;
   encode_transaction(tx, raw);
   const bool all_digits = std::all_of(raw.begin(), raw.end(), [](std::byte b) {

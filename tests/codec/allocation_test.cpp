@@ -14,6 +14,7 @@
 #include "../support/bytes.hpp"
 
 #include "../support/counting_new.hpp"
+#include "../support/small_tx_blocks.hpp"
 
 using namespace blockwire;
 using test::bytes;
@@ -88,6 +89,45 @@ TEST_CASE("the counting allocator counts: decoding the real block allocates more
   auto block = decode_block(test::block413567());
   REQUIRE(block);
   CHECK(counting::peak.load() - before > test::block413567().size());
+}
+
+TEST_CASE("the densest valid block: 16,665 sixty-byte transactions are within the weight limit, 16,666 are not") {
+  const Block dense = decode_block(test::block_of(test::max_sixty_byte_txs, test::sixty_byte_tx())).value();
+  const Block over = decode_block(test::block_of(test::max_sixty_byte_txs + 1, test::sixty_byte_tx())).value();
+  CHECK(weight(dense) <= 4'000'000);  // Bitcoin's MAX_BLOCK_WEIGHT
+  CHECK(weight(over) > 4'000'000);
+}
+
+TEST_CASE("decoding a block peaks at 3x its size at most: both real blocks, the densest valid block, 399,991 ten-byte transactions") {
+  const auto tiny = test::block_of(399'991, test::ten_byte_tx());
+  const auto dense = test::block_of(test::max_sixty_byte_txs, test::sixty_byte_tx());
+  for (const auto* raw : {&test::block413567(), &test::segwit_block(), &dense, &tiny}) {
+    CAPTURE(raw->size());
+    const std::size_t before = counting::reset_peak();
+    const auto block = decode_block(*raw);
+    REQUIRE(block);
+    const std::size_t peak = counting::peak.load() - before;
+    CAPTURE(peak);
+    CHECK(peak <= 3 * raw->size());
+  }
+}
+
+TEST_CASE("decoding a block allocates once a transaction, and a few times for the block itself") {
+  const auto tiny = test::block_of(399'991, test::ten_byte_tx());
+  const auto dense = test::block_of(test::max_sixty_byte_txs, test::sixty_byte_tx());
+  for (const auto* raw : {&test::block413567(), &test::segwit_block(), &dense, &tiny}) {
+    const std::size_t before = counting::allocations.load();
+    const auto block = decode_block(*raw);
+    REQUIRE(block);
+    const std::size_t allocations = counting::allocations.load() - before;
+    // Ten-byte transactions hold nothing to allocate; every other one here
+    // has inputs. The rest: the vector of transactions and the decoder's
+    // scratch parts, which grow geometrically to the largest transaction.
+    const std::size_t holding = raw == &tiny ? 0 : block.value().transactions.size();
+    CAPTURE(block.value().transactions.size());
+    CHECK(allocations >= holding);
+    CHECK(allocations <= holding + 64);
+  }
 }
 
 TEST_CASE("a merkle root of 1,557 and of 2,500 transactions allocates exactly once") {

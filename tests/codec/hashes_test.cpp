@@ -211,10 +211,12 @@ namespace {
 // `tx` with one more output whose script makes it exactly `target` bytes
 // (with witness data, if it has any).
 void grow_to(Transaction& tx, std::size_t target) {
-  tx.outputs.emplace_back().value = 1;
-  const std::size_t without = serialized_size(tx);  // the new output's script empty: a 1-byte length
-  REQUIRE(target >= without + 255);                 // a script of 253 bytes or more takes a 3-byte length
-  tx.outputs.back().script_pubkey = tx.append(std::vector<std::byte>(target - without - 2, std::byte{0x51}));
+  TransactionBuilder grown(tx);
+  grown.outputs.emplace_back().value = 1;
+  const std::size_t without = serialized_size(grown.build());  // the new output's script empty: a 1-byte length
+  REQUIRE(target >= without + 255);                           // a script of 253 bytes or more takes a 3-byte length
+  grown.outputs.back().script_pubkey = grown.append(std::vector<std::byte>(target - without - 2, std::byte{0x51}));
+  tx = grown.build();
   REQUIRE(serialized_size(tx) == target);
 }
 
@@ -272,9 +274,9 @@ TEST_CASE("the segwit block with one witness byte changed fails the witness comm
   Block block = decode_block(test::segwit_block()).value();
   Transaction& tx = block.transactions.at(7);
   REQUIRE(tx.has_witness());
-  const ByteRange item = tx.witness(tx.inputs.at(0)).back();  // (the first may be an empty dummy)
+  const ByteRange item = tx.witness(tx.inputs()[0]).back();  // (the first may be an empty dummy)
   REQUIRE(item.size > 0);
-  tx.payload[item.offset] ^= std::byte{0x01};
+  tx.payload()[item.offset] ^= std::byte{0x01};
   auto r = check_block(block);
   REQUIRE_FALSE(r);
   CHECK(r.error().code() == check_errc::bad_witness_commitment);

@@ -46,8 +46,8 @@ result<Transaction> tx_with_input_count(std::vector<std::byte> size) { return de
 TEST_CASE("the hand-built valid transaction decodes (the cases below break it one way each)") {
   auto tx = decode_transaction(tx_with(concat({one_input, one_output, lock_time})));
   REQUIRE(tx);
-  CHECK(tx.value().inputs.size() == 1);
-  CHECK(tx.value().outputs.at(0).value == 10'000);
+  CHECK(tx.value().inputs().size() == 1);
+  CHECK(tx.value().outputs()[0].value == 10'000);
 }
 
 TEST_CASE("non-canonical CompactSize in each branch is rejected where it was read") {
@@ -85,8 +85,8 @@ TEST_CASE("witness flag: 0 means no inputs and no outputs, other bits are unknow
   // Marker and flag 0: an empty transaction, then the lock time.
   auto empty = decode_transaction(tx_with(concat({bytes({0, 0}), lock_time})));
   REQUIRE(empty);
-  CHECK(empty.value().inputs.empty());
-  CHECK(empty.value().outputs.empty());
+  CHECK(empty.value().inputs().empty());
+  CHECK(empty.value().outputs().empty());
 
   // Flag 2: no witness bit, an unknown bit. Found after the outputs.
   const auto flag2 = tx_with(concat({bytes({0, 2}), one_input, one_output, lock_time}));
@@ -108,7 +108,7 @@ TEST_CASE("witness flag: 0 means no inputs and no outputs, other bits are unknow
   // With witness::disallow the marker is just an input count of zero.
   auto legacy = decode_transaction(tx_with(concat({bytes({0}), one_output, lock_time})), witness::disallow);
   REQUIRE(legacy);
-  CHECK(legacy.value().outputs.size() == 1);
+  CHECK(legacy.value().outputs().size() == 1);
 }
 
 TEST_CASE("trailing bytes after the object are an error for the span overloads") {

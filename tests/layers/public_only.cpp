@@ -20,10 +20,11 @@ struct Counter {
 }  // namespace
 
 int main() {
-  blockwire::Transaction tx;
-  tx.inputs.emplace_back();
+  blockwire::TransactionBuilder builder;
+  builder.inputs.emplace_back();
   const std::byte op_true[1]{std::byte{0x51}};
-  tx.outputs.push_back({5000, tx.append(op_true)});
+  builder.outputs.push_back({5000, builder.append(op_true)});
+  const blockwire::Transaction tx = builder.build();
   std::vector<std::byte> out;
   blockwire::encode_transaction(tx, out);
   Counter counter;

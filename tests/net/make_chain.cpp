@@ -35,7 +35,7 @@ std::vector<std::byte> repeated(std::size_t n, int value) { return std::vector<s
 // OP_RETURN outputs; the witness looks like a signature and a key (no
 // script runs here: check_block does not verify signatures).
 Transaction segwit_spend(const Hash256& coinbase_txid, std::uint32_t height) {
-  Transaction tx;
+  TransactionBuilder tx;
   tx.version = 2;
   TxIn& in = tx.inputs.emplace_back();
   in.prevout = {coinbase_txid, 0};
@@ -52,7 +52,7 @@ Transaction segwit_spend(const Hash256& coinbase_txid, std::uint32_t height) {
       bytes({0x6a, 0x04, 0x62, 0x77, 0x69, 0x72}),                                        // OP_RETURN "bwir"
   };
   for (const auto& script : scripts) tx.outputs.push_back({9'000'000, tx.append(script)});
-  return tx;
+  return tx.build();
 }
 
 Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* spend, const std::vector<Transaction>& fill) {
@@ -61,21 +61,21 @@ Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* s
   b.header.prev_block = prev;
   b.header.time = 1'700'000'000 + height * 600;
   b.header.bits = 0x207fffff;
-  Transaction& cb = b.transactions.emplace_back();
+  TransactionBuilder cb;
   // BIP34: the height first in the coinbase's script_sig.
   const auto script_sig = bytes({0x04, static_cast<int>(height & 0xff), static_cast<int>((height >> 8) & 0xff),
                                     static_cast<int>((height >> 16) & 0xff), static_cast<int>(height >> 24), 0x00});
   cb.inputs.emplace_back().script_sig = cb.append(script_sig);
   cb.outputs.push_back({50'0000'0000, cb.append(concat({bytes({0x00, 0x14}), repeated(20, 0x66)}))});
+  b.transactions.push_back(cb.build());
   if (spend != nullptr) b.transactions.push_back(*spend);
   b.transactions.insert(b.transactions.end(), fill.begin(), fill.end());
   bool witness = false;
   for (const Transaction& tx : b.transactions) witness = witness || tx.has_witness();
   if (witness) {  // BIP141: a 32-byte nonce in the coinbase witness, the commitment in an output
-    Transaction& coinbase = b.transactions[0];
     const auto nonce = repeated(32, 0);
     const std::span<const std::byte> items[] = {nonce};
-    coinbase.set_witness(coinbase.inputs[0], items);
+    cb.set_witness(cb.inputs[0], items);  // (the witness root counts the coinbase as zero)
     std::vector<std::byte> preimage;
     const Hash256 root = witness_merkle_root(b);
     preimage.insert(preimage.end(), root.bytes().begin(), root.bytes().end());
@@ -83,7 +83,8 @@ Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* s
     const Hash256 commitment = sha256d(preimage);
     auto script = bytes({0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed});
     script.insert(script.end(), commitment.bytes().begin(), commitment.bytes().end());
-    coinbase.outputs.push_back({0, coinbase.append(script)});
+    cb.outputs.push_back({0, cb.append(script)});
+    b.transactions[0] = cb.build();
   }
   b.header.merkle_root = merkle_root(b);
   const Hash256 target = *target_from_bits(b.header.bits);

@@ -211,7 +211,7 @@ namespace {
 
 Transaction spend(std::initializer_list<OutPoint> from, std::initializer_list<std::pair<std::int64_t, std::vector<std::byte>>> to,
                   bool witness = false) {
-  Transaction tx;
+  TransactionBuilder tx;
   for (const OutPoint& p : from) {
     TxIn& in = tx.inputs.emplace_back();
     in.prevout = p;
@@ -222,7 +222,7 @@ Transaction spend(std::initializer_list<OutPoint> from, std::initializer_list<st
     }
   }
   for (const auto& [value, script] : to) tx.outputs.push_back({value, tx.append(script)});
-  return tx;
+  return tx.build();
 }
 
 // A block of a coinbase paying 50 BTC to `payee`, then `txs`.
@@ -231,10 +231,11 @@ Block block_of(const Hash256& prev, std::uint32_t height, const std::vector<std:
   b.header.prev_block = prev;
   b.header.time = 1'700'000'000 + height;
   b.header.bits = 0x207fffff;
-  Transaction& cb = b.transactions.emplace_back();
+  TransactionBuilder cb;
   const std::byte script_sig[]{std::byte{0x03}, std::byte(height), std::byte(height >> 8), std::byte(height >> 16)};
   cb.inputs.emplace_back().script_sig = cb.append(script_sig);
   cb.outputs.push_back({50 * coin, cb.append(payee)});
+  b.transactions.push_back(cb.build());
   for (Transaction& tx : txs) b.transactions.push_back(std::move(tx));
   b.header.merkle_root = merkle_root(b);
   return b;

@@ -281,9 +281,10 @@ void decode_cmpctblock(DecodingContext& ctx, CmpctBlock& m) {
   if (ctx.ok() && ids + n > max_block_transactions) return ctx.fail(errc::too_many_items);
   m.prefilled.reserve(w::reserve_for(ctx, n, sizeof(PrefilledTransaction)));
   DifferentialIndex index;
+  TransactionBuilder scratch;  // reused: one allocation a transaction
   for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
     PrefilledTransaction& p = m.prefilled.emplace_back();
-    if (index.next(ctx, p.index)) decode_transaction(ctx, p.tx);
+    if (index.next(ctx, p.index)) decode_transaction(ctx, p.tx, scratch);
   }
 }
 
@@ -299,7 +300,9 @@ void decode_getblocktxn(DecodingContext& ctx, GetBlockTxn& m) {
 
 void decode_blocktxn(DecodingContext& ctx, BlockTxn& m) {
   w::decode_hash(ctx, m.block_hash);
-  decode_list(ctx, m.transactions, max_block_transactions, 10, [](DecodingContext& c, Transaction& tx) { decode_transaction(c, tx); });
+  TransactionBuilder scratch;  // reused: one allocation a transaction
+  decode_list(ctx, m.transactions, max_block_transactions, 10,
+              [&](DecodingContext& c, Transaction& tx) { decode_transaction(c, tx, scratch); });
 }
 
 void decode_addr(DecodingContext& ctx, Addr& m) { decode_list(ctx, m.addresses, max_addresses, 30, decode_timed_address); }

@@ -203,14 +203,14 @@ struct DecodedSource {
   bool is_coinbase(std::size_t i) const { return block.transactions[i].is_coinbase(); }
   bool has_witness(std::size_t i) const { return block.transactions[i].has_witness(); }
   void ids(std::size_t first, std::span<TxIds> out) const { std::copy_n(given.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin()); }
-  std::size_t coinbase_output_count() const { return block.transactions[0].outputs.size(); }
+  std::size_t coinbase_output_count() const { return block.transactions[0].outputs().size(); }
   std::span<const std::byte> coinbase_output_script(std::size_t k) const {
     const Transaction& cb = block.transactions[0];
-    return cb.script_pubkey(cb.outputs[k]);
+    return cb.script_pubkey(cb.outputs()[k]);
   }
   std::optional<std::span<const std::byte>> coinbase_witness_nonce() const {
     const Transaction& cb = block.transactions[0];
-    const auto stack = cb.witness(cb.inputs.front());
+    const auto stack = cb.witness(cb.inputs().front());
     if (stack.size() != 1 || stack[0].size != 32) return std::nullopt;
     return cb.bytes(stack[0]);
   }

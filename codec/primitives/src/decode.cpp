@@ -40,20 +40,27 @@ result<void> decode_block(std::span<const std::byte> bytes, Block& out, witness 
   return wire::finish_exact(ctx, bytes.size());
 }
 result<Transaction> decode_transaction(std::span<const std::byte> bytes, witness mode) {
-  return decode_exact<Transaction>(bytes, [&](DecodingContext& ctx, Transaction& tx) { detail::decode_transaction(ctx, tx, mode); });
+  return decode_exact<Transaction>(bytes, [&](DecodingContext& ctx, Transaction& tx) { decode_transaction(ctx, tx, mode); });
 }
 result<BlockHeader> decode_header(std::span<const std::byte> bytes) {
   return decode_exact<BlockHeader>(bytes, detail::decode_header);
 }
 
-void decode_transaction(DecodingContext& ctx, Transaction& out, witness mode) { detail::decode_transaction(ctx, out, mode); }
+void decode_transaction(DecodingContext& ctx, Transaction& out, TransactionBuilder& scratch, witness mode) {
+  detail::decode_transaction(ctx, scratch, mode);
+  if (ctx.ok()) out = scratch.build();
+}
+void decode_transaction(DecodingContext& ctx, Transaction& out, witness mode) {
+  TransactionBuilder scratch;
+  decode_transaction(ctx, out, scratch, mode);
+}
 void decode_header(DecodingContext& ctx, BlockHeader& out) { detail::decode_header(ctx, out); }
 
 result<Block> decode_block(StreamReader& in, witness mode) {
   return decode_stream<Block>(in, [&](DecodingContext& ctx, Block& b) { detail::decode_block(ctx, b, mode); });
 }
 result<Transaction> decode_transaction(StreamReader& in, witness mode) {
-  return decode_stream<Transaction>(in, [&](DecodingContext& ctx, Transaction& tx) { detail::decode_transaction(ctx, tx, mode); });
+  return decode_stream<Transaction>(in, [&](DecodingContext& ctx, Transaction& tx) { decode_transaction(ctx, tx, mode); });
 }
 result<BlockHeader> decode_header(StreamReader& in) { return decode_stream<BlockHeader>(in, detail::decode_header); }
 
@@ -61,7 +68,7 @@ result<Block> decode_block(reader_ref in, witness mode) {
   return decode_stream<Block>(in, [&](DecodingContext& ctx, Block& b) { detail::decode_block(ctx, b, mode); });
 }
 result<Transaction> decode_transaction(reader_ref in, witness mode) {
-  return decode_stream<Transaction>(in, [&](DecodingContext& ctx, Transaction& tx) { detail::decode_transaction(ctx, tx, mode); });
+  return decode_stream<Transaction>(in, [&](DecodingContext& ctx, Transaction& tx) { decode_transaction(ctx, tx, mode); });
 }
 result<BlockHeader> decode_header(reader_ref in) { return decode_stream<BlockHeader>(in, detail::decode_header); }
 

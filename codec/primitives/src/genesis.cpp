@@ -55,10 +55,11 @@ Block genesis_block(network net) {
   script_pubkey.push_back(std::byte{0xac});  // OP_CHECKSIG
 
   Block block;
-  Transaction& coinbase = block.transactions.emplace_back();
+  TransactionBuilder coinbase;
   coinbase.version = 1;
   coinbase.inputs.emplace_back().script_sig = coinbase.append(script_sig);
   coinbase.outputs.push_back({50'0000'0000, coinbase.append(script_pubkey)});
+  block.transactions.push_back(coinbase.build());
   block.header.version = 1;
   block.header.time = f.time;
   block.header.nonce = f.nonce;

@@ -1,42 +1,126 @@
 #include <blockwire/codec/transaction.hpp>
 
 #include <algorithm>
-#include <stdexcept>
+#include <cassert>
+#include <cstring>
+#include <new>
+#include <utility>
 
 namespace blockwire {
 
-ByteRange Transaction::append(std::span<const std::byte> bytes) {
+// The decoders' reservations count on it (see detail::decode_block).
+static_assert(sizeof(Transaction) == 16);
+
+namespace {
+
+// Copies a part's items to `at` in the allocation, and says where it ends.
+template <class T>
+std::size_t copy_part(std::byte* base, std::size_t at, std::span<const T> items) {
+  if (!items.empty()) std::memcpy(base + at, items.data(), items.size_bytes());
+  return at + items.size_bytes();
+}
+
+}  // namespace
+
+Transaction::Transaction(const Transaction& other) : version(other.version), lock_time(other.lock_time) {
+  if (other.parts_ != nullptr) {
+    const std::size_t size = allocation_size(*other.parts_);
+    parts_ = static_cast<Counts*>(::operator new(size));
+    std::memcpy(parts_, other.parts_, size);  // every part is plain bytes and offsets
+  }
+}
+
+Transaction& Transaction::operator=(const Transaction& other) {
+  if (this != &other) *this = Transaction(other);
+  return *this;
+}
+
+Transaction& Transaction::operator=(Transaction&& other) noexcept {
+  if (this != &other) {
+    ::operator delete(parts_);
+    version = other.version;
+    lock_time = other.lock_time;
+    parts_ = std::exchange(other.parts_, nullptr);
+  }
+  return *this;
+}
+
+Transaction::~Transaction() { ::operator delete(parts_); }
+
+bool operator==(const Transaction& a, const Transaction& b) noexcept {
+  const auto a_in = a.inputs(), b_in = b.inputs();
+  const auto a_out = a.outputs(), b_out = b.outputs();
+  if (a.version != b.version || a.lock_time != b.lock_time || a_in.size() != b_in.size() || a_out.size() != b_out.size()) {
+    return false;
+  }
+  const auto same_bytes = [&](ByteRange x, ByteRange y) { return std::ranges::equal(a.bytes(x), b.bytes(y)); };
+  for (std::size_t i = 0; i < a_in.size(); ++i) {
+    const TxIn& x = a_in[i];
+    const TxIn& y = b_in[i];
+    if (x.prevout != y.prevout || x.sequence != y.sequence || !same_bytes(x.script_sig, y.script_sig)) return false;
+    if (!std::ranges::equal(a.witness(x), b.witness(y), same_bytes)) return false;
+  }
+  for (std::size_t i = 0; i < a_out.size(); ++i) {
+    const TxOut& x = a_out[i];
+    const TxOut& y = b_out[i];
+    if (x.value != y.value || !same_bytes(x.script_pubkey, y.script_pubkey)) return false;
+  }
+  return true;
+}
+
+TransactionBuilder::TransactionBuilder(const Transaction& tx)
+    : version(tx.version),
+      lock_time(tx.lock_time),
+      inputs(tx.inputs().begin(), tx.inputs().end()),
+      outputs(tx.outputs().begin(), tx.outputs().end()),
+      payload(tx.payload().begin(), tx.payload().end()),
+      witness_items(tx.witness_items().begin(), tx.witness_items().end()) {}
+
+ByteRange TransactionBuilder::append(std::span<const std::byte> bytes) {
   const ByteRange range{static_cast<std::uint32_t>(payload.size()), static_cast<std::uint32_t>(bytes.size())};
   payload.insert(payload.end(), bytes.begin(), bytes.end());
   return range;
 }
 
-void Transaction::set_witness(TxIn& in, std::span<const std::span<const std::byte>> items) {
+void TransactionBuilder::set_witness(TxIn& in, std::span<const std::span<const std::byte>> items) {
   in.witness_begin = static_cast<std::uint32_t>(witness_items.size());
   for (const auto item : items) witness_items.push_back(append(item));
   in.witness_size = static_cast<std::uint32_t>(items.size());
 }
 
-bool operator==(const Transaction& a, const Transaction& b) noexcept {
-  if (a.version != b.version || a.lock_time != b.lock_time || a.inputs.size() != b.inputs.size() ||
-      a.outputs.size() != b.outputs.size()) {
-    return false;
+void TransactionBuilder::clear() noexcept {
+  inputs.clear();
+  outputs.clear();
+  payload.clear();
+  witness_items.clear();
+}
+
+Transaction TransactionBuilder::build() const {
+#ifndef NDEBUG
+  const auto inside = [](std::size_t offset, std::size_t size, std::size_t total) { return offset <= total && size <= total - offset; };
+  for (const TxIn& in : inputs) {
+    assert(inside(in.script_sig.offset, in.script_sig.size, payload.size()));
+    assert(inside(in.witness_begin, in.witness_size, witness_items.size()));
   }
-  const auto same_bytes = [&](ByteRange x, ByteRange y) { return std::ranges::equal(a.bytes(x), b.bytes(y)); };
-  for (std::size_t i = 0; i < a.inputs.size(); ++i) {
-    const TxIn& x = a.inputs[i];
-    const TxIn& y = b.inputs[i];
-    if (x.prevout != y.prevout || x.sequence != y.sequence || !same_bytes(x.script_sig, y.script_sig)) return false;
-    const auto wx = a.witness(x);
-    const auto wy = b.witness(y);
-    if (!std::ranges::equal(wx, wy, same_bytes)) return false;
-  }
-  for (std::size_t i = 0; i < a.outputs.size(); ++i) {
-    const TxOut& x = a.outputs[i];
-    const TxOut& y = b.outputs[i];
-    if (x.value != y.value || !same_bytes(x.script_pubkey, y.script_pubkey)) return false;
-  }
-  return true;
+  for (const TxOut& out : outputs) assert(inside(out.script_pubkey.offset, out.script_pubkey.size, payload.size()));
+  for (const ByteRange& item : witness_items) assert(inside(item.offset, item.size, payload.size()));
+#endif
+  assert(payload.size() <= UINT32_MAX);
+  Transaction tx;
+  tx.version = version;
+  tx.lock_time = lock_time;
+  const Transaction::Counts counts{static_cast<std::uint32_t>(outputs.size()), static_cast<std::uint32_t>(inputs.size()),
+                                   static_cast<std::uint32_t>(witness_items.size()), static_cast<std::uint32_t>(payload.size())};
+  if (counts.outputs == 0 && counts.inputs == 0 && counts.witness_items == 0 && counts.payload == 0) return tx;
+  auto* base = static_cast<std::byte*>(::operator new(Transaction::allocation_size(counts)));
+  std::memcpy(base, &counts, sizeof counts);
+  std::size_t at = sizeof counts;
+  at = copy_part(base, at, std::span<const TxOut>(outputs));
+  at = copy_part(base, at, std::span<const TxIn>(inputs));
+  at = copy_part(base, at, std::span<const ByteRange>(witness_items));
+  copy_part(base, at, std::span<const std::byte>(payload));
+  tx.parts_ = reinterpret_cast<Transaction::Counts*>(base);
+  return tx;
 }
 
 }  // namespace blockwire

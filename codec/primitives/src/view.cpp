@@ -142,7 +142,7 @@ Hash256 TransactionView::txid() const {
 }
 
 Transaction TransactionView::to_transaction() const {
-  Transaction tx;
+  TransactionBuilder tx;
   tx.version = version();
   tx.lock_time = lock_time();
   tx.inputs.reserve(input_count());
@@ -160,7 +160,7 @@ Transaction TransactionView::to_transaction() const {
     const OutputView o = output(i);
     tx.outputs.push_back({o.value, tx.append(o.script_pubkey)});
   }
-  return tx;
+  return tx.build();
 }
 
 // BlockView --------------------------------------------------------------------

@@ -25,28 +25,38 @@ inline constexpr struct {
   }
 } encode_outpoint;
 
+// A transaction's payload and witness items, located once: the
+// transaction's own accessors find them in its allocation on every call.
+struct TxParts {
+  std::span<const std::byte> payload;
+  std::span<const ByteRange> witness_items;
+
+  explicit TxParts(const Transaction& tx) : payload(tx.payload()), witness_items(tx.witness_items()) {}
+  std::span<const std::byte> bytes(ByteRange r) const { return payload.subspan(r.offset, r.size); }
+};
+
 inline constexpr struct {
-  void operator()(ByteSink auto& w, const TxIn& in, const Transaction& tx) const {
+  void operator()(ByteSink auto& w, const TxIn& in, const TxParts& tx) const {
     encode_outpoint(w, in.prevout);
-    encode_bytes(w, tx.script_sig(in));
+    encode_bytes(w, tx.bytes(in.script_sig));
     encode_u32(w, in.sequence);
   }
 } encode_txin;
 
 inline constexpr struct {
-  void operator()(ByteSink auto& w, const TxOut& out, const Transaction& tx) const {
+  void operator()(ByteSink auto& w, const TxOut& out, const TxParts& tx) const {
     encode_i64(w, out.value);
-    encode_bytes(w, tx.script_pubkey(out));
+    encode_bytes(w, tx.bytes(out.script_pubkey));
   }
 } encode_txout;
 
 inline constexpr struct {
-  void operator()(ByteSink auto& w, const ByteRange& item, const Transaction& tx) const { encode_bytes(w, tx.bytes(item)); }
+  void operator()(ByteSink auto& w, const ByteRange& item, const TxParts& tx) const { encode_bytes(w, tx.bytes(item)); }
 } encode_witness_item;
 
 inline constexpr struct {
-  void operator()(ByteSink auto& w, const TxIn& in, const Transaction& tx) const {
-    encode_range(w, tx.witness(in), encode_witness_item, tx);
+  void operator()(ByteSink auto& w, const TxIn& in, const TxParts& tx) const {
+    encode_range(w, tx.witness_items.subspan(in.witness_begin, in.witness_size), encode_witness_item, tx);
   }
 } encode_witness_stack;
 
@@ -55,15 +65,17 @@ inline constexpr struct {
 inline constexpr struct {
   void operator()(ByteSink auto& w, const Transaction& tx, witness mode) const {
     const bool segwit = mode == witness::allow && tx.has_witness();
+    const TxParts parts(tx);
+    const auto inputs = tx.inputs();
     encode_u32(w, tx.version);
     if (segwit) {
       encode_u8(w, 0x00);  // marker: what an old parser reads as "no inputs"
       encode_u8(w, 0x01);  // flag: witness stacks follow the outputs
     }
-    encode_range(w, tx.inputs, encode_txin, tx);
-    encode_range(w, tx.outputs, encode_txout, tx);
+    encode_range(w, inputs, encode_txin, parts);
+    encode_range(w, tx.outputs(), encode_txout, parts);
     if (segwit) {
-      for (const TxIn& in : tx.inputs) encode_witness_stack(w, in, tx);
+      for (const TxIn& in : inputs) encode_witness_stack(w, in, parts);
     }
     encode_u32(w, tx.lock_time);
   }

@@ -71,6 +71,9 @@ result<BlockHeader> decode_header(StreamReader& in);
 // at the context's position; a failure is recorded in `ctx`, with the offset
 // the context counts. The counterpart of the StreamWriter& encoders above.
 void decode_transaction(DecodingContext& ctx, Transaction& out, witness mode = witness::allow);
+// The same, decoding through `scratch` (its parts grow once and are reused):
+// for many transactions in a row, one allocation each.
+void decode_transaction(DecodingContext& ctx, Transaction& out, TransactionBuilder& scratch, witness mode = witness::allow);
 void decode_header(DecodingContext& ctx, BlockHeader& out);
 
 // The encoded size, computed from the object's counts and lengths.

@@ -1,10 +1,13 @@
 // Transactions as plain data. No serialization code lives here.
 //
-// Storage: all script and witness bytes of a transaction sit back to back in
-// one buffer, `payload`; inputs and outputs refer to them by offset and size.
-// Decoding a transaction therefore costs a handful of allocations, not one
-// per script or witness item, and a copy of a Transaction stays valid (no
-// pointers into itself).
+// Storage: a Transaction keeps its outputs, inputs, witness items and every
+// script and witness byte in one allocation (none at all for a transaction
+// with no inputs and no outputs); inputs and outputs refer to their bytes by
+// offset and size. So a decoded transaction costs one allocation whatever it
+// holds, the object itself is two words, and a copy stays valid (no pointers
+// into itself). The counts are fixed once built: the fields can be edited in
+// place through the spans, and a TransactionBuilder, which holds the same
+// parts in vectors, adds or removes items.
 #pragma once
 
 #include <blockwire/io/hash256.hpp>
@@ -16,7 +19,7 @@
 
 namespace blockwire {
 
-// A run of bytes inside Transaction::payload.
+// A run of bytes inside a transaction's payload.
 struct ByteRange {
   std::uint32_t offset = 0;
   std::uint32_t size = 0;
@@ -34,8 +37,8 @@ struct TxIn {
   OutPoint prevout;
   ByteRange script_sig;
   std::uint32_t sequence = 0xffffffff;
-  // This input's witness stack: `witness_size` items of
-  // Transaction::witness_items, from `witness_begin` on.
+  // This input's witness stack: `witness_size` of the transaction's
+  // witness items, from `witness_begin` on.
   std::uint32_t witness_begin = 0;
   std::uint32_t witness_size = 0;
 };
@@ -45,40 +48,111 @@ struct TxOut {
   ByteRange script_pubkey;
 };
 
-struct Transaction {
-  std::uint32_t version = 2;
-  std::uint32_t lock_time = 0;  // beside the version: no padding after either (104 bytes, not 112)
-  std::vector<TxIn> inputs;
-  std::vector<TxOut> outputs;
-  std::vector<std::byte> payload;         // every script and witness item
-  std::vector<ByteRange> witness_items;   // the items of every witness stack
+class TransactionBuilder;
 
-  std::span<const std::byte> bytes(ByteRange r) const noexcept {
-    return std::span<const std::byte>(payload).subspan(r.offset, r.size);
+class Transaction {
+ public:
+  std::uint32_t version = 2;
+  std::uint32_t lock_time = 0;
+
+  Transaction() noexcept = default;
+  Transaction(const Transaction& other);
+  Transaction(Transaction&& other) noexcept : version(other.version), lock_time(other.lock_time), parts_(other.parts_) {
+    other.parts_ = nullptr;
   }
+  Transaction& operator=(const Transaction& other);
+  Transaction& operator=(Transaction&& other) noexcept;
+  ~Transaction();
+
+  std::span<const TxIn> inputs() const noexcept { return {part<TxIn>(inputs_at()), count(&Counts::inputs)}; }
+  std::span<const TxOut> outputs() const noexcept { return {part<TxOut>(outputs_at()), count(&Counts::outputs)}; }
+  // The ranges of every input's witness stack, input after input.
+  std::span<const ByteRange> witness_items() const noexcept {
+    return {part<ByteRange>(witness_items_at()), count(&Counts::witness_items)};
+  }
+  // Every script and witness item.
+  std::span<const std::byte> payload() const noexcept { return {part<std::byte>(payload_at()), count(&Counts::payload)}; }
+  // The same, to edit fields in place (the counts stay as built).
+  std::span<TxIn> inputs() noexcept { return {part<TxIn>(inputs_at()), count(&Counts::inputs)}; }
+  std::span<TxOut> outputs() noexcept { return {part<TxOut>(outputs_at()), count(&Counts::outputs)}; }
+  std::span<ByteRange> witness_items() noexcept { return {part<ByteRange>(witness_items_at()), count(&Counts::witness_items)}; }
+  std::span<std::byte> payload() noexcept { return {part<std::byte>(payload_at()), count(&Counts::payload)}; }
+
+  std::span<const std::byte> bytes(ByteRange r) const noexcept { return payload().subspan(r.offset, r.size); }
   std::span<const std::byte> script_sig(const TxIn& in) const noexcept { return bytes(in.script_sig); }
-  std::span<const std::byte> script_pubkey(const TxOut& out) const noexcept {
-    return bytes(out.script_pubkey);
-  }
+  std::span<const std::byte> script_pubkey(const TxOut& out) const noexcept { return bytes(out.script_pubkey); }
   std::span<const ByteRange> witness(const TxIn& in) const noexcept {
-    return std::span<const ByteRange>(witness_items).subspan(in.witness_begin, in.witness_size);
+    return witness_items().subspan(in.witness_begin, in.witness_size);
   }
 
   // Bitcoin's HasWitness: some input has a non-empty witness stack. O(1):
-  // witness_items holds the items of the inputs' stacks and nothing else.
-  bool has_witness() const noexcept { return !witness_items.empty(); }
+  // the witness items are those of the inputs' stacks and nothing else.
+  bool has_witness() const noexcept { return count(&Counts::witness_items) != 0; }
   bool is_coinbase() const noexcept {
-    return inputs.size() == 1 && inputs[0].prevout.txid.is_zero() && inputs[0].prevout.index == 0xffffffff;
+    const auto in = inputs();
+    return in.size() == 1 && in[0].prevout.txid.is_zero() && in[0].prevout.index == 0xffffffff;
   }
-
-  // Building: copies `bytes` to the end of the payload and says where.
-  ByteRange append(std::span<const std::byte> bytes);
-  // Building: adds a witness stack of copies of `items` to `in`.
-  void set_witness(TxIn& in, std::span<const std::span<const std::byte>> items);
 
   // Equal when every field and every referenced byte is equal, however the
   // payload happens to be laid out.
   friend bool operator==(const Transaction& a, const Transaction& b) noexcept;
+
+ private:
+  friend class TransactionBuilder;
+
+  // The allocation begins with the counts, then come the outputs, inputs,
+  // witness items and payload, in that order (so each part is aligned for
+  // its type: 16, 8, 56 and 8 bytes an item after a 16-byte start).
+  struct Counts {
+    std::uint32_t outputs = 0;
+    std::uint32_t inputs = 0;
+    std::uint32_t witness_items = 0;
+    std::uint32_t payload = 0;
+  };
+  static std::size_t allocation_size(const Counts& c) noexcept {
+    return sizeof(Counts) + sizeof(TxOut) * std::size_t{c.outputs} + sizeof(TxIn) * std::size_t{c.inputs} +
+           sizeof(ByteRange) * std::size_t{c.witness_items} + std::size_t{c.payload};
+  }
+
+  std::size_t count(std::uint32_t Counts::*field) const noexcept { return parts_ != nullptr ? parts_->*field : 0; }
+  std::size_t outputs_at() const noexcept { return sizeof(Counts); }
+  std::size_t inputs_at() const noexcept { return outputs_at() + sizeof(TxOut) * count(&Counts::outputs); }
+  std::size_t witness_items_at() const noexcept { return inputs_at() + sizeof(TxIn) * count(&Counts::inputs); }
+  std::size_t payload_at() const noexcept { return witness_items_at() + sizeof(ByteRange) * count(&Counts::witness_items); }
+  template <class T>
+  T* part(std::size_t at) const noexcept {
+    return parts_ != nullptr ? reinterpret_cast<T*>(reinterpret_cast<std::byte*>(parts_) + at) : nullptr;
+  }
+
+  Counts* parts_ = nullptr;  // null: no inputs, outputs or bytes
+};
+
+// A transaction's parts in vectors, to build one (or to change the number
+// of inputs, outputs or bytes of one), then build() it. The decoders use
+// one as their scratch space: parts grow once and are reused, and each
+// transaction is then built at its exact size in a single allocation.
+class TransactionBuilder {
+ public:
+  std::uint32_t version = 2;
+  std::uint32_t lock_time = 0;
+  std::vector<TxIn> inputs;
+  std::vector<TxOut> outputs;
+  std::vector<std::byte> payload;        // every script and witness item
+  std::vector<ByteRange> witness_items;  // the items of every witness stack
+
+  TransactionBuilder() = default;
+  explicit TransactionBuilder(const Transaction& tx);  // its parts, to edit
+
+  // Copies `bytes` to the end of the payload and says where.
+  ByteRange append(std::span<const std::byte> bytes);
+  // Adds a witness stack of copies of `items` to `in`.
+  void set_witness(TxIn& in, std::span<const std::span<const std::byte>> items);
+  // Empties every part, keeping their capacity.
+  void clear() noexcept;
+
+  // Precondition: every range lies inside the payload, every witness stack
+  // inside the witness items (asserted), and the payload is under 4 GiB.
+  Transaction build() const;
 };
 
 }  // namespace blockwire
