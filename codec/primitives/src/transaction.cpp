@@ -23,7 +23,7 @@ std::size_t copy_part(std::byte* base, std::size_t at, std::span<const T> items)
 }  // namespace
 
 Transaction::Transaction(const Transaction& other) : version(other.version), lock_time(other.lock_time) {
-  if (other.parts_ != nullptr) {
+  if (other.parts_ != &no_parts_) {
     const std::size_t size = allocation_size(*other.parts_);
     parts_ = static_cast<Counts*>(::operator new(size));
     std::memcpy(parts_, other.parts_, size);  // every part is plain bytes and offsets
@@ -37,15 +37,17 @@ Transaction& Transaction::operator=(const Transaction& other) {
 
 Transaction& Transaction::operator=(Transaction&& other) noexcept {
   if (this != &other) {
-    ::operator delete(parts_);
+    if (parts_ != &no_parts_) ::operator delete(parts_);
     version = other.version;
     lock_time = other.lock_time;
-    parts_ = std::exchange(other.parts_, nullptr);
+    parts_ = std::exchange(other.parts_, &no_parts_);
   }
   return *this;
 }
 
-Transaction::~Transaction() { ::operator delete(parts_); }
+Transaction::~Transaction() {
+  if (parts_ != &no_parts_) ::operator delete(parts_);
+}
 
 bool operator==(const Transaction& a, const Transaction& b) noexcept {
   const auto a_in = a.inputs(), b_in = b.inputs();

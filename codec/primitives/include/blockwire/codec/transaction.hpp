@@ -58,7 +58,7 @@ class Transaction {
   Transaction() noexcept = default;
   Transaction(const Transaction& other);
   Transaction(Transaction&& other) noexcept : version(other.version), lock_time(other.lock_time), parts_(other.parts_) {
-    other.parts_ = nullptr;
+    other.parts_ = &no_parts_;
   }
   Transaction& operator=(const Transaction& other);
   Transaction& operator=(Transaction&& other) noexcept;
@@ -114,18 +114,23 @@ class Transaction {
            sizeof(ByteRange) * std::size_t{c.witness_items} + std::size_t{c.payload};
   }
 
-  std::size_t count(std::uint32_t Counts::*field) const noexcept { return parts_ != nullptr ? parts_->*field : 0; }
+  std::size_t count(std::uint32_t Counts::*field) const noexcept { return parts_->*field; }
   std::size_t outputs_at() const noexcept { return sizeof(Counts); }
   std::size_t inputs_at() const noexcept { return outputs_at() + sizeof(TxOut) * count(&Counts::outputs); }
   std::size_t witness_items_at() const noexcept { return inputs_at() + sizeof(TxIn) * count(&Counts::inputs); }
   std::size_t payload_at() const noexcept { return witness_items_at() + sizeof(ByteRange) * count(&Counts::witness_items); }
   template <class T>
   T* part(std::size_t at) const noexcept {
-    return parts_ != nullptr ? reinterpret_cast<T*>(reinterpret_cast<std::byte*>(parts_) + at) : nullptr;
+    return reinterpret_cast<T*>(reinterpret_cast<std::byte*>(parts_) + at);
   }
 
-  Counts* parts_ = nullptr;  // null: no inputs, outputs or bytes
+  // A transaction with no parts points here, never allocated or written
+  // (every span of it is empty), so that no accessor tests for null.
+  static Counts no_parts_;
+  Counts* parts_ = &no_parts_;
 };
+
+inline Transaction::Counts Transaction::no_parts_{};
 
 // A transaction's parts in vectors, to build one (or to change the number
 // of inputs, outputs or bytes of one), then build() it. The decoders use
