@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "sha256_avx512.hpp"
 #include "sha256_shani.hpp"
 
 namespace blockwire {
@@ -84,33 +85,57 @@ Hash256 sha256d_of(Sha256& hasher) noexcept { return sha256_of_digest(hasher.fin
 namespace {
 
 // The SHA extensions where the CPU has them, unless BLOCKWIRE_NO_SHA_NI is
-// set (the tests run the OpenSSL path that way too).
+// set; AVX-512 for sixteen merkle pairs at a time likewise, unless
+// BLOCKWIRE_NO_AVX512 is set. (The tests run every combination that way.)
 bool use_sha_ni() noexcept {
   static const bool use = detail::has_sha_ni() && std::getenv("BLOCKWIRE_NO_SHA_NI") == nullptr;
   return use;
 }
+bool use_avx512() noexcept {
+  static const bool use = detail::has_avx512() && std::getenv("BLOCKWIRE_NO_AVX512") == nullptr;
+  return use;
+}
+
+// The pairs left after the sixteens, or all of them.
+void sha256d64_few(std::byte* out, const std::byte* in, std::size_t blocks) noexcept;
 
 }  // namespace
 
-const char* sha256d64_implementation() noexcept { return use_sha_ni() ? "sha-ni-4way" : "openssl"; }
+const char* sha256d64_implementation() noexcept {
+  if (use_avx512()) return use_sha_ni() ? "avx512-16way, sha-ni-4way" : "avx512-16way, openssl";
+  return use_sha_ni() ? "sha-ni-4way" : "openssl";
+}
 
 void sha256d64(std::span<std::byte> out, std::span<const std::byte> in) noexcept {
-  if (use_sha_ni()) return detail::sha256d64_sha_ni(out.data(), in.data(), in.size() / 64);
+  const std::size_t blocks = in.size() / 64;
+  std::size_t i = 0;
+  if (use_avx512()) {
+    for (; i + 16 <= blocks; i += 16) detail::sha256d64_avx512_16(out.data() + 32 * i, in.data() + 64 * i);
+  }
+  sha256d64_few(out.data() + 32 * i, in.data() + 64 * i, blocks - i);
+}
+
+namespace {
+
+void sha256d64_few(std::byte* out, const std::byte* in, std::size_t blocks) noexcept {
+  if (use_sha_ni()) return detail::sha256d64_sha_ni(out, in, blocks);
   SHA256_CTX c;
   // The second hash's only block: the 32-byte digest, 0x80, length 256 bits.
   unsigned char second[64] = {};
   second[32] = 0x80;
   second[62] = 0x01;
-  for (std::size_t i = 0; 64 * i < in.size(); ++i) {
+  for (std::size_t i = 0; i < blocks; ++i) {
     SHA256_Init(&c);
-    SHA256_Transform(&c, reinterpret_cast<const unsigned char*>(in.data() + 64 * i));
+    SHA256_Transform(&c, reinterpret_cast<const unsigned char*>(in + 64 * i));
     SHA256_Transform(&c, pad_after_64);
     store_state(c, reinterpret_cast<std::byte*>(second));
     SHA256_Init(&c);
     SHA256_Transform(&c, second);
-    store_state(c, out.data() + 32 * i);  // after the input block was read: in place is safe
+    store_state(c, out + 32 * i);  // after the input block was read: in place is safe
   }
 }
+
+}  // namespace
 
 void sha256d_each(std::span<const SplitMessage> messages, std::span<Hash256> out) noexcept {
   assert(out.size() == messages.size());

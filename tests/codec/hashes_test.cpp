@@ -88,13 +88,16 @@ TEST_CASE("SHA-256 matches NIST's short and long message vectors") {
   CHECK(hex(sha.finish()) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
-TEST_CASE("sha256d64 runs the OpenSSL path when BLOCKWIRE_NO_SHA_NI is set") {
-  if (std::getenv("BLOCKWIRE_NO_SHA_NI") != nullptr) CHECK(std::string(sha256d64_implementation()) == "openssl");
+TEST_CASE("sha256d64 runs the paths BLOCKWIRE_NO_SHA_NI and BLOCKWIRE_NO_AVX512 leave it") {
+  const std::string runs = sha256d64_implementation();
+  if (std::getenv("BLOCKWIRE_NO_SHA_NI") != nullptr) CHECK(runs.find("sha-ni") == std::string::npos);
+  if (std::getenv("BLOCKWIRE_NO_AVX512") != nullptr) CHECK(runs.find("avx512") == std::string::npos);
+  if (std::getenv("BLOCKWIRE_NO_SHA_NI") != nullptr && std::getenv("BLOCKWIRE_NO_AVX512") != nullptr) CHECK(runs == "openssl");
 }
 
-TEST_CASE("sha256d64 equals SHA256d of each 64-byte block, for 0 to 9 blocks (odd counts too), in place too") {
+TEST_CASE("sha256d64 equals SHA256d of each 64-byte block, for 0 to 50 blocks (past three sixteens, odd counts too), in place too") {
   MESSAGE("sha256d64 runs ", std::string(sha256d64_implementation()));
-  for (std::size_t n = 0; n <= 9; ++n) {
+  for (std::size_t n = 0; n <= 50; ++n) {
     const auto data = test::random_bytes(64 * n, 3 + static_cast<int>(n));
     std::vector<std::byte> out(32 * n);
     sha256d64(out, data);
@@ -104,16 +107,18 @@ TEST_CASE("sha256d64 equals SHA256d of each 64-byte block, for 0 to 9 blocks (od
                     n, " blocks, block ", i);
     }
   }
-  const auto data = test::random_bytes(64 * 9, 2);
-  std::vector<std::byte> out(32 * 9);
-  sha256d64(out, data);
-  for (std::size_t i = 0; i < 9; ++i) {
-    const Hash256 expected = sha256d(std::span(data).subspan(64 * i, 64));
-    CHECK(std::equal(expected.bytes().begin(), expected.bytes().end(), out.begin() + static_cast<std::ptrdiff_t>(32 * i)));
+  for (const std::size_t n : {9, 16, 37}) {  // in place: each block read before its hash is written
+    const auto data = test::random_bytes(64 * n, 2);
+    std::vector<std::byte> out(32 * n);
+    sha256d64(out, data);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Hash256 expected = sha256d(std::span(data).subspan(64 * i, 64));
+      CHECK(std::equal(expected.bytes().begin(), expected.bytes().end(), out.begin() + static_cast<std::ptrdiff_t>(32 * i)));
+    }
+    auto in_place = data;
+    sha256d64(std::span(in_place).first(32 * n), in_place);
+    CHECK(std::equal(out.begin(), out.end(), in_place.begin()));
   }
-  auto in_place = data;
-  sha256d64(std::span(in_place).first(32 * 9), in_place);
-  CHECK(std::equal(out.begin(), out.end(), in_place.begin()));
 }
 
 TEST_CASE("sha256d_each equals OpenSSL's SHA256d of each message: every length to 300 around the padding edges, split in three runs anywhere") {

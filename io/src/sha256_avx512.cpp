@@ -1,0 +1,179 @@
+// SHA-256 in plain vector arithmetic, sixteen messages side by side: word i
+// of every message's state in one 512-bit register, so that each of the 64
+// rounds is a few instructions for all sixteen. AVX-512's rotates and its
+// three-input logic (VPTERNLOGD: Ch, Maj and the three-way XORs of the
+// sigmas in one instruction each) make a round about sixteen instructions.
+// Measured here (an AMD EPYC, family 26; SHA256D64_1024 with and without
+// BLOCKWIRE_NO_AVX512): 45 ns a merkle pair against 55 with the SHA
+// extensions four lanes at a time. Two groups of sixteen interleaved gained
+// 5% more in a trial, for twice the registers; not kept. Compiled for
+// AVX-512 function by function; has_avx512() guards the calls.
+#include "sha256_avx512.hpp"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+// GCC 12's AVX-512 header reads a deliberately undefined register in its
+// _mm512_undefined_* helpers, which -Wuninitialized reports in the header.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+
+#include <cstdint>
+
+#define BLOCKWIRE_AVX512 __attribute__((target("avx512f,avx512bw")))
+#define BLOCKWIRE_AVX512_INLINE __attribute__((target("avx512f,avx512bw"), always_inline)) inline
+
+namespace blockwire::detail {
+namespace {
+
+constexpr std::uint32_t k[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be,
+    0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa,
+    0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85,
+    0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3,
+    0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f,
+    0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+constexpr std::uint32_t initial_state[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                            0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+
+// The padding block after a 64-byte message (0x80, zeros, length 512) is
+// the same in every lane: its whole schedule, round constants added, is
+// computed once here, so that its compression is the rounds alone.
+constexpr std::uint32_t rotr(std::uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+struct Schedule {
+  std::uint32_t wk[64];
+};
+constexpr Schedule padding_64_schedule() {
+  std::uint32_t w[64] = {0x80000000u, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 512};
+  for (int i = 16; i < 64; ++i) {
+    const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  Schedule s{};
+  for (int i = 0; i < 64; ++i) s.wk[i] = w[i] + k[i];
+  return s;
+}
+constexpr Schedule padding_64 = padding_64_schedule();
+
+using V = __m512i;
+
+// VPTERNLOGD truth tables: 0x96 is x ^ y ^ z, 0xca is Ch (x ? y : z),
+// 0xe8 is Maj (the majority of x, y, z).
+BLOCKWIRE_AVX512_INLINE V add(V a, V b) { return _mm512_add_epi32(a, b); }
+BLOCKWIRE_AVX512_INLINE V splat(std::uint32_t x) { return _mm512_set1_epi32(static_cast<int>(x)); }
+BLOCKWIRE_AVX512_INLINE V big_sigma0(V a) {
+  return _mm512_ternarylogic_epi32(_mm512_ror_epi32(a, 2), _mm512_ror_epi32(a, 13), _mm512_ror_epi32(a, 22), 0x96);
+}
+BLOCKWIRE_AVX512_INLINE V big_sigma1(V e) {
+  return _mm512_ternarylogic_epi32(_mm512_ror_epi32(e, 6), _mm512_ror_epi32(e, 11), _mm512_ror_epi32(e, 25), 0x96);
+}
+BLOCKWIRE_AVX512_INLINE V small_sigma0(V x) {
+  return _mm512_ternarylogic_epi32(_mm512_ror_epi32(x, 7), _mm512_ror_epi32(x, 18), _mm512_srli_epi32(x, 3), 0x96);
+}
+BLOCKWIRE_AVX512_INLINE V small_sigma1(V x) {
+  return _mm512_ternarylogic_epi32(_mm512_ror_epi32(x, 17), _mm512_ror_epi32(x, 19), _mm512_srli_epi32(x, 10), 0x96);
+}
+
+// One round. The caller passes the eight words in rotated order each round,
+// so they change roles by name instead of being moved.
+BLOCKWIRE_AVX512_INLINE void round(V a, V b, V c, V& d, V e, V f, V g, V& h, V wk) {
+  const V t1 = add(add(h, big_sigma1(e)), add(_mm512_ternarylogic_epi32(e, f, g, 0xca), wk));
+  const V t2 = add(big_sigma0(a), _mm512_ternarylogic_epi32(a, b, c, 0xe8));
+  d = add(d, t1);
+  h = add(t1, t2);
+}
+
+// The 64 rounds of one block into `s`; `source.wk(i)` gives round i's
+// message word plus its constant.
+template <class Source>
+BLOCKWIRE_AVX512_INLINE void compress(V (&s)[8], Source& source) {
+  V a = s[0], b = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
+#pragma GCC unroll 8
+  for (int i = 0; i < 64; i += 8) {
+    round(a, b, c, d, e, f, g, h, source.wk(i));
+    round(h, a, b, c, d, e, f, g, source.wk(i + 1));
+    round(g, h, a, b, c, d, e, f, source.wk(i + 2));
+    round(f, g, h, a, b, c, d, e, source.wk(i + 3));
+    round(e, f, g, h, a, b, c, d, source.wk(i + 4));
+    round(d, e, f, g, h, a, b, c, source.wk(i + 5));
+    round(c, d, e, f, g, h, a, b, source.wk(i + 6));
+    round(b, c, d, e, f, g, h, a, source.wk(i + 7));
+  }
+  const V after[8] = {a, b, c, d, e, f, g, h};
+  for (int i = 0; i < 8; ++i) s[i] = add(s[i], after[i]);
+}
+
+// A block's own words, the schedule expanded in place sixteen at a time.
+struct Expanded {
+  V (&w)[16];
+  BLOCKWIRE_AVX512_INLINE V wk(int i) {
+    if (i >= 16) {
+      w[i & 15] = add(add(w[i & 15], small_sigma0(w[(i + 1) & 15])), add(w[(i + 9) & 15], small_sigma1(w[(i + 14) & 15])));
+    }
+    return add(w[i & 15], splat(k[i]));
+  }
+};
+
+// The padding block after a 64-byte message.
+struct Padding64 {
+  BLOCKWIRE_AVX512_INLINE V wk(int i) { return splat(padding_64.wk[i]); }
+};
+
+BLOCKWIRE_AVX512_INLINE void start(V (&s)[8]) {
+  for (int i = 0; i < 8; ++i) s[i] = splat(initial_state[i]);
+}
+
+}  // namespace
+
+BLOCKWIRE_AVX512 void sha256d64_avx512_16(std::byte* out, const std::byte* in) noexcept {
+  // Word t of lane j is the big-endian word at in + 64 j + 4 t: gathered,
+  // then byte-swapped. Every block is read here, before any output.
+  const V byte_swap = _mm512_broadcast_i32x4(_mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3));
+  const V lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const V block_at = _mm512_slli_epi32(lanes, 6);   // 64 j
+  const V digest_at = _mm512_slli_epi32(lanes, 5);  // 32 j
+  V w[16];
+  for (int t = 0; t < 16; ++t) w[t] = _mm512_shuffle_epi8(_mm512_i32gather_epi32(block_at, in + 4 * t, 1), byte_swap);
+
+  V s[8];
+  start(s);
+  Expanded message{w};
+  compress(s, message);
+  Padding64 padding;
+  compress(s, padding);
+
+  // The second hash's one block: the digest, 0x80, zeros, length 256 bits.
+  for (int t = 0; t < 8; ++t) w[t] = s[t];
+  w[8] = splat(0x80000000u);
+  for (int t = 9; t < 15; ++t) w[t] = _mm512_setzero_si512();
+  w[15] = splat(256);
+  start(s);
+  Expanded digest{w};
+  compress(s, digest);
+  for (int t = 0; t < 8; ++t) _mm512_i32scatter_epi32(out + 4 * t, digest_at, _mm512_shuffle_epi8(s[t], byte_swap), 1);
+}
+
+bool has_avx512() noexcept {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(1, &a, &b, &c, &d) == 0 || (c & (1u << 27)) == 0) return false;  // OSXSAVE
+  // The OS must save the opmask and all 512 bits of the 32 registers (XCR0
+  // bits 1, 2, 5, 6, 7), or using them would corrupt other threads' state.
+  unsigned lo = 0, hi = 0;
+  __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  if ((lo & 0xe6u) != 0xe6u) return false;
+  if (__get_cpuid_count(7, 0, &a, &b, &c, &d) == 0) return false;
+  return (b & (1u << 16)) != 0 && (b & (1u << 30)) != 0;  // AVX512F, AVX512BW
+}
+
+}  // namespace blockwire::detail
+
+#else
+
+namespace blockwire::detail {
+bool has_avx512() noexcept { return false; }
+void sha256d64_avx512_16(std::byte*, const std::byte*) noexcept {}
+}  // namespace blockwire::detail
+
+#endif
