@@ -4,12 +4,16 @@
 #include <cassert>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 #include <utility>
 
 namespace blockwire {
 
 // The decoders' reservations count on it (see detail::decode_block).
-static_assert(sizeof(Transaction) == 16);
+static_assert(sizeof(Transaction) == 8 + sizeof(void*));
+// Each part starts aligned for its items (see Transaction::Counts).
+static_assert(alignof(TxOut) <= 16 && alignof(TxIn) <= alignof(TxOut) && alignof(ByteRange) <= alignof(TxOut));
+static_assert(sizeof(TxOut) % alignof(TxIn) == 0 && sizeof(TxIn) % alignof(ByteRange) == 0);
 
 namespace {
 
@@ -23,7 +27,7 @@ std::size_t copy_part(std::byte* base, std::size_t at, std::span<const T> items)
 }  // namespace
 
 Transaction::Transaction(const Transaction& other) : version(other.version), lock_time(other.lock_time) {
-  if (other.parts_ != &no_parts_) {
+  if (other.owns_parts()) {
     const std::size_t size = allocation_size(*other.parts_);
     parts_ = static_cast<Counts*>(::operator new(size));
     std::memcpy(parts_, other.parts_, size);  // every part is plain bytes and offsets
@@ -37,7 +41,7 @@ Transaction& Transaction::operator=(const Transaction& other) {
 
 Transaction& Transaction::operator=(Transaction&& other) noexcept {
   if (this != &other) {
-    if (parts_ != &no_parts_) ::operator delete(parts_);
+    if (owns_parts()) ::operator delete(parts_);
     version = other.version;
     lock_time = other.lock_time;
     parts_ = std::exchange(other.parts_, &no_parts_);
@@ -46,7 +50,7 @@ Transaction& Transaction::operator=(Transaction&& other) noexcept {
 }
 
 Transaction::~Transaction() {
-  if (parts_ != &no_parts_) ::operator delete(parts_);
+  if (owns_parts()) ::operator delete(parts_);
 }
 
 bool operator==(const Transaction& a, const Transaction& b) noexcept {
@@ -107,19 +111,46 @@ Transaction TransactionBuilder::build() const {
   for (const TxOut& out : outputs) assert(inside(out.script_pubkey.offset, out.script_pubkey.size, payload.size()));
   for (const ByteRange& item : witness_items) assert(inside(item.offset, item.size, payload.size()));
 #endif
-  assert(payload.size() <= UINT32_MAX);
+  for (const std::size_t n : {outputs.size(), inputs.size(), witness_items.size(), payload.size()}) {
+    if (n > UINT32_MAX) throw std::length_error("blockwire::TransactionBuilder::build: a part of 2^32 items or more");
+  }
+  // The witness items as the inputs' stacks hold them, in input order. The
+  // decoder's are exactly that; a builder edited by hand may hold items of
+  // a removed input or a replaced stack, which are left out (an unused item
+  // would make has_witness() true with every stack empty).
+  std::size_t held = 0;
+  bool in_order = true;
+  for (const TxIn& in : inputs) {
+    in_order = in_order && (in.witness_size == 0 || in.witness_begin == held);
+    held += in.witness_size;
+  }
+  std::vector<TxIn> renumbered;
+  std::vector<ByteRange> stacks;
+  std::span<const TxIn> ins = inputs;
+  std::span<const ByteRange> items = witness_items;
+  if (!in_order || held != witness_items.size()) {
+    renumbered = inputs;
+    for (TxIn& in : renumbered) {
+      const auto stack = std::span(witness_items).subspan(in.witness_begin, in.witness_size);
+      in.witness_begin = static_cast<std::uint32_t>(stacks.size());
+      stacks.insert(stacks.end(), stack.begin(), stack.end());
+    }
+    ins = renumbered;
+    items = stacks;
+  }
+
   Transaction tx;
   tx.version = version;
   tx.lock_time = lock_time;
-  const Transaction::Counts counts{static_cast<std::uint32_t>(outputs.size()), static_cast<std::uint32_t>(inputs.size()),
-                                   static_cast<std::uint32_t>(witness_items.size()), static_cast<std::uint32_t>(payload.size())};
-  if (counts.outputs == 0 && counts.inputs == 0 && counts.witness_items == 0 && counts.payload == 0) return tx;
+  const Transaction::Counts counts{static_cast<std::uint32_t>(outputs.size()), static_cast<std::uint32_t>(ins.size()),
+                                   static_cast<std::uint32_t>(items.size()), static_cast<std::uint32_t>(payload.size())};
+  if (Transaction::allocation_size(counts) == sizeof counts) return tx;  // nothing to hold
   auto* base = static_cast<std::byte*>(::operator new(Transaction::allocation_size(counts)));
   std::memcpy(base, &counts, sizeof counts);
   std::size_t at = sizeof counts;
   at = copy_part(base, at, std::span<const TxOut>(outputs));
-  at = copy_part(base, at, std::span<const TxIn>(inputs));
-  at = copy_part(base, at, std::span<const ByteRange>(witness_items));
+  at = copy_part(base, at, ins);
+  at = copy_part(base, at, items);
   copy_part(base, at, std::span<const std::byte>(payload));
   tx.parts_ = reinterpret_cast<Transaction::Counts*>(base);
   return tx;

@@ -141,25 +141,37 @@ Hash256 TransactionView::txid() const {
   return sha256d_of(sha);
 }
 
-Transaction TransactionView::to_transaction() const {
-  TransactionBuilder tx;
-  tx.version = version();
-  tx.lock_time = lock_time();
-  tx.inputs.reserve(input_count());
-  for (std::size_t i = 0; i < input_count(); ++i) {
-    const InputView in = input(i);
+namespace {
+
+// The view's transaction into `tx` (cleared first), to be built.
+void fill(const TransactionView& view, TransactionBuilder& tx) {
+  tx.clear();
+  tx.version = view.version();
+  tx.lock_time = view.lock_time();
+  tx.inputs.reserve(view.input_count());
+  for (std::size_t i = 0; i < view.input_count(); ++i) {
+    const InputView in = view.input(i);
     TxIn& out = tx.inputs.emplace_back();
     out.prevout = in.prevout;
     out.script_sig = tx.append(in.script_sig);
     out.sequence = in.sequence;
-    std::vector<std::span<const std::byte>> items(in.witness.begin(), in.witness.end());
-    if (!items.empty()) tx.set_witness(out, items);
+    out.witness_begin = static_cast<std::uint32_t>(tx.witness_items.size());
+    for (const auto item : in.witness) tx.witness_items.push_back(tx.append(item));
+    out.witness_size = static_cast<std::uint32_t>(tx.witness_items.size() - out.witness_begin);
   }
-  tx.outputs.reserve(output_count());
-  for (std::size_t i = 0; i < output_count(); ++i) {
-    const OutputView o = output(i);
+  tx.outputs.reserve(view.output_count());
+  for (std::size_t i = 0; i < view.output_count(); ++i) {
+    const OutputView o = view.output(i);
     tx.outputs.push_back({o.value, tx.append(o.script_pubkey)});
   }
+}
+
+}  // namespace
+
+Transaction TransactionView::to_transaction() const {
+  TransactionBuilder tx;
+  tx.payload.reserve(size());  // at most the bytes it came from
+  fill(*this, tx);
   return tx.build();
 }
 
@@ -202,7 +214,11 @@ Block BlockView::to_block() const {
   Block block;
   block.header = header_;
   block.transactions.reserve(count_);
-  for (std::size_t i = 0; i < count_; ++i) block.transactions.push_back(transaction(i).to_transaction());
+  TransactionBuilder scratch;  // reused: one allocation a transaction
+  for (std::size_t i = 0; i < count_; ++i) {
+    fill(transaction(i), scratch);
+    block.transactions.push_back(scratch.build());
+  }
   return block;
 }
 

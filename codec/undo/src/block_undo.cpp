@@ -159,10 +159,11 @@ result<BlockUndo> CoinSet::apply(const Block& block, std::uint32_t height) {
       }
     }
     const Hash256 id = txid(tx);
-    for (std::uint32_t o = 0; o < tx.outputs().size(); ++o) {
-      const auto script = tx.script_pubkey(tx.outputs()[o]);
+    const auto outputs = tx.outputs();
+    for (std::uint32_t o = 0; o < outputs.size(); ++o) {
+      const auto script = tx.script_pubkey(outputs[o]);
       if (unspendable(script)) continue;  // never a coin (Core's AddCoin)
-      SpentCoin coin{height, t == 0, tx.outputs()[o].value, std::vector<std::byte>(script.begin(), script.end())};
+      SpentCoin coin{height, t == 0, outputs[o].value, std::vector<std::byte>(script.begin(), script.end())};
       const OutPoint point{id, o};
       auto [it, inserted] = coins_.try_emplace(point, std::move(coin));  // `coin` untouched when the point is there
       if (inserted) {

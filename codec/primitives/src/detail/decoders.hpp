@@ -72,6 +72,12 @@ inline constexpr struct {
   void operator()(DecodingContext& ctx, TxIn& in, TransactionBuilder& tx) const {
     in.witness_begin = static_cast<std::uint32_t>(tx.witness_items.size());
     decode_range(ctx, tx.witness_items, min_witness_item_size, decode_payload_bytes, tx);
+    // Counts are 32-bit like offsets: 128 stacks of 2^25 empty items (a
+    // stream of 4 GB could hold them) would overflow the transaction's.
+    if (tx.witness_items.size() > UINT32_MAX) {
+      ctx.fail(decode_errc::size_too_large);
+      return;
+    }
     in.witness_size = static_cast<std::uint32_t>(tx.witness_items.size() - in.witness_begin);
   }
 } decode_witness_stack;

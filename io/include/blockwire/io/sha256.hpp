@@ -57,8 +57,11 @@ struct SplitMessage {
 // block's transaction ids are this case.
 void sha256d_each(std::span<const SplitMessage> messages, std::span<Hash256> out) noexcept;
 
-// Which code sha256d64 and sha256d_each run: "sha-ni-4way" (the x86 SHA extensions, four
-// blocks at a time) or "openssl" (other CPUs, or BLOCKWIRE_NO_SHA_NI set).
+// Which code sha256d64 runs: "avx512-16way, sha-ni-4way" (sixteen blocks at a time with
+// AVX-512, the rest four at a time with the x86 SHA extensions), "avx512-16way, openssl",
+// "sha-ni-4way" or "openssl" (other CPUs); BLOCKWIRE_NO_AVX512 and BLOCKWIRE_NO_SHA_NI in
+// the environment turn either off. sha256d_each runs the SHA extensions where this names
+// them, OpenSSL otherwise.
 const char* sha256d64_implementation() noexcept;
 
 }  // namespace blockwire

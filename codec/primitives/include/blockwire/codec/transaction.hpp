@@ -101,8 +101,9 @@ class Transaction {
   friend class TransactionBuilder;
 
   // The allocation begins with the counts, then come the outputs, inputs,
-  // witness items and payload, in that order (so each part is aligned for
-  // its type: 16, 8, 56 and 8 bytes an item after a 16-byte start).
+  // witness items and payload, in that order: after a 16-byte start, items
+  // of 16, 56, 8 and 1 bytes, so each part is aligned for its type
+  // (transaction.cpp asserts it).
   struct Counts {
     std::uint32_t outputs = 0;
     std::uint32_t inputs = 0;
@@ -123,6 +124,11 @@ class Transaction {
   T* part(std::size_t at) const noexcept {
     return reinterpret_cast<T*>(reinterpret_cast<std::byte*>(parts_) + at);
   }
+
+  // Whether parts_ is an allocation of ours. Decided by content too, not
+  // by address alone (a library linked twice may hold two no_parts_):
+  // build() never allocates for all-zero counts.
+  bool owns_parts() const noexcept { return parts_ != &no_parts_ && allocation_size(*parts_) != sizeof(Counts); }
 
   // A transaction with no parts points here, never allocated or written
   // (every span of it is empty), so that no accessor tests for null.
@@ -155,8 +161,10 @@ class TransactionBuilder {
   // Empties every part, keeping their capacity.
   void clear() noexcept;
 
-  // Precondition: every range lies inside the payload, every witness stack
-  // inside the witness items (asserted), and the payload is under 4 GiB.
+  // Precondition: every range lies inside the payload and every witness
+  // stack inside the witness items (asserted). Witness items no input's
+  // stack holds are left out, so has_witness() stays true to its word.
+  // Throws std::length_error for a part of 2^32 items or bytes or more.
   Transaction build() const;
 };
 
