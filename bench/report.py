@@ -197,7 +197,7 @@ block_table("DeserializeBlock", ["Templated", "PerScriptLayout", "PublicSpan", "
             "Templated", "vs Templated", "DeserializeBlock/413567", "480 µs")
 w("")
 w("`PerScriptLayout`: the same parser filling a layout with a heap allocation per script and")
-w("per witness item (Core's layout); blockwire's one payload per transaction saves the")
+w("per witness item (Core's layout); blockwire's one allocation per transaction saves the")
 w("difference. `PublicStreamReader`: from a `StreamReader` the caller keeps (reads ahead,")
 w("exact). `PublicReaderRef`: from a bare `reader_ref`, which must not read past the block, so")
 w("it makes a `read_some` call per field.\n")
