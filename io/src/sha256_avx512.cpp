@@ -4,8 +4,8 @@
 // three-input logic (VPTERNLOGD: Ch, Maj and the three-way XORs of the
 // sigmas in one instruction each) make a round about sixteen instructions.
 // Measured here (an AMD EPYC, family 26; SHA256D64_1024 with and without
-// BLOCKWIRE_NO_AVX512): 45 ns a merkle pair against 55 with the SHA
-// extensions four lanes at a time. Two groups of sixteen interleaved gained
+// BLOCKWIRE_NO_AVX512 in one bench/run): 43 ns a merkle pair against 50
+// with the SHA extensions four lanes at a time. Two groups of sixteen interleaved gained
 // 5% more in a trial, for twice the registers; not kept. Compiled for
 // AVX-512 function by function; has_avx512() guards the calls.
 #include "sha256_avx512.hpp"
@@ -15,9 +15,13 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <cpuid.h>
 // GCC 12's AVX-512 header reads a deliberately undefined register in its
-// _mm512_undefined_* helpers, which -Wuninitialized reports in the header.
+// _mm512_undefined_* helpers, which -Wuninitialized and (at other
+// optimisation levels) -Wmaybe-uninitialized report in the header.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 #pragma GCC diagnostic pop
 

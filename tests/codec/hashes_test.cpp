@@ -93,6 +93,16 @@ TEST_CASE("sha256d64 runs the paths BLOCKWIRE_NO_SHA_NI and BLOCKWIRE_NO_AVX512 
   if (std::getenv("BLOCKWIRE_NO_SHA_NI") != nullptr) CHECK(runs.find("sha-ni") == std::string::npos);
   if (std::getenv("BLOCKWIRE_NO_AVX512") != nullptr) CHECK(runs.find("avx512") == std::string::npos);
   if (std::getenv("BLOCKWIRE_NO_SHA_NI") != nullptr && std::getenv("BLOCKWIRE_NO_AVX512") != nullptr) CHECK(runs == "openssl");
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  // The compiler's own CPU detection (it checks the OS's register support
+  // too) agrees with ours: a CPU that has them gets the fast paths.
+  if (std::getenv("BLOCKWIRE_NO_AVX512") == nullptr && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) {
+    CHECK(runs.find("avx512-16way") != std::string::npos);
+  }
+  if (std::getenv("BLOCKWIRE_NO_SHA_NI") == nullptr && __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1")) {
+    CHECK(runs.find("sha-ni-4way") != std::string::npos);
+  }
+#endif
 }
 
 TEST_CASE("sha256d64 equals SHA256d of each 64-byte block, for 0 to 50 blocks (past three sixteens, odd counts too), in place too") {

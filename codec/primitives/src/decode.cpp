@@ -40,7 +40,11 @@ result<void> decode_block(std::span<const std::byte> bytes, Block& out, witness 
   return wire::finish_exact(ctx, bytes.size());
 }
 result<Transaction> decode_transaction(std::span<const std::byte> bytes, witness mode) {
-  return decode_exact<Transaction>(bytes, [&](DecodingContext& ctx, Transaction& tx) { decode_transaction(ctx, tx, mode); });
+  return decode_exact<Transaction>(bytes, [&](DecodingContext& ctx, Transaction& tx) {
+    TransactionBuilder scratch;
+    scratch.payload.reserve(bytes.size());  // its scripts and items are fewer bytes than the whole
+    decode_transaction(ctx, tx, scratch, mode);
+  });
 }
 result<BlockHeader> decode_header(std::span<const std::byte> bytes) {
   return decode_exact<BlockHeader>(bytes, detail::decode_header);

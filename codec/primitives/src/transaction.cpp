@@ -106,7 +106,7 @@ Transaction TransactionBuilder::build() const {
   const auto inside = [](std::size_t offset, std::size_t size, std::size_t total) { return offset <= total && size <= total - offset; };
   for (const TxIn& in : inputs) {
     assert(inside(in.script_sig.offset, in.script_sig.size, payload.size()));
-    assert(inside(in.witness_begin, in.witness_size, witness_items.size()));
+    assert(in.witness_size == 0 || inside(in.witness_begin, in.witness_size, witness_items.size()));
   }
   for (const TxOut& out : outputs) assert(inside(out.script_pubkey.offset, out.script_pubkey.size, payload.size()));
   for (const ByteRange& item : witness_items) assert(inside(item.offset, item.size, payload.size()));
@@ -114,43 +114,18 @@ Transaction TransactionBuilder::build() const {
   for (const std::size_t n : {outputs.size(), inputs.size(), witness_items.size(), payload.size()}) {
     if (n > UINT32_MAX) throw std::length_error("blockwire::TransactionBuilder::build: a part of 2^32 items or more");
   }
-  // The witness items as the inputs' stacks hold them, in input order. The
-  // decoder's are exactly that; a builder edited by hand may hold items of
-  // a removed input or a replaced stack, which are left out (an unused item
-  // would make has_witness() true with every stack empty).
-  std::size_t held = 0;
-  bool in_order = true;
-  for (const TxIn& in : inputs) {
-    in_order = in_order && (in.witness_size == 0 || in.witness_begin == held);
-    held += in.witness_size;
-  }
-  std::vector<TxIn> renumbered;
-  std::vector<ByteRange> stacks;
-  std::span<const TxIn> ins = inputs;
-  std::span<const ByteRange> items = witness_items;
-  if (!in_order || held != witness_items.size()) {
-    renumbered = inputs;
-    for (TxIn& in : renumbered) {
-      const auto stack = std::span(witness_items).subspan(in.witness_begin, in.witness_size);
-      in.witness_begin = static_cast<std::uint32_t>(stacks.size());
-      stacks.insert(stacks.end(), stack.begin(), stack.end());
-    }
-    ins = renumbered;
-    items = stacks;
-  }
-
   Transaction tx;
   tx.version = version;
   tx.lock_time = lock_time;
-  const Transaction::Counts counts{static_cast<std::uint32_t>(outputs.size()), static_cast<std::uint32_t>(ins.size()),
-                                   static_cast<std::uint32_t>(items.size()), static_cast<std::uint32_t>(payload.size())};
+  const Transaction::Counts counts{static_cast<std::uint32_t>(outputs.size()), static_cast<std::uint32_t>(inputs.size()),
+                                   static_cast<std::uint32_t>(witness_items.size()), static_cast<std::uint32_t>(payload.size())};
   if (Transaction::allocation_size(counts) == sizeof counts) return tx;  // nothing to hold
   auto* base = static_cast<std::byte*>(::operator new(Transaction::allocation_size(counts)));
   std::memcpy(base, &counts, sizeof counts);
   std::size_t at = sizeof counts;
   at = copy_part(base, at, std::span<const TxOut>(outputs));
-  at = copy_part(base, at, ins);
-  at = copy_part(base, at, items);
+  at = copy_part(base, at, std::span<const TxIn>(inputs));
+  at = copy_part(base, at, std::span<const ByteRange>(witness_items));
   copy_part(base, at, std::span<const std::byte>(payload));
   tx.parts_ = reinterpret_cast<Transaction::Counts*>(base);
   return tx;

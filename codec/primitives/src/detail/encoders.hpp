@@ -33,6 +33,10 @@ struct TxParts {
 
   explicit TxParts(const Transaction& tx) : payload(tx.payload()), witness_items(tx.witness_items()) {}
   std::span<const std::byte> bytes(ByteRange r) const { return payload.subspan(r.offset, r.size); }
+  std::span<const ByteRange> witness(const TxIn& in) const {  // as Transaction::witness
+    if (in.witness_size == 0) return {};
+    return witness_items.subspan(in.witness_begin, in.witness_size);
+  }
 };
 
 inline constexpr struct {
@@ -56,7 +60,7 @@ inline constexpr struct {
 
 inline constexpr struct {
   void operator()(ByteSink auto& w, const TxIn& in, const TxParts& tx) const {
-    encode_range(w, tx.witness_items.subspan(in.witness_begin, in.witness_size), encode_witness_item, tx);
+    encode_range(w, tx.witness(in), encode_witness_item, tx);
   }
 } encode_witness_stack;
 

@@ -47,9 +47,9 @@ void encode_header(const BlockHeader& header, std::vector<std::byte>& out);
 result<Block> decode_block(std::span<const std::byte> bytes, witness mode = witness::allow);
 result<Transaction> decode_transaction(std::span<const std::byte> bytes, witness mode = witness::allow);
 result<BlockHeader> decode_header(std::span<const std::byte> bytes);
-// Decodes into `out`, reusing the memory of the block it held: for loops
-// over many blocks, where it saves most allocations. On failure `out` holds
-// what was decoded so far.
+// Decodes into `out`, reusing its vector of transactions (each transaction
+// is one allocation either way): for loops over many blocks. On failure
+// `out` holds what was decoded so far.
 result<void> decode_block(std::span<const std::byte> bytes, Block& out, witness mode = witness::allow);
 
 // Streaming: consumes exactly one object from `in` and not a byte more, so

@@ -1,8 +1,8 @@
 // Transactions as plain data. No serialization code lives here.
 //
 // Storage: a Transaction keeps its outputs, inputs, witness items and every
-// script and witness byte in one allocation (none at all for a transaction
-// with no inputs and no outputs); inputs and outputs refer to their bytes by
+// script and witness byte in one allocation (none at all when every part is
+// empty); inputs and outputs refer to their bytes by
 // offset and size. So a decoded transaction costs one allocation whatever it
 // holds, the object itself is two words, and a copy stays valid (no pointers
 // into itself). The counts are fixed once built: the fields can be edited in
@@ -82,12 +82,20 @@ class Transaction {
   std::span<const std::byte> script_sig(const TxIn& in) const noexcept { return bytes(in.script_sig); }
   std::span<const std::byte> script_pubkey(const TxOut& out) const noexcept { return bytes(out.script_pubkey); }
   std::span<const ByteRange> witness(const TxIn& in) const noexcept {
+    if (in.witness_size == 0) return {};  // its witness_begin may be anything
     return witness_items().subspan(in.witness_begin, in.witness_size);
   }
 
-  // Bitcoin's HasWitness: some input has a non-empty witness stack. O(1):
-  // the witness items are those of the inputs' stacks and nothing else.
-  bool has_witness() const noexcept { return count(&Counts::witness_items) != 0; }
+  // Bitcoin's HasWitness: some input has a non-empty witness stack. From
+  // the inputs, not from the witness items: a stack emptied in place (or a
+  // builder's replaced one) leaves its items behind as unused bytes.
+  bool has_witness() const noexcept {
+    if (count(&Counts::witness_items) == 0) return false;
+    for (const TxIn& in : inputs()) {
+      if (in.witness_size != 0) return true;
+    }
+    return false;
+  }
   bool is_coinbase() const noexcept {
     const auto in = inputs();
     return in.size() == 1 && in[0].prevout.txid.is_zero() && in[0].prevout.index == 0xffffffff;
@@ -161,10 +169,9 @@ class TransactionBuilder {
   // Empties every part, keeping their capacity.
   void clear() noexcept;
 
-  // Precondition: every range lies inside the payload and every witness
-  // stack inside the witness items (asserted). Witness items no input's
-  // stack holds are left out, so has_witness() stays true to its word.
-  // Throws std::length_error for a part of 2^32 items or bytes or more.
+  // Precondition: every range lies inside the payload and every non-empty
+  // witness stack inside the witness items (asserted). Throws
+  // std::length_error for a part of 2^32 items or bytes or more.
   Transaction build() const;
 };
 
