@@ -97,26 +97,6 @@ bool use_avx512() noexcept {
 }
 
 // The pairs left after the sixteens, or all of them.
-void sha256d64_few(std::byte* out, const std::byte* in, std::size_t blocks) noexcept;
-
-}  // namespace
-
-const char* sha256d64_implementation() noexcept {
-  if (use_avx512()) return use_sha_ni() ? "avx512-16way, sha-ni-4way" : "avx512-16way, openssl";
-  return use_sha_ni() ? "sha-ni-4way" : "openssl";
-}
-
-void sha256d64(std::span<std::byte> out, std::span<const std::byte> in) noexcept {
-  const std::size_t blocks = in.size() / 64;
-  std::size_t i = 0;
-  if (use_avx512()) {
-    for (; i + 16 <= blocks; i += 16) detail::sha256d64_avx512_16(out.data() + 32 * i, in.data() + 64 * i);
-  }
-  sha256d64_few(out.data() + 32 * i, in.data() + 64 * i, blocks - i);
-}
-
-namespace {
-
 void sha256d64_few(std::byte* out, const std::byte* in, std::size_t blocks) noexcept {
   if (use_sha_ni()) return detail::sha256d64_sha_ni(out, in, blocks);
   SHA256_CTX c;
@@ -136,6 +116,20 @@ void sha256d64_few(std::byte* out, const std::byte* in, std::size_t blocks) noex
 }
 
 }  // namespace
+
+const char* sha256d64_implementation() noexcept {
+  if (use_avx512()) return use_sha_ni() ? "avx512-16way, sha-ni-4way" : "avx512-16way, openssl";
+  return use_sha_ni() ? "sha-ni-4way" : "openssl";
+}
+
+void sha256d64(std::span<std::byte> out, std::span<const std::byte> in) noexcept {
+  const std::size_t blocks = in.size() / 64;
+  std::size_t i = 0;
+  if (use_avx512()) {
+    for (; i + 16 <= blocks; i += 16) detail::sha256d64_avx512_16(out.data() + 32 * i, in.data() + 64 * i);
+  }
+  sha256d64_few(out.data() + 32 * i, in.data() + 64 * i, blocks - i);
+}
 
 void sha256d_each(std::span<const SplitMessage> messages, std::span<Hash256> out) noexcept {
   assert(out.size() == messages.size());

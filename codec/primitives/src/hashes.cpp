@@ -114,22 +114,33 @@ void MerkleBuilder::add_node(Hash256 node, std::size_t level) noexcept {
   count_ += leaves;
 }
 
-void MerkleBuilder::add_batch() noexcept {
-  // A complete subtree: every level pairs real siblings, halving in place.
-  for (std::size_t n = batch_.size(); n > 1; n /= 2) {
-    const auto level = std::span(batch_).first(n);
+void MerkleBuilder::add_subtree(std::span<Hash256> leaves, std::size_t height) noexcept {
+  // Every level pairs real siblings, halving in place.
+  for (std::size_t n = leaves.size(); n > 1; n /= 2) {
+    const auto level = leaves.first(n);
     if (has_equal_siblings(level)) mutated_ = true;
     hash_pairs(level);
   }
+  add_node(leaves[0], height);
+}
+
+void MerkleBuilder::add_batch() noexcept {
   batched_ = 0;
-  add_node(batch_[0], batch_height);
+  add_subtree(batch_, batch_height);
 }
 
 Hash256 MerkleBuilder::root(bool* mutated) const noexcept {
-  // The leaves of a part batch join a copy one at a time.
+  // A part batch joins a copy as complete subtrees, largest first (32, 16,
+  // ... leaves): each is hashed a level at a time like a whole batch, and
+  // the count stays a multiple of the next one's size.
   MerkleBuilder whole = *this;
   whole.batched_ = 0;
-  for (std::size_t i = 0; i < batched_; ++i) whole.add_node(batch_[i], 0);
+  for (std::size_t height = batch_height, at = 0; height-- > 0;) {
+    const std::size_t size = std::size_t{1} << height;
+    if (batched_ - at < size) continue;
+    whole.add_subtree(std::span(whole.batch_).subspan(at, size), height);
+    at += size;
+  }
   if (whole.count_ == 0) {
     if (mutated != nullptr) *mutated = false;
     return Hash256{};

@@ -53,6 +53,9 @@ class MerkleBuilder {
  private:
   static constexpr std::size_t batch_height = 6;
   void add_batch() noexcept;
+  // The 2^height leaves of a complete subtree, hashed in place; count_ is
+  // a multiple of 2^height.
+  void add_subtree(std::span<Hash256> leaves, std::size_t height) noexcept;
   // A complete subtree of 2^level leaves; count_ is a multiple of 2^level.
   void add_node(Hash256 node, std::size_t level) noexcept;
 
