@@ -208,6 +208,7 @@ HOSTILE = {
     'unlinked_header': (1, 'links neither', 1),
     'bad_pow': (1, 'above its target', 1),
     'duplicate_header': (1, 'twice', 1),
+    'short_payload': (1, 'ends before', 1),
     'unasked_block': (1, 'did not ask for', 5),
     'bad_block': (1, 'merkle', 6),
     'notfound': (2, 'notfound', 5),

@@ -262,7 +262,10 @@ class FakeNode(threading.Thread):
                     headers[5] = CBlockHeader(h.nVersion, h.hashPrevBlock, h.hashMerkleRoot, h.nTime, 0x1d00ffff, h.nNonce)
                 elif m == 'duplicate_header' and len(headers) > 5:
                     headers = headers[:6] + headers[5:6] + headers[6:]
-                wire.send(envelope(b'headers', headers_payload(headers)))
+                payload = headers_payload(headers)
+                if m == 'short_payload':  # a count of five, two headers: a whole message, checksum right
+                    payload = compact_size(5) + headers_payload(headers[:2])[1:]
+                wire.send(envelope(b'headers', payload))
             elif command == b'getdata':
                 request = wire.message(command, payload)
                 for item in request.inv:

@@ -32,6 +32,7 @@ const char* describe(int value) noexcept {
     case errc::short_id_collision: return "a short id collision: the filled block does not match its header; fetch the whole block";
     case errc::wrong_transaction_count: return "a blocktxn with another number of transactions than were missing";
     case errc::wrong_block: return "a blocktxn for another block";
+    case errc::short_payload: return "the payload ends before the fields it announces (shorter than its own counts)";
   }
   return nullptr;
 }
@@ -511,7 +512,15 @@ result<Message> decode_message(StreamReader& in, network net, std::string* comma
     }
     if (!std::equal(check.bytes().begin(), check.bytes().begin() + 4, header.begin() + 20)) return error(errc::bad_checksum, 20);
     auto message = decode_payload(*name, payload);
-    if (!message) return in_message(message.error());
+    if (!message) {
+      // The whole payload arrived: running out inside it is the message's
+      // fault, not the end of the stream.
+      const std::error_code c = message.error().code();
+      if (c == blockwire::errc::end_of_stream || c == blockwire::errc::truncated) {
+        return in_message(error(errc::short_payload, message.error().has_offset() ? message.error().offset() : payload.size()));
+      }
+      return in_message(message.error());
+    }
     if (auto* unknown = std::get_if<Unknown>(&message.value())) unknown->size = length;
     return message;
   }

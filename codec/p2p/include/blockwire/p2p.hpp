@@ -50,6 +50,7 @@ enum class errc : int {
   short_id_collision,   // two transactions behind one short id, or a filled block that does not hash to its header: fetch the whole block
   wrong_transaction_count,  // a blocktxn with more or fewer transactions than were missing
   wrong_block,          // a blocktxn for another block than the one being filled
+  short_payload,        // a whole message whose payload ends before the fields it announces do
 };
 
 const std::error_category& p2p_category() noexcept;
