@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <csignal>
 #include <ctime>
+#include <new>
+#include <string>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -65,6 +67,57 @@ class SigpipeBlocked {
 };
 
 }  // namespace
+
+result<void> FileWriter::sync() noexcept {
+  if (::fsync(fd_.get()) != 0) return last_error();
+  return success();
+}
+
+result<void> sync_directory(const char* path) noexcept {
+  auto fd = open_file(path, O_RDONLY | O_DIRECTORY);
+  if (!fd) return fd.error();
+  FileDescriptor dir(fd.value(), ownership::own);
+  if (::fsync(dir.get()) != 0) return last_error();
+  return dir.close();
+}
+
+result<void> write_file_atomically(const char* path, std::span<const std::byte> bytes) noexcept {
+  std::string temporary;
+  std::string parent;
+  try {
+    const std::string target(path);
+    const auto slash = target.rfind('/');
+    parent = slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
+    temporary = target + ".tmp-";
+  } catch (const std::bad_alloc&) {
+    return std::error_code(ENOMEM, std::system_category());
+  }
+  // Created like any new file (0644 less the umask), under a name no one
+  // else has: mkstemp's would be 0600.
+  const std::size_t stem = temporary.size();
+  int fd = -1;
+  for (unsigned attempt = 0; fd < 0; ++attempt) {
+    temporary.resize(stem);
+    temporary += std::to_string(::getpid()) + "-" + std::to_string(static_cast<unsigned long>(::clock()) + attempt * 7919u);
+    auto opened = open_file(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL);
+    if (opened) {
+      fd = opened.value();
+    } else if (opened.error().code() != std::errc::file_exists || attempt == 100) {
+      return opened.error();
+    }
+  }
+  FileDescriptor file(fd, ownership::own);
+  const auto fail = [&](std::error_code e) -> result<void> {
+    (void)file.close();
+    ::unlink(temporary.c_str());
+    return e;
+  };
+  if (auto r = write_all(fd, bytes); !r) return fail(r.error().code());
+  if (::fsync(fd) != 0) return fail(last_error());
+  if (auto r = file.close(); !r) return fail(r.error().code());
+  if (::rename(temporary.c_str(), path) != 0) return fail(last_error());
+  return sync_directory(parent.c_str());
+}
 
 result<FileWriter> FileWriter::create_new(const char* path) noexcept {
   auto fd = open_file(path, O_WRONLY | O_CREAT | O_EXCL);

@@ -28,6 +28,8 @@ class FileWriter {
   // write and the one it raised is consumed; the process's disposition is
   // left alone. (Regular files never raise it: they skip that work.)
   result<void> write(std::span<const std::byte> bytes) noexcept;
+  // fsync(2): what was written is on the disk, not only in the page cache.
+  result<void> sync() noexcept;
   // Closes an owned descriptor and reports its error; see FileDescriptor.
   result<void> close() noexcept { return fd_.close(); }
   int fd() const noexcept { return fd_.get(); }
@@ -51,5 +53,13 @@ class FileReader {
  private:
   FileDescriptor fd_;
 };
+
+// `bytes` into `path` whole or not at all: written under a temporary name
+// beside it (mode 0644), synced, renamed over `path`, and the directory
+// synced. A crash or a full disk leaves the old file (or none), never a
+// short one; a failed write removes the temporary file.
+result<void> write_file_atomically(const char* path, std::span<const std::byte> bytes) noexcept;
+// fsync(2) of a directory: the names created, renamed or removed in it last.
+result<void> sync_directory(const char* path) noexcept;
 
 }  // namespace blockwire
