@@ -1,10 +1,13 @@
 // blockwire blocks: a blocks directory's best chain in height order, as
 // getblock shows each block (verbosity 0, 1, 2 or 3) or one line a block.
 // With rev files, their undo data gives each transaction's fee (2, 3) and
-// each input's prevout (3), as Core prints them.
+// each input's prevout (3), as Core prints them. What the index left out
+// (damage, failed proof of work) and blocks whose undo data is damaged or
+// missing are said on standard error, and the exit status is 1.
 // Memory: the header index, an index of the undo records, one block.
 #include "commands.hpp"
 #include "core_json.hpp"
+#include "damage_report.hpp"
 #include "json_output.hpp"
 #include "text.hpp"
 #include "xor_key.hpp"
@@ -32,12 +35,13 @@ int blocks(const BlocksOptions& options) {
     std::fprintf(stderr, "blockwire blocks: %s: %s\n", o.dir.c_str(), index.error().message().c_str());
     return usage_or_io;
   }
+  const bool damaged = report_index_problems("blocks", o.dir, index.value());
   // Undo data, when the directory has it and the output shows it.
   std::optional<UndoIndex> undo_index;
   if (o.json && o.verbosity >= 2) {
     auto revs = undo_files(o.dir);
     if (revs && !revs.value().empty()) {
-      auto built = UndoIndex::build(o.dir, key.value(), o.net);
+      auto built = UndoIndex::build(o.dir, key.value(), index.value(), o.net);
       if (!built) {
         std::fprintf(stderr, "blockwire blocks: %s: reading rev files: %s\n", o.dir.c_str(), built.error().message().c_str());
         return built.error().code().category() == std::system_category() ? usage_or_io : bad_data;
@@ -57,6 +61,9 @@ int blocks(const BlocksOptions& options) {
     return usage_or_io;
   }
   const std::uint64_t end = o.count == 0 ? chain.size() : std::min<std::uint64_t>(chain.size(), o.from + o.count);
+  // Blocks of a blk file whose rev file is there, but with no undo data
+  // that pairs (damaged, or missing): said, not left out silently.
+  std::uint64_t undo_missing = 0;
   std::optional<JsonOutput> json;
   if (o.json) {
     json.emplace();
@@ -87,20 +94,30 @@ int blocks(const BlocksOptions& options) {
     } else {
       const ChainInfo info = index.value().chain_info(b);
       std::optional<BlockUndo> undo;
-      if (undo_index && height != 0) {
-        auto found = undo_index->find(view.value(), b.file);
-        if (!found) {
-          std::fprintf(stderr, "blockwire blocks: the undo data of block %llu: %s\n", static_cast<unsigned long long>(height),
+      if (undo_index && height != 0 && undo_index->has_file(b.file)) {
+        auto found = undo_index->find(b.hash, undo_shape(view.value()));
+        if (!found && found.error().code().category() == std::system_category()) {
+          std::fprintf(stderr, "blockwire blocks: reading the undo data of block %llu: %s\n", static_cast<unsigned long long>(height),
                        found.error().message().c_str());
-          return bad_data;
+          return usage_or_io;
         }
-        undo = std::move(found).value();
+        if (found) undo = std::move(found).value();
+        if (!undo && ++undo_missing <= 10) {
+          const std::string why = found ? "no record pairs with it" : "its record: " + found.error().message();
+          std::fprintf(stderr, "blockwire blocks: %s/%s: no undo data for block %llu (%s; %s): its fees and prevouts are left out\n",
+                       o.dir.c_str(), undo_file_name(b.file).c_str(), static_cast<unsigned long long>(height), b.hash.to_hex().c_str(),
+                       why.c_str());
+        }
       }
       write_block_json(*json, view.value(), o.net, &info, o.verbosity, undo ? &*undo : nullptr);
     }
   }
   if (json) json->end_array();
-  return ok;
+  if (undo_missing != 0) {
+    std::fprintf(stderr, "blockwire blocks: %s: %s without the undo data their rev file should hold; blockwire scan %s reports the damage\n",
+                 o.dir.c_str(), count_of(undo_missing, "block").c_str(), o.dir.c_str());
+  }
+  return damaged || undo_missing != 0 ? bad_data : ok;
 }
 
 }  // namespace blockwire::cli

@@ -3,6 +3,7 @@
 // continues from its best tip; what a failure leaves is whole, checked
 // blocks only.
 #include "commands.hpp"
+#include "damage_report.hpp"
 #include "json_output.hpp"
 #include "peer_errors.hpp"
 #include "progress.hpp"
@@ -61,6 +62,10 @@ int fetch(const FetchOptions& o) {
     return usage_or_io;
   }
   std::error_code ec;
+  if (fs::exists(o.output_dir, ec) && !fs::is_directory(o.output_dir, ec)) {
+    std::fprintf(stderr, "blockwire fetch: -o %s: not a directory (a blocks directory is written there, or made)\n", o.output_dir.c_str());
+    return usage_or_io;
+  }
   fs::create_directories(o.output_dir, ec);
   if (o.net_from_records) {
     if (auto n = network_of(o.output_dir, key.value())) net = *n;
@@ -70,11 +75,15 @@ int fetch(const FetchOptions& o) {
     std::fprintf(stderr, "blockwire fetch: %s: %s\n", o.output_dir.c_str(), writer.error().message().c_str());
     return usage_or_io;
   }
+  report_repair("fetch", o.output_dir, writer.value());
   auto index = BlockIndex::build(o.output_dir, key.value(), net);
   if (!index) {
     std::fprintf(stderr, "blockwire fetch: reading %s: %s\n", o.output_dir.c_str(), index.error().message().c_str());
     return usage_or_io;
   }
+  // Damage in the directory is said now, and makes the exit status 1 even
+  // when the sync succeeds: the blocks it left out are fetched again.
+  const bool damaged = report_index_problems("fetch", o.output_dir, index.value());
   net::LocalChain chain = net::LocalChain::from_index(index.value(), net);
   const std::int64_t start_height = chain.height();
 
@@ -154,14 +163,14 @@ int fetch(const FetchOptions& o) {
     out.member_string("tip", chain.tip().to_hex());
     out.member_integer("start_height", start_height);
     out.end_object();
-    return ok;
+    return damaged ? bad_data : ok;
   }
   std::printf("peer:    %s (%s, height %d)\n", peer.peer_name().c_str(), version.value().user_agent.c_str(), version.value().start_height);
   std::printf("fetched: %s, %s bytes in %.1f s (%.0f MB/s)\n", count_of(p.blocks, "block").c_str(), with_commas(p.bytes).c_str(), seconds,
               mb_per_s);
   std::printf("%s: height %s, tip %s\n", o.output_dir.c_str(), with_commas(static_cast<std::uint64_t>(chain.height())).c_str(),
               chain.tip().to_hex().c_str());
-  return ok;
+  return damaged ? bad_data : ok;
 }
 
 }  // namespace blockwire::cli

@@ -107,7 +107,6 @@ int inspect(const InspectOptions& options) {
   // and its undo data when the directory has the same-numbered rev file.
   std::optional<ChainInfo> chain;
   std::optional<UndoIndex> undo_index;
-  unsigned blk_number = 0;
   if (o.offset) {
     auto key = resolve_xor_key(o.input, o.xor_key);
     if (!key) {
@@ -135,9 +134,8 @@ int inspect(const InspectOptions& options) {
       }
       const auto number = block_file_number(std::filesystem::path(o.input).filename().string());
       std::error_code ec;
-      if (number && std::filesystem::exists(dir / undo_file_name(*number), ec)) {
-        blk_number = *number;
-        auto built = UndoIndex::build(dir.empty() ? "." : dir.string(), key.value(), o.net, *number);
+      if (index && number && std::filesystem::exists(dir / undo_file_name(*number), ec)) {
+        auto built = UndoIndex::build(dir.empty() ? "." : dir.string(), key.value(), index.value(), o.net, *number);
         if (!built) {
           std::fprintf(stderr, "blockwire inspect: reading %s: %s\n", (dir / undo_file_name(*number)).c_str(), built.error().message().c_str());
           return built.error().code().category() == std::system_category() ? usage_or_io : bad_data;
@@ -168,7 +166,7 @@ int inspect(const InspectOptions& options) {
     if (block) {
       std::optional<BlockUndo> undo;
       if (undo_index) {
-        auto found = undo_index->find(block.value(), blk_number);
+        auto found = undo_index->find(block_hash(block.value().header()), undo_shape(block.value()));
         if (found) undo = std::move(found).value();
       }
       return print_block(block.value(), o.json, o.net, chain ? &*chain : nullptr, undo ? &*undo : nullptr);

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -27,6 +28,23 @@ void add_network_option(CLI::App& app, network& net) {
          "mainnet, testnet3, testnet4, signet or regtest: the records' magic and the addresses (default: what\n"
          "the first record of a blk file or directory says, else mainnet)")
       ->type_name("NAME");
+}
+
+// A whole number of at least `min` that fits 64 bits, written in digits
+// alone: "-5" or one past 2^64 - 1 is refused, not wrapped to "everything".
+CLI::Validator whole_number(std::uint64_t min = 0) {
+  return CLI::Validator(
+      [min](std::string& v) -> std::string {
+        std::uint64_t n = 0;
+        const auto [end, err] = std::from_chars(v.data(), v.data() + v.size(), n);
+        if (v.empty() || v.front() < '0' || v.front() > '9' || err == std::errc::invalid_argument || end != v.data() + v.size()) {
+          return "a whole number" + std::string(min == 0 ? " (0 or more)" : " (" + std::to_string(min) + " or more)") + ", not " + v;
+        }
+        if (err == std::errc::result_out_of_range) return v + " is too large (at most 18,446,744,073,709,551,615)";
+        if (n < min) return "at least " + std::to_string(min) + ", not " + v;
+        return {};
+      },
+      min == 0 ? "" : "N>=" + std::to_string(min));
 }
 
 }  // namespace
@@ -53,7 +71,7 @@ int main(int argc, char** argv) {
   inspect_cmd->add_option("input", inspect.input, "a file, or - for standard input")->required()->type_name("FILE|-");
   inspect_cmd->add_flag("--json", inspect.json, "print JSON in Bitcoin Core's shape");
   inspect_cmd->add_option("--offset", inspect.offset, "read the record at this byte offset of a blk file (the offset of its magic)")
-      ->check([](const std::string& v) { return v.starts_with("-") ? "a byte offset is 0 or more, not " + v : std::string(); })
+      ->check(whole_number())
       ->type_name("N");
   inspect_cmd->add_option("--xor-key", inspect.xor_key, "with --offset: the 16-hex-digit key (default: xor.dat beside the file)")
       ->type_name("HEX");
@@ -72,14 +90,9 @@ int main(int argc, char** argv) {
   scan_cmd->add_flag("!--no-progress", scan.progress, "no progress bar (shown on a terminal only)");
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   scan_cmd->add_option("--threads", scan.threads, "checking threads (default: one per core; at most 4 per core)")
+      ->check(whole_number(1))
       ->check([cores](const std::string& v) {
-        unsigned long n = 0;
-        try {
-          n = std::stoul(v);
-        } catch (const std::exception&) {
-          return "not a number: " + v;
-        }
-        return n <= 4 * cores ? std::string() : "at most 4 x the cores (" + std::to_string(4 * cores) + " here), not " + v;
+        return std::stoull(v) <= 4 * cores ? std::string() : "at most 4 x the cores (" + std::to_string(4 * cores) + " here), not " + v;
       })
       ->type_name("N");
 
@@ -108,10 +121,8 @@ int main(int argc, char** argv) {
       "(--json, --verbosity 0 hex, 1 txids, 2 transactions, 3 with prevouts from the rev files), with\n"
       "height, confirmations, mediantime, chainwork and next block; or one line a block.");
   blocks_cmd->add_option("dir", blocks.dir, "a blocks directory")->required()->type_name("DIR");
-  blocks_cmd->add_option("--from", blocks.from, "the first height (default 0)")
-      ->check([](const std::string& v) { return v.starts_with("-") ? "a height is 0 or more, not " + v : std::string(); })
-      ->type_name("HEIGHT");
-  blocks_cmd->add_option("--count", blocks.count, "how many blocks (default: to the tip)")->type_name("N");
+  blocks_cmd->add_option("--from", blocks.from, "the first height (default 0)")->check(whole_number())->type_name("HEIGHT");
+  blocks_cmd->add_option("--count", blocks.count, "how many blocks (default: to the tip)")->check(whole_number(1))->type_name("N");
   blocks_cmd->add_flag("--json", blocks.json, "a JSON array, one getblock result a block");
   blocks_cmd->add_option("--verbosity", blocks.verbosity,
                          "with --json: 0 hex, 1 txids (default), 2 transactions (with fees when DIR has rev files),\n"
@@ -133,7 +144,9 @@ int main(int argc, char** argv) {
       ->required()
       ->type_name("HOST[:PORT]");
   fetch_cmd->add_option("-o,--output", fetch.output_dir, "the blocks directory to write (created when missing)")->required()->type_name("DIR");
-  fetch_cmd->add_option("--max-blocks", fetch.max_blocks, "stop after this many blocks (default: up to the peer's tip)")->type_name("N");
+  fetch_cmd->add_option("--max-blocks", fetch.max_blocks, "stop after this many blocks (default: up to the peer's tip)")
+      ->check(whole_number(1))
+      ->type_name("N");
   fetch_cmd->add_option("--timeout", fetch.timeout_seconds,
                         "seconds for connecting, the handshake, silence and one message each (default 10, 30, 60, 60)")
       ->check(CLI::Range(1u, 3600u))

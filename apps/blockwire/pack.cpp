@@ -1,9 +1,12 @@
 // blockwire pack: blocks (raw or hex files) into Core-style blk files.
 // All or nothing: every input is read and checked before anything is
 // written; a new directory is written under a temporary name and renamed
-// into place when complete; --append undoes its whole run when a write
-// fails. The directory is locked while it is written (BlockFileWriter).
+// into place when complete (what a crash leaves of one is removed by the
+// next run); --append is one batch of the BlockFileWriter, undone when a
+// write fails and, after a crash, by the next writer to open the
+// directory. The directory is locked while it is written.
 #include "commands.hpp"
+#include "damage_report.hpp"
 #include "input.hpp"
 #include "text.hpp"
 #include "xor_key.hpp"
@@ -19,6 +22,8 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <set>
+#include <sys/stat.h>
 
 namespace blockwire::cli {
 
@@ -82,9 +87,32 @@ std::optional<int> read_block_input(const std::string& input, network net, std::
   return bad_data;
 }
 
+// The temporary directories of packs that died (kill -9, power loss)
+// beside `output_dir`: ".NAME.partial-XXXXXX" whose lock no writer holds.
+void remove_stale_partials(const std::string& output_dir) {
+  fs::path dir = fs::absolute(output_dir).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();
+  std::string prefix(1, '.');
+  prefix += dir.filename().string();
+  prefix += ".partial-";
+  std::error_code ec;
+  for (fs::directory_iterator it(dir.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix) || name.size() != prefix.size() + 6 || !it->is_directory(ec)) continue;
+    if (being_written(it->path().string())) continue;  // a pack at work
+    std::error_code removed;
+    const auto bytes = fs::remove_all(it->path(), removed);
+    if (!removed) {
+      std::fprintf(stderr, "blockwire pack: removed %s, left by a pack that did not finish (%s)\n", it->path().c_str(),
+                   count_of(bytes, "entry").c_str());
+    }
+  }
+}
+
 }  // namespace
 
 int pack(const PackOptions& o) {
+  remove_stale_partials(o.output_dir);
   std::error_code ec;
   auto existing = fs::exists(o.output_dir, ec) ? block_files(o.output_dir) : result<std::vector<std::string>>(std::vector<std::string>{});
   if (!existing) {
@@ -123,8 +151,10 @@ int pack(const PackOptions& o) {
   CoinSet coins;
   std::vector<BlockUndo> undos(o.undo ? o.inputs.size() : 0);  // [0]: the genesis block's, which Core does not write
   std::vector<Hash256> hashes(undos.size());  // each block's: the next one's parent, and a check of a second reading
+  std::vector<std::optional<Hash256>> input_hashes(o.inputs.size());  // --append: those already in the directory are skipped
   for (std::size_t i = 0; i < o.inputs.size(); ++i) {
     if (auto status = read_block_input(o.inputs[i], o.net, bytes, true)) return *status;
+    input_hashes[i] = block_hash(decode_header(std::span<const std::byte>(bytes).first(header_size)).value());
     if (o.undo) {
       const Block block = decode_block(bytes).value();  // read_block_input checked that it decodes
       // One chain, in order: each block's parent is the block before it
@@ -180,12 +210,41 @@ int pack(const PackOptions& o) {
     std::fprintf(stderr, "blockwire pack: cannot write to %s: %s\n", o.output_dir.c_str(), e.message().c_str());
     return abandon();
   }
+  report_repair("pack", o.output_dir, writer.value());
+  // Blocks the directory already holds are not added again.
+  std::vector<bool> skip(o.inputs.size(), false);
+  std::size_t skipped = 0;
+  if (!fresh) {
+    auto index = BlockIndex::build(target, key, o.net);
+    if (!index) {
+      std::fprintf(stderr, "blockwire pack: reading %s: %s\n", o.output_dir.c_str(), index.error().message().c_str());
+      return usage_or_io;
+    }
+    std::set<Hash256> seen;
+    for (const IndexedBlock& b : index.value().blocks()) seen.insert(b.hash);
+    for (std::size_t i = 0; i < o.inputs.size(); ++i) {
+      if (!input_hashes[i]) continue;
+      if (!seen.insert(*input_hashes[i]).second) {
+        skip[i] = true;
+        ++skipped;
+      }
+    }
+    if (skipped != 0) {
+      std::fprintf(stderr, "blockwire pack: %s already holds %s of those given (or one twice): not added again\n", o.output_dir.c_str(),
+                   count_of(skipped, "block").c_str());
+    }
+  }
   const BlockPosition start = writer.value().position();
+  if (auto r = writer.value().begin_batch(); !r) {
+    std::fprintf(stderr, "blockwire pack: %s: %s\n", o.output_dir.c_str(), r.error().message().c_str());
+    return abandon();
+  }
   UndoFileWriter undo_writer(target, key, o.net);  // under the BlockFileWriter's lock
   std::uint64_t total = 0;
   BlockPosition last{};
   for (std::size_t i = 0; i < o.inputs.size(); ++i) {
     const std::string& input = o.inputs[i];
+    if (skip[i]) continue;
     if (kept[i]) {
       bytes = std::move(*kept[i]);
     } else if (auto status = read_block_input(input, o.net, bytes, false)) {
@@ -228,12 +287,25 @@ int pack(const PackOptions& o) {
     (void)writer.value().rewind(start);
     return abandon();
   }
+  // The batch published: from here on a crash keeps every block.
+  if (auto r = writer.value().commit_batch(); !r) {
+    std::fprintf(stderr, "blockwire pack: syncing %s: %s\n", o.output_dir.c_str(), r.error().message().c_str());
+    (void)writer.value().rewind(start);
+    return abandon();
+  }
   if (auto r = writer.value().close(); !r) {
     std::fprintf(stderr, "blockwire pack: closing %s/%s: %s\n", o.output_dir.c_str(), block_file_name(last.file).c_str(),
                  r.error().message().c_str());
     return abandon();
   }
   if (fresh) {
+    // mkdtemp made it 0700; a directory made here gets what any other would.
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    if (::chmod(target.c_str(), 0777 & ~mask) != 0) {
+      std::fprintf(stderr, "blockwire pack: %s: %s\n", target.c_str(), std::strerror(errno));
+      return abandon();
+    }
     // rename(2) replaces an empty directory; a non-empty one means another
     // run got there first.
     if (::rename(target.c_str(), o.output_dir.c_str()) != 0) {
@@ -241,7 +313,11 @@ int pack(const PackOptions& o) {
       return abandon();
     }
   }
-  std::printf("packed %s (%s) into %s, blk00000.dat to %s, network %s, XOR key %s\n", count_of(o.inputs.size(), "block").c_str(),
+  if (skipped == o.inputs.size()) {
+    std::printf("packed nothing: %s holds every block given\n", o.output_dir.c_str());
+    return ok;
+  }
+  std::printf("packed %s (%s) into %s, blk00000.dat to %s, network %s, XOR key %s\n", count_of(o.inputs.size() - skipped, "block").c_str(),
               count_of(total, "byte").c_str(), o.output_dir.c_str(), block_file_name(last.file).c_str(), std::string(name(o.net)).c_str(),
               to_hex(key).c_str());
   if (o.undo) {

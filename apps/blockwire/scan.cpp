@@ -81,8 +81,9 @@ std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, Sca
 
 // Every record of the directory's rev files: it must decode, and pair with
 // a block of the same-numbered blk file by shape (its transaction and
-// input counts) and by its checksum over that block's parent. What does
-// not is a problem, like a damaged blk record.
+// input counts) and by its checksum over that block's parent, in one pass
+// that follows the chain (UndoPairer). What does not is a problem, like a
+// damaged blk record.
 result<void> verify_undo(const UndoDir& d, ScanResult& result) {
   for (const std::string& path : d.rev_files) {
     const std::size_t index = result.files.size();
@@ -90,10 +91,12 @@ result<void> verify_undo(const UndoDir& d, ScanResult& result) {
     ++result.undo_files;
     const unsigned number = *undo_file_number(fs::path(path).filename().string());
     const auto blk = d.blk_files.find(number);
-    static const std::vector<UndoKey> none;
-    const std::vector<UndoKey>& blocks = blk == d.blk_files.end() ? none : result.undo_keys[blk->second];
-    std::multimap<std::uint64_t, const Hash256*> by_shape;
-    for (const UndoKey& k : blocks) by_shape.emplace(k.shape, &k.parent);
+    std::vector<UndoPairer::Candidate> blocks;
+    if (blk != d.blk_files.end()) {
+      for (const UndoKey& k : result.undo_keys[blk->second]) blocks.push_back({k.hash, k.parent, k.shape});
+    }
+    const bool any_blocks = !blocks.empty();
+    UndoPairer pairer(std::move(blocks));
     auto reader = UndoFileReader::open(path, d.key, d.net);
     if (!reader) return reader.error();
     for (;;) {
@@ -114,15 +117,13 @@ result<void> verify_undo(const UndoDir& d, ScanResult& result) {
         result.add({index, r.offset, 0, "undo data does not decode: " + undo.error().message(), false});
         continue;
       }
-      const auto [first, last] = by_shape.equal_range(undo_shape(undo.value()));
-      bool paired = false;
-      for (auto it = first; it != last && !paired; ++it) paired = undo_checksum(*it->second, r.bytes) == r.checksum;
-      if (paired) {
+      if (pairer.pair(r.bytes, r.checksum, undo_shape(undo.value()))) {
         ++result.undo_verified;
       } else {
         result.add({index, r.offset, 0,
-                    std::string(first == last ? "no block of the same-numbered blk file has this undo data's transaction and input counts"
-                                              : "the checksum matches no parent of a block with these counts"),
+                    std::string(!any_blocks          ? "the same-numbered blk file has no block for it"
+                                : pairer.budget_spent() ? "pairs with no block of the same-numbered blk file (the search budget for this file is spent)"
+                                                        : "pairs with no block of the same-numbered blk file (no block with its transaction and input counts whose parent its checksum covers)"),
                     false});
       }
     }

@@ -22,10 +22,12 @@ struct Problem {
   bool failed_block = false;     // a record whose block does not decode or fails its checks
 };
 
-// What pairs a block with its undo record: its shape and its parent.
+// What pairs a block with its undo record: its shape and its parent, and
+// its own hash (the next record's block is its child).
 struct UndoKey {
   std::uint64_t shape;
   Hash256 parent;
+  Hash256 hash;
 };
 
 struct ScanResult {

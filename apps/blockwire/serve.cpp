@@ -4,6 +4,7 @@
 // touching the others. SIGINT or SIGTERM stops it: no new peers, every
 // connection shut down, every thread joined.
 #include "commands.hpp"
+#include "damage_report.hpp"
 #include "peer_errors.hpp"
 #include "text.hpp"
 #include "xor_key.hpp"
@@ -88,6 +89,8 @@ int serve(const ServeOptions& o) {
     return usage_or_io;
   }
   const std::int32_t height = static_cast<std::int32_t>(index.value().best_chain().size()) - 1;
+  // Damage is said; the chain without it is served.
+  (void)report_index_problems("serve", o.dir, index.value());
 
   // The signals arrive through a descriptor the accept loop polls; every
   // thread started after this inherits the mask and never sees them.

@@ -238,6 +238,7 @@ Block block_of(const Hash256& prev, std::uint32_t height, const std::vector<std:
   b.transactions.push_back(cb.build());
   for (Transaction& tx : txs) b.transactions.push_back(std::move(tx));
   b.header.merkle_root = merkle_root(b);
+  while (!proof_of_work_ok(block_hash(b.header), b.header.bits, network::regtest)) ++b.header.nonce;  // a directory's index checks it
   return b;
 }
 
@@ -289,9 +290,15 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
     CHECK(decode_block_undo(bytes).value() == *u);
   }
 
-  // Through rev00000.dat with a key, as Core writes it; paired back by shape and checksum.
+  // Through rev00000.dat with a key, as Core writes it, beside the blocks in
+  // blk00000.dat; paired back by checksum along the chain, the shape checked.
   test::TempDir dir;
   const XorKey key = random_xor_key();
+  {
+    auto blocks = BlockFileWriter::open(dir.path.string(), key, network::regtest).value();
+    for (const Block* block : {&genesis, &b1, &b2, &b3}) REQUIRE(blocks.append(*block));
+    REQUIRE(blocks.close());
+  }
   UndoFileWriter writer(dir.path.string(), key, network::regtest);
   const auto at2 = writer.append(u2, b2.header.prev_block, 0).value();
   const auto at3 = writer.append(u3, b3.header.prev_block, 0).value();
@@ -315,15 +322,19 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
 
   // Core's padding: raw zeros after the records end the file quietly.
   std::filesystem::resize_file(dir.file("rev00000.dat"), raw.size() + (1 << 20));
-  auto index = UndoIndex::build(dir.path.string(), key, network::regtest);
+  REQUIRE(writer.close());
+  const BlockIndex blocks = BlockIndex::build(dir.path.string(), key, network::regtest).value();
+  REQUIRE(blocks.best_chain().size() == 4);
+  auto index = UndoIndex::build(dir.path.string(), key, blocks, network::regtest);
   REQUIRE(index);
   CHECK(index.value().size() == 2);
-  CHECK(index.value().find(b3, 0).value() == std::optional<BlockUndo>(u3));
-  CHECK(index.value().find(b2, 0).value() == std::optional<BlockUndo>(u2));
-  CHECK(!index.value().find(b3, 1).value());  // another file's
-  Block other = b3;
-  other.header.prev_block = block_hash(b1.header);  // the same shape, another parent: the checksum says no
-  CHECK(!index.value().find(other, 0).value());
+  CHECK(index.value().unpaired() == 0);
+  CHECK(index.value().has_file(0));
+  CHECK(!index.value().has_file(1));
+  CHECK(index.value().find(block_hash(b3.header), undo_shape(b3)).value() == std::optional<BlockUndo>(u3));
+  CHECK(index.value().find(block_hash(b2.header), undo_shape(b2)).value() == std::optional<BlockUndo>(u2));
+  CHECK(!index.value().find(block_hash(b1.header), undo_shape(b1)).value());  // no record written for it
+  CHECK(index.value().find(block_hash(b3.header), undo_shape(b2)).error().code() == undo_errc::wrong_shape);
 
   // A key whose bytes are the magic's first byte: every record begins with
   // a zero on disk, and is still a record, not padding.
@@ -331,15 +342,19 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
   XorKey magic_key;
   magic_key.fill(magic(network::regtest)[0]);
   {
+    auto blocks_writer = BlockFileWriter::open(magic_dir.path.string(), magic_key, network::regtest).value();
+    for (const Block* block : {&genesis, &b1, &b2, &b3}) REQUIRE(blocks_writer.append(*block));
+    REQUIRE(blocks_writer.close());
     UndoFileWriter w(magic_dir.path.string(), magic_key, network::regtest);
     REQUIRE(w.append(u2, b2.header.prev_block, 0));
     REQUIRE(w.append(u3, b3.header.prev_block, 0));
     REQUIRE(w.close());
   }
-  auto both = UndoIndex::build(magic_dir.path.string(), magic_key, network::regtest);
+  const BlockIndex magic_blocks = BlockIndex::build(magic_dir.path.string(), magic_key, network::regtest).value();
+  auto both = UndoIndex::build(magic_dir.path.string(), magic_key, magic_blocks, network::regtest);
   REQUIRE(both);
   CHECK(both.value().size() == 2);
-  CHECK(both.value().find(b3, 0).value() == std::optional<BlockUndo>(u3));
+  CHECK(both.value().find(block_hash(b3.header), undo_shape(b3)).value() == std::optional<BlockUndo>(u3));
 
   // Damage: garbage where the next record would be is bad_magic at its offset.
   std::filesystem::resize_file(dir.file("rev00000.dat"), raw.size());

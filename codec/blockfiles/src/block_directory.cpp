@@ -1,12 +1,15 @@
 #include <blockwire/blockfiles/block_directory.hpp>
 #include <blockwire/blockfiles/error.hpp>
 #include <blockwire/io/file.hpp>
+#include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/io/hex.hpp>
 
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdio>
+#include <fcntl.h>
+#include <unistd.h>
 #include <filesystem>
 #include <random>
 #include <system_error>
@@ -38,11 +41,10 @@ result<XorKey> read_xor_key(const std::string& blocks_dir) {
 }
 
 result<void> write_xor_key(const std::string& blocks_dir, const XorKey& key) {
+  // Whole or not at all: a short xor.dat (a full disk) would make the
+  // directory unreadable, and unwritable, for good.
   const fs::path path = fs::path(blocks_dir) / "xor.dat";
-  auto file = FileWriter::create(path.c_str());
-  if (!file) return file.error();
-  if (auto r = file.value().write(key); !r) return r;
-  return file.value().close();
+  return write_file_atomically(path.c_str(), key);
 }
 
 result<XorKey> xor_key_for(const std::string& path) {
@@ -56,9 +58,16 @@ std::optional<network> network_of(const std::string& path, const XorKey& key) {
   std::error_code ec;
   std::string file = path;
   if (fs::is_directory(path, ec)) {
+    // An empty first file (a writer that created it and stopped) says
+    // nothing; the first with a record does.
     auto files = block_files(path);
-    if (!files || files.value().empty()) return std::nullopt;
-    file = files.value().front();
+    if (!files) return std::nullopt;
+    const auto first = std::find_if(files.value().begin(), files.value().end(), [](const std::string& f) {
+      std::error_code size_ec;
+      return fs::file_size(f, size_ec) >= 4 && !size_ec;
+    });
+    if (first == files.value().end()) return std::nullopt;
+    file = *first;
   }
   auto reader = FileReader::open(file.c_str());
   if (!reader) return std::nullopt;
@@ -71,6 +80,28 @@ std::optional<network> network_of(const std::string& path, const XorKey& key) {
   }
   for (std::size_t i = 0; i < head.size(); ++i) head[i] ^= key[i];  // the record starts at offset 0
   return network_from_magic(head);
+}
+
+namespace {
+
+// Whether someone holds a write lock on `path` (an open-file-description
+// lock, as BlockFileWriter takes, or Core's classic one: they conflict).
+bool locked(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  FileDescriptor owned(fd, ownership::own);
+  struct flock probe {};
+  probe.l_type = F_WRLCK;
+  probe.l_whence = SEEK_SET;
+  return ::fcntl(fd, F_OFD_GETLK, &probe) == 0 && probe.l_type != F_UNLCK;
+}
+
+}  // namespace
+
+bool being_written(const std::string& blocks_dir) {
+  fs::path dir = fs::absolute(blocks_dir).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();
+  return locked(dir / ".lock") || locked(dir.parent_path() / ".lock");
 }
 
 result<XorKey> xor_key_from_hex(std::string_view hex) {

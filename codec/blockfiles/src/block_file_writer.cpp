@@ -8,7 +8,10 @@
 #include <blockwire/io/file.hpp>
 #include <blockwire/io/file_descriptor.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cstdio>
 #include <climits>
 #include <fcntl.h>
 #include <filesystem>
@@ -60,30 +63,66 @@ fs::path data_directory_of(const std::string& dir) {
 struct Tail {
   std::uint64_t end;  // of the last whole record
   bool padded;        // zero bytes follow it up to the end of the file
+  bool torn;          // the beginning of a record follows it, cut short, and nothing whole after
 };
 
 // Walks the records of the last blk file: each must be whole and hold a
-// block that decodes, up to the end of the file or to trailing zero
-// padding. Anything else is damaged_last_file, at the offset where it
-// begins.
+// block that decodes, up to the end of the file, to trailing zero padding,
+// or to a torn record (what a crash inside an append leaves: a record's
+// header, or its header and part of its block, at the very end). Anything
+// else is damaged_last_file, at the offset where it begins.
 result<Tail> check_last_file(const std::string& path, const XorKey& key, network net, std::uint64_t size) {
   auto file = FileReader::open(path.c_str());
   if (!file) return file.error();
   BlockFileReader reader(file.value(), key, net);
   Block block;
   std::uint64_t end = 0;
+  std::optional<std::uint64_t> torn_at;  // a record cut short: torn, if nothing whole follows it
   for (;;) {
     auto event = reader.next();
     if (!event) return event.error();
     if (!event.value()) break;
     if (const auto* record = std::get_if<BlockRecord>(&*event.value())) {
+      if (torn_at) return error(blockfile_errc::damaged_last_file, *torn_at);
       if (!decode_block(record->bytes, block)) return error(blockfile_errc::damaged_last_file, record->offset);
       end = record->offset + 8 + record->bytes.size();
-    } else {
-      return error(blockfile_errc::damaged_last_file, std::get<SkippedBytes>(*event.value()).offset);
+      continue;
     }
+    const auto& skipped = std::get<SkippedBytes>(*event.value());
+    if (torn_at) continue;  // inside the torn record's block: bytes that look like a magic
+    const bool cut_short = skipped.reason == blockfile_errc::truncated_record_header || skipped.reason == blockfile_errc::record_past_end;
+    if (!cut_short || skipped.offset != end) return error(blockfile_errc::damaged_last_file, skipped.offset);
+    torn_at = skipped.offset;
   }
-  return Tail{end, end < size};
+  return Tail{end, !torn_at && end < size, torn_at.has_value()};
+}
+
+constexpr const char* batch_file_name = ".blockwire-batch";
+
+// DIR/.blockwire-batch: "blockwire batch FILE OFFSET\n", where a batch began.
+std::string batch_record(BlockPosition at) {
+  return "blockwire batch " + std::to_string(at.file) + " " + std::to_string(at.offset) + "\n";
+}
+
+std::optional<BlockPosition> parse_batch_record(const std::string& text) {
+  unsigned file = 0;
+  unsigned long long offset = 0;
+  char end = 0;
+  if (std::sscanf(text.c_str(), "blockwire batch %u %llu%c", &file, &offset, &end) != 3 || end != '\n') return std::nullopt;
+  return BlockPosition{file, offset};
+}
+
+result<std::string> read_small_file(const fs::path& path) {
+  auto file = FileReader::open(path.c_str());
+  if (!file) return file.error();
+  std::array<std::byte, 128> buffer{};
+  std::size_t have = 0;
+  for (;;) {
+    auto got = file.value().read_some(std::span(buffer).subspan(have));
+    if (!got) return got.error();
+    if (got.value() == 0 || (have += got.value()) == buffer.size()) break;
+  }
+  return std::string(reinterpret_cast<const char*>(buffer.data()), have);
 }
 
 }  // namespace
@@ -99,6 +138,10 @@ struct BlockFileWriter::State {
   std::uint64_t size = 0;                // of the current file
   unsigned first_created = UINT_MAX;     // files numbered from here on were created by this writer
   error failure{};                       // sticky: after a failed write, nothing more is written
+  std::optional<BlockPosition> batch;    // where the open batch began
+  std::optional<BlockFileRepair> repair;  // what open() repaired
+
+  fs::path batch_path() const { return fs::path(dir) / batch_file_name; }
 
   std::string path_of(unsigned n) const { return (fs::path(dir) / block_file_name(n)).string(); }
 
@@ -127,6 +170,29 @@ struct BlockFileWriter::State {
     }
   }
 
+  // Removes every blk file numbered after `to` and cuts `to`'s file back
+  // to its offset; the bytes removed.
+  result<std::uint64_t> remove_after(BlockPosition to, unsigned last_number) {
+    std::uint64_t removed = 0;
+    std::error_code ec;
+    for (unsigned n = last_number; n > to.file; --n) {
+      const std::string path = path_of(n);
+      const auto size = fs::file_size(path, ec);
+      if (ec) {
+        if (ec == std::errc::no_such_file_or_directory) continue;
+        return ec;
+      }
+      if (::unlink(path.c_str()) != 0 && errno != ENOENT) return last_error();
+      removed += size;
+    }
+    const std::string path = path_of(to.file);
+    const auto size = fs::file_size(path, ec);
+    if (ec) return ec;
+    if (size < to.offset) return error(blockfile_errc::bad_batch_file);
+    if (::truncate(path.c_str(), static_cast<off_t>(to.offset)) != 0) return last_error();
+    return removed + (size - to.offset);
+  }
+
   // Frames and writes one record in one pass: magic, length, block, XORed
   // by offset in the buffer itself (the buffer hands itself over as scratch,
   // through writer_ref, to XorWriter::write_in_place).
@@ -136,6 +202,9 @@ struct BlockFileWriter::State {
     if (!file) return blockfile_errc::writer_closed;
     if (length > max_block_size) return blockfile_errc::block_too_large;  // no reader would take it
     if (size != 0 && size + 8 + length > max_blockfile_size) {
+      if (batch) {  // commit_batch() syncs only the file it has open
+        if (auto r = file->sync(); !r) return failure = r.error();
+      }
       if (auto r = file->close(); !r) return failure = r.error();
       file.reset();
       if (auto r = create_file(number + 1); !r) return failure = r.error();
@@ -178,12 +247,42 @@ result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorK
 
   auto existing = block_files(dir);
   if (!existing) return existing.error();
+  // A batch that never committed: the writer that began it is gone (we
+  // hold the lock), so what it appended goes.
+  const fs::path batch_path = state->batch_path();
+  if (fs::exists(batch_path, ec)) {
+    auto text = read_small_file(batch_path);
+    if (!text) return text.error();
+    const auto at = parse_batch_record(text.value());
+    if (!at || existing.value().empty()) return error(blockfile_errc::bad_batch_file);
+    const unsigned last_number = *block_file_number(fs::path(existing.value().back()).filename().string());
+    if (at->file > last_number) return error(blockfile_errc::bad_batch_file);
+    auto removed = state->remove_after(*at, last_number);
+    if (!removed) return removed.error();
+    if (auto r = sync_directory(dir.c_str()); !r) return r.error();
+    if (::unlink(batch_path.c_str()) != 0) return last_error();
+    if (auto r = sync_directory(dir.c_str()); !r) return r.error();
+    state->repair = BlockFileRepair{BlockFileRepair::kind::unfinished_batch, *at, removed.value()};
+    existing = block_files(dir);
+    if (!existing) return existing.error();
+  }
   const bool has_key_file = fs::exists(fs::path(dir) / "xor.dat", ec);
   if (ec) return ec;
+  // Whether any blk file holds a byte: a key file that no record was
+  // written with can be replaced.
+  const bool holds_records = std::any_of(existing.value().begin(), existing.value().end(), [](const std::string& f) {
+    std::error_code size_ec;
+    return fs::file_size(f, size_ec) != 0 || size_ec;
+  });
   if (has_key_file) {
     auto old_key = read_xor_key(dir);
-    if (!old_key) return old_key.error();
-    if (old_key.value() != key) return blockfile_errc::key_mismatch;
+    if (!old_key && old_key.error().code() == blockfile_errc::bad_key_file && !holds_records) {
+      if (auto r = write_xor_key(dir, key); !r) return r.error();
+    } else if (!old_key) {
+      return old_key.error();
+    } else if (old_key.value() != key) {
+      return blockfile_errc::key_mismatch;
+    }
   } else if (!existing.value().empty() && !is_zero(key)) {
     return blockfile_errc::plain_files_present;
   } else if (auto r = write_xor_key(dir, key); !r) {
@@ -196,10 +295,15 @@ result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorK
   }
   const std::string& last = existing.value().back();
   const unsigned number = *block_file_number(fs::path(last).filename().string());  // block_files() lists numbered names only
-  const std::uint64_t size = fs::file_size(last, ec);
+  std::uint64_t size = fs::file_size(last, ec);
   if (ec) return ec;
   auto tail = check_last_file(last, key, net, size);
   if (!tail) return tail.error();
+  if (tail.value().torn) {
+    if (::truncate(last.c_str(), static_cast<off_t>(tail.value().end)) != 0) return last_error();
+    state->repair = BlockFileRepair{BlockFileRepair::kind::torn_record, BlockPosition{number, tail.value().end}, size - tail.value().end};
+    size = tail.value().end;
+  }
   if (tail.value().padded) {  // Core's pre-allocated tail: leave it, start the next file
     if (auto r = state->create_file(number + 1); !r) return r.error();
     return BlockFileWriter(std::move(state));
@@ -240,7 +344,46 @@ result<void> BlockFileWriter::rewind(BlockPosition to) {
   }
   s.number = to.file;
   s.size = to.offset;
+  if (s.batch && *s.batch == to) {
+    s.batch.reset();
+    if (::unlink(s.batch_path().c_str()) != 0 && errno != ENOENT) return last_error();
+  }
   return success();
+}
+
+result<void> BlockFileWriter::begin_batch() {
+  if (!state_ || !state_->file) return blockfile_errc::writer_closed;
+  State& s = *state_;
+  if (s.batch) return blockfile_errc::batch_in_progress;
+  if (s.failure) return s.failure;
+  const BlockPosition at{s.number, s.size};
+  // The file it begins in must exist on disk, with its size, before the
+  // record that names it does.
+  if (auto r = s.file->sync(); !r) return r;
+  if (auto r = sync_directory(s.dir.c_str()); !r) return r;
+  const std::string text = batch_record(at);
+  if (auto r = write_file_atomically(s.batch_path().c_str(), std::as_bytes(std::span(text))); !r) return r;
+  s.batch = at;
+  return success();
+}
+
+result<void> BlockFileWriter::commit_batch() {
+  if (!state_ || !state_->batch) return success();
+  State& s = *state_;
+  if (s.failure) return s.failure;
+  if (s.file) {
+    if (auto r = s.file->sync(); !r) return s.failure = r.error();
+  }
+  if (auto r = sync_directory(s.dir.c_str()); !r) return s.failure = r.error();  // the files the batch created
+  if (::unlink(s.batch_path().c_str()) != 0) return s.failure = error(last_error());
+  s.batch.reset();
+  if (auto r = sync_directory(s.dir.c_str()); !r) return s.failure = r.error();
+  return success();
+}
+
+const std::optional<BlockFileRepair>& BlockFileWriter::repaired() const noexcept {
+  static const std::optional<BlockFileRepair> none;
+  return state_ ? state_->repair : none;
 }
 
 BlockPosition BlockFileWriter::position() const noexcept {

@@ -8,34 +8,85 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <tuple>
 
 namespace blockwire {
+
+std::string IndexProblem::message() const {
+  std::string text = block_file_name(file) + ":" + std::to_string(offset) + ": ";
+  switch (what) {
+    case kind::damaged_record: return text + reason + ", " + std::to_string(bytes) + " bytes skipped";
+    case kind::bad_proof_of_work: return text + "the header's proof of work fails (its hash is above its target, or the target is easier than the network allows)";
+    case kind::unlinked: return text + "the block links to no block of the chain (its parent is missing or was left out)";
+    case kind::unreadable_file: return block_file_name(file) + ": cannot be read: " + reason;
+    case kind::torn_record:
+      return text + "the file ends inside a record (" + std::to_string(bytes) + " bytes): a write interrupted by a crash; the next fetch or pack cuts it off";
+  }
+  return text;
+}
+
+void BlockIndex::add_problem(IndexProblem p) {
+  ++problem_count_;
+  if (problems_.size() < max_listed) problems_.push_back(std::move(p));
+}
 
 result<BlockIndex> BlockIndex::build(const std::string& blocks_dir, const XorKey& key, network net) {
   BlockIndex index;
   index.dir_ = blocks_dir;
+  index.being_written_ = being_written(blocks_dir);
   auto files = block_files(blocks_dir);
   if (!files) return files.error();
-  for (const std::string& path : files.value()) {
+  for (std::size_t f = 0; f < files.value().size(); ++f) {
+    const std::string& path = files.value()[f];
+    const bool last_file = f + 1 == files.value().size();
     const unsigned number = *block_file_number(std::filesystem::path(path).filename().string());
     auto file = FileReader::open(path.c_str());
-    if (!file) return file.error();
+    if (!file) {
+      index.add_problem({IndexProblem::kind::unreadable_file, number, 0, 0, file.error().message()});
+      continue;
+    }
     BlockFileReader reader(file.value(), key, net);
+    // Skipped stretches since the last whole record: damage, unless they
+    // end the last file as a record cut short (torn, or being written).
+    std::vector<SkippedBytes> skipped;
+    const auto report_skipped = [&] {
+      for (const SkippedBytes& k : skipped) index.add_problem({IndexProblem::kind::damaged_record, number, k.offset, k.count, k.message()});
+      skipped.clear();
+    };
     for (;;) {
       auto event = reader.next();
       if (!event) return event.error();
       if (!event.value()) break;
       const auto* record = std::get_if<BlockRecord>(&*event.value());
-      if (record == nullptr) continue;
-      auto header = decode_header(record->bytes.first(header_size));
-      if (!header) continue;
+      if (record == nullptr) {
+        skipped.push_back(std::get<SkippedBytes>(*event.value()));
+        continue;
+      }
+      report_skipped();
+      // A record's length is at least 81 (BlockFileReader): the header decodes.
+      const BlockHeader header = decode_header(record->bytes.first(header_size)).value();
       IndexedBlock b;
-      b.hash = block_hash(header.value());
-      b.header = header.value();
+      b.hash = block_hash(header);
+      b.header = header;
       b.file = number;
       b.offset = record->offset;
+      if (!proof_of_work_ok(b.hash, header.bits, net)) {
+        index.add_problem({IndexProblem::kind::bad_proof_of_work, number, b.offset, 0, {}});
+        continue;
+      }
       if (index.by_hash_.emplace(b.hash, index.blocks_.size()).second) index.blocks_.push_back(b);  // a duplicate: the first stays
     }
+    const bool cut_short = !skipped.empty() && (skipped.front().reason == blockfile_errc::truncated_record_header ||
+                                                skipped.front().reason == blockfile_errc::record_past_end);
+    if (last_file && cut_short) {
+      if (!index.being_written_) {
+        std::uint64_t bytes = 0;
+        for (const SkippedBytes& k : skipped) bytes += k.count;
+        index.add_problem({IndexProblem::kind::torn_record, number, skipped.front().offset, bytes, {}});
+      }
+      skipped.clear();
+    }
+    report_skipped();
   }
 
   // Link each block to its parent and give it a height and chain work,
@@ -70,6 +121,12 @@ result<BlockIndex> BlockIndex::build(const std::string& blocks_dir, const XorKey
     }
     path.clear();
   }
+
+  for (const IndexedBlock& b : index.blocks_) {
+    if (b.height < 0) index.add_problem({IndexProblem::kind::unlinked, b.file, b.offset, 0, {}});
+  }
+  std::sort(index.problems_.begin(), index.problems_.end(),
+            [](const IndexProblem& a, const IndexProblem& b) { return std::tie(a.file, a.offset) < std::tie(b.file, b.offset); });
 
   // The tip: the most work; among equals, the first found (Core keeps the
   // block it received first).

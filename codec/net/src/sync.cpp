@@ -75,7 +75,6 @@ struct HashedHeader {
 // stream offset, for the errors.
 result<std::vector<HashedHeader>> new_headers(const p2p::Headers& message, const LocalChain& chain, std::uint64_t offset,
                                               Hash256& last) {
-  const Hash256 limit = *target_from_bits(pow_limit_bits(chain.net()));
   wire::SizeCounter count;
   wire::encode_compact_size(count, message.headers.size());
   const std::uint64_t first = offset + p2p::envelope_size + count.size();
@@ -87,8 +86,7 @@ result<std::vector<HashedHeader>> new_headers(const p2p::Headers& message, const
     const std::uint64_t at = first + 81 * i;
     const Hash256 hash = block_hash(h);
     if (!seen.insert(hash).second) return error(net_errc::duplicate_header, at);
-    const auto target = target_from_bits(h.bits);
-    if (!target || !at_most(*target, limit) || !at_most(hash, *target)) return error(net_errc::bad_header_pow, at);
+    if (!proof_of_work_ok(hash, h.bits, chain.net())) return error(net_errc::bad_header_pow, at);
     const bool links = i == 0 ? chain.contains(h.prev_block) : h.prev_block == previous;
     if (!links) return error(net_errc::unconnected_headers, at);
     previous = hash;

@@ -126,6 +126,12 @@ Hash256 work_from_bits(std::uint32_t bits) noexcept {
 
 Hash256 add_work(const Hash256& a, const Hash256& b) noexcept { return from_u256(add(to_u256(a), to_u256(b))); }
 
+bool proof_of_work_ok(const Hash256& hash, std::uint32_t bits, network net) noexcept {
+  const auto target = target_from_bits(bits);
+  const auto limit = target_from_bits(pow_limit_bits(net));
+  return target && limit && at_most(*target, *limit) && at_most(hash, *target);
+}
+
 bool at_most(const Hash256& a, const Hash256& b) noexcept {
   for (std::size_t i = 32; i-- > 0;) {
     if (a.bytes()[i] != b.bytes()[i]) return a.bytes()[i] < b.bytes()[i];

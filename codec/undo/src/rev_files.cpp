@@ -6,6 +6,7 @@
 #include <blockwire/undo/rev_files.hpp>
 
 #include <algorithm>
+#include <set>
 #include <cerrno>
 #include <fcntl.h>
 #include <linux/falloc.h>
@@ -171,57 +172,141 @@ result<std::optional<UndoRecord>> UndoFileReader::next() {
   return std::optional<UndoRecord>(record);
 }
 
-result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& key, network net, std::optional<unsigned> only_file) {
+UndoPairer::UndoPairer(std::vector<Candidate> blocks) : blocks_(std::move(blocks)), budget_(4 * std::uint64_t{blocks_.size()} + 64) {
+  for (std::size_t i = 0; i < blocks_.size(); ++i) children_.emplace(blocks_[i].parent, i);
+  // Breadth first from the blocks whose parent is not among them: the
+  // order a node connects them in, so a search finds the next record's
+  // block early.
+  std::set<Hash256> hashes;
+  for (const Candidate& b : blocks_) hashes.insert(b.hash);
+  std::vector<bool> queued(blocks_.size(), false);
+  for (std::size_t i = 0; i < blocks_.size(); ++i) {
+    if (!hashes.contains(blocks_[i].parent)) {
+      chain_order_.push_back(i);
+      queued[i] = true;
+    }
+  }
+  for (std::size_t at = 0; at < chain_order_.size(); ++at) {
+    const auto [first, last] = children_.equal_range(blocks_[chain_order_[at]].hash);
+    for (auto it = first; it != last; ++it) {
+      if (!queued[it->second]) {
+        queued[it->second] = true;
+        chain_order_.push_back(it->second);
+      }
+    }
+  }
+  for (std::size_t i = 0; i < blocks_.size(); ++i) {  // in a cycle of parents: unreachable, still candidates
+    if (!queued[i]) chain_order_.push_back(i);
+  }
+}
+
+bool UndoPairer::fits(std::size_t block, std::uint64_t shape) const noexcept {
+  return !blocks_[block].shape || *blocks_[block].shape == shape;
+}
+
+std::optional<std::size_t> UndoPairer::pair(std::span<const std::byte> undo_bytes, const Hash256& checksum, std::uint64_t shape) {
+  // The chain's next block: a child of the last one paired, checked with
+  // one checksum (every child has the same parent).
+  if (last_) {
+    const Hash256& parent = blocks_[*last_].hash;
+    const auto [first, last] = children_.equal_range(parent);
+    for (auto it = first; it != last; ++it) {
+      if (!fits(it->second, shape)) continue;
+      if (undo_checksum(parent, undo_bytes) != checksum) break;
+      last_ = it->second;
+      return last_;
+    }
+  }
+  // A search, in chain order, each candidate charged to the budget.
+  for (const std::size_t i : chain_order_) {
+    if (budget_ == 0) return std::nullopt;
+    if (!fits(i, shape)) continue;
+    --budget_;
+    if (undo_checksum(blocks_[i].parent, undo_bytes) == checksum) {
+      last_ = i;
+      return last_;
+    }
+  }
+  return std::nullopt;
+}
+
+result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks, network net,
+                                   std::optional<unsigned> only_file) {
   UndoIndex index;
-  index.dir_ = blocks_dir;
   index.key_ = key;
-  index.net_ = net;
   auto files = undo_files(blocks_dir);
   if (!files) return files.error();
+  // Each blk file's blocks, the best chain's first (where two share a
+  // parent and the shape is not known, the best chain's is the likelier).
+  std::map<unsigned, std::vector<const IndexedBlock*>> by_file;
+  for (const std::size_t i : blocks.best_chain()) by_file[blocks.blocks()[i].file].push_back(&blocks.blocks()[i]);
+  {
+    std::vector<bool> on_best(blocks.blocks().size(), false);
+    for (const std::size_t i : blocks.best_chain()) on_best[i] = true;
+    for (std::size_t i = 0; i < blocks.blocks().size(); ++i) {
+      if (!on_best[i]) by_file[blocks.blocks()[i].file].push_back(&blocks.blocks()[i]);
+    }
+  }
   for (const std::string& path : files.value()) {
     const unsigned number = *undo_file_number(std::filesystem::path(path).filename().string());
     if (only_file && number != *only_file) continue;
+    std::vector<UndoPairer::Candidate> candidates;
+    const std::vector<const IndexedBlock*>& in_file = by_file[number];
+    candidates.reserve(in_file.size());
+    for (const IndexedBlock* b : in_file) candidates.push_back({b->hash, b->header.prev_block, std::nullopt});
+    UndoPairer pairer(std::move(candidates));
     auto reader = UndoFileReader::open(path, key, net);
     if (!reader) return reader.error();
+    auto fd = FileReader::open(path.c_str());
+    if (!fd) return fd.error();
+    index.files_.push_back({number, FileDescriptor(::dup(fd.value().fd()), ownership::own)});
+    if (index.files_.back().fd.get() < 0) return last_os_error();
+    const std::size_t file_index = index.files_.size() - 1;
     for (;;) {
       auto record = reader.value().next();
       if (!record) {
         // Damaged framing: what follows in this file pairs with nothing
         // (scan reports it); an I/O failure is the caller's to know.
         if (record.error().code().category() == std::system_category()) return record.error();
+        ++index.unpaired_;
         break;
       }
       if (!record.value()) break;
-      auto undo = decode_block_undo(record.value()->bytes);
-      if (!undo) continue;  // scan reports it; here it pairs with nothing
-      index.by_shape_.emplace(undo_shape(undo.value()), Where{number, record.value()->offset});
+      const UndoRecord& r = *record.value();
+      auto undo = decode_block_undo(r.bytes);
+      const auto paired = undo ? pairer.pair(r.bytes, r.checksum, undo_shape(undo.value())) : std::nullopt;
+      if (!paired) {
+        ++index.unpaired_;
+        continue;
+      }
+      index.paired_[in_file[*paired]->hash] = Where{file_index, r.offset, static_cast<std::uint32_t>(r.bytes.size())};
     }
   }
   return index;
 }
 
-result<std::optional<BlockUndo>> UndoIndex::find(const Block& block, unsigned file) const {
-  return find(undo_shape(block), block.header.prev_block, file);
+bool UndoIndex::has_file(unsigned file) const noexcept {
+  return std::any_of(files_.begin(), files_.end(), [file](const OpenFile& f) { return f.number == file; });
 }
 
-result<std::optional<BlockUndo>> UndoIndex::find(const BlockView& block, unsigned file) const {
-  return find(undo_shape(block), block.header().prev_block, file);
-}
-
-result<std::optional<BlockUndo>> UndoIndex::find(std::uint64_t shape, const Hash256& parent, unsigned file) const {
-  const auto [first, last] = by_shape_.equal_range(shape);
-  for (auto it = first; it != last; ++it) {
-    if (it->second.file != file) continue;
-    auto reader = UndoFileReader::open((std::filesystem::path(dir_) / undo_file_name(file)).string(), key_, net_, it->second.offset);
-    if (!reader) return reader.error();
-    auto record = reader.value().next();
-    if (!record) return record.error();
-    if (!record.value() || undo_checksum(parent, record.value()->bytes) != record.value()->checksum) continue;
-    auto undo = decode_block_undo(record.value()->bytes);
-    if (!undo) return undo.error();
-    return std::optional<BlockUndo>(std::move(undo).value());
+result<std::optional<BlockUndo>> UndoIndex::find(const Hash256& block_hash, std::uint64_t shape) const {
+  const auto it = paired_.find(block_hash);
+  if (it == paired_.end()) return std::optional<BlockUndo>{};
+  const Where& w = it->second;
+  std::vector<std::byte> bytes(w.length);
+  const std::uint64_t at = w.offset + 8;
+  for (std::size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::pread(files_[w.file].fd.get(), bytes.data() + done, bytes.size() - done, static_cast<off_t>(at + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return error(last_os_error(), w.offset);
+    if (n == 0) return error(undo_errc::truncated_record, w.offset);  // shrank since it was read
+    done += static_cast<std::size_t>(n);
   }
-  return std::optional<BlockUndo>{};
+  xor_in_place(bytes, key_, at);
+  auto undo = decode_block_undo(bytes);
+  if (!undo) return error(undo.error().code(), w.offset);
+  if (undo_shape(undo.value()) != shape) return error(undo_errc::wrong_shape, w.offset);
+  return std::optional<BlockUndo>(std::move(undo).value());
 }
 
 }  // namespace blockwire

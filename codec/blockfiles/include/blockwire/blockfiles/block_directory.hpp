@@ -23,9 +23,16 @@ result<void> write_xor_key(const std::string& blocks_dir, const XorKey& key);
 result<XorKey> xor_key_for(const std::string& path);
 
 // The network whose magic begins the first record of the blk file at
-// `path` (or of a directory's first blk file), un-XORed with `key`; nothing
-// when the file is empty or starts with no known magic.
+// `path` (or of a directory's first blk file that is not empty), un-XORed
+// with `key`; nothing when there is no such file or it starts with no
+// known magic.
 std::optional<network> network_of(const std::string& path, const XorKey& key);
+
+// Whether a writer is appending to the directory now: a BlockFileWriter
+// (DIR/.lock) or a running node (the data directory's .lock, the
+// parent's) holds its lock. A reader then stops at the last whole record
+// of the last file: what follows is being written, not damage.
+bool being_written(const std::string& blocks_dir);
 
 // 16 hex digits, as Core prints it (the bytes in file order); print one with
 // to_hex (<blockwire/io/hex.hpp>).

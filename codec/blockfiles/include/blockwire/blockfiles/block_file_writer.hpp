@@ -7,8 +7,17 @@
 // held while the writer lives, taken with fcntl as Bitcoin Core locks its
 // data directory), and never into the blocks directory of a running node
 // (whose data directory, the parent, holds a locked .lock); no file is ever
-// truncated or overwritten except to remove what a failed append of its own
-// left (new files are created exclusively); every record on disk is whole.
+// truncated or overwritten except to remove what a failed or interrupted
+// append of its own left (new files are created exclusively); every record
+// on disk is whole once open() has returned.
+//
+// A crash (kill -9, power loss) can leave two things, which the next
+// writer, holding the lock, repairs on open and reports in repaired():
+// - a torn record: the last file ends with the beginning of a record and
+//   nothing whole after it. It is cut off; every whole record before it
+//   stays.
+// - an unfinished batch (begin_batch() without commit_batch()): everything
+//   appended since begin_batch() is removed, as if the batch never began.
 #pragma once
 
 #include <blockwire/blockfiles/error.hpp>
@@ -19,6 +28,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -34,6 +44,17 @@ struct BlockPosition {
   friend bool operator==(const BlockPosition&, const BlockPosition&) = default;
 };
 
+// What open() repaired of what a crash left.
+struct BlockFileRepair {
+  enum class kind : unsigned char {
+    torn_record,       // the last file's torn record, cut off
+    unfinished_batch,  // a batch that never committed, removed
+  };
+  kind what;
+  BlockPosition end;    // where the directory's records now end (the next append's position)
+  std::uint64_t bytes;  // removed, over every file
+};
+
 class BlockFileWriter {
  public:
   // Creates `dir` if needed, takes its lock, and writes xor.dat for a new
@@ -43,7 +64,11 @@ class BlockFileWriter {
   // Errors (blockfile_errc): directory_locked, node_running, key_mismatch
   // (xor.dat holds another key), plain_files_present (a key, and
   // unobfuscated files there), damaged_last_file (with the offset where the
-  // damage begins, in the last file).
+  // damage begins, in the last file: a record that does not decode, or
+  // broken framing with a whole record after it; a torn record at the end
+  // is repaired instead). An xor.dat of another size than 8 bytes is
+  // bad_key_file, unless no blk file holds a byte yet: then the key given
+  // replaces it.
   static result<BlockFileWriter> open(const std::string& dir, const XorKey& key, network net = network::mainnet);
 
   BlockFileWriter(BlockFileWriter&&) noexcept;
@@ -67,6 +92,18 @@ class BlockFileWriter {
   // writer created it and it would be empty). For all-or-nothing runs of
   // appends; the lock is kept until close().
   result<void> rewind(BlockPosition to);
+
+  // All or nothing across a crash, for a run of appends: begin_batch()
+  // records where the directory ends (DIR/.blockwire-batch, synced); until
+  // commit_batch() has synced the appended records and removed that
+  // record, the next open() removes everything the batch appended. A
+  // rewind() to the batch's start ends it too. Errors: the file system's;
+  // batch_in_progress for a second begin_batch().
+  result<void> begin_batch();
+  result<void> commit_batch();
+
+  // What open() repaired, if anything.
+  const std::optional<BlockFileRepair>& repaired() const noexcept;
 
   // Closes the current file (reporting what close(2) said) and releases
   // the lock.

@@ -1,8 +1,12 @@
 // The chain a blocks directory holds, from its blocks' headers alone: each
-// header linked to its parent by hash (the files may hold blocks in any
+// header's proof of work checked against its bits and the network's limit,
+// each linked to its parent by hash (the files may hold blocks in any
 // order), heights counted from a block whose parent is all zeros, and the
 // best chain the one with the most work, as Bitcoin Core picks its tip.
-// Memory: the index (a few hundred bytes a block), never the blocks.
+// What it leaves out (damaged framing, a header whose proof of work fails,
+// a block that links to nothing) it lists in problems(): a chain built
+// around damage is not a success. Memory: the index (a few hundred bytes a
+// block), never the blocks.
 #pragma once
 
 #include <blockwire/codec/block.hpp>
@@ -41,11 +45,40 @@ struct ChainInfo {
   std::optional<Hash256> next;    // on the best chain, when there is one
 };
 
+// Something build() left out of the index.
+struct IndexProblem {
+  enum class kind : unsigned char {
+    damaged_record,     // broken framing (bad magic, an implausible length, zeros between records): bytes skipped
+    bad_proof_of_work,  // the header's hash is above its target, or its target easier than the network allows
+    unlinked,           // a block whose parent is neither in the directory nor all zeros (or was left out itself)
+    torn_record,        // the last file ends inside a record, and no writer holds the lock: a crash mid-append
+    unreadable_file,    // the file cannot be opened (a dangling link, a loop of links, no permission)
+  };
+  kind what;
+  unsigned file;          // N of blkNNNNN.dat
+  std::uint64_t offset;   // of the record, or of the bytes skipped
+  std::uint64_t bytes;    // skipped (damaged_record, torn_record); 0 otherwise
+  std::string reason;     // damaged_record: the framing's ("bad magic", ...); unreadable_file: the system's
+
+  // "blk00000.dat:1234: the block's proof of work fails (...)".
+  std::string message() const;
+};
+
 class BlockIndex {
  public:
-  // Reads every record's header of DIR's blk files (damaged stretches are
-  // passed over: `blockwire scan` is what reports them).
+  // Reads every record's header of DIR's blk files (one that cannot be
+  // opened is a problem; a read that fails midway is the error). Where a writer holds
+  // the directory's lock (being_written()), the last file is read up to
+  // its last whole record: what follows is being written.
   static result<BlockIndex> build(const std::string& blocks_dir, const XorKey& key, network net = network::mainnet);
+
+  // What was left out, the first max_listed of them in file order, and how
+  // many there were in all.
+  static constexpr std::size_t max_listed = 1000;
+  std::span<const IndexProblem> problems() const noexcept { return problems_; }
+  std::uint64_t problem_count() const noexcept { return problem_count_; }
+  // A writer held the lock while the index was built.
+  bool was_being_written() const noexcept { return being_written_; }
 
   std::span<const IndexedBlock> blocks() const noexcept { return blocks_; }
   // Indexes into blocks(), the best chain's blocks by height from 0.
@@ -59,6 +92,11 @@ class BlockIndex {
   std::vector<IndexedBlock> blocks_;
   std::map<Hash256, std::size_t> by_hash_;
   std::vector<std::size_t> best_;
+  std::vector<IndexProblem> problems_;
+  std::uint64_t problem_count_ = 0;
+  bool being_written_ = false;
+
+  void add_problem(IndexProblem p);
 };
 
 }  // namespace blockwire

@@ -24,7 +24,9 @@ enum class blockfile_errc : int {
   directory_locked,         // another writer holds the directory's .lock
   node_running,             // a running node holds its data directory's .lock (the parent's)
   too_many_files,           // past blk99999.dat, the end of Bitcoin Core's naming
-  damaged_last_file,        // the last blk file does not end with a whole, decodable record
+  damaged_last_file,        // the last blk file has a record that does not decode, or broken framing before a whole record
+  batch_in_progress,        // begin_batch() while a batch is open
+  bad_batch_file,           // DIR/.blockwire-batch does not name a position of this directory
 };
 
 const std::error_category& blockfile_category() noexcept;

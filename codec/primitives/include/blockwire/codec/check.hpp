@@ -3,6 +3,7 @@
 
 #include <blockwire/codec/block.hpp>
 #include <blockwire/codec/hashes.hpp>
+#include <blockwire/codec/network.hpp>
 #include <blockwire/codec/view.hpp>
 #include <blockwire/io/error.hpp>
 
@@ -44,6 +45,10 @@ bool at_most(const Hash256& a, const Hash256& b) noexcept;
 // (chain work), stored like a hash. Zero for invalid bits.
 Hash256 work_from_bits(std::uint32_t bits) noexcept;
 Hash256 add_work(const Hash256& a, const Hash256& b) noexcept;
+// A header's proof of work as a node checks it before it trusts the
+// header: `bits` valid, its target no easier than `net` allows (Core's
+// powLimit), and the header's hash `hash` at most that target.
+bool proof_of_work_ok(const Hash256& hash, std::uint32_t bits, network net) noexcept;
 
 // Proof of work, merkle root, no mutation, one coinbase and first, and
 // (BIP141) the witness commitment when any transaction has witness data.

@@ -7,12 +7,19 @@
 // has no record.
 //
 // Without Core's block index a record is paired with its block by its
-// shape (the transaction count and each transaction's input count, which
-// decoding the record gives) and then its checksum over the block's parent.
+// checksum over the block's parent, and by its shape (the transaction count
+// and each transaction's input count, which decoding the record gives)
+// where the block's is known. The records of a rev file are in the order
+// the node connected their blocks, so pairing follows the chain: each
+// record is first tried against the children of the block the record
+// before it paired with (one checksum), and searched for only where that
+// fails (the first record, a reorg, a damaged record), within a budget
+// linear in the blocks: UndoPairer.
 #pragma once
 
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/io/file.hpp>
+#include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/undo/block_undo.hpp>
 
 #include <cstdint>
@@ -90,31 +97,73 @@ class UndoFileReader {
   std::unique_ptr<State> state_;
 };
 
-// Every undo record of a directory, by shape, for finding a block's.
-// Building it reads and decodes each record once; finding re-reads the
-// candidates of the block's shape and checks their checksums.
+// Pairs the records of one rev file, given in file order, with the blocks
+// of the same-numbered blk file. Work: one checksum a record where the
+// records follow the chain; every search where they do not is charged to
+// a budget of a few checks a block, so no directory makes it quadratic
+// (past the budget, a record that does not follow the chain stays
+// unpaired).
+class UndoPairer {
+ public:
+  struct Candidate {
+    Hash256 hash;
+    Hash256 parent;
+    std::optional<std::uint64_t> shape;  // undo_shape of the block, when known
+  };
+  explicit UndoPairer(std::vector<Candidate> blocks);
+  // The index into the blocks of the block whose undo data the next record
+  // is (`undo_bytes`, its `checksum`, the shape its decoding gave), or
+  // nothing.
+  std::optional<std::size_t> pair(std::span<const std::byte> undo_bytes, const Hash256& checksum, std::uint64_t shape);
+  // Whether a search stopped for want of budget.
+  bool budget_spent() const noexcept { return budget_ == 0; }
+
+ private:
+  bool fits(std::size_t block, std::uint64_t shape) const noexcept;
+  std::vector<Candidate> blocks_;
+  std::multimap<Hash256, std::size_t> children_;  // by parent hash
+  std::vector<std::size_t> chain_order_;  // breadth first from the blocks whose parent is not among them
+  std::optional<std::size_t> last_;       // paired with the record before
+  std::uint64_t budget_;                  // candidates a search may still try
+};
+
+// Where each block's undo record is in a directory's rev files, paired
+// once, in one pass over each rev file beside the directory's block index
+// (UndoPairer); finding a block's undo data then reads its one record.
 class UndoIndex {
  public:
   // `only_file`: revNNNNN.dat of that N alone (the undo data of one blk
-  // file's blocks), not the whole directory.
-  static result<UndoIndex> build(const std::string& blocks_dir, const XorKey& key, network net = network::mainnet,
-                                 std::optional<unsigned> only_file = std::nullopt);
-  // The undo data of `block`, held in blkNNNNN.dat with N = `file`; nothing
-  // when no record of revNNNNN.dat pairs with it.
-  result<std::optional<BlockUndo>> find(const Block& block, unsigned file) const;
-  result<std::optional<BlockUndo>> find(const BlockView& block, unsigned file) const;
-  std::size_t size() const noexcept { return by_shape_.size(); }
+  // file's blocks), not the whole directory. Damaged records (framing, a
+  // record that does not decode) pair with nothing and are counted in
+  // damaged(); the files' I/O errors are errors.
+  static result<UndoIndex> build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks,
+                                 network net = network::mainnet, std::optional<unsigned> only_file = std::nullopt);
+  // The undo data of the block `block_hash` (from the index given to
+  // build()); nothing when no record paired with it. Errors: the file's,
+  // and undo_errc::wrong_shape where the block (`shape`: its undo_shape)
+  // is not the shape of the record that paired with it.
+  result<std::optional<BlockUndo>> find(const Hash256& block_hash, std::uint64_t shape) const;
+  // Whether revNNNNN.dat exists (was read): a block of blkNNNNN.dat with no
+  // undo data is then missing it.
+  bool has_file(unsigned file) const noexcept;
+  std::size_t size() const noexcept { return paired_.size(); }
+  // Records that were damaged or paired with no block.
+  std::uint64_t unpaired() const noexcept { return unpaired_; }
 
  private:
-  result<std::optional<BlockUndo>> find(std::uint64_t shape, const Hash256& parent, unsigned file) const;
   struct Where {
-    unsigned file;
-    std::uint64_t offset;
+    std::size_t file;      // into files_
+    std::uint64_t offset;  // of the record's magic
+    std::uint32_t length;  // of its CBlockUndo
   };
-  std::string dir_;
+  struct OpenFile {
+    unsigned number;
+    FileDescriptor fd;  // read with pread: find() moves no file position
+  };
   XorKey key_{};
-  network net_ = network::mainnet;
-  std::multimap<std::uint64_t, Where> by_shape_;
+  std::map<Hash256, Where> paired_;
+  std::vector<OpenFile> files_;
+  std::uint64_t unpaired_ = 0;
 };
 
 }  // namespace blockwire
