@@ -16,8 +16,9 @@ std::string describe_peer_error(const net::Connection& peer, const error& e) {
 
 net::Timeouts timeouts_from_option(unsigned seconds, net::Timeouts defaults) {
   if (seconds == 0) return defaults;
+  // The user's time for each: a message has all of it, whatever its size.
   const std::chrono::milliseconds t = std::chrono::seconds(seconds);
-  return {t, t, t, t};
+  return {.connect = t, .handshake = t, .idle = t, .message = t, .envelope = t, .min_rate = 0};
 }
 
 int exit_status_of_peer_error(const error& e) {
@@ -26,7 +27,8 @@ int exit_status_of_peer_error(const error& e) {
     return usage_or_io;  // the socket's, or the directory's
   }
   if (c == net::net_errc::timed_out || c == net::net_errc::too_slow || c == net::net_errc::connection_closed ||
-      c == net::net_errc::block_not_found || c == net::net_errc::unknown_host || c == net::net_errc::bad_endpoint) {
+      c == net::net_errc::block_not_found || c == net::net_errc::unknown_host || c == net::net_errc::bad_endpoint ||
+      c == net::net_errc::peer_not_reading) {
     return usage_or_io;
   }
   return bad_data;  // it broke the protocol, or sent what does not check

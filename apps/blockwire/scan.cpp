@@ -36,6 +36,7 @@ struct UndoDir {
   network net;
   std::map<unsigned, std::size_t> blk_files;  // N -> index in ScanResult::files
   std::vector<std::string> rev_files;
+  bool being_written = false;  // a writer holds the lock: a record cut short at a file's end is being written
 };
 
 // The files the paths name, each with its key; a message when one cannot be used.
@@ -58,17 +59,18 @@ std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, Sca
     auto key = resolve_xor_key(path, o.xor_key);
     if (!key) return xor_key_problem(path, o.xor_key, key.error());
     const network net = o.net_from_records ? network_of(path, key.value()).value_or(o.net) : o.net;
+    const bool live = dir && being_written(path);
     std::optional<UndoDir> undo;
     if (dir) {
       auto revs = undo_files(path);
       if (!revs) return path + ": " + revs.error().message();
-      if (!revs.value().empty()) undo = UndoDir{path, key.value(), net, {}, std::move(revs).value()};
+      if (!revs.value().empty()) undo = UndoDir{path, key.value(), net, {}, std::move(revs).value(), live};
     }
     for (const std::string& file : found) {
       const auto size = fs::file_size(file, ec);
       if (ec) return file + ": " + ec.message();
       if (undo) undo->blk_files.emplace(*block_file_number(fs::path(file).filename().string()), result.files.size());
-      files.push_back({result.files.size(), file, key.value(), total_bytes, size, net});
+      files.push_back({result.files.size(), file, key.value(), total_bytes, size, net, live && &file == &found.back()});
       result.files.push_back(file);
       result.collect_undo_keys.push_back(undo.has_value());
       total_bytes += size;
@@ -106,7 +108,11 @@ result<void> verify_undo(const UndoDir& d, ScanResult& result) {
         std::error_code ec;
         const auto size = fs::file_size(path, ec);
         const std::uint64_t at = record.error().offset();
-        result.add({index, at, size > at ? size - at : 0, record.error().code().message(), false});
+        if (d.being_written && record.error().code() == undo_errc::truncated_record) {
+          result.being_written.push_back(path + " at byte " + std::to_string(at));
+        } else {
+          result.add({index, at, size > at ? size - at : 0, record.error().code().message(), false});
+        }
         break;
       }
       if (!record.value()) break;
@@ -148,10 +154,12 @@ int scan(const ScanOptions& o) {
   CheckPipeline pipeline(o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency()), result);
   std::uint64_t records = 0;
   for (const FileToScan& file : files) {
-    if (auto r = scan_records(file, file.net, pipeline, progress, records); !r) {
+    auto r = scan_records(file, file.net, pipeline, progress, records);
+    if (!r) {
       result.io_failure = file.path + ": " + r.error().message();
       break;
     }
+    if (r.value()) result.being_written.push_back(file.path + " at byte " + std::to_string(*r.value()));
     result.bytes += file.size;  // only what was read counts as scanned
   }
   pipeline.finish();

@@ -67,8 +67,8 @@ class ResyncBudget {
 
 }  // namespace
 
-result<void> scan_records(const FileToScan& file, network net, CheckPipeline& pipeline, Progress& progress,
-                          std::uint64_t& records) {
+result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, network net, CheckPipeline& pipeline, Progress& progress,
+                                                  std::uint64_t& records) {
   auto opened = FileReader::open(file.path.c_str());
   if (!opened) return opened.error();
   BlockFileReader reader(opened.value(), file.key, net);
@@ -76,14 +76,24 @@ result<void> scan_records(const FileToScan& file, network net, CheckPipeline& pi
   SkipMerger skips(pipeline);
   ResyncBudget budget;
   std::uint64_t found = 0;
+  // Being written: what follows the last whole record waits here until a
+  // record follows it (then it was damage) or the file ends (then, if it
+  // begins as a record cut short, it is the record being written).
+  std::vector<std::pair<Problem, blockfile_errc>> after_last;
+  const auto release = [&] {
+    for (auto& [p, reason] : after_last) skips.add(std::move(p));
+    after_last.clear();
+  };
   for (;;) {
     auto event = reader.next();
     if (!event) {
+      release();
       skips.flush();
       return event.error();
     }
     if (!event.value()) break;
     if (const auto* record = std::get_if<BlockRecord>(&*event.value())) {
+      release();
       // A view: one validating pass, no objects; the workers decode.
       if (auto decoded = BlockView::parse(record->bytes); !decoded) {
         // The error's offset is within the block; the user wants the file's.
@@ -120,10 +130,23 @@ result<void> scan_records(const FileToScan& file, network net, CheckPipeline& pi
     if (found == 0 && skipped.offset == 0 && framing) {
       reason += " at the start of the file: is the XOR key right? (xor.dat, --xor-key) Is it --network's file?";
     }
-    skips.add({file.index, skipped.offset, skipped.count, std::move(reason), failed_block});
+    Problem problem{file.index, skipped.offset, skipped.count, std::move(reason), failed_block};
+    if (file.being_written && after_last.size() < max_listed_problems) {
+      after_last.emplace_back(std::move(problem), skipped.reason);
+    } else {
+      release();
+      skips.add(std::move(problem));
+    }
   }
+  std::optional<std::uint64_t> unfinished;
+  if (!after_last.empty() && (after_last.front().second == blockfile_errc::truncated_record_header ||
+                              after_last.front().second == blockfile_errc::record_past_end)) {
+    unfinished = after_last.front().first.offset;
+    after_last.clear();
+  }
+  release();
   skips.flush();
-  return success();
+  return unfinished;
 }
 
 }  // namespace blockwire::cli

@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace blockwire::cli {
@@ -26,11 +27,15 @@ struct FileToScan {
   std::uint64_t progress_base;  // bytes of the files before it, for the progress bar
   std::uint64_t size;
   network net;  // of its records' magic
+  // The last blk file of a directory a writer is appending to: a record
+  // cut short at its end is being written, not damage.
+  bool being_written = false;
 };
 
 // Submits each valid block to `pipeline` and reports damage to it. Returns
-// the error that stopped reading the file, if any.
-result<void> scan_records(const FileToScan& file, network net, CheckPipeline& pipeline, Progress& progress,
-                          std::uint64_t& records);
+// where a record being written begins (file.being_written), if one does,
+// or the error that stopped reading the file.
+result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, network net, CheckPipeline& pipeline, Progress& progress,
+                                                  std::uint64_t& records);
 
 }  // namespace blockwire::cli

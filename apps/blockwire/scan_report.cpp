@@ -28,6 +28,9 @@ void print_text_report(const ScanResult& r) {
   } else {
     std::printf("every block decoded, passed check_block and re-encoded to the same bytes: %s\n", r.failed_blocks == 0 ? "yes" : "NO");
   }
+  for (const std::string& where : r.being_written) {
+    std::printf("being written (a writer holds the directory's lock): read up to the last whole record, %s\n", where.c_str());
+  }
   if (r.undo_files != 0) {
     std::printf("undo data: %s in %s, each paired with its block (counts, checksum over the parent): %s\n",
                 count_of(r.undo_records, "record").c_str(), count_of(r.undo_files, "rev file").c_str(),
@@ -77,6 +80,12 @@ void print_json_report(const ScanResult& r) {
     out.end_object();
   }
   out.end_array();
+  if (!r.being_written.empty()) {
+    out.key("being_written");
+    out.begin_array();
+    for (const std::string& where : r.being_written) out.string(where);
+    out.end_array();
+  }
   if (!r.io_failure.empty()) {
     out.member_string("io_error", r.io_failure);
   }

@@ -41,6 +41,9 @@ struct ScanResult {
   std::uint64_t failed_blocks = 0;
   std::uint64_t skipped_bytes = 0;
   std::string io_failure;  // empty when every file was read
+  // A directory a writer holds the lock of: where reading stopped, before
+  // a record being written ("DIR/blk00003.dat at byte N"); empty otherwise.
+  std::vector<std::string> being_written;
   // Undo data (directories with rev files): each blk file's blocks' keys,
   // gathered by the checking threads where collect_undo_keys says so.
   std::vector<bool> collect_undo_keys;

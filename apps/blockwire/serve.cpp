@@ -13,6 +13,7 @@
 #include <blockwire/net.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -31,13 +32,31 @@ namespace blockwire::cli {
 namespace {
 
 // A peer's thread and its connection, which the main thread shuts down to
-// stop it.
+// stop it (or to evict it: then `evicted` says so first).
 struct Session {
   net::Connection connection;
+  std::chrono::steady_clock::time_point accepted = std::chrono::steady_clock::now();
+  std::atomic<bool> handshake_done{false};
+  std::atomic<bool> evicted{false};
   std::atomic<bool> finished{false};
   std::thread thread;
   explicit Session(net::Connection c) : connection(std::move(c)) {}
 };
+
+// Every slot taken: the peer longest in its handshake makes room, as Core
+// evicts, so that sockets that connect and say nothing cannot keep real
+// peers out. Returns whether one did.
+bool evict_unfinished_handshake(std::list<Session>& sessions) {
+  Session* oldest = nullptr;
+  for (Session& s : sessions) {
+    if (s.handshake_done || s.finished || s.evicted) continue;
+    if (oldest == nullptr || s.accepted < oldest->accepted) oldest = &s;
+  }
+  if (oldest == nullptr) return false;
+  oldest->evicted = true;
+  oldest->connection.shutdown();
+  return true;
+}
 
 std::mutex log_mutex;
 template <class... Args>
@@ -54,11 +73,16 @@ void run_session(Session& s, const net::BlockStore& store, std::int32_t height) 
   if (!version) {
     served = version.error();
   } else {
+    s.handshake_done = true;
     log("blockwire serve: %s connected (%s, protocol %d)\n", peer.peer_name().c_str(), version.value().user_agent.c_str(),
         version.value().version);
     served = net::serve_peer(peer, store);
   }
-  if (served) {
+  if (s.evicted) {
+    const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.accepted).count();
+    log("blockwire serve: evicted %s: every slot was taken, and its handshake was still not done after %.1f s (%s received)\n",
+        peer.peer_name().c_str(), seconds, with_commas(peer.bytes_received()).c_str());
+  } else if (served) {
     log("blockwire serve: %s left (%s sent)\n", peer.peer_name().c_str(), with_commas(peer.bytes_sent()).c_str());
   } else {
     log("blockwire serve: dropped %s\n", describe_peer_error(peer, served.error()).c_str());
@@ -150,8 +174,8 @@ int serve(const ServeOptions& o) {
       continue;
     }
     FileDescriptor socket(fd, ownership::own);
-    if (sessions.size() >= o.max_peers) {
-      log("blockwire serve: refused %s: already %u peers (--max-peers)\n", net::remote_name(fd).c_str(), o.max_peers);
+    if (sessions.size() >= o.max_peers && !evict_unfinished_handshake(sessions)) {
+      log("blockwire serve: refused %s: already %u peers, each past its handshake (--max-peers)\n", net::remote_name(fd).c_str(), o.max_peers);
       continue;
     }
     Session& s = sessions.emplace_back(net::Connection(std::move(socket), net, timeouts));

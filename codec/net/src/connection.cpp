@@ -52,20 +52,50 @@ class DeadlineReader {
   std::uint64_t received_ = 0;
 };
 
-// The socket writer, counting what it sent.
-struct CountingSocketWriter {
-  SocketWriter& socket;
-  std::uint64_t& sent;
+// The socket writer behind one message's deadline: non-blocking sends,
+// waiting (poll) for room only until the message's time is up, however
+// many partial sends it takes. The deadline is set from the message's
+// envelope, its first 24 bytes (its payload length). Counts what it sent.
+class DeadlineWriter {
+ public:
+  DeadlineWriter(int fd, const Timeouts& timeouts, std::uint64_t& sent) noexcept : fd_(fd), timeouts_(timeouts), sent_(sent) {}
+
   result<void> write(std::span<const std::byte> bytes) {
-    auto r = socket.write(bytes);
-    if (!r) {
-      // SO_SNDTIMEO ran out: the peer does not read.
-      if (const auto c = r.error().code(); c == std::errc::resource_unavailable_try_again) return net_errc::timed_out;
-      return r;
+    if (!started_) {
+      started_ = true;
+      std::uint64_t payload = max_message_payload;
+      if (bytes.size() >= p2p::envelope_size) {
+        payload = std::to_integer<std::uint32_t>(bytes[16]) | std::to_integer<std::uint32_t>(bytes[17]) << 8 |
+                  std::to_integer<std::uint32_t>(bytes[18]) << 16 | std::to_integer<std::uint32_t>(bytes[19]) << 24;
+      }
+      deadline_ = clock::now() + timeouts_.for_message(payload);
     }
-    sent += bytes.size();
-    return r;
+    while (!bytes.empty()) {
+      const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n >= 0) {
+        sent_ += static_cast<std::uint64_t>(n);
+        bytes = bytes.subspan(static_cast<std::size_t>(n));
+        continue;
+      }
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) return std::error_code(errno, std::system_category());
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline_ - clock::now());
+      if (left.count() <= 0) return net_errc::peer_not_reading;
+      pollfd p{fd_, POLLOUT, 0};
+      if (::poll(&p, 1, static_cast<int>(std::min<std::chrono::milliseconds::rep>(left.count(), 1'000'000))) < 0 && errno != EINTR) {
+        return std::error_code(errno, std::system_category());
+      }
+    }
+    return success();
   }
+
+ private:
+  static constexpr std::uint64_t max_message_payload = p2p::max_message_size;
+  int fd_;
+  const Timeouts& timeouts_;
+  std::uint64_t& sent_;
+  bool started_ = false;
+  clock::time_point deadline_{};
 };
 
 std::uint64_t random_nonce() {
@@ -77,7 +107,7 @@ std::uint64_t random_nonce() {
 
 struct Connection::State {
   State(FileDescriptor fd, network n, Timeouts t)
-      : socket(std::move(fd)), net(n), timeouts(t), peer(remote_name(socket.get())), writer(socket.get()), reader(socket.get()) {}
+      : socket(std::move(fd)), net(n), timeouts(t), peer(remote_name(socket.get())), reader(socket.get()) {}
 
   std::uint64_t consumed() const noexcept { return reader.received() - in.buffered().size(); }
 
@@ -85,7 +115,6 @@ struct Connection::State {
   network net;
   Timeouts timeouts;
   std::string peer;
-  SocketWriter writer;
   DeadlineReader reader;
   StreamReader in{reader_ref(reader)};
   std::vector<std::byte> scratch;  // one encoded payload at a time, reused
@@ -96,10 +125,6 @@ struct Connection::State {
 
 Connection::Connection(FileDescriptor socket, network net, Timeouts timeouts)
     : state_(std::make_unique<State>(std::move(socket), net, timeouts)) {
-  // A peer that stops reading cannot hold a send forever.
-  const auto ms = timeouts.message.count();
-  const timeval tv{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>((ms % 1000) * 1000)};
-  (void)setsockopt(state_->socket.get(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
   // An envelope and its payload leave as two writes: with Nagle's algorithm
   // the second would wait for the peer's delayed ACK (40 ms a message).
   const int one = 1;
@@ -117,12 +142,12 @@ Connection& Connection::operator=(Connection&&) noexcept = default;
 Connection::~Connection() = default;
 
 result<void> Connection::send(const p2p::Message& message) {
-  CountingSocketWriter out{state_->writer, state_->sent};
+  DeadlineWriter out(state_->socket.get(), state_->timeouts, state_->sent);
   return p2p::encode_message(message, state_->net, writer_ref(out), state_->scratch);
 }
 
 result<void> Connection::send(std::string_view command, std::span<const std::byte> payload) {
-  CountingSocketWriter out{state_->writer, state_->sent};
+  DeadlineWriter out(state_->socket.get(), state_->timeouts, state_->sent);
   return p2p::encode_message(command, payload, state_->net, writer_ref(out));
 }
 
@@ -140,7 +165,20 @@ result<p2p::Message> Connection::receive() {
       if (!got) return error(got.error().code(), s.last_offset);
       if (got.value() == 0) return error(net_errc::connection_closed, s.last_offset);
     }
-    s.reader.arm(clock::now() + s.timeouts.message, net_errc::too_slow);
+    // Timed from its first byte: the envelope first, then the whole at the
+    // time its length gives.
+    const auto started = clock::now();
+    s.reader.arm(started + std::min(s.timeouts.message, s.timeouts.envelope), net_errc::too_slow);
+    while (s.in.buffered().size() < p2p::envelope_size) {
+      auto got = s.in.fill();
+      if (!got) return error(got.error().code(), s.consumed());
+      if (got.value() == 0) break;  // closed inside the envelope: decode_message says so
+    }
+    if (const auto head = s.in.buffered(); head.size() >= p2p::envelope_size) {
+      const std::uint32_t length = std::to_integer<std::uint32_t>(head[16]) | std::to_integer<std::uint32_t>(head[17]) << 8 |
+                                   std::to_integer<std::uint32_t>(head[18]) << 16 | std::to_integer<std::uint32_t>(head[19]) << 24;
+      s.reader.arm(started + s.timeouts.for_message(length), net_errc::too_slow);
+    }
     auto message = p2p::decode_message(s.in, s.net, &s.last_command);
     if (!message) {
       std::error_code code = message.error().code();

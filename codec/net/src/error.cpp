@@ -6,7 +6,7 @@ namespace {
 const char* describe(int value) noexcept {
   switch (static_cast<net_errc>(value)) {
     case net_errc::timed_out: return "the peer sent nothing we were waiting for within the idle timeout";
-    case net_errc::too_slow: return "a message did not arrive whole within the message timeout";
+    case net_errc::too_slow: return "a message did not arrive whole within its time (the message timeout, less for a short one)";
     case net_errc::connection_closed: return "the peer closed the connection";
     case net_errc::self_connection: return "connected to ourselves (the peer's version carries our nonce)";
     case net_errc::obsolete_peer: return "the peer's protocol version is below 31800";
@@ -18,6 +18,7 @@ const char* describe(int value) noexcept {
     case net_errc::block_not_found: return "the peer does not have a block we asked for (notfound)";
     case net_errc::bad_endpoint: return "not HOST[:PORT]";
     case net_errc::unknown_host: return "the host name resolves to no address";
+    case net_errc::peer_not_reading: return "the peer stopped reading: a message we sent it did not leave within its time";
   }
   return nullptr;
 }

@@ -4,10 +4,14 @@
 // into one reusable buffer, hashed once for the checksum, and sent.
 //
 // Deadlines: waiting for a message's first byte may take the idle timeout;
-// once it began, the whole message must arrive within the message timeout
-// (a peer sending one byte a second is cut off, not waited for). Pings are
-// answered and unknown commands skipped inside receive(). Memory: the
-// largest message plus the buffers, whatever the peer sends.
+// once it began, a message is timed from its first byte to its last, both
+// ways: its 24-byte envelope within `envelope`, and the whole of it within
+// `envelope` plus its length at `min_rate`, never more than `message` (a
+// peer sending a ping at one byte a second is cut off in seconds; a peer
+// that stops reading is dropped when the message we send it is late, not
+// when each partial send() times out). Pings are answered and unknown
+// commands skipped inside receive(). Memory: the largest message plus the
+// buffers, whatever the peer sends.
 #pragma once
 
 #include <blockwire/io/error.hpp>
@@ -16,6 +20,7 @@
 #include <blockwire/net/error.hpp>
 #include <blockwire/p2p.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -29,7 +34,15 @@ struct Timeouts {
   std::chrono::milliseconds connect{10'000};
   std::chrono::milliseconds handshake{30'000};  // from our version to the peer's verack
   std::chrono::milliseconds idle{60'000};       // no byte at all
-  std::chrono::milliseconds message{60'000};    // from a message's first byte to its last
+  std::chrono::milliseconds message{60'000};    // from a message's first byte to its last, at most
+  std::chrono::milliseconds envelope{5'000};    // from a message's first byte to the last of its envelope
+  std::uint32_t min_rate = 100'000;             // bytes a second a message's payload must at least move at; 0: no floor
+
+  // The time a message of `payload` bytes has, from its first byte.
+  std::chrono::milliseconds for_message(std::uint64_t payload) const noexcept {
+    if (min_rate == 0) return message;
+    return std::min(message, envelope + std::chrono::milliseconds(payload * 1000 / min_rate));
+  }
 };
 
 // What we say of ourselves in our version message.

@@ -15,7 +15,7 @@ namespace blockwire::net {
 
 enum class net_errc : int {
   timed_out = 1,         // the peer sent nothing we were waiting for within the idle timeout (pings and the like do not count)
-  too_slow,              // a message did not arrive whole within the message timeout
+  too_slow,              // a message did not arrive whole within its time (Timeouts::for_message)
   connection_closed,     // the peer closed the connection (inside a message when the offset is past its start)
   self_connection,       // the peer's version carries our own nonce: we connected to ourselves
   obsolete_peer,         // a protocol version below 31,800 (Core's MIN_PEER_PROTO_VERSION)
@@ -27,6 +27,7 @@ enum class net_errc : int {
   block_not_found,       // notfound for a block we asked for
   bad_endpoint,          // HOST[:PORT] that does not parse
   unknown_host,          // the name resolves to no address
+  peer_not_reading,      // a message we sent did not leave within its time: the peer stopped reading
 };
 
 const std::error_category& net_category() noexcept;
