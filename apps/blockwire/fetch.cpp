@@ -56,14 +56,14 @@ int fetch(const FetchOptions& o) {
     std::fprintf(stderr, "blockwire fetch: %s: not HOST[:PORT]\n", o.peer.c_str());
     return usage_or_io;
   }
-  auto key = key_for_writing(o.output_dir, o.xor_key);
-  if (!key) {
-    std::fprintf(stderr, "blockwire fetch: %s\n", xor_key_problem(o.output_dir, o.xor_key, key.error()).c_str());
-    return usage_or_io;
-  }
   std::error_code ec;
   if (fs::exists(o.output_dir, ec) && !fs::is_directory(o.output_dir, ec)) {
     std::fprintf(stderr, "blockwire fetch: -o %s: not a directory (a blocks directory is written there, or made)\n", o.output_dir.c_str());
+    return usage_or_io;
+  }
+  auto key = key_for_writing(o.output_dir, o.xor_key);
+  if (!key) {
+    std::fprintf(stderr, "blockwire fetch: %s\n", xor_key_problem(o.output_dir, o.xor_key, key.error()).c_str());
     return usage_or_io;
   }
   fs::create_directories(o.output_dir, ec);

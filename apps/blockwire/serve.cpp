@@ -12,6 +12,7 @@
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/net.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cerrno>
@@ -174,7 +175,8 @@ int serve(const ServeOptions& o) {
       continue;
     }
     FileDescriptor socket(fd, ownership::own);
-    if (sessions.size() >= o.max_peers && !evict_unfinished_handshake(sessions)) {
+    const auto live = static_cast<std::size_t>(std::count_if(sessions.begin(), sessions.end(), [](const Session& x) { return !x.finished && !x.evicted; }));
+    if (live >= o.max_peers && !evict_unfinished_handshake(sessions)) {
       log("blockwire serve: refused %s: already %u peers, each past its handshake (--max-peers)\n", net::remote_name(fd).c_str(), o.max_peers);
       continue;
     }

@@ -1,3 +1,5 @@
+#include "batch_record.hpp"
+
 #include <blockwire/blockfiles/block_directory.hpp>
 #include <blockwire/blockfiles/block_file_reader.hpp>  // max_block_size, BlockFileReader
 #include <blockwire/blockfiles/block_file_writer.hpp>
@@ -97,34 +99,6 @@ result<Tail> check_last_file(const std::string& path, const XorKey& key, network
   return Tail{end, !torn_at && end < size, torn_at.has_value()};
 }
 
-constexpr const char* batch_file_name = ".blockwire-batch";
-
-// DIR/.blockwire-batch: "blockwire batch FILE OFFSET\n", where a batch began.
-std::string batch_record(BlockPosition at) {
-  return "blockwire batch " + std::to_string(at.file) + " " + std::to_string(at.offset) + "\n";
-}
-
-std::optional<BlockPosition> parse_batch_record(const std::string& text) {
-  unsigned file = 0;
-  unsigned long long offset = 0;
-  char end = 0;
-  if (std::sscanf(text.c_str(), "blockwire batch %u %llu%c", &file, &offset, &end) != 3 || end != '\n') return std::nullopt;
-  return BlockPosition{file, offset};
-}
-
-result<std::string> read_small_file(const fs::path& path) {
-  auto file = FileReader::open(path.c_str());
-  if (!file) return file.error();
-  std::array<std::byte, 128> buffer{};
-  std::size_t have = 0;
-  for (;;) {
-    auto got = file.value().read_some(std::span(buffer).subspan(have));
-    if (!got) return got.error();
-    if (got.value() == 0 || (have += got.value()) == buffer.size()) break;
-  }
-  return std::string(reinterpret_cast<const char*>(buffer.data()), have);
-}
-
 }  // namespace
 
 struct BlockFileWriter::State {
@@ -141,7 +115,7 @@ struct BlockFileWriter::State {
   std::optional<BlockPosition> batch;    // where the open batch began
   std::optional<BlockFileRepair> repair;  // what open() repaired
 
-  fs::path batch_path() const { return fs::path(dir) / batch_file_name; }
+  fs::path batch_path() const { return fs::path(dir) / detail::batch_file_name; }
 
   std::string path_of(unsigned n) const { return (fs::path(dir) / block_file_name(n)).string(); }
 
@@ -250,11 +224,10 @@ result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorK
   // A batch that never committed: the writer that began it is gone (we
   // hold the lock), so what it appended goes.
   const fs::path batch_path = state->batch_path();
-  if (fs::exists(batch_path, ec)) {
-    auto text = read_small_file(batch_path);
-    if (!text) return text.error();
-    const auto at = parse_batch_record(text.value());
-    if (!at || existing.value().empty()) return error(blockfile_errc::bad_batch_file);
+  auto batch_start = detail::read_batch_start(dir);
+  if (!batch_start) return batch_start.error();
+  if (const auto& at = batch_start.value()) {
+    if (existing.value().empty()) return error(blockfile_errc::bad_batch_file);
     const unsigned last_number = *block_file_number(fs::path(existing.value().back()).filename().string());
     if (at->file > last_number) return error(blockfile_errc::bad_batch_file);
     auto removed = state->remove_after(*at, last_number);
@@ -361,7 +334,7 @@ result<void> BlockFileWriter::begin_batch() {
   // record that names it does.
   if (auto r = s.file->sync(); !r) return r;
   if (auto r = sync_directory(s.dir.c_str()); !r) return r;
-  const std::string text = batch_record(at);
+  const std::string text = detail::batch_record(at);
   if (auto r = write_file_atomically(s.batch_path().c_str(), std::as_bytes(std::span(text))); !r) return r;
   s.batch = at;
   return success();

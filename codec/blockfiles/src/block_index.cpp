@@ -1,3 +1,5 @@
+#include "batch_record.hpp"
+
 #include <blockwire/blockfiles/block_directory.hpp>
 #include <blockwire/blockfiles/block_file_reader.hpp>
 #include <blockwire/blockfiles/block_index.hpp>
@@ -18,6 +20,8 @@ std::string IndexProblem::message() const {
     case kind::damaged_record: return text + reason + ", " + std::to_string(bytes) + " bytes skipped";
     case kind::bad_proof_of_work: return text + "the header's proof of work fails (its hash is above its target, or the target is easier than the network allows)";
     case kind::unlinked: return text + "the block links to no block of the chain (its parent is missing or was left out)";
+    case kind::unfinished_batch:
+      return text + std::to_string(bytes) + " records of an append that did not finish (its writer died) left out; the next fetch or pack removes them";
     case kind::unreadable_file: return block_file_name(file) + ": cannot be read: " + reason;
     case kind::torn_record:
       return text + "the file ends inside a record (" + std::to_string(bytes) + " bytes): a write interrupted by a crash; the next fetch or pack cuts it off";
@@ -36,6 +40,16 @@ result<BlockIndex> BlockIndex::build(const std::string& blocks_dir, const XorKey
   index.being_written_ = being_written(blocks_dir);
   auto files = block_files(blocks_dir);
   if (!files) return files.error();
+  // An append that never committed (its writer died): what it wrote is not
+  // the directory's yet; the next writer removes it. While a writer holds
+  // the lock, it is being written.
+  auto batch = detail::read_batch_start(blocks_dir);
+  if (!batch) return batch.error();
+  std::optional<BlockPosition> uncommitted = index.being_written_ ? std::nullopt : batch.value();
+  std::uint64_t uncommitted_records = 0;
+  const auto is_uncommitted = [&](unsigned file, std::uint64_t offset) {
+    return uncommitted && (file > uncommitted->file || (file == uncommitted->file && offset >= uncommitted->offset));
+  };
   for (std::size_t f = 0; f < files.value().size(); ++f) {
     const std::string& path = files.value()[f];
     const bool last_file = f + 1 == files.value().size();
@@ -63,6 +77,10 @@ result<BlockIndex> BlockIndex::build(const std::string& blocks_dir, const XorKey
         continue;
       }
       report_skipped();
+      if (is_uncommitted(number, record->offset)) {
+        ++uncommitted_records;
+        continue;
+      }
       // A record's length is at least 81 (BlockFileReader): the header decodes.
       const BlockHeader header = decode_header(record->bytes.first(header_size)).value();
       IndexedBlock b;
@@ -76,6 +94,7 @@ result<BlockIndex> BlockIndex::build(const std::string& blocks_dir, const XorKey
       }
       if (index.by_hash_.emplace(b.hash, index.blocks_.size()).second) index.blocks_.push_back(b);  // a duplicate: the first stays
     }
+    if (uncommitted) std::erase_if(skipped, [&](const SkippedBytes& k) { return is_uncommitted(number, k.offset); });
     const bool cut_short = !skipped.empty() && (skipped.front().reason == blockfile_errc::truncated_record_header ||
                                                 skipped.front().reason == blockfile_errc::record_past_end);
     if (last_file && cut_short) {
@@ -122,6 +141,7 @@ result<BlockIndex> BlockIndex::build(const std::string& blocks_dir, const XorKey
     path.clear();
   }
 
+  if (uncommitted) index.add_problem({IndexProblem::kind::unfinished_batch, uncommitted->file, uncommitted->offset, uncommitted_records, {}});
   for (const IndexedBlock& b : index.blocks_) {
     if (b.height < 0) index.add_problem({IndexProblem::kind::unlinked, b.file, b.offset, 0, {}});
   }

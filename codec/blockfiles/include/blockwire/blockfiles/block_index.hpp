@@ -53,11 +53,12 @@ struct IndexProblem {
     unlinked,           // a block whose parent is neither in the directory nor all zeros (or was left out itself)
     torn_record,        // the last file ends inside a record, and no writer holds the lock: a crash mid-append
     unreadable_file,    // the file cannot be opened (a dangling link, a loop of links, no permission)
+    unfinished_batch,   // records after where an append that never committed began (bytes: how many records)
   };
   kind what;
   unsigned file;          // N of blkNNNNN.dat
   std::uint64_t offset;   // of the record, or of the bytes skipped
-  std::uint64_t bytes;    // skipped (damaged_record, torn_record); 0 otherwise
+  std::uint64_t bytes;    // skipped (damaged_record, torn_record); records (unfinished_batch); 0 otherwise
   std::string reason;     // damaged_record: the framing's ("bad magic", ...); unreadable_file: the system's
 
   // "blk00000.dat:1234: the block's proof of work fails (...)".

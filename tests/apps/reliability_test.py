@@ -1,0 +1,424 @@
+"""Crashes, full disks, damage and hostile peers, from outside: the blockwire command as a user (or an
+attacker) meets it. One scenario a run:
+  reliability_test.py BLOCKWIRE MAKE_CHAIN DATA_DIR WORK_DIR SCENARIO
+Every process a scenario starts is stopped by its PID, whatever happens; every loop is bounded in count and
+time."""
+import json
+import os
+import random
+import resource
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'net'))
+import peers  # noqa: E402
+from bitcoin.core import CBlock  # noqa: E402
+from bitcoin.messages import msg_getdata, msg_ping  # noqa: E402
+from bitcoin.net import CInv  # noqa: E402
+
+blockwire, make_chain, data_dir, work, scenario = sys.argv[1:6]
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+FILL = os.path.join(data_dir, 'block413567.raw')
+random.seed(int.from_bytes(os.urandom(4), 'little'))
+
+
+def run(*args, timeout=120, **kwargs):
+    return subprocess.run([blockwire, *args], capture_output=True, text=True, timeout=timeout, **kwargs)
+
+
+def chain(name, n, *extra):
+    """A regtest chain made by the library: its directory and its blocks' bytes in order."""
+    directory, hex_file = os.path.join(work, name), os.path.join(work, name + '.hex')
+    subprocess.run([make_chain, directory, str(n), '--hex', hex_file, *extra], check=True, capture_output=True)
+    return directory, peers.read_chain(hex_file)
+
+
+def key_of(directory):
+    path = os.path.join(directory, 'xor.dat')
+    return open(path, 'rb').read() if os.path.exists(path) else b'\0' * 8
+
+
+def xor(data, key, offset):
+    return bytes(b ^ key[(offset + i) % 8] for i, b in enumerate(data))
+
+
+def record_offsets(directory, name='blk00000.dat'):
+    """(offset, length) of each record of a blk file, in file order."""
+    data = xor(open(os.path.join(directory, name), 'rb').read(), key_of(directory), 0)
+    out, at = [], 0
+    while at + 8 <= len(data):
+        (n,) = struct.unpack('<I', data[at + 4:at + 8])
+        out.append((at, n))
+        at += 8 + n
+    return out
+
+
+def patch(directory, name, offset, plain):
+    """Writes `plain` (un-obfuscated bytes) at `offset` of a file, obfuscated as the file is."""
+    path = os.path.join(directory, name)
+    with open(path, 'r+b') as f:
+        f.seek(offset)
+        f.write(xor(plain, key_of(directory), offset))
+
+
+def blocks_count(directory):
+    r = run('blocks', directory, '--network', 'regtest')
+    return r, len([line for line in r.stdout.splitlines() if line.strip()])
+
+
+def check_records(directory, expected):
+    scan = run('scan', '--no-progress', directory)
+    assert scan.returncode == 0, scan.stdout + scan.stderr
+    got = peers.records(directory)
+    assert got == expected, f'{len(got)} records, {len(expected)} expected'
+
+
+def fetch_args(port, directory, *extra):
+    return [blockwire, 'fetch', f'127.0.0.1:{port}', '-o', directory, '--network', 'regtest', '--no-progress', *extra]
+
+
+def scenario_kill_fetch():
+    """kill -9 of fetch at random moments, again and again: every rerun goes on (a torn record is cut off and
+    said), and the end is the source, byte for byte."""
+    source, blocks = chain('source', 40, '--fill', FILL)  # about 55 MB of megabyte blocks
+    target = os.path.join(work, 'fetched')
+    server, port = peers.start_serve(blockwire, source)
+    repaired = 0
+    with server:
+        started = time.time()
+        assert subprocess.run(fetch_args(port, os.path.join(work, 'timing')), capture_output=True, timeout=60).returncode == 0
+        took = time.time() - started
+        for trial in range(10):
+            shutil.rmtree(target, ignore_errors=True) if trial % 3 == 0 else None  # from the start again, now and then
+            with peers.Process(fetch_args(port, target)) as p:
+                time.sleep(random.uniform(0.1, 0.9) * took)
+                os.kill(p.proc.pid, signal.SIGKILL)
+                p.proc.wait()
+            # Never refused for what a crash leaves; each rerun may be killed too, so look at the last one.
+            r = subprocess.run(fetch_args(port, target, '--max-blocks', '1'), capture_output=True, text=True, timeout=60)
+            assert r.returncode == 0, (trial, r.returncode, r.stderr)
+            repaired += 'cut off a torn record' in r.stderr
+        final = subprocess.run(fetch_args(port, target), capture_output=True, text=True, timeout=60)
+        assert final.returncode == 0, final.stderr
+        server.stop()
+    check_records(target, blocks)
+    print(f'{repaired} of the reruns cut off a torn record')
+
+
+def pack_inputs(blocks, first, count):
+    """Block files for pack: one raw file a block."""
+    paths = []
+    for i in range(first, first + count):
+        path = os.path.join(work, f'in{i:04}.raw')
+        with open(path, 'wb') as f:
+            f.write(blocks[i])
+        paths.append(path)
+    return paths
+
+
+def kill_once_writing(args, writing, spread):
+    """Starts `args`, waits until writing() says it has begun to write (at most 30 s), lets it go on for a
+    random moment of up to `spread` seconds, and kills it (-9). Returns whether it was still running then."""
+    with peers.Process(args) as p:
+        deadline = time.time() + 30
+        while p.proc.poll() is None and not writing() and time.time() < deadline:
+            time.sleep(0.002)
+        time.sleep(random.uniform(0, spread))
+        alive = p.proc.poll() is None
+        if alive:
+            os.kill(p.proc.pid, signal.SIGKILL)
+        p.proc.wait()
+        return alive
+
+
+def scenario_kill_pack_append():
+    """kill -9 of pack --append at random moments: the directory holds the blocks before it or every block of
+    it, never part (the index leaves an unfinished append out, the next writer removes it), and a rerun adds
+    them once."""
+    _, blocks = chain('source', 200, '--fill', FILL)
+    target = os.path.join(work, 'packed')
+    base = pack_inputs(blocks, 0, 1)
+    assert run('pack', '-o', target, '--network', 'regtest', *base).returncode == 0
+    rest = pack_inputs(blocks, 1, 199)
+    landed = 0
+    for trial in range(6):
+        batch = os.path.join(target, '.blockwire-batch')
+        landed += kill_once_writing([blockwire, 'pack', '--append', '-o', target, '--network', 'regtest', *rest],
+                                    lambda: os.path.exists(batch), 0.2)
+        r, n = blocks_count(target)
+        assert n in (1, 200), (trial, n, r.stderr)
+        if n == 200:
+            break  # it finished before the kill
+        assert r.returncode in (0, 1), r.stderr
+        if r.returncode == 1:
+            assert 'did not finish' in r.stderr, r.stderr
+    assert landed, 'no kill landed while pack was writing'
+    r = run('pack', '--append', '-o', target, '--network', 'regtest', *rest)
+    assert r.returncode == 0, r.stderr
+    check_records(target, blocks[:200])
+    again = run('pack', '--append', '-o', target, '--network', 'regtest', *rest)
+    assert again.returncode == 0 and 'packed nothing' in again.stdout, again.stdout + again.stderr
+    check_records(target, blocks[:200])
+
+
+def scenario_kill_pack_new():
+    """kill -9 of pack into a new directory leaves a hidden .partial directory; the next run removes it, and a
+    directory pack makes has the umask's mode, not 0700."""
+    _, blocks = chain('source', 100, '--fill', FILL)
+    inputs = pack_inputs(blocks, 0, 100)
+    target = os.path.join(work, 'new')
+    def partials():
+        return [n for n in os.listdir(work) if n.startswith('.new.partial-')]
+    for _ in range(4):
+        if kill_once_writing([blockwire, 'pack', '-o', target, '--network', 'regtest', *inputs], lambda: bool(partials()), 0.05):
+            break
+        shutil.rmtree(target, ignore_errors=True)
+    left = partials()
+    assert left and not os.path.exists(target), 'no kill landed while pack was writing'
+    old = os.umask(0o027)
+    try:
+        r = run('pack', '-o', target, '--network', 'regtest', *inputs)
+    finally:
+        os.umask(old)
+    assert r.returncode == 0, r.stderr
+    assert 'left by a pack that did not finish' in r.stderr, r.stderr
+    assert not [n for n in os.listdir(work) if n.startswith('.new.partial-')], os.listdir(work)
+    assert os.stat(target).st_mode & 0o777 == 0o750, oct(os.stat(target).st_mode)
+    check_records(target, blocks[:100])
+
+
+def limited_disk(size_bytes):
+    """A tmpfs of that size where mounting is allowed (root), else None (the caller limits file sizes)."""
+    path = os.path.join(work, 'tmpfs')
+    os.makedirs(path, exist_ok=True)
+    r = subprocess.run(['mount', '-t', 'tmpfs', '-o', f'size={size_bytes}', 'tmpfs', path], capture_output=True)
+    return path if r.returncode == 0 else None
+
+
+def scenario_disk_full():
+    """A disk that fills during fetch: the error says so (exit 2) and, with room again, the rerun finishes:
+    nothing it left (xor.dat above all) keeps the directory from being resumed."""
+    source, blocks = chain('source', 6, '--fill', FILL)
+    server, port = peers.start_serve(blockwire, source)
+    mount = limited_disk(3 * 1024 * 1024)
+    try:
+        with server:
+            for limit in (0, 4, 2_000_000):  # bytes of room: none (not even xor.dat), a few, part of the blocks
+                target = os.path.join(mount or work, f'full{limit}')
+                if mount:
+                    filler = os.path.join(mount, 'filler')
+                    free = os.statvfs(mount).f_bavail * os.statvfs(mount).f_frsize
+                    with open(filler, 'wb') as f:
+                        f.write(b'\0' * max(0, free - limit))
+                    r = subprocess.run(fetch_args(port, target), capture_output=True, text=True, timeout=60)
+                    os.remove(filler)
+                else:
+                    def cap(n=limit):
+                        resource.setrlimit(resource.RLIMIT_FSIZE, (n, n))
+                    r = subprocess.run(fetch_args(port, target), capture_output=True, text=True, timeout=60, preexec_fn=cap)
+                assert r.returncode == 2, (limit, r.returncode, r.stderr)
+                assert 'No space left' in r.stderr or 'File too large' in r.stderr, r.stderr
+                if mount:  # room for the rest: a directory beside it on the real disk holds the same files
+                    moved = os.path.join(work, f'moved{limit}')
+                    shutil.copytree(target, moved, symlinks=True) if os.path.exists(target) else os.makedirs(moved)
+                    target = moved
+                again = subprocess.run(fetch_args(port, target), capture_output=True, text=True, timeout=60)
+                assert again.returncode == 0, (limit, again.stderr)
+                check_records(target, blocks)
+            server.stop()
+    finally:
+        if mount:
+            subprocess.run(['umount', mount], capture_output=True)
+
+
+def scenario_read_while_write():
+    """scan and blocks of a directory that fetch is writing: never damage, whatever moment they read it."""
+    _, blocks = chain('source', 60)
+    node = peers.FakeNode(blocks, 'slow_blocks')  # 50 ms a block
+    node.start()
+    target = os.path.join(work, 'fetched')
+    with peers.Process(fetch_args(node.port, target)) as writer:
+        seen = 0
+        deadline = time.time() + 40
+        while writer.proc.poll() is None and time.time() < deadline and seen < 12:
+            if not os.path.exists(os.path.join(target, 'blk00000.dat')):
+                time.sleep(0.02)
+                continue
+            scan = run('scan', '--no-progress', '--json', target)
+            assert scan.returncode == 0, scan.stdout + scan.stderr
+            listed = run('blocks', target)
+            assert listed.returncode == 0, listed.stderr
+            seen += 1
+        status, _, err = writer.stop(signal.SIGINT, timeout=30)
+    print("scan and blocks ran", seen, "times while fetch wrote")
+    assert seen >= 3, seen
+    assert status in (0, 2), err
+
+
+def scenario_checked_index():
+    """The index behind blocks, serve and fetch checks proof of work and links, and says what it left out."""
+    directory, blocks = chain('source', 300)
+    # A block appended with its bits changed to 0x1d00ffff (far more work claimed, none done).
+    tampered = os.path.join(work, 'bits')
+    shutil.copytree(directory, tampered)
+    b = bytearray(blocks[-1])
+    b[72:76] = struct.pack('<I', 0x1d00ffff)
+    path = os.path.join(work, 'bad.hex')
+    open(path, 'w').write(bytes(b).hex())
+    r = run('pack', '--append', '-o', tampered, '--network', 'regtest', path)
+    assert r.returncode == 0, r.stderr
+    r, n = blocks_count(tampered)
+    assert r.returncode == 1 and n == 301, (r.returncode, n)
+    assert "proof of work fails" in r.stderr, r.stderr
+    # fetch into it from an honest peer: nothing to fetch, the tip is 300, and the damage is said (exit 1).
+    server, port = peers.start_serve(blockwire, directory)
+    with server:
+        r = subprocess.run(fetch_args(port, tampered, '--json'), capture_output=True, text=True, timeout=60)
+        assert r.returncode == 1 and json.loads(r.stdout)['height'] == 300, (r.returncode, r.stdout, r.stderr)
+        server.stop()
+    server, port = peers.start_serve(blockwire, tampered)
+    with server:
+        status, _, err = server.stop()
+    assert 'proof of work fails' in err and 'height 300' in err, err
+
+    # A flipped bit in block 150's merkle root: its children link to nothing.
+    flipped = os.path.join(work, 'merkle')
+    shutil.copytree(directory, flipped)
+    at, _ = record_offsets(flipped)[150]
+    data = xor(open(os.path.join(flipped, 'blk00000.dat'), 'rb').read()[at + 8 + 36:at + 8 + 37], key_of(flipped), at + 8 + 36)
+    patch(flipped, 'blk00000.dat', at + 8 + 36, bytes([data[0] ^ 1]))
+    r, n = blocks_count(flipped)
+    assert r.returncode == 1, r.stderr
+    assert n <= 151, n
+    assert 'links to no block' in r.stderr or 'proof of work fails' in r.stderr, r.stderr
+
+    # Record 100's length set to 0xffffffff.
+    lengths = os.path.join(work, 'length')
+    shutil.copytree(directory, lengths)
+    at, _ = record_offsets(lengths)[100]
+    patch(lengths, 'blk00000.dat', at + 4, b'\xff\xff\xff\xff')
+    r, n = blocks_count(lengths)
+    assert r.returncode == 1 and 'implausible block length' in r.stderr, (r.returncode, r.stderr)
+
+
+def scenario_damaged_undo():
+    """A damaged rev record: blocks --verbosity 3 says which block lacks its undo data and exits 1."""
+    directory, _ = chain('source', 30, '--undo')
+    good = run('blocks', directory, '--json', '--verbosity', '3')
+    assert good.returncode == 0, good.stderr
+    path = os.path.join(directory, 'rev00000.dat')
+    data = bytearray(open(path, 'rb').read())
+    data[100] ^= 0xff
+    open(path, 'wb').write(bytes(data))
+    r = run('blocks', directory, '--json', '--verbosity', '3')
+    assert r.returncode == 1, r.stderr
+    assert 'no undo data for block' in r.stderr and 'fees and prevouts are left out' in r.stderr, r.stderr
+    scan = run('scan', '--no-progress', directory)
+    assert scan.returncode == 1, scan.stdout
+
+
+def scenario_arguments():
+    """What arguments and messages say when they are wrong."""
+    directory, blocks = chain('source', 20)
+    for args in (['blocks', directory, '--count', '-5'], ['blocks', directory, '--count', '99999999999999999999999'],
+                 ['blocks', directory, '--from', '99999999999999999999999'], ['scan', directory, '--threads', '0'],
+                 ['fetch', '127.0.0.1:1', '-o', os.path.join(work, 'x'), '--max-blocks', '-1']):
+        r = run(*args)
+        assert r.returncode == 2 and '18446744073709551615' not in r.stderr, (args, r.stderr)
+    r = run('fetch', '127.0.0.1:1', '-o', os.path.join(directory, 'blk00000.dat'), '--network', 'regtest')
+    assert r.returncode == 2 and 'blk00000.dat: not a directory' in r.stderr, r.stderr
+    # A loop of links is named by the file, not the directory.
+    looped = os.path.join(work, 'looped')
+    shutil.copytree(directory, looped)
+    os.symlink('blk00001.dat', os.path.join(looped, 'blk00001.dat'))
+    r = run('blocks', looped)
+    assert r.returncode == 1 and 'blk00001.dat: cannot be read' in r.stderr, r.stderr
+    # An empty first blk file: the network is still the records' (regtest), and nothing is damage.
+    shifted = os.path.join(work, 'shifted')
+    os.makedirs(shifted)
+    shutil.copy(os.path.join(directory, 'xor.dat'), shifted)
+    open(os.path.join(shifted, 'blk00000.dat'), 'wb').close()
+    shutil.copy(os.path.join(directory, 'blk00000.dat'), os.path.join(shifted, 'blk00001.dat'))
+    r = run('scan', '--no-progress', shifted)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r, n = blocks_count(shifted)
+    assert r.returncode == 0 and n == len(blocks), (n, r.stderr)
+
+
+def scenario_serve_slots():
+    """Idle sockets cannot hold serve's slots (the oldest unfinished handshake is evicted), a ping at a byte
+    a second is cut off in seconds, a client that stops reading is dropped as one, and a short payload is a
+    protocol violation: each logged as what the peer did."""
+    directory, blocks = chain('source', 30, '--fill', FILL)
+    server, port = peers.start_serve(blockwire, directory, '--max-peers', '4')
+    with server:
+        idle = [socket.create_connection(('127.0.0.1', port), timeout=10) for _ in range(4)]
+        time.sleep(0.3)
+        started = time.time()
+        good = peers.Wire(socket.create_connection(('127.0.0.1', port), timeout=10))
+        peers.handshake(good)
+        assert time.time() - started < 5
+        for s in idle:
+            s.close()
+
+        # A ping at one byte a second, after the handshake.
+        slow = socket.create_connection(('127.0.0.1', port), timeout=20)
+        peers.handshake(peers.Wire(slow))
+        started = time.time()
+        closed = False
+        for byte in msg_ping(nonce=7).to_bytes():
+            try:
+                slow.sendall(bytes([byte]))
+            except (BrokenPipeError, ConnectionResetError):
+                closed = True
+                break
+            time.sleep(1)
+            if time.time() - started > 12:
+                break
+        if not closed:
+            slow.settimeout(5)
+            try:
+                closed = slow.recv(1) == b''
+            except (ConnectionResetError, socket.timeout):
+                closed = True
+        assert closed and time.time() - started < 12, time.time() - started
+        slow.close()
+
+        # A short payload with the right checksum: a getheaders counting 5 locator hashes and holding one.
+        short = peers.Wire(socket.create_connection(('127.0.0.1', port), timeout=10))
+        peers.handshake(short)
+        short.send(peers.envelope(b'getheaders', struct.pack('<I', 70016) + peers.compact_size(5) + bytes(32) + bytes(32)))
+        assert short.receive() == (None, None)
+
+        status, _, err = server.stop()
+    assert 'evicted' in err, err
+    assert 'did not arrive whole' in err, err
+    assert 'ends before the fields it announces' in err, err
+
+    # A client that asks for every block and never reads: dropped when a message it is sent is late.
+    server, port = peers.start_serve(blockwire, directory, '--timeout', '3')
+    with server:
+        reader = socket.create_connection(('127.0.0.1', port), timeout=10)
+        reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        wire = peers.Wire(reader)
+        peers.handshake(wire)
+        message = msg_getdata()
+        for b in blocks[1:]:
+            inv = CInv()
+            inv.type, inv.hash = peers.MSG_WITNESS_BLOCK, CBlock.deserialize(b).GetHash()
+            message.inv.append(inv)
+        wire.send(message)
+        time.sleep(8)  # the first block that does not leave within 3 s ends it
+        status, _, err = server.stop()
+        reader.close()
+    assert 'stopped reading' in err, err
+
+
+globals()['scenario_' + scenario]()
+print('ok:', scenario)
