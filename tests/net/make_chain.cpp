@@ -7,7 +7,9 @@
 // make megabyte blocks; given twice or more, the blocks take turns. Writes the blocks directory, and with --hex each
 // block's hex on a line of its own (for the Python peers); with --undo the
 // rev files too, undo data made from the chain itself (blockwire::undo).
-//   make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo]
+// --coinbase-only leaves the spends out: every block has one shape, as
+// mainnet's early blocks do (the hard case for pairing undo records).
+//   make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only]
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
 #include <blockwire/io/hex.hpp>
@@ -96,7 +98,7 @@ Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* s
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: make_chain DIR N [--fill BLOCK.raw] [--hex FILE] [--plain]\n");
+    std::fprintf(stderr, "usage: make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only]\n");
     return 2;
   }
   const std::string dir = argv[1];
@@ -105,6 +107,7 @@ int main(int argc, char** argv) {
   std::ofstream hex_out;
   XorKey key = random_xor_key();
   bool with_undo = false;
+  bool coinbase_only = false;
   for (int i = 3; i < argc; ++i) {
     if (std::strcmp(argv[i], "--fill") == 0 && i + 1 < argc) {
       std::ifstream in(argv[++i], std::ios::binary);
@@ -119,6 +122,8 @@ int main(int argc, char** argv) {
       hex_out.open(argv[++i]);
     } else if (std::strcmp(argv[i], "--undo") == 0) {
       with_undo = true;
+    } else if (std::strcmp(argv[i], "--coinbase-only") == 0) {
+      coinbase_only = true;
     } else if (std::strcmp(argv[i], "--plain") == 0) {
       key = XorKey{};
     } else {
@@ -162,7 +167,7 @@ int main(int argc, char** argv) {
     }
     if (height == count) break;
     const Hash256 coinbase_txid = txid(block.transactions[0]);
-    const bool spends = height + 1 >= 2 && (height + 1) % 3 == 0;
+    const bool spends = !coinbase_only && height + 1 >= 2 && (height + 1) % 3 == 0;
     const Transaction spend = spends ? segwit_spend(coinbase_txid, height + 1) : Transaction{};
     static const std::vector<Transaction> none;
     const auto& fill = fills.empty() ? none : fills[height % fills.size()];

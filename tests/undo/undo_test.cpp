@@ -372,3 +372,63 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
   CHECK(damaged.error().code() == undo_errc::bad_magic);
   CHECK(damaged.error().offset() == raw.size());
 }
+
+TEST_CASE("undo: UndoPairer pairs records along the chain, in any block order, past a stale record and a damaged one; its search is bounded") {
+  // 3,000 blocks of one shape (coinbase only: the same, empty undo data),
+  // each block's hash made up; the blk file holds them shuffled.
+  constexpr std::size_t n = 3000;
+  std::vector<Hash256> hashes(n + 1);  // [0]: the parent of the first, in another file
+  for (std::size_t i = 0; i <= n; ++i) {
+    for (std::size_t b = 0; b < 8; ++b) hashes[i].bytes()[b] = static_cast<std::byte>((i * 2654435761u + 17) >> (8 * (b % 4)));
+    hashes[i].bytes()[31] = static_cast<std::byte>(i & 0xff);
+    hashes[i].bytes()[30] = static_cast<std::byte>(i >> 8);
+  }
+  const BlockUndo empty{};
+  std::vector<std::byte> bytes;
+  encode_block_undo(empty, bytes);
+  const std::uint64_t shape = undo_shape(empty);
+  std::vector<UndoPairer::Candidate> blocks;
+  for (std::size_t i = 1; i <= n; ++i) blocks.push_back({hashes[i], hashes[i - 1], shape});
+  // A stale sibling of block 1,500: the same parent, another hash.
+  Hash256 stale = hashes[1500];
+  stale.bytes()[0] ^= std::byte{0xff};
+  blocks.push_back({stale, hashes[1499], shape});
+  std::vector<std::size_t> order(blocks.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = (i * 7919) % order.size();  // a permutation (7919 is prime)
+  std::vector<UndoPairer::Candidate> shuffled;
+  for (std::size_t i : order) shuffled.push_back(blocks[i]);
+
+  UndoPairer pairer(shuffled);
+  std::size_t paired = 0;
+  for (std::size_t height = 1; height <= n; ++height) {
+    // Core connected the stale block, then the best chain's block 1,500 after a reorg; and block 2,000's record is damaged.
+    if (height == 1500) {
+      const auto sibling = pairer.pair(bytes, undo_checksum(hashes[1499], bytes), shape);
+      REQUIRE(sibling);
+      CHECK(shuffled[*sibling].parent == hashes[1499]);  // one of the two children: their undo data is the same
+    }
+    Hash256 checksum = undo_checksum(hashes[height - 1], bytes);
+    if (height == 2000) checksum.bytes()[5] ^= std::byte{1};
+    const auto got = pairer.pair(bytes, checksum, shape);
+    if (height == 2000) {
+      CHECK(!got);
+      continue;
+    }
+    REQUIRE(got);
+    // The block with this parent (at 1,500: either child of 1,499).
+    CHECK(shuffled[*got].parent == hashes[height - 1]);
+    ++paired;
+  }
+  CHECK(paired == n - 1);
+  CHECK(!pairer.budget_spent());
+
+  // Records that pair with nothing: the search stops when its budget (a few checks a block) is spent.
+  UndoPairer lost(shuffled);
+  std::size_t tried = 0;
+  while (!lost.budget_spent() && tried < 100) {
+    CHECK(!lost.pair(bytes, Hash256{}, shape));
+    ++tried;
+  }
+  CHECK(lost.budget_spent());
+  CHECK(tried <= 5);  // 4 checks a block and 64 more: five searches of 3,001 candidates at most
+}
