@@ -106,7 +106,9 @@ int main(int argc, char** argv) {
   pack_cmd->add_option("blocks", pack.inputs, "block files, raw or hex")->required()->type_name("BLOCKFILES...");
   auto* key_opt = pack_cmd->add_option("--xor-key", pack.xor_key, "the 16-hex-digit obfuscation key")->type_name("HEX");
   pack_cmd->add_flag("--random-key", pack.random_key, "a random key")->excludes(key_opt);
-  pack_cmd->add_flag("--append", pack.append, "add to the blk files already in DIR (with its key)");
+  pack_cmd->add_flag("--append", pack.append,
+                     "add to the blk files already in DIR (with its key), all or nothing even across a crash;\n"
+                     "blocks DIR already holds are skipped; a torn last record a crash left is cut off first");
   pack_cmd->add_flag("--undo", pack.undo,
                      "also write rev files, Core's undo data, made from the blocks themselves (a new directory; the\n"
                      "blocks a chain from its genesis block, in order)")
@@ -138,8 +140,9 @@ int main(int argc, char** argv) {
       "Sync a blocks directory (Bitcoin Core's layout, xor.dat) from a node, headers first: getheaders\n"
       "from the directory's best tip, each header checked (links, proof of work), then the blocks, 16 in\n"
       "flight, each checked (check_block) and appended whole in chain order. A rerun goes on from where\n"
-      "the last one stopped; the directory is locked while fetching. A peer that breaks the protocol or\n"
-      "sends a bad block ends the run with exit status 1, naming what it did and at which byte.");
+      "the last one stopped (a torn last record a crash left is cut off, and said); the directory is locked\n"
+      "while fetching. A peer that breaks the protocol or sends a bad block ends the run with exit status 1,\n"
+      "naming what it did and at which byte; so does damage found in DIR (after the sync).");
   fetch_cmd->add_option("peer", fetch.peer, "the node: HOST, HOST:PORT or [IPv6]:PORT (default port: the network's)")
       ->required()
       ->type_name("HOST[:PORT]");
@@ -166,8 +169,14 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("dir", serve.dir, "a blocks directory")->required()->type_name("DIR");
   serve_cmd->add_option("--listen", serve.listen, "the address and port (default: every address, the network's port; port 0: any free one)")
       ->type_name("ADDR:PORT");
-  serve_cmd->add_option("--max-peers", serve.max_peers, "peers served at once (default 8)")->check(CLI::Range(1u, 1000u))->type_name("N");
-  serve_cmd->add_option("--timeout", serve.timeout_seconds, "seconds of silence, and for one message, before a peer is dropped (default: 1,200 idle)")
+  serve_cmd->add_option("--max-peers", serve.max_peers,
+                        "peers served at once (default 8); when all are taken, the one longest in its handshake (30 s at\n"
+                        "most) is evicted for the newcomer, else the newcomer is refused")
+      ->check(CLI::Range(1u, 1000u))
+      ->type_name("N");
+  serve_cmd->add_option("--timeout", serve.timeout_seconds,
+                        "seconds of silence, and for one message either way, before a peer is dropped (default: 1,200\n"
+                        "idle; a message's 24-byte envelope within 5 s of its first byte, the whole at 100 kB/s, 60 s at most)")
       ->check(CLI::Range(1u, 86400u))
       ->type_name("SECONDS");
   serve_cmd->add_option("--xor-key", serve.xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
