@@ -170,8 +170,8 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--listen", serve.listen, "the address and port (default: every address, the network's port; port 0: any free one)")
       ->type_name("ADDR:PORT");
   serve_cmd->add_option("--max-peers", serve.max_peers,
-                        "peers served at once (default 8); when all are taken, the one longest in its handshake (30 s at\n"
-                        "most) is evicted for the newcomer, else the newcomer is refused")
+                        "peers served at once (default 8); when all are taken, the one longest in its handshake (over 1 s;\n"
+                        "30 s at most) is evicted for the newcomer, else the newcomer is refused")
       ->check(CLI::Range(1u, 1000u))
       ->type_name("N");
   serve_cmd->add_option("--timeout", serve.timeout_seconds,

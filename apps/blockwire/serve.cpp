@@ -46,11 +46,15 @@ struct Session {
 
 // Every slot taken: the peer longest in its handshake makes room, as Core
 // evicts, so that sockets that connect and say nothing cannot keep real
-// peers out. Returns whether one did.
+// peers out. A peer gets a second first (a real one is done in
+// milliseconds, but it may be between its last message and our reading
+// it). Returns whether one was evicted.
 bool evict_unfinished_handshake(std::list<Session>& sessions) {
+  constexpr auto grace = std::chrono::seconds(1);
+  const auto now = std::chrono::steady_clock::now();
   Session* oldest = nullptr;
   for (Session& s : sessions) {
-    if (s.handshake_done || s.finished || s.evicted) continue;
+    if (s.handshake_done || s.finished || s.evicted || now - s.accepted < grace) continue;
     if (oldest == nullptr || s.accepted < oldest->accepted) oldest = &s;
   }
   if (oldest == nullptr) return false;

@@ -359,7 +359,7 @@ def scenario_serve_slots():
     server, port = peers.start_serve(blockwire, directory, '--max-peers', '4')
     with server:
         idle = [socket.create_connection(('127.0.0.1', port), timeout=10) for _ in range(4)]
-        time.sleep(0.3)
+        time.sleep(1.5)  # past the second a handshake has before it can be evicted
         started = time.time()
         good = peers.Wire(socket.create_connection(('127.0.0.1', port), timeout=10))
         peers.handshake(good)
