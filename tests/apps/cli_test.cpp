@@ -359,10 +359,19 @@ TEST_CASE("pack: a failed write leaves a new directory absent, and an existing o
   CHECK(run("scan " + (dir / "new")).status == 0);
 }
 
+namespace {
+
+// DIR/blocks packed, unobfuscated, with block 413567: its blk file's bytes.
+std::vector<std::byte> packed_413567(const TempDir& dir) {
+  REQUIRE(run("pack -o " + (dir / "blocks") + " --xor-key 0000000000000000 " + block413567).status == 0);
+  return read_file(dir / "blocks/blk00000.dat");
+}
+
+}  // namespace
+
 TEST_CASE("pack --append cuts off a torn last record (what a crash leaves), says so, and appends after the whole ones") {
   TempDir dir;
-  REQUIRE(run("pack -o " + (dir / "blocks") + " --xor-key 0000000000000000 " + block413567).status == 0);
-  auto bytes = read_file(dir / "blocks/blk00000.dat");
+  auto bytes = packed_413567(dir);
   const std::size_t whole = bytes.size();
   bytes.resize(whole + whole / 2);  // half a record more, as a crash leaves it
   std::copy(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(whole / 2), bytes.begin() + static_cast<std::ptrdiff_t>(whole));
@@ -381,8 +390,7 @@ TEST_CASE("pack --append cuts off a torn last record (what a crash leaves), says
 
 TEST_CASE("pack --append refuses a last file damaged before a whole record (exit 1) and writes nothing") {
   TempDir dir;
-  REQUIRE(run("pack -o " + (dir / "blocks") + " --xor-key 0000000000000000 " + block413567).status == 0);
-  auto bytes = read_file(dir / "blocks/blk00000.dat");
+  auto bytes = packed_413567(dir);
   const std::size_t whole = bytes.size();
   // A record whose block does not decode, then a whole one: not a torn tail.
   bytes = test::concat({bytes, record(std::vector<std::byte>(100, std::byte{0xff})), record(test::block413567())});
