@@ -135,8 +135,9 @@ int fetch(const FetchOptions& o) {
     return usage_or_io;
   }
   if (!synced && stop_signal != 0) {
-    std::fprintf(stderr, "blockwire fetch: %s: stopped; %s holds whole, checked blocks up to height %lld; run fetch again to go on\n",
-                 strsignal(stop_signal), o.output_dir.c_str(), static_cast<long long>(chain.height()));
+    std::fprintf(stderr, "blockwire fetch: %s: stopped (interrupted) at height %lld of the peer's %d; %s holds whole, checked blocks up "
+                 "to there; run fetch again to go on\n",
+                 strsignal(stop_signal), static_cast<long long>(chain.height()), version.value().start_height, o.output_dir.c_str());
     return usage_or_io;
   }
   if (!synced) {
@@ -150,6 +151,7 @@ int fetch(const FetchOptions& o) {
     return usage_or_io;
   }
   const double mb_per_s = seconds > 0 ? static_cast<double>(p.bytes) / seconds / 1e6 : 0.0;
+  const bool at_tip = p.stopped == net::SyncProgress::stop::tip_reached;
   if (o.json) {
     JsonOutput out;
     out.begin_object();
@@ -162,6 +164,7 @@ int fetch(const FetchOptions& o) {
     out.member_integer("height", chain.height());
     out.member_string("tip", chain.tip().to_hex());
     out.member_integer("start_height", start_height);
+    out.member_string("stopped", at_tip ? "tip_reached" : "max_blocks");
     out.end_object();
     return damaged ? bad_data : ok;
   }
@@ -170,6 +173,12 @@ int fetch(const FetchOptions& o) {
               mb_per_s);
   std::printf("%s: height %s, tip %s\n", o.output_dir.c_str(), with_commas(static_cast<std::uint64_t>(chain.height())).c_str(),
               chain.tip().to_hex().c_str());
+  if (at_tip) {
+    std::printf("stopped: the peer's tip reached (it has nothing we lack; it announced height %d)\n", version.value().start_height);
+  } else {
+    std::printf("stopped: --max-blocks %llu fetched (the peer announced height %d); run fetch again to go on\n",
+                static_cast<unsigned long long>(o.max_blocks), version.value().start_height);
+  }
   return damaged ? bad_data : ok;
 }
 

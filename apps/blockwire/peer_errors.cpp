@@ -28,7 +28,7 @@ int exit_status_of_peer_error(const error& e) {
   }
   if (c == net::net_errc::timed_out || c == net::net_errc::too_slow || c == net::net_errc::connection_closed ||
       c == net::net_errc::block_not_found || c == net::net_errc::unknown_host || c == net::net_errc::bad_endpoint ||
-      c == net::net_errc::peer_not_reading) {
+      c == net::net_errc::peer_not_reading || c == net::net_errc::ignores_getheaders || c == net::net_errc::no_answer) {
     return usage_or_io;
   }
   return bad_data;  // it broke the protocol, or sent what does not check

@@ -170,6 +170,37 @@ def scenario_old_peer():
     assert node.handshake_commands == [b'version', b'wtxidrelay', b'sendaddrv2', b'verack'], node.handshake_commands
 
 
+def scenario_tip_without_empty_headers():
+    """A node that sends nothing (no empty headers) when it has nothing more: fetch ends at its tip, exit 0, and
+    says so; again when it has nothing at all to give."""
+    _, blocks = chain()
+    target = os.path.join(work, 'fetched')
+    node, result = fetch_from_node(blocks, target, mode='no_empty_headers')
+    assert result.returncode == 0, result.stderr
+    assert "stopped: the peer's tip reached" in result.stdout, result.stdout
+    check_fetched(target, blocks)
+    node, result = fetch_from_node(blocks, target, '--json', mode='no_empty_headers')
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary['blocks'] == 0 and summary['stopped'] == 'tip_reached' and summary['height'] == CHAIN_LENGTH, summary
+    node, result = fetch_from_node(blocks, os.path.join(work, 'part'), '--max-blocks', '50', mode='no_empty_headers')
+    assert result.returncode == 0 and 'stopped: --max-blocks 50' in result.stdout, result.stdout
+
+
+def scenario_ignoring_peers():
+    """A node in initial block download (it answers pings, not getheaders) and one that answers nothing: each a
+    clear error within the handshake timeout, exit 2."""
+    _, blocks = chain()
+    started = time.time()
+    _, result = fetch_from_node(blocks, os.path.join(work, 'ibd'), '--timeout', '5', mode='ibd')
+    assert result.returncode == 2 and 'initial block download' in result.stderr, result.stderr
+    assert time.time() - started < 5, time.time() - started  # the pong says it at once
+    started = time.time()
+    _, result = fetch_from_node(blocks, os.path.join(work, 'deaf'), '--timeout', '3', mode='ignore_all')
+    assert result.returncode == 2 and 'answered neither' in result.stderr, result.stderr
+    assert time.time() - started < 10, time.time() - started
+
+
 def scenario_interrupted_and_locked():
     """SIGINT mid-sync leaves whole, checked blocks and a rerun finishes; a second fetch into a directory being
     fetched is refused (locked)."""
@@ -201,7 +232,7 @@ HOSTILE = {
     'bad_checksum': (1, 'checksum', 0),
     'oversize': (1, 'over', 0),
     'silent': (2, 'sent nothing', 0),
-    'stall': (2, 'sent nothing we were waiting for', 1),
+    'stall': (2, 'answered neither our getheaders nor the ping', 1),
     'slow': (2, 'did not arrive whole', 0),
     'close_mid_message': (2, 'closed the connection', 0),
     'headers_2001': (1, "'headers' message", 1),

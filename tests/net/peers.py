@@ -244,6 +244,10 @@ class FakeNode(threading.Thread):
             command, payload = wire.receive()
             if command is None:
                 return
+            if command == b'getheaders' and m in ('ibd', 'ignore_all'):
+                continue  # a node in initial block download ignores getheaders (ignore_all: its pings too, below)
+            if command == b'ping' and m == 'ignore_all':
+                continue
             if command == b'getheaders' and m == 'stall':
                 # Never an answer, only chatter: an inv every half second.
                 for _ in range(20):
@@ -262,6 +266,8 @@ class FakeNode(threading.Thread):
                     headers[5] = CBlockHeader(h.nVersion, h.hashPrevBlock, h.hashMerkleRoot, h.nTime, 0x1d00ffff, h.nNonce)
                 elif m == 'duplicate_header' and len(headers) > 5:
                     headers = headers[:6] + headers[5:6] + headers[6:]
+                if m == 'no_empty_headers' and not headers:
+                    continue  # some nodes send nothing when they have nothing
                 payload = headers_payload(headers)
                 if m == 'short_payload':  # a count of five, two headers: a whole message, checksum right
                     payload = compact_size(5) + headers_payload(headers[:2])[1:]

@@ -151,11 +151,13 @@ result<void> Connection::send(std::string_view command, std::span<const std::byt
   return p2p::encode_message(command, payload, state_->net, writer_ref(out));
 }
 
-result<p2p::Message> Connection::receive() {
+result<p2p::Message> Connection::receive() { return receive(clock::now() + state_->timeouts.idle); }
+
+result<p2p::Message> Connection::receive(clock::time_point until) {
   State& s = *state_;
   // One idle deadline for the whole call: pings and unknown commands are
   // answered or skipped on the way, and do not buy the peer more time.
-  const auto idle_until = clock::now() + s.timeouts.idle;
+  const auto idle_until = std::min(until, clock::now() + s.timeouts.idle);
   for (;;) {
     s.last_offset = s.consumed();
     s.last_command.clear();

@@ -19,6 +19,13 @@ const char* describe(int value) noexcept {
     case net_errc::bad_endpoint: return "not HOST[:PORT]";
     case net_errc::unknown_host: return "the host name resolves to no address";
     case net_errc::peer_not_reading: return "the peer stopped reading: a message we sent it did not leave within its time";
+    case net_errc::ignores_getheaders:
+      return "the peer ignores our getheaders (it answered the ping we sent after it), though it announced more blocks than we have: "
+             "a node in initial block download does that (Bitcoin Core: wait until it has synced, or give us the download "
+             "permission, -whitelist=download@OUR_ADDRESS)";
+    case net_errc::no_answer:
+      return "the peer answered neither our getheaders nor the ping after it within the handshake timeout: it ignores us "
+             "(try another node, or --timeout for a slow one)";
   }
   return nullptr;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <random>
 #include <set>
 #include <variant>
 
@@ -63,6 +64,11 @@ void LocalChain::add(const BlockHeader& header, const Hash256& hash) {
 }
 
 namespace {
+
+std::uint64_t random_nonce() {
+  std::random_device device;
+  return (std::uint64_t{device()} << 32) | device();
+}
 
 // A header with its hash, hashed once.
 struct HashedHeader {
@@ -137,17 +143,34 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& 
   const std::size_t window = std::max<std::size_t>(1, options.max_in_flight);
   const auto done = [&] { return options.max_blocks != 0 && progress.blocks >= options.max_blocks; };
   std::optional<Hash256> continue_from;  // after a full headers message: its last header, as Core asks
+  std::uint64_t nonce = random_nonce();
   while (!done()) {
     std::vector<Hash256> locator = chain.locator();
     if (continue_from) locator.insert(locator.begin(), *continue_from);
     if (auto r = peer.send(p2p::GetHeaders{p2p::protocol_version, std::move(locator), Hash256{}}); !r) return r;
-    progressed();
+    // A ping right after it: messages are answered in order, so its pong
+    // coming first means no headers are coming.
+    const std::uint64_t ping = ++nonce;
+    if (auto r = peer.send(p2p::Ping{ping}); !r) return r;
+    const auto answer_until = clock::now() + peer.timeouts().handshake;
     std::vector<HashedHeader> wanted;
     bool full = false;
-    for (;;) {  // the answer; announcements and the like pass by
-      auto message = peer.receive();
-      if (!message) return message.error();
+    bool no_more = false;
+    for (;;) {  // the answer; announcements, old pongs and the like pass by
+      auto message = peer.receive(answer_until);
+      if (!message) {
+        if (message.error().code() == net_errc::timed_out) return error(net_errc::no_answer, message.error().offset());
+        return message.error();
+      }
       if (auto r = answer(peer, message.value()); !r) return r;
+      if (const auto* pong = std::get_if<p2p::Pong>(&message.value()); pong != nullptr && pong->nonce == ping) {
+        // Nothing more from this peer; unless it announced more than we
+        // have: then it ignores getheaders (a node in its initial block
+        // download does).
+        if (chain.height() < peer_height && wanted.empty()) return error(net_errc::ignores_getheaders, peer.last_message_offset());
+        no_more = true;
+        break;
+      }
       if (const auto* headers = std::get_if<p2p::Headers>(&message.value())) {
         Hash256 last_hash;
         auto fresh = new_headers(*headers, chain, peer.last_message_offset(), last_hash);
@@ -161,10 +184,13 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& 
         continue_from = last;
         break;
       }
-      if (stalled()) return error(net_errc::timed_out, peer.last_message_offset());
+      if (clock::now() > answer_until) return error(net_errc::no_answer, peer.last_message_offset());
     }
     progressed();
-    if (wanted.empty() && !full) break;  // the peer has nothing we lack
+    if (no_more || (wanted.empty() && !full)) {  // the peer has nothing we lack
+      progress.stopped = SyncProgress::stop::tip_reached;
+      break;
+    }
     if (options.max_blocks != 0) wanted.resize(std::min<std::size_t>(wanted.size(), options.max_blocks - progress.blocks));
 
     // Blocks in chain order, `window` in flight; one that comes early
@@ -207,6 +233,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& 
       }
     }
   }
+  if (progress.stopped == SyncProgress::stop::running) progress.stopped = SyncProgress::stop::max_blocks;
   return success();
 }
 

@@ -87,6 +87,9 @@ class Connection {
   // connection_closed, the p2p decode errors (bad magic, checksum, a length
   // over the limit, 2,001 headers...), or the socket's error.
   result<p2p::Message> receive();
+  // The same, waiting for the first byte only until `idle_until` when that
+  // comes before the idle timeout would.
+  result<p2p::Message> receive(std::chrono::steady_clock::time_point idle_until);
 
   // Makes a receive() blocked in another thread return connection_closed
   // (shutdown(2)); safe from any thread.

@@ -28,6 +28,8 @@ enum class net_errc : int {
   bad_endpoint,          // HOST[:PORT] that does not parse
   unknown_host,          // the name resolves to no address
   peer_not_reading,      // a message we sent did not leave within its time: the peer stopped reading
+  ignores_getheaders,    // the peer answered the ping after our getheaders, not the getheaders, while it announced more blocks than we have
+  no_answer,             // the peer answered neither our getheaders nor the ping after it within the handshake timeout
 };
 
 const std::error_category& net_category() noexcept;

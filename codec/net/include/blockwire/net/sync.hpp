@@ -1,5 +1,8 @@
 // Headers-first sync, as Bitcoin Core's initial block download does it:
-// getheaders with a locator of the chain we have, each header checked
+// getheaders with a locator of the chain we have, then a ping: the peer
+// answers in order, so its pong before any headers means it has no more
+// (whether or not it sends an empty headers message, as Core does). Each
+// header checked
 // (links to the one before it or to our chain, proof of work against its
 // own bits and the network's limit, no duplicates, at most 2,000 a
 // message), then the blocks fetched with getdata (witness form), at most 16
@@ -57,10 +60,12 @@ class LocalChain {
 };
 
 struct SyncProgress {
+  enum class stop : unsigned char { running, tip_reached, max_blocks };
   std::uint64_t blocks = 0;  // appended so far
   std::uint64_t bytes = 0;   // of those blocks
   std::int64_t height = -1;  // our tip's
   std::int64_t peer_height = 0;
+  stop stopped = stop::running;  // why a sync that succeeded ended
   // After a failure: it was ours (writing the directory), not the peer's;
   // the error's offset is then the blk file's.
   bool local_failure = false;
@@ -77,7 +82,11 @@ struct SyncOptions {
 // appended; on an error it says how far the sync got, and the blocks
 // appended before it stay (each whole and checked): nothing partial is
 // written. A peer that sends only what is not an answer (pings, inv, addr)
-// for the idle timeout is timed_out: it cannot stall the sync. Errors:
+// for the idle timeout is timed_out: it cannot stall the sync; one that
+// answers neither a getheaders nor the ping after it within the handshake
+// timeout is no_answer, and one that answers only the ping while it
+// announced a higher chain than ours is ignores_getheaders (a node in
+// initial block download). Errors:
 // unconnected_headers, bad_header_pow, duplicate_header (offset: the
 // header's byte, each header's transaction count taken to be the one byte
 // of a zero), unrequested_block, block_not_found, check_block's codes
