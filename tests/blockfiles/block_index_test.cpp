@@ -83,3 +83,63 @@ TEST_CASE("work_from_bits: Core's GetBlockProof") {
   CHECK(add_work(work_from_bits(0x1d00ffff), work_from_bits(0x1d00ffff)).to_hex() == std::string(55, '0') + "200020002");
   CHECK(work_from_bits(0x1d80ffff).is_zero());  // negative: no work
 }
+
+TEST_CASE("BlockIndex::refresh: blocks appended since are read, linked (a child before its parent too) and move the tip; damage is said once") {
+  std::vector<Block> chain{test::mine(Hash256{}, 1000, 0)};
+  for (std::uint32_t h = 1; h <= 6; ++h) chain.push_back(test::mine(block_hash(chain.back().header), 1000 + 600 * h, h));
+  test::TempDir dir;
+  const XorKey key = random_xor_key();
+  auto writer = BlockFileWriter::open(dir.path.string(), key, network::regtest).value();
+  for (std::size_t h = 0; h <= 2; ++h) REQUIRE(writer.append(chain[h]));
+  auto index = BlockIndex::build(dir.path.string(), key, network::regtest).value();
+  CHECK(index.best_chain().size() == 3);
+  CHECK(index.was_being_written());  // the writer holds the lock
+  CHECK(!index.refresh().value());   // nothing new
+
+  REQUIRE(writer.append(chain[3]));
+  CHECK(index.refresh().value());
+  CHECK(index.best_chain().size() == 4);
+  CHECK(index.blocks()[index.best_chain().back()].hash == block_hash(chain[3].header));
+
+  // Block 5 before block 4: an orphan at first (a problem), linked when its parent comes.
+  REQUIRE(writer.append(chain[5]));
+  CHECK(!index.refresh().value());
+  CHECK(index.problem_count() == 1);
+  CHECK(index.problems()[0].what == IndexProblem::kind::unlinked);
+  REQUIRE(writer.append(chain[4]));
+  CHECK(index.refresh().value());
+  CHECK(index.best_chain().size() == 6);
+  CHECK(index.problem_count() == 0);
+
+  // A record being written (cut short, the lock held) is not damage, and is read once whole.
+  std::vector<std::byte> record;
+  encode_block(chain[6], record);
+  const std::uint64_t end = writer.position().offset;
+  REQUIRE(writer.close());
+  {
+    // The record's first 30 bytes, as a writer mid-append leaves them (magic, length, part of the header).
+    std::vector<std::byte> head{std::byte{0xfa}, std::byte{0xbf}, std::byte{0xb5}, std::byte{0xda}};
+    const auto n = static_cast<std::uint32_t>(record.size());
+    for (int i = 0; i < 4; ++i) head.push_back(static_cast<std::byte>(n >> (8 * i)));
+    head.insert(head.end(), record.begin(), record.begin() + 22);
+    xor_in_place(head, key, end);
+    std::FILE* f = std::fopen(dir.file("blk00000.dat").c_str(), "ab");
+    REQUIRE(f != nullptr);
+    REQUIRE(std::fwrite(head.data(), 1, head.size(), f) == head.size());
+    std::fclose(f);
+  }
+  // No writer now: the torn record is a problem, said once however often the index is refreshed.
+  CHECK(!index.refresh().value());
+  CHECK(!index.refresh().value());
+  CHECK(index.problem_count() == 1);
+  CHECK(index.problems()[0].what == IndexProblem::kind::torn_record);
+  CHECK(index.problems()[0].offset == end);
+  // The next writer cuts it off and appends the block whole: read again from the cut.
+  auto again = BlockFileWriter::open(dir.path.string(), key, network::regtest).value();
+  CHECK(again.repaired());
+  REQUIRE(again.append(chain[6]));
+  CHECK(index.refresh().value());
+  CHECK(index.best_chain().size() == 7);
+  CHECK(index.blocks()[index.best_chain().back()].hash == block_hash(chain[6].header));
+  CHECK(index.problem_count() == 0);  // repaired: no longer a problem
+}

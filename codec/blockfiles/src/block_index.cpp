@@ -9,7 +9,10 @@
 #include <blockwire/io/file.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
+#include <system_error>
+#include <unistd.h>
 #include <tuple>
 
 namespace blockwire {
@@ -29,42 +32,88 @@ std::string IndexProblem::message() const {
   return text;
 }
 
-void BlockIndex::add_problem(IndexProblem p) {
-  ++problem_count_;
-  if (problems_.size() < max_listed) problems_.push_back(std::move(p));
+void BlockIndex::add_record_problem(IndexProblem p) {
+  ++record_problem_count_;
+  if (record_problems_.size() < max_listed) record_problems_.push_back(std::move(p));
 }
 
 result<BlockIndex> BlockIndex::build(const std::string& blocks_dir, const XorKey& key, network net) {
   BlockIndex index;
   index.dir_ = blocks_dir;
-  index.being_written_ = being_written(blocks_dir);
+  index.key_ = key;
+  index.net_ = net;
   auto files = block_files(blocks_dir);
   if (!files) return files.error();
+  const std::size_t before = index.blocks_.size();
+  if (auto r = index.read_files(files.value(), 0, 0); !r) return r.error();
+  if (index.uncommitted_) {
+    index.add_record_problem({IndexProblem::kind::unfinished_batch, index.uncommitted_->file, index.uncommitted_->offset,
+                              index.uncommitted_records_, {}});
+  }
+  index.link(before);
+  return index;
+}
+
+result<bool> BlockIndex::refresh() {
+  auto files = block_files(dir_);
+  if (!files) return files.error();
+  // Append-only, or read again: a file cut back below where reading stopped
+  // (a writer's repair), or files gone, make the old positions meaningless.
+  std::error_code ec;
+  const bool shrank = !files.value().empty() && block_file_number(std::filesystem::path(files.value().back()).filename().string()) < resume_file_;
+  const std::string resume_path = file_path(resume_file_);
+  const bool cut = std::filesystem::exists(resume_path, ec) && std::filesystem::file_size(resume_path, ec) < resume_offset_;
+  if (shrank || cut) {
+    const Hash256 old_tip = best_.empty() ? Hash256{} : blocks_[best_.back()].hash;
+    auto again = build(dir_, key_, net_);
+    if (!again) return again.error();
+    *this = std::move(again).value();
+    return (best_.empty() ? Hash256{} : blocks_[best_.back()].hash) != old_tip;
+  }
+  const std::size_t before = blocks_.size();
+  const std::uint64_t problems_before = record_problem_count_;
+  if (auto r = read_files(files.value(), resume_file_, resume_offset_); !r) return r.error();
+  if (blocks_.size() == before && record_problem_count_ == problems_before) return false;
+  const std::size_t old_tip = best_.empty() ? IndexedBlock::none : best_.back();
+  link(before);
+  return (best_.empty() ? IndexedBlock::none : best_.back()) != old_tip;
+}
+
+result<void> BlockIndex::read_files(const std::vector<std::string>& files, unsigned from_file, std::uint64_t from_offset) {
+  being_written_ = being_written(dir_);
   // An append that never committed (its writer died): what it wrote is not
   // the directory's yet; the next writer removes it. While a writer holds
   // the lock, it is being written.
-  auto batch = detail::read_batch_start(blocks_dir);
+  auto batch = detail::read_batch_start(dir_);
   if (!batch) return batch.error();
-  std::optional<BlockPosition> uncommitted = index.being_written_ ? std::nullopt : batch.value();
-  std::uint64_t uncommitted_records = 0;
+  uncommitted_ = being_written_ ? std::nullopt : batch.value();
   const auto is_uncommitted = [&](unsigned file, std::uint64_t offset) {
-    return uncommitted && (file > uncommitted->file || (file == uncommitted->file && offset >= uncommitted->offset));
+    return uncommitted_ && (file > uncommitted_->file || (file == uncommitted_->file && offset >= uncommitted_->offset));
   };
-  for (std::size_t f = 0; f < files.value().size(); ++f) {
-    const std::string& path = files.value()[f];
-    const bool last_file = f + 1 == files.value().size();
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    const std::string& path = files[f];
+    const bool last_file = f + 1 == files.size();
     const unsigned number = *block_file_number(std::filesystem::path(path).filename().string());
+    if (number < from_file) continue;
+    const std::uint64_t start = number == from_file ? from_offset : 0;
     auto file = FileReader::open(path.c_str());
     if (!file) {
-      index.add_problem({IndexProblem::kind::unreadable_file, number, 0, 0, file.error().message()});
+      add_record_problem({IndexProblem::kind::unreadable_file, number, 0, 0, file.error().message()});
       continue;
     }
-    BlockFileReader reader(file.value(), key, net);
+    if (start != 0 && ::lseek(file.value().fd(), static_cast<off_t>(start), SEEK_SET) < 0) {
+      return std::error_code(errno, std::system_category());
+    }
+    BlockFileReader reader(file.value(), key_, net_, start);
     // Skipped stretches since the last whole record: damage, unless they
     // end the last file as a record cut short (torn, or being written).
     std::vector<SkippedBytes> skipped;
+    std::uint64_t end = start;  // of the last whole record read, or of damage reported after it
     const auto report_skipped = [&] {
-      for (const SkippedBytes& k : skipped) index.add_problem({IndexProblem::kind::damaged_record, number, k.offset, k.count, k.message()});
+      for (const SkippedBytes& k : skipped) {
+        add_record_problem({IndexProblem::kind::damaged_record, number, k.offset, k.count, k.message()});
+        end = std::max(end, k.offset + k.count);
+      }
       skipped.clear();
     };
     for (;;) {
@@ -77,10 +126,17 @@ result<BlockIndex> BlockIndex::build(const std::string& blocks_dir, const XorKey
         continue;
       }
       report_skipped();
+      if (torn_reported_ && *torn_reported_ == BlockPosition{number, record->offset}) {  // repaired, and written whole since
+        if (std::erase_if(record_problems_, [](const IndexProblem& p) { return p.what == IndexProblem::kind::torn_record; }) != 0) {
+          --record_problem_count_;
+        }
+        torn_reported_.reset();
+      }
       if (is_uncommitted(number, record->offset)) {
-        ++uncommitted_records;
+        ++uncommitted_records_;
         continue;
       }
+      end = record->offset + 8 + record->bytes.size();
       // A record's length is at least 81 (BlockFileReader): the header decodes.
       const BlockHeader header = decode_header(record->bytes.first(header_size)).value();
       IndexedBlock b;
@@ -88,81 +144,107 @@ result<BlockIndex> BlockIndex::build(const std::string& blocks_dir, const XorKey
       b.header = header;
       b.file = number;
       b.offset = record->offset;
-      if (!proof_of_work_ok(b.hash, header.bits, net)) {
-        index.add_problem({IndexProblem::kind::bad_proof_of_work, number, b.offset, 0, {}});
+      if (!proof_of_work_ok(b.hash, header.bits, net_)) {
+        add_record_problem({IndexProblem::kind::bad_proof_of_work, number, b.offset, 0, {}});
         continue;
       }
-      if (index.by_hash_.emplace(b.hash, index.blocks_.size()).second) index.blocks_.push_back(b);  // a duplicate: the first stays
+      if (by_hash_.emplace(b.hash, blocks_.size()).second) blocks_.push_back(b);  // a duplicate: the first stays
     }
-    if (uncommitted) std::erase_if(skipped, [&](const SkippedBytes& k) { return is_uncommitted(number, k.offset); });
+    if (uncommitted_) std::erase_if(skipped, [&](const SkippedBytes& k) { return is_uncommitted(number, k.offset); });
     const bool cut_short = !skipped.empty() && (skipped.front().reason == blockfile_errc::truncated_record_header ||
                                                 skipped.front().reason == blockfile_errc::record_past_end);
     if (last_file && cut_short) {
-      if (!index.being_written_) {
+      // Torn (said once: a refresh reads it again), or being written.
+      const BlockPosition at{number, skipped.front().offset};
+      if (!being_written_ && torn_reported_ != at) {
         std::uint64_t bytes = 0;
         for (const SkippedBytes& k : skipped) bytes += k.count;
-        index.add_problem({IndexProblem::kind::torn_record, number, skipped.front().offset, bytes, {}});
+        add_record_problem({IndexProblem::kind::torn_record, number, at.offset, bytes, {}});
+        torn_reported_ = at;
       }
       skipped.clear();
     }
     report_skipped();
+    // A refresh goes on after the last whole record of the last file (or
+    // where an unfinished batch began: the writer that removes it appends there).
+    if (last_file) {
+      resume_file_ = number;
+      resume_offset_ = uncommitted_ && uncommitted_->file == number ? std::min(end, uncommitted_->offset) : end;
+    }
   }
+  return success();
+}
 
-  // Link each block to its parent and give it a height and chain work,
-  // walking up to a resolved ancestor first (blocks come in any order).
-  std::vector<bool> resolved(index.blocks_.size(), false);
+void BlockIndex::link(std::size_t first_new) {
+  // The blocks to place: the new ones, and those that linked to nothing so
+  // far (their parent may have come). Each walks up to a linked ancestor
+  // first (blocks come in any order); a walk stops at a block already
+  // walked this round, so the work is linear.
+  std::vector<std::size_t> candidates = std::move(orphans_);
+  orphans_.clear();
+  for (std::size_t i = first_new; i < blocks_.size(); ++i) candidates.push_back(i);
+  walked_.resize(blocks_.size(), 0);
+  ++round_;
   std::vector<std::size_t> path;
-  for (std::size_t i = 0; i < index.blocks_.size(); ++i) {
+  std::size_t tip = best_.empty() ? IndexedBlock::none : best_.back();
+  for (const std::size_t i : candidates) {
     std::size_t at = i;
-    while (!resolved[at]) {
+    while (walked_[at] != round_ && blocks_[at].height < 0) {
+      walked_[at] = round_;
       path.push_back(at);
-      const auto parent = index.by_hash_.find(index.blocks_[at].header.prev_block);
-      if (parent == index.by_hash_.end() || resolved[parent->second] ||
-          std::find(path.begin(), path.end(), parent->second) != path.end()) {
-        break;
-      }
+      if (blocks_[at].header.prev_block.is_zero()) break;
+      const auto parent = by_hash_.find(blocks_[at].header.prev_block);
+      if (parent == by_hash_.end()) break;
       at = parent->second;
     }
     for (auto it = path.rbegin(); it != path.rend(); ++it) {
-      IndexedBlock& b = index.blocks_[*it];
-      const auto parent = index.by_hash_.find(b.header.prev_block);
+      IndexedBlock& b = blocks_[*it];
       const Hash256 work = work_from_bits(b.header.bits);
       if (b.header.prev_block.is_zero()) {
         b.height = 0;
         b.chainwork = work;
-      } else if (parent != index.by_hash_.end() && resolved[parent->second] && index.blocks_[parent->second].height >= 0) {
-        const IndexedBlock& p = index.blocks_[parent->second];
+      } else if (const auto parent = by_hash_.find(b.header.prev_block); parent != by_hash_.end() && blocks_[parent->second].height >= 0) {
+        const IndexedBlock& p = blocks_[parent->second];
         b.parent = parent->second;
         b.height = p.height + 1;
         b.chainwork = add_work(p.chainwork, work);
       }
-      resolved[*it] = true;
     }
     path.clear();
   }
-
-  if (uncommitted) index.add_problem({IndexProblem::kind::unfinished_batch, uncommitted->file, uncommitted->offset, uncommitted_records, {}});
-  for (const IndexedBlock& b : index.blocks_) {
-    if (b.height < 0) index.add_problem({IndexProblem::kind::unlinked, b.file, b.offset, 0, {}});
-  }
-  std::sort(index.problems_.begin(), index.problems_.end(),
-            [](const IndexProblem& a, const IndexProblem& b) { return std::tie(a.file, a.offset) < std::tie(b.file, b.offset); });
-
-  // The tip: the most work; among equals, the first found (Core keeps the
-  // block it received first).
-  std::size_t tip = IndexedBlock::none;
-  for (std::size_t i = 0; i < index.blocks_.size(); ++i) {
-    const IndexedBlock& b = index.blocks_[i];
-    if (b.height < 0) continue;
-    if (tip == IndexedBlock::none || !at_most(b.chainwork, index.blocks_[tip].chainwork)) tip = i;
-  }
-  if (tip != IndexedBlock::none) {
-    index.best_.resize(static_cast<std::size_t>(index.blocks_[tip].height) + 1);
-    for (std::size_t at = tip; at != IndexedBlock::none; at = index.blocks_[at].parent) {
-      index.best_[static_cast<std::size_t>(index.blocks_[at].height)] = at;
+  for (const std::size_t i : candidates) {
+    const IndexedBlock& b = blocks_[i];
+    if (b.height < 0) {
+      orphans_.push_back(i);
+      continue;
+    }
+    // The tip: the most work; among equals, the first found (Core keeps
+    // the block it received first).
+    if (tip == IndexedBlock::none || !at_most(b.chainwork, blocks_[tip].chainwork) ||
+        (b.chainwork == blocks_[tip].chainwork && i < tip)) {
+      tip = i;
     }
   }
-  return index;
+  std::sort(orphans_.begin(), orphans_.end());
+  if (tip != IndexedBlock::none && (best_.empty() || best_.back() != tip)) {
+    // From the new tip down to where it meets the old best chain.
+    const std::size_t kept = std::min(best_.size(), static_cast<std::size_t>(blocks_[tip].height) + 1);
+    best_.resize(static_cast<std::size_t>(blocks_[tip].height) + 1);
+    for (std::size_t at = tip; at != IndexedBlock::none; at = blocks_[at].parent) {
+      const auto h = static_cast<std::size_t>(blocks_[at].height);
+      if (h < kept && best_[h] == at) break;
+      best_[h] = at;
+    }
+  }
+  // The problems: what reading found, then the blocks linked to nothing.
+  problems_ = record_problems_;
+  problem_count_ = record_problem_count_;
+  for (const std::size_t i : orphans_) {
+    ++problem_count_;
+    if (problems_.size() < max_listed) problems_.push_back({IndexProblem::kind::unlinked, blocks_[i].file, blocks_[i].offset, 0, {}});
+  }
+  std::sort(problems_.begin(), problems_.end(),
+            [](const IndexProblem& a, const IndexProblem& b) { return std::tie(a.file, a.offset) < std::tie(b.file, b.offset); });
 }
 
 const IndexedBlock* BlockIndex::find(const Hash256& hash) const {

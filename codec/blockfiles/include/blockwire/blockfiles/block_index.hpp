@@ -9,6 +9,7 @@
 // block), never the blocks.
 #pragma once
 
+#include <blockwire/blockfiles/block_file_writer.hpp>  // BlockPosition
 #include <blockwire/codec/block.hpp>
 #include <blockwire/codec/network.hpp>
 #include <blockwire/io/error.hpp>
@@ -78,8 +79,16 @@ class BlockIndex {
   static constexpr std::size_t max_listed = 1000;
   std::span<const IndexProblem> problems() const noexcept { return problems_; }
   std::uint64_t problem_count() const noexcept { return problem_count_; }
-  // A writer held the lock while the index was built.
+  // A writer held the lock while the index was built (or last refreshed).
   bool was_being_written() const noexcept { return being_written_; }
+
+  // Reads what was appended to the directory since build() or the last
+  // refresh(): the records after the last whole one read, and files made
+  // since; links them (and blocks whose parent has now come), and moves
+  // the best chain. A file cut back below where reading stopped (a
+  // writer's repair) makes it build the index again. Returns whether the
+  // best chain's tip changed. Pointers into blocks() do not survive it.
+  result<bool> refresh();
 
   std::span<const IndexedBlock> blocks() const noexcept { return blocks_; }
   // Indexes into blocks(), the best chain's blocks by height from 0.
@@ -96,8 +105,25 @@ class BlockIndex {
   std::vector<IndexProblem> problems_;
   std::uint64_t problem_count_ = 0;
   bool being_written_ = false;
+  XorKey key_{};
+  network net_ = network::mainnet;
+  // Reading: what the files showed (kept across refreshes), and where it
+  // goes on.
+  std::vector<IndexProblem> record_problems_;
+  std::uint64_t record_problem_count_ = 0;
+  std::optional<BlockPosition> uncommitted_;  // an unfinished batch's start
+  std::uint64_t uncommitted_records_ = 0;
+  std::optional<BlockPosition> torn_reported_;
+  unsigned resume_file_ = 0;
+  std::uint64_t resume_offset_ = 0;
+  // Linking: blocks whose parent is not (yet) there, and the walk's marks.
+  std::vector<std::size_t> orphans_;
+  std::vector<unsigned> walked_;
+  unsigned round_ = 0;
 
-  void add_problem(IndexProblem p);
+  result<void> read_files(const std::vector<std::string>& files, unsigned from_file, std::uint64_t from_offset);
+  void link(std::size_t first_new);
+  void add_record_problem(IndexProblem p);
 };
 
 }  // namespace blockwire
