@@ -36,6 +36,7 @@ namespace {
 // stop it (or to evict it: then `evicted` says so first).
 struct Session {
   net::Connection connection;
+  net::TipSignal tips;  // the main thread's word that the tip moved
   std::chrono::steady_clock::time_point accepted = std::chrono::steady_clock::now();
   std::atomic<bool> handshake_done{false};
   std::atomic<bool> evicted{false};
@@ -71,8 +72,15 @@ void log(const char* format, Args... args) {
   std::fflush(stderr);
 }
 
-void run_session(Session& s, const net::BlockStore& store, std::int32_t height) {
+// The best chain's height, under the store's lock.
+std::int32_t tip_height(const net::BlockStore& store) {
+  const auto lock = store.lock();
+  return static_cast<std::int32_t>(store.index().best_chain().size()) - 1;
+}
+
+void run_session(Session& s, const net::BlockStore& store) {
   net::Connection& peer = s.connection;
+  const std::int32_t height = tip_height(store);
   auto version = peer.handshake_inbound({.start_height = height, .services = net::node_network | net::node_witness});
   result<void> served = success();
   if (!version) {
@@ -81,7 +89,7 @@ void run_session(Session& s, const net::BlockStore& store, std::int32_t height) 
     s.handshake_done = true;
     log("blockwire serve: %s connected (%s, protocol %d)\n", peer.peer_name().c_str(), version.value().user_agent.c_str(),
         version.value().version);
-    served = net::serve_peer(peer, store);
+    served = net::serve_peer(peer, store, &s.tips);
   }
   if (s.evicted) {
     const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.accepted).count();
@@ -145,10 +153,31 @@ int serve(const ServeOptions& o) {
   net::Timeouts idle_as_core;
   idle_as_core.idle = std::chrono::minutes(20);  // Core's inactivity timeout
   const net::Timeouts timeouts = timeouts_from_option(o.timeout_seconds, idle_as_core);
-  const net::BlockStore store{index.value(), key.value()};
+  net::BlockStore store(std::move(index).value(), key.value());
   std::list<Session> sessions;
   int status = ok;
+  // A live directory: what a writer appends is read within a second and
+  // announced to every peer.
+  auto refreshed = std::chrono::steady_clock::now();
+  std::uint64_t problems_said = 0;
+  {
+    const auto lock = store.lock();
+    problems_said = store.index().problem_count();
+  }
   for (;;) {
+    if (const auto now = std::chrono::steady_clock::now(); now - refreshed >= std::chrono::seconds(1)) {
+      refreshed = now;
+      auto moved = store.refresh();
+      if (!moved) {
+        log("blockwire serve: reading %s again: %s (serving what was read before)\n", o.dir.c_str(), moved.error().message().c_str());
+      } else if (moved.value()) {
+        log("blockwire serve: new tip, height %d\n", tip_height(store));
+        for (Session& s : sessions) s.tips.notify();
+      }
+      const auto lock = store.lock();
+      if (store.index().problem_count() > problems_said) (void)report_index_problems("serve", o.dir, store.index());
+      problems_said = store.index().problem_count();
+    }
     for (auto it = sessions.begin(); it != sessions.end();) {  // reap
       if (it->finished) {
         it->thread.join();
@@ -158,7 +187,7 @@ int serve(const ServeOptions& o) {
       }
     }
     pollfd fds[2] = {{listener.value().get(), POLLIN, 0}, {signals.get(), POLLIN, 0}};
-    if (::poll(fds, 2, 1000) < 0) {
+    if (::poll(fds, 2, 250) < 0) {
       if (errno == EINTR) continue;
       std::fprintf(stderr, "blockwire serve: poll: %s\n", std::strerror(errno));
       status = usage_or_io;
@@ -185,7 +214,7 @@ int serve(const ServeOptions& o) {
       continue;
     }
     Session& s = sessions.emplace_back(net::Connection(std::move(socket), net, timeouts));
-    s.thread = std::thread(run_session, std::ref(s), std::cref(store), height);
+    s.thread = std::thread(run_session, std::ref(s), std::cref(store));
   }
   for (Session& s : sessions) s.connection.shutdown();
   for (Session& s : sessions) s.thread.join();

@@ -271,6 +271,7 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
 
 void Connection::shutdown() noexcept { (void)::shutdown(state_->socket.get(), SHUT_RDWR); }
 int Connection::fd() const noexcept { return state_->socket.get(); }
+bool Connection::has_buffered_input() const noexcept { return !state_->in.buffered().empty(); }
 const Timeouts& Connection::timeouts() const noexcept { return state_->timeouts; }
 const std::string& Connection::peer_name() const noexcept { return state_->peer; }
 const std::string& Connection::last_command() const noexcept { return state_->last_command; }

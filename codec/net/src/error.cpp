@@ -23,6 +23,7 @@ const char* describe(int value) noexcept {
       return "the peer ignores our getheaders (it answered the ping we sent after it), though it announced more blocks than we have: "
              "a node in initial block download does that (Bitcoin Core: wait until it has synced, or give us the download "
              "permission, -whitelist=download@OUR_ADDRESS)";
+    case net_errc::bad_request: return "a request Bitcoin Core disconnects a peer for (a getblocktxn index past the block's transactions)";
     case net_errc::no_answer:
       return "the peer answered neither our getheaders nor the ping after it within the handshake timeout: it ignores us "
              "(try another node, or --timeout for a slow one)";

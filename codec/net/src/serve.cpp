@@ -1,85 +1,296 @@
 #include <blockwire/net/serve.hpp>
+#include <blockwire/p2p/compact_blocks.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <mutex>
+#include <optional>
+#include <poll.h>
+#include <random>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <variant>
 
 namespace blockwire::net {
+
+result<bool> BlockStore::refresh() {
+  const std::unique_lock lock(mutex_);
+  return index_.refresh();
+}
+
+TipSignal::TipSignal() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), ownership::own) {}
+
+void TipSignal::notify() noexcept {
+  const std::uint64_t one = 1;
+  (void)!::write(fd_.get(), &one, sizeof one);
+}
+
+void TipSignal::clear() noexcept {
+  std::uint64_t count = 0;
+  (void)!::read(fd_.get(), &count, sizeof count);
+}
+
 namespace {
 
-// getheaders: from the first locator hash on our best chain (the genesis
-// block when none is), up to 2,000 headers or the stop hash. With no
-// locator, the stop hash's header alone, as Core answers.
-p2p::Headers headers_after(const BlockIndex& index, const p2p::GetHeaders& request) {
+using clock = std::chrono::steady_clock;
+
+// The block at `height` of the best chain, if there is one (the index locked).
+const IndexedBlock* on_best_chain(const BlockIndex& index, std::int64_t height) {
   const auto best = index.best_chain();
-  if (request.locator.empty()) {
-    p2p::Headers one;
-    if (const IndexedBlock* b = index.find(request.stop)) one.headers.push_back(b->header);
-    return one;
-  }
-  std::size_t from = 0;  // height of the last block the peer has
-  for (const Hash256& hash : request.locator) {
+  if (height < 0 || static_cast<std::size_t>(height) >= best.size()) return nullptr;
+  return &index.blocks()[best[static_cast<std::size_t>(height)]];
+}
+
+bool is_on_best_chain(const BlockIndex& index, const IndexedBlock& b) { return on_best_chain(index, b.height) == &b; }
+
+// Core's FindForkInGlobalIndex: the height of the first locator hash on our
+// best chain; the genesis block's (0) when none is.
+std::int64_t fork_point(const BlockIndex& index, const std::vector<Hash256>& locator) {
+  for (const Hash256& hash : locator) {
     const IndexedBlock* b = index.find(hash);
-    if (b != nullptr && b->height >= 0 && static_cast<std::size_t>(b->height) < best.size() &&
-        &index.blocks()[best[static_cast<std::size_t>(b->height)]] == b) {
-      from = static_cast<std::size_t>(b->height);
-      break;
-    }
+    if (b != nullptr && is_on_best_chain(index, *b)) return b->height;
   }
+  return 0;
+}
+
+// getheaders: from the fork point on, up to 2,000 headers or the stop hash.
+// With no locator, the stop hash's header alone, as Core answers.
+p2p::Headers headers_after(const BlockIndex& index, const p2p::GetHeaders& request) {
   p2p::Headers out;
-  for (std::size_t h = from + 1; h < best.size() && out.headers.size() < p2p::max_headers; ++h) {
-    const IndexedBlock& b = index.blocks()[best[h]];
-    out.headers.push_back(b.header);
-    if (b.hash == request.stop) break;
+  if (request.locator.empty()) {
+    if (const IndexedBlock* b = index.find(request.stop)) out.headers.push_back(b->header);
+    return out;
+  }
+  for (std::int64_t h = fork_point(index, request.locator) + 1; out.headers.size() < p2p::max_headers; ++h) {
+    const IndexedBlock* b = on_best_chain(index, h);
+    if (b == nullptr) break;
+    out.headers.push_back(b->header);
+    if (b->hash == request.stop) break;
   }
   return out;
 }
 
-result<void> send_blocks(Connection& peer, const BlockStore& store, const p2p::GetData& request) {
-  p2p::NotFound missing;
-  std::vector<std::byte> stripped;
-  for (const p2p::InvItem& item : request.items) {
-    const std::uint32_t type = item.type & ~p2p::inv::witness_flag;
-    const IndexedBlock* b = type == p2p::inv::block ? store.index.find(item.hash) : nullptr;
-    if (b == nullptr) {
-      missing.items.push_back(item);
-      continue;
+// What a peer asked for, per connection.
+struct PeerState {
+  bool send_headers = false;    // sendheaders: announce by headers
+  bool high_bandwidth = false;  // sendcmpct(1, 2): announce a new block by cmpctblock
+  bool addr_answered = false;   // getaddr is answered once, as Core does
+  std::optional<Hash256> continuation;  // Core's m_continuation_block: the last hash of a full getblocks inv
+  Hash256 announced;            // the tip the peer knows of from us
+  std::uint64_t cmpct_nonce = 0;
+};
+
+// getblocks: an inv of up to 500 hashes after the fork point, stopping
+// before the stop hash; a full one remembers its last hash (continuation).
+p2p::Inv blocks_after(const BlockIndex& index, const p2p::GetBlocks& request, PeerState& state) {
+  p2p::Inv inv;
+  for (std::int64_t h = fork_point(index, request.locator) + 1;; ++h) {
+    const IndexedBlock* b = on_best_chain(index, h);
+    if (b == nullptr || b->hash == request.stop) break;
+    inv.items.push_back({p2p::inv::block, b->hash});
+    if (inv.items.size() == max_getblocks_inv) {
+      state.continuation = b->hash;
+      break;
     }
-    auto bytes = read_block_record(store.index.file_path(b->file), b->offset, store.key, peer.net());
-    if (!bytes) return bytes.error();
-    if ((item.type & p2p::inv::witness_flag) != 0) {  // as it is on disk
-      if (auto r = peer.send("block", bytes.value()); !r) return r;
-      continue;
-    }
-    auto block = decode_block(bytes.value());  // the form without witness data
-    if (!block) return block.error();
-    stripped.clear();
-    encode_block(block.value(), stripped, witness::disallow);
-    if (auto r = peer.send("block", stripped); !r) return r;
   }
-  if (!missing.items.empty()) return peer.send(missing);
-  return success();
+  return inv;
 }
+
+// Where a requested block is, looked up under the lock: read and sent after.
+struct Located {
+  std::string path;
+  std::uint64_t offset;
+  std::int64_t depth;  // below the tip (0: the tip); -1 off the best chain
+};
+
+std::optional<Located> locate(const BlockStore& store, const Hash256& hash) {
+  const auto lock = store.lock();
+  const BlockIndex& index = store.index();
+  const IndexedBlock* b = index.find(hash);
+  if (b == nullptr) return std::nullopt;
+  const std::int64_t tip = static_cast<std::int64_t>(index.best_chain().size()) - 1;
+  return Located{index.file_path(b->file), b->offset, is_on_best_chain(index, *b) ? tip - b->height : -1};
+}
+
+class Server {
+ public:
+  Server(Connection& peer, const BlockStore& store) : peer_(peer), store_(store) {
+    const auto lock = store_.lock();
+    const auto best = store_.index().best_chain();
+    if (!best.empty()) state_.announced = store_.index().blocks()[best.back()].hash;
+    std::random_device device;
+    state_.cmpct_nonce = (std::uint64_t{device()} << 32) | device();
+  }
+
+  result<void> handle(const p2p::Message& message) {
+    if (const auto* request = std::get_if<p2p::GetHeaders>(&message)) {
+      p2p::Headers headers;
+      {
+        const auto lock = store_.lock();
+        headers = headers_after(store_.index(), *request);
+      }
+      return peer_.send(headers);
+    }
+    if (const auto* request = std::get_if<p2p::GetBlocks>(&message)) {
+      p2p::Inv inv;
+      {
+        const auto lock = store_.lock();
+        inv = blocks_after(store_.index(), *request, state_);
+      }
+      if (inv.items.empty()) return success();  // Core sends no empty inv
+      return peer_.send(inv);
+    }
+    if (const auto* request = std::get_if<p2p::GetData>(&message)) return send_data(*request);
+    if (const auto* request = std::get_if<p2p::GetBlockTxn>(&message)) return send_block_transactions(*request);
+    if (std::holds_alternative<p2p::SendHeaders>(message)) {
+      state_.send_headers = true;
+    } else if (const auto* cmpct = std::get_if<p2p::SendCmpct>(&message)) {
+      if (cmpct->version == p2p::compact_version_wtxid) state_.high_bandwidth = cmpct->announce;  // Core takes version 2 alone
+    } else if (std::holds_alternative<p2p::GetAddr>(message)) {
+      if (state_.addr_answered) return success();
+      state_.addr_answered = true;
+      return peer_.send(p2p::Addr{});  // we know of no other peer
+    }
+    // The rest (inv, addr, feefilter, mempool, wtxidrelay, sendaddrv2, a
+    // pong...) needs nothing from a read-only peer.
+    return success();
+  }
+
+  // The tip moved: tell the peer, as Core's SendMessages does.
+  result<void> announce() {
+    std::vector<BlockHeader> fresh;  // the new best-chain blocks since what the peer knows, oldest first
+    Hash256 tip;
+    std::optional<Located> single;
+    {
+      const auto lock = store_.lock();
+      const BlockIndex& index = store_.index();
+      const auto best = index.best_chain();
+      if (best.empty()) return success();
+      tip = index.blocks()[best.back()].hash;
+      if (tip == state_.announced) return success();
+      const IndexedBlock* known = index.find(state_.announced);
+      if (known != nullptr && is_on_best_chain(index, *known) &&
+          static_cast<std::size_t>(index.blocks()[best.back()].height - known->height) <= max_blocks_to_announce) {
+        for (std::int64_t h = known->height + 1; h <= index.blocks()[best.back()].height; ++h) fresh.push_back(on_best_chain(index, h)->header);
+      }
+      if (fresh.size() == 1) single = Located{index.file_path(index.blocks()[best.back()].file), index.blocks()[best.back()].offset, 0};
+    }
+    state_.announced = tip;
+    if (state_.high_bandwidth && single) {
+      auto block = read_block(*single);
+      if (!block) return block.error();
+      return peer_.send(p2p::make_cmpctblock(block.value(), state_.cmpct_nonce++));
+    }
+    if (state_.send_headers && !fresh.empty()) return peer_.send(p2p::Headers{std::move(fresh)});
+    return peer_.send(p2p::Inv{{{p2p::inv::block, tip}}});
+  }
+
+ private:
+  result<Block> read_block(const Located& at) {
+    auto bytes = read_block_record(at.path, at.offset, store_.key(), peer_.net());
+    if (!bytes) return bytes.error();
+    return decode_block(bytes.value());
+  }
+
+  result<void> send_data(const p2p::GetData& request) {
+    p2p::NotFound missing;
+    for (const p2p::InvItem& item : request.items) {
+      const std::uint32_t type = item.type & ~p2p::inv::witness_flag;
+      const bool block_like = type == p2p::inv::block || type == p2p::inv::cmpct_block;
+      const auto at = block_like ? locate(store_, item.hash) : std::nullopt;
+      if (!at) {  // transactions, filtered blocks, unknown types and blocks we lack
+        missing.items.push_back(item);
+        continue;
+      }
+      auto bytes = read_block_record(at->path, at->offset, store_.key(), peer_.net());
+      if (!bytes) return bytes.error();
+      if (type == p2p::inv::cmpct_block && at->depth >= 0 && at->depth <= max_cmpctblock_depth) {
+        auto block = decode_block(bytes.value());
+        if (!block) return block.error();
+        if (auto r = peer_.send(p2p::make_cmpctblock(block.value(), state_.cmpct_nonce++)); !r) return r;
+      } else if ((item.type & p2p::inv::witness_flag) != 0 || type == p2p::inv::cmpct_block) {  // as it is on disk
+        if (auto r = peer_.send("block", bytes.value()); !r) return r;
+      } else {
+        auto block = decode_block(bytes.value());  // the form without witness data
+        if (!block) return block.error();
+        stripped_.clear();
+        encode_block(block.value(), stripped_, witness::disallow);
+        if (auto r = peer_.send("block", stripped_); !r) return r;
+      }
+      // The last block of a full getblocks inv: an inv of the tip, so that
+      // the peer asks for the next batch (Core's hashContinue).
+      if (state_.continuation && *state_.continuation == item.hash) {
+        state_.continuation.reset();
+        Hash256 tip;
+        {
+          const auto lock = store_.lock();
+          const auto best = store_.index().best_chain();
+          tip = store_.index().blocks()[best.back()].hash;
+        }
+        if (auto r = peer_.send(p2p::Inv{{{p2p::inv::block, tip}}}); !r) return r;
+      }
+    }
+    if (!missing.items.empty()) return peer_.send(missing);
+    return success();
+  }
+
+  result<void> send_block_transactions(const p2p::GetBlockTxn& request) {
+    const auto at = locate(store_, request.block_hash);
+    if (!at) return success();  // Core ignores a getblocktxn for a block it lacks
+    auto block = read_block(*at);
+    if (!block) return block.error();
+    if (at->depth < 0 || at->depth > max_blocktxn_depth) {  // too deep: the whole block, as Core sends it
+      auto bytes = read_block_record(at->path, at->offset, store_.key(), peer_.net());
+      if (!bytes) return bytes.error();
+      return peer_.send("block", bytes.value());
+    }
+    p2p::BlockTxn txn;
+    txn.block_hash = request.block_hash;
+    for (const std::uint16_t i : request.indexes) {
+      // Core disconnects a peer asking past the block's transactions.
+      if (i >= block.value().transactions.size()) return error(net_errc::bad_request, peer_.last_message_offset());
+      txn.transactions.push_back(block.value().transactions[i]);
+    }
+    return peer_.send(txn);
+  }
+
+  Connection& peer_;
+  const BlockStore& store_;
+  PeerState state_;
+  std::vector<std::byte> stripped_;
+};
 
 }  // namespace
 
-result<void> serve_peer(Connection& peer, const BlockStore& store) {
+result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* tips) {
+  Server server(peer, store);
+  // The peer's silence is timed here, between messages: the loop also
+  // wakes for new tips, which do not count as the peer saying anything.
+  auto idle_until = clock::now() + peer.timeouts().idle;
   for (;;) {
-    auto message = peer.receive();
+    if (!peer.has_buffered_input()) {
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(idle_until - clock::now());
+      if (left.count() <= 0) return error(net_errc::timed_out, peer.bytes_received());
+      pollfd fds[2] = {{peer.fd(), POLLIN, 0}, {tips != nullptr ? tips->fd() : -1, POLLIN, 0}};
+      const int n = ::poll(fds, tips != nullptr ? 2 : 1, static_cast<int>(std::min<std::chrono::milliseconds::rep>(left.count(), 1'000'000)));
+      if (n < 0 && errno != EINTR) return std::error_code(errno, std::system_category());
+      if (n <= 0) continue;
+      if (tips != nullptr && fds[1].revents != 0) {
+        tips->clear();
+        if (auto r = server.announce(); !r) return r;
+      }
+      if (fds[0].revents == 0) continue;
+    }
+    auto message = peer.receive(idle_until);
     if (!message) {
       if (message.error().code() == net_errc::connection_closed && message.error().offset() == peer.bytes_received()) {
         return success();  // gone between messages: a goodbye
       }
       return message.error();
     }
-    result<void> sent = success();
-    if (const auto* request = std::get_if<p2p::GetHeaders>(&message.value())) {
-      sent = peer.send(headers_after(store.index, *request));
-    } else if (const auto* blocks = std::get_if<p2p::GetData>(&message.value())) {
-      sent = send_blocks(peer, store, *blocks);
-    }
-    // The rest (inv, addr, feefilter, sendheaders...) needs nothing from a
-    // read-only peer.
-    if (!sent) return sent;
+    idle_until = clock::now() + peer.timeouts().idle;
+    if (auto r = server.handle(message.value()); !r) return r;
   }
 }
 

@@ -97,6 +97,9 @@ class Connection {
 
   // The socket, for poll(2) or shutdown(2) in a signal handler.
   int fd() const noexcept;
+  // Bytes already read from the socket and not yet a message: poll(2) on
+  // fd() would not see them.
+  bool has_buffered_input() const noexcept;
   const Timeouts& timeouts() const noexcept;
   const std::string& peer_name() const noexcept;
   // The command of the last message received (also of one that failed

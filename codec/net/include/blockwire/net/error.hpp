@@ -30,6 +30,7 @@ enum class net_errc : int {
   peer_not_reading,      // a message we sent did not leave within its time: the peer stopped reading
   ignores_getheaders,    // the peer answered the ping after our getheaders, not the getheaders, while it announced more blocks than we have
   no_answer,             // the peer answered neither our getheaders nor the ping after it within the handshake timeout
+  bad_request,           // a request Core disconnects a peer for (a getblocktxn index past the block's transactions)
 };
 
 const std::error_category& net_category() noexcept;

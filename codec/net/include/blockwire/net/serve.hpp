@@ -1,22 +1,66 @@
-// Serving a blocks directory to one peer, read-only: headers from the
-// directory's index, blocks from its blk files as they are on disk (the
-// witness form sent without decoding; the stripped form re-encoded),
-// notfound for what it does not have, pings answered.
+// Serving a blocks directory to peers, read-only, while a writer may be
+// appending to it: what each message a peer sends gets back (the table is
+// in docs/design.md, each row after Bitcoin Core's net_processing), new
+// blocks announced as they appear, and the blocks themselves from the blk
+// files as they are on disk (the witness form sent without decoding; the
+// stripped form re-encoded).
 #pragma once
 
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/io/error.hpp>
+#include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/net/connection.hpp>
+
+#include <cstdint>
+#include <shared_mutex>
 
 namespace blockwire::net {
 
-struct BlockStore {
-  const BlockIndex& index;
-  XorKey key;
+// A directory's index, shared by every peer's thread and refreshed by one:
+// readers take the lock only to look something up, never while they read
+// a blk file or send.
+class BlockStore {
+ public:
+  BlockStore(BlockIndex index, const XorKey& key) : index_(std::move(index)), key_(key) {}
+
+  // BlockIndex::refresh under the lock: whether the best chain's tip moved.
+  result<bool> refresh();
+
+  // The index, for as long as the lock returned lives.
+  std::shared_lock<std::shared_mutex> lock() const { return std::shared_lock(mutex_); }
+  const BlockIndex& index() const noexcept { return index_; }
+  const XorKey& key() const noexcept { return key_; }
+
+ private:
+  mutable std::shared_mutex mutex_;
+  BlockIndex index_;
+  XorKey key_;
 };
 
+// Wakes a peer's thread when the tip moved, through an eventfd its loop
+// polls beside the socket. notify() is safe from any thread.
+class TipSignal {
+ public:
+  TipSignal();
+  void notify() noexcept;
+  int fd() const noexcept { return fd_.get(); }
+  void clear() noexcept;
+
+ private:
+  FileDescriptor fd_;
+};
+
+// What serve_peer may send unasked, and how much.
+inline constexpr std::size_t max_blocks_to_announce = 8;  // Core's MAX_BLOCKS_TO_ANNOUNCE: more, and a headers peer gets an inv of the tip
+inline constexpr std::size_t max_getblocks_inv = 500;     // Core's limit for an inv answering getblocks
+inline constexpr int max_cmpctblock_depth = 5;             // Core's MAX_CMPCTBLOCK_DEPTH: deeper, a cmpctblock request gets the block
+inline constexpr int max_blocktxn_depth = 10;              // Core's MAX_BLOCKTXN_DEPTH: deeper, a getblocktxn gets the block
+
 // Answers the peer, the handshake done, until it goes away (success) or
-// misbehaves (the error receive() reported).
-result<void> serve_peer(Connection& peer, const BlockStore& store);
+// misbehaves (the error receive() reported, or bad_request). With `tips`,
+// the peer is told of each new tip: a cmpctblock for a single new block to
+// a peer that asked for high-bandwidth compact blocks, headers (up to 8)
+// to one that sent sendheaders, else an inv of the tip.
+result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* tips = nullptr);
 
 }  // namespace blockwire::net
