@@ -14,7 +14,7 @@ import time
 sys.path.insert(0, os.path.dirname(__file__))
 import peers  # noqa: E402
 from bitcoin.core import CBlock  # noqa: E402
-from bitcoin.messages import msg_getdata, msg_getheaders  # noqa: E402
+from bitcoin.messages import msg_getblocks, msg_getdata, msg_getheaders, msg_pong  # noqa: E402
 from bitcoin.net import CInv  # noqa: E402
 
 blockwire, make_chain, data_dir, work, scenario = sys.argv[1:6]
@@ -168,6 +168,211 @@ def scenario_old_peer():
     node, result = fetch_from_node(blocks, os.path.join(work, 'again'))
     assert result.returncode == 0, result.stderr
     assert node.handshake_commands == [b'version', b'wtxidrelay', b'sendaddrv2', b'verack'], node.handshake_commands
+
+
+def expect(wire, *commands, timeout=20):
+    """The next message whose command is one of `commands` (pings answered, the rest passed by)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        command, payload = wire.receive()
+        assert command is not None, f'closed while waiting for {commands}'
+        if command in commands:
+            return command, payload
+        if command == b'ping':
+            wire.send(msg_pong(nonce=wire.message(command, payload).nonce))
+    raise AssertionError(f'no {commands} within {timeout} s')
+
+
+def block_inv(kind, block):
+    inv = CInv()
+    inv.type, inv.hash = kind, CBlock.deserialize(block).GetHash()
+    return inv
+
+
+def read_varint(data, at):
+    first = data[at]
+    if first < 0xfd:
+        return first, at + 1
+    size = {0xfd: 2, 0xfe: 4, 0xff: 8}[first]
+    return int.from_bytes(data[at + 1:at + 1 + size], 'little'), at + 1 + size
+
+
+def scenario_getblocks_sync():
+    """A client that syncs only by getblocks and inv, as nodes without checkpoints and older nodes do: from
+    genesis through full batches of 500 (each ended by an inv of the tip) to the tip."""
+    length = 1300
+    directory, hex_file = os.path.join(work, 'chain'), os.path.join(work, 'chain.hex')
+    subprocess.run([make_chain, directory, str(length), '--hex', hex_file], check=True)
+    blocks = peers.read_chain(hex_file)
+    hashes = [CBlock.deserialize(b).GetHash() for b in blocks]
+    server, port = peers.start_serve(blockwire, directory)
+    with server:
+        wire = peers.Wire(socket.create_connection(('127.0.0.1', port), timeout=20))
+        peers.handshake(wire)
+        have, batches = [blocks[0]], 0
+        while len(have) < len(blocks):
+            request = msg_getblocks()
+            request.locator.vHave = [hashes[len(have) - 1], hashes[0]]
+            wire.send(request)
+            _, payload = expect(wire, b'inv')
+            items = wire.message(b'inv', payload).inv
+            assert [i.hash for i in items] == hashes[len(have):len(have) + 500], (len(have), len(items))
+            assert all(i.type == peers.MSG_BLOCK for i in items)
+            wire.send(getdata(*[block_inv(peers.MSG_WITNESS_BLOCK, blocks[len(have) + k]) for k in range(len(items))]))
+            for k in range(len(items)):
+                _, payload = expect(wire, b'block')
+                assert payload == blocks[len(have)], len(have)
+                have.append(payload)
+            batches += 1
+            if len(items) == 500 and len(have) < len(blocks):
+                # The last of a full batch was fetched: an inv of the tip asks us to go on.
+                _, payload = expect(wire, b'inv')
+                assert [i.hash for i in wire.message(b'inv', payload).inv] == [hashes[-1]]
+        assert batches == 3 and have == blocks
+        # At the tip, getblocks has nothing to say: no inv (Core sends none); a ping is still answered.
+        request = msg_getblocks()
+        request.locator.vHave = [hashes[-1]]
+        wire.send(request)
+        wire.send(peers.msg_ping(nonce=99))
+        command, payload = expect(wire, b'inv', b'pong')
+        assert command == b'pong', command
+        # A stop hash ends the inv before it.
+        request = msg_getblocks()
+        request.locator.vHave = [hashes[10]]
+        request.hashstop = hashes[15]
+        wire.send(request)
+        _, payload = expect(wire, b'inv')
+        assert [i.hash for i in wire.message(b'inv', payload).inv] == hashes[11:15]
+        server.stop()
+
+
+def scenario_compact_blocks():
+    """A client asking for compact blocks: a cmpctblock of a recent block (its coinbase prefilled), the missing
+    transactions by getblocktxn, the block rebuilt equal; a deep block asked for compactly comes whole; a
+    getblocktxn past the block's transactions is a disconnect (as Core); tx and filtered-block requests get notfound,
+    getaddr an empty addr."""
+    fill = os.path.join(data_dir, 'block413567.raw')
+    directory, hex_file = os.path.join(work, 'chain'), os.path.join(work, 'chain.hex')
+    subprocess.run([make_chain, directory, '12', '--hex', hex_file, '--fill', fill], check=True)
+    blocks = peers.read_chain(hex_file)
+    server, port = peers.start_serve(blockwire, directory)
+    with server:
+        wire = peers.Wire(socket.create_connection(('127.0.0.1', port), timeout=20))
+        peers.handshake(wire)
+        wire.send(peers.envelope(b'sendcmpct', b'\x00' + struct.pack('<Q', 2)))
+        tip = blocks[-1]
+        block = CBlock.deserialize(tip)
+        wire.send(getdata(block_inv(4, tip)))  # MSG_CMPCT_BLOCK
+        _, payload = expect(wire, b'cmpctblock')
+        assert payload[:80] == tip[:80]
+        n_ids, at = read_varint(payload, 88)
+        at += 6 * n_ids
+        n_prefilled, at = read_varint(payload, at)
+        assert n_prefilled == 1 and n_ids == len(block.vtx) - 1, (n_prefilled, n_ids)
+        index, at = read_varint(payload, at)
+        assert index == 0
+        coinbase = block.vtx[0].serialize()
+        assert payload[at:at + len(coinbase)] == coinbase
+        # Every other transaction by getblocktxn (differential indexes: 1, then 0 for each next one).
+        wanted = list(range(1, len(block.vtx)))
+        request = CBlock.deserialize(tip).GetHash() + peers.compact_size(len(wanted)) + peers.compact_size(1) + b'\x00' * (len(wanted) - 1)
+        wire.send(peers.envelope(b'getblocktxn', request))
+        _, payload = expect(wire, b'blocktxn')
+        assert payload[:32] == block.GetHash()
+        count, at = read_varint(payload, 32)
+        assert count == len(wanted)
+        rebuilt = tip[:80] + peers.compact_size(len(block.vtx)) + coinbase + payload[at:]
+        assert rebuilt == tip, 'the block rebuilt from the cmpctblock and blocktxn is not the block'
+        # Deep (more than 5 below the tip): the whole block.
+        wire.send(getdata(block_inv(4, blocks[2])))
+        command, payload = expect(wire, b'block', b'cmpctblock')
+        assert command == b'block' and payload == blocks[2]
+        # A transaction, a filtered block: notfound; getaddr: an empty addr.
+        tx, filtered = CInv(), CInv()
+        tx.type, tx.hash = 1, block.vtx[1].GetTxid()
+        filtered.type, filtered.hash = 3, block.GetHash()
+        wire.send(getdata(tx, filtered))
+        _, payload = expect(wire, b'notfound')
+        assert payload == peers.compact_size(2) + tx.serialize() + filtered.serialize()
+        wire.send(peers.envelope(b'getaddr', b''))
+        wire.send(peers.envelope(b'mempool', b''))
+        _, payload = expect(wire, b'addr')
+        assert payload == b'\x00'
+        # Past the end: disconnected.
+        wire.send(peers.envelope(b'getblocktxn', block.GetHash() + peers.compact_size(1) + peers.compact_size(60000)))
+        assert wire.receive() == (None, None)
+        status, _, err = server.stop()
+    assert "getblocktxn index past" in err, err
+
+
+def scenario_live_directory():
+    """Blocks appended to a directory while serve runs are picked up and announced: headers to a peer that sent
+    sendheaders, a cmpctblock to a high-bandwidth one, an inv of the tip to the rest; and a second fetch from serve
+    gets them."""
+    _, blocks = chain()
+    directory = os.path.join(work, 'live')
+    inputs = []
+    for i, b in enumerate(blocks):
+        path = os.path.join(work, f'b{i:04}.raw')
+        open(path, 'wb').write(b)
+        inputs.append(path)
+    assert run('pack', '-o', directory, '--network', 'regtest', *inputs[:200]).returncode == 0
+    server, port = peers.start_serve(blockwire, directory)
+    with server:
+        clients = {}
+        for kind in ('headers', 'compact', 'inv'):
+            wire = peers.Wire(socket.create_connection(('127.0.0.1', port), timeout=20))
+            peers.handshake(wire)
+            if kind == 'headers':
+                wire.send(peers.envelope(b'sendheaders', b''))
+            if kind == 'compact':
+                wire.send(peers.envelope(b'sendcmpct', b'\x01' + struct.pack('<Q', 2)))
+            clients[kind] = wire
+        time.sleep(0.3)
+        # One block appended: each peer told its way, within a couple of seconds.
+        assert run('pack', '--append', '-o', directory, '--network', 'regtest', inputs[200]).returncode == 0
+        _, payload = expect(clients['headers'], b'headers', timeout=5)
+        assert [h.GetHash() for h in peers.read_headers(payload)] == [CBlock.deserialize(blocks[200]).GetHash()]
+        _, payload = expect(clients['compact'], b'cmpctblock', timeout=5)
+        assert payload[:80] == blocks[200][:80]
+        _, payload = expect(clients['inv'], b'inv', timeout=5)
+        assert [i.hash for i in clients['inv'].message(b'inv', payload).inv] == [CBlock.deserialize(blocks[200]).GetHash()]
+        # Ten more at once: more than 8, so the headers peer gets an inv of the tip too.
+        assert run('pack', '--append', '-o', directory, '--network', 'regtest', *inputs[201:211]).returncode == 0
+        _, payload = expect(clients['headers'], b'inv', b'headers', timeout=5)
+        tip = CBlock.deserialize(blocks[210]).GetHash()
+        assert [i.hash for i in clients['headers'].message(b'inv', payload).inv] == [tip]
+        # And served: a fetch from serve gets all 211.
+        target = os.path.join(work, 'copy')
+        result = fetch(port, target)
+        assert result.returncode == 0, result.stderr
+        check_fetched(target, blocks[:211])
+        server.stop()
+
+
+def scenario_relay():
+    """fetch from a node into DIR while serve DIR feeds another fetch: a working relay; both directories end equal,
+    byte for byte."""
+    source, blocks = chain()
+    upstream, up_port = peers.start_serve(blockwire, source)
+    relay_dir, copy = os.path.join(work, 'relay'), os.path.join(work, 'copy')
+    with upstream:
+        first = fetch(up_port, relay_dir, '--max-blocks', '50')
+        assert first.returncode == 0, first.stderr
+        relay, relay_port = peers.start_serve(blockwire, relay_dir)
+        with relay:
+            with peers.Process([blockwire, 'fetch', f'127.0.0.1:{up_port}', '-o', relay_dir, '--network', 'regtest', '--no-progress']) as rest:
+                partway = fetch(relay_port, copy)  # while the relay directory grows
+                assert partway.returncode == 0, partway.stderr
+                assert rest.proc.wait(timeout=60) == 0, rest.proc.stderr.read()
+            time.sleep(1.5)  # serve reads what was appended within a second
+            again = fetch(relay_port, copy)
+            assert again.returncode == 0, again.stderr
+            relay.stop()
+        upstream.stop()
+    check_fetched(relay_dir, blocks)
+    check_fetched(copy, blocks)
+    assert peers.records(relay_dir) == peers.records(copy)
 
 
 def scenario_tip_without_empty_headers():
