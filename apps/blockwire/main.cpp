@@ -162,10 +162,15 @@ int main(int argc, char** argv) {
   cli::ServeOptions serve;
   auto* serve_cmd = app.add_subcommand(
       "serve",
-      "Serve a blocks directory to Bitcoin peers, read-only: the handshake, headers from an index of the\n"
-      "directory built at start, blocks (witness and stripped forms) from its blk files, notfound for\n"
-      "the rest, pings answered. A thread a peer, up to --max-peers; a misbehaving peer is dropped\n"
-      "alone. Prints \"listening on ADDR:PORT\" on standard output; SIGINT or SIGTERM stops it.");
+      "Serve a blocks directory to Bitcoin peers, read-only: the handshake; headers (getheaders,\n"
+      "sendheaders), the inv route (getblocks, inv, and an inv of the tip after each batch of 500), blocks\n"
+      "(witness and stripped), compact blocks (cmpctblock within 5 of the tip, blocktxn within 10), an empty\n"
+      "addr for getaddr, notfound for transactions and filtered blocks, pings answered. Blocks appended to DIR\n"
+      "while it runs (by fetch, or a node) are read within a second and announced to every peer.\n"
+      "Limits: --max-peers peers, a thread each; a peer's memory is its largest message (4,000,000 bytes)\n"
+      "plus a block read for it and the buffers; a handshake has 30 s, a message 5 s for its envelope and\n"
+      "100 kB/s for the rest (60 s at most, either way); 20 minutes of silence ends a peer. A misbehaving\n"
+      "peer is dropped alone. Prints \"listening on ADDR:PORT\" on standard output; SIGINT or SIGTERM stops it.");
   serve_cmd->add_option("dir", serve.dir, "a blocks directory")->required()->type_name("DIR");
   serve_cmd->add_option("--listen", serve.listen, "the address and port (default: every address, the network's port; port 0: any free one)")
       ->type_name("ADDR:PORT");
