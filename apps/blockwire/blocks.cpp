@@ -44,7 +44,7 @@ int blocks(const BlocksOptions& options) {
       auto built = UndoIndex::build(o.dir, key.value(), index.value(), o.net);
       if (!built) {
         std::fprintf(stderr, "blockwire blocks: %s: reading rev files: %s\n", o.dir.c_str(), built.error().message().c_str());
-        return built.error().code().category() == std::system_category() ? usage_or_io : bad_data;
+        return built.error().is_io() ? usage_or_io : bad_data;
       }
       undo_index = std::move(built).value();
     }
@@ -96,7 +96,7 @@ int blocks(const BlocksOptions& options) {
       std::optional<BlockUndo> undo;
       if (undo_index && height != 0 && undo_index->has_file(b.file)) {
         auto found = undo_index->find(b.hash, undo_shape(view.value()));
-        if (!found && found.error().code().category() == std::system_category()) {
+        if (!found && found.error().is_io()) {
           std::fprintf(stderr, "blockwire blocks: reading the undo data of block %llu: %s\n", static_cast<unsigned long long>(height),
                        found.error().message().c_str());
           return usage_or_io;

@@ -138,7 +138,7 @@ int inspect(const InspectOptions& options) {
         auto built = UndoIndex::build(dir.empty() ? "." : dir.string(), key.value(), index.value(), o.net, *number);
         if (!built) {
           std::fprintf(stderr, "blockwire inspect: reading %s: %s\n", (dir / undo_file_name(*number)).c_str(), built.error().message().c_str());
-          return built.error().code().category() == std::system_category() ? usage_or_io : bad_data;
+          return built.error().is_io() ? usage_or_io : bad_data;
         }
         undo_index = std::move(built).value();
       }

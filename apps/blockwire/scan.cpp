@@ -104,7 +104,7 @@ result<void> verify_undo(const UndoDir& d, ScanResult& result) {
     for (;;) {
       auto record = reader.value().next();
       if (!record) {
-        if (record.error().code().category() == std::system_category()) return record.error();
+        if (record.error().is_io()) return record.error();
         std::error_code ec;
         const auto size = fs::file_size(path, ec);
         const std::uint64_t at = record.error().offset();

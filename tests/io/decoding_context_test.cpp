@@ -138,3 +138,16 @@ TEST_CASE("BufferedReader is a Reader: small reads are served from one large rea
   CHECK(out.value() == data);
   CHECK(source.calls <= 3);  // one fill, then the end of the stream
 }
+
+TEST_CASE("DecodingContext: a temporary reader or reader_ref is refused at compile time (the context keeps its address)") {
+  // A named reader_ref is taken; one that would die at the end of the
+  // full expression is not (SocketReader{fd} makes one implicitly).
+  static_assert(std::is_constructible_v<blockwire::DecodingContext, const blockwire::reader_ref&>);
+  static_assert(!std::is_constructible_v<blockwire::DecodingContext, blockwire::reader_ref&&>);
+  static_assert(!std::is_constructible_v<blockwire::DecodingContext, blockwire::SocketReader&&>);
+  static_assert(!std::is_constructible_v<blockwire::DecodingContext, blockwire::SpanReader&&>);
+  blockwire::SocketReader socket(-1);
+  const blockwire::reader_ref named(socket);
+  blockwire::DecodingContext ctx(named);
+  CHECK(ctx.offset() == 0);
+}

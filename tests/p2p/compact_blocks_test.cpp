@@ -194,3 +194,19 @@ TEST_CASE("compact blocks: what a peer can get wrong, and short id collisions") 
     CHECK(partial.value().finish(std::span<const Transaction>{}).error().code() == p2p::errc::short_id_collision);
   }
 }
+
+TEST_CASE("PartialBlock is moved, never copied: its slots point into its own prefilled transactions") {
+  static_assert(!std::is_copy_constructible_v<blockwire::p2p::PartialBlock>);
+  static_assert(!std::is_copy_assignable_v<blockwire::p2p::PartialBlock>);
+  static_assert(std::is_nothrow_move_constructible_v<blockwire::p2p::PartialBlock>);
+  // A moved one still finishes the block its cmpctblock describes.
+  const blockwire::Block block = blockwire::decode_block(test::block413567()).value();
+  const auto cmpct = blockwire::p2p::make_cmpctblock(block, 7);
+  auto partial = blockwire::p2p::PartialBlock::start(cmpct, {});
+  REQUIRE(partial);
+  blockwire::p2p::PartialBlock moved = std::move(partial).value();
+  std::vector<blockwire::Transaction> missing(block.transactions.begin() + 1, block.transactions.end());
+  auto finished = moved.finish(missing);
+  REQUIRE(finished);
+  CHECK(finished.value() == block);
+}

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <stdexcept>
 #include <utility>
@@ -83,6 +84,10 @@ TransactionBuilder::TransactionBuilder(const Transaction& tx)
       witness_items(tx.witness_items().begin(), tx.witness_items().end()) {}
 
 ByteRange TransactionBuilder::append(std::span<const std::byte> bytes) {
+  // Offsets and sizes are 32 bits: checked before they are narrowed, as build() checks its parts.
+  if (bytes.size() > std::numeric_limits<std::uint32_t>::max() - payload.size() || payload.size() > std::numeric_limits<std::uint32_t>::max()) {
+    throw std::length_error("blockwire::TransactionBuilder: a payload of 2^32 bytes or more");
+  }
   const ByteRange range{static_cast<std::uint32_t>(payload.size()), static_cast<std::uint32_t>(bytes.size())};
   payload.insert(payload.end(), bytes.begin(), bytes.end());
   return range;

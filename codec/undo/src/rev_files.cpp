@@ -267,7 +267,7 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
       if (!record) {
         // Damaged framing: what follows in this file pairs with nothing
         // (scan reports it); an I/O failure is the caller's to know.
-        if (record.error().code().category() == std::system_category()) return record.error();
+        if (record.error().is_io()) return record.error();
         ++index.unpaired_;
         break;
       }

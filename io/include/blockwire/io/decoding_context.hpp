@@ -44,6 +44,10 @@ class DecodingContext {
   // still needs. `source` must outlive the context.
   explicit DecodingContext(const reader_ref& source) noexcept
       : window_(nullptr), pos_(nullptr), end_(nullptr), direct_(&source) {}
+  // The context keeps the reader_ref's address: a temporary one (or a
+  // temporary reader, which would make one) would be gone before the first
+  // read. Name the reader_ref instead.
+  explicit DecodingContext(reader_ref&& source) = delete;
 
   DecodingContext(const DecodingContext&) = delete;
   DecodingContext& operator=(const DecodingContext&) = delete;

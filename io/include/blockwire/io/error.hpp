@@ -75,6 +75,12 @@ class error {
   // True when this holds a failure.
   explicit operator bool() const noexcept { return static_cast<bool>(code_); }
 
+  // Whether the failure is the system's (a file, a socket, the disk: the
+  // operating system's codes) rather than something wrong with the bytes.
+  // The one question callers ask of an error whatever its layer: the
+  // command's exit status 2 against 1. Ask this, not the category.
+  bool is_io() const noexcept { return code_.category() == std::system_category(); }
+
   friend bool operator==(const error&, const error&) = default;
 
  private:

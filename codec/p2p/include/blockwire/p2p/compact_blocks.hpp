@@ -49,8 +49,16 @@ struct PoolTransaction {
 // On short_id_collision, ask for the whole block.
 class PartialBlock {
  public:
+  PartialBlock() = default;
   static result<PartialBlock> start(const CmpctBlock& cmpct, std::span<const PoolTransaction> pool,
                                     std::uint64_t version = compact_version_wtxid);
+  // Moved, never copied: its slots point into its own prefilled
+  // transactions (a moved vector keeps its elements where they are; a
+  // copy would point into the original).
+  PartialBlock(PartialBlock&&) noexcept = default;
+  PartialBlock& operator=(PartialBlock&&) noexcept = default;
+  PartialBlock(const PartialBlock&) = delete;
+  PartialBlock& operator=(const PartialBlock&) = delete;
 
   std::size_t transaction_count() const noexcept { return slots_.size(); }
   bool has(std::size_t index) const noexcept { return slots_[index] != nullptr; }

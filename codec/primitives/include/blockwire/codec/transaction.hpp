@@ -162,7 +162,8 @@ class TransactionBuilder {
   TransactionBuilder() = default;
   explicit TransactionBuilder(const Transaction& tx);  // its parts, to edit
 
-  // Copies `bytes` to the end of the payload and says where.
+  // Copies `bytes` to the end of the payload and says where. Throws
+  // std::length_error when the payload would reach 2^32 bytes.
   ByteRange append(std::span<const std::byte> bytes);
   // Adds a witness stack of copies of `items` to `in`.
   void set_witness(TxIn& in, std::span<const std::span<const std::byte>> items);

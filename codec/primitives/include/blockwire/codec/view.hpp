@@ -7,6 +7,8 @@
 // per element: memory is the input plus a few bytes per element.
 #pragma once
 
+#include <cassert>
+
 #include <blockwire/codec/block.hpp>
 #include <blockwire/codec/encoding.hpp>
 #include <blockwire/codec/transaction.hpp>
@@ -182,7 +184,10 @@ class BlockView {
 
   const BlockHeader& header() const noexcept { return header_; }
   std::size_t transaction_count() const noexcept { return count_; }
+  // Precondition: i < transaction_count() (asserted in debug builds; past
+  // it, the offsets read are out of bounds).
   TransactionView transaction(std::size_t i) const noexcept {
+    assert(i < count_);
     const std::uint32_t end =
         i + 1 < count_ ? offsets_[offsets_[i + 1] + view_detail::rec_begin] : static_cast<std::uint32_t>(bytes_.size());
     return TransactionView(bytes_.data(), offsets_.data() + offsets_[i], end);
