@@ -84,7 +84,7 @@ int fetch(const FetchOptions& o) {
   // Damage in the directory is said now, and makes the exit status 1 even
   // when the sync succeeds: the blocks it left out are fetched again.
   const bool damaged = report_index_problems("fetch", o.output_dir, index.value());
-  net::LocalChain chain = net::LocalChain::from_index(index.value(), net);
+  BlockIndex& chain = index.value();  // kept as blocks are appended
   const std::int64_t start_height = chain.height();
 
   const net::Timeouts timeouts = timeouts_from_option(o.timeout_seconds);

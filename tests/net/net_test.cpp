@@ -47,8 +47,8 @@ std::vector<Block> regtest_chain(std::uint32_t n) {
 
 TEST_CASE("net: the locator as Core's CChain::GetLocator: eleven one apart, then doubling, then genesis") {
   const auto blocks = regtest_chain(100);
-  net::LocalChain chain(network::regtest);
-  for (const Block& b : blocks) chain.add(b.header);
+  BlockIndex chain(".", network::regtest);
+  for (const Block& b : blocks) chain.add(b.header, block_hash(b.header), {});
   REQUIRE(chain.height() == 100);
   // Core: push the tip; step 1 until the locator has more than ten hashes,
   // then double the step; heights never below 0, and 0 ends it.
@@ -59,10 +59,10 @@ TEST_CASE("net: the locator as Core's CChain::GetLocator: eleven one apart, then
   CHECK(chain.height_of(block_hash(blocks[42].header)) == 42);
 }
 
-TEST_CASE("net: LocalChain follows the branch with more work, not the one added last") {
+TEST_CASE("net: the index a sync keeps follows the branch with more work, not the one added last") {
   const auto blocks = regtest_chain(5);
-  net::LocalChain chain(network::regtest);
-  for (const Block& b : blocks) chain.add(b.header);
+  BlockIndex chain(".", network::regtest);
+  for (const Block& b : blocks) chain.add(b.header, block_hash(b.header), {});
   // A branch off height 3: two blocks reach height 5, as much work as the
   // tip: the tip stays; a third passes it.
   Hash256 prev = block_hash(blocks[3].header);
@@ -71,10 +71,10 @@ TEST_CASE("net: LocalChain follows the branch with more work, not the one added 
     branch.push_back(test::mine(prev, 1'800'000'000 + h, 1000 + h));
     prev = block_hash(branch.back().header);
   }
-  chain.add(branch[0].header);
-  chain.add(branch[1].header);
+  chain.add(branch[0].header, block_hash(branch[0].header), {});
+  chain.add(branch[1].header, block_hash(branch[1].header), {});
   CHECK(chain.tip() == block_hash(blocks[5].header));
-  chain.add(branch[2].header);
+  chain.add(branch[2].header, block_hash(branch[2].header), {});
   CHECK(chain.height() == 6);
   CHECK(chain.tip() == block_hash(branch[2].header));
   CHECK(chain.height_of(block_hash(blocks[4].header)) == -1);  // off the best chain now

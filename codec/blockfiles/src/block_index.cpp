@@ -247,6 +247,36 @@ void BlockIndex::link(std::size_t first_new) {
             [](const IndexProblem& a, const IndexProblem& b) { return std::tie(a.file, a.offset) < std::tie(b.file, b.offset); });
 }
 
+void BlockIndex::add(const BlockHeader& header, const Hash256& hash, BlockPosition at) {
+  if (by_hash_.contains(hash)) return;
+  IndexedBlock b;
+  b.hash = hash;
+  b.header = header;
+  b.file = at.file;
+  b.offset = at.offset;
+  by_hash_.emplace(hash, blocks_.size());
+  blocks_.push_back(b);
+  link(blocks_.size() - 1);
+}
+
+std::int64_t BlockIndex::height_of(const Hash256& hash) const {
+  const IndexedBlock* b = find(hash);
+  if (b == nullptr || b->height < 0 || static_cast<std::size_t>(b->height) >= best_.size()) return -1;
+  return &blocks_[best_[static_cast<std::size_t>(b->height)]] == b ? b->height : -1;
+}
+
+std::vector<Hash256> BlockIndex::locator() const {
+  std::vector<Hash256> hashes;
+  if (best_.empty()) return hashes;
+  std::int64_t step = 1;
+  for (std::int64_t h = height(); h > 0; h -= step) {
+    hashes.push_back(blocks_[best_[static_cast<std::size_t>(h)]].hash);
+    if (hashes.size() > 10) step *= 2;  // as Core: eleven one apart, then doubling
+  }
+  hashes.push_back(blocks_[best_.front()].hash);
+  return hashes;
+}
+
 const IndexedBlock* BlockIndex::find(const Hash256& hash) const {
   const auto it = by_hash_.find(hash);
   return it == by_hash_.end() ? nullptr : &blocks_[it->second];

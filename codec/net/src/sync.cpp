@@ -10,59 +10,6 @@
 
 namespace blockwire::net {
 
-LocalChain LocalChain::from_index(const BlockIndex& index, network net) {
-  LocalChain chain(net);
-  // Parents before children: by height (an unlinked block has none).
-  std::vector<const IndexedBlock*> linked;
-  for (const IndexedBlock& b : index.blocks())
-    if (b.height >= 0) linked.push_back(&b);
-  std::stable_sort(linked.begin(), linked.end(), [](const IndexedBlock* a, const IndexedBlock* b) { return a->height < b->height; });
-  for (const IndexedBlock* b : linked) chain.add(b->header, b->hash);
-  return chain;
-}
-
-std::vector<Hash256> LocalChain::locator() const {
-  std::vector<Hash256> hashes;
-  if (best_.empty()) return hashes;
-  std::int64_t step = 1;
-  for (std::int64_t h = height(); h > 0; h -= step) {
-    hashes.push_back(best_[static_cast<std::size_t>(h)]);
-    if (hashes.size() > 10) step *= 2;  // as Core: eleven one apart, then doubling
-  }
-  hashes.push_back(best_.front());
-  return hashes;
-}
-
-std::int64_t LocalChain::height_of(const Hash256& hash) const {
-  const auto it = known_.find(hash);
-  if (it == known_.end()) return -1;
-  const std::int64_t h = it->second.height;
-  return h < static_cast<std::int64_t>(best_.size()) && best_[static_cast<std::size_t>(h)] == hash ? h : -1;
-}
-
-void LocalChain::add(const BlockHeader& header) { add(header, block_hash(header)); }
-
-void LocalChain::add(const BlockHeader& header, const Hash256& hash) {
-  if (known_.contains(hash)) return;
-  const auto parent = known_.find(header.prev_block);
-  Known k{0, work_from_bits(header.bits), header.prev_block};
-  if (parent != known_.end()) {
-    k.height = parent->second.height + 1;
-    k.chainwork = add_work(parent->second.chainwork, k.chainwork);
-  } else if (!best_.empty()) {
-    return;  // not linked: the caller checks links first
-  }
-  known_.emplace(hash, k);
-  if (!best_.empty() && at_most(k.chainwork, known_.at(best_.back()).chainwork)) return;
-  // The new tip: walk back to where it meets the best chain.
-  std::vector<Hash256> branch{hash};
-  while (!best_.empty() && height_of(branch.back()) < 0) branch.push_back(known_.at(branch.back()).parent);
-  const std::int64_t fork = best_.empty() ? -1 : known_.at(branch.back()).height;
-  if (!best_.empty()) branch.pop_back();  // on the best chain already
-  best_.resize(static_cast<std::size_t>(fork + 1));
-  best_.insert(best_.end(), branch.rbegin(), branch.rend());
-}
-
 namespace {
 
 std::uint64_t random_nonce() {
@@ -79,7 +26,7 @@ struct HashedHeader {
 // The headers message's new headers, checked, and the last header's hash
 // (where a full message's next request starts). `offset`: the message's
 // stream offset, for the errors.
-result<std::vector<HashedHeader>> new_headers(const p2p::Headers& message, const LocalChain& chain, std::uint64_t offset,
+result<std::vector<HashedHeader>> new_headers(const p2p::Headers& message, const BlockIndex& chain, std::uint64_t offset,
                                               Hash256& last) {
   wire::SizeCounter count;
   wire::encode_compact_size(count, message.headers.size());
@@ -112,7 +59,7 @@ result<void> answer(Connection& peer, const p2p::Message& message) {
 
 }  // namespace
 
-result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& chain, std::int64_t peer_height,
+result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& chain, std::int64_t peer_height,
                          SyncProgress& progress, const SyncOptions& options) {
   using clock = std::chrono::steady_clock;
   progress = SyncProgress{};
@@ -124,7 +71,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& 
       progress.local_failure = true;
       return at.error();
     }
-    chain.add(block.header, hash);
+    chain.add(block.header, hash, at.value());
     ++progress.blocks;
     progress.bytes += writer.position().offset - at.value().offset - 8;  // the record's block, without its frame
     progress.height = chain.height();

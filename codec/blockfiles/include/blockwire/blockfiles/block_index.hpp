@@ -68,6 +68,11 @@ struct IndexProblem {
 
 class BlockIndex {
  public:
+  // An index of nothing yet, for `dir` (blocks are add()ed as they are
+  // written there).
+  explicit BlockIndex(std::string dir = ".", network net = network::mainnet, const XorKey& key = {})
+      : dir_(std::move(dir)), key_(key), net_(net) {}
+
   // Reads every record's header of DIR's blk files (one that cannot be
   // opened is a problem; a read that fails midway is the error). Where a writer holds
   // the directory's lock (being_written()), the last file is read up to
@@ -81,6 +86,28 @@ class BlockIndex {
   std::uint64_t problem_count() const noexcept { return problem_count_; }
   // A writer held the lock while the index was built (or last refreshed).
   bool was_being_written() const noexcept { return being_written_; }
+
+  // The chain as a syncing node uses it, one index for the directory and
+  // the network (fetch keeps it as it appends).
+  // A block written at `at`, its header already checked (proof of work, a
+  // known parent or none at all): linked, and the best chain moved to it
+  // when it has more work than the tip. A hash already there is left alone.
+  void add(const BlockHeader& header, const Hash256& hash, BlockPosition at);
+  // Whether the block is there and linked to a genesis block (on any branch).
+  bool contains(const Hash256& hash) const {
+    const IndexedBlock* b = find(hash);
+    return b != nullptr && b->height >= 0;
+  }
+  bool empty() const noexcept { return best_.empty(); }
+  // The best chain's height (-1: none) and tip (precondition: !empty()).
+  std::int64_t height() const noexcept { return static_cast<std::int64_t>(best_.size()) - 1; }
+  const Hash256& tip() const { return blocks_[best_.back()].hash; }
+  // The height of a block of the best chain; -1 for any other.
+  std::int64_t height_of(const Hash256& hash) const;
+  // Bitcoin Core's locator (CChain::GetLocator): the tip and the ten blocks
+  // below it, then steps doubling back, then the genesis block.
+  std::vector<Hash256> locator() const;
+  network net() const noexcept { return net_; }
 
   // Reads what was appended to the directory since build() or the last
   // refresh(): the records after the last whole one read, and files made

@@ -17,47 +17,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <vector>
 
 namespace blockwire::net {
-
-// The chain we already have: every block's height and work, and the best
-// chain by height.
-class LocalChain {
- public:
-  // Nothing yet: the genesis block is the first to write.
-  explicit LocalChain(network net) : net_(net) {}
-  // Every block of a blocks directory's index that links to its genesis
-  // block (side branches too: they are not fetched again), the best chain
-  // the one with the most work.
-  static LocalChain from_index(const BlockIndex& index, network net);
-
-  bool empty() const noexcept { return best_.empty(); }
-  std::int64_t height() const noexcept { return static_cast<std::int64_t>(best_.size()) - 1; }
-  const Hash256& tip() const { return best_.back(); }
-  // Bitcoin Core's locator: the last eleven blocks, then steps doubling back,
-  // then the genesis block.
-  std::vector<Hash256> locator() const;
-  bool contains(const Hash256& hash) const { return known_.contains(hash); }
-  // The height of a block of the best chain, or -1.
-  std::int64_t height_of(const Hash256& hash) const;
-  // Adds a block whose parent is known (or the genesis block to an empty
-  // chain); the best chain moves to it when it has more work than the tip.
-  void add(const BlockHeader& header);
-  void add(const BlockHeader& header, const Hash256& hash);  // its hash already known
-  network net() const noexcept { return net_; }
-
- private:
-  struct Known {
-    std::int64_t height;
-    Hash256 chainwork;
-    Hash256 parent;
-  };
-  network net_;
-  std::map<Hash256, Known> known_;
-  std::vector<Hash256> best_;  // by height
-};
 
 struct SyncProgress {
   enum class stop : unsigned char { running, tip_reached, max_blocks };
@@ -77,8 +39,10 @@ struct SyncOptions {
   std::function<void(const SyncProgress&)> progress;  // after each block
 };
 
-// Syncs `chain` (and the directory behind `writer`) to the peer's best
-// chain, the connection's handshake done. `progress` follows the blocks
+// Syncs `chain` (the directory's index, BlockIndex: the blocks it holds,
+// side branches too, and the best chain by most work; empty for a new
+// directory) and the directory behind `writer` to the peer's best chain,
+// the connection's handshake done; each block appended is add()ed. `progress` follows the blocks
 // appended; on an error it says how far the sync got, and the blocks
 // appended before it stay (each whole and checked): nothing partial is
 // written. A peer that sends only what is not an answer (pings, inv, addr)
@@ -92,7 +56,7 @@ struct SyncOptions {
 // of a zero), unrequested_block, block_not_found, check_block's codes
 // (offset: the block message's), what receive() reports, and the writer's
 // (local_failure).
-result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, LocalChain& chain, std::int64_t peer_height,
+result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& chain, std::int64_t peer_height,
                          SyncProgress& progress, const SyncOptions& options = {});
 
 }  // namespace blockwire::net
