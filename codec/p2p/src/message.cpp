@@ -194,15 +194,8 @@ void decode_string(DecodingContext& ctx, std::string& s, std::size_t max) {
 
 // A counted list, refused past `max` items before anything is reserved.
 template <class Item, class DecodeItem>
-void decode_list(DecodingContext& ctx, std::vector<Item>& out, std::size_t max, std::uint64_t min_item_size, DecodeItem decode_item) {
-  const std::uint64_t n = w::decode_compact_size(ctx);
-  if (n > max) {
-    ctx.fail(errc::too_many_items);
-    return;
-  }
-  // Room for no more bytes of items than bytes are left (as decode_range).
-  out.reserve(w::reserve_for(ctx, n, std::max<std::uint64_t>(min_item_size, sizeof(Item))));
-  for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) decode_item(ctx, out.emplace_back());
+void decode_list(DecodingContext& ctx, std::vector<Item>& out, std::uint64_t max, std::uint64_t min_item_size, const DecodeItem& decode_item) {
+  w::decode_range_at_most(ctx, out, max, make_error_code(errc::too_many_items), min_item_size, decode_item);
 }
 
 void decode_item(DecodingContext& ctx, InvItem& item) {

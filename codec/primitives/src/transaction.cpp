@@ -93,10 +93,18 @@ ByteRange TransactionBuilder::append(std::span<const std::byte> bytes) {
   return range;
 }
 
-void TransactionBuilder::set_witness(TxIn& in, std::span<const std::span<const std::byte>> items) {
+void TransactionBuilder::start_witness(TxIn& in) noexcept {
   in.witness_begin = static_cast<std::uint32_t>(witness_items.size());
-  for (const auto item : items) witness_items.push_back(append(item));
-  in.witness_size = static_cast<std::uint32_t>(items.size());
+  in.witness_size = 0;
+}
+
+void TransactionBuilder::add_witness_item(TxIn& in, std::span<const std::byte> item) {
+  assert(in.witness_begin + in.witness_size == witness_items.size());  // the stack started last
+  if (witness_items.size() >= std::numeric_limits<std::uint32_t>::max()) {
+    throw std::length_error("blockwire::TransactionBuilder: 2^32 witness items or more");
+  }
+  witness_items.push_back(append(item));
+  ++in.witness_size;
 }
 
 void TransactionBuilder::clear() noexcept {

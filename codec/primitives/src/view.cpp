@@ -155,9 +155,7 @@ void fill(const TransactionView& view, TransactionBuilder& tx) {
     out.prevout = in.prevout;
     out.script_sig = tx.append(in.script_sig);
     out.sequence = in.sequence;
-    out.witness_begin = static_cast<std::uint32_t>(tx.witness_items.size());
-    for (const auto item : in.witness) tx.witness_items.push_back(tx.append(item));
-    out.witness_size = static_cast<std::uint32_t>(tx.witness_items.size() - out.witness_begin);
+    tx.set_witness(out, in.witness);
   }
   tx.outputs.reserve(view.output_count());
   for (std::size_t i = 0; i < view.output_count(); ++i) {

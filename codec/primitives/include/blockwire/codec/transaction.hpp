@@ -165,8 +165,17 @@ class TransactionBuilder {
   // Copies `bytes` to the end of the payload and says where. Throws
   // std::length_error when the payload would reach 2^32 bytes.
   ByteRange append(std::span<const std::byte> bytes);
-  // Adds a witness stack of copies of `items` to `in`.
-  void set_witness(TxIn& in, std::span<const std::span<const std::byte>> items);
+  // Gives `in` a witness stack of copies of `items`: any range of byte
+  // spans (an array or span of spans, a view's WitnessView).
+  template <class Items>
+  void set_witness(TxIn& in, const Items& items) {
+    start_witness(in);
+    for (const std::span<const std::byte> item : items) add_witness_item(in, item);
+  }
+  // The same, an item at a time: an empty stack for `in`, then its items
+  // (`in` must be the input whose stack was started last).
+  void start_witness(TxIn& in) noexcept;
+  void add_witness_item(TxIn& in, std::span<const std::byte> item);
   // Empties every part, keeping their capacity.
   void clear() noexcept;
 

@@ -14,6 +14,7 @@
 #include <blockwire/codec/transaction.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/hash256.hpp>
+#include <blockwire/io/little_endian.hpp>
 
 #include <array>
 #include <bit>
@@ -47,18 +48,6 @@ inline std::uint64_t read_size(const std::byte*& p) noexcept {
   for (std::size_t i = 0; i < width; ++i) n |= std::uint64_t{std::to_integer<unsigned>(p[1 + i])} << (8 * i);
   p += 1 + width;
   return n;
-}
-
-template <class T>
-T load_le(const std::byte* p) noexcept {
-  T v;
-  std::memcpy(&v, p, sizeof(T));
-  if constexpr (std::endian::native == std::endian::big) {
-    T r = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i) r = static_cast<T>((r << 8) | ((v >> (8 * i)) & 0xff));
-    return r;
-  }
-  return v;
 }
 
 }  // namespace view_detail
@@ -138,8 +127,8 @@ class TransactionView {
   TransactionView(TransactionView&&) noexcept = default;
   TransactionView& operator=(TransactionView&&) noexcept = default;
 
-  std::uint32_t version() const noexcept { return view_detail::load_le<std::uint32_t>(base_ + at(view_detail::rec_begin)); }
-  std::uint32_t lock_time() const noexcept { return view_detail::load_le<std::uint32_t>(base_ + end_ - 4); }
+  std::uint32_t version() const noexcept { return load_le<std::uint32_t>(base_ + at(view_detail::rec_begin)); }
+  std::uint32_t lock_time() const noexcept { return load_le<std::uint32_t>(base_ + end_ - 4); }
   std::size_t input_count() const noexcept { return at(view_detail::rec_inputs) & ~view_detail::segwit_bit; }
   std::size_t output_count() const noexcept { return at(view_detail::rec_outputs); }
   InputView input(std::size_t i) const noexcept;

@@ -19,6 +19,7 @@
 #include <blockwire/io/decoding_context.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/hash256.hpp>
+#include <blockwire/io/little_endian.hpp>
 
 #include <array>
 #include <bit>
@@ -31,30 +32,11 @@
 
 namespace blockwire::wire {
 
-// Integers and the wire's little-endian bytes --------------------------------
-
-template <std::integral T>
-constexpr T byteswap(T v) noexcept {
-  auto bytes = std::bit_cast<std::array<std::byte, sizeof(T)>>(v);
-  for (std::size_t i = 0; i < sizeof(T) / 2; ++i) std::swap(bytes[i], bytes[sizeof(T) - 1 - i]);
-  return std::bit_cast<T>(bytes);
-}
-
-template <std::integral T>
-std::array<std::byte, sizeof(T)> to_le(T v) noexcept {
-  if constexpr (std::endian::native == std::endian::big) v = byteswap(v);
-  std::array<std::byte, sizeof(T)> out;
-  std::memcpy(out.data(), &v, sizeof(T));
-  return out;
-}
-
-template <std::integral T>
-T from_le(const std::array<std::byte, sizeof(T)>& bytes) noexcept {
-  T v;
-  std::memcpy(&v, bytes.data(), sizeof(T));
-  if constexpr (std::endian::native == std::endian::big) v = byteswap(v);
-  return v;
-}
+// Integers and the wire's little-endian bytes (<blockwire/io/little_endian.hpp>)
+using blockwire::byteswap;
+using blockwire::from_le;
+using blockwire::load_le;
+using blockwire::to_le;
 
 // Sinks ----------------------------------------------------------------------
 
@@ -212,6 +194,23 @@ inline constexpr struct {
   }
 } decode_bytes;
 
+namespace detail {
+
+// `n` items, decoded into new items appended to `out`: reserved for no more
+// bytes of items than bytes are left, growing geometrically.
+template <class Container, class DecodeItem, class... Extra>
+void decode_items(DecodingContext& ctx, std::uint64_t n, Container& out, std::uint64_t min_item_size, const DecodeItem& decode_item,
+                  Extra&... extra) {
+  constexpr std::uint64_t item_bytes = sizeof(typename Container::value_type);
+  const std::size_t wanted = out.size() + reserve_for(ctx, n, min_item_size > item_bytes ? min_item_size : item_bytes);
+  // Geometric growth: a container appended to again and again (the
+  // witness items of input after input) stays linear.
+  if (wanted > out.capacity()) out.reserve(wanted > 2 * out.capacity() ? wanted : 2 * out.capacity());
+  for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) decode_item(ctx, out.emplace_back(), extra...);
+}
+
+}  // namespace detail
+
 // A counted sequence: the CompactSize count, then decode_item(ctx, item,
 // extra...) into each new item appended to `out` (never cleared: clear it
 // first where that is meant). `min_item_size`, the fewest bytes one item
@@ -224,15 +223,22 @@ inline constexpr struct {
   template <class Container, class DecodeItem, class... Extra>
   void operator()(DecodingContext& ctx, Container& out, std::uint64_t min_item_size, const DecodeItem& decode_item,
                   Extra&... extra) const {
-    const std::uint64_t n = decode_compact_size(ctx);
-    constexpr std::uint64_t item_bytes = sizeof(typename Container::value_type);
-    const std::size_t wanted = out.size() + reserve_for(ctx, n, min_item_size > item_bytes ? min_item_size : item_bytes);
-    // Geometric growth: a container appended to again and again (the
-    // witness items of input after input) stays linear.
-    if (wanted > out.capacity()) out.reserve(wanted > 2 * out.capacity() ? wanted : 2 * out.capacity());
-    for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) decode_item(ctx, out.emplace_back(), extra...);
+    detail::decode_items(ctx, decode_compact_size(ctx), out, min_item_size, decode_item, extra...);
   }
 } decode_range;
+
+// The same with a format's own limit: a count over `max` fails with
+// `too_many` before anything is reserved (P2P messages' inventories,
+// locators, headers).
+inline constexpr struct {
+  template <class Container, class DecodeItem, class... Extra>
+  void operator()(DecodingContext& ctx, Container& out, std::uint64_t max, std::error_code too_many, std::uint64_t min_item_size,
+                  const DecodeItem& decode_item, Extra&... extra) const {
+    const std::uint64_t n = decode_compact_size(ctx);
+    if (n > max) return ctx.fail(too_many);
+    detail::decode_items(ctx, n, out, min_item_size, decode_item, extra...);
+  }
+} decode_range_at_most;
 
 // For input that must hold exactly one object (a span): bytes left after
 // it are an error. Returns the first failure, or success.
