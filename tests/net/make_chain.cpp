@@ -18,6 +18,7 @@
 
 #include "../support/bytes.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -33,10 +34,14 @@ using test::concat;
 
 std::vector<std::byte> repeated(std::size_t n, int value) { return std::vector<std::byte>(n, static_cast<std::byte>(value)); }
 
-// A segwit spend of `coinbase_txid`:0 into P2WPKH, P2TR, P2PKH, P2SH and
-// OP_RETURN outputs; the witness looks like a signature and a key (no
-// script runs here: check_block does not verify signatures).
-Transaction segwit_spend(const Hash256& coinbase_txid, std::uint32_t height) {
+// Regtest's block subsidy: 50 BTC, halved every 150 blocks (so that a
+// validating node takes the chain's coinbases).
+std::int64_t subsidy(std::uint32_t height) { return height / 150 >= 64 ? 0 : std::int64_t{50'0000'0000} >> (height / 150); }
+
+// A segwit spend of `coinbase_txid`:0 (worth `spent`) into P2WPKH, P2TR,
+// P2PKH, P2SH and OP_RETURN outputs; the witness looks like a signature and
+// a key (no script runs here: check_block does not verify signatures).
+Transaction segwit_spend(const Hash256& coinbase_txid, std::uint32_t height, std::int64_t spent) {
   TransactionBuilder tx;
   tx.version = 2;
   TxIn& in = tx.inputs.emplace_back();
@@ -53,7 +58,7 @@ Transaction segwit_spend(const Hash256& coinbase_txid, std::uint32_t height) {
       concat({bytes({0xa9, 0x14}), repeated(20, 0x55), bytes({0x87})}),           // P2SH
       bytes({0x6a, 0x04, 0x62, 0x77, 0x69, 0x72}),                                        // OP_RETURN "bwir"
   };
-  for (const auto& script : scripts) tx.outputs.push_back({9'000'000, tx.append(script)});
+  for (const auto& script : scripts) tx.outputs.push_back({std::min<std::int64_t>(9'000'000, spent / 10), tx.append(script)});
   return tx.build();
 }
 
@@ -68,7 +73,7 @@ Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* s
   const auto script_sig = bytes({0x04, static_cast<int>(height & 0xff), static_cast<int>((height >> 8) & 0xff),
                                     static_cast<int>((height >> 16) & 0xff), static_cast<int>(height >> 24), 0x00});
   cb.inputs.emplace_back().script_sig = cb.append(script_sig);
-  cb.outputs.push_back({50'0000'0000, cb.append(concat({bytes({0x00, 0x14}), repeated(20, 0x66)}))});
+  cb.outputs.push_back({subsidy(height), cb.append(concat({bytes({0x00, 0x14}), repeated(20, 0x66)}))});
   b.transactions.push_back(cb.build());
   if (spend != nullptr) b.transactions.push_back(*spend);
   b.transactions.insert(b.transactions.end(), fill.begin(), fill.end());
@@ -168,7 +173,7 @@ int main(int argc, char** argv) {
     if (height == count) break;
     const Hash256 coinbase_txid = txid(block.transactions[0]);
     const bool spends = !coinbase_only && height + 1 >= 2 && (height + 1) % 3 == 0;
-    const Transaction spend = spends ? segwit_spend(coinbase_txid, height + 1) : Transaction{};
+    const Transaction spend = spends ? segwit_spend(coinbase_txid, height + 1, subsidy(height)) : Transaction{};
     static const std::vector<Transaction> none;
     const auto& fill = fills.empty() ? none : fills[height % fills.size()];
     block = make_block(block_hash(block.header), height + 1, spends ? &spend : nullptr, fill);
