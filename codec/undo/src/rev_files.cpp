@@ -1,4 +1,5 @@
 #include <blockwire/codec/wire.hpp>
+#include <blockwire/io/buffered_reader.hpp>
 #include <blockwire/io/file.hpp>
 #include <blockwire/io/sha256.hpp>
 #include <blockwire/io/siphash.hpp>
@@ -104,7 +105,12 @@ result<void> UndoFileWriter::close() {
 }
 
 struct UndoFileReader::State {
-  FileReader file;
+  State(FileReader f, const XorKey& k, const Magic& m, std::uint64_t file_size, std::uint64_t at)
+      : file(std::move(f)), key(k), magic(m), size(file_size), offset(at) {}
+
+  // Buffered: a record's frame and its data would otherwise be two reads
+  // of the kernel's each (early mainnet's records are a few bytes).
+  BufferedReader<FileReader> file;
   XorKey key;
   Magic magic;
   std::uint64_t size = 0;    // of the file
@@ -138,8 +144,7 @@ result<UndoFileReader> UndoFileReader::open(const std::string& path, const XorKe
   struct stat st{};
   if (::fstat(file.value().fd(), &st) != 0) return last_os_error();
   if (start_offset != 0 && ::lseek(file.value().fd(), static_cast<off_t>(start_offset), SEEK_SET) < 0) return last_os_error();
-  auto state =
-      std::make_unique<State>(State{std::move(file).value(), key, magic(net), static_cast<std::uint64_t>(st.st_size), start_offset, {}});
+  auto state = std::make_unique<State>(std::move(file).value(), key, magic(net), static_cast<std::uint64_t>(st.st_size), start_offset);
   return UndoFileReader(std::move(state));
 }
 
