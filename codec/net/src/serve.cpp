@@ -222,13 +222,15 @@ class Server {
       // the peer asks for the next batch (Core's hashContinue).
       if (state_.continuation && *state_.continuation == item.hash) {
         state_.continuation.reset();
-        Hash256 tip;
+        std::optional<Hash256> tip;
         {
           const auto lock = store_.lock();
           const auto best = store_.index().best_chain();
-          tip = store_.index().blocks()[best.back()].hash;
+          if (!best.empty()) tip = store_.index().blocks()[best.back()].hash;
         }
-        if (auto r = peer_.send(p2p::Inv{{{p2p::inv::block, tip}}}); !r) return r;
+        if (tip) {
+          if (auto r = peer_.send(p2p::Inv{{{p2p::inv::block, *tip}}}); !r) return r;
+        }
       }
     }
     if (!missing.items.empty()) return peer_.send(missing);
