@@ -402,17 +402,17 @@ def scenario_serve_slots():
     assert 'ends before the fields it announces' in err, err
 
     # A client that asks for every block and never reads: dropped when a message it is sent is late.
+    message = msg_getdata()  # made first: hashing 30 megabyte blocks in Python may take longer than the 3 s below
+    for b in blocks[1:]:
+        inv = CInv()
+        inv.type, inv.hash = peers.MSG_WITNESS_BLOCK, CBlock.deserialize(b).GetHash()
+        message.inv.append(inv)
     server, port = peers.start_serve(blockwire, directory, '--timeout', '3')
     with server:
         reader = socket.create_connection(('127.0.0.1', port), timeout=10)
         reader.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         wire = peers.Wire(reader)
         peers.handshake(wire)
-        message = msg_getdata()
-        for b in blocks[1:]:
-            inv = CInv()
-            inv.type, inv.hash = peers.MSG_WITNESS_BLOCK, CBlock.deserialize(b).GetHash()
-            message.inv.append(inv)
         wire.send(message)
         time.sleep(8)  # the first block that does not leave within 3 s ends it
         status, _, err = server.stop()

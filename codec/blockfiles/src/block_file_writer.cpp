@@ -227,10 +227,11 @@ result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorK
   auto batch_start = detail::read_batch_start(dir);
   if (!batch_start) return batch_start.error();
   if (const auto& at = batch_start.value()) {
-    if (existing.value().empty()) return error(blockfile_errc::bad_batch_file);
-    const unsigned last_number = *block_file_number(fs::path(existing.value().back()).filename().string());
-    if (at->file > last_number) return error(blockfile_errc::bad_batch_file);
-    auto removed = state->remove_after(*at, last_number);
+    // No file the batch began in (every one removed by hand): nothing of
+    // it is left to remove.
+    const unsigned last_number = existing.value().empty() ? 0 : *block_file_number(fs::path(existing.value().back()).filename().string());
+    const bool started_file_there = !existing.value().empty() && at->file <= last_number;
+    auto removed = started_file_there ? state->remove_after(*at, last_number) : result<std::uint64_t>(std::uint64_t{0});
     if (!removed) return removed.error();
     if (auto r = sync_directory(dir.c_str()); !r) return r.error();
     if (::unlink(batch_path.c_str()) != 0) return last_error();
