@@ -1,5 +1,6 @@
 // blockwire serve: a read-only peer serving a blocks directory. An index
-// of the directory's headers is built at start; each peer gets a thread
+// of the directory's headers is built at start and refreshed every second
+// (what a writer appends is announced to every peer); each peer gets a thread
 // (up to --max-peers), and a peer that misbehaves is dropped without
 // touching the others. SIGINT or SIGTERM stops it: no new peers, every
 // connection shut down, every thread joined.
