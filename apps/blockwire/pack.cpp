@@ -13,10 +13,12 @@
 
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
+#include <blockwire/io/file.hpp>
 #include <blockwire/io/hex.hpp>
 #include <blockwire/undo.hpp>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -100,6 +102,11 @@ void remove_stale_partials(const std::string& output_dir) {
     const std::string name = it->path().filename().string();
     if (!name.starts_with(prefix) || name.size() != prefix.size() + 6 || !it->is_directory(ec)) continue;
     if (being_written(it->path().string())) continue;  // a pack at work
+    // One with no lock file yet may be a pack that has just made it.
+    if (!fs::exists(it->path() / ".lock", ec)) {
+      const auto age = fs::file_time_type::clock::now() - fs::last_write_time(it->path(), ec);
+      if (ec || age < std::chrono::minutes(1)) continue;
+    }
     std::error_code removed;
     const auto bytes = fs::remove_all(it->path(), removed);
     if (!removed) {
@@ -214,17 +221,18 @@ int pack(const PackOptions& o) {
   // Blocks the directory already holds are not added again.
   std::vector<bool> skip(o.inputs.size(), false);
   std::size_t skipped = 0;
-  if (!fresh) {
-    auto index = BlockIndex::build(target, key, o.net);
-    if (!index) {
-      std::fprintf(stderr, "blockwire pack: reading %s: %s\n", o.output_dir.c_str(), index.error().message().c_str());
-      return usage_or_io;
-    }
+  {
     std::set<Hash256> seen;
-    for (const IndexedBlock& b : index.value().blocks()) seen.insert(b.hash);
+    if (!fresh) {
+      auto index = BlockIndex::build(target, key, o.net);
+      if (!index) {
+        std::fprintf(stderr, "blockwire pack: reading %s: %s\n", o.output_dir.c_str(), index.error().message().c_str());
+        return usage_or_io;
+      }
+      for (const IndexedBlock& b : index.value().blocks()) seen.insert(b.hash);
+    }
     for (std::size_t i = 0; i < o.inputs.size(); ++i) {
-      if (!input_hashes[i]) continue;
-      if (!seen.insert(*input_hashes[i]).second) {
+      if (input_hashes[i] && !seen.insert(*input_hashes[i]).second) {
         skip[i] = true;
         ++skipped;
       }
@@ -311,6 +319,14 @@ int pack(const PackOptions& o) {
     if (::rename(target.c_str(), o.output_dir.c_str()) != 0) {
       std::fprintf(stderr, "blockwire pack: cannot move the finished directory to %s: %s\n", o.output_dir.c_str(), std::strerror(errno));
       return abandon();
+    }
+    // The new name on disk too: lost to a power cut, the run would look
+    // like a dead one's, which the next pack removes.
+    fs::path parent = fs::absolute(o.output_dir).lexically_normal();
+    if (parent.filename().empty()) parent = parent.parent_path();
+    if (auto r = sync_directory(parent.parent_path().c_str()); !r) {
+      std::fprintf(stderr, "blockwire pack: syncing %s: %s\n", parent.parent_path().c_str(), r.error().message().c_str());
+      return usage_or_io;
     }
   }
   if (skipped == o.inputs.size()) {

@@ -37,6 +37,10 @@ struct UndoDir {
   std::map<unsigned, std::size_t> blk_files;  // N -> index in ScanResult::files
   std::vector<std::string> rev_files;
   bool being_written = false;  // a writer holds the lock: a record cut short at a file's end is being written
+  // Each rev file's size when the files were listed, before the blk files
+  // were read: records past it are of blocks appended since (a live node
+  // writes them after their blocks), not checked against blocks not read.
+  std::vector<std::uint64_t> rev_sizes;
 };
 
 // The files the paths name, each with its key; a message when one cannot be used.
@@ -64,7 +68,10 @@ std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, Sca
     if (dir) {
       auto revs = undo_files(path);
       if (!revs) return path + ": " + revs.error().message();
-      if (!revs.value().empty()) undo = UndoDir{path, key.value(), net, {}, std::move(revs).value(), live};
+      if (!revs.value().empty()) {
+        undo = UndoDir{path, key.value(), net, {}, std::move(revs).value(), live, {}};
+        for (const std::string& rev : undo->rev_files) undo->rev_sizes.push_back(fs::file_size(rev, ec));
+      }
     }
     for (const std::string& file : found) {
       const auto size = fs::file_size(file, ec);
@@ -87,7 +94,9 @@ std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, Sca
 // that follows the chain (UndoPairer). What does not is a problem, like a
 // damaged blk record.
 result<void> verify_undo(const UndoDir& d, ScanResult& result) {
-  for (const std::string& path : d.rev_files) {
+  for (std::size_t f = 0; f < d.rev_files.size(); ++f) {
+    const std::string& path = d.rev_files[f];
+    const std::uint64_t listed_size = d.rev_sizes[f];
     const std::size_t index = result.files.size();
     result.files.push_back(path);
     ++result.undo_files;
@@ -117,6 +126,7 @@ result<void> verify_undo(const UndoDir& d, ScanResult& result) {
       }
       if (!record.value()) break;
       const UndoRecord& r = *record.value();
+      if (r.offset >= listed_size) break;  // appended while the blk files were read
       ++result.undo_records;
       auto undo = decode_block_undo(r.bytes);
       if (!undo) {

@@ -143,3 +143,34 @@ TEST_CASE("BlockIndex::refresh: blocks appended since are read, linked (a child 
   CHECK(index.blocks()[index.best_chain().back()].hash == block_hash(chain[6].header));
   CHECK(index.problem_count() == 0);  // repaired: no longer a problem
 }
+
+TEST_CASE("BlockIndex::refresh: records an unfinished batch left, removed and written over by the next writer, are not kept") {
+  std::vector<Block> chain{test::mine(Hash256{}, 1000, 0)};
+  for (std::uint32_t h = 1; h <= 2; ++h) chain.push_back(test::mine(block_hash(chain.back().header), 1000 + 600 * h, h));
+  const Block other = test::mine(block_hash(chain[1].header), 9999, 77);  // another block 2
+  test::TempDir dir;
+  const XorKey key = random_xor_key();
+  {
+    auto w = BlockFileWriter::open(dir.path.string(), key, network::regtest).value();
+    REQUIRE(w.append(chain[0]));
+    REQUIRE(w.append(chain[1]));
+  }
+  auto index = BlockIndex::build(dir.path.string(), key, network::regtest).value();
+  {
+    // A batch that never commits (its writer goes away mid-run), read while the lock was held.
+    auto w = BlockFileWriter::open(dir.path.string(), key, network::regtest).value();
+    REQUIRE(w.begin_batch());
+    REQUIRE(w.append(chain[2]));
+    CHECK(index.refresh().value());
+    CHECK(index.find(block_hash(chain[2].header)) != nullptr);
+  }
+  // The next writer removes the batch and writes another block in its place.
+  auto next = BlockFileWriter::open(dir.path.string(), key, network::regtest).value();
+  REQUIRE(next.repaired());
+  CHECK(next.repaired()->what == BlockFileRepair::kind::unfinished_batch);
+  REQUIRE(next.append(other));
+  CHECK(index.refresh().value());
+  CHECK(index.find(block_hash(chain[2].header)) == nullptr);
+  REQUIRE(index.find(block_hash(other.header)) != nullptr);
+  CHECK(index.blocks()[index.best_chain().back()].hash == block_hash(other.header));
+}

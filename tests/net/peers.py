@@ -246,6 +246,9 @@ class FakeNode(threading.Thread):
                 return
             if command == b'getheaders' and m in ('ibd', 'ignore_all'):
                 continue  # a node in initial block download ignores getheaders (ignore_all: its pings too, below)
+            if command == b'getheaders' and m == 'ibd_empty':
+                wire.send(envelope(b'headers', b'\0'))  # current Core in its IBD: an empty headers, to say go away
+                continue
             if command == b'ping' and m == 'ignore_all':
                 continue
             if command == b'getheaders' and m == 'stall':

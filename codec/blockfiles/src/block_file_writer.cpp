@@ -161,6 +161,7 @@ struct BlockFileWriter::State {
     }
     const std::string path = path_of(to.file);
     const auto size = fs::file_size(path, ec);
+    if (ec == std::errc::no_such_file_or_directory) return removed;  // the batch's first file is gone: nothing to cut
     if (ec) return ec;
     if (size < to.offset) return error(blockfile_errc::bad_batch_file);
     if (::truncate(path.c_str(), static_cast<off_t>(to.offset)) != 0) return last_error();

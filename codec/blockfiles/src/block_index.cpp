@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <system_error>
 #include <unistd.h>
+#include <set>
 #include <tuple>
 
 namespace blockwire {
@@ -63,12 +64,27 @@ result<bool> BlockIndex::refresh() {
   const bool shrank = !files.value().empty() && block_file_number(std::filesystem::path(files.value().back()).filename().string()) < resume_file_;
   const std::string resume_path = file_path(resume_file_);
   const bool cut = std::filesystem::exists(resume_path, ec) && std::filesystem::file_size(resume_path, ec) < resume_offset_;
-  if (shrank || cut) {
+  // The last record read must still be there: a writer that cut the
+  // directory back (an unfinished batch it removed) may have written past
+  // the old end again since.
+  bool rewritten = false;
+  if (last_record_ && !shrank && !cut) {
+    auto bytes = read_block_record(file_path(last_record_->file), last_record_->offset, key_, net_);
+    rewritten = !bytes || bytes.value().size() < header_size ||
+                block_hash(decode_header(std::span<const std::byte>(bytes.value()).first(header_size)).value()) != last_record_hash_;
+  }
+  if (shrank || cut || rewritten) {
     const Hash256 old_tip = best_.empty() ? Hash256{} : blocks_[best_.back()].hash;
     auto again = build(dir_, key_, net_);
     if (!again) return again.error();
     *this = std::move(again).value();
     return (best_.empty() ? Hash256{} : blocks_[best_.back()].hash) != old_tip;
+  }
+  // An append whose writer died, and no writer since: nothing new can
+  // follow it until one opens the directory (and removes it).
+  if (uncommitted_ && !being_written(dir_)) {
+    auto batch = detail::read_batch_start(dir_);
+    if (batch && batch.value() == uncommitted_) return false;
   }
   const std::size_t before = blocks_.size();
   const std::uint64_t problems_before = record_problem_count_;
@@ -98,7 +114,8 @@ result<void> BlockIndex::read_files(const std::vector<std::string>& files, unsig
     const std::uint64_t start = number == from_file ? from_offset : 0;
     auto file = FileReader::open(path.c_str());
     if (!file) {
-      add_record_problem({IndexProblem::kind::unreadable_file, number, 0, 0, file.error().message()});
+      if (unreadable_.insert(number).second) add_record_problem({IndexProblem::kind::unreadable_file, number, 0, 0, file.error().message()});
+      if (last_file) resume_file_ = number;  // (a refresh tries it again, and says it once)
       continue;
     }
     if (start != 0 && ::lseek(file.value().fd(), static_cast<off_t>(start), SEEK_SET) < 0) {
@@ -141,6 +158,8 @@ result<void> BlockIndex::read_files(const std::vector<std::string>& files, unsig
       const BlockHeader header = decode_header(record->bytes.first(header_size)).value();
       IndexedBlock b;
       b.hash = block_hash(header);
+      last_record_ = BlockPosition{number, record->offset};
+      last_record_hash_ = b.hash;
       b.header = header;
       b.file = number;
       b.offset = record->offset;

@@ -102,7 +102,19 @@ struct Located {
   std::string path;
   std::uint64_t offset;
   std::int64_t depth;  // below the tip (0: the tip); -1 off the best chain
+  Hash256 hash;        // what the record must hold
 };
+
+// The record's block bytes, if it still holds that block: a writer may
+// have cut the directory back and written other blocks there since the
+// index was refreshed (it is checked, not trusted).
+std::optional<std::vector<std::byte>> read_located(const Located& at, const XorKey& key, network net) {
+  auto bytes = read_block_record(at.path, at.offset, key, net);
+  if (!bytes || bytes.value().size() < header_size) return std::nullopt;
+  auto header = decode_header(std::span<const std::byte>(bytes.value()).first(header_size));
+  if (!header || block_hash(header.value()) != at.hash) return std::nullopt;
+  return std::move(bytes).value();
+}
 
 std::optional<Located> locate(const BlockStore& store, const Hash256& hash) {
   const auto lock = store.lock();
@@ -110,7 +122,7 @@ std::optional<Located> locate(const BlockStore& store, const Hash256& hash) {
   const IndexedBlock* b = index.find(hash);
   if (b == nullptr) return std::nullopt;
   const std::int64_t tip = static_cast<std::int64_t>(index.best_chain().size()) - 1;
-  return Located{index.file_path(b->file), b->offset, is_on_best_chain(index, *b) ? tip - b->height : -1};
+  return Located{index.file_path(b->file), b->offset, is_on_best_chain(index, *b) ? tip - b->height : -1, b->hash};
 }
 
 class Server {
@@ -174,23 +186,24 @@ class Server {
           static_cast<std::size_t>(index.blocks()[best.back()].height - known->height) <= max_blocks_to_announce) {
         for (std::int64_t h = known->height + 1; h <= index.blocks()[best.back()].height; ++h) fresh.push_back(on_best_chain(index, h)->header);
       }
-      if (fresh.size() == 1) single = Located{index.file_path(index.blocks()[best.back()].file), index.blocks()[best.back()].offset, 0};
+      const IndexedBlock& top = index.blocks()[best.back()];
+      if (fresh.size() == 1) single = Located{index.file_path(top.file), top.offset, 0, top.hash};
     }
     state_.announced = tip;
     if (state_.high_bandwidth && single) {
-      auto block = read_block(*single);
-      if (!block) return block.error();
-      return peer_.send(p2p::make_cmpctblock(block.value(), state_.cmpct_nonce++));
+      if (auto block = read_block(*single)) return peer_.send(p2p::make_cmpctblock(*block, state_.cmpct_nonce++));
     }
     if (state_.send_headers && !fresh.empty()) return peer_.send(p2p::Headers{std::move(fresh)});
     return peer_.send(p2p::Inv{{{p2p::inv::block, tip}}});
   }
 
  private:
-  result<Block> read_block(const Located& at) {
-    auto bytes = read_block_record(at.path, at.offset, store_.key(), peer_.net());
-    if (!bytes) return bytes.error();
-    return decode_block(bytes.value());
+  std::optional<Block> read_block(const Located& at) {
+    auto bytes = read_located(at, store_.key(), peer_.net());
+    if (!bytes) return std::nullopt;
+    auto block = decode_block(*bytes);
+    if (!block) return std::nullopt;
+    return std::move(block).value();
   }
 
   result<void> send_data(const p2p::GetData& request) {
@@ -199,23 +212,27 @@ class Server {
       const std::uint32_t type = item.type & ~p2p::inv::witness_flag;
       const bool block_like = type == p2p::inv::block || type == p2p::inv::cmpct_block;
       const auto at = block_like ? locate(store_, item.hash) : std::nullopt;
-      if (!at) {  // transactions, filtered blocks, unknown types and blocks we lack
+      // Transactions, filtered blocks, unknown types, blocks we lack, and
+      // one whose record no longer holds it (or no longer reads).
+      auto bytes = at ? read_located(*at, store_.key(), peer_.net()) : std::nullopt;
+      std::optional<Block> decoded;
+      const bool as_cmpct = at && type == p2p::inv::cmpct_block && at->depth >= 0 && at->depth <= max_cmpctblock_depth;
+      const bool as_on_disk = (item.type & p2p::inv::witness_flag) != 0 || type == p2p::inv::cmpct_block;
+      if (bytes && (as_cmpct || !as_on_disk)) {
+        if (auto block = decode_block(*bytes)) decoded = std::move(block).value();
+      }
+      if (!bytes || ((as_cmpct || !as_on_disk) && !decoded)) {
         missing.items.push_back(item);
         continue;
       }
-      auto bytes = read_block_record(at->path, at->offset, store_.key(), peer_.net());
-      if (!bytes) return bytes.error();
-      if (type == p2p::inv::cmpct_block && at->depth >= 0 && at->depth <= max_cmpctblock_depth) {
-        auto block = decode_block(bytes.value());
-        if (!block) return block.error();
-        if (auto r = peer_.send(p2p::make_cmpctblock(block.value(), state_.cmpct_nonce++)); !r) return r;
-      } else if ((item.type & p2p::inv::witness_flag) != 0 || type == p2p::inv::cmpct_block) {  // as it is on disk
-        if (auto r = peer_.send("block", bytes.value()); !r) return r;
+      if (as_cmpct) {
+        if (auto r = peer_.send(p2p::make_cmpctblock(*decoded, state_.cmpct_nonce++)); !r) return r;
+      } else if (as_on_disk) {
+        if (auto r = peer_.send("block", *bytes); !r) return r;
       } else {
-        auto block = decode_block(bytes.value());  // the form without witness data
-        if (!block) return block.error();
+        const Block& block = *decoded;  // the form without witness data
         stripped_.clear();
-        encode_block(block.value(), stripped_, witness::disallow);
+        encode_block(block, stripped_, witness::disallow);
         if (auto r = peer_.send("block", stripped_); !r) return r;
       }
       // The last block of a full getblocks inv: an inv of the tip, so that
@@ -239,14 +256,11 @@ class Server {
 
   result<void> send_block_transactions(const p2p::GetBlockTxn& request) {
     const auto at = locate(store_, request.block_hash);
-    if (!at) return success();  // Core ignores a getblocktxn for a block it lacks
-    auto block = read_block(*at);
-    if (!block) return block.error();
-    if (at->depth < 0 || at->depth > max_blocktxn_depth) {  // too deep: the whole block, as Core sends it
-      auto bytes = read_block_record(at->path, at->offset, store_.key(), peer_.net());
-      if (!bytes) return bytes.error();
-      return peer_.send("block", bytes.value());
-    }
+    auto bytes = at ? read_located(*at, store_.key(), peer_.net()) : std::nullopt;
+    if (!bytes) return success();  // Core ignores a getblocktxn for a block it lacks
+    if (at->depth < 0 || at->depth > max_blocktxn_depth) return peer_.send("block", *bytes);  // too deep: the whole block, as Core sends it
+    auto block = decode_block(*bytes);
+    if (!block) return success();
     p2p::BlockTxn txn;
     txn.block_hash = request.block_hash;
     for (const std::uint16_t i : request.indexes) {

@@ -43,7 +43,7 @@ result<std::vector<HashedHeader>> new_headers(const p2p::Headers& message, const
     const bool links = i == 0 ? chain.contains(h.prev_block) : h.prev_block == previous;
     if (!links) return error(net_errc::unconnected_headers, at);
     previous = hash;
-    if (!chain.contains(hash)) fresh.push_back({h, hash});
+    if (chain.find(hash) == nullptr) fresh.push_back({h, hash});  // held already (linked or not): not fetched again
   }
   last = previous;
   return fresh;
@@ -134,6 +134,12 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
       if (clock::now() > answer_until) return error(net_errc::no_answer, peer.last_message_offset());
     }
     progressed();
+    // An empty answer from a peer that announced more than we have: it
+    // will not serve us (Core answers a node below its minimum chain work
+    // with an empty headers message, in its initial block download).
+    if (!no_more && wanted.empty() && !full && chain.height() < peer_height && progress.blocks <= 1) {
+      return error(net_errc::ignores_getheaders, peer.last_message_offset());
+    }
     if (no_more || (wanted.empty() && !full)) {  // the peer has nothing we lack
       progress.stopped = SyncProgress::stop::tip_reached;
       break;

@@ -99,7 +99,8 @@ result<BlockPosition> UndoFileWriter::append(const BlockUndo& undo, const Hash25
 
 result<void> UndoFileWriter::close() {
   if (!file_) return success();
-  auto r = file_->close();
+  auto r = file_->sync();  // whole on disk before the blocks' batch commits
+  if (r) r = file_->close();
   file_.reset();
   return r;
 }
@@ -210,24 +211,37 @@ bool UndoPairer::fits(std::size_t block, std::uint64_t shape) const noexcept {
 }
 
 std::optional<std::size_t> UndoPairer::pair(std::span<const std::byte> undo_bytes, const Hash256& checksum, std::uint64_t shape) {
-  // The chain's next block: a child of the last one paired, checked with
-  // one checksum (every child has the same parent).
-  if (last_) {
-    const Hash256& parent = blocks_[*last_].hash;
+  // A child of `parent` that fits, if the record's checksum is over it (one
+  // checksum: every child has that parent).
+  const auto child_of = [&](const Hash256& parent) -> std::optional<std::size_t> {
     const auto [first, last] = children_.equal_range(parent);
-    for (auto it = first; it != last; ++it) {
-      if (!fits(it->second, shape)) continue;
-      if (undo_checksum(parent, undo_bytes) != checksum) break;
-      last_ = it->second;
-      return last_;
+    std::optional<std::size_t> fitting;
+    for (auto it = first; it != last && !fitting; ++it) {
+      if (fits(it->second, shape)) fitting = it->second;
+    }
+    if (!fitting || undo_checksum(parent, undo_bytes) != checksum) return std::nullopt;
+    return fitting;
+  };
+  if (last_) {
+    // The chain's next block: a child of the last one paired. Then what a
+    // damaged record or a reorg makes of the order: a grandchild (the
+    // record before was unreadable), a sibling (the other branch).
+    std::optional<std::size_t> found = child_of(blocks_[*last_].hash);
+    if (!found) {
+      const auto [first, last] = children_.equal_range(blocks_[*last_].hash);
+      for (auto it = first; it != last && !found; ++it) found = child_of(blocks_[it->second].hash);
+    }
+    if (!found) found = child_of(blocks_[*last_].parent);
+    if (found) {
+      last_ = found;
+      return found;
     }
   }
-  // A search, in chain order, each candidate charged to the budget.
+  // A search, in chain order, each candidate looked at charged to the budget.
   for (const std::size_t i : chain_order_) {
     if (budget_ == 0) return std::nullopt;
-    if (!fits(i, shape)) continue;
     --budget_;
-    if (undo_checksum(blocks_[i].parent, undo_bytes) == checksum) {
+    if (fits(i, shape) && undo_checksum(blocks_[i].parent, undo_bytes) == checksum) {
       last_ = i;
       return last_;
     }

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -141,6 +142,9 @@ class BlockIndex {
   std::optional<BlockPosition> uncommitted_;  // an unfinished batch's start
   std::uint64_t uncommitted_records_ = 0;
   std::optional<BlockPosition> torn_reported_;
+  std::set<unsigned> unreadable_;            // files said to be unreadable (once each)
+  std::optional<BlockPosition> last_record_;  // the last record read, and its block's hash:
+  Hash256 last_record_hash_;                  // a refresh checks it is still there
   unsigned resume_file_ = 0;
   std::uint64_t resume_offset_ = 0;
   // Linking: blocks whose parent is not (yet) there, and the walk's marks.

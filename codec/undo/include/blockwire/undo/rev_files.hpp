@@ -58,7 +58,7 @@ class UndoFileWriter {
   // Into revNNNNN.dat, N = `file`: the number of the blk file that holds
   // the block. Returns where the record's magic is.
   result<BlockPosition> append(const BlockUndo& undo, const Hash256& parent_hash, unsigned file);
-  // Closes the open file, reporting what close(2) said.
+  // Syncs and closes the open file, reporting what fsync(2) or close(2) said.
   result<void> close();
 
  private:
