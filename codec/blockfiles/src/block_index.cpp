@@ -245,16 +245,9 @@ void BlockIndex::link(std::size_t first_new) {
     }
   }
   std::sort(orphans_.begin(), orphans_.end());
-  if (tip != IndexedBlock::none && (best_.empty() || best_.back() != tip)) {
-    // From the new tip down to where it meets the old best chain.
-    const std::size_t kept = std::min(best_.size(), static_cast<std::size_t>(blocks_[tip].height) + 1);
-    best_.resize(static_cast<std::size_t>(blocks_[tip].height) + 1);
-    for (std::size_t at = tip; at != IndexedBlock::none; at = blocks_[at].parent) {
-      const auto h = static_cast<std::size_t>(blocks_[at].height);
-      if (h < kept && best_[h] == at) break;
-      best_[h] = at;
-    }
-  }
+  orphan_parents_.clear();
+  for (const std::size_t i : orphans_) orphan_parents_.insert(blocks_[i].header.prev_block);
+  move_tip(tip);
   // The problems: what reading found, then the blocks linked to nothing.
   problems_ = record_problems_;
   problem_count_ = record_problem_count_;
@@ -266,6 +259,18 @@ void BlockIndex::link(std::size_t first_new) {
             [](const IndexProblem& a, const IndexProblem& b) { return std::tie(a.file, a.offset) < std::tie(b.file, b.offset); });
 }
 
+void BlockIndex::move_tip(std::size_t tip) {
+  if (tip == IndexedBlock::none || (!best_.empty() && best_.back() == tip)) return;
+  // From the new tip down to where it meets the old best chain.
+  const std::size_t kept = std::min(best_.size(), static_cast<std::size_t>(blocks_[tip].height) + 1);
+  best_.resize(static_cast<std::size_t>(blocks_[tip].height) + 1);
+  for (std::size_t at = tip; at != IndexedBlock::none; at = blocks_[at].parent) {
+    const auto h = static_cast<std::size_t>(blocks_[at].height);
+    if (h < kept && best_[h] == at) break;
+    best_[h] = at;
+  }
+}
+
 void BlockIndex::add(const BlockHeader& header, const Hash256& hash, BlockPosition at) {
   if (by_hash_.contains(hash)) return;
   IndexedBlock b;
@@ -273,9 +278,25 @@ void BlockIndex::add(const BlockHeader& header, const Hash256& hash, BlockPositi
   b.header = header;
   b.file = at.file;
   b.offset = at.offset;
+  // The usual case, in constant time: its parent is linked and no block
+  // waits for it. (Otherwise the blocks waiting are linked too.)
+  const auto parent = by_hash_.find(header.prev_block);
+  const bool parent_linked = header.prev_block.is_zero() || (parent != by_hash_.end() && blocks_[parent->second].height >= 0);
   by_hash_.emplace(hash, blocks_.size());
   blocks_.push_back(b);
-  link(blocks_.size() - 1);
+  if (!parent_linked || orphan_parents_.contains(hash)) return link(blocks_.size() - 1);
+  IndexedBlock& added = blocks_.back();
+  const Hash256 work = work_from_bits(header.bits);
+  if (header.prev_block.is_zero()) {
+    added.height = 0;
+    added.chainwork = work;
+  } else {
+    added.parent = parent->second;
+    added.height = blocks_[parent->second].height + 1;
+    added.chainwork = add_work(blocks_[parent->second].chainwork, work);
+  }
+  const std::size_t self = blocks_.size() - 1;
+  if (best_.empty() || !at_most(added.chainwork, blocks_[best_.back()].chainwork)) move_tip(self);
 }
 
 std::int64_t BlockIndex::height_of(const Hash256& hash) const {

@@ -149,11 +149,13 @@ class BlockIndex {
   std::uint64_t resume_offset_ = 0;
   // Linking: blocks whose parent is not (yet) there, and the walk's marks.
   std::vector<std::size_t> orphans_;
+  std::set<Hash256> orphan_parents_;  // what they wait for
   std::vector<unsigned> walked_;
   unsigned round_ = 0;
 
   result<void> read_files(const std::vector<std::string>& files, unsigned from_file, std::uint64_t from_offset);
   void link(std::size_t first_new);
+  void move_tip(std::size_t tip);
   void add_record_problem(IndexProblem p);
 };
 
