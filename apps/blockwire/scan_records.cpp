@@ -79,9 +79,9 @@ result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, networ
   // Being written: what follows the last whole record waits here until a
   // record follows it (then it was damage) or the file ends (then, if it
   // begins as a record cut short, it is the record being written).
-  std::vector<std::pair<Problem, blockfile_errc>> after_last;
+  std::vector<std::pair<Problem, bool>> after_last;  // each with whether it is a record cut short
   const auto release = [&] {
-    for (auto& [p, reason] : after_last) skips.add(std::move(p));
+    for (auto& [p, cut_short] : after_last) skips.add(std::move(p));
     after_last.clear();
   };
   for (;;) {
@@ -132,15 +132,14 @@ result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, networ
     }
     Problem problem{file.index, skipped.offset, skipped.count, std::move(reason), failed_block};
     if (file.being_written && after_last.size() < max_listed_problems) {
-      after_last.emplace_back(std::move(problem), skipped.reason);
+      after_last.emplace_back(std::move(problem), skipped.cut_short());
     } else {
       release();
       skips.add(std::move(problem));
     }
   }
   std::optional<std::uint64_t> unfinished;
-  if (!after_last.empty() && (after_last.front().second == blockfile_errc::truncated_record_header ||
-                              after_last.front().second == blockfile_errc::record_past_end)) {
+  if (!after_last.empty() && after_last.front().second) {
     unfinished = after_last.front().first.offset;
     after_last.clear();
   }

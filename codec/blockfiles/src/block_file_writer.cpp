@@ -92,8 +92,7 @@ result<Tail> check_last_file(const std::string& path, const XorKey& key, network
     }
     const auto& skipped = std::get<SkippedBytes>(*event.value());
     if (torn_at) continue;  // inside the torn record's block: bytes that look like a magic
-    const bool cut_short = skipped.reason == blockfile_errc::truncated_record_header || skipped.reason == blockfile_errc::record_past_end;
-    if (!cut_short || skipped.offset != end) return error(blockfile_errc::damaged_last_file, skipped.offset);
+    if (!skipped.cut_short() || skipped.offset != end) return error(blockfile_errc::damaged_last_file, skipped.offset);
     torn_at = skipped.offset;
   }
   return Tail{end, !torn_at && end < size, torn_at.has_value()};

@@ -170,8 +170,7 @@ result<void> BlockIndex::read_files(const std::vector<std::string>& files, unsig
       if (by_hash_.emplace(b.hash, blocks_.size()).second) blocks_.push_back(b);  // a duplicate: the first stays
     }
     if (uncommitted_) std::erase_if(skipped, [&](const SkippedBytes& k) { return is_uncommitted(number, k.offset); });
-    const bool cut_short = !skipped.empty() && (skipped.front().reason == blockfile_errc::truncated_record_header ||
-                                                skipped.front().reason == blockfile_errc::record_past_end);
+    const bool cut_short = !skipped.empty() && skipped.front().cut_short();
     if (last_file && cut_short) {
       // Torn (said once: a refresh reads it again), or being written.
       const BlockPosition at{number, skipped.front().offset};
@@ -216,19 +215,7 @@ void BlockIndex::link(std::size_t first_new) {
       if (parent == by_hash_.end()) break;
       at = parent->second;
     }
-    for (auto it = path.rbegin(); it != path.rend(); ++it) {
-      IndexedBlock& b = blocks_[*it];
-      const Hash256 work = work_from_bits(b.header.bits);
-      if (b.header.prev_block.is_zero()) {
-        b.height = 0;
-        b.chainwork = work;
-      } else if (const auto parent = by_hash_.find(b.header.prev_block); parent != by_hash_.end() && blocks_[parent->second].height >= 0) {
-        const IndexedBlock& p = blocks_[parent->second];
-        b.parent = parent->second;
-        b.height = p.height + 1;
-        b.chainwork = add_work(p.chainwork, work);
-      }
-    }
+    for (auto it = path.rbegin(); it != path.rend(); ++it) place(*it);
     path.clear();
   }
   for (const std::size_t i : candidates) {
@@ -278,25 +265,30 @@ void BlockIndex::add(const BlockHeader& header, const Hash256& hash, BlockPositi
   b.header = header;
   b.file = at.file;
   b.offset = at.offset;
-  // The usual case, in constant time: its parent is linked and no block
-  // waits for it. (Otherwise the blocks waiting are linked too.)
-  const auto parent = by_hash_.find(header.prev_block);
-  const bool parent_linked = header.prev_block.is_zero() || (parent != by_hash_.end() && blocks_[parent->second].height >= 0);
   by_hash_.emplace(hash, blocks_.size());
   blocks_.push_back(b);
-  if (!parent_linked || orphan_parents_.contains(hash)) return link(blocks_.size() - 1);
-  IndexedBlock& added = blocks_.back();
-  const Hash256 work = work_from_bits(header.bits);
-  if (header.prev_block.is_zero()) {
-    added.height = 0;
-    added.chainwork = work;
-  } else {
-    added.parent = parent->second;
-    added.height = blocks_[parent->second].height + 1;
-    added.chainwork = add_work(blocks_[parent->second].chainwork, work);
-  }
   const std::size_t self = blocks_.size() - 1;
-  if (best_.empty() || !at_most(added.chainwork, blocks_[best_.back()].chainwork)) move_tip(self);
+  // The usual case, in constant time: its parent is linked and no block
+  // waits for it. (Otherwise the blocks waiting are linked too.)
+  if (orphan_parents_.contains(hash) || !place(self)) return link(self);
+  if (best_.empty() || !at_most(blocks_[self].chainwork, blocks_[best_.back()].chainwork)) move_tip(self);
+}
+
+bool BlockIndex::place(std::size_t i) {
+  IndexedBlock& b = blocks_[i];
+  const Hash256 work = work_from_bits(b.header.bits);
+  if (b.header.prev_block.is_zero()) {
+    b.height = 0;
+    b.chainwork = work;
+    return true;
+  }
+  const auto parent = by_hash_.find(b.header.prev_block);
+  if (parent == by_hash_.end() || blocks_[parent->second].height < 0) return false;
+  const IndexedBlock& p = blocks_[parent->second];
+  b.parent = parent->second;
+  b.height = p.height + 1;
+  b.chainwork = add_work(p.chainwork, work);
+  return true;
 }
 
 std::int64_t BlockIndex::height_of(const Hash256& hash) const {

@@ -1,4 +1,7 @@
+#include "random_nonce.hpp"
+
 #include <blockwire/io/buffered_reader.hpp>
+#include <blockwire/io/little_endian.hpp>
 #include <blockwire/io/socket.hpp>
 #include <blockwire/net/connection.hpp>
 
@@ -65,8 +68,7 @@ class DeadlineWriter {
       started_ = true;
       std::uint64_t payload = max_message_payload;
       if (bytes.size() >= p2p::envelope_size) {
-        payload = std::to_integer<std::uint32_t>(bytes[16]) | std::to_integer<std::uint32_t>(bytes[17]) << 8 |
-                  std::to_integer<std::uint32_t>(bytes[18]) << 16 | std::to_integer<std::uint32_t>(bytes[19]) << 24;
+        payload = load_le<std::uint32_t>(bytes.data() + 16);  // the envelope's length field
       }
       deadline_ = clock::now() + timeouts_.for_message(payload);
     }
@@ -97,11 +99,6 @@ class DeadlineWriter {
   bool started_ = false;
   clock::time_point deadline_{};
 };
-
-std::uint64_t random_nonce() {
-  std::random_device device;
-  return (std::uint64_t{device()} << 32) | device();
-}
 
 }  // namespace
 
@@ -177,8 +174,7 @@ result<p2p::Message> Connection::receive(clock::time_point until) {
       if (got.value() == 0) break;  // closed inside the envelope: decode_message says so
     }
     if (const auto head = s.in.buffered(); head.size() >= p2p::envelope_size) {
-      const std::uint32_t length = std::to_integer<std::uint32_t>(head[16]) | std::to_integer<std::uint32_t>(head[17]) << 8 |
-                                   std::to_integer<std::uint32_t>(head[18]) << 16 | std::to_integer<std::uint32_t>(head[19]) << 24;
+      const auto length = load_le<std::uint32_t>(head.data() + 16);  // the envelope's length field
       s.reader.arm(started + s.timeouts.for_message(length), net_errc::too_slow);
     }
     auto message = p2p::decode_message(s.in, s.net, &s.last_command);
@@ -208,7 +204,7 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
   p2p::Version ours;
   ours.services = us.services;
   ours.timestamp = static_cast<std::int64_t>(std::time(nullptr));
-  ours.nonce = random_nonce();
+  ours.nonce = detail::random_nonce();
   ours.user_agent = us.user_agent;
   ours.start_height = us.start_height;
   ours.relay = false;

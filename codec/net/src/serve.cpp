@@ -1,3 +1,5 @@
+#include "random_nonce.hpp"
+
 #include <blockwire/net/serve.hpp>
 #include <blockwire/p2p/compact_blocks.hpp>
 
@@ -7,7 +9,6 @@
 #include <mutex>
 #include <optional>
 #include <poll.h>
-#include <random>
 #include <sys/eventfd.h>
 #include <unistd.h>
 #include <variant>
@@ -131,8 +132,7 @@ class Server {
     const auto lock = store_.lock();
     const auto best = store_.index().best_chain();
     if (!best.empty()) state_.announced = store_.index().blocks()[best.back()].hash;
-    std::random_device device;
-    state_.cmpct_nonce = (std::uint64_t{device()} << 32) | device();
+    state_.cmpct_nonce = detail::random_nonce();
   }
 
   result<void> handle(const p2p::Message& message) {

@@ -1,21 +1,17 @@
+#include "random_nonce.hpp"
+
 #include <blockwire/codec/wire.hpp>
 #include <blockwire/net/sync.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <optional>
-#include <random>
 #include <set>
 #include <variant>
 
 namespace blockwire::net {
 
 namespace {
-
-std::uint64_t random_nonce() {
-  std::random_device device;
-  return (std::uint64_t{device()} << 32) | device();
-}
 
 // A header with its hash, hashed once.
 struct HashedHeader {
@@ -90,7 +86,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
   const std::size_t window = std::max<std::size_t>(1, options.max_in_flight);
   const auto done = [&] { return options.max_blocks != 0 && progress.blocks >= options.max_blocks; };
   std::optional<Hash256> continue_from;  // after a full headers message: its last header, as Core asks
-  std::uint64_t nonce = random_nonce();
+  std::uint64_t nonce = detail::random_nonce();
   while (!done()) {
     std::vector<Hash256> locator = chain.locator();
     if (continue_from) locator.insert(locator.begin(), *continue_from);

@@ -43,6 +43,12 @@ struct SkippedBytes {
 
   // "bad magic", "implausible block length 5000000", ...
   std::string message() const;
+  // A record's beginning with the rest missing (its header, or its header
+  // and part of its block, up to the end of the file): what an append
+  // interrupted by a crash leaves, or one still being written.
+  bool cut_short() const noexcept {
+    return reason == blockfile_errc::truncated_record_header || reason == blockfile_errc::record_past_end;
+  }
 };
 
 using BlockFileEvent = std::variant<BlockRecord, SkippedBytes>;

@@ -156,6 +156,9 @@ class BlockIndex {
   result<void> read_files(const std::vector<std::string>& files, unsigned from_file, std::uint64_t from_offset);
   void link(std::size_t first_new);
   void move_tip(std::size_t tip);
+  // Gives blocks_[i] its height, parent and chain work from its parent (or
+  // as a genesis block); false when the parent is not linked.
+  bool place(std::size_t i);
   void add_record_problem(IndexProblem p);
 };
 
