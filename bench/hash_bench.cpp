@@ -64,20 +64,18 @@ struct NeededSpans {
 };
 
 NeededSpans needed_spans(const std::vector<std::byte>& raw) {
-  DecodingContext ctx(raw);
-  Block block;
-  std::vector<detail::TxLayout> layouts;
-  detail::decode_block(ctx, block, witness::allow, &layouts);
+  const BlockView view = BlockView::parse(raw).value();
   NeededSpans s;
-  const std::span<const std::byte> all(raw);
-  for (const auto& t : layouts) {
-    if (t.body_begin == t.begin + 4) {
-      s.txid_parts.push_back({all.subspan(t.begin, t.end - t.begin)});
-      s.bytes += t.end - t.begin;
+  for (std::size_t i = 0; i < view.transaction_count(); ++i) {
+    const TransactionView tx = view.transaction(i);
+    if (!tx.has_witness()) {
+      s.txid_parts.push_back({tx.bytes()});
+      s.bytes += tx.size();
     } else {
-      s.txid_parts.push_back({all.subspan(t.begin, 4), all.subspan(t.body_begin, t.body_end - t.body_begin), all.subspan(t.end - 4, 4)});
-      s.wtxid_whole.push_back(all.subspan(t.begin, t.end - t.begin));
-      s.bytes += 8 + (t.body_end - t.body_begin) + (t.end - t.begin);
+      const auto parts = tx.txid_parts();
+      s.txid_parts.push_back({parts.begin(), parts.end()});
+      s.wtxid_whole.push_back(tx.bytes());
+      s.bytes += tx.stripped_size() + tx.size();
     }
   }
   return s;

@@ -37,10 +37,10 @@ BlockUndo undo_like_413567() {
   std::size_t k = 0;
   for (std::size_t t = 1; t < block.transactions.size(); ++t) {
     TxUndo& tx = undo.transactions.emplace_back();
-    for (std::size_t i = 0; i < block.transactions[t].inputs().size(); ++i, ++k) {
+    for (std::size_t i = 0; i < block.transactions[t].input_count(); ++i, ++k) {
       const Transaction& source = block.transactions[1 + k % (block.transactions.size() - 1)];
-      const TxOut& o = source.outputs()[k % source.outputs().size()];
-      const auto script = source.script_pubkey(o);
+      const OutputView o = source.output(k % source.output_count());
+      const auto script = o.script_pubkey();
       tx.coins.push_back({static_cast<std::uint32_t>(413'000 - k % 5'000), k % 97 == 0, o.value, {script.begin(), script.end()}});
     }
   }

@@ -64,7 +64,8 @@ double difficulty(std::uint32_t bits) {
   return 65535.0 / mantissa * std::pow(256.0, 0x1d - exponent);
 }
 
-void write_transaction_json(JsonOutput& out, const TransactionView& tx, network net, bool hex, const TxUndo* undo, bool prevouts) {
+template <TransactionLike Tx>
+void write_transaction_json(JsonOutput& out, const Tx& tx, network net, bool hex, const TxUndo* undo, bool prevouts) {
   // Undo data of another shape is not this transaction's: left out.
   if (undo != nullptr && undo->coins.size() != tx.input_count()) undo = nullptr;
   // Unsigned: hostile values wrap instead of overflowing (Core rejects such
@@ -86,21 +87,21 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx, network 
     out.begin_object();
     if (coinbase) {
       out.key("coinbase");
-      write_hex(out, in.script_sig);
+      write_hex(out, in.script_sig());
     } else {
       out.member_string("txid", in.prevout.txid.to_hex());
       out.member_uint("vout", in.prevout.index);
       out.key("scriptSig");
       out.begin_object();
-      out.member_string("asm", to_asm(in.script_sig, true));
+      out.member_string("asm", to_asm(in.script_sig(), true));
       out.key("hex");
-      write_hex(out, in.script_sig);
+      write_hex(out, in.script_sig());
       out.end_object();
     }
-    if (!in.witness.empty()) {
+    if (!in.witness().empty()) {
       out.key("txinwitness");
       out.begin_array();
-      for (const auto item : in.witness) write_hex(out, item);
+      for (const auto item : in.witness()) write_hex(out, item);
       out.end_array();
     }
     if (undo != nullptr) {
@@ -131,7 +132,7 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx, network 
     out.member_raw_number("value", amount_text(o.value));
     out.member_uint("n", n);
     out.key("scriptPubKey");
-    write_script_pubkey(out, o.script_pubkey, net);
+    write_script_pubkey(out, o.script_pubkey(), net);
     out.end_object();
   }
   out.end_array();
@@ -144,6 +145,9 @@ void write_transaction_json(JsonOutput& out, const TransactionView& tx, network 
   }
   out.end_object();
 }
+
+template void write_transaction_json(JsonOutput&, const Transaction&, network, bool, const TxUndo*, bool);
+template void write_transaction_json(JsonOutput&, const TransactionView&, network, bool, const TxUndo*, bool);
 
 void write_block_json(JsonOutput& out, const BlockView& block, network net, const ChainInfo* chain, int verbosity, const BlockUndo* undo) {
   if (undo != nullptr && undo->transactions.size() + 1 != block.transaction_count()) undo = nullptr;

@@ -14,14 +14,18 @@
 
 namespace blockwire::cli {
 
-// From views: nothing is decoded into objects, so memory stays the input's
-// plus its offsets, whatever the number of transactions or witness items.
-// `hex`: the transaction's own bytes at the end, as getblock prints them
-// (decoderawtransaction does not). Addresses and descriptors for `net`.
-// `undo`: the coins its inputs spent, when the directory has undo data:
-// then `fee`, and with `prevouts` (getblock 3) each input's `prevout`.
-void write_transaction_json(JsonOutput& out, const TransactionView& tx, network net, bool hex, const TxUndo* undo = nullptr,
-                            bool prevouts = false);
+// A Transaction or a TransactionView, read the same way (compiled for both
+// in core_json.cpp). From a view nothing is decoded into objects, so memory
+// stays the input's plus its offsets, whatever the number of transactions
+// or witness items. `hex`: the transaction's own bytes at the end, as
+// getblock prints them (decoderawtransaction does not). Addresses and
+// descriptors for `net`. `undo`: the coins its inputs spent, when the
+// directory has undo data: then `fee`, and with `prevouts` (getblock 3)
+// each input's `prevout`.
+template <TransactionLike Tx>
+void write_transaction_json(JsonOutput& out, const Tx& tx, network net, bool hex, const TxUndo* undo = nullptr, bool prevouts = false);
+extern template void write_transaction_json(JsonOutput&, const Transaction&, network, bool, const TxUndo*, bool);
+extern template void write_transaction_json(JsonOutput&, const TransactionView&, network, bool, const TxUndo*, bool);
 // getblock's verbosity: 1 lists the txids, 2 the transactions in full.
 // `chain`: the block's place in a blocks directory, when it is known.
 // `undo`: the block's undo data, when the directory has it (fees at 2,

@@ -495,14 +495,13 @@ TEST_CASE("inspect: a raw transaction whose bytes are all hex digits is still fo
   TransactionBuilder builder;
   builder.version = 0x31313131;
   const std::vector<std::byte> script(0x30, std::byte{0x61});
-  const ByteRange a48 = builder.append(script);
-  TxIn in;
+  TransactionBuilder::Input in;
   in.prevout.txid = Hash256::from_hex(std::string(64, '3')).value();  // bytes 0x33
   in.prevout.index = 0x30303030;
-  in.script_sig = a48;
+  in.script_sig = script;
   in.sequence = 0x39393939;
   builder.inputs.assign(0x31, in);
-  builder.outputs.assign(0x31, TxOut{0x3131313131313131, a48});
+  builder.outputs.assign(0x31, TransactionBuilder::Output{0x3131313131313131, script});
   builder.lock_time = 0x32323232;
   const Transaction tx = builder.build();
   std::vector<std::byte> raw;

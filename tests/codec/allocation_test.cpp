@@ -120,9 +120,10 @@ TEST_CASE("decoding a block allocates once a transaction, and a few times for th
     const auto block = decode_block(*raw);
     REQUIRE(block);
     const std::size_t allocations = counting::allocations.load() - before;
-    // Ten-byte transactions hold nothing to allocate; every other one here
-    // has inputs. The rest: the vector of transactions and the decoder's
-    // scratch parts, which grow geometrically to the largest transaction.
+    // A ten-byte transaction (no inputs, no outputs) is kept in the object
+    // itself; every other one here has inputs, and one allocation. The
+    // rest: the vector of transactions and the decoder's scratch, which
+    // grows geometrically to the largest record.
     const std::size_t holding = raw == &tiny ? 0 : block.value().transactions.size();
     CAPTURE(block.value().transactions.size());
     CHECK(allocations >= holding);

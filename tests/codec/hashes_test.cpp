@@ -230,7 +230,7 @@ void grow_to(Transaction& tx, std::size_t target) {
   grown.outputs.emplace_back().value = 1;
   const std::size_t without = serialized_size(grown.build());  // the new output's script empty: a 1-byte length
   REQUIRE(target >= without + 255);                           // a script of 253 bytes or more takes a 3-byte length
-  grown.outputs.back().script_pubkey = grown.append(std::vector<std::byte>(target - without - 2, std::byte{0x51}));
+  grown.outputs.back().script_pubkey.assign(target - without - 2, std::byte{0x51});
   tx = grown.build();
   REQUIRE(serialized_size(tx) == target);
 }
@@ -289,9 +289,13 @@ TEST_CASE("the segwit block with one witness byte changed fails the witness comm
   Block block = decode_block(test::segwit_block()).value();
   Transaction& tx = block.transactions.at(7);
   REQUIRE(tx.has_witness());
-  const ByteRange item = tx.witness(tx.inputs()[0]).back();  // (the first may be an empty dummy)
-  REQUIRE(item.size > 0);
-  tx.payload()[item.offset] ^= std::byte{0x01};
+  TransactionBuilder edited(tx);  // a Transaction is immutable: edit a copy of its fields
+  REQUIRE_FALSE(edited.inputs[0].witness.empty());
+  std::vector<std::byte>& item = edited.inputs[0].witness.back();  // (the first may be an empty dummy)
+  REQUIRE_FALSE(item.empty());
+  item[0] ^= std::byte{0x01};
+  tx = edited.build();
+  REQUIRE(tx.has_witness());
   auto r = check_block(block);
   REQUIRE_FALSE(r);
   CHECK(r.error().code() == check_errc::bad_witness_commitment);

@@ -193,7 +193,7 @@ TEST_CASE("every output of both real blocks: the address decodes back to the scr
     for (std::size_t t = 0; t < view.transaction_count(); ++t) {
       const TransactionView tx = view.transaction(t);
       for (std::size_t o = 0; o < tx.output_count(); ++o) {
-        const auto script = tx.output(o).script_pubkey;
+        const auto script = tx.output(o).script_pubkey();
         const Solution s = solve(script);
         ++types[s.type];
         const auto address = encode_address(script, network::mainnet);

@@ -94,14 +94,14 @@ int main(int argc, char** argv) {
     const auto genesis_script = genesis_block(network::mainnet).transactions[0];
     for (std::size_t t = 1; t < 12 && t < b.transactions.size(); ++t) {
       TxUndo& tx = undo.transactions.emplace_back();
-      for (std::size_t i = 0; i < b.transactions[t].inputs().size(); ++i) {
+      for (std::size_t i = 0; i < b.transactions[t].input_count(); ++i) {
         const Transaction& source = b.transactions[(t * 7 + i) % b.transactions.size()];
-        const TxOut& o = source.outputs()[i % source.outputs().size()];
-        const auto script = source.script_pubkey(o);
+        const OutputView o = source.output(i % source.output_count());
+        const auto script = o.script_pubkey();
         tx.coins.push_back({static_cast<std::uint32_t>(400'000 + t), i == 0 && t == 1, o.value, {script.begin(), script.end()}});
       }
     }
-    const auto key_script = genesis_script.script_pubkey(genesis_script.outputs()[0]);
+    const auto key_script = genesis_script.output(0).script_pubkey();
     undo.transactions.push_back({{SpentCoin{0, true, 50'0000'0000, {key_script.begin(), key_script.end()}}}});
     std::vector<std::byte> undo_bytes;
     encode_block_undo(undo, undo_bytes);

@@ -44,13 +44,11 @@ std::int64_t subsidy(std::uint32_t height) { return height / 150 >= 64 ? 0 : std
 Transaction segwit_spend(const Hash256& coinbase_txid, std::uint32_t height, std::int64_t spent) {
   TransactionBuilder tx;
   tx.version = 2;
-  TxIn& in = tx.inputs.emplace_back();
-  in.prevout = {coinbase_txid, 0};
-  in.sequence = 0xfffffffd;
+  tx.add_input({coinbase_txid, 0}, {}, 0xfffffffd);
   const auto signature = concat({bytes({0x30, 0x44}), repeated(70, static_cast<int>(height & 0xff))});
   const auto key = concat({bytes({0x02}), repeated(32, 0x11)});
   const std::span<const std::byte> items[] = {signature, key};
-  tx.set_witness(in, items);
+  tx.set_witness(0, items);
   const std::vector<std::byte> scripts[] = {
       concat({bytes({0x00, 0x14}), repeated(20, 0x22)}),                                    // P2WPKH
       concat({bytes({0x51, 0x20}), repeated(32, 0x33)}),                                    // P2TR
@@ -58,7 +56,7 @@ Transaction segwit_spend(const Hash256& coinbase_txid, std::uint32_t height, std
       concat({bytes({0xa9, 0x14}), repeated(20, 0x55), bytes({0x87})}),           // P2SH
       bytes({0x6a, 0x04, 0x62, 0x77, 0x69, 0x72}),                                        // OP_RETURN "bwir"
   };
-  for (const auto& script : scripts) tx.outputs.push_back({std::min<std::int64_t>(9'000'000, spent / 10), tx.append(script)});
+  for (const auto& script : scripts) tx.add_output(std::min<std::int64_t>(9'000'000, spent / 10), script);
   return tx.build();
 }
 
@@ -72,8 +70,8 @@ Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* s
   // BIP34: the height first in the coinbase's script_sig.
   const auto script_sig = bytes({0x04, static_cast<int>(height & 0xff), static_cast<int>((height >> 8) & 0xff),
                                     static_cast<int>((height >> 16) & 0xff), static_cast<int>(height >> 24), 0x00});
-  cb.inputs.emplace_back().script_sig = cb.append(script_sig);
-  cb.outputs.push_back({subsidy(height), cb.append(concat({bytes({0x00, 0x14}), repeated(20, 0x66)}))});
+  cb.add_input(OutPoint{}, script_sig);
+  cb.add_output(subsidy(height), concat({bytes({0x00, 0x14}), repeated(20, 0x66)}));
   b.transactions.push_back(cb.build());
   if (spend != nullptr) b.transactions.push_back(*spend);
   b.transactions.insert(b.transactions.end(), fill.begin(), fill.end());
@@ -82,7 +80,7 @@ Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* s
   if (witness) {  // BIP141: a 32-byte nonce in the coinbase witness, the commitment in an output
     const auto nonce = repeated(32, 0);
     const std::span<const std::byte> items[] = {nonce};
-    cb.set_witness(cb.inputs[0], items);  // (the witness root counts the coinbase as zero)
+    cb.set_witness(0, items);  // (the witness root counts the coinbase as zero)
     std::vector<std::byte> preimage;
     const Hash256 root = witness_merkle_root(b);
     preimage.insert(preimage.end(), root.bytes().begin(), root.bytes().end());
@@ -90,7 +88,7 @@ Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* s
     const Hash256 commitment = sha256d(preimage);
     auto script = bytes({0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed});
     script.insert(script.end(), commitment.bytes().begin(), commitment.bytes().end());
-    cb.outputs.push_back({0, cb.append(script)});
+    cb.add_output(0, script);
     b.transactions[0] = cb.build();
   }
   b.header.merkle_root = merkle_root(b);

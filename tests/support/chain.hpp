@@ -19,9 +19,9 @@ inline blockwire::Block mine(const blockwire::Hash256& prev, std::uint32_t time,
   b.header.bits = 0x207fffff;
   TransactionBuilder cb;  // a coinbase: the null prevout
   const std::byte script_sig[]{std::byte{0x04}, std::byte(height), std::byte(height >> 8), std::byte(height >> 16), std::byte(height >> 24)};
-  cb.inputs.emplace_back().script_sig = cb.append(script_sig);
+  cb.add_input(OutPoint{}, script_sig);
   const std::byte op_true[]{std::byte{0x51}};
-  cb.outputs.push_back({50'0000'0000, cb.append(op_true)});
+  cb.add_output(50'0000'0000, op_true);
   b.transactions.push_back(cb.build());
   b.header.merkle_root = merkle_root(b);
   const Hash256 target = *target_from_bits(b.header.bits);

@@ -213,15 +213,10 @@ Transaction spend(std::initializer_list<OutPoint> from, std::initializer_list<st
                   bool witness = false) {
   TransactionBuilder tx;
   for (const OutPoint& p : from) {
-    TxIn& in = tx.inputs.emplace_back();
-    in.prevout = p;
-    if (witness) {
-      const std::vector<std::byte> sig(71, std::byte{0x30}), key(33, std::byte{0x02});
-      const std::span<const std::byte> items[] = {sig, key};
-      tx.set_witness(in, items);
-    }
+    TransactionBuilder::Input& in = tx.add_input(p);
+    if (witness) in.witness = {std::vector<std::byte>(71, std::byte{0x30}), std::vector<std::byte>(33, std::byte{0x02})};
   }
-  for (const auto& [value, script] : to) tx.outputs.push_back({value, tx.append(script)});
+  for (const auto& [value, script] : to) tx.add_output(value, script);
   return tx.build();
 }
 
@@ -233,8 +228,8 @@ Block block_of(const Hash256& prev, std::uint32_t height, const std::vector<std:
   b.header.bits = 0x207fffff;
   TransactionBuilder cb;
   const std::byte script_sig[]{std::byte{0x03}, std::byte(height), std::byte(height >> 8), std::byte(height >> 16)};
-  cb.inputs.emplace_back().script_sig = cb.append(script_sig);
-  cb.outputs.push_back({50 * coin, cb.append(payee)});
+  cb.add_input(OutPoint{}, script_sig);
+  cb.add_output(50 * coin, payee);
   b.transactions.push_back(cb.build());
   for (Transaction& tx : txs) b.transactions.push_back(std::move(tx));
   b.header.merkle_root = merkle_root(b);

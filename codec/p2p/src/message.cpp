@@ -76,7 +76,7 @@ void encode_timed_address(StreamWriter& out, const TimedAddress& a) {
 void encode_address_v2(StreamWriter& out, const AddressV2& a) {
   w::encode_u32(out, a.time);
   w::encode_compact_size(out, a.services);
-  w::encode_u8(out, a.network);
+  w::encode_u8(out, a.network_id);
   w::encode_bytes(out, a.address);
   encode_port(out, a.port);
 }
@@ -220,11 +220,11 @@ void decode_timed_address(DecodingContext& ctx, TimedAddress& a) {
 void decode_address_v2(DecodingContext& ctx, AddressV2& a) {
   a.time = w::decode_u32(ctx);
   a.services = w::decode_compact_size(ctx);
-  a.network = w::decode_u8(ctx);
+  a.network_id = w::decode_u8(ctx);
   const std::uint64_t size = w::decode_compact_size(ctx);
   if (!ctx.ok()) return;
   if (size > max_addrv2_size) return ctx.fail(errc::address_too_long);
-  const std::size_t expected = address_size(a.network);
+  const std::size_t expected = address_size(a.network_id);
   if (expected != 0 && size != expected) return ctx.fail(errc::bad_address_size);
   ctx.read_append(a.address, size);
   a.port = decode_port(ctx);
@@ -275,7 +275,7 @@ void decode_cmpctblock(DecodingContext& ctx, CmpctBlock& m) {
   if (ctx.ok() && ids + n > max_block_transactions) return ctx.fail(errc::too_many_items);
   m.prefilled.reserve(w::reserve_for(ctx, n, sizeof(PrefilledTransaction)));
   DifferentialIndex index;
-  TransactionBuilder scratch;  // reused: one allocation a transaction
+  TransactionScratch scratch;  // reused: one allocation a transaction
   for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
     PrefilledTransaction& p = m.prefilled.emplace_back();
     if (index.next(ctx, p.index)) decode_transaction(ctx, p.tx, scratch);
@@ -294,7 +294,7 @@ void decode_getblocktxn(DecodingContext& ctx, GetBlockTxn& m) {
 
 void decode_blocktxn(DecodingContext& ctx, BlockTxn& m) {
   w::decode_hash(ctx, m.block_hash);
-  TransactionBuilder scratch;  // reused: one allocation a transaction
+  TransactionScratch scratch;  // reused: one allocation a transaction
   decode_list(ctx, m.transactions, max_block_transactions, 10,
               [&](DecodingContext& c, Transaction& tx) { decode_transaction(c, tx, scratch); });
 }
@@ -417,8 +417,8 @@ error in_message(const error& e) { return e.has_offset() ? error(e.code(), envel
 
 }  // namespace
 
-std::size_t address_size(std::uint8_t network) noexcept {
-  switch (network) {
+std::size_t address_size(std::uint8_t id) noexcept {
+  switch (id) {
     case net_id::ipv4: return 4;
     case net_id::ipv6: return 16;
     case net_id::torv2: return 10;

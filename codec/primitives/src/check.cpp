@@ -142,9 +142,8 @@ bool at_most(const Hash256& a, const Hash256& b) noexcept {
 namespace {
 
 // The checks, once, for a decoded Block and for a BlockView: `Source`
-// gives the header, the transaction count, each transaction's coinbase and
-// witness flags and ids, the coinbase's output scripts and its witness
-// stack. The ids are streamed into merkle builders: no list of hashes.
+// gives the header, the transaction count, each transaction (read the same
+// way, owned or viewed) and the ids. The ids are streamed into merkle builders: no list of hashes.
 template <class Source>
 result<void> check(const Source& b) {
   const auto target = target_from_bits(b.header().bits);
@@ -152,9 +151,9 @@ result<void> check(const Source& b) {
   if (!at_most(block_hash(b.header()), *target)) return check_errc::bad_proof_of_work;
   const std::size_t n = b.count();
   if (n == 0) return check_errc::no_transactions;
-  if (!b.is_coinbase(0)) return check_errc::first_not_coinbase;
+  if (!b.transaction(0).is_coinbase()) return check_errc::first_not_coinbase;
   for (std::size_t i = 1; i < n; ++i) {
-    if (b.is_coinbase(i)) return check_errc::extra_coinbase;
+    if (b.transaction(i).is_coinbase()) return check_errc::extra_coinbase;
   }
 
   MerkleBuilder txids;
@@ -167,7 +166,7 @@ result<void> check(const Source& b) {
     for (std::size_t j = 0; j < k; ++j) {
       txids.add(batch[j].txid);
       wtxids.add(first + j == 0 ? Hash256{} : batch[j].wtxid);  // BIP141: the coinbase's wtxid counts as zero
-      any_witness = any_witness || b.has_witness(first + j);
+      any_witness = any_witness || b.transaction(first + j).has_witness();
     }
   }
   bool mutated = false;
@@ -178,9 +177,10 @@ result<void> check(const Source& b) {
   // aa21a9ed, then the 32-byte commitment.
   static constexpr std::array<std::byte, 6> prefix{std::byte{0x6a}, std::byte{0x24}, std::byte{0xaa},
                                                    std::byte{0x21}, std::byte{0xa9}, std::byte{0xed}};
+  const auto& coinbase = b.transaction(0);  // a Transaction's reference, or a view kept alive
   std::span<const std::byte> commitment;
-  for (std::size_t k = b.coinbase_output_count(); k-- > 0;) {
-    const auto script = b.coinbase_output_script(k);
+  for (std::size_t k = coinbase.output_count(); k-- > 0;) {
+    const auto script = coinbase.output(k).script_pubkey();
     if (script.size() >= 38 && std::equal(prefix.begin(), prefix.end(), script.begin())) {
       commitment = script.subspan(6, 32);
       break;
@@ -190,52 +190,34 @@ result<void> check(const Source& b) {
     if (any_witness) return check_errc::unexpected_witness;
     return success();
   }
-  const auto nonce = b.coinbase_witness_nonce();  // the one 32-byte item of the coinbase's witness
-  if (!nonce) return check_errc::bad_witness_nonce;
+  const WitnessView stack = coinbase.input(0).witness();  // one item of 32 bytes: the nonce
+  if (stack.size() != 1 || stack[0].size() != 32) return check_errc::bad_witness_nonce;
+  const auto nonce = stack[0];
   std::array<std::byte, 64> preimage;
   const Hash256 root = wtxids.root();
   std::copy(root.bytes().begin(), root.bytes().end(), preimage.begin());
-  std::copy(nonce->begin(), nonce->end(), preimage.begin() + 32);
+  std::copy(nonce.begin(), nonce.end(), preimage.begin() + 32);
   const Hash256 expected = sha256d(preimage);
   if (!std::equal(expected.bytes().begin(), expected.bytes().end(), commitment.begin())) return check_errc::bad_witness_commitment;
   return success();
 }
 
+// What check() reads of a block, owned or viewed.
 struct DecodedSource {
   const Block& block;
   std::span<const TxIds> given;
   const BlockHeader& header() const { return block.header; }
   std::size_t count() const { return block.transactions.size(); }
-  bool is_coinbase(std::size_t i) const { return block.transactions[i].is_coinbase(); }
-  bool has_witness(std::size_t i) const { return block.transactions[i].has_witness(); }
+  const Transaction& transaction(std::size_t i) const { return block.transactions[i]; }
   void ids(std::size_t first, std::span<TxIds> out) const { std::copy_n(given.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin()); }
-  std::size_t coinbase_output_count() const { return block.transactions[0].outputs().size(); }
-  std::span<const std::byte> coinbase_output_script(std::size_t k) const {
-    const Transaction& cb = block.transactions[0];
-    return cb.script_pubkey(cb.outputs()[k]);
-  }
-  std::optional<std::span<const std::byte>> coinbase_witness_nonce() const {
-    const Transaction& cb = block.transactions[0];
-    const auto stack = cb.witness(cb.inputs().front());
-    if (stack.size() != 1 || stack[0].size != 32) return std::nullopt;
-    return cb.bytes(stack[0]);
-  }
 };
 
 struct ViewSource {
   const BlockView& view;
   const BlockHeader& header() const { return view.header(); }
   std::size_t count() const { return view.transaction_count(); }
-  bool is_coinbase(std::size_t i) const { return view.transaction(i).is_coinbase(); }
-  bool has_witness(std::size_t i) const { return view.transaction(i).has_witness(); }
+  TransactionView transaction(std::size_t i) const { return view.transaction(i); }
   void ids(std::size_t first, std::span<TxIds> out) const { tx_ids(view, first, out); }
-  std::size_t coinbase_output_count() const { return view.transaction(0).output_count(); }
-  std::span<const std::byte> coinbase_output_script(std::size_t k) const { return view.transaction(0).output(k).script_pubkey; }
-  std::optional<std::span<const std::byte>> coinbase_witness_nonce() const {
-    const WitnessView stack = view.transaction(0).input(0).witness;
-    if (stack.size() != 1 || (*stack.begin()).size() != 32) return std::nullopt;
-    return *stack.begin();
-  }
 };
 
 }  // namespace

@@ -41,22 +41,20 @@ result<void> decode_block(std::span<const std::byte> bytes, Block& out, witness 
 }
 result<Transaction> decode_transaction(std::span<const std::byte> bytes, witness mode) {
   return decode_exact<Transaction>(bytes, [&](DecodingContext& ctx, Transaction& tx) {
-    TransactionBuilder scratch;
-    scratch.payload.reserve(bytes.size());  // its scripts and items are fewer bytes than the whole
-    decode_transaction(ctx, tx, scratch, mode);
+    TransactionScratch scratch;
+    detail::decode_transaction(ctx, tx, scratch, mode);
   });
 }
 result<BlockHeader> decode_header(std::span<const std::byte> bytes) {
   return decode_exact<BlockHeader>(bytes, detail::decode_header);
 }
 
-void decode_transaction(DecodingContext& ctx, Transaction& out, TransactionBuilder& scratch, witness mode) {
-  detail::decode_transaction(ctx, scratch, mode);
-  if (ctx.ok()) out = scratch.build();
+void decode_transaction(DecodingContext& ctx, Transaction& out, TransactionScratch& scratch, witness mode) {
+  detail::decode_transaction(ctx, out, scratch, mode);
 }
 void decode_transaction(DecodingContext& ctx, Transaction& out, witness mode) {
-  TransactionBuilder scratch;
-  decode_transaction(ctx, out, scratch, mode);
+  TransactionScratch scratch;
+  detail::decode_transaction(ctx, out, scratch, mode);
 }
 void decode_header(DecodingContext& ctx, BlockHeader& out) { detail::decode_header(ctx, out); }
 

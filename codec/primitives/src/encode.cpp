@@ -66,12 +66,10 @@ std::size_t serialized_size(const Block& block, witness mode) {
   return size_of([&](auto& w) { detail::encode_block(w, block, mode); });
 }
 
-std::size_t serialized_size(const Transaction& tx, witness mode) {
-  return size_of([&](auto& w) { detail::encode_transaction(w, tx, mode); });
-}
+std::size_t serialized_size(const Transaction& tx, witness mode) { return mode == witness::allow ? tx.size() : tx.stripped_size(); }
 
 std::size_t weight(const Block& block) { return 3 * serialized_size(block, witness::disallow) + serialized_size(block); }
-std::size_t weight(const Transaction& tx) { return 3 * serialized_size(tx, witness::disallow) + serialized_size(tx); }
-std::size_t vsize(const Transaction& tx) { return (weight(tx) + 3) / 4; }
+std::size_t weight(const Transaction& tx) { return tx.weight(); }
+std::size_t vsize(const Transaction& tx) { return tx.vsize(); }
 
 }  // namespace blockwire

@@ -57,8 +57,8 @@ Block genesis_block(network net) {
   Block block;
   TransactionBuilder coinbase;
   coinbase.version = 1;
-  coinbase.inputs.emplace_back().script_sig = coinbase.append(script_sig);
-  coinbase.outputs.push_back({50'0000'0000, coinbase.append(script_pubkey)});
+  coinbase.add_input(OutPoint{}, script_sig);
+  coinbase.add_output(50'0000'0000, script_pubkey);
   block.transactions.push_back(coinbase.build());
   block.header.version = 1;
   block.header.time = f.time;

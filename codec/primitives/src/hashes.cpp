@@ -1,6 +1,5 @@
-// Hashes: the encoders write straight into a SHA-256 writer through a
-// buffer on the stack; no byte vector is built.
-#include "detail/decoders.hpp"
+// Hashes: of a header as the encoder writes it into a buffer on the stack;
+// of a transaction, from its own bytes.
 #include "detail/encoders.hpp"
 
 #include <blockwire/codec/hashes.hpp>
@@ -17,16 +16,6 @@
 
 namespace blockwire {
 namespace {
-
-// SHA256d of whatever `encode` writes.
-template <class Encode>
-Hash256 hash_encoded(Encode&& encode) {
-  Sha256 sha;
-  BufferedWriter<Sha256&, 4096> w(sha);
-  encode(w);
-  (void)w.flush();  // hashing cannot fail
-  return sha256d_of(sha);
-}
 
 // Leaves: one allocation, with room for the copy of the last hash that an
 // odd count needs; every later level fits in the same storage.
@@ -75,17 +64,20 @@ Hash256 block_hash(const BlockHeader& header) {
   return sha256d(bytes);
 }
 
-Hash256 txid(const Transaction& tx) {
-  return hash_encoded([&](auto& w) { detail::encode_transaction(w, tx, witness::disallow); });
+Hash256 detail::hash_txid(const std::array<std::span<const std::byte>, 3>& parts) {
+  Sha256 sha;
+  for (const auto& part : parts) sha.update(part);
+  return sha256d_of(sha);
 }
 
-Hash256 wtxid(const Transaction& tx) {
-  return hash_encoded([&](auto& w) { detail::encode_transaction(w, tx, witness::allow); });
-}
+Hash256 detail::hash_wtxid(std::span<const std::byte> bytes) { return sha256d(bytes); }
+
+Hash256 txid(const Transaction& tx) { return tx.txid(); }
+Hash256 wtxid(const Transaction& tx) { return tx.wtxid(); }
 
 TxIds tx_ids(const Transaction& tx) {
-  const Hash256 id = txid(tx);
-  return {id, tx.has_witness() ? wtxid(tx) : id};
+  const Hash256 id = tx.txid();
+  return {id, tx.has_witness() ? tx.wtxid() : id};
 }
 
 namespace {
@@ -227,82 +219,36 @@ result<Block> decode_block(std::span<const std::byte> bytes, std::vector<TxIds>&
 }
 
 result<void> decode_block(std::span<const std::byte> bytes, Block& block, std::vector<TxIds>& ids, witness mode) {
-  std::vector<detail::TxLayout> layouts;
-  DecodingContext ctx(bytes);
-  detail::decode_block(ctx, block, mode, &layouts);
-  if (auto r = wire::finish_exact(ctx, bytes.size()); !r) {
+  if (auto r = decode_block(bytes, block, mode); !r) {
     ids.clear();
     return r.error();
   }
-
-  ids.resize(layouts.size());
-  ids_side_by_side(layouts.size(), ids.data(), [&](std::size_t i, std::span<const std::byte>& whole) {
-    const detail::TxLayout& t = layouts[i];
-    const auto part = [&](std::uint64_t from, std::uint64_t to) { return bytes.subspan(from, to - from); };
-    if (t.body_begin == t.begin + 4 && t.body_end == t.end - 4) return SplitMessage{{part(t.begin, t.end)}};  // no marker, flag or witness
-    whole = part(t.begin, t.end);
-    return SplitMessage{{part(t.begin, t.begin + 4), part(t.body_begin, t.body_end), part(t.end - 4, t.end)}};
-  });
+  ids.resize(block.transactions.size());
+  tx_ids(block.transactions, ids);
   return success();
 }
 
+namespace {
+
+// A transaction's txid message, and its bytes in `whole` when it has
+// witness data (else the wtxid is the txid).
+template <TransactionLike Tx>
+SplitMessage id_message(const Tx& tx, std::span<const std::byte>& whole) {
+  if (!tx.has_witness()) return SplitMessage{{tx.bytes()}};
+  whole = tx.bytes();
+  return SplitMessage{tx.txid_parts()};
+}
+
+}  // namespace
+
 void tx_ids(std::span<const Transaction> txs, std::span<TxIds> out) {
   assert(out.size() == txs.size());
-  constexpr std::size_t large = 64 * 1024;
-  struct Place {
-    std::size_t begin = 0;     // in `encoded`
-    std::size_t size = 0;      // with its witness data, if any
-    std::size_t stripped = 0;  // without
-    bool witness = false;
-    bool alone = false;  // over `large`: hashed as it is encoded, not buffered
-  };
-  std::array<Place, ids_chunk> at;
-  std::vector<std::byte> encoded;  // only grows: resize() zero-fills just the growth
-  for (std::size_t first = 0; first < txs.size(); first += ids_chunk) {
-    const auto part = txs.subspan(first, std::min(ids_chunk, txs.size() - first));
-    // Sized first, then each encoded once, straight into place (no buffer
-    // of a writer's to lend or flush per transaction).
-    std::size_t total = 0;
-    for (std::size_t j = 0; j < part.size(); ++j) {
-      Place& p = at[j];
-      p.begin = total;
-      p.size = serialized_size(part[j], witness::allow);
-      p.witness = part[j].has_witness();
-      p.stripped = p.witness ? serialized_size(part[j], witness::disallow) : p.size;
-      p.alone = p.size > large;
-      if (!p.alone) total += p.size;
-    }
-    if (encoded.size() < total) encoded.resize(total);
-    for (std::size_t j = 0; j < part.size(); ++j) {
-      if (at[j].alone) continue;
-      SpanWriter sink(std::span<std::byte>(encoded).subspan(at[j].begin, at[j].size));  // sized by the same encoder
-      BufferedWriter<SpanWriter&, 0> w(sink);
-      detail::encode_transaction(w, part[j], witness::allow);
-    }
-    // The bytes are all in place: spans into them stay valid now. A
-    // witness transaction's txid skips its marker and flag (2 bytes after
-    // the version) and its witnesses (before the lock time).
-    ids_side_by_side(part.size(), out.data() + first, [&](std::size_t j, std::span<const std::byte>& whole) {
-      const Place& p = at[j];
-      if (p.alone) return SplitMessage{};  // its ids come below
-      const auto bytes = std::span<const std::byte>(encoded).subspan(p.begin, p.size);
-      if (!p.witness) return SplitMessage{{bytes}};
-      whole = bytes;
-      return SplitMessage{{bytes.first(4), bytes.subspan(6, p.stripped - 8), bytes.last(4)}};
-    });
-    for (std::size_t j = 0; j < part.size(); ++j) {
-      if (at[j].alone) out[first + j] = tx_ids(part[j]);
-    }
-  }
+  ids_side_by_side(txs.size(), out.data(), [&](std::size_t i, std::span<const std::byte>& whole) { return id_message(txs[i], whole); });
 }
 
 void tx_ids(const BlockView& block, std::size_t first, std::span<TxIds> out) {
-  ids_side_by_side(out.size(), out.data(), [&](std::size_t i, std::span<const std::byte>& whole) {
-    const TransactionView tx = block.transaction(first + i);
-    if (!tx.has_witness()) return SplitMessage{{tx.bytes()}};
-    whole = tx.bytes();
-    return SplitMessage{tx.txid_parts()};
-  });
+  ids_side_by_side(out.size(), out.data(),
+                   [&](std::size_t i, std::span<const std::byte>& whole) { return id_message(block.transaction(first + i), whole); });
 }
 
 }  // namespace blockwire

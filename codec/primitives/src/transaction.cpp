@@ -1,9 +1,16 @@
-#include <blockwire/codec/transaction.hpp>
+// Transactions' storage, and the builder: its fields encoded once, then
+// read back by the decoders' parser, so that a built transaction and a
+// decoded one are the same thing (the parser's record over the bytes).
+#include "detail/decoders.hpp"
+#include "detail/encoders.hpp"
 
-#include <algorithm>
-#include <cassert>
+#include <blockwire/codec/transaction.hpp>
+#include <blockwire/codec/wire.hpp>
+#include <blockwire/io/buffered_writer.hpp>
+#include <blockwire/io/decoding_context.hpp>
+#include <blockwire/io/span_writer.hpp>
+
 #include <cstring>
-#include <limits>
 #include <new>
 #include <stdexcept>
 #include <utility>
@@ -12,26 +19,34 @@ namespace blockwire {
 
 // The decoders' reservations count on it (see detail::decode_block).
 static_assert(sizeof(Transaction) == 8 + sizeof(void*));
-// Each part starts aligned for its items (see Transaction::Counts).
-static_assert(alignof(TxOut) <= 16 && alignof(TxIn) <= alignof(TxOut) && alignof(ByteRange) <= alignof(TxOut));
-static_assert(sizeof(TxOut) % alignof(TxIn) == 0 && sizeof(TxIn) % alignof(ByteRange) == 0);
 
-namespace {
-
-// Copies a part's items to `at` in the allocation, and says where it ends.
-template <class T>
-std::size_t copy_part(std::byte* base, std::size_t at, std::span<const T> items) {
-  if (!items.empty()) std::memcpy(base + at, items.data(), items.size_bytes());
-  return at + items.size_bytes();
+void Transaction::set_heap(std::uint32_t* parts, std::uint32_t size, std::uint32_t words) noexcept {
+  std::memcpy(rep_.b, &parts, sizeof parts);
+  std::memcpy(rep_.b + 8, &size, sizeof size);
+  std::memcpy(rep_.b + 12, &words, sizeof words);
 }
 
-}  // namespace
+Transaction detail::TransactionAccess::make(std::span<const std::uint32_t> record, std::span<const std::byte> bytes) {
+  Transaction tx;
+  if (record.size() == tx_record::fields && bytes.size() == Transaction::small_size) {  // no inputs, no outputs
+    std::memcpy(tx.rep_.b, bytes.data(), bytes.size());
+    return tx;
+  }
+  const std::size_t record_bytes = record.size_bytes();
+  auto* parts = static_cast<std::uint32_t*>(::operator new(record_bytes + bytes.size()));
+  std::memcpy(parts, record.data(), record_bytes);
+  parts[tx_record::begin] = 0;  // its bytes are its own now
+  if (!bytes.empty()) std::memcpy(reinterpret_cast<std::byte*>(parts) + record_bytes, bytes.data(), bytes.size());
+  tx.set_heap(parts, static_cast<std::uint32_t>(bytes.size()), static_cast<std::uint32_t>(record.size()));
+  return tx;
+}
 
-Transaction::Transaction(const Transaction& other) : version(other.version), lock_time(other.lock_time) {
-  if (other.owns_parts()) {
-    const std::size_t size = allocation_size(*other.parts_);
-    parts_ = static_cast<Counts*>(::operator new(size));
-    std::memcpy(parts_, other.parts_, size);  // every part is plain bytes and offsets
+Transaction::Transaction(const Transaction& other) : rep_(other.rep_) {
+  if (!other.small()) {
+    const std::size_t n = std::size_t{words()} * sizeof(std::uint32_t) + heap_size();
+    auto* parts = static_cast<std::uint32_t*>(::operator new(n));
+    std::memcpy(parts, other.parts(), n);  // offsets and bytes: nothing points into itself
+    set_heap(parts, heap_size(), words());
   }
 }
 
@@ -42,106 +57,103 @@ Transaction& Transaction::operator=(const Transaction& other) {
 
 Transaction& Transaction::operator=(Transaction&& other) noexcept {
   if (this != &other) {
-    if (owns_parts()) ::operator delete(parts_);
-    version = other.version;
-    lock_time = other.lock_time;
-    parts_ = std::exchange(other.parts_, &no_parts_);
+    if (!small()) ::operator delete(parts());
+    rep_ = other.rep_;
+    other.rep_ = Rep{};
   }
   return *this;
 }
 
 Transaction::~Transaction() {
-  if (owns_parts()) ::operator delete(parts_);
+  if (!small()) ::operator delete(parts());
 }
 
 bool operator==(const Transaction& a, const Transaction& b) noexcept {
-  const auto a_in = a.inputs(), b_in = b.inputs();
-  const auto a_out = a.outputs(), b_out = b.outputs();
-  if (a.version != b.version || a.lock_time != b.lock_time || a_in.size() != b_in.size() || a_out.size() != b_out.size()) {
-    return false;
-  }
-  const auto same_bytes = [&](ByteRange x, ByteRange y) { return std::ranges::equal(a.bytes(x), b.bytes(y)); };
-  for (std::size_t i = 0; i < a_in.size(); ++i) {
-    const TxIn& x = a_in[i];
-    const TxIn& y = b_in[i];
-    if (x.prevout != y.prevout || x.sequence != y.sequence || !same_bytes(x.script_sig, y.script_sig)) return false;
-    if (!std::ranges::equal(a.witness(x), b.witness(y), same_bytes)) return false;
-  }
-  for (std::size_t i = 0; i < a_out.size(); ++i) {
-    const TxOut& x = a_out[i];
-    const TxOut& y = b_out[i];
-    if (x.value != y.value || !same_bytes(x.script_pubkey, y.script_pubkey)) return false;
-  }
-  return true;
+  const auto x = a.bytes(), y = b.bytes();
+  const std::uint32_t* rx = a.tx_fields();
+  const std::uint32_t* ry = b.tx_fields();
+  const std::size_t words = tx_record::words(rx);
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size()) == 0 && words == tx_record::words(ry) &&
+         std::memcmp(rx + 1, ry + 1, (words - 1) * sizeof(std::uint32_t)) == 0;  // word 0, its begin, is always 0
 }
 
-TransactionBuilder::TransactionBuilder(const Transaction& tx)
-    : version(tx.version),
-      lock_time(tx.lock_time),
-      inputs(tx.inputs().begin(), tx.inputs().end()),
-      outputs(tx.outputs().begin(), tx.outputs().end()),
-      payload(tx.payload().begin(), tx.payload().end()),
-      witness_items(tx.witness_items().begin(), tx.witness_items().end()) {}
+// The builder ------------------------------------------------------------------
 
-ByteRange TransactionBuilder::append(std::span<const std::byte> bytes) {
-  // Offsets and sizes are 32 bits: checked before they are narrowed, as build() checks its parts.
-  if (bytes.size() > std::numeric_limits<std::uint32_t>::max() - payload.size() || payload.size() > std::numeric_limits<std::uint32_t>::max()) {
-    throw std::length_error("blockwire::TransactionBuilder: a payload of 2^32 bytes or more");
+namespace {
+
+using namespace wire;
+
+inline constexpr struct {
+  void operator()(ByteSink auto& w, const TransactionBuilder::Input& in) const {
+    blockwire::detail::encode_outpoint(w, in.prevout);
+    encode_bytes(w, in.script_sig);
+    encode_u32(w, in.sequence);
   }
-  const ByteRange range{static_cast<std::uint32_t>(payload.size()), static_cast<std::uint32_t>(bytes.size())};
-  payload.insert(payload.end(), bytes.begin(), bytes.end());
-  return range;
-}
+} encode_input;
 
-void TransactionBuilder::start_witness(TxIn& in) noexcept {
-  in.witness_begin = static_cast<std::uint32_t>(witness_items.size());
-  in.witness_size = 0;
-}
-
-void TransactionBuilder::add_witness_item(TxIn& in, std::span<const std::byte> item) {
-  assert(in.witness_begin + in.witness_size == witness_items.size());  // the stack started last
-  if (witness_items.size() >= std::numeric_limits<std::uint32_t>::max()) {
-    throw std::length_error("blockwire::TransactionBuilder: 2^32 witness items or more");
+inline constexpr struct {
+  void operator()(ByteSink auto& w, const TransactionBuilder::Output& out) const {
+    encode_i64(w, out.value);
+    encode_bytes(w, out.script_pubkey);
   }
-  witness_items.push_back(append(item));
-  ++in.witness_size;
+} encode_output;
+
+inline constexpr struct {
+  void operator()(ByteSink auto& w, const std::vector<std::byte>& item) const { encode_bytes(w, item); }
+} encode_witness_item;
+
+// BIP144: marker 0x00 and flag 0x01 before the inputs, the witness stacks
+// after the outputs, when some stack is not empty.
+inline constexpr struct {
+  void operator()(ByteSink auto& w, const TransactionBuilder& tx, bool segwit) const {
+    encode_u32(w, tx.version);
+    if (segwit) {
+      encode_u8(w, 0x00);  // marker: what an old parser reads as "no inputs"
+      encode_u8(w, 0x01);  // flag: witness stacks follow the outputs
+    }
+    encode_range(w, tx.inputs, encode_input);
+    encode_range(w, tx.outputs, encode_output);
+    if (segwit) {
+      for (const auto& in : tx.inputs) encode_range(w, in.witness, encode_witness_item);
+    }
+    encode_u32(w, tx.lock_time);
+  }
+} encode_built;
+
+void check_size(std::size_t n) {
+  if (n > wire::max_size) throw std::length_error("blockwire::TransactionBuilder::build: a count or length over 2^25");
 }
 
-void TransactionBuilder::clear() noexcept {
-  inputs.clear();
-  outputs.clear();
-  payload.clear();
-  witness_items.clear();
-}
+}  // namespace
 
 Transaction TransactionBuilder::build() const {
-#ifndef NDEBUG
-  const auto inside = [](std::size_t offset, std::size_t size, std::size_t total) { return offset <= total && size <= total - offset; };
-  for (const TxIn& in : inputs) {
-    assert(inside(in.script_sig.offset, in.script_sig.size, payload.size()));
-    assert(in.witness_size == 0 || inside(in.witness_begin, in.witness_size, witness_items.size()));
+  // What the parser would refuse, refused first: it cannot fail after.
+  bool segwit = false;
+  check_size(inputs.size());
+  check_size(outputs.size());
+  for (const Input& in : inputs) {
+    check_size(in.script_sig.size());
+    check_size(in.witness.size());
+    for (const auto& item : in.witness) check_size(item.size());
+    segwit = segwit || !in.witness.empty();
   }
-  for (const TxOut& out : outputs) assert(inside(out.script_pubkey.offset, out.script_pubkey.size, payload.size()));
-  for (const ByteRange& item : witness_items) assert(inside(item.offset, item.size, payload.size()));
-#endif
-  for (const std::size_t n : {outputs.size(), inputs.size(), witness_items.size(), payload.size()}) {
-    if (n > UINT32_MAX) throw std::length_error("blockwire::TransactionBuilder::build: a part of 2^32 items or more");
-  }
-  Transaction tx;
-  tx.version = version;
-  tx.lock_time = lock_time;
-  const Transaction::Counts counts{static_cast<std::uint32_t>(outputs.size()), static_cast<std::uint32_t>(inputs.size()),
-                                   static_cast<std::uint32_t>(witness_items.size()), static_cast<std::uint32_t>(payload.size())};
-  if (Transaction::allocation_size(counts) == sizeof counts) return tx;  // nothing to hold
-  auto* base = static_cast<std::byte*>(::operator new(Transaction::allocation_size(counts)));
-  std::memcpy(base, &counts, sizeof counts);
-  std::size_t at = sizeof counts;
-  at = copy_part(base, at, std::span<const TxOut>(outputs));
-  at = copy_part(base, at, std::span<const TxIn>(inputs));
-  at = copy_part(base, at, std::span<const ByteRange>(witness_items));
-  copy_part(base, at, std::span<const std::byte>(payload));
-  tx.parts_ = reinterpret_cast<Transaction::Counts*>(base);
-  return tx;
+  for (const Output& out : outputs) check_size(out.script_pubkey.size());
+  SizeCounter size;
+  encode_built(size, *this, segwit);
+  if (size.size() > UINT32_MAX) throw std::length_error("blockwire::TransactionBuilder::build: 4 GiB or more");
+
+  std::vector<std::byte> bytes(size.size());
+  SpanWriter sink(bytes);
+  BufferedWriter<SpanWriter&, 0> out(sink);  // sized by the same encoder: it fits
+  encode_built(out, *this, segwit);
+  // Without witness data, read as the legacy form: a transaction with no
+  // inputs would otherwise read as a marker and flag.
+  DecodingContext ctx(bytes);
+  std::vector<std::uint32_t> record;
+  record.reserve(tx_record::fields + 2 * inputs.size() + outputs.size());
+  blockwire::detail::parse_transaction(ctx, record, segwit ? witness::allow : witness::disallow);
+  if (!ctx.ok() || ctx.offset() != bytes.size()) throw std::logic_error("blockwire::TransactionBuilder::build: the parser disagrees");
+  return blockwire::detail::TransactionAccess::make(record, bytes);
 }
 
 }  // namespace blockwire

@@ -96,7 +96,7 @@ result<BlockUndo> decode_block_undo(StreamReader& in) {
 result<void> check_shape(const BlockUndo& undo, const Block& block) {
   if (block.transactions.empty() || undo.transactions.size() != block.transactions.size() - 1) return undo_errc::wrong_shape;
   for (std::size_t i = 0; i < undo.transactions.size(); ++i) {
-    if (undo.transactions[i].coins.size() != block.transactions[i + 1].inputs().size()) return undo_errc::wrong_shape;
+    if (undo.transactions[i].coins.size() != block.transactions[i + 1].input_count()) return undo_errc::wrong_shape;
   }
   return success();
 }
@@ -109,7 +109,7 @@ std::vector<std::int64_t> fees(const BlockUndo& undo, const Block& block) {
     // sums are far from it).
     std::uint64_t fee = 0;
     for (const SpentCoin& coin : undo.transactions[i].coins) fee += static_cast<std::uint64_t>(coin.value);
-    for (const TxOut& o : block.transactions[i + 1].outputs()) fee -= static_cast<std::uint64_t>(o.value);
+    for (const OutputView o : block.transactions[i + 1].outputs()) fee -= static_cast<std::uint64_t>(o.value);
     out.push_back(static_cast<std::int64_t>(fee));
   }
   return out;
@@ -146,8 +146,8 @@ result<BlockUndo> CoinSet::apply(const Block& block, std::uint32_t height) {
     const Transaction& tx = block.transactions[t];
     if (t != 0) {
       TxUndo& tx_undo = undo.transactions.emplace_back();
-      tx_undo.coins.reserve(tx.inputs().size());
-      for (const TxIn& in : tx.inputs()) {
+      tx_undo.coins.reserve(tx.input_count());
+      for (const InputView in : tx.inputs()) {
         const auto it = coins_.find(in.prevout);
         if (it == coins_.end()) {
           roll_back();
@@ -158,12 +158,12 @@ result<BlockUndo> CoinSet::apply(const Block& block, std::uint32_t height) {
         coins_.erase(it);
       }
     }
-    const Hash256 id = txid(tx);
-    const auto outputs = tx.outputs();
-    for (std::uint32_t o = 0; o < outputs.size(); ++o) {
-      const auto script = tx.script_pubkey(outputs[o]);
+    const Hash256 id = tx.txid();
+    for (std::uint32_t o = 0; o < tx.output_count(); ++o) {
+      const OutputView out = tx.output(o);
+      const auto script = out.script_pubkey();
       if (unspendable(script)) continue;  // never a coin (Core's AddCoin)
-      SpentCoin coin{height, t == 0, outputs[o].value, std::vector<std::byte>(script.begin(), script.end())};
+      SpentCoin coin{height, t == 0, out.value, std::vector<std::byte>(script.begin(), script.end())};
       const OutPoint point{id, o};
       auto [it, inserted] = coins_.try_emplace(point, std::move(coin));  // `coin` untouched when the point is there
       if (inserted) {

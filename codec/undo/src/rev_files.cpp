@@ -36,7 +36,7 @@ Hash256 undo_checksum(const Hash256& parent_hash, std::span<const std::byte> und
 std::uint64_t undo_shape(const Block& block) {
   SipHasher s = shape_hasher();
   s.update_word(block.transactions.empty() ? 0 : block.transactions.size() - 1);
-  for (std::size_t i = 1; i < block.transactions.size(); ++i) s.update_word(block.transactions[i].inputs().size());
+  for (std::size_t i = 1; i < block.transactions.size(); ++i) s.update_word(block.transactions[i].input_count());
   return s.finish();
 }
 

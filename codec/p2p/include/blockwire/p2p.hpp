@@ -125,13 +125,14 @@ inline constexpr std::uint8_t i2p = 5;    // 32
 inline constexpr std::uint8_t cjdns = 6;  // 16
 }  // namespace net_id
 
-// The size an address of `network` must have, or 0 for an unknown id.
-std::size_t address_size(std::uint8_t network) noexcept;
+// The size an address of network `id` (a net_id) must have, or 0 for an
+// unknown id.
+std::size_t address_size(std::uint8_t id) noexcept;
 
 struct AddressV2 {
   std::uint32_t time = 0;
   std::uint64_t services = 0;  // a compact size on the wire
-  std::uint8_t network = net_id::ipv4;
+  std::uint8_t network_id = net_id::ipv4;  // BIP155
   std::vector<std::byte> address;
   std::uint16_t port = 0;
   friend bool operator==(const AddressV2&, const AddressV2&) = default;

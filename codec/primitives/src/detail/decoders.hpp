@@ -1,9 +1,10 @@
-// The decoders of blocks, headers and transactions: one line per wire
-// field, written with the public wire toolkit (<blockwire/codec/wire.hpp>),
-// which checks every CompactSize and bounds every reservation by the bytes
-// present (see decode_range). A span and a stream of the same bytes
-// therefore fail with the same error at the same offset. Each mirrors the
-// public entry point of the same name.
+// The parser of transactions, and the decoders built on it: one description
+// of the wire layout, written with the public wire toolkit
+// (<blockwire/codec/wire.hpp>), which checks every CompactSize. The views
+// keep the record it makes over bytes in memory; the decoders keep the same
+// record and a copy of the transaction's bytes in one allocation
+// (Transaction). A span and a stream of the same bytes fail with the same
+// error at the same offset.
 //
 // Private: never included by a public header or another library (tests
 // check both).
@@ -17,112 +18,105 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace blockwire::detail {
 
 using namespace blockwire::wire;
 
-// The fewest bytes one item can take on the wire.
-inline constexpr std::uint64_t min_txin_size = 32 + 4 + 1 + 4;
-inline constexpr std::uint64_t min_txout_size = 8 + 1;
-inline constexpr std::uint64_t min_witness_item_size = 1;
+// The fewest bytes one transaction can take on the wire.
 inline constexpr std::uint64_t min_tx_size = 4 + 1 + 1 + 4;
 
-// The decoders fill a TransactionBuilder, the scratch space a Transaction
-// is then built from at its exact size (see decode_block).
-
-// A length-prefixed byte string, appended to the transaction's payload.
-inline constexpr struct {
-  void operator()(DecodingContext& ctx, ByteRange& range, TransactionBuilder& tx) const {
+// One transaction, Bitcoin Core's UnserializeTransaction step for step,
+// appended to `record` (see tx_record): its begin (the context's offset),
+// its counts, then the offset of each input, output and witness stack from
+// its first byte. On failure the context holds the error.
+inline void parse_transaction(DecodingContext& ctx, std::vector<std::uint32_t>& record, witness mode) {
+  const std::size_t rec = record.size();
+  record.resize(rec + tx_record::fields);
+  const std::uint64_t begin = ctx.offset();
+  // Offsets are 32 bits: a longer transaction (a stream could hold one)
+  // fails at its end, its record thrown away.
+  const auto here = [&]() __attribute__((always_inline)) { return static_cast<std::uint32_t>(ctx.offset() - begin); };
+  // (Inlined: called twice, the compiler would rather not, and a call per
+  // transaction costs the view's pass half again.)
+  const auto inputs = [&]() __attribute__((always_inline)) {
     const std::uint64_t n = decode_compact_size(ctx);
-    if (tx.payload.size() + n > UINT32_MAX) {  // ByteRange offsets are 32-bit (a stream could get there)
-      ctx.fail(decode_errc::size_too_large);
-      return;
+    for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
+      record.push_back(here());
+      ctx.skip(32 + 4);            // prevout
+      ctx.skip(decode_compact_size(ctx));  // script_sig
+      ctx.skip(4);                 // sequence
     }
-    const auto offset = static_cast<std::uint32_t>(tx.payload.size());
-    ctx.read_append(tx.payload, n);
-    range = {offset, static_cast<std::uint32_t>(tx.payload.size() - offset)};
-  }
-} decode_payload_bytes;
-
-inline constexpr struct {
-  void operator()(DecodingContext& ctx, OutPoint& p) const {
-    decode_hash(ctx, p.txid);
-    p.index = decode_u32(ctx);
-  }
-} decode_outpoint;
-
-inline constexpr struct {
-  void operator()(DecodingContext& ctx, TxIn& in, TransactionBuilder& tx) const {
-    decode_outpoint(ctx, in.prevout);
-    decode_payload_bytes(ctx, in.script_sig, tx);
-    in.sequence = decode_u32(ctx);
-  }
-} decode_txin;
-
-inline constexpr struct {
-  void operator()(DecodingContext& ctx, TxOut& out, TransactionBuilder& tx) const {
-    out.value = decode_i64(ctx);
-    decode_payload_bytes(ctx, out.script_pubkey, tx);
-  }
-} decode_txout;
-
-inline constexpr struct {
-  void operator()(DecodingContext& ctx, TxIn& in, TransactionBuilder& tx) const {
-    in.witness_begin = static_cast<std::uint32_t>(tx.witness_items.size());
-    decode_range(ctx, tx.witness_items, min_witness_item_size, decode_payload_bytes, tx);
-    // Counts are 32-bit like offsets: 128 stacks of 2^25 empty items (a
-    // stream of 4 GB could hold them) would overflow the transaction's.
-    if (tx.witness_items.size() > UINT32_MAX) {
-      ctx.fail(decode_errc::size_too_large);
-      return;
+    return n;
+  };
+  const auto outputs = [&]() __attribute__((always_inline)) {
+    const std::uint64_t n = decode_compact_size(ctx);
+    for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
+      record.push_back(here());
+      ctx.skip(8);                 // value
+      ctx.skip(decode_compact_size(ctx));  // script_pubkey
     }
-    in.witness_size = static_cast<std::uint32_t>(tx.witness_items.size() - in.witness_begin);
+    return n;
+  };
+  ctx.skip(4);  // version
+  std::uint64_t n_in = inputs();
+  std::uint64_t n_out = 0;
+  std::uint8_t flags = 0;
+  if (n_in == 0 && mode == witness::allow && ctx.ok()) {
+    flags = decode_u8(ctx);  // the "no inputs" was the marker
+    if (flags != 0) {
+      n_in = inputs();
+      n_out = outputs();
+    }
+  } else {
+    n_out = outputs();
   }
-} decode_witness_stack;
+  bool segwit = false;
+  if ((flags & 1) != 0 && mode == witness::allow && ctx.ok()) {
+    flags ^= 1;
+    segwit = true;
+    bool any_item = false;
+    for (std::uint64_t i = 0; i < n_in && ctx.ok(); ++i) {
+      record.push_back(here());
+      const std::uint64_t items = decode_compact_size(ctx);
+      any_item = any_item || items != 0;
+      for (std::uint64_t k = 0; k < items && ctx.ok(); ++k) ctx.skip(decode_compact_size(ctx));
+    }
+    if (ctx.ok() && !any_item) ctx.fail(decode_errc::superfluous_witness);
+  }
+  if (flags != 0 && ctx.ok()) ctx.fail(decode_errc::unknown_witness_flag);
+  ctx.skip(4);  // lock time
+  if (ctx.ok() && ctx.offset() - begin > UINT32_MAX) ctx.fail(decode_errc::size_too_large);
+  std::uint32_t* r = record.data() + rec;
+  r[tx_record::begin] = static_cast<std::uint32_t>(begin);
+  r[tx_record::inputs] = static_cast<std::uint32_t>(n_in) | (segwit ? tx_record::segwit_bit : 0);
+  r[tx_record::outputs] = static_cast<std::uint32_t>(n_out);
+}
 
-// Where a transaction's parts lie in the input, for hashing the very bytes
-// that were decoded: the txid covers [begin, begin + 4) (the version),
-// [body_begin, body_end) (inputs and outputs) and [end - 4, end) (the lock
-// time); the wtxid covers [begin, end).
-struct TxLayout {
-  std::uint64_t begin = 0;
-  std::uint64_t body_begin = 0;
-  std::uint64_t body_end = 0;
-  std::uint64_t end = 0;
+// Makes Transactions: the library's parser and builder are its only source.
+struct TransactionAccess {
+  // A transaction of `bytes`, read as `record` says (a record the parser
+  // made of these very bytes).
+  static Transaction make(std::span<const std::uint32_t> record, std::span<const std::byte> bytes);
 };
 
-// Bitcoin Core's UnserializeTransaction, step for step.
-inline constexpr struct {
-  void operator()(DecodingContext& ctx, TransactionBuilder& tx, witness mode, TxLayout* layout = nullptr) const {
-    tx.clear();
-    const std::uint64_t begin = ctx.offset();
-    std::uint64_t body_begin = begin + 4;
-    tx.version = decode_u32(ctx);
-    std::uint8_t flags = 0;
-    decode_range(ctx, tx.inputs, min_txin_size, decode_txin, tx);
-    if (tx.inputs.empty() && mode == witness::allow && ctx.ok()) {
-      flags = decode_u8(ctx);  // the "no inputs" was the marker
-      if (flags != 0) {
-        body_begin = ctx.offset();  // (flag 0: the stripped form is these very bytes)
-        decode_range(ctx, tx.inputs, min_txin_size, decode_txin, tx);
-        decode_range(ctx, tx.outputs, min_txout_size, decode_txout, tx);
-      }
-    } else {
-      decode_range(ctx, tx.outputs, min_txout_size, decode_txout, tx);
-    }
-    const std::uint64_t body_end = ctx.offset();
-    if ((flags & 1) != 0 && mode == witness::allow && ctx.ok()) {
-      flags ^= 1;
-      for (TxIn& in : tx.inputs) decode_witness_stack(ctx, in, tx);
-      if (ctx.ok() && tx.witness_items.empty()) ctx.fail(decode_errc::superfluous_witness);
-    }
-    if (flags != 0 && ctx.ok()) ctx.fail(decode_errc::unknown_witness_flag);
-    tx.lock_time = decode_u32(ctx);
-    if (layout != nullptr) *layout = {begin, body_begin, body_end, ctx.offset()};
+// One transaction from the context, parsed in place and copied once: from
+// memory as one run at the end, from a stream in runs as its window moves.
+inline void decode_transaction(DecodingContext& ctx, Transaction& out, TransactionScratch& scratch, witness mode) {
+  scratch.record.clear();
+  if (const std::byte* first = ctx.position(); first != nullptr) {
+    parse_transaction(ctx, scratch.record, mode);
+    if (ctx.ok()) out = TransactionAccess::make(scratch.record, {first, ctx.position()});
+  } else {
+    scratch.bytes.clear();
+    ctx.begin_capture(scratch.bytes);
+    parse_transaction(ctx, scratch.record, mode);
+    ctx.end_capture();
+    if (ctx.ok()) out = TransactionAccess::make(scratch.record, scratch.bytes);
   }
-} decode_transaction;
+}
 
 inline constexpr struct {
   void operator()(DecodingContext& ctx, BlockHeader& h) const {
@@ -136,27 +130,22 @@ inline constexpr struct {
 } decode_header;
 
 inline constexpr struct {
-  void operator()(DecodingContext& ctx, Block& b, witness mode, std::vector<TxLayout>* layouts = nullptr) const {
+  void operator()(DecodingContext& ctx, Block& b, witness mode) const {
     decode_header(ctx, b.header);
     const std::uint64_t n = decode_compact_size(ctx);
     // A Transaction is 16 bytes against at least 10 on the wire: room for
     // as many as the bytes left could hold is at most 1.6x those bytes,
     // less than growing the vector costs at its peak (old and new: 3x).
     b.transactions.reserve(reserve_for(ctx, n, min_tx_size));
-    if (layouts != nullptr) layouts->reserve(b.transactions.capacity());
-    // Each transaction is decoded into one scratch builder whose parts grow
-    // once and are reused, then built at its exact size: one allocation a
-    // transaction.
-    TransactionBuilder scratch;
+    TransactionScratch scratch;  // reused: one allocation a transaction
     std::size_t count = 0;
     for (; count < n; ++count) {
-      decode_transaction(ctx, scratch, mode, layouts != nullptr ? &layouts->emplace_back() : nullptr);
-      if (!ctx.ok()) break;
       if (count < b.transactions.size()) {
-        b.transactions[count] = scratch.build();
+        blockwire::detail::decode_transaction(ctx, b.transactions[count], scratch, mode);
       } else {
-        b.transactions.push_back(scratch.build());
+        blockwire::detail::decode_transaction(ctx, b.transactions.emplace_back(), scratch, mode);
       }
+      if (!ctx.ok()) break;
     }
     b.transactions.resize(count);
   }

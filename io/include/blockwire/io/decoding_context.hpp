@@ -19,6 +19,7 @@
 #include <cstring>
 #include <limits>
 #include <span>
+#include <vector>
 
 namespace blockwire {
 
@@ -57,7 +58,7 @@ class DecodingContext {
 
   template <std::size_t K>
     requires(K != std::dynamic_extent)
-  bool read(std::span<std::byte, K> out) noexcept {
+  bool read(std::span<std::byte, K> out) {
     if (K <= static_cast<std::size_t>(end_ - pos_)) [[likely]] {
       std::memcpy(out.data(), pos_, K);
       pos_ += K;
@@ -66,7 +67,7 @@ class DecodingContext {
     return read_slow(out);
   }
 
-  bool read(std::span<std::byte> out) noexcept {
+  bool read(std::span<std::byte> out) {
     if (out.size() <= static_cast<std::size_t>(end_ - pos_)) [[likely]] {
       if (!out.empty()) std::memcpy(out.data(), pos_, out.size());
       pos_ += out.size();
@@ -77,7 +78,7 @@ class DecodingContext {
 
   // Passes over the next `n` bytes without copying them (from memory: a
   // bounds check and a bump). Fails as read() does, at the same offset.
-  bool skip(std::uint64_t n) noexcept {
+  bool skip(std::uint64_t n) {
     if (n <= static_cast<std::size_t>(end_ - pos_)) [[likely]] {
       pos_ += n;
       return true;
@@ -111,6 +112,25 @@ class DecodingContext {
     return consumed_ + static_cast<std::size_t>(pos_ - window_);
   }
 
+  // Input in memory (a span): the next byte's address, so that a decoder
+  // can keep a span of the bytes it passed over instead of copying them.
+  // Null for a stream, whose window moves.
+  const std::byte* position() const noexcept { return streaming() ? nullptr : pos_; }
+
+  // From here until end_capture(), every byte consumed is also appended to
+  // `out`: a decoder that must keep what it parses from a stream parses as
+  // from memory (skipping), and the bytes are copied in runs, when the
+  // window moves and at the end, not field by field. (From memory, keep a
+  // span instead: position().) Allocation failure propagates.
+  void begin_capture(std::vector<std::byte>& out) noexcept {
+    capture_ = &out;
+    captured_to_ = pos_;
+  }
+  void end_capture() {
+    keep_captured();
+    capture_ = nullptr;
+  }
+
   static constexpr std::uint64_t unbounded = std::numeric_limits<std::uint64_t>::max();
 
   // An upper bound on the bytes left: exact for a span, `unbounded` for a
@@ -132,7 +152,8 @@ class DecodingContext {
   }
 
  private:
-  [[gnu::noinline]] bool skip_slow(std::uint64_t n) noexcept {
+  [[gnu::noinline]] bool skip_slow(std::uint64_t n) {
+    if (capture_ != nullptr && direct_ != nullptr && n > 64) return skip_into_capture(n);
     std::byte scratch[4096];
     while (n != 0 && ok()) {
       const std::size_t step = n < sizeof scratch ? static_cast<std::size_t>(n) : sizeof scratch;
@@ -142,7 +163,25 @@ class DecodingContext {
     return ok();
   }
 
-  [[gnu::noinline]] bool read_slow(std::span<std::byte> out) noexcept {
+  // Exact mode, capturing: what is skipped is read straight into the
+  // capture (one copy, not two), in bounded chunks so that memory follows
+  // the bytes that arrive.
+  bool skip_into_capture(std::uint64_t n) {
+    constexpr std::size_t chunk = 64 * 1024;
+    std::vector<std::byte>* keep = capture_;
+    capture_ = nullptr;  // read_direct would append them again
+    while (n != 0 && ok()) {
+      const std::size_t step = n < chunk ? static_cast<std::size_t>(n) : chunk;
+      const std::size_t at = keep->size();
+      keep->resize(at + step);
+      read_slow(std::span<std::byte>(keep->data() + at, step));
+      n -= step;
+    }
+    capture_ = keep;
+    return ok();
+  }
+
+  [[gnu::noinline]] bool read_slow(std::span<std::byte> out) {
     while (ok()) {
       const std::size_t window = static_cast<std::size_t>(end_ - pos_);
       const std::size_t n = out.size() < window ? out.size() : window;
@@ -162,9 +201,23 @@ class DecodingContext {
 
   bool streaming() const noexcept { return refill_ != nullptr || direct_ != nullptr; }
 
+  void capture(std::span<const std::byte> bytes) {
+    if (bytes.size() == 1) {
+      capture_->push_back(bytes[0]);  // a CompactSize's first byte, a flag: the most frequent read
+    } else {
+      capture_->insert(capture_->end(), bytes.begin(), bytes.end());
+    }
+  }
+
+  // The window's bytes consumed since the capture began or was last kept.
+  void keep_captured() {
+    if (capture_ != nullptr && pos_ != captured_to_) capture_->insert(capture_->end(), captured_to_, pos_);
+    captured_to_ = pos_;
+  }
+
   // Exact mode: one read_some straight into the destination; the loop in
   // read_slow asks again for whatever is still missing.
-  void read_direct(std::span<std::byte>& out) noexcept {
+  void read_direct(std::span<std::byte>& out) {
     auto got = direct_->read_some(out);
     if (!got) {
       failure_ = error(got.error().code(), offset());
@@ -172,6 +225,7 @@ class DecodingContext {
       fail(errc::truncated);
     } else {
       consumed_ += got.value();
+      if (capture_ != nullptr) capture(out.first(got.value()));
       out = out.subspan(got.value());
     }
   }
@@ -179,8 +233,9 @@ class DecodingContext {
   // Gives the consumed bytes back to the source and takes a fresh window.
   // False at the end of the stream or on an I/O error (then recorded).
   template <class Source>
-  static bool refill_from(DecodingContext& self) noexcept {
+  static bool refill_from(DecodingContext& self) {
     auto& source = *static_cast<Source*>(self.source_);
+    self.keep_captured();
     release_to<Source>(self);
     auto got = source.fill();
     if (!got) {
@@ -188,7 +243,7 @@ class DecodingContext {
       return false;
     }
     const auto bytes = source.buffered();
-    self.window_ = self.pos_ = bytes.data();
+    self.window_ = self.pos_ = self.captured_to_ = bytes.data();
     self.end_ = bytes.data() + bytes.size();
     return got.value() != 0;
   }
@@ -210,6 +265,8 @@ class DecodingContext {
   bool (*refill_)(DecodingContext&) = nullptr;
   void (*release_)(DecodingContext&) = nullptr;
   error failure_{};
+  std::vector<std::byte>* capture_ = nullptr;  // see begin_capture
+  const std::byte* captured_to_ = nullptr;     // in the window: bytes before it are in *capture_
 };
 
 }  // namespace blockwire

@@ -14,6 +14,7 @@
 #include <blockwire/io/writer.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -71,12 +72,18 @@ result<BlockHeader> decode_header(StreamReader& in);
 // at the context's position; a failure is recorded in `ctx`, with the offset
 // the context counts. The counterpart of the StreamWriter& encoders above.
 void decode_transaction(DecodingContext& ctx, Transaction& out, witness mode = witness::allow);
-// The same, decoding through `scratch` (its parts grow once and are reused):
-// for many transactions in a row, one allocation each.
-void decode_transaction(DecodingContext& ctx, Transaction& out, TransactionBuilder& scratch, witness mode = witness::allow);
+// Room the decoder reuses from one transaction to the next: its buffers
+// grow once. What it holds between calls means nothing.
+struct TransactionScratch {
+  std::vector<std::uint32_t> record;
+  std::vector<std::byte> bytes;
+};
+// The same through `scratch`: for many transactions in a row, one
+// allocation each.
+void decode_transaction(DecodingContext& ctx, Transaction& out, TransactionScratch& scratch, witness mode = witness::allow);
 void decode_header(DecodingContext& ctx, BlockHeader& out);
 
-// The encoded size, computed from the object's counts and lengths.
+// The encoded size (a transaction knows its own: tx.size(), tx.stripped_size()).
 std::size_t serialized_size(const Block& block, witness mode = witness::allow);
 std::size_t serialized_size(const Transaction& tx, witness mode = witness::allow);
 

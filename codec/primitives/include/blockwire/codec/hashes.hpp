@@ -1,5 +1,5 @@
-// Bitcoin's hashes of blocks and transactions, computed by encoding straight
-// into a SHA-256 writer (no intermediate byte vector), and merkle roots.
+// Bitcoin's hashes of blocks and transactions, hashed from the bytes a
+// transaction holds (nothing is encoded again), and merkle roots.
 #pragma once
 
 #include <blockwire/codec/block.hpp>
@@ -76,11 +76,9 @@ struct TxIds {
 // same bytes).
 TxIds tx_ids(const Transaction& tx);
 
-// The ids of many transactions to out[i] (out.size() == txs.size()):
-// encoded once each, a chunk at a time, into one buffer and hashed several
-// side by side (sha256d_each; a txid from the witness encoding's parts); a
-// transaction over 64 KiB is hashed as it is encoded, so the buffer stays
-// small.
+// The ids of many transactions to out[i] (out.size() == txs.size()),
+// hashed several side by side (sha256d_each; a txid from the parts of the
+// witness encoding).
 void tx_ids(std::span<const Transaction> txs, std::span<TxIds> out);
 
 class BlockView;
@@ -89,10 +87,9 @@ class BlockView;
 // by side (sha256d_each).
 void tx_ids(const BlockView& block, std::size_t first, std::span<TxIds> out);
 
-// Decodes a block and computes every txid and wtxid from the very bytes it
-// decoded (the spans each transaction came from), without encoding anything
-// a second time, several transactions side by side (sha256d_each). `ids`
-// is resized to the block's transaction count.
+// Decodes a block and computes every txid and wtxid, several transactions
+// side by side (sha256d_each). `ids` is resized to the block's transaction
+// count.
 result<Block> decode_block(std::span<const std::byte> bytes, std::vector<TxIds>& ids, witness mode = witness::allow);
 // The same into `out`, whose buffers are reused (decode_block(bytes, out));
 // on an error `ids` is left empty.

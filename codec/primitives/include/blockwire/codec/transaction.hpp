@@ -1,30 +1,38 @@
-// Transactions as plain data. No serialization code lives here.
+// Transactions, read one way whether owned or viewed.
 //
-// Storage: a Transaction keeps its outputs, inputs, witness items and every
-// script and witness byte in one allocation (none at all when every part is
-// empty); inputs and outputs refer to their bytes by
-// offset and size. So a decoded transaction costs one allocation whatever it
-// holds, the object itself is two words, and a copy stays valid (no pointers
-// into itself). The counts are fixed once built: the fields can be edited in
-// place through the spans, and a TransactionBuilder, which holds the same
-// parts in vectors, adds or removes items.
+// A Transaction owns its wire bytes (BIP144, as they were decoded or built)
+// and, before them in the same allocation, a record of where each input,
+// output and witness stack begins: one allocation a transaction, a 16-byte
+// object, and a copy that stays valid (offsets, never pointers). A
+// TransactionView (<blockwire/codec/view.hpp>) reads the same record over
+// bytes it does not own. Both read through TransactionReader below, so
+// code that reads (JSON, scripts, filters, undo) is written once for both:
+//
+//   tx.version(), tx.lock_time(), tx.input_count(), tx.input(i), tx.inputs(),
+//   tx.output_count(), tx.output(i), tx.outputs(), tx.has_witness(),
+//   tx.bytes(), tx.txid(), tx.wtxid();
+//   input.prevout, input.sequence, input.script_sig(), input.witness();
+//   output.value, output.script_pubkey().
+//
+// A Transaction cannot be edited: a TransactionBuilder holds the fields in
+// vectors and builds one.
 #pragma once
 
 #include <blockwire/io/hash256.hpp>
+#include <blockwire/io/little_endian.hpp>
 
+#include <algorithm>
+#include <array>
+#include <cassert>
 #include <cstddef>
+#include <concepts>
 #include <cstdint>
+#include <cstring>
+#include <iterator>
 #include <span>
 #include <vector>
 
 namespace blockwire {
-
-// A run of bytes inside a transaction's payload.
-struct ByteRange {
-  std::uint32_t offset = 0;
-  std::uint32_t size = 0;
-  friend bool operator==(const ByteRange&, const ByteRange&) = default;
-};
 
 struct OutPoint {
   Hash256 txid;
@@ -33,155 +41,392 @@ struct OutPoint {
   friend auto operator<=>(const OutPoint&, const OutPoint&) = default;  // by txid's bytes, then index
 };
 
-struct TxIn {
-  OutPoint prevout;
-  ByteRange script_sig;
-  std::uint32_t sequence = 0xffffffff;
-  // This input's witness stack: `witness_size` of the transaction's
-  // witness items, from `witness_begin` on.
-  std::uint32_t witness_begin = 0;
-  std::uint32_t witness_size = 0;
-};
+// The record of a transaction (private to the library's parser and the
+// readers below): its begin in the bytes the record was made for, its input
+// count (with segwit_bit when it has witness data), its output count, then
+// the offset, from the transaction's first byte, of each input, each output
+// and (segwit) each witness stack.
+namespace tx_record {
+inline constexpr std::size_t begin = 0, inputs = 1, outputs = 2, fields = 3;
+inline constexpr std::uint32_t segwit_bit = 0x80000000;
 
-struct TxOut {
-  std::int64_t value = 0;  // in satoshis
-  ByteRange script_pubkey;
-};
+inline std::size_t input_count(const std::uint32_t* r) noexcept { return r[inputs] & ~segwit_bit; }
+inline bool segwit(const std::uint32_t* r) noexcept { return (r[inputs] & segwit_bit) != 0; }
+inline std::size_t words(const std::uint32_t* r) noexcept {
+  const std::size_t in = input_count(r);
+  return fields + in + r[outputs] + (segwit(r) ? in : 0);
+}
 
-class TransactionBuilder;
+// A CompactSize the parser has already checked.
+inline std::uint64_t read_size(const std::byte*& p) noexcept {
+  const auto first = std::to_integer<unsigned>(p[0]);
+  ++p;
+  if (first < 0xfd) return first;
+  std::uint64_t n = 0;
+  if (first == 0xfd) n = load_le<std::uint16_t>(p), p += 2;
+  else if (first == 0xfe) n = load_le<std::uint32_t>(p), p += 4;
+  else n = load_le<std::uint64_t>(p), p += 8;
+  return n;
+}
+}  // namespace tx_record
 
-class Transaction {
+// The items of one witness stack, read as they are iterated.
+class WitnessView {
  public:
-  std::uint32_t version = 2;
-  std::uint32_t lock_time = 0;
+  class iterator {
+   public:
+    using value_type = std::span<const std::byte>;
+    using difference_type = std::ptrdiff_t;
+    using iterator_concept = std::forward_iterator_tag;
+    iterator() = default;
+    value_type operator*() const noexcept {
+      const std::byte* p = at_;
+      const auto n = static_cast<std::size_t>(tx_record::read_size(p));
+      return {p, n};
+    }
+    iterator& operator++() noexcept {
+      const auto n = static_cast<std::size_t>(tx_record::read_size(at_));
+      at_ += n;
+      return *this;
+    }
+    iterator operator++(int) noexcept {
+      iterator old = *this;
+      ++*this;
+      return old;
+    }
+    friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.at_ == b.at_; }
 
+   private:
+    friend class WitnessView;
+    explicit iterator(const std::byte* at) noexcept : at_(at) {}
+    const std::byte* at_ = nullptr;  // an item's CompactSize length
+  };
+
+  WitnessView() = default;
+  // `stack`: its CompactSize count; `end`: one past its last item.
+  WitnessView(const std::byte* stack, const std::byte* end) noexcept : start_(stack), end_(end) {
+    const std::byte* p = stack;
+    count_ = static_cast<std::size_t>(tx_record::read_size(p));
+    first_ = p;
+  }
+  std::size_t size() const noexcept { return count_; }
+  bool empty() const noexcept { return count_ == 0; }
+  iterator begin() const noexcept { return iterator(first_); }
+  iterator end() const noexcept { return iterator(end_); }
+  // The i-th item (i < size()): a walk over the items before it.
+  std::span<const std::byte> operator[](std::size_t i) const noexcept {
+    assert(i < count_);
+    return *std::next(begin(), static_cast<std::ptrdiff_t>(i));
+  }
+  // The stack as on the wire: its count and its items.
+  std::span<const std::byte> bytes() const noexcept { return {start_, end_}; }
+
+  friend bool operator==(const WitnessView& a, const WitnessView& b) noexcept;
+
+ private:
+  const std::byte* start_ = nullptr;
+  const std::byte* first_ = nullptr;
+  const std::byte* end_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+// Equal when the items are (the wire bytes are then equal too).
+inline bool operator==(const WitnessView& a, const WitnessView& b) noexcept {
+  const auto x = a.bytes(), y = b.bytes();
+  return x.size() == y.size() && (x.empty() || std::equal(x.begin(), x.end(), y.begin()));
+}
+
+class InputView {
+ public:
+  OutPoint prevout;
+  std::uint32_t sequence = 0xffffffff;
+
+  std::span<const std::byte> script_sig() const noexcept { return script_sig_; }
+  // Empty unless the transaction has witness data.
+  const WitnessView& witness() const noexcept { return witness_; }
+
+ private:
+  template <class>
+  friend class TransactionReader;
+  std::span<const std::byte> script_sig_;
+  WitnessView witness_;
+};
+
+class OutputView {
+ public:
+  std::int64_t value = 0;  // in satoshis
+
+  std::span<const std::byte> script_pubkey() const noexcept { return script_pubkey_; }
+
+ private:
+  template <class>
+  friend class TransactionReader;
+  std::span<const std::byte> script_pubkey_;
+};
+
+// The inputs or outputs of a transaction as a range, each read as it is
+// reached (an InputView or OutputView by value).
+template <class Tx, class Item, Item (Tx::*At)(std::size_t) const noexcept>
+class ItemRange {
+ public:
+  class iterator {
+   public:
+    using value_type = Item;
+    using difference_type = std::ptrdiff_t;
+    using iterator_concept = std::forward_iterator_tag;
+    iterator() = default;
+    Item operator*() const noexcept { return (tx_->*At)(i_); }
+    iterator& operator++() noexcept {
+      ++i_;
+      return *this;
+    }
+    iterator operator++(int) noexcept {
+      iterator old = *this;
+      ++i_;
+      return old;
+    }
+    friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.i_ == b.i_; }
+
+   private:
+    friend class ItemRange;
+    iterator(const Tx* tx, std::size_t i) noexcept : tx_(tx), i_(i) {}
+    const Tx* tx_ = nullptr;
+    std::size_t i_ = 0;
+  };
+
+  ItemRange(const Tx* tx, std::size_t size) noexcept : tx_(tx), size_(size) {}
+  iterator begin() const noexcept { return {tx_, 0}; }
+  iterator end() const noexcept { return {tx_, size_}; }
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  Item operator[](std::size_t i) const noexcept { return (tx_->*At)(i); }
+  Item front() const noexcept { return (tx_->*At)(0); }
+  Item back() const noexcept { return (tx_->*At)(size_ - 1); }
+
+ private:
+  const Tx* tx_;
+  std::size_t size_;
+};
+
+// The reading interface of Transaction and TransactionView: inline loads
+// from the bytes at the offsets the record gives (the caller's compiler sees
+// each field read, and drops those it does not use). `Tx` gives its bytes
+// (tx_base(), tx_size()) and its record (tx_fields()).
+namespace detail {
+// Compiled (hashes.cpp): the ids from a transaction's runs of bytes.
+Hash256 hash_txid(const std::array<std::span<const std::byte>, 3>& parts);
+Hash256 hash_wtxid(std::span<const std::byte> bytes);
+}  // namespace detail
+
+template <class Tx>
+class TransactionReader {
+ public:
+  std::uint32_t version() const noexcept { return load_le<std::uint32_t>(base()); }
+  std::uint32_t lock_time() const noexcept { return load_le<std::uint32_t>(base() + size() - 4); }
+  std::size_t input_count() const noexcept { return tx_record::input_count(record()); }
+  std::size_t output_count() const noexcept { return record()[tx_record::outputs]; }
+  // Precondition: i < input_count() (asserted in debug builds).
+  InputView input(std::size_t i) const noexcept;
+  // Precondition: i < output_count() (asserted in debug builds).
+  OutputView output(std::size_t i) const noexcept;
+  ItemRange<TransactionReader, InputView, &TransactionReader::input> inputs() const noexcept { return {this, input_count()}; }
+  ItemRange<TransactionReader, OutputView, &TransactionReader::output> outputs() const noexcept { return {this, output_count()}; }
+  // Bitcoin's HasWitness: some input has a non-empty witness stack (the
+  // parser refuses a marker and flag with none).
+  bool has_witness() const noexcept { return tx_record::segwit(record()); }
+  bool is_coinbase() const noexcept {
+    if (input_count() != 1) return false;
+    const InputView in = input(0);
+    return in.prevout.txid.is_zero() && in.prevout.index == 0xffffffff;
+  }
+
+  // The transaction as on the wire, with its witness data (what the wtxid
+  // hashes).
+  std::span<const std::byte> bytes() const noexcept { return {base(), size()}; }
+  std::size_t size() const noexcept { return self().tx_size(); }
+  // What the txid hashes, in three runs: the version, the inputs and
+  // outputs, the lock time (without the marker, flag and witnesses). The
+  // legacy encoding is these runs one after another.
+  std::array<std::span<const std::byte>, 3> txid_parts() const noexcept {
+    const std::byte* p = base();
+    const std::size_t body = has_witness() ? 6 : 4;
+    const std::size_t body_end = has_witness() ? record()[tx_record::fields + input_count() + output_count()] : size() - 4;
+    return {std::span<const std::byte>(p, 4), std::span<const std::byte>(p + body, p + body_end),
+            std::span<const std::byte>(p + size() - 4, 4)};
+  }
+  std::size_t stripped_size() const noexcept { return has_witness() ? 8 + txid_parts()[1].size() : size(); }
+  // Hashed from the bytes themselves: nothing is encoded again.
+  Hash256 txid() const { return has_witness() ? detail::hash_txid(txid_parts()) : detail::hash_wtxid(bytes()); }
+  Hash256 wtxid() const { return detail::hash_wtxid(bytes()); }
+  std::size_t weight() const noexcept { return 3 * stripped_size() + size(); }
+  std::size_t vsize() const noexcept { return (weight() + 3) / 4; }
+
+ private:
+  const Tx& self() const noexcept { return static_cast<const Tx&>(*this); }
+  const std::byte* base() const noexcept { return self().tx_base(); }
+  const std::uint32_t* record() const noexcept { return self().tx_fields(); }
+};
+
+template <class Tx>
+InputView TransactionReader<Tx>::input(std::size_t i) const noexcept {
+  assert(i < input_count());
+  const std::uint32_t* r = record();
+  const std::byte* p = base() + r[tx_record::fields + i];
+  InputView in;
+  in.prevout.txid = Hash256(std::span<const std::byte, 32>(p, 32));
+  in.prevout.index = load_le<std::uint32_t>(p + 32);
+  p += 36;
+  const auto script = static_cast<std::size_t>(tx_record::read_size(p));
+  in.script_sig_ = {p, script};
+  in.sequence = load_le<std::uint32_t>(p + script);
+  if (has_witness()) {
+    const std::size_t n = input_count();
+    const std::uint32_t* stacks = r + tx_record::fields + n + output_count();
+    const std::byte* end = i + 1 < n ? base() + stacks[i + 1] : base() + size() - 4;
+    in.witness_ = WitnessView(base() + stacks[i], end);
+  }
+  return in;
+}
+
+template <class Tx>
+OutputView TransactionReader<Tx>::output(std::size_t i) const noexcept {
+  assert(i < output_count());
+  const std::byte* p = base() + record()[tx_record::fields + input_count() + i];
+  OutputView out;
+  out.value = load_le<std::int64_t>(p);
+  p += 8;
+  const auto script = static_cast<std::size_t>(tx_record::read_size(p));
+  out.script_pubkey_ = {p, script};
+  return out;
+}
+
+// What reads like a transaction: Transaction, TransactionView.
+template <class T>
+concept TransactionLike = std::derived_from<T, TransactionReader<T>>;
+
+class Transaction;
+class TransactionView;
+namespace detail {
+struct TransactionAccess;
+}
+
+// A transaction that owns its bytes. A default one is the builder's default:
+// version 2, no inputs, no outputs, lock time 0.
+class Transaction : public TransactionReader<Transaction> {
+ public:
   Transaction() noexcept = default;
   Transaction(const Transaction& other);
-  Transaction(Transaction&& other) noexcept : version(other.version), lock_time(other.lock_time), parts_(other.parts_) {
-    other.parts_ = &no_parts_;
-  }
+  Transaction(Transaction&& other) noexcept : rep_(other.rep_) { other.rep_ = Rep{}; }
   Transaction& operator=(const Transaction& other);
   Transaction& operator=(Transaction&& other) noexcept;
   ~Transaction();
 
-  std::span<const TxIn> inputs() const noexcept { return {part<TxIn>(inputs_at()), count(&Counts::inputs)}; }
-  std::span<const TxOut> outputs() const noexcept { return {part<TxOut>(outputs_at()), count(&Counts::outputs)}; }
-  // The ranges of every input's witness stack, input after input.
-  std::span<const ByteRange> witness_items() const noexcept {
-    return {part<ByteRange>(witness_items_at()), count(&Counts::witness_items)};
-  }
-  // Every script and witness item.
-  std::span<const std::byte> payload() const noexcept { return {part<std::byte>(payload_at()), count(&Counts::payload)}; }
-  // The same, to edit fields in place (the counts stay as built).
-  std::span<TxIn> inputs() noexcept { return {part<TxIn>(inputs_at()), count(&Counts::inputs)}; }
-  std::span<TxOut> outputs() noexcept { return {part<TxOut>(outputs_at()), count(&Counts::outputs)}; }
-  std::span<ByteRange> witness_items() noexcept { return {part<ByteRange>(witness_items_at()), count(&Counts::witness_items)}; }
-  std::span<std::byte> payload() noexcept { return {part<std::byte>(payload_at()), count(&Counts::payload)}; }
-
-  std::span<const std::byte> bytes(ByteRange r) const noexcept { return payload().subspan(r.offset, r.size); }
-  std::span<const std::byte> script_sig(const TxIn& in) const noexcept { return bytes(in.script_sig); }
-  std::span<const std::byte> script_pubkey(const TxOut& out) const noexcept { return bytes(out.script_pubkey); }
-  std::span<const ByteRange> witness(const TxIn& in) const noexcept {
-    if (in.witness_size == 0) return {};  // its witness_begin may be anything
-    return witness_items().subspan(in.witness_begin, in.witness_size);
-  }
-
-  // Bitcoin's HasWitness: some input has a non-empty witness stack. From
-  // the inputs, not from the witness items: a stack emptied in place (or a
-  // builder's replaced one) leaves its items behind as unused bytes.
-  bool has_witness() const noexcept {
-    if (count(&Counts::witness_items) == 0) return false;
-    for (const TxIn& in : inputs()) {
-      if (in.witness_size != 0) return true;
-    }
-    return false;
-  }
-  bool is_coinbase() const noexcept {
-    const auto in = inputs();
-    return in.size() == 1 && in[0].prevout.txid.is_zero() && in[0].prevout.index == 0xffffffff;
-  }
-
-  // Equal when every field and every referenced byte is equal, however the
-  // payload happens to be laid out.
+  // The same bytes and the same reading of them.
   friend bool operator==(const Transaction& a, const Transaction& b) noexcept;
 
  private:
-  friend class TransactionBuilder;
+  friend class TransactionReader<Transaction>;
+  friend class TransactionView;
+  friend struct detail::TransactionAccess;
 
-  // The allocation begins with the counts, then come the outputs, inputs,
-  // witness items and payload, in that order: after a 16-byte start, items
-  // of 16, 56, 8 and 1 bytes, so each part is aligned for its type
-  // (transaction.cpp asserts it).
-  struct Counts {
-    std::uint32_t outputs = 0;
-    std::uint32_t inputs = 0;
-    std::uint32_t witness_items = 0;
-    std::uint32_t payload = 0;
+  // Either the allocation (the record's words, then the bytes) and the
+  // sizes of its two parts, or, for a transaction with no inputs and no
+  // outputs, its 10 bytes themselves: a block of such transactions (the
+  // smallest there are) then costs 16 bytes of heap for each 10 it has,
+  // not 54. The object's bytes, read as bytes: no pointer is made of them
+  // in the inline form.
+  static constexpr std::size_t small_size = 10;
+  static constexpr std::uint32_t small_mark = 0xffffffff;  // in the words' place; a record has fewer than 2^27
+  struct Rep {
+    alignas(8) std::byte b[16]{std::byte{2}, {}, {}, {}, {}, {}, {}, {}, {}, {},  // version 2, 0 inputs, 0 outputs, lock time 0
+                               {}, {}, std::byte{0xff}, std::byte{0xff}, std::byte{0xff}, std::byte{0xff}};
   };
-  static std::size_t allocation_size(const Counts& c) noexcept {
-    return sizeof(Counts) + sizeof(TxOut) * std::size_t{c.outputs} + sizeof(TxIn) * std::size_t{c.inputs} +
-           sizeof(ByteRange) * std::size_t{c.witness_items} + std::size_t{c.payload};
+  static constexpr std::uint32_t no_fields_[3]{0, 0, 0};
+
+  std::uint32_t words() const noexcept { return load_word(8 + 4); }
+  std::uint32_t heap_size() const noexcept { return load_word(8); }
+  bool small() const noexcept { return words() == small_mark; }
+  std::uint32_t* parts() const noexcept {
+    std::uint32_t* p;
+    std::memcpy(&p, rep_.b, sizeof p);
+    return p;
+  }
+  std::uint32_t load_word(std::size_t at) const noexcept {
+    std::uint32_t v;
+    std::memcpy(&v, rep_.b + at, sizeof v);
+    return v;
   }
 
-  std::size_t count(std::uint32_t Counts::*field) const noexcept { return parts_->*field; }
-  std::size_t outputs_at() const noexcept { return sizeof(Counts); }
-  std::size_t inputs_at() const noexcept { return outputs_at() + sizeof(TxOut) * count(&Counts::outputs); }
-  std::size_t witness_items_at() const noexcept { return inputs_at() + sizeof(TxIn) * count(&Counts::inputs); }
-  std::size_t payload_at() const noexcept { return witness_items_at() + sizeof(ByteRange) * count(&Counts::witness_items); }
-  template <class T>
-  T* part(std::size_t at) const noexcept {
-    return reinterpret_cast<T*>(reinterpret_cast<std::byte*>(parts_) + at);
+  void set_heap(std::uint32_t* parts, std::uint32_t size, std::uint32_t words) noexcept;
+
+  const std::byte* tx_base() const noexcept {
+    return small() ? rep_.b : reinterpret_cast<const std::byte*>(parts() + words());
   }
+  std::size_t tx_size() const noexcept { return small() ? small_size : heap_size(); }
+  const std::uint32_t* tx_fields() const noexcept { return small() ? no_fields_ : parts(); }
 
-  // Whether parts_ is an allocation of ours. Decided by content too, not
-  // by address alone (a library linked twice may hold two no_parts_):
-  // build() never allocates for all-zero counts.
-  bool owns_parts() const noexcept { return parts_ != &no_parts_ && allocation_size(*parts_) != sizeof(Counts); }
-
-  // A transaction with no parts points here, never allocated or written
-  // (every span of it is empty), so that no accessor tests for null.
-  static Counts no_parts_;
-  Counts* parts_ = &no_parts_;
+  Rep rep_;
 };
+static_assert(sizeof(void*) == 8, "Transaction keeps a pointer in 8 of its 16 bytes");
 
-inline Transaction::Counts Transaction::no_parts_{};
-
-// A transaction's parts in vectors, to build one (or to change the number
-// of inputs, outputs or bytes of one), then build() it. The decoders use
-// one as their scratch space: parts grow once and are reused, and each
-// transaction is then built at its exact size in a single allocation.
+// A transaction's fields in vectors, to build one, or to edit one (the
+// constructor from any transaction), then build() it.
 class TransactionBuilder {
  public:
+  struct Input {
+    OutPoint prevout;
+    std::vector<std::byte> script_sig;
+    std::uint32_t sequence = 0xffffffff;
+    std::vector<std::vector<std::byte>> witness;  // its stack's items
+  };
+  struct Output {
+    std::int64_t value = 0;  // in satoshis
+    std::vector<std::byte> script_pubkey;
+  };
+
   std::uint32_t version = 2;
   std::uint32_t lock_time = 0;
-  std::vector<TxIn> inputs;
-  std::vector<TxOut> outputs;
-  std::vector<std::byte> payload;        // every script and witness item
-  std::vector<ByteRange> witness_items;  // the items of every witness stack
+  std::vector<Input> inputs;
+  std::vector<Output> outputs;
 
   TransactionBuilder() = default;
-  explicit TransactionBuilder(const Transaction& tx);  // its parts, to edit
-
-  // Copies `bytes` to the end of the payload and says where. Throws
-  // std::length_error when the payload would reach 2^32 bytes.
-  ByteRange append(std::span<const std::byte> bytes);
-  // Gives `in` a witness stack of copies of `items`: any range of byte
-  // spans (an array or span of spans, a view's WitnessView).
-  template <class Items>
-  void set_witness(TxIn& in, const Items& items) {
-    start_witness(in);
-    for (const std::span<const std::byte> item : items) add_witness_item(in, item);
+  template <TransactionLike Tx>
+  explicit TransactionBuilder(const Tx& tx) : version(tx.version()), lock_time(tx.lock_time()) {
+    inputs.reserve(tx.input_count());
+    for (const InputView in : tx.inputs()) {
+      Input& copy = add_input(in.prevout, in.script_sig(), in.sequence);
+      for (const std::span<const std::byte> item : in.witness()) copy.witness.emplace_back(item.begin(), item.end());
+    }
+    outputs.reserve(tx.output_count());
+    for (const OutputView out : tx.outputs()) add_output(out.value, out.script_pubkey());
   }
-  // The same, an item at a time: an empty stack for `in`, then its items
-  // (`in` must be the input whose stack was started last).
-  void start_witness(TxIn& in) noexcept;
-  void add_witness_item(TxIn& in, std::span<const std::byte> item);
-  // Empties every part, keeping their capacity.
-  void clear() noexcept;
 
-  // Precondition: every range lies inside the payload and every non-empty
-  // witness stack inside the witness items (asserted). Throws
-  // std::length_error for a part of 2^32 items or bytes or more.
+  Input& add_input(const OutPoint& prevout, std::span<const std::byte> script_sig = {}, std::uint32_t sequence = 0xffffffff) {
+    Input& in = inputs.emplace_back();
+    in.prevout = prevout;
+    in.script_sig.assign(script_sig.begin(), script_sig.end());
+    in.sequence = sequence;
+    return in;
+  }
+  Output& add_output(std::int64_t value, std::span<const std::byte> script_pubkey) {
+    Output& out = outputs.emplace_back();
+    out.value = value;
+    out.script_pubkey.assign(script_pubkey.begin(), script_pubkey.end());
+    return out;
+  }
+  // Input `i`'s witness stack becomes copies of `items`: any range of byte
+  // spans (an array or vector of spans, a WitnessView).
+  template <class Items>
+  void set_witness(std::size_t i, const Items& items) {
+    auto& stack = inputs.at(i).witness;
+    stack.clear();
+    for (const std::span<const std::byte> item : items) stack.emplace_back(item.begin(), item.end());
+  }
+
+  // The transaction, encoded once and read back by the decoders' parser.
+  // With witness data when some stack is not empty. Throws
+  // std::length_error when the decoders would refuse it: a count or a
+  // length over Bitcoin's MAX_SIZE (2^25), or 4 GiB of bytes or more.
   Transaction build() const;
 };
 

@@ -140,10 +140,17 @@ inline constexpr decode_int_fn<std::uint64_t> decode_u64;
 inline constexpr decode_int_fn<std::int64_t> decode_i64;
 
 // CompactSize, checked as Bitcoin Core checks it: the shortest form, then
-// at most max_size, in every branch. A failure yields 0.
+// at most max_size, in every branch. A failure yields 0. The one-byte form
+// (nearly every count and length) is inline; the wider ones are a call.
 inline constexpr struct {
   std::uint64_t operator()(DecodingContext& ctx) const {
     const std::uint8_t first = decode_u8(ctx);
+    if (first < 0xfd) [[likely]] return first;  // 0 after a failure, too
+    return wide(ctx, first);
+  }
+
+ private:
+  [[gnu::noinline]] static std::uint64_t wide(DecodingContext& ctx, std::uint8_t first) {
     std::uint64_t n = first;
     std::uint64_t shortest = 0;
     if (first == 0xfd) {
