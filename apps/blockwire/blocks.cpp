@@ -76,7 +76,7 @@ int blocks(const BlocksOptions& options) {
     if (!bytes) {
       std::fprintf(stderr, "blockwire blocks: %s:%llu: %s\n", path.c_str(), static_cast<unsigned long long>(b.offset),
                    bytes.error().message().c_str());
-      return bytes.error().code().category() == blockfile_category() ? bad_data : usage_or_io;
+      return bytes.error().is_io() ? usage_or_io : bad_data;
     }
     auto view = BlockView::parse(bytes.value());
     if (!view) {

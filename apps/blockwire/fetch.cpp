@@ -102,7 +102,7 @@ int fetch(const FetchOptions& o) {
   if (!version) {
     std::fprintf(stderr, "blockwire fetch: handshake: %s\n", describe_peer_error(peer, version.error()).c_str());
     // A node drops a version in another network's envelope without a word.
-    if (version.error().code() == net::net_errc::connection_closed && peer.bytes_received() == 0) {
+    if (version.error().code() == net::errc::connection_closed && peer.bytes_received() == 0) {
       std::fprintf(stderr, "blockwire fetch: is %s a %s node? (--network)\n", peer.peer_name().c_str(), std::string(name(net)).c_str());
     }
     return exit_status_of_peer_error(version.error());

@@ -85,7 +85,7 @@ Readings readings_of(std::vector<std::byte> bytes) {
 }
 
 std::string describe_hex_problem(const error& e, const std::vector<std::byte>& raw) {
-  if (e.code() == errc::odd_hex_length) {
+  if (e.code() == io::errc::odd_hex_length) {
     std::size_t digits = 0;
     for (std::byte b : raw) digits += is_space(b) ? 0 : 1;
     return e.code().message() + " (" + std::to_string(digits) + ")";

@@ -117,12 +117,11 @@ int inspect(const InspectOptions& options) {
     auto record = read_block_record(o.input, *o.offset, key.value(), o.net);
     if (!record) {
       const error& e = record.error();
-      const bool not_a_record = e.code().category() == blockfile_category();
       std::fprintf(stderr, "blockwire inspect: %s:%llu: %s%s\n", o.input.c_str(), static_cast<unsigned long long>(*o.offset),
                    e.code().message().c_str(),
-                   e.code() == blockfile_errc::bad_magic ? " (is the XOR key right? see xor.dat or --xor-key; is it --network's file?)" : "");
+                   e.code() == blockfiles::errc::bad_magic ? " (is the XOR key right? see xor.dat or --xor-key; is it --network's file?)" : "");
       // No record at all past the end of the file is a usage error; a damaged one is bad data.
-      return not_a_record && e.code() != blockfile_errc::past_end_of_file ? bad_data : usage_or_io;
+      return !e.is_io() && e.code() != blockfiles::errc::past_end_of_file ? bad_data : usage_or_io;
     }
     readings.raw = std::move(record).value();
     if (o.json && readings.raw.size() >= header_size) {

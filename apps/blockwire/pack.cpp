@@ -66,7 +66,7 @@ std::optional<int> read_block_input(const std::string& input, network net, std::
   for (std::vector<std::byte>* candidate : {readings.hex ? &*readings.hex : nullptr, &readings.raw}) {
     if (candidate == nullptr) continue;
     if (candidate->size() > max_block_size) {
-      if (!first_failure) first_failure = error(blockfile_errc::block_too_large);
+      if (!first_failure) first_failure = error(blockfiles::errc::block_too_large);
       continue;
     }
     auto block = decode_block(*candidate);
@@ -209,7 +209,7 @@ int pack(const PackOptions& o) {
   auto writer = BlockFileWriter::open(target, key, o.net);
   if (!writer) {
     const error& e = writer.error();
-    if (e.code() == blockfile_errc::damaged_last_file) {
+    if (e.code() == blockfiles::errc::damaged_last_file) {
       std::fprintf(stderr, "blockwire pack: %s: %s (damage at byte %llu of its last blk file); run blockwire scan on it\n",
                    o.output_dir.c_str(), e.code().message().c_str(), static_cast<unsigned long long>(e.offset()));
       return bad_data;

@@ -117,7 +117,7 @@ result<void> verify_undo(const UndoDir& d, ScanResult& result) {
         std::error_code ec;
         const auto size = fs::file_size(path, ec);
         const std::uint64_t at = record.error().offset();
-        if (d.being_written && record.error().code() == undo_errc::truncated_record) {
+        if (d.being_written && record.error().code() == undo::errc::truncated_record) {
           result.being_written.push_back(path + " at byte " + std::to_string(at));
         } else {
           result.add({index, at, size > at ? size - at : 0, record.error().code().message(), false});

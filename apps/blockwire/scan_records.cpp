@@ -121,12 +121,12 @@ result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, networ
     }
     const auto& skipped = std::get<SkippedBytes>(*event.value());
     std::string reason = skipped.message();
-    const bool failed_block = skipped.reason == blockfile_errc::undecodable_block;
+    const bool failed_block = skipped.reason == blockfiles::errc::undecodable_block;
     if (failed_block && decode_failure) {
       reason += " (" + *decode_failure + "); skipped to the next magic";
       decode_failure.reset();
     }
-    const bool framing = skipped.reason != blockfile_errc::zero_bytes && !failed_block;
+    const bool framing = skipped.reason != blockfiles::errc::zero_bytes && !failed_block;
     if (found == 0 && skipped.offset == 0 && framing) {
       reason += " at the start of the file: is the XOR key right? (xor.dat, --xor-key) Is it --network's file?";
     }

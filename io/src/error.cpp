@@ -7,13 +7,14 @@ namespace blockwire {
 namespace {
 
 const char* describe(int value) noexcept {
+  using io::errc;
   switch (static_cast<errc>(value)) {
-    case errc::end_of_stream: return "end of stream";
-    case errc::no_room: return "no room left in the output buffer";
-    case errc::truncated: return "input ends inside an object (truncated)";
-    case errc::not_hex: return "not a hex digit";
-    case errc::odd_hex_length: return "an odd number of hex digits";
-    case errc::wrong_hex_length: return "the wrong number of hex digits";
+    case io::errc::end_of_stream: return "end of stream";
+    case io::errc::no_room: return "no room left in the output buffer";
+    case io::errc::truncated: return "input ends inside an object (truncated)";
+    case io::errc::not_hex: return "not a hex digit";
+    case io::errc::odd_hex_length: return "an odd number of hex digits";
+    case io::errc::wrong_hex_length: return "the wrong number of hex digits";
   }
   return nullptr;
 }
@@ -25,8 +26,8 @@ std::string enum_category::message(int value) const {
   return std::string("unknown ") + name_ + " error " + std::to_string(value);
 }
 
-const std::error_category& error_category() noexcept {
-  static const enum_category instance("blockwire", describe);
+const std::error_category& io::category() noexcept {
+  static const enum_category instance("blockwire.io", describe);
   return instance;
 }
 

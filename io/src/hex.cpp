@@ -15,8 +15,8 @@ result<void> decode_digits(std::string_view hex, std::byte* out) {
   for (std::size_t i = 0; i < hex.size(); i += 2) {
     const int hi = digit_value(hex[i]);
     const int lo = digit_value(hex[i + 1]);
-    if (hi < 0) return error(errc::not_hex, i);
-    if (lo < 0) return error(errc::not_hex, i + 1);
+    if (hi < 0) return error(io::errc::not_hex, i);
+    if (lo < 0) return error(io::errc::not_hex, i + 1);
     out[i / 2] = static_cast<std::byte>(hi * 16 + lo);
   }
   return success();
@@ -36,12 +36,12 @@ std::string to_hex(std::span<const std::byte> bytes) {
 }
 
 result<void> from_hex(std::string_view hex, std::span<std::byte> out) {
-  if (hex.size() != 2 * out.size()) return errc::wrong_hex_length;
+  if (hex.size() != 2 * out.size()) return io::errc::wrong_hex_length;
   return decode_digits(hex, out.data());
 }
 
 result<std::vector<std::byte>> from_hex(std::string_view hex) {
-  if (hex.size() % 2 != 0) return errc::odd_hex_length;
+  if (hex.size() % 2 != 0) return io::errc::odd_hex_length;
   std::vector<std::byte> out(hex.size() / 2);
   if (auto r = decode_digits(hex, out.data()); !r) return r.error();
   return out;

@@ -93,7 +93,7 @@ TEST_CASE("1,000 bytes of garbage between two records are skipped and reported; 
   REQUIRE(found.skipped.size() == 1);
   CHECK(found.skipped[0].offset == 8 + test::block413567().size());
   CHECK(found.skipped[0].count == 1000);
-  CHECK(found.skipped[0].reason == blockfile_errc::bad_magic);
+  CHECK(found.skipped[0].reason == blockfiles::errc::bad_magic);
 }
 
 TEST_CASE("a truncated last record is reported; zero padding at the end is not an error") {
@@ -106,7 +106,7 @@ TEST_CASE("a truncated last record is reported; zero padding at the end is not a
   REQUIRE(truncated.skipped.size() == 1);
   CHECK(truncated.skipped[0].offset == 8 + test::block413567().size());
   CHECK(truncated.skipped[0].count == 5000);
-  CHECK(truncated.skipped[0].reason == blockfile_errc::record_past_end);
+  CHECK(truncated.skipped[0].reason == blockfiles::errc::record_past_end);
 
   const auto padded = test::concat({record(test::block413567()), std::vector<std::byte>(1 << 20)});
   write_bytes(dir.file("padded.dat"), padded);
@@ -132,7 +132,7 @@ TEST_CASE("the wrong key finds no record and says why, without crashing") {
   CHECK(found.blocks.empty());
   REQUIRE_FALSE(found.skipped.empty());
   CHECK(found.skipped[0].offset == 0);
-  CHECK(found.skipped[0].reason == blockfile_errc::bad_magic);
+  CHECK(found.skipped[0].reason == blockfiles::errc::bad_magic);
 }
 
 TEST_CASE("a record whose block does not decode is rejected and reading resynchronises") {
@@ -210,7 +210,7 @@ TEST_CASE("appending after close, or a block longer than any reader takes, is an
   REQUIRE(writer);
   auto too_long = writer.value().append(std::vector<std::byte>(max_block_size + 1));
   REQUIRE_FALSE(too_long);
-  CHECK(too_long.error().code() == blockfile_errc::block_too_large);
+  CHECK(too_long.error().code() == blockfiles::errc::block_too_large);
   REQUIRE(writer.value().append(test::block413567()));
   CHECK(writer.value().position().offset == 8 + test::block413567().size());
   REQUIRE(writer.value().close());

@@ -122,7 +122,7 @@ TEST_CASE("Bitcoin Core's pre-allocation: XOR'd records then raw zeros to a 16 M
   const test::Found gap = test::read_records(dir.file("gap.dat"), key);
   CHECK(gap.blocks.size() == 2);
   REQUIRE(gap.skipped.size() == 1);
-  CHECK(gap.skipped[0].reason == blockfile_errc::zero_bytes);
+  CHECK(gap.skipped[0].reason == blockfiles::errc::zero_bytes);
   CHECK(gap.skipped[0].offset == first);
   CHECK(gap.skipped[0].count == 100);
 }
@@ -149,7 +149,7 @@ TEST_CASE("one writer at a time: a second writer, in this process or another, is
   REQUIRE(first);
   auto second = BlockFileWriter::open(dir.path.string(), key);
   REQUIRE_FALSE(second);
-  CHECK(second.error().code() == blockfile_errc::directory_locked);
+  CHECK(second.error().code() == blockfiles::errc::directory_locked);
   REQUIRE(first.value().close());  // releases the lock
   CHECK(BlockFileWriter::open(dir.path.string(), key));
 
@@ -158,7 +158,7 @@ TEST_CASE("one writer at a time: a second writer, in this process or another, is
   NodeHoldingLock holder(other.file(".lock"));
   auto refused = BlockFileWriter::open(other.path.string(), key);
   REQUIRE_FALSE(refused);
-  CHECK(refused.error().code() == blockfile_errc::directory_locked);
+  CHECK(refused.error().code() == blockfiles::errc::directory_locked);
 }
 
 TEST_CASE("never into a running node's blocks directory: its data directory's .lock is held") {
@@ -169,7 +169,7 @@ TEST_CASE("never into a running node's blocks directory: its data directory's .l
     NodeHoldingLock node(datadir.file(".lock"));
     auto refused = BlockFileWriter::open(blocks, key);
     REQUIRE_FALSE(refused);
-    CHECK(refused.error().code() == blockfile_errc::node_running);
+    CHECK(refused.error().code() == blockfiles::errc::node_running);
     CHECK(fs::is_empty(blocks));  // nothing written, not even xor.dat
   }
   // The node stopped: its lock is free, and we hold it while we write.
@@ -202,7 +202,7 @@ TEST_CASE("rollover never truncates a file that is there, and stops at blk99999.
   REQUIRE(last);
   auto past = last.value().append(test::block413567());
   REQUIRE_FALSE(past);
-  CHECK(past.error().code() == blockfile_errc::too_many_files);
+  CHECK(past.error().code() == blockfiles::errc::too_many_files);
   auto files = block_files(dir.path.string());
   REQUIRE(files);
   CHECK(files.value().size() == 1);  // no blk00000.dat, no blk100000.dat
@@ -257,7 +257,7 @@ TEST_CASE("a damaged last file is refused before anything is written, with where
   const auto before = file_bytes(blk);
   auto refused = BlockFileWriter::open(dir.path.string(), key);
   REQUIRE_FALSE(refused);
-  CHECK(refused.error().code() == blockfile_errc::damaged_last_file);
+  CHECK(refused.error().code() == blockfiles::errc::damaged_last_file);
   CHECK(refused.error().offset() == whole.size());
   CHECK(file_bytes(blk) == before);
 }

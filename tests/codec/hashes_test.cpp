@@ -280,7 +280,7 @@ TEST_CASE("flipping one byte in any transaction fails the merkle check") {
       REQUIRE(block);
       auto r = check_block(block.value());
       REQUIRE_FALSE(r);
-      CHECK(r.error().code() == check_errc::bad_merkle_root);
+      CHECK(r.error().code() == check::errc::bad_merkle_root);
     }
   }
 }
@@ -298,7 +298,7 @@ TEST_CASE("the segwit block with one witness byte changed fails the witness comm
   REQUIRE(tx.has_witness());
   auto r = check_block(block);
   REQUIRE_FALSE(r);
-  CHECK(r.error().code() == check_errc::bad_witness_commitment);
+  CHECK(r.error().code() == check::errc::bad_witness_commitment);
 }
 
 TEST_CASE("a block with its last transaction duplicated keeps its root and is reported mutated") {
@@ -310,7 +310,7 @@ TEST_CASE("a block with its last transaction duplicated keeps its root and is re
   CHECK(mutated);
   auto r = check_block(block);
   REQUIRE_FALSE(r);
-  CHECK(r.error().code() == check_errc::mutated_merkle_root);
+  CHECK(r.error().code() == check::errc::mutated_merkle_root);
 }
 
 TEST_CASE("check_block names the failed check: proof of work, bits, coinbase") {
@@ -318,27 +318,27 @@ TEST_CASE("check_block names the failed check: proof of work, bits, coinbase") {
   {
     Block b = original;
     b.header.nonce ^= 1;  // the hash changes; it is above the target with overwhelming odds
-    CHECK(check_block(b).error().code() == check_errc::bad_proof_of_work);
+    CHECK(check_block(b).error().code() == check::errc::bad_proof_of_work);
   }
   {
     Block b = original;
     b.header.bits = 0x04923456;  // the sign bit: a negative target
-    CHECK(check_block(b).error().code() == check_errc::bad_bits);
+    CHECK(check_block(b).error().code() == check::errc::bad_bits);
     b.header.bits = 0xff123456;  // overflows 256 bits
-    CHECK(check_block(b).error().code() == check_errc::bad_bits);
+    CHECK(check_block(b).error().code() == check::errc::bad_bits);
   }
   {
     Block b = original;
     std::swap(b.transactions[0], b.transactions[1]);
-    CHECK(check_block(b).error().code() == check_errc::first_not_coinbase);
+    CHECK(check_block(b).error().code() == check::errc::first_not_coinbase);
     std::swap(b.transactions[0], b.transactions[1]);
     b.transactions.push_back(b.transactions[0]);
-    CHECK(check_block(b).error().code() == check_errc::extra_coinbase);
+    CHECK(check_block(b).error().code() == check::errc::extra_coinbase);
   }
   {
     Block b = original;
     b.transactions.clear();
-    CHECK(check_block(b).error().code() == check_errc::no_transactions);
+    CHECK(check_block(b).error().code() == check::errc::no_transactions);
   }
 }
 

@@ -51,25 +51,25 @@ TEST_CASE("the hand-built valid transaction decodes (the cases below break it on
 }
 
 TEST_CASE("non-canonical CompactSize in each branch is rejected where it was read") {
-  check_error(tx_with_input_count(bytes({0xfd, 0xfc, 0x00})), decode_errc::non_canonical_size, 7);
-  check_error(tx_with_input_count(bytes({0xfe, 0xff, 0xff, 0x00, 0x00})), decode_errc::non_canonical_size, 9);
-  check_error(tx_with_input_count(bytes({0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0})), decode_errc::non_canonical_size, 13);
+  check_error(tx_with_input_count(bytes({0xfd, 0xfc, 0x00})), codec::errc::non_canonical_size, 7);
+  check_error(tx_with_input_count(bytes({0xfe, 0xff, 0xff, 0x00, 0x00})), codec::errc::non_canonical_size, 9);
+  check_error(tx_with_input_count(bytes({0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0})), codec::errc::non_canonical_size, 13);
   // A canonical 0xfd form is fine as a size (here: then truncated).
   auto canonical = tx_with_input_count(bytes({0xfd, 0xfd, 0x00}));
   REQUIRE_FALSE(canonical);
-  CHECK(canonical.error().code() == errc::truncated);
+  CHECK(canonical.error().code() == io::errc::truncated);
 }
 
 TEST_CASE("a CompactSize above 0x02000000 is rejected in every branch that can hold one") {
   // 0xfd holds at most 0xffff: it can only be non-canonical, tested above.
-  check_error(tx_with_input_count(bytes({0xfe, 0x01, 0x00, 0x00, 0x02})), decode_errc::size_too_large, 9);
-  check_error(tx_with_input_count(bytes({0xfe, 0xff, 0xff, 0xff, 0xff})), decode_errc::size_too_large, 9);
-  check_error(tx_with_input_count(bytes({0xff, 0, 0, 0, 0, 1, 0, 0, 0})), decode_errc::size_too_large, 13);
-  check_error(tx_with_input_count(bytes({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})), decode_errc::size_too_large, 13);
+  check_error(tx_with_input_count(bytes({0xfe, 0x01, 0x00, 0x00, 0x02})), codec::errc::size_too_large, 9);
+  check_error(tx_with_input_count(bytes({0xfe, 0xff, 0xff, 0xff, 0xff})), codec::errc::size_too_large, 9);
+  check_error(tx_with_input_count(bytes({0xff, 0, 0, 0, 0, 1, 0, 0, 0})), codec::errc::size_too_large, 13);
+  check_error(tx_with_input_count(bytes({0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})), codec::errc::size_too_large, 13);
   // Exactly MAX_SIZE is allowed as a size; 2^25 inputs do not fit in 5 bytes.
   auto max = tx_with_input_count(bytes({0xfe, 0x00, 0x00, 0x00, 0x02}));
   REQUIRE_FALSE(max);
-  CHECK(max.error().code() == errc::truncated);
+  CHECK(max.error().code() == io::errc::truncated);
   CHECK(max.error().offset() == 9);  // the end of the input
 }
 
@@ -78,7 +78,7 @@ TEST_CASE("a script length above MAX_SIZE is rejected too") {
   input[37] = std::byte{0xfe};  // the scriptSig length
   const auto raw = tx_with(concat({std::vector<std::byte>(input.begin(), input.begin() + 38),
                                    bytes({0x01, 0x00, 0x00, 0x02})}));
-  check_error(decode_transaction(raw), decode_errc::size_too_large, raw.size());
+  check_error(decode_transaction(raw), codec::errc::size_too_large, raw.size());
 }
 
 TEST_CASE("witness flag: 0 means no inputs and no outputs, other bits are unknown data, empty stacks are superfluous") {
@@ -90,15 +90,15 @@ TEST_CASE("witness flag: 0 means no inputs and no outputs, other bits are unknow
 
   // Flag 2: no witness bit, an unknown bit. Found after the outputs.
   const auto flag2 = tx_with(concat({bytes({0, 2}), one_input, one_output, lock_time}));
-  check_error(decode_transaction(flag2), decode_errc::unknown_witness_flag, flag2.size() - 4);
+  check_error(decode_transaction(flag2), codec::errc::unknown_witness_flag, flag2.size() - 4);
 
   // Flag 3: the witness bit, then the unknown one.
   const auto flag3 = tx_with(concat({bytes({0, 3}), one_input, one_output, bytes({1, 1, 0x42}), lock_time}));
-  check_error(decode_transaction(flag3), decode_errc::unknown_witness_flag, flag3.size() - 4);
+  check_error(decode_transaction(flag3), codec::errc::unknown_witness_flag, flag3.size() - 4);
 
   // Flag 1 and every stack empty: superfluous witness.
   const auto superfluous = tx_with(concat({bytes({0, 1}), one_input, one_output, bytes({0}), lock_time}));
-  check_error(decode_transaction(superfluous), decode_errc::superfluous_witness, superfluous.size() - 4);
+  check_error(decode_transaction(superfluous), codec::errc::superfluous_witness, superfluous.size() - 4);
 
   // Flag 1 with an item: a valid segwit transaction.
   auto segwit = decode_transaction(tx_with(concat({bytes({0, 1}), one_input, one_output, bytes({1, 1, 0x42}), lock_time})));
@@ -113,10 +113,10 @@ TEST_CASE("witness flag: 0 means no inputs and no outputs, other bits are unknow
 
 TEST_CASE("trailing bytes after the object are an error for the span overloads") {
   const auto raw = concat({tx_with(concat({one_input, one_output, lock_time})), bytes({0})});
-  check_error(decode_transaction(raw), decode_errc::trailing_bytes, raw.size() - 1);
+  check_error(decode_transaction(raw), codec::errc::trailing_bytes, raw.size() - 1);
   auto header = decode_header(std::vector<std::byte>(81));
   REQUIRE_FALSE(header);
-  CHECK(header.error().code() == decode_errc::trailing_bytes);
+  CHECK(header.error().code() == codec::errc::trailing_bytes);
   CHECK(header.error().offset() == 80);
 }
 
@@ -125,7 +125,7 @@ TEST_CASE("every proper prefix of a header fails as truncated at the prefix's en
   for (std::size_t n = 0; n < 80; ++n) {
     auto r = decode_header(header.first(n));
     REQUIRE_FALSE(r);
-    CHECK(r.error().code() == errc::truncated);
+    CHECK(r.error().code() == io::errc::truncated);
     CHECK(r.error().offset() == n);
   }
 }
@@ -143,13 +143,13 @@ TEST_CASE("every proper prefix of the segwit block's first three transactions fa
     for (std::size_t n = 0; n < size; ++n) {
       auto r = decode_transaction(tx.first(n));
       REQUIRE_FALSE(r);
-      CHECK(r.error().code() == errc::truncated);
+      CHECK(r.error().code() == io::errc::truncated);
       CHECK(r.error().offset() == n);
       // A stream that ends there says the same.
       SpanReader source(tx.first(n));
       auto streamed = decode_transaction(reader_ref(source));
       REQUIRE_FALSE(streamed);
-      CHECK(streamed.error().code() == errc::truncated);
+      CHECK(streamed.error().code() == io::errc::truncated);
       CHECK(streamed.error().offset() == n);
     }
     at += size;
@@ -179,7 +179,7 @@ TEST_CASE("a stream decode consumes exactly one object: three transactions back 
     }
     auto end = decode_transaction(stream);
     REQUIRE_FALSE(end);
-    CHECK(end.error().code() == errc::truncated);
+    CHECK(end.error().code() == io::errc::truncated);
     CHECK(end.error().offset() == 0);
   }
 }

@@ -88,15 +88,15 @@ TEST_CASE("addresses: every key_io_invalid.json string is refused on every netwo
     for (network net : all_networks) {
       const auto r = decode_address(text, net);
       REQUIRE_FALSE(r);
-      CHECK(r.error().code().category() == address_category());
+      CHECK(r.error().code().category() == address::category());
     }
   }
   // What the errors say, for a few kinds of mistake.
-  CHECK(decode_address("tb1qcrh3yqn4nlleplcez2yndq2ry8h9ncg3qh7n54", network::mainnet).error().code() == address_errc::wrong_network);
+  CHECK(decode_address("tb1qcrh3yqn4nlleplcez2yndq2ry8h9ncg3qh7n54", network::mainnet).error().code() == address::errc::wrong_network);
   CHECK(decode_address("bc1qvyq0cc6rahyvsazfdje0twl7ez82ndmuac2lhw", network::mainnet).error().code() ==
-        address_errc::bad_bech32_checksum);  // last character changed
-  CHECK(decode_address("1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2m0", network::mainnet).error().code() == address_errc::bad_base58);  // '0'
-  CHECK(decode_address("1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mp", network::mainnet).error().code() == address_errc::bad_base58_checksum);
+        address::errc::bad_bech32_checksum);  // last character changed
+  CHECK(decode_address("1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2m0", network::mainnet).error().code() == address::errc::bad_base58);  // '0'
+  CHECK(decode_address("1FsSia9rv4NeEwvJ2GvXrX7LyxYspbN2mp", network::mainnet).error().code() == address::errc::bad_base58_checksum);
 }
 
 TEST_CASE("descriptor checksums: BIP380's vectors") {

@@ -156,7 +156,7 @@ TEST_CASE("check_block on a view says what it says on the decoded block") {
   REQUIRE_FALSE(a);
   REQUIRE_FALSE(b);
   CHECK(a.error() == b.error());
-  CHECK(b.error().code() == check_errc::bad_merkle_root);
+  CHECK(b.error().code() == check::errc::bad_merkle_root);
 }
 
 TEST_CASE("MerkleBuilder: duplicated subtrees above the leaves are mutations, inside a batch, across batches and in a part batch") {

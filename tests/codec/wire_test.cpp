@@ -83,19 +83,19 @@ TEST_CASE("wire toolkit: hostile counts fail with the byte offset, and allocate 
     bytes.resize(36);
     bytes.insert(bytes.end(), {std::byte{0xfe}, std::byte{0x01}, std::byte{0x00}, std::byte{0x00}, std::byte{0x02}});  // 0x02000001
     const auto r = decode(bytes);
-    CHECK(r.error().code() == decode_errc::size_too_large);
+    CHECK(r.error().code() == codec::errc::size_too_large);
     CHECK(r.error().offset() == 41);
   }
   SUBCASE("a count of 3 with 2 items: truncated at the end of the input") {
     bytes[36] = std::byte{3};
     const auto r = decode(bytes);
-    CHECK(r.error().code() == errc::truncated);
+    CHECK(r.error().code() == io::errc::truncated);
     CHECK(r.error().offset() == 45);
   }
   SUBCASE("a non-canonical count") {
     bytes[36] = std::byte{0xfd};
     bytes.insert(bytes.begin() + 37, {std::byte{0x02}, std::byte{0x00}});
-    CHECK(decode(bytes).error().code() == decode_errc::non_canonical_size);
+    CHECK(decode(bytes).error().code() == codec::errc::non_canonical_size);
   }
   SUBCASE("a count of MAX_SIZE with nothing after it reserves nothing the bytes cannot hold") {
     bytes.resize(36);
@@ -103,13 +103,13 @@ TEST_CASE("wire toolkit: hostile counts fail with the byte offset, and allocate 
     DecodingContext ctx(bytes);
     Checkpoint c;
     decode_checkpoint(ctx, c);
-    CHECK(ctx.failure().code() == errc::truncated);
+    CHECK(ctx.failure().code() == io::errc::truncated);
     CHECK(c.flags.capacity() <= 1);  // at most the item being read when the input ran out
   }
   SUBCASE("trailing bytes") {
     bytes.push_back(std::byte{0});
     const auto r = decode(bytes);
-    CHECK(r.error().code() == decode_errc::trailing_bytes);
+    CHECK(r.error().code() == codec::errc::trailing_bytes);
     CHECK(r.error().offset() == 45);
   }
 }

@@ -36,7 +36,7 @@ void check(std::span<const std::byte> input, DecodeSpan decode_span, DecodeStrea
   }
   const blockwire::error& e = from_span.error();
   if (!e.has_offset() || e.offset() > input.size()) fail("error without a valid offset");
-  if (e.code() == blockwire::errc::truncated) {
+  if (e.code() == blockwire::io::errc::truncated) {
     if (from_stream || from_stream.error() != e) fail("stream disagrees on truncation");
   }
 }

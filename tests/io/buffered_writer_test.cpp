@@ -114,7 +114,7 @@ TEST_CASE("a SpanWriter behind the buffer reports running out of room at flush")
   w.write(data);
   auto r = w.flush();
   REQUIRE_FALSE(r);
-  CHECK(r.error().code() == errc::no_room);
+  CHECK(r.error().code() == io::errc::no_room);
   CHECK(sink.written().size() == 100);
   CHECK(std::equal(storage.begin(), storage.end(), data.begin()));
 }

@@ -55,7 +55,7 @@ TEST_CASE("exact reads from a span count the offset; running out reports where")
   eight.fill(std::byte{0xAA});
   CHECK_FALSE(ctx.read(std::span(eight)));
   CHECK_FALSE(ctx.ok());
-  CHECK(ctx.failure().code() == errc::truncated);
+  CHECK(ctx.failure().code() == io::errc::truncated);
   CHECK(ctx.failure().offset() == 10);  // where the data ran out
   // A failed read yields zeros, not stale bytes.
   CHECK(eight == std::array<std::byte, 8>{});
@@ -71,7 +71,7 @@ TEST_CASE("a decoder's own failure is recorded at the current offset and stops l
   CHECK(ctx.failure().offset() == 4);
   CHECK(read_u32(ctx) == 0);
   CHECK(ctx.failure().code() == std::errc::invalid_argument);
-  ctx.fail(errc::truncated);  // a later finding does not replace the first
+  ctx.fail(io::errc::truncated);  // a later finding does not replace the first
   CHECK(ctx.failure().code() == std::errc::invalid_argument);
 }
 
@@ -112,7 +112,7 @@ TEST_CASE("a stream context consumes exactly what it read: the next object start
     REQUIRE(ctx.read(second));
     std::array<std::byte, 1> one;
     CHECK_FALSE(ctx.read(std::span(one)));
-    CHECK(ctx.failure().code() == errc::truncated);
+    CHECK(ctx.failure().code() == io::errc::truncated);
     CHECK(ctx.failure().offset() == second.size());
   }
   CHECK(std::equal(first.begin(), first.end(), data.begin()));

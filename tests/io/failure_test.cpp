@@ -53,7 +53,7 @@ TEST_CASE("a SpanWriter written past its end reports no room and keeps what fit"
   REQUIRE(sink.write(std::span(data).first(8)));
   auto r = sink.write(std::span(data).subspan(8));
   REQUIRE_FALSE(r);
-  CHECK(r.error().code() == errc::no_room);
+  CHECK(r.error().code() == io::errc::no_room);
   CHECK(r.error().message() == "no room left in the output buffer");
   CHECK(sink.written().size() == 10);
   CHECK(std::equal(storage, storage + 10, data.begin()));
@@ -76,7 +76,7 @@ TEST_CASE("reading past the end of a file reports the offset at which the data r
   std::vector<std::byte> out(60'000);
   REQUIRE(ctx.read(out));
   CHECK_FALSE(ctx.read(out));
-  CHECK(ctx.failure().code() == errc::truncated);
+  CHECK(ctx.failure().code() == io::errc::truncated);
   CHECK(ctx.failure().offset() == 100'000);
   CHECK(ctx.failure().message() == "input ends inside an object (truncated) at byte 100000");
 }

@@ -19,16 +19,16 @@ TEST_CASE("hex: bytes to lower-case digits and back, either case in") {
 TEST_CASE("hex: a bad digit is reported at its own offset; odd and wrong lengths have codes of their own") {
   const auto bad = from_hex("00f0zz");
   REQUIRE(!bad);
-  CHECK(bad.error().code() == errc::not_hex);
+  CHECK(bad.error().code() == io::errc::not_hex);
   CHECK(bad.error().offset() == 4);
   const auto second_digit = from_hex("0g");
   CHECK(second_digit.error().offset() == 1);
-  CHECK(from_hex("abc").error().code() == errc::odd_hex_length);
+  CHECK(from_hex("abc").error().code() == io::errc::odd_hex_length);
   std::array<std::byte, 2> two{};
-  CHECK(from_hex("aabbcc", two).error().code() == errc::wrong_hex_length);
+  CHECK(from_hex("aabbcc", two).error().code() == io::errc::wrong_hex_length);
   CHECK(from_hex("aabb", two));
   CHECK(two[1] == std::byte{0xbb});
-  CHECK(from_hex("0x12").error().code() == errc::not_hex);
+  CHECK(from_hex("0x12").error().code() == io::errc::not_hex);
 }
 
 TEST_CASE("Hash256: hex in display order (reversed), its errors from the one hex codec") {
@@ -37,6 +37,6 @@ TEST_CASE("Hash256: hex in display order (reversed), its errors from the one hex
   CHECK(h.value().bytes()[0] == std::byte{0x6f});   // the last pair shown is the first byte
   CHECK(h.value().bytes()[31] == std::byte{0x00});
   CHECK(h.value().to_hex() == "000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f");
-  CHECK(Hash256::from_hex("00").error().code() == errc::wrong_hex_length);
-  CHECK(Hash256::from_hex(std::string(63, '0') + "x").error().code() == errc::not_hex);
+  CHECK(Hash256::from_hex("00").error().code() == io::errc::wrong_hex_length);
+  CHECK(Hash256::from_hex(std::string(63, '0') + "x").error().code() == io::errc::not_hex);
 }

@@ -50,7 +50,7 @@ TEST_CASE("writer_ref reports the sink's error") {
   const std::byte three[3]{};
   auto r = ref.write(three);
   REQUIRE_FALSE(r);
-  CHECK(r.error().code() == errc::no_room);
+  CHECK(r.error().code() == io::errc::no_room);
 }
 
 TEST_CASE("reader_ref forwards read_some and its counts") {
@@ -72,9 +72,9 @@ TEST_CASE("reader_ref forwards read_some and its counts") {
 }
 
 TEST_CASE("error messages are readable and name the offset when there is one") {
-  const error plain(errc::no_room);
+  const error plain(io::errc::no_room);
   CHECK(plain.message() == "no room left in the output buffer");
-  const error at(make_error_code(errc::truncated), 1234);
+  const error at(make_error_code(io::errc::truncated), 1234);
   CHECK(at.message() == "input ends inside an object (truncated) at byte 1234");
   CHECK(at.has_offset());
   CHECK_FALSE(plain.has_offset());
@@ -82,6 +82,6 @@ TEST_CASE("error messages are readable and name the offset when there is one") {
 }
 
 TEST_CASE("value() of a failed result throws std::system_error with the code") {
-  const result<int> failed = error(errc::end_of_stream);
+  const result<int> failed = error(io::errc::end_of_stream);
   CHECK_THROWS_AS((void)failed.value(), std::system_error);
 }

@@ -29,9 +29,9 @@ TEST_CASE("net: HOST[:PORT] for names, IPv4 and bracketed IPv6; bad ports refuse
   CHECK((e.host.empty() && e.port == 8333));
   for (const char* bad : {"host:", "host:65536", "host:-1", "host:80x", "[::1", "[::1]x", "[::1]:"}) {
     CAPTURE(bad);
-    CHECK(net::parse_endpoint(bad, 8333).error().code() == net::net_errc::bad_endpoint);
+    CHECK(net::parse_endpoint(bad, 8333).error().code() == net::errc::bad_endpoint);
   }
-  CHECK(net::connect_to({"name.invalid", 8333}, 1000ms).error().code() == net::net_errc::unknown_host);
+  CHECK(net::connect_to({"name.invalid", 8333}, 1000ms).error().code() == net::errc::unknown_host);
 }
 
 namespace {
@@ -112,7 +112,7 @@ TEST_CASE("net: receive times out on silence, cuts off a message that trickles, 
     SocketPair pair;
     net::Connection c(FileDescriptor(pair.ours, ownership::own), network::regtest, short_timeouts());
     const auto r = c.receive();
-    CHECK(r.error().code() == net::net_errc::timed_out);
+    CHECK(r.error().code() == net::errc::timed_out);
     CHECK(r.error().offset() == 0);
   }
   SUBCASE("a ping answered, then 10 bytes of a message and nothing more: too_slow") {
@@ -123,7 +123,7 @@ TEST_CASE("net: receive times out on silence, cuts off a message that trickles, 
     p2p::encode_message(p2p::Verack{}, network::regtest, verack);
     pair.send_raw(std::span(verack).first(10));
     const auto r = c.receive();
-    CHECK(r.error().code() == net::net_errc::too_slow);
+    CHECK(r.error().code() == net::errc::too_slow);
     CHECK(c.last_message_offset() == verack.size() + 8);  // after the ping (24 + 8 bytes)
     // The pong went back.
     std::byte back[32];
@@ -139,7 +139,7 @@ TEST_CASE("net: receive times out on silence, cuts off a message that trickles, 
     ::close(pair.theirs);
     pair.theirs = -1;
     const auto r = c.receive();
-    CHECK(r.error().code() == net::net_errc::connection_closed);
+    CHECK(r.error().code() == net::errc::connection_closed);
     CHECK(r.error().offset() == 50);
     CHECK(c.last_command() == "version");
   }
@@ -151,7 +151,7 @@ TEST_CASE("net: handshakes of both sides meet; a peer echoing our version is a s
     net::Connection out(FileDescriptor(pair.ours, ownership::own), network::regtest, short_timeouts());
     net::Connection in(FileDescriptor(pair.theirs, ownership::own), network::regtest, short_timeouts());
     pair.theirs = -1;
-    result<p2p::Version> inbound = net::net_errc::timed_out;
+    result<p2p::Version> inbound = net::errc::timed_out;
     std::thread t([&] { inbound = in.handshake_inbound({"/inbound/", 7}); });
     const auto outbound = out.handshake_outbound({"/outbound/", 3});
     t.join();
@@ -173,14 +173,14 @@ TEST_CASE("net: handshakes of both sides meet; a peer echoing our version is a s
     });
     const auto r = out.handshake_outbound();
     echo.join();
-    CHECK(r.error().code() == net::net_errc::self_connection);
+    CHECK(r.error().code() == net::errc::self_connection);
   }
   SUBCASE("a verack before the version") {
     SocketPair pair;
     net::Connection in(FileDescriptor(pair.ours, ownership::own), network::regtest, short_timeouts());
     pair.send(p2p::Verack{});
     const auto r = in.handshake_inbound();
-    CHECK(r.error().code() == net::net_errc::unexpected_message);
+    CHECK(r.error().code() == net::errc::unexpected_message);
     CHECK(r.error().offset() == 0);
   }
   SUBCASE("an obsolete version") {
@@ -189,6 +189,6 @@ TEST_CASE("net: handshakes of both sides meet; a peer echoing our version is a s
     p2p::Version old;
     old.version = 31'799;
     pair.send(old);
-    CHECK(in.handshake_inbound().error().code() == net::net_errc::obsolete_peer);
+    CHECK(in.handshake_inbound().error().code() == net::errc::obsolete_peer);
   }
 }

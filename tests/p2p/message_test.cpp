@@ -197,7 +197,7 @@ TEST_CASE("p2p: every proper prefix of each message is truncated at its length")
     for (std::size_t n = 0; n < bytes.size(); ++n) {
       const auto r = decode_message(std::span(bytes).first(n), network::mainnet);
       REQUIRE_FALSE(r);
-      CHECK(r.error().code() == blockwire::errc::truncated);
+      CHECK(r.error().code() == blockwire::io::errc::truncated);
       CHECK(r.error().offset() == n);
     }
   }

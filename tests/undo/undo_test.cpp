@@ -63,13 +63,13 @@ TEST_CASE("undo: VARINT as Core's serialize_tests (varints_bitpatterns), both wa
   for (std::uint64_t i = 0; i < 100'000'000'000ull; i += 999'999'937) REQUIRE(read_varint(hex(varint_hex(i))).value() == i);
   // Past 64 bits: one more group after the largest value.
   auto past = read_varint(hex("80fefefefefefefeff00"));
-  CHECK(past.error().code() == undo_errc::varint_overflow);
+  CHECK(past.error().code() == undo::errc::varint_overflow);
   CHECK(past.error().offset() == 10);  // where decoding stopped: just past the byte that overflows
-  CHECK(read_varint(hex("81fefefefefefefefe7f")).error().code() == undo_errc::varint_overflow);
+  CHECK(read_varint(hex("81fefefefefefefefe7f")).error().code() == undo::errc::varint_overflow);
   // A 32-bit field (a height code, a script size) takes 0xffffffff, not 0x100000000.
   CHECK(read_varint(hex("8efefefe7f"), 0xffffffff).value() == 0xffffffff);
-  CHECK(read_varint(hex(varint_hex(0x100000000ull)), 0xffffffff).error().code() == undo_errc::varint_overflow);
-  CHECK(read_varint(hex("80")).error().code() == errc::truncated);
+  CHECK(read_varint(hex(varint_hex(0x100000000ull)), 0xffffffff).error().code() == undo::errc::varint_overflow);
+  CHECK(read_varint(hex("80")).error().code() == io::errc::truncated);
 }
 
 TEST_CASE("undo: CompressAmount as Core's compress_tests: the pairs, and every amount of its ranges round-trips") {
@@ -171,7 +171,7 @@ TEST_CASE("undo: hostile undo data: an x off the curve, an oversized script read
   const std::vector<std::byte> bytes = hex("01" "01" "0e00" "09" "05" + std::string(64, '0'));
   auto bad = decode_block_undo(bytes);
   REQUIRE(!bad);
-  CHECK(bad.error().code() == undo_errc::invalid_compressed_key);
+  CHECK(bad.error().code() == undo::errc::invalid_compressed_key);
   CHECK(bad.error().offset() == 38);  // after the 32 bytes of x
   // A script of 10,001 bytes: skipped, a lone OP_RETURN in its place (as Core).
   std::vector<std::byte> big = hex("01" "01" "0e00" "09");
@@ -187,7 +187,7 @@ TEST_CASE("undo: hostile undo data: an x off the curve, an oversized script read
   CHECK(read.value().transactions[0].coins[0].script_pubkey == std::vector<std::byte>{std::byte{0x6a}});
   // A size past the bytes present: truncated, nothing allocated for the claim.
   auto claim = decode_block_undo(hex("01" "01" "0e00" "09" "8efefefe7f"));
-  CHECK(claim.error().code() == errc::truncated);
+  CHECK(claim.error().code() == io::errc::truncated);
 
   // Every proper prefix of a real record fails where it ends.
   BlockUndo undo;
@@ -200,11 +200,11 @@ TEST_CASE("undo: hostile undo data: an x off the curve, an oversized script read
     CAPTURE(n);
     auto r = decode_block_undo(std::span<const std::byte>(whole).first(n));
     REQUIRE(!r);
-    CHECK(r.error().code() == errc::truncated);
+    CHECK(r.error().code() == io::errc::truncated);
     CHECK(r.error().offset() == n);
   }
   whole.push_back(std::byte{0});
-  CHECK(decode_block_undo(whole).error().code() == decode_errc::trailing_bytes);
+  CHECK(decode_block_undo(whole).error().code() == codec::errc::trailing_bytes);
 }
 
 namespace {
@@ -267,14 +267,14 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
   CHECK(fees(u2, b2) == std::vector<std::int64_t>{10'000, 1'000'000});
   CHECK(fees(u3, b3) == std::vector<std::int64_t>{990'000, 1 * coin});
   CHECK(check_shape(u3, b3));
-  CHECK(check_shape(u2, b3).error().code() == undo_errc::wrong_shape);
+  CHECK(check_shape(u2, b3).error().code() == undo::errc::wrong_shape);
   // What the coins were: d spends block 2's coinbase; c the outputs of a, each with its script.
   CHECK(u3.transactions[1].coins[0] == SpentCoin{2, true, 50 * coin, p2sh});
   CHECK(u3.transactions[0].coins[1] == SpentCoin{2, false, 10 * coin, p2pk_uncompressed});
   CHECK(u2.transactions[1].coins[0] == SpentCoin{2, false, 10 * coin, p2sh});
   // Spending twice: missing_coin, and the set is as it was.
   const std::size_t before = coins.size();
-  CHECK(coins.apply(b3, 4).error().code() == undo_errc::missing_coin);
+  CHECK(coins.apply(b3, 4).error().code() == undo::errc::missing_coin);
   CHECK(coins.size() == before);
 
   // Encoded and read back.
@@ -329,7 +329,7 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
   CHECK(index.value().find(block_hash(b3.header), undo_shape(b3)).value() == std::optional<BlockUndo>(u3));
   CHECK(index.value().find(block_hash(b2.header), undo_shape(b2)).value() == std::optional<BlockUndo>(u2));
   CHECK(!index.value().find(block_hash(b1.header), undo_shape(b1)).value());  // no record written for it
-  CHECK(index.value().find(block_hash(b3.header), undo_shape(b2)).error().code() == undo_errc::wrong_shape);
+  CHECK(index.value().find(block_hash(b3.header), undo_shape(b2)).error().code() == undo::errc::wrong_shape);
 
   // A key whose bytes are the magic's first byte: every record begins with
   // a zero on disk, and is still a record, not padding.
@@ -364,7 +364,7 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
   CHECK(reader.next().value());
   CHECK(reader.next().value());
   const auto damaged = reader.next();
-  CHECK(damaged.error().code() == undo_errc::bad_magic);
+  CHECK(damaged.error().code() == undo::errc::bad_magic);
   CHECK(damaged.error().offset() == raw.size());
 }
 

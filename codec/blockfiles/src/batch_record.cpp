@@ -36,7 +36,7 @@ result<std::optional<BlockPosition>> read_batch_start(const std::filesystem::pat
     if (got.value() == 0 || (have += got.value()) == buffer.size()) break;
   }
   const auto at = parse_batch_record(std::string(reinterpret_cast<const char*>(buffer.data()), have));
-  if (!at) return error(blockfile_errc::bad_batch_file);
+  if (!at) return error(blockfiles::errc::bad_batch_file);
   return at;
 }
 

@@ -26,7 +26,7 @@ result<XorKey> read_xor_key(const std::string& blocks_dir) {
   if (!exists) return XorKey{};  // no file: not obfuscated
   const auto size = fs::file_size(path, ec);
   if (ec) return ec;
-  if (size != 8) return blockfile_errc::bad_key_file;
+  if (size != 8) return blockfiles::errc::bad_key_file;
   auto file = FileReader::open(path.c_str());
   if (!file) return file.error();
   XorKey key;
@@ -34,7 +34,7 @@ result<XorKey> read_xor_key(const std::string& blocks_dir) {
   while (have < key.size()) {
     auto got = file.value().read_some(std::span(key).subspan(have));
     if (!got) return got.error();
-    if (got.value() == 0) return blockfile_errc::bad_key_file;  // shrank since it was measured
+    if (got.value() == 0) return blockfiles::errc::bad_key_file;  // shrank since it was measured
     have += got.value();
   }
   return key;

@@ -46,7 +46,7 @@ result<std::optional<BlockFileEvent>> BlockFileReader::next() {
   last_record_.reset();
   if (pending_resync_) {
     pending_resync_ = false;
-    return resync(base_ + begin_, blockfile_errc::undecodable_block);
+    return resync(base_ + begin_, blockfiles::errc::undecodable_block);
   }
   auto avail = fill(8);
   if (!avail) return avail.error();
@@ -65,23 +65,23 @@ result<std::optional<BlockFileEvent>> BlockFileReader::next() {
       if (!more) return more.error();
       if (more.value() == 0) return std::nullopt;  // zero padding up to the end: not an error
     }
-    return BlockFileEvent{SkippedBytes{offset, base_ + begin_ - offset, blockfile_errc::zero_bytes, 0}};
+    return BlockFileEvent{SkippedBytes{offset, base_ + begin_ - offset, blockfiles::errc::zero_bytes, 0}};
   }
 
   if (avail.value() < 8) {
     begin_ = end_;
-    return BlockFileEvent{SkippedBytes{offset, avail.value(), blockfile_errc::truncated_record_header, 0}};
+    return BlockFileEvent{SkippedBytes{offset, avail.value(), blockfiles::errc::truncated_record_header, 0}};
   }
-  if (!has_magic) return resync(offset, blockfile_errc::bad_magic);
+  if (!has_magic) return resync(offset, blockfiles::errc::bad_magic);
 
   const std::uint32_t length = le32(window_.get() + begin_ + 4);
   if (length < 81 || length > max_block_size) {
-    return resync(offset, blockfile_errc::implausible_length, length);
+    return resync(offset, blockfiles::errc::implausible_length, length);
   }
   avail = fill(8 + std::size_t{length});
   if (!avail) return avail.error();
   if (avail.value() < 8 + std::size_t{length}) {
-    return resync(offset, blockfile_errc::record_past_end, length);
+    return resync(offset, blockfiles::errc::record_past_end, length);
   }
   const std::span<const std::byte> block(window_.get() + begin_ + 8, length);
   last_record_ = offset;
@@ -114,7 +114,7 @@ void BlockFileReader::reject_last() {
 
 // Skips from the record at begin_ (file offset `from`) to the next magic,
 // searched with memchr for its first byte, and reports what was skipped.
-result<std::optional<BlockFileEvent>> BlockFileReader::resync(std::uint64_t from, blockfile_errc reason, std::uint32_t claimed_length) {
+result<std::optional<BlockFileEvent>> BlockFileReader::resync(std::uint64_t from, blockfiles::errc reason, std::uint32_t claimed_length) {
   ++begin_;  // the record start itself is not a valid record
   for (;;) {
     auto avail = fill(magic_.size());
@@ -146,7 +146,7 @@ result<std::optional<BlockFileEvent>> BlockFileReader::resync(std::uint64_t from
 
 std::string SkippedBytes::message() const {
   std::string text = make_error_code(reason).message();
-  if (reason == blockfile_errc::implausible_length || reason == blockfile_errc::record_past_end) {
+  if (reason == blockfiles::errc::implausible_length || reason == blockfiles::errc::record_past_end) {
     text += " (" + std::to_string(claimed_length) + " bytes)";
   }
   return text;
@@ -171,7 +171,7 @@ result<std::vector<std::byte>> read_block_record(const std::string& path, std::u
   std::array<std::byte, 8> header{};
   auto got = read_exactly(header);
   if (!got) return got.error();
-  if (got.value() == 0) return error(blockfile_errc::past_end_of_file, offset);
+  if (got.value() == 0) return error(blockfiles::errc::past_end_of_file, offset);
   bool zeros = true;  // on disk (Core's raw padding) or once un-XORed
   for (std::size_t i = 0; i < got.value(); ++i) {
     zeros = zeros && (header[i] == std::byte{0} || header[i] == key[(offset + i) % 8]);
@@ -179,17 +179,17 @@ result<std::vector<std::byte>> read_block_record(const std::string& path, std::u
   }
   const Magic expected = magic(net);
   if (got.value() >= 4 && std::memcmp(header.data(), expected.data(), 4) == 0) {
-    if (got.value() < 8) return error(blockfile_errc::truncated_record_header, offset);
+    if (got.value() < 8) return error(blockfiles::errc::truncated_record_header, offset);
     const std::uint32_t length = le32(header.data() + 4);
-    if (length < 81 || length > max_block_size) return error(blockfile_errc::implausible_length, offset);
+    if (length < 81 || length > max_block_size) return error(blockfiles::errc::implausible_length, offset);
     std::vector<std::byte> block(length);
     got = read_exactly(block);
     if (!got) return got.error();
-    if (got.value() < length) return error(blockfile_errc::record_past_end, offset);
+    if (got.value() < length) return error(blockfiles::errc::record_past_end, offset);
     xor_in_place(block, key, offset + 8);
     return block;
   }
-  return error(zeros ? blockfile_errc::zero_bytes : blockfile_errc::bad_magic, offset);
+  return error(zeros ? blockfiles::errc::zero_bytes : blockfiles::errc::bad_magic, offset);
 }
 
 }  // namespace blockwire

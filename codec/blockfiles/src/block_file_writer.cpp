@@ -36,7 +36,7 @@ std::error_code last_error() noexcept { return {errno, std::system_category()}; 
 // any descriptor of the file would drop them). `create`: make the file if it is not there; otherwise a missing
 // file gives an empty FileDescriptor (nothing to lock). `held`: the code for
 // a lock someone else holds.
-result<FileDescriptor> lock_file(const fs::path& path, bool create, blockfile_errc held) {
+result<FileDescriptor> lock_file(const fs::path& path, bool create, blockfiles::errc held) {
   int fd;
   do fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
   while (fd < 0 && errno == EINTR);
@@ -85,14 +85,14 @@ result<Tail> check_last_file(const std::string& path, const XorKey& key, network
     if (!event) return event.error();
     if (!event.value()) break;
     if (const auto* record = std::get_if<BlockRecord>(&*event.value())) {
-      if (torn_at) return error(blockfile_errc::damaged_last_file, *torn_at);
-      if (!decode_block(record->bytes, block)) return error(blockfile_errc::damaged_last_file, record->offset);
+      if (torn_at) return error(blockfiles::errc::damaged_last_file, *torn_at);
+      if (!decode_block(record->bytes, block)) return error(blockfiles::errc::damaged_last_file, record->offset);
       end = record->offset + 8 + record->bytes.size();
       continue;
     }
     const auto& skipped = std::get<SkippedBytes>(*event.value());
     if (torn_at) continue;  // inside the torn record's block: bytes that look like a magic
-    if (!skipped.cut_short() || skipped.offset != end) return error(blockfile_errc::damaged_last_file, skipped.offset);
+    if (!skipped.cut_short() || skipped.offset != end) return error(blockfiles::errc::damaged_last_file, skipped.offset);
     torn_at = skipped.offset;
   }
   return Tail{end, !torn_at && end < size, torn_at.has_value()};
@@ -120,7 +120,7 @@ struct BlockFileWriter::State {
 
   // Never truncates or overwrites: a new file must not exist yet.
   result<void> create_file(unsigned n) {
-    if (n > max_block_file_number) return blockfile_errc::too_many_files;
+    if (n > max_block_file_number) return blockfiles::errc::too_many_files;
     auto created = FileWriter::create_new(path_of(n).c_str());
     if (!created) return created.error();
     file.emplace(std::move(created).value());
@@ -162,7 +162,7 @@ struct BlockFileWriter::State {
     const auto size = fs::file_size(path, ec);
     if (ec == std::errc::no_such_file_or_directory) return removed;  // the batch's first file is gone: nothing to cut
     if (ec) return ec;
-    if (size < to.offset) return error(blockfile_errc::bad_batch_file);
+    if (size < to.offset) return error(blockfiles::errc::bad_batch_file);
     if (::truncate(path.c_str(), static_cast<off_t>(to.offset)) != 0) return last_error();
     return removed + (size - to.offset);
   }
@@ -173,8 +173,8 @@ struct BlockFileWriter::State {
   template <class EncodeBlock>
   result<BlockPosition> append(std::uint64_t length, EncodeBlock&& encode_block) {
     if (failure) return failure;
-    if (!file) return blockfile_errc::writer_closed;
-    if (length > max_block_size) return blockfile_errc::block_too_large;  // no reader would take it
+    if (!file) return blockfiles::errc::writer_closed;
+    if (length > max_block_size) return blockfiles::errc::block_too_large;  // no reader would take it
     if (size != 0 && size + 8 + length > max_blockfile_size) {
       if (batch) {  // commit_batch() syncs only the file it has open
         if (auto r = file->sync(); !r) return failure = r.error();
@@ -209,13 +209,13 @@ result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorK
   state->key = key;
   state->magic = magic(net);
   // A running node first: then nothing at all is written.
-  auto node_lock = lock_file(data_directory_of(dir) / ".lock", false, blockfile_errc::node_running);
+  auto node_lock = lock_file(data_directory_of(dir) / ".lock", false, blockfiles::errc::node_running);
   if (!node_lock) return node_lock.error();
   state->node_lock = std::move(node_lock).value();
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return ec;
-  auto lock = lock_file(fs::path(dir) / ".lock", true, blockfile_errc::directory_locked);
+  auto lock = lock_file(fs::path(dir) / ".lock", true, blockfiles::errc::directory_locked);
   if (!lock) return lock.error();
   state->lock = std::move(lock).value();
 
@@ -250,15 +250,15 @@ result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorK
   });
   if (has_key_file) {
     auto old_key = read_xor_key(dir);
-    if (!old_key && old_key.error().code() == blockfile_errc::bad_key_file && !holds_records) {
+    if (!old_key && old_key.error().code() == blockfiles::errc::bad_key_file && !holds_records) {
       if (auto r = write_xor_key(dir, key); !r) return r.error();
     } else if (!old_key) {
       return old_key.error();
     } else if (old_key.value() != key) {
-      return blockfile_errc::key_mismatch;
+      return blockfiles::errc::key_mismatch;
     }
   } else if (!existing.value().empty() && !is_zero(key)) {
-    return blockfile_errc::plain_files_present;
+    return blockfiles::errc::plain_files_present;
   } else if (auto r = write_xor_key(dir, key); !r) {
     return r.error();
   }
@@ -291,17 +291,17 @@ result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorK
 }
 
 result<BlockPosition> BlockFileWriter::append(const Block& block) {
-  if (!state_) return blockfile_errc::writer_closed;  // moved from
+  if (!state_) return blockfiles::errc::writer_closed;  // moved from
   return state_->append(serialized_size(block), [&](StreamWriter& w) { encode_block(block, w); });
 }
 
 result<BlockPosition> BlockFileWriter::append(std::span<const std::byte> block_bytes) {
-  if (!state_) return blockfile_errc::writer_closed;  // moved from
+  if (!state_) return blockfiles::errc::writer_closed;  // moved from
   return state_->append(block_bytes.size(), [&](StreamWriter& w) { w.write(block_bytes); });
 }
 
 result<void> BlockFileWriter::rewind(BlockPosition to) {
-  if (!state_) return blockfile_errc::writer_closed;
+  if (!state_) return blockfiles::errc::writer_closed;
   State& s = *state_;
   if (s.file) {
     if (auto r = s.file->close(); !r && !s.failure) s.failure = r.error();
@@ -326,9 +326,9 @@ result<void> BlockFileWriter::rewind(BlockPosition to) {
 }
 
 result<void> BlockFileWriter::begin_batch() {
-  if (!state_ || !state_->file) return blockfile_errc::writer_closed;
+  if (!state_ || !state_->file) return blockfiles::errc::writer_closed;
   State& s = *state_;
-  if (s.batch) return blockfile_errc::batch_in_progress;
+  if (s.batch) return blockfiles::errc::batch_in_progress;
   if (s.failure) return s.failure;
   const BlockPosition at{s.number, s.size};
   // The file it begins in must exist on disk, with its size, before the

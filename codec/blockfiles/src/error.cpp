@@ -5,32 +5,32 @@ namespace blockwire {
 namespace {
 
 const char* describe(int value) noexcept {
-  switch (static_cast<blockfile_errc>(value)) {
-    case blockfile_errc::bad_key_file: return "xor.dat is not 8 bytes";
-    case blockfile_errc::key_mismatch: return "the directory's xor.dat holds another XOR key";
-    case blockfile_errc::plain_files_present: return "the directory has unobfuscated blk files: a key would garble them";
-    case blockfile_errc::block_too_large: return "block longer than 4,000,000 bytes (MAX_BLOCK_SERIALIZED_SIZE)";
-    case blockfile_errc::writer_closed: return "the block-file writer is closed";
-    case blockfile_errc::zero_bytes: return "zero bytes between records";
-    case blockfile_errc::truncated_record_header: return "truncated record header at the end of the file";
-    case blockfile_errc::bad_magic: return "bad magic";
-    case blockfile_errc::implausible_length: return "implausible block length";
-    case blockfile_errc::record_past_end: return "the record runs past the end of the file";
-    case blockfile_errc::undecodable_block: return "the record's block does not decode";
-    case blockfile_errc::past_end_of_file: return "no record there: the file ends before it (or only zero bytes follow)";
-    case blockfile_errc::directory_locked: return "another writer holds the directory's lock (.lock)";
-    case blockfile_errc::node_running: return "a running node holds its data directory's lock (../.lock): stop it first";
-    case blockfile_errc::too_many_files: return "past blk99999.dat, the last name Bitcoin Core gives a block file";
-    case blockfile_errc::damaged_last_file: return "the last blk file is damaged: a record that does not decode, or broken framing before a whole record";
-    case blockfile_errc::batch_in_progress: return "a batch of appends is already open";
-    case blockfile_errc::bad_batch_file: return ".blockwire-batch does not name a position of this directory's blk files";
+  switch (static_cast<blockfiles::errc>(value)) {
+    case blockfiles::errc::bad_key_file: return "xor.dat is not 8 bytes";
+    case blockfiles::errc::key_mismatch: return "the directory's xor.dat holds another XOR key";
+    case blockfiles::errc::plain_files_present: return "the directory has unobfuscated blk files: a key would garble them";
+    case blockfiles::errc::block_too_large: return "block longer than 4,000,000 bytes (MAX_BLOCK_SERIALIZED_SIZE)";
+    case blockfiles::errc::writer_closed: return "the block-file writer is closed";
+    case blockfiles::errc::zero_bytes: return "zero bytes between records";
+    case blockfiles::errc::truncated_record_header: return "truncated record header at the end of the file";
+    case blockfiles::errc::bad_magic: return "bad magic";
+    case blockfiles::errc::implausible_length: return "implausible block length";
+    case blockfiles::errc::record_past_end: return "the record runs past the end of the file";
+    case blockfiles::errc::undecodable_block: return "the record's block does not decode";
+    case blockfiles::errc::past_end_of_file: return "no record there: the file ends before it (or only zero bytes follow)";
+    case blockfiles::errc::directory_locked: return "another writer holds the directory's lock (.lock)";
+    case blockfiles::errc::node_running: return "a running node holds its data directory's lock (../.lock): stop it first";
+    case blockfiles::errc::too_many_files: return "past blk99999.dat, the last name Bitcoin Core gives a block file";
+    case blockfiles::errc::damaged_last_file: return "the last blk file is damaged: a record that does not decode, or broken framing before a whole record";
+    case blockfiles::errc::batch_in_progress: return "a batch of appends is already open";
+    case blockfiles::errc::bad_batch_file: return ".blockwire-batch does not name a position of this directory's blk files";
   }
   return nullptr;
 }
 
 }  // namespace
 
-const std::error_category& blockfile_category() noexcept {
+const std::error_category& blockfiles::category() noexcept {
   static const enum_category instance("blockwire.blockfiles", describe);
   return instance;
 }

@@ -27,7 +27,7 @@ class DeadlineReader {
  public:
   explicit DeadlineReader(int fd) noexcept : socket_(fd) {}
 
-  void arm(clock::time_point until, net_errc on_timeout) noexcept {
+  void arm(clock::time_point until, net::errc on_timeout) noexcept {
     deadline_ = until;
     on_timeout_ = on_timeout;
   }
@@ -51,7 +51,7 @@ class DeadlineReader {
  private:
   SocketReader socket_;
   clock::time_point deadline_{};
-  net_errc on_timeout_ = net_errc::timed_out;
+  net::errc on_timeout_ = net::errc::timed_out;
   std::uint64_t received_ = 0;
 };
 
@@ -82,7 +82,7 @@ class DeadlineWriter {
       if (errno == EINTR) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK) return std::error_code(errno, std::system_category());
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline_ - clock::now());
-      if (left.count() <= 0) return net_errc::peer_not_reading;
+      if (left.count() <= 0) return net::errc::peer_not_reading;
       pollfd p{fd_, POLLOUT, 0};
       if (::poll(&p, 1, static_cast<int>(std::min<std::chrono::milliseconds::rep>(left.count(), 1'000'000))) < 0 && errno != EINTR) {
         return std::error_code(errno, std::system_category());
@@ -159,15 +159,15 @@ result<p2p::Message> Connection::receive(clock::time_point until) {
     s.last_offset = s.consumed();
     s.last_command.clear();
     if (s.in.buffered().empty()) {
-      s.reader.arm(idle_until, net_errc::timed_out);
+      s.reader.arm(idle_until, net::errc::timed_out);
       auto got = s.in.fill();
       if (!got) return error(got.error().code(), s.last_offset);
-      if (got.value() == 0) return error(net_errc::connection_closed, s.last_offset);
+      if (got.value() == 0) return error(net::errc::connection_closed, s.last_offset);
     }
     // Timed from its first byte: the envelope first, then the whole at the
     // time its length gives.
     const auto started = clock::now();
-    s.reader.arm(started + std::min(s.timeouts.message, s.timeouts.envelope), net_errc::too_slow);
+    s.reader.arm(started + std::min(s.timeouts.message, s.timeouts.envelope), net::errc::too_slow);
     while (s.in.buffered().size() < p2p::envelope_size) {
       auto got = s.in.fill();
       if (!got) return error(got.error().code(), s.consumed());
@@ -175,13 +175,13 @@ result<p2p::Message> Connection::receive(clock::time_point until) {
     }
     if (const auto head = s.in.buffered(); head.size() >= p2p::envelope_size) {
       const auto length = load_le<std::uint32_t>(head.data() + 16);  // the envelope's length field
-      s.reader.arm(started + s.timeouts.for_message(length), net_errc::too_slow);
+      s.reader.arm(started + s.timeouts.for_message(length), net::errc::too_slow);
     }
     auto message = p2p::decode_message(s.in, s.net, &s.last_command);
     if (!message) {
       std::error_code code = message.error().code();
       // The stream ended inside the message: the peer closed.
-      if (code == errc::end_of_stream || code == errc::truncated) code = net_errc::connection_closed;
+      if (code == io::errc::end_of_stream || code == io::errc::truncated) code = net::errc::connection_closed;
       const std::uint64_t at = message.error().has_offset() ? s.last_offset + message.error().offset() : s.consumed();
       return error(code, at);
     }
@@ -213,11 +213,11 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
   }
   std::optional<p2p::Version> theirs;
   bool verack = false;
-  result<p2p::Version> outcome = net_errc::timed_out;
+  result<p2p::Version> outcome = net::errc::timed_out;
   while (!theirs || !verack) {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now());
     if (left.count() <= 0) {
-      outcome = error(net_errc::timed_out, s.consumed());
+      outcome = error(net::errc::timed_out, s.consumed());
       break;
     }
     s.timeouts.idle = std::min(saved.idle, left);
@@ -229,15 +229,15 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
     }
     if (auto* version = std::get_if<p2p::Version>(&message.value())) {
       if (theirs) {
-        outcome = error(net_errc::unexpected_message, s.last_offset);
+        outcome = error(net::errc::unexpected_message, s.last_offset);
         break;
       }
       if (version->nonce == ours.nonce) {
-        outcome = error(net_errc::self_connection, s.last_offset);
+        outcome = error(net::errc::self_connection, s.last_offset);
         break;
       }
       if (version->version < 31'800) {
-        outcome = error(net_errc::obsolete_peer, s.last_offset);
+        outcome = error(net::errc::obsolete_peer, s.last_offset);
         break;
       }
       theirs = std::move(*version);
@@ -252,7 +252,7 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
         break;
       }
     } else if (!theirs) {
-      outcome = error(net_errc::unexpected_message, s.last_offset);
+      outcome = error(net::errc::unexpected_message, s.last_offset);
       break;
     } else if (std::holds_alternative<p2p::Verack>(message.value())) {
       verack = true;

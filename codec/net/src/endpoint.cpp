@@ -31,7 +31,7 @@ result<void> resolve(const Endpoint& where, bool passive, AddrInfo& out) {
   const std::string port = std::to_string(where.port);
   const int rc = getaddrinfo(where.host.empty() ? nullptr : where.host.c_str(), port.c_str(), &hints, &out.list);
   if (rc == EAI_SYSTEM) return last_os_error();
-  if (rc != 0 || out.list == nullptr) return net_errc::unknown_host;
+  if (rc != 0 || out.list == nullptr) return net::errc::unknown_host;
   return success();
 }
 
@@ -83,13 +83,13 @@ result<Endpoint> parse_endpoint(std::string_view text, std::uint16_t default_por
   std::string_view port_text;
   if (text.starts_with("[")) {  // [IPv6]:port
     const auto close = text.find(']');
-    if (close == std::string_view::npos) return net_errc::bad_endpoint;
+    if (close == std::string_view::npos) return net::errc::bad_endpoint;
     e.host = std::string(text.substr(1, close - 1));
     const std::string_view rest = text.substr(close + 1);
     if (!rest.empty()) {
-      if (!rest.starts_with(":")) return net_errc::bad_endpoint;
+      if (!rest.starts_with(":")) return net::errc::bad_endpoint;
       port_text = rest.substr(1);
-      if (port_text.empty()) return net_errc::bad_endpoint;
+      if (port_text.empty()) return net::errc::bad_endpoint;
     }
   } else if (const auto colon = text.rfind(':'); colon != std::string_view::npos) {
     if (text.find(':') != colon) {  // a bare IPv6 address: no port
@@ -97,7 +97,7 @@ result<Endpoint> parse_endpoint(std::string_view text, std::uint16_t default_por
     } else {
       e.host = std::string(text.substr(0, colon));
       port_text = text.substr(colon + 1);
-      if (port_text.empty()) return net_errc::bad_endpoint;
+      if (port_text.empty()) return net::errc::bad_endpoint;
     }
   } else {
     e.host = std::string(text);
@@ -106,7 +106,7 @@ result<Endpoint> parse_endpoint(std::string_view text, std::uint16_t default_por
   if (!port_text.empty()) {
     unsigned value = 0;
     const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), value);
-    if (ec != std::errc() || end != port_text.data() + port_text.size() || value > 65535) return net_errc::bad_endpoint;
+    if (ec != std::errc() || end != port_text.data() + port_text.size() || value > 65535) return net::errc::bad_endpoint;
     e.port = static_cast<std::uint16_t>(value);
   }
   return e;
@@ -118,7 +118,7 @@ namespace {
 // last failure.
 template <class Use>
 result<FileDescriptor> first_usable(const addrinfo* list, const Use& use) {
-  error last = net_errc::unknown_host;
+  error last = net::errc::unknown_host;
   for (const addrinfo* a = list; a != nullptr; a = a->ai_next) {
     FileDescriptor fd(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol), ownership::own);
     if (fd.get() < 0) {
@@ -137,7 +137,7 @@ result<FileDescriptor> first_usable(const addrinfo* list, const Use& use) {
 }  // namespace
 
 result<FileDescriptor> connect_to(const Endpoint& where, std::chrono::milliseconds timeout) {
-  if (where.host.empty()) return net_errc::bad_endpoint;
+  if (where.host.empty()) return net::errc::bad_endpoint;
   AddrInfo addresses;
   if (auto r = resolve(where, false, addresses); !r) return r.error();
   return first_usable(addresses.list, [&](int fd, const addrinfo& a) { return connect_within(fd, a, timeout); });

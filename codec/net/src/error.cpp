@@ -4,27 +4,27 @@ namespace blockwire::net {
 namespace {
 
 const char* describe(int value) noexcept {
-  switch (static_cast<net_errc>(value)) {
-    case net_errc::timed_out: return "the peer sent nothing we were waiting for within the idle timeout";
-    case net_errc::too_slow: return "a message did not arrive whole within its time (the message timeout, less for a short one)";
-    case net_errc::connection_closed: return "the peer closed the connection";
-    case net_errc::self_connection: return "connected to ourselves (the peer's version carries our nonce)";
-    case net_errc::obsolete_peer: return "the peer's protocol version is below 31800";
-    case net_errc::unexpected_message: return "a message the handshake does not allow there";
-    case net_errc::unconnected_headers: return "a header that links neither to the header before it nor to our chain";
-    case net_errc::bad_header_pow: return "a header whose hash is above its target, or whose target is easier than the network allows";
-    case net_errc::duplicate_header: return "the same header twice in one headers message";
-    case net_errc::unrequested_block: return "a block we did not ask for";
-    case net_errc::block_not_found: return "the peer does not have a block we asked for (notfound)";
-    case net_errc::bad_endpoint: return "not HOST[:PORT]";
-    case net_errc::unknown_host: return "the host name resolves to no address";
-    case net_errc::peer_not_reading: return "the peer stopped reading: a message we sent it did not leave within its time";
-    case net_errc::ignores_getheaders:
+  switch (static_cast<net::errc>(value)) {
+    case net::errc::timed_out: return "the peer sent nothing we were waiting for within the idle timeout";
+    case net::errc::too_slow: return "a message did not arrive whole within its time (the message timeout, less for a short one)";
+    case net::errc::connection_closed: return "the peer closed the connection";
+    case net::errc::self_connection: return "connected to ourselves (the peer's version carries our nonce)";
+    case net::errc::obsolete_peer: return "the peer's protocol version is below 31800";
+    case net::errc::unexpected_message: return "a message the handshake does not allow there";
+    case net::errc::unconnected_headers: return "a header that links neither to the header before it nor to our chain";
+    case net::errc::bad_header_pow: return "a header whose hash is above its target, or whose target is easier than the network allows";
+    case net::errc::duplicate_header: return "the same header twice in one headers message";
+    case net::errc::unrequested_block: return "a block we did not ask for";
+    case net::errc::block_not_found: return "the peer does not have a block we asked for (notfound)";
+    case net::errc::bad_endpoint: return "not HOST[:PORT]";
+    case net::errc::unknown_host: return "the host name resolves to no address";
+    case net::errc::peer_not_reading: return "the peer stopped reading: a message we sent it did not leave within its time";
+    case net::errc::ignores_getheaders:
       return "the peer ignores our getheaders (it answered the ping we sent after it), though it announced more blocks than we have: "
              "a node in initial block download does that (Bitcoin Core: wait until it has synced, or give us the download "
              "permission, -whitelist=download@OUR_ADDRESS)";
-    case net_errc::bad_request: return "a request Bitcoin Core disconnects a peer for (a getblocktxn index past the block's transactions)";
-    case net_errc::no_answer:
+    case net::errc::bad_request: return "a request Bitcoin Core disconnects a peer for (a getblocktxn index past the block's transactions)";
+    case net::errc::no_answer:
       return "the peer answered neither our getheaders nor the ping after it within the handshake timeout: it ignores us "
              "(try another node, or --timeout for a slow one)";
   }
@@ -33,7 +33,7 @@ const char* describe(int value) noexcept {
 
 }  // namespace
 
-const std::error_category& net_category() noexcept {
+const std::error_category& category() noexcept {
   static const enum_category instance("blockwire.net", describe);
   return instance;
 }

@@ -265,7 +265,7 @@ class Server {
     txn.block_hash = request.block_hash;
     for (const std::uint16_t i : request.indexes) {
       // Core disconnects a peer asking past the block's transactions.
-      if (i >= block.value().transactions.size()) return error(net_errc::bad_request, peer_.last_message_offset());
+      if (i >= block.value().transactions.size()) return error(net::errc::bad_request, peer_.last_message_offset());
       txn.transactions.push_back(block.value().transactions[i]);
     }
     return peer_.send(txn);
@@ -287,7 +287,7 @@ result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* ti
   for (;;) {
     if (!peer.has_buffered_input()) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(idle_until - clock::now());
-      if (left.count() <= 0) return error(net_errc::timed_out, peer.bytes_received());
+      if (left.count() <= 0) return error(net::errc::timed_out, peer.bytes_received());
       pollfd fds[2] = {{peer.fd(), POLLIN, 0}, {tips != nullptr ? tips->fd() : -1, POLLIN, 0}};
       const int n = ::poll(fds, tips != nullptr ? 2 : 1, static_cast<int>(std::min<std::chrono::milliseconds::rep>(left.count(), 1'000'000)));
       if (n < 0 && errno != EINTR) return std::error_code(errno, std::system_category());
@@ -300,7 +300,7 @@ result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* ti
     }
     auto message = peer.receive(idle_until);
     if (!message) {
-      if (message.error().code() == net_errc::connection_closed && message.error().offset() == peer.bytes_received()) {
+      if (message.error().code() == net::errc::connection_closed && message.error().offset() == peer.bytes_received()) {
         return success();  // gone between messages: a goodbye
       }
       return message.error();

@@ -34,10 +34,10 @@ result<std::vector<HashedHeader>> new_headers(const p2p::Headers& message, const
     const BlockHeader& h = message.headers[i];
     const std::uint64_t at = first + 81 * i;
     const Hash256 hash = block_hash(h);
-    if (!seen.insert(hash).second) return error(net_errc::duplicate_header, at);
-    if (!proof_of_work_ok(hash, h.bits, chain.net())) return error(net_errc::bad_header_pow, at);
+    if (!seen.insert(hash).second) return error(net::errc::duplicate_header, at);
+    if (!proof_of_work_ok(hash, h.bits, chain.net())) return error(net::errc::bad_header_pow, at);
     const bool links = i == 0 ? chain.contains(h.prev_block) : h.prev_block == previous;
-    if (!links) return error(net_errc::unconnected_headers, at);
+    if (!links) return error(net::errc::unconnected_headers, at);
     previous = hash;
     if (chain.find(hash) == nullptr) fresh.push_back({h, hash});  // held already (linked or not): not fetched again
   }
@@ -102,7 +102,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
     for (;;) {  // the answer; announcements, old pongs and the like pass by
       auto message = peer.receive(answer_until);
       if (!message) {
-        if (message.error().code() == net_errc::timed_out) return error(net_errc::no_answer, message.error().offset());
+        if (message.error().code() == net::errc::timed_out) return error(net::errc::no_answer, message.error().offset());
         return message.error();
       }
       if (auto r = answer(peer, message.value()); !r) return r;
@@ -110,7 +110,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
         // Nothing more from this peer; unless it announced more than we
         // have: then it ignores getheaders (a node in its initial block
         // download does).
-        if (chain.height() < peer_height && wanted.empty()) return error(net_errc::ignores_getheaders, peer.last_message_offset());
+        if (chain.height() < peer_height && wanted.empty()) return error(net::errc::ignores_getheaders, peer.last_message_offset());
         no_more = true;
         break;
       }
@@ -127,14 +127,14 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
         continue_from = last;
         break;
       }
-      if (clock::now() > answer_until) return error(net_errc::no_answer, peer.last_message_offset());
+      if (clock::now() > answer_until) return error(net::errc::no_answer, peer.last_message_offset());
     }
     progressed();
     // An empty answer from a peer that announced more than we have: it
     // will not serve us (Core answers a node below its minimum chain work
     // with an empty headers message, in its initial block download).
     if (!no_more && wanted.empty() && !full && chain.height() < peer_height && progress.blocks <= 1) {
-      return error(net_errc::ignores_getheaders, peer.last_message_offset());
+      return error(net::errc::ignores_getheaders, peer.last_message_offset());
     }
     if (no_more || (wanted.empty() && !full)) {  // the peer has nothing we lack
       progress.stopped = SyncProgress::stop::tip_reached;
@@ -162,17 +162,17 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
       if (auto r = answer(peer, message.value()); !r) return r;
       if (const auto* missing = std::get_if<p2p::NotFound>(&message.value())) {
         for (const auto& item : missing->items) {
-          if (in_flight.contains(item.hash)) return error(net_errc::block_not_found, peer.last_message_offset());
+          if (in_flight.contains(item.hash)) return error(net::errc::block_not_found, peer.last_message_offset());
         }
       }
       auto* got = std::get_if<p2p::BlockMessage>(&message.value());
       if (got == nullptr) {
-        if (stalled()) return error(net_errc::timed_out, peer.last_message_offset());
+        if (stalled()) return error(net::errc::timed_out, peer.last_message_offset());
         continue;
       }
       const std::uint64_t at = peer.last_message_offset();
       const auto it = in_flight.find(block_hash(got->block.header));
-      if (it == in_flight.end()) return error(net_errc::unrequested_block, at);
+      if (it == in_flight.end()) return error(net::errc::unrequested_block, at);
       if (auto checked = check_block(got->block); !checked) return error(checked.error().code(), at);
       progressed();
       early.emplace(it->second, std::move(got->block));

@@ -170,7 +170,7 @@ result<Block> PartialBlock::finish(std::span<const Transaction> missing_transact
   if (auto checked = check_block(block, ids); !checked) {
     const std::error_code code = checked.error().code();
     // What a wrong transaction behind a short id does (Core: BLOCK_MUTATED).
-    if (code == check_errc::bad_merkle_root || code == check_errc::mutated_merkle_root || code == check_errc::bad_witness_commitment)
+    if (code == check::errc::bad_merkle_root || code == check::errc::mutated_merkle_root || code == check::errc::bad_witness_commitment)
       return error(errc::short_id_collision);
     return checked.error();
   }

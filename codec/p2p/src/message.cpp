@@ -429,7 +429,7 @@ std::size_t address_size(std::uint8_t id) noexcept {
   return 0;
 }
 
-const std::error_category& p2p_category() noexcept {
+const std::error_category& category() noexcept {
   static const enum_category instance("blockwire.p2p", describe);
   return instance;
 }
@@ -509,7 +509,7 @@ result<Message> decode_message(StreamReader& in, network net, std::string* comma
       // The whole payload arrived: running out inside it is the message's
       // fault, not the end of the stream.
       const std::error_code c = message.error().code();
-      if (c == blockwire::errc::end_of_stream || c == blockwire::errc::truncated) {
+      if (c == blockwire::io::errc::end_of_stream || c == blockwire::io::errc::truncated) {
         return in_message(error(errc::short_payload, message.error().has_offset() ? message.error().offset() : payload.size()));
       }
       return in_message(message.error());
@@ -524,7 +524,7 @@ result<Message> decode_message(std::span<const std::byte> bytes, network net, st
   StreamReader in{reader_ref(source)};
   auto message = decode_message(in, net, command_out);
   if (!message) return message;
-  if (!in.buffered().empty() || !source.remaining().empty()) return error(decode_errc::trailing_bytes, bytes.size() - in.buffered().size() - source.remaining().size());
+  if (!in.buffered().empty() || !source.remaining().empty()) return error(codec::errc::trailing_bytes, bytes.size() - in.buffered().size() - source.remaining().size());
   return message;
 }
 

@@ -11,17 +11,17 @@ namespace blockwire {
 namespace {
 
 const char* describe(int value) noexcept {
-  switch (static_cast<address_errc>(value)) {
-    case address_errc::bad_base58: return "not Base58: a character outside its alphabet";
-    case address_errc::bad_base58_checksum: return "invalid checksum or length of a Base58 address (P2PKH or P2SH)";
-    case address_errc::unknown_prefix: return "a Base58 address of no known type on this network (its version byte)";
-    case address_errc::bad_bech32: return "not a Bech32 address (characters, mixed case, separator or length)";
-    case address_errc::bad_bech32_checksum: return "invalid Bech32 checksum";
-    case address_errc::wrong_network: return "a Segwit address of another network (its prefix)";
-    case address_errc::wrong_checksum_variant: return "version 0 witness addresses use Bech32, version 1+ Bech32m";
-    case address_errc::bad_witness_version: return "invalid witness version";
-    case address_errc::bad_witness_program: return "invalid witness program size for its version";
-    case address_errc::bad_padding: return "invalid padding in the Bech32 data section";
+  switch (static_cast<address::errc>(value)) {
+    case address::errc::bad_base58: return "not Base58: a character outside its alphabet";
+    case address::errc::bad_base58_checksum: return "invalid checksum or length of a Base58 address (P2PKH or P2SH)";
+    case address::errc::unknown_prefix: return "a Base58 address of no known type on this network (its version byte)";
+    case address::errc::bad_bech32: return "not a Bech32 address (characters, mixed case, separator or length)";
+    case address::errc::bad_bech32_checksum: return "invalid Bech32 checksum";
+    case address::errc::wrong_network: return "a Segwit address of another network (its prefix)";
+    case address::errc::wrong_checksum_variant: return "version 0 witness addresses use Bech32, version 1+ Bech32m";
+    case address::errc::bad_witness_version: return "invalid witness version";
+    case address::errc::bad_witness_program: return "invalid witness program size for its version";
+    case address::errc::bad_padding: return "invalid padding in the Bech32 data section";
   }
   return nullptr;
 }
@@ -133,25 +133,25 @@ result<Bech32> bech32_decode(std::string_view text) {
   bool lower = false;
   bool upper = false;
   for (char c : text) {
-    if (c < 33 || c > 126) return address_errc::bad_bech32;
+    if (c < 33 || c > 126) return address::errc::bad_bech32;
     lower = lower || (c >= 'a' && c <= 'z');
     upper = upper || (c >= 'A' && c <= 'Z');
   }
-  if ((lower && upper) || text.size() > 90) return address_errc::bad_bech32;
+  if ((lower && upper) || text.size() > 90) return address::errc::bad_bech32;
   const auto separator = text.rfind('1');
-  if (separator == std::string_view::npos || separator == 0 || separator + 7 > text.size()) return address_errc::bad_bech32;
+  if (separator == std::string_view::npos || separator == 0 || separator + 7 > text.size()) return address::errc::bad_bech32;
   Bech32 out;
   for (char c : text.substr(0, separator)) out.hrp += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
   for (char c : text.substr(separator + 1)) {
     const char lowered = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
     const auto at = bech32_charset.find(lowered);
-    if (at == std::string_view::npos) return address_errc::bad_bech32;
+    if (at == std::string_view::npos) return address::errc::bad_bech32;
     out.data.push_back(static_cast<std::uint8_t>(at));
   }
   std::vector<std::uint8_t> values = hrp_expand(out.hrp);
   values.insert(values.end(), out.data.begin(), out.data.end());
   out.constant = polymod(values);
-  if (out.constant != bech32_constant && out.constant != bech32m_constant) return address_errc::bad_bech32_checksum;
+  if (out.constant != bech32_constant && out.constant != bech32m_constant) return address::errc::bad_bech32_checksum;
   out.data.resize(out.data.size() - 6);
   return out;
 }
@@ -166,7 +166,7 @@ std::vector<std::byte> witness_script(unsigned version, std::span<const std::byt
 
 }  // namespace
 
-const std::error_category& address_category() noexcept {
+const std::error_category& address::category() noexcept {
   static const enum_category instance("blockwire.address", describe);
   return instance;
 }
@@ -180,11 +180,11 @@ std::string base58check_encode(std::span<const std::byte> payload) {
 
 result<std::vector<std::byte>> base58check_decode(std::string_view text) {
   auto bytes = base58_decode(text);
-  if (!bytes) return address_errc::bad_base58;
-  if (bytes->size() < 4) return address_errc::bad_base58_checksum;
+  if (!bytes) return address::errc::bad_base58;
+  if (bytes->size() < 4) return address::errc::bad_base58_checksum;
   const std::span<const std::byte> payload = std::span(*bytes).first(bytes->size() - 4);
   const Hash256 check = sha256d(payload);
-  if (!std::equal(check.bytes().begin(), check.bytes().begin() + 4, bytes->end() - 4)) return address_errc::bad_base58_checksum;
+  if (!std::equal(check.bytes().begin(), check.bytes().begin() + 4, bytes->end() - 4)) return address::errc::bad_base58_checksum;
   return std::vector<std::byte>(payload.begin(), payload.end());
 }
 
@@ -232,14 +232,14 @@ result<std::vector<std::byte>> decode_address(std::string_view address, network 
     auto payload = base58check_decode(address);
     if (!payload) {
       // Say so when it is a Segwit address of another network.
-      if (auto other = bech32_decode(address); other) return address_errc::wrong_network;
+      if (auto other = bech32_decode(address); other) return address::errc::wrong_network;
       return payload.error();
     }
     const auto& p = payload.value();
     const bool pubkey = !p.empty() && u8(p[0]) == pubkey_address_prefix(net);
     const bool scripthash = !p.empty() && u8(p[0]) == script_address_prefix(net);
-    if (!pubkey && !scripthash) return address_errc::unknown_prefix;
-    if (p.size() != 21) return address_errc::bad_base58_checksum;  // a right prefix, a wrong length
+    if (!pubkey && !scripthash) return address::errc::unknown_prefix;
+    if (p.size() != 21) return address::errc::bad_base58_checksum;  // a right prefix, a wrong length
     std::vector<std::byte> script;
     const auto hash = std::span(p).subspan(1);
     if (pubkey) {
@@ -256,15 +256,15 @@ result<std::vector<std::byte>> decode_address(std::string_view address, network 
   auto decoded = bech32_decode(address);
   if (!decoded) return decoded.error();
   const Bech32& b = decoded.value();
-  if (b.hrp != hrp) return address_errc::wrong_network;
-  if (b.data.empty()) return address_errc::bad_witness_program;
+  if (b.hrp != hrp) return address::errc::wrong_network;
+  if (b.data.empty()) return address::errc::bad_witness_program;
   const unsigned version = b.data[0];
-  if (version > 16) return address_errc::bad_witness_version;
-  if ((version == 0) != (b.constant == bech32_constant)) return address_errc::wrong_checksum_variant;
+  if (version > 16) return address::errc::bad_witness_version;
+  if ((version == 0) != (b.constant == bech32_constant)) return address::errc::wrong_checksum_variant;
   std::vector<std::uint8_t> program;
-  if (!convert_bits(std::span(b.data).subspan(1), 5, 8, false, program)) return address_errc::bad_padding;
-  if (version == 0 && program.size() != 20 && program.size() != 32) return address_errc::bad_witness_program;
-  if (program.size() < 2 || program.size() > 40) return address_errc::bad_witness_program;
+  if (!convert_bits(std::span(b.data).subspan(1), 5, 8, false, program)) return address::errc::bad_padding;
+  if (version == 0 && program.size() != 20 && program.size() != 32) return address::errc::bad_witness_program;
+  if (program.size() < 2 || program.size() > 40) return address::errc::bad_witness_program;
   std::vector<std::byte> bytes(program.size());
   std::transform(program.begin(), program.end(), bytes.begin(), [](std::uint8_t v) { return std::byte{v}; });
   return witness_script(version, bytes);

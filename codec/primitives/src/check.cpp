@@ -11,17 +11,17 @@ namespace blockwire {
 namespace {
 
 const char* describe(int value) noexcept {
-  switch (static_cast<check_errc>(value)) {
-    case check_errc::bad_bits: return "bits is not a valid target (negative, zero or overflowing)";
-    case check_errc::bad_proof_of_work: return "the block hash is above the header's own target";
-    case check_errc::no_transactions: return "the block has no transactions";
-    case check_errc::first_not_coinbase: return "the first transaction is not a coinbase";
-    case check_errc::extra_coinbase: return "a coinbase after the first transaction";
-    case check_errc::bad_merkle_root: return "merkle root mismatch";
-    case check_errc::mutated_merkle_root: return "duplicate transactions give the same merkle root (mutated, CVE-2012-2459)";
-    case check_errc::bad_witness_nonce: return "the coinbase witness is not one 32-byte reserved value";
-    case check_errc::bad_witness_commitment: return "witness commitment mismatch";
-    case check_errc::unexpected_witness: return "witness data without a witness commitment";
+  switch (static_cast<check::errc>(value)) {
+    case check::errc::bad_bits: return "bits is not a valid target (negative, zero or overflowing)";
+    case check::errc::bad_proof_of_work: return "the block hash is above the header's own target";
+    case check::errc::no_transactions: return "the block has no transactions";
+    case check::errc::first_not_coinbase: return "the first transaction is not a coinbase";
+    case check::errc::extra_coinbase: return "a coinbase after the first transaction";
+    case check::errc::bad_merkle_root: return "merkle root mismatch";
+    case check::errc::mutated_merkle_root: return "duplicate transactions give the same merkle root (mutated, CVE-2012-2459)";
+    case check::errc::bad_witness_nonce: return "the coinbase witness is not one 32-byte reserved value";
+    case check::errc::bad_witness_commitment: return "witness commitment mismatch";
+    case check::errc::unexpected_witness: return "witness data without a witness commitment";
   }
   return nullptr;
 }
@@ -145,15 +145,15 @@ namespace {
 // gives the header, the transaction count, each transaction (read the same
 // way, owned or viewed) and the ids. The ids are streamed into merkle builders: no list of hashes.
 template <class Source>
-result<void> check(const Source& b) {
+result<void> run_checks(const Source& b) {
   const auto target = target_from_bits(b.header().bits);
-  if (!target) return check_errc::bad_bits;
-  if (!at_most(block_hash(b.header()), *target)) return check_errc::bad_proof_of_work;
+  if (!target) return check::errc::bad_bits;
+  if (!at_most(block_hash(b.header()), *target)) return check::errc::bad_proof_of_work;
   const std::size_t n = b.count();
-  if (n == 0) return check_errc::no_transactions;
-  if (!b.transaction(0).is_coinbase()) return check_errc::first_not_coinbase;
+  if (n == 0) return check::errc::no_transactions;
+  if (!b.transaction(0).is_coinbase()) return check::errc::first_not_coinbase;
   for (std::size_t i = 1; i < n; ++i) {
-    if (b.transaction(i).is_coinbase()) return check_errc::extra_coinbase;
+    if (b.transaction(i).is_coinbase()) return check::errc::extra_coinbase;
   }
 
   MerkleBuilder txids;
@@ -170,8 +170,8 @@ result<void> check(const Source& b) {
     }
   }
   bool mutated = false;
-  if (txids.root(&mutated) != b.header().merkle_root) return check_errc::bad_merkle_root;
-  if (mutated) return check_errc::mutated_merkle_root;
+  if (txids.root(&mutated) != b.header().merkle_root) return check::errc::bad_merkle_root;
+  if (mutated) return check::errc::mutated_merkle_root;
 
   // BIP141: the last coinbase output whose script is OP_RETURN, push 36,
   // aa21a9ed, then the 32-byte commitment.
@@ -187,22 +187,22 @@ result<void> check(const Source& b) {
     }
   }
   if (commitment.empty()) {
-    if (any_witness) return check_errc::unexpected_witness;
+    if (any_witness) return check::errc::unexpected_witness;
     return success();
   }
   const WitnessView stack = coinbase.input(0).witness();  // one item of 32 bytes: the nonce
-  if (stack.size() != 1 || stack[0].size() != 32) return check_errc::bad_witness_nonce;
+  if (stack.size() != 1 || stack[0].size() != 32) return check::errc::bad_witness_nonce;
   const auto nonce = stack[0];
   std::array<std::byte, 64> preimage;
   const Hash256 root = wtxids.root();
   std::copy(root.bytes().begin(), root.bytes().end(), preimage.begin());
   std::copy(nonce.begin(), nonce.end(), preimage.begin() + 32);
   const Hash256 expected = sha256d(preimage);
-  if (!std::equal(expected.bytes().begin(), expected.bytes().end(), commitment.begin())) return check_errc::bad_witness_commitment;
+  if (!std::equal(expected.bytes().begin(), expected.bytes().end(), commitment.begin())) return check::errc::bad_witness_commitment;
   return success();
 }
 
-// What check() reads of a block, owned or viewed.
+// What run_checks() reads of a block, owned or viewed.
 struct DecodedSource {
   const Block& block;
   std::span<const TxIds> given;
@@ -222,12 +222,12 @@ struct ViewSource {
 
 }  // namespace
 
-const std::error_category& check_category() noexcept {
+const std::error_category& check::category() noexcept {
   static const enum_category instance("blockwire.check", describe);
   return instance;
 }
 
-result<void> check_block(const Block& block, std::span<const TxIds> ids) { return check(DecodedSource{block, ids}); }
+result<void> check_block(const Block& block, std::span<const TxIds> ids) { return run_checks(DecodedSource{block, ids}); }
 
 result<void> check_block(const Block& block) {
   std::vector<TxIds> ids(block.transactions.size());
@@ -235,6 +235,6 @@ result<void> check_block(const Block& block) {
   return check_block(block, ids);
 }
 
-result<void> check_block(const BlockView& view) { return check(ViewSource{view}); }
+result<void> check_block(const BlockView& view) { return run_checks(ViewSource{view}); }
 
 }  // namespace blockwire

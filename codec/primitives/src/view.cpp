@@ -20,7 +20,7 @@ std::span<const std::uint32_t> whole_record(const std::uint32_t* record) { retur
 // TransactionView --------------------------------------------------------------
 
 result<TransactionView> TransactionView::parse(std::span<const std::byte> bytes, witness mode) {
-  if (!fits_offsets(bytes)) return error(decode_errc::size_too_large, 0);
+  if (!fits_offsets(bytes)) return error(codec::errc::size_too_large, 0);
   DecodingContext ctx(bytes);
   std::vector<std::uint32_t> record;
   detail::parse_transaction(ctx, record, mode);
@@ -54,7 +54,7 @@ Transaction TransactionView::to_transaction() const { return detail::Transaction
 // BlockView --------------------------------------------------------------------
 
 result<BlockView> BlockView::parse(std::span<const std::byte> bytes, witness mode) {
-  if (!fits_offsets(bytes)) return error(decode_errc::size_too_large, 0);
+  if (!fits_offsets(bytes)) return error(codec::errc::size_too_large, 0);
   DecodingContext ctx(bytes);
   BlockView view;
   view.bytes_ = bytes;

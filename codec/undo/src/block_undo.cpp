@@ -94,9 +94,9 @@ result<BlockUndo> decode_block_undo(StreamReader& in) {
 }
 
 result<void> check_shape(const BlockUndo& undo, const Block& block) {
-  if (block.transactions.empty() || undo.transactions.size() != block.transactions.size() - 1) return undo_errc::wrong_shape;
+  if (block.transactions.empty() || undo.transactions.size() != block.transactions.size() - 1) return undo::errc::wrong_shape;
   for (std::size_t i = 0; i < undo.transactions.size(); ++i) {
-    if (undo.transactions[i].coins.size() != block.transactions[i + 1].input_count()) return undo_errc::wrong_shape;
+    if (undo.transactions[i].coins.size() != block.transactions[i + 1].input_count()) return undo::errc::wrong_shape;
   }
   return success();
 }
@@ -116,7 +116,7 @@ std::vector<std::int64_t> fees(const BlockUndo& undo, const Block& block) {
 }
 
 result<BlockUndo> CoinSet::apply(const Block& block, std::uint32_t height) {
-  if (height > 0x7fffffff) return undo_errc::height_too_large;  // the coin code is height * 2 + coinbase in 32 bits
+  if (height > 0x7fffffff) return undo::errc::height_too_large;  // the coin code is height * 2 + coinbase in 32 bits
   BlockUndo undo;
   // Reserved up front: the journal points into it.
   undo.transactions.reserve(block.transactions.empty() ? 0 : block.transactions.size() - 1);
@@ -151,7 +151,7 @@ result<BlockUndo> CoinSet::apply(const Block& block, std::uint32_t height) {
         const auto it = coins_.find(in.prevout);
         if (it == coins_.end()) {
           roll_back();
-          return undo_errc::missing_coin;
+          return undo::errc::missing_coin;
         }
         const SpentCoin& moved = tx_undo.coins.emplace_back(std::move(it->second));
         journal.push_back({it->first, &moved, std::nullopt});

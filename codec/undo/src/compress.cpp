@@ -102,7 +102,7 @@ void decompress_script(DecodingContext& ctx, std::vector<std::byte>& script) {
       std::memcpy(compressed + 1, data.data(), 32);
       secp256k1_pubkey key;
       if (secp256k1_ec_pubkey_parse(secp256k1_context_static, &key, compressed, sizeof compressed) != 1) {
-        ctx.fail(undo_errc::invalid_compressed_key);
+        ctx.fail(undo::errc::invalid_compressed_key);
         return;
       }
       unsigned char full[65];

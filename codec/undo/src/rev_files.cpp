@@ -125,7 +125,7 @@ struct UndoFileReader::State {
     while (done < out.size()) {
       auto got = file.read_some(out.subspan(done));
       if (!got) return error(got.error().code(), at);
-      if (got.value() == 0) return error(undo_errc::truncated_record, at);
+      if (got.value() == 0) return error(undo::errc::truncated_record, at);
       done += got.value();
     }
     xor_in_place(out, key, offset);
@@ -165,10 +165,10 @@ result<std::optional<UndoRecord>> UndoFileReader::next() {
       s.offset = s.size;
       return std::optional<UndoRecord>{};
     }
-    return error(have < 8 ? undo_errc::truncated_record : undo_errc::bad_magic, at);
+    return error(have < 8 ? undo::errc::truncated_record : undo::errc::bad_magic, at);
   }
   const std::uint32_t length = wire::from_le<std::uint32_t>(std::array<std::byte, 4>{head[4], head[5], head[6], head[7]});
-  if (std::uint64_t{length} + 32 > s.size - s.offset) return error(undo_errc::truncated_record, at);
+  if (std::uint64_t{length} + 32 > s.size - s.offset) return error(undo::errc::truncated_record, at);
   s.buffer.resize(length + std::size_t{32});
   if (auto r = s.read_exact(s.buffer); !r) return r.error();
   UndoRecord record;
@@ -318,13 +318,13 @@ result<std::optional<BlockUndo>> UndoIndex::find(const Hash256& block_hash, std:
     const ssize_t n = ::pread(files_[w.file].fd.get(), bytes.data() + done, bytes.size() - done, static_cast<off_t>(at + done));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return error(last_os_error(), w.offset);
-    if (n == 0) return error(undo_errc::truncated_record, w.offset);  // shrank since it was read
+    if (n == 0) return error(undo::errc::truncated_record, w.offset);  // shrank since it was read
     done += static_cast<std::size_t>(n);
   }
   xor_in_place(bytes, key_, at);
   auto undo = decode_block_undo(bytes);
   if (!undo) return error(undo.error().code(), w.offset);
-  if (undo_shape(undo.value()) != shape) return error(undo_errc::wrong_shape, w.offset);
+  if (undo_shape(undo.value()) != shape) return error(undo::errc::wrong_shape, w.offset);
   return std::optional<BlockUndo>(std::move(undo).value());
 }
 

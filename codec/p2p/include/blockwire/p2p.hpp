@@ -53,9 +53,9 @@ enum class errc : int {
   short_payload,        // a whole message whose payload ends before the fields it announces do
 };
 
-const std::error_category& p2p_category() noexcept;
+const std::error_category& category() noexcept;
 
-inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), p2p_category()}; }
+inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
 
 // An address as the version message carries it: services, IPv6 (IPv4
 // mapped), port (big-endian on the wire).

@@ -84,11 +84,11 @@ inline void parse_transaction(DecodingContext& ctx, std::vector<std::uint32_t>& 
       any_item = any_item || items != 0;
       for (std::uint64_t k = 0; k < items && ctx.ok(); ++k) ctx.skip(decode_compact_size(ctx));
     }
-    if (ctx.ok() && !any_item) ctx.fail(decode_errc::superfluous_witness);
+    if (ctx.ok() && !any_item) ctx.fail(codec::errc::superfluous_witness);
   }
-  if (flags != 0 && ctx.ok()) ctx.fail(decode_errc::unknown_witness_flag);
+  if (flags != 0 && ctx.ok()) ctx.fail(codec::errc::unknown_witness_flag);
   ctx.skip(4);  // lock time
-  if (ctx.ok() && ctx.offset() - begin > UINT32_MAX) ctx.fail(decode_errc::size_too_large);
+  if (ctx.ok() && ctx.offset() - begin > UINT32_MAX) ctx.fail(codec::errc::size_too_large);
   std::uint32_t* r = record.data() + rec;
   r[tx_record::begin] = static_cast<std::uint32_t>(begin);
   r[tx_record::inputs] = static_cast<std::uint32_t>(n_in) | (segwit ? tx_record::segwit_bit : 0);

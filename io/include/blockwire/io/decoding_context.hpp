@@ -192,7 +192,7 @@ class DecodingContext {
       if (direct_ != nullptr) {
         read_direct(out);
       } else if (refill_ == nullptr || !refill_(*this)) {
-        fail(errc::truncated);
+        fail(io::errc::truncated);
       }
     }
     if (!out.empty()) std::memset(out.data(), 0, out.size());
@@ -222,7 +222,7 @@ class DecodingContext {
     if (!got) {
       failure_ = error(got.error().code(), offset());
     } else if (got.value() == 0) {
-      fail(errc::truncated);
+      fail(io::errc::truncated);
     } else {
       consumed_ += got.value();
       if (capture_ != nullptr) capture(out.first(got.value()));

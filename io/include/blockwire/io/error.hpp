@@ -16,6 +16,13 @@
 
 namespace blockwire {
 
+// Each layer's failures are `blockwire::<layer>::errc`, in the category
+// `blockwire::<layer>::category()`: io, codec (decoding), address and
+// check (the codec's scripts and block checks), p2p, net, blockfiles,
+// undo. Whether an error is the operating system's or the data's:
+// error::is_io(), never a comparison of categories.
+namespace io {
+
 // The io layer's own failures. Values are stable: they may be stored or
 // logged. Each means one thing.
 enum class errc : int {
@@ -28,16 +35,16 @@ enum class errc : int {
   wrong_hex_length,   // hex of another length than the value takes
 };
 
-const std::error_category& error_category() noexcept;
+const std::error_category& category() noexcept;
 
-inline std::error_code make_error_code(errc e) noexcept {
-  return {static_cast<int>(e), error_category()};
-}
+inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
+
+}  // namespace io
 
 // The std::error_category of an error enum, from the category's name and a
 // function that describes each value (nullptr for a value it does not know).
 // Every layer defines its categories with it:
-//   const std::error_category& decode_category() noexcept {
+//   const std::error_category& codec::category() noexcept {
 //     static const enum_category instance("blockwire.decode", describe);
 //     return instance;
 //   }
@@ -103,4 +110,4 @@ using BOOST_OUTCOME_V2_NAMESPACE::success;
 }  // namespace blockwire
 
 template <>
-struct std::is_error_code_enum<blockwire::errc> : std::true_type {};
+struct std::is_error_code_enum<blockwire::io::errc> : std::true_type {};

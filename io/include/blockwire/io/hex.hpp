@@ -15,12 +15,12 @@ namespace blockwire {
 std::string to_hex(std::span<const std::byte> bytes);
 
 // Exactly out.size() bytes from 2 * out.size() digits of either case.
-// Errors: errc::wrong_hex_length; errc::not_hex with the offset of the
+// Errors: io::errc::wrong_hex_length; io::errc::not_hex with the offset of the
 // first character that is not a digit.
 result<void> from_hex(std::string_view hex, std::span<std::byte> out);
 
-// As many bytes as the digits give. Errors: errc::odd_hex_length;
-// errc::not_hex with the offset of the first character that is not a digit.
+// As many bytes as the digits give. Errors: io::errc::odd_hex_length;
+// io::errc::not_hex with the offset of the first character that is not a digit.
 result<std::vector<std::byte>> from_hex(std::string_view hex);
 
 }  // namespace blockwire

@@ -13,13 +13,13 @@ class SpanWriter {
  public:
   explicit SpanWriter(std::span<std::byte> out) noexcept : out_(out) {}
 
-  // Writes what fits; reports errc::no_room if that is not all of `bytes`.
+  // Writes what fits; reports io::errc::no_room if that is not all of `bytes`.
   result<void> write(std::span<const std::byte> bytes) noexcept {
     const std::size_t room = out_.size() - used_;
     const std::size_t n = bytes.size() < room ? bytes.size() : room;
     if (n != 0) std::memcpy(out_.data() + used_, bytes.data(), n);
     used_ += n;
-    if (n != bytes.size()) return errc::no_room;
+    if (n != bytes.size()) return io::errc::no_room;
     return success();
   }
 

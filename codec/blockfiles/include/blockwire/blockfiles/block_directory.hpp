@@ -15,7 +15,7 @@ namespace blockwire {
 
 // The key in DIR/xor.dat: exactly 8 bytes. No file means no obfuscation (a
 // zero key, as for nodes older than Core 28); a file of another size is
-// blockfile_errc::bad_key_file.
+// blockfiles::errc::bad_key_file.
 result<XorKey> read_xor_key(const std::string& blocks_dir);
 result<void> write_xor_key(const std::string& blocks_dir, const XorKey& key);
 // The key that applies to `path`: a directory's own xor.dat, or for a file

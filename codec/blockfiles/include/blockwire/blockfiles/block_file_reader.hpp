@@ -38,7 +38,7 @@ struct BlockRecord {
 struct SkippedBytes {
   std::uint64_t offset;          // where the skipped bytes begin
   std::uint64_t count;
-  blockfile_errc reason;
+  blockfiles::errc reason;
   std::uint32_t claimed_length;  // implausible_length, record_past_end: the record's length field
 
   // "bad magic", "implausible block length 5000000", ...
@@ -47,7 +47,7 @@ struct SkippedBytes {
   // and part of its block, up to the end of the file): what an append
   // interrupted by a crash leaves, or one still being written.
   bool cut_short() const noexcept {
-    return reason == blockfile_errc::truncated_record_header || reason == blockfile_errc::record_past_end;
+    return reason == blockfiles::errc::truncated_record_header || reason == blockfiles::errc::record_past_end;
   }
 };
 
@@ -73,7 +73,7 @@ class BlockFileReader {
   // How many bytes from window_[from] on, before window_[to], are zero on
   // disk or zero once un-XORed.
   std::size_t zero_run(std::size_t from, std::size_t to) const noexcept;
-  result<std::optional<BlockFileEvent>> resync(std::uint64_t from, blockfile_errc reason, std::uint32_t claimed_length = 0);
+  result<std::optional<BlockFileEvent>> resync(std::uint64_t from, blockfiles::errc reason, std::uint32_t claimed_length = 0);
 
   XorReader<reader_ref> source_;
   XorKey key_;
@@ -90,7 +90,7 @@ class BlockFileReader {
 };
 
 // The block of the record at `offset` (its magic) of the blk file at `path`.
-// Errors: the file's, blockfile_errc::past_end_of_file, or, with the offset,
+// Errors: the file's, blockfiles::errc::past_end_of_file, or, with the offset,
 // why no record starts there (bad_magic: often the wrong key or network).
 result<std::vector<std::byte>> read_block_record(const std::string& path, std::uint64_t offset, const XorKey& key,
                                                  network net = network::mainnet);

@@ -61,7 +61,7 @@ class BlockFileWriter {
   // directory. Appends after the last record of the last blk file, which
   // must be whole and hold a block that decodes; a last file that ends in
   // zero padding (Core pre-allocates) is left alone: the next file starts.
-  // Errors (blockfile_errc): directory_locked, node_running, key_mismatch
+  // Errors (blockfiles::errc): directory_locked, node_running, key_mismatch
   // (xor.dat holds another key), plain_files_present (a key, and
   // unobfuscated files there), damaged_last_file (with the offset where the
   // damage begins, in the last file: a record that does not decode, or

@@ -8,7 +8,9 @@
 
 namespace blockwire {
 
-enum class blockfile_errc : int {
+namespace blockfiles {
+
+enum class errc : int {
   bad_key_file = 1,         // xor.dat is not 8 bytes
   key_mismatch,             // the directory's xor.dat holds another key than the one given
   plain_files_present,      // unobfuscated blk files are there, and a key was given
@@ -29,13 +31,12 @@ enum class blockfile_errc : int {
   bad_batch_file,           // DIR/.blockwire-batch does not name a position of this directory
 };
 
-const std::error_category& blockfile_category() noexcept;
+const std::error_category& category() noexcept;
+inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
 
-inline std::error_code make_error_code(blockfile_errc e) noexcept {
-  return {static_cast<int>(e), blockfile_category()};
-}
+}  // namespace blockfiles
 
 }  // namespace blockwire
 
 template <>
-struct std::is_error_code_enum<blockwire::blockfile_errc> : std::true_type {};
+struct std::is_error_code_enum<blockwire::blockfiles::errc> : std::true_type {};

@@ -20,7 +20,7 @@ struct Endpoint {
 };
 
 // "node.example", "10.0.0.1:8333", "[::1]:18444", ":8333" (every address).
-// Without a port, `default_port`. Error: net_errc::bad_endpoint.
+// Without a port, `default_port`. Error: net::errc::bad_endpoint.
 result<Endpoint> parse_endpoint(std::string_view text, std::uint16_t default_port);
 
 // A connected TCP socket, trying

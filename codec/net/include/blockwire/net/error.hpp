@@ -13,7 +13,7 @@
 
 namespace blockwire::net {
 
-enum class net_errc : int {
+enum class errc : int {
   timed_out = 1,         // the peer sent nothing we were waiting for within the idle timeout (pings and the like do not count)
   too_slow,              // a message did not arrive whole within its time (Timeouts::for_message)
   connection_closed,     // the peer closed the connection (inside a message when the offset is past its start)
@@ -33,10 +33,10 @@ enum class net_errc : int {
   bad_request,           // a request Core disconnects a peer for (a getblocktxn index past the block's transactions)
 };
 
-const std::error_category& net_category() noexcept;
-inline std::error_code make_error_code(net_errc e) noexcept { return {static_cast<int>(e), net_category()}; }
+const std::error_category& category() noexcept;
+inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
 
 }  // namespace blockwire::net
 
 template <>
-struct std::is_error_code_enum<blockwire::net::net_errc> : std::true_type {};
+struct std::is_error_code_enum<blockwire::net::errc> : std::true_type {};

@@ -17,7 +17,9 @@
 
 namespace blockwire {
 
-enum class address_errc : int {
+namespace address {
+
+enum class errc : int {
   bad_base58 = 1,             // a character outside Base58's alphabet
   bad_base58_checksum,        // Base58 that decodes, with a wrong checksum or length
   unknown_prefix,             // a Base58Check version byte of no address type on this network
@@ -30,11 +32,10 @@ enum class address_errc : int {
   bad_padding,                // leftover bits in the data section
 };
 
-const std::error_category& address_category() noexcept;
+const std::error_category& category() noexcept;
+inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
 
-inline std::error_code make_error_code(address_errc e) noexcept {
-  return {static_cast<int>(e), address_category()};
-}
+}  // namespace address
 
 // The address Core prints for an output script on `net`, or nothing: for
 // pubkey, multisig, nulldata and nonstandard scripts there is none.
@@ -52,4 +53,4 @@ std::string segwit_address(std::string_view hrp, unsigned version, std::span<con
 }  // namespace blockwire
 
 template <>
-struct std::is_error_code_enum<blockwire::address_errc> : std::true_type {};
+struct std::is_error_code_enum<blockwire::address::errc> : std::true_type {};

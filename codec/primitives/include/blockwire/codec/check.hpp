@@ -15,7 +15,9 @@
 
 namespace blockwire {
 
-enum class check_errc : int {
+namespace check {
+
+enum class errc : int {
   bad_bits = 1,                // `bits` is negative, zero or overflows 256 bits
   bad_proof_of_work,           // the header's hash is above its own target
   no_transactions,
@@ -28,9 +30,10 @@ enum class check_errc : int {
   unexpected_witness,          // witness data, and no commitment to it
 };
 
-const std::error_category& check_category() noexcept;
+const std::error_category& category() noexcept;
+inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
 
-inline std::error_code make_error_code(check_errc e) noexcept { return {static_cast<int>(e), check_category()}; }
+}  // namespace check
 
 // The target `bits` encodes (Bitcoin's compact form), as a 256-bit number
 // stored like a hash (little-endian), or nothing when `bits` is negative,
@@ -63,4 +66,4 @@ result<void> check_block(const BlockView& view);
 }  // namespace blockwire
 
 template <>
-struct std::is_error_code_enum<blockwire::check_errc> : std::true_type {};
+struct std::is_error_code_enum<blockwire::check::errc> : std::true_type {};

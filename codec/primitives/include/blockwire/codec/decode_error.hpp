@@ -1,5 +1,5 @@
 // What can be wrong with bytes that claim to be Bitcoin data. Truncation is
-// blockwire::errc::truncated (the io layer's); these are the rest.
+// blockwire::io::errc::truncated (the io layer's); these are the rest.
 #pragma once
 
 #include <system_error>
@@ -7,7 +7,9 @@
 
 namespace blockwire {
 
-enum class decode_errc : int {
+namespace codec {
+
+enum class errc : int {
   non_canonical_size = 1,  // a CompactSize that fits a shorter form
   size_too_large,          // a CompactSize above 0x02000000 (MAX_SIZE)
   unknown_witness_flag,    // optional-data flag bits other than witness
@@ -15,13 +17,12 @@ enum class decode_errc : int {
   trailing_bytes,          // bytes left after the object (span input)
 };
 
-const std::error_category& decode_category() noexcept;
+const std::error_category& category() noexcept;
+inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
 
-inline std::error_code make_error_code(decode_errc e) noexcept {
-  return {static_cast<int>(e), decode_category()};
-}
+}  // namespace codec
 
 }  // namespace blockwire
 
 template <>
-struct std::is_error_code_enum<blockwire::decode_errc> : std::true_type {};
+struct std::is_error_code_enum<blockwire::codec::errc> : std::true_type {};

@@ -165,11 +165,11 @@ inline constexpr struct {
     }
     if (!ctx.ok()) return 0;
     if (n < shortest) {
-      ctx.fail(decode_errc::non_canonical_size);
+      ctx.fail(codec::errc::non_canonical_size);
       return 0;
     }
     if (n > max_size) {
-      ctx.fail(decode_errc::size_too_large);
+      ctx.fail(codec::errc::size_too_large);
       return 0;
     }
     return n;
@@ -250,7 +250,7 @@ inline constexpr struct {
 // For input that must hold exactly one object (a span): bytes left after
 // it are an error. Returns the first failure, or success.
 inline result<void> finish_exact(DecodingContext& ctx, std::uint64_t input_size) {
-  if (ctx.ok() && ctx.offset() != input_size) ctx.fail(decode_errc::trailing_bytes);
+  if (ctx.ok() && ctx.offset() != input_size) ctx.fail(codec::errc::trailing_bytes);
   if (!ctx.ok()) return ctx.failure();
   return success();
 }

@@ -10,7 +10,9 @@
 
 namespace blockwire {
 
-enum class undo_errc : int {
+namespace undo {
+
+enum class errc : int {
   varint_overflow = 1,     // a VARINT past its field's range (32 or 64 bits)
   invalid_compressed_key,  // a compressed-script key (type 4 or 5) whose x is not on the curve
   wrong_shape,             // undo data whose transaction or input counts are not the block's
@@ -20,10 +22,12 @@ enum class undo_errc : int {
   height_too_large,        // a coin height past 2^31 - 1 (Core's 31-bit nHeight)
 };
 
-const std::error_category& undo_category() noexcept;
-inline std::error_code make_error_code(undo_errc e) noexcept { return {static_cast<int>(e), undo_category()}; }
+const std::error_category& category() noexcept;
+inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
+
+}  // namespace undo
 
 }  // namespace blockwire
 
 template <>
-struct std::is_error_code_enum<blockwire::undo_errc> : std::true_type {};
+struct std::is_error_code_enum<blockwire::undo::errc> : std::true_type {};

@@ -140,7 +140,7 @@ class UndoIndex {
                                  network net = network::mainnet, std::optional<unsigned> only_file = std::nullopt);
   // The undo data of the block `block_hash` (from the index given to
   // build()); nothing when no record paired with it. Errors: the file's,
-  // and undo_errc::wrong_shape where the block (`shape`: its undo_shape)
+  // and undo::errc::wrong_shape where the block (`shape`: its undo_shape)
   // is not the shape of the record that paired with it.
   result<std::optional<BlockUndo>> find(const Hash256& block_hash, std::uint64_t shape) const;
   // Whether revNNNNN.dat exists (was read): a block of blkNNNNN.dat with no

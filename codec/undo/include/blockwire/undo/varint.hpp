@@ -30,7 +30,7 @@ inline constexpr struct {
 } encode_varint;
 
 // A VARINT of at most `max` (a 32-bit field takes 0xffffffff); past it, or
-// past 64 bits, undo_errc::varint_overflow (the offset: just past the byte
+// past 64 bits, undo::errc::varint_overflow (the offset: just past the byte
 // that overflows, where decoding stopped, as for every decoding error).
 inline constexpr struct {
   std::uint64_t operator()(DecodingContext& ctx, std::uint64_t max = ~std::uint64_t{0}) const {
@@ -39,13 +39,13 @@ inline constexpr struct {
       const std::uint8_t b = wire::decode_u8(ctx);
       if (!ctx.ok()) return 0;
       if (n > (max >> 7)) {
-        ctx.fail(undo_errc::varint_overflow);
+        ctx.fail(undo::errc::varint_overflow);
         return 0;
       }
       n = (n << 7) | (b & 0x7f);
       if ((b & 0x80) == 0) return n;
       if (n == max) {
-        ctx.fail(undo_errc::varint_overflow);
+        ctx.fail(undo::errc::varint_overflow);
         return 0;
       }
       ++n;
