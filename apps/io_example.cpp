@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   const bool same = back.value() == data.value();
-  std::printf("%s -> %s: %zu bytes written as %zu 4-byte fields, read back %s (%.1f ms, %.0f MB/s)\n",
-              input.c_str(), output.c_str(), bytes.size(), (bytes.size() + 3) / 4,
-              same ? "identical" : "DIFFERENT", seconds * 1e3, 3.0 * static_cast<double>(bytes.size()) / seconds / 1e6);
+  std::printf("%s -> %s: %zu bytes written as %zu 4-byte fields, read back %s (%.1f ms, %.0f MB/s)\n", input.c_str(), output.c_str(),
+              bytes.size(), (bytes.size() + 3) / 4, same ? "identical" : "DIFFERENT", seconds * 1e3,
+              3.0 * static_cast<double>(bytes.size()) / seconds / 1e6);
   return same ? 0 : 1;
 }

@@ -145,7 +145,8 @@ void SHA256D64_1024(benchmark::State& state) {
     benchmark::DoNotOptimize(out.data());
   }
   state.SetLabel(sha256d64_implementation());
-  state.counters["ns_per_pair"] = benchmark::Counter(1024 * 1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_pair"] =
+      benchmark::Counter(1024 * 1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 // One pair alone (MerkleBuilder::add's case): the single-lane path.
@@ -167,7 +168,8 @@ void SHA256D_64x1024(benchmark::State& state) {
     for (std::size_t i = 0; i < 1024; ++i) out[i] = sha256d(std::span(data).subspan(64 * i, 64));
     benchmark::DoNotOptimize(out.data());
   }
-  state.counters["ns_per_pair"] = benchmark::Counter(1024 * 1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_pair"] =
+      benchmark::Counter(1024 * 1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 // SipHash-2-4 of 1 MiB in one write (whole words), and fed a byte at a

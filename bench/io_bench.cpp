@@ -42,9 +42,8 @@ writer_ref opaque(writer_ref ref) {
 
 void report(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * field_count * 4));
-  state.counters["ns_per_field"] = benchmark::Counter(
-      static_cast<double>(field_count) * 1e-9,  // inverted rate: ns per field
-      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_field"] = benchmark::Counter(static_cast<double>(field_count) * 1e-9,  // inverted rate: ns per field
+                                                      benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 void WriteFields_Templated(benchmark::State& state) {

@@ -40,8 +40,8 @@ int main() {
     }
     const std::size_t peak_heap = counting::peak.load() - before;
     const std::size_t held = counting::live.load() - before;
-    std::printf("  {\"block\": \"%s\", \"bytes\": %zu, \"peak_heap\": %zu, \"held_after\": %zu, \"allocations\": %zu}%s\n",
-                cases[i].name, bytes.size(), peak_heap, held, counting::allocations.load() - allocations_before, i + 1 < std::size(cases) ? "," : "");
+    std::printf("  {\"block\": \"%s\", \"bytes\": %zu, \"peak_heap\": %zu, \"held_after\": %zu, \"allocations\": %zu}%s\n", cases[i].name,
+                bytes.size(), peak_heap, held, counting::allocations.load() - allocations_before, i + 1 < std::size(cases) ? "," : "");
   }
   std::printf("]\n");
   return 0;

@@ -53,7 +53,8 @@ void UndoWrite_Append(benchmark::State& state) {
   const BlockUndo undo = undo_like_413567();
   std::string templ = (fs::temp_directory_path() / "blockwire-bench-XXXXXX").string();
   if (::mkdtemp(templ.data()) == nullptr) std::abort();
-  const XorKey key{std::byte{0x3c}, std::byte{0x91}, std::byte{0x0e}, std::byte{0x7a}, std::byte{0x55}, std::byte{0xd2}, std::byte{0x08}, std::byte{0xee}};
+  const XorKey key{std::byte{0x3c}, std::byte{0x91}, std::byte{0x0e}, std::byte{0x7a},
+                   std::byte{0x55}, std::byte{0xd2}, std::byte{0x08}, std::byte{0xee}};
   UndoFileWriter writer(templ, key);
   std::uint64_t records = 0;
   unsigned file = 0;

@@ -114,7 +114,8 @@ int blocks(const BlocksOptions& options) {
   }
   if (json) json->end_array();
   if (undo_missing != 0) {
-    std::fprintf(stderr, "blockwire blocks: %s: %s without the undo data their rev file should hold; blockwire scan %s reports the damage\n",
+    std::fprintf(stderr,
+                 "blockwire blocks: %s: %s without the undo data their rev file should hold; blockwire scan %s reports the damage\n",
                  o.dir.c_str(), count_of(undo_missing, "block").c_str(), o.dir.c_str());
   }
   return damaged || undo_missing != 0 ? bad_data : ok;

@@ -19,7 +19,7 @@ struct InspectOptions {
   std::optional<std::uint64_t> offset;  // a record of a blk file
   std::string xor_key;                  // hex; empty: the file's xor.dat
   network net = network::mainnet;
-  bool net_from_records = false;        // --offset: the file's magic says the network
+  bool net_from_records = false;  // --offset: the file's magic says the network
 };
 
 struct ScanOptions {
@@ -54,9 +54,9 @@ struct BlocksOptions {
 };
 
 struct FetchOptions {
-  std::string peer;        // HOST[:PORT]
+  std::string peer;  // HOST[:PORT]
   std::string output_dir;
-  std::string xor_key;     // for a new directory; default random
+  std::string xor_key;  // for a new directory; default random
   network net = network::mainnet;
   bool net_from_records = false;
   std::uint64_t max_blocks = 0;  // 0: to the peer's tip
@@ -66,7 +66,7 @@ struct FetchOptions {
 };
 struct ServeOptions {
   std::string dir;
-  std::string listen;      // ADDR:PORT; default every address, the network's port
+  std::string listen;  // ADDR:PORT; default every address, the network's port
   std::string xor_key;
   network net = network::mainnet;
   bool net_from_records = false;

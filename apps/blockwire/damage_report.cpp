@@ -19,7 +19,8 @@ bool report_index_problems(const char* command, const std::string& dir, const Bl
   if (index.problem_count() > shown) {
     std::fprintf(stderr, "blockwire %s: ... and %s more\n", command, with_commas(index.problem_count() - shown).c_str());
   }
-  std::fprintf(stderr, "blockwire %s: %s: %s left out of the chain (damaged, failing proof of work, or linked to nothing); "
+  std::fprintf(stderr,
+               "blockwire %s: %s: %s left out of the chain (damaged, failing proof of work, or linked to nothing); "
                "blockwire scan %s reports every damaged byte\n",
                command, dir.c_str(), count_of(index.problem_count(), "problem").c_str(), dir.c_str());
   return true;

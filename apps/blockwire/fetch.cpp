@@ -130,12 +130,14 @@ int fetch(const FetchOptions& o) {
   if (!synced && p.local_failure) {
     const error& e = synced.error();
     std::fprintf(stderr, "blockwire fetch: writing %s: %s%s; %s holds whole, checked blocks up to height %lld\n", o.output_dir.c_str(),
-                 e.code().message().c_str(), e.has_offset() ? (" (at byte " + std::to_string(e.offset()) + " of its last blk file)").c_str() : "",
-                 o.output_dir.c_str(), static_cast<long long>(chain.height()));
+                 e.code().message().c_str(),
+                 e.has_offset() ? (" (at byte " + std::to_string(e.offset()) + " of its last blk file)").c_str() : "", o.output_dir.c_str(),
+                 static_cast<long long>(chain.height()));
     return usage_or_io;
   }
   if (!synced && stop_signal != 0) {
-    std::fprintf(stderr, "blockwire fetch: %s: stopped (interrupted) at height %lld of the peer's %d; %s holds whole, checked blocks up "
+    std::fprintf(stderr,
+                 "blockwire fetch: %s: stopped (interrupted) at height %lld of the peer's %d; %s holds whole, checked blocks up "
                  "to there; run fetch again to go on\n",
                  strsignal(stop_signal), static_cast<long long>(chain.height()), version.value().start_height, o.output_dir.c_str());
     return usage_or_io;

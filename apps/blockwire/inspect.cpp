@@ -117,9 +117,10 @@ int inspect(const InspectOptions& options) {
     auto record = read_block_record(o.input, *o.offset, key.value(), o.net);
     if (!record) {
       const error& e = record.error();
-      std::fprintf(stderr, "blockwire inspect: %s:%llu: %s%s\n", o.input.c_str(), static_cast<unsigned long long>(*o.offset),
-                   e.code().message().c_str(),
-                   e.code() == blockfiles::errc::bad_magic ? " (is the XOR key right? see xor.dat or --xor-key; is it --network's file?)" : "");
+      std::fprintf(
+          stderr, "blockwire inspect: %s:%llu: %s%s\n", o.input.c_str(), static_cast<unsigned long long>(*o.offset),
+          e.code().message().c_str(),
+          e.code() == blockfiles::errc::bad_magic ? " (is the XOR key right? see xor.dat or --xor-key; is it --network's file?)" : "");
       // No record at all past the end of the file is a usage error; a damaged one is bad data.
       return !e.is_io() && e.code() != blockfiles::errc::past_end_of_file ? bad_data : usage_or_io;
     }
@@ -136,7 +137,8 @@ int inspect(const InspectOptions& options) {
       if (index && number && std::filesystem::exists(dir / undo_file_name(*number), ec)) {
         auto built = UndoIndex::build(dir.empty() ? "." : dir.string(), key.value(), index.value(), o.net, *number);
         if (!built) {
-          std::fprintf(stderr, "blockwire inspect: reading %s: %s\n", (dir / undo_file_name(*number)).c_str(), built.error().message().c_str());
+          std::fprintf(stderr, "blockwire inspect: reading %s: %s\n", (dir / undo_file_name(*number)).c_str(),
+                       built.error().message().c_str());
           return built.error().is_io() ? usage_or_io : bad_data;
         }
         undo_index = std::move(built).value();
@@ -146,8 +148,10 @@ int inspect(const InspectOptions& options) {
     auto input = read_input(o.input);
     if (!input) {
       if (input.error().code() == std::errc::file_too_large) {
-        std::fprintf(stderr, "blockwire inspect: %s: longer than any block or transaction (over %s bytes read; a block is at most "
-                     "4,000,000 bytes, 8,000,000 hex digits)\n", o.input.c_str(), with_commas(max_input_size).c_str());
+        std::fprintf(stderr,
+                     "blockwire inspect: %s: longer than any block or transaction (over %s bytes read; a block is at most "
+                     "4,000,000 bytes, 8,000,000 hex digits)\n",
+                     o.input.c_str(), with_commas(max_input_size).c_str());
         return bad_data;
       }
       std::fprintf(stderr, "blockwire inspect: cannot read %s: %s\n", o.input.c_str(), input.error().message().c_str());

@@ -32,12 +32,30 @@ class JsonOutput {
   // A number written exactly as given (an amount with 8 decimals).
   void raw_number(std::string_view text) { writer_.RawValue(text.data(), text.size(), rapidjson::kNumberType); }
   // An object's member: its key, then its value.
-  void member_string(std::string_view k, std::string_view v) { key(k); string(v); }
-  void member_uint(std::string_view k, std::uint64_t v) { key(k); uint(v); }
-  void member_integer(std::string_view k, std::int64_t v) { key(k); integer(v); }
-  void member_number(std::string_view k, double v) { key(k); number(v); }
-  void member_boolean(std::string_view k, bool v) { key(k); boolean(v); }
-  void member_raw_number(std::string_view k, std::string_view text) { key(k); raw_number(text); }
+  void member_string(std::string_view k, std::string_view v) {
+    key(k);
+    string(v);
+  }
+  void member_uint(std::string_view k, std::uint64_t v) {
+    key(k);
+    uint(v);
+  }
+  void member_integer(std::string_view k, std::int64_t v) {
+    key(k);
+    integer(v);
+  }
+  void member_number(std::string_view k, double v) {
+    key(k);
+    number(v);
+  }
+  void member_boolean(std::string_view k, bool v) {
+    key(k);
+    boolean(v);
+  }
+  void member_raw_number(std::string_view k, std::string_view text) {
+    key(k);
+    raw_number(text);
+  }
   void begin_object() { writer_.StartObject(); }
   void end_object() { writer_.EndObject(); }
   void begin_array() { writer_.StartArray(); }

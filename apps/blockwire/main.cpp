@@ -54,20 +54,21 @@ int main(int argc, char** argv) {
   // reported, instead of killing the process mid-record.
   std::signal(SIGXFSZ, SIG_IGN);
 
-  CLI::App app{"blockwire: Bitcoin blocks and transactions, and Bitcoin Core's block files.\n"
-               "Exit status: 0 success, 1 bad data found, 2 usage or I/O error."};
+  CLI::App app{
+      "blockwire: Bitcoin blocks and transactions, and Bitcoin Core's block files.\n"
+      "Exit status: 0 success, 1 bad data found, 2 usage or I/O error."};
   app.require_subcommand(1);
 
   cli::InspectOptions inspect;
-  auto* inspect_cmd = app.add_subcommand(
-      "inspect",
-      "Summarise one block or transaction (raw or hex, detected), or one record of a blk file.\n"
-      "--json prints Bitcoin Core's `getblock <hash> 2` (a block) or `decoderawtransaction` (a transaction)\n"
-      "shape: keys in Core's order, asm, desc, address (for --network) and type of each script.\n"
-      "Left out for a loose block: what needs the chain (confirmations, height, mediantime,\n"
-      "chainwork, nextblockhash) or undo data (fee, prevout). A record of a blocks directory (--offset)\n"
-      "has them: its chain from the directory, and with the same-numbered rev file, getblock 3's fees\n"
-      "and prevouts.");
+  auto* inspect_cmd =
+      app.add_subcommand("inspect",
+                         "Summarise one block or transaction (raw or hex, detected), or one record of a blk file.\n"
+                         "--json prints Bitcoin Core's `getblock <hash> 2` (a block) or `decoderawtransaction` (a transaction)\n"
+                         "shape: keys in Core's order, asm, desc, address (for --network) and type of each script.\n"
+                         "Left out for a loose block: what needs the chain (confirmations, height, mediantime,\n"
+                         "chainwork, nextblockhash) or undo data (fee, prevout). A record of a blocks directory (--offset)\n"
+                         "has them: its chain from the directory, and with the same-numbered rev file, getblock 3's fees\n"
+                         "and prevouts.");
   inspect_cmd->add_option("input", inspect.input, "a file, or - for standard input")->required()->type_name("FILE|-");
   inspect_cmd->add_flag("--json", inspect.json, "print JSON in Bitcoin Core's shape");
   inspect_cmd->add_option("--offset", inspect.offset, "read the record at this byte offset of a blk file (the offset of its magic)")
@@ -78,11 +79,10 @@ int main(int argc, char** argv) {
   add_network_option(*inspect_cmd, inspect.net);
 
   cli::ScanOptions scan;
-  auto* scan_cmd = app.add_subcommand(
-      "scan",
-      "Read blk files or Bitcoin Core blocks directories (reading xor.dat), decode every block, run\n"
-      "check_block (proof of work, merkle root, coinbase, witness commitment), re-encode and compare\n"
-      "the bytes. Reports damaged records with file:offset and the bytes skipped to the next one.");
+  auto* scan_cmd = app.add_subcommand("scan",
+                                      "Read blk files or Bitcoin Core blocks directories (reading xor.dat), decode every block, run\n"
+                                      "check_block (proof of work, merkle root, coinbase, witness commitment), re-encode and compare\n"
+                                      "the bytes. Reports damaged records with file:offset and the bytes skipped to the next one.");
   scan_cmd->add_option("paths", scan.paths, "blk*.dat files or blocks directories")->required()->type_name("PATH...");
   scan_cmd->add_option("--xor-key", scan.xor_key, "the 16-hex-digit key (default: each directory's xor.dat)")->type_name("HEX");
   add_network_option(*scan_cmd, scan.net);
@@ -97,11 +97,10 @@ int main(int argc, char** argv) {
       ->type_name("N");
 
   cli::PackOptions pack;
-  auto* pack_cmd = app.add_subcommand(
-      "pack",
-      "Write blocks (files of one raw or hex block each) into Bitcoin Core-style blk files and xor.dat.\n"
-      "A new directory gets a random XOR key, as Bitcoin Core 28+ does; --xor-key 0000000000000000\n"
-      "writes plain files.");
+  auto* pack_cmd = app.add_subcommand("pack",
+                                      "Write blocks (files of one raw or hex block each) into Bitcoin Core-style blk files and xor.dat.\n"
+                                      "A new directory gets a random XOR key, as Bitcoin Core 28+ does; --xor-key 0000000000000000\n"
+                                      "writes plain files.");
   pack_cmd->add_option("-o,--output", pack.output_dir, "the blocks directory to write")->required()->type_name("DIR");
   pack_cmd->add_option("blocks", pack.inputs, "block files, raw or hex")->required()->type_name("BLOCKFILES...");
   auto* key_opt = pack_cmd->add_option("--xor-key", pack.xor_key, "the 16-hex-digit obfuscation key")->type_name("HEX");
@@ -109,49 +108,53 @@ int main(int argc, char** argv) {
   pack_cmd->add_flag("--append", pack.append,
                      "add to the blk files already in DIR (with its key), all or nothing even across a crash;\n"
                      "blocks DIR already holds are skipped; a torn last record a crash left is cut off first");
-  pack_cmd->add_flag("--undo", pack.undo,
-                     "also write rev files, Core's undo data, made from the blocks themselves (a new directory; the\n"
-                     "blocks a chain from its genesis block, in order)")
+  pack_cmd
+      ->add_flag("--undo", pack.undo,
+                 "also write rev files, Core's undo data, made from the blocks themselves (a new directory; the\n"
+                 "blocks a chain from its genesis block, in order)")
       ->excludes("--append");
   add_network_option(*pack_cmd, pack.net);
 
   cli::BlocksOptions blocks;
-  auto* blocks_cmd = app.add_subcommand(
-      "blocks",
-      "A blocks directory's best chain in height order: an index of its headers (linked by previous\n"
-      "hash, the chain with the most work), then each block as Bitcoin Core's getblock shows it\n"
-      "(--json, --verbosity 0 hex, 1 txids, 2 transactions, 3 with prevouts from the rev files), with\n"
-      "height, confirmations, mediantime, chainwork and next block; or one line a block.");
+  auto* blocks_cmd = app.add_subcommand("blocks",
+                                        "A blocks directory's best chain in height order: an index of its headers (linked by previous\n"
+                                        "hash, the chain with the most work), then each block as Bitcoin Core's getblock shows it\n"
+                                        "(--json, --verbosity 0 hex, 1 txids, 2 transactions, 3 with prevouts from the rev files), with\n"
+                                        "height, confirmations, mediantime, chainwork and next block; or one line a block.");
   blocks_cmd->add_option("dir", blocks.dir, "a blocks directory")->required()->type_name("DIR");
   blocks_cmd->add_option("--from", blocks.from, "the first height (default 0)")->check(whole_number())->type_name("HEIGHT");
   blocks_cmd->add_option("--count", blocks.count, "how many blocks (default: to the tip)")->check(whole_number(1))->type_name("N");
   blocks_cmd->add_flag("--json", blocks.json, "a JSON array, one getblock result a block");
-  blocks_cmd->add_option("--verbosity", blocks.verbosity,
-                         "with --json: 0 hex, 1 txids (default), 2 transactions (with fees when DIR has rev files),\n"
-                         "3 also each input's prevout (from the rev files)")
+  blocks_cmd
+      ->add_option("--verbosity", blocks.verbosity,
+                   "with --json: 0 hex, 1 txids (default), 2 transactions (with fees when DIR has rev files),\n"
+                   "3 also each input's prevout (from the rev files)")
       ->check(CLI::Range(0, 3))
       ->type_name("0|1|2|3");
   blocks_cmd->add_option("--xor-key", blocks.xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
   add_network_option(*blocks_cmd, blocks.net);
 
   cli::FetchOptions fetch;
-  auto* fetch_cmd = app.add_subcommand(
-      "fetch",
-      "Sync a blocks directory (Bitcoin Core's layout, xor.dat) from a node, headers first: getheaders\n"
-      "from the directory's best tip, each header checked (links, proof of work), then the blocks, 16 in\n"
-      "flight, each checked (check_block) and appended whole in chain order. A rerun goes on from where\n"
-      "the last one stopped (a torn last record a crash left is cut off, and said); the directory is locked\n"
-      "while fetching. A peer that breaks the protocol or sends a bad block ends the run with exit status 1,\n"
-      "naming what it did and at which byte; so does damage found in DIR (after the sync).");
+  auto* fetch_cmd =
+      app.add_subcommand("fetch",
+                         "Sync a blocks directory (Bitcoin Core's layout, xor.dat) from a node, headers first: getheaders\n"
+                         "from the directory's best tip, each header checked (links, proof of work), then the blocks, 16 in\n"
+                         "flight, each checked (check_block) and appended whole in chain order. A rerun goes on from where\n"
+                         "the last one stopped (a torn last record a crash left is cut off, and said); the directory is locked\n"
+                         "while fetching. A peer that breaks the protocol or sends a bad block ends the run with exit status 1,\n"
+                         "naming what it did and at which byte; so does damage found in DIR (after the sync).");
   fetch_cmd->add_option("peer", fetch.peer, "the node: HOST, HOST:PORT or [IPv6]:PORT (default port: the network's)")
       ->required()
       ->type_name("HOST[:PORT]");
-  fetch_cmd->add_option("-o,--output", fetch.output_dir, "the blocks directory to write (created when missing)")->required()->type_name("DIR");
+  fetch_cmd->add_option("-o,--output", fetch.output_dir, "the blocks directory to write (created when missing)")
+      ->required()
+      ->type_name("DIR");
   fetch_cmd->add_option("--max-blocks", fetch.max_blocks, "stop after this many blocks (default: up to the peer's tip)")
       ->check(whole_number(1))
       ->type_name("N");
-  fetch_cmd->add_option("--timeout", fetch.timeout_seconds,
-                        "seconds for connecting, the handshake, silence and one message each (default 10, 30, 60, 60)")
+  fetch_cmd
+      ->add_option("--timeout", fetch.timeout_seconds,
+                   "seconds for connecting, the handshake, silence and one message each (default 10, 30, 60, 60)")
       ->check(CLI::Range(1u, 3600u))
       ->type_name("SECONDS");
   fetch_cmd->add_option("--xor-key", fetch.xor_key, "a new directory's key (default: random, as Core 28+)")->type_name("HEX");
@@ -160,28 +163,30 @@ int main(int argc, char** argv) {
   add_network_option(*fetch_cmd, fetch.net);
 
   cli::ServeOptions serve;
-  auto* serve_cmd = app.add_subcommand(
-      "serve",
-      "Serve a blocks directory to Bitcoin peers, read-only: the handshake; headers (getheaders,\n"
-      "sendheaders), the inv route (getblocks, inv, and an inv of the tip after each batch of 500), blocks\n"
-      "(witness and stripped), compact blocks (cmpctblock within 5 of the tip, blocktxn within 10), an empty\n"
-      "addr for getaddr, notfound for transactions and filtered blocks, pings answered. Blocks appended to DIR\n"
-      "while it runs (by fetch, or a node) are read within a second and announced to every peer.\n"
-      "Limits: --max-peers peers, a thread each; a peer's memory is its largest message (4,000,000 bytes)\n"
-      "plus a block read for it and the buffers; a handshake has 30 s, a message 5 s for its envelope and\n"
-      "100 kB/s for the rest (60 s at most, either way); 20 minutes of silence ends a peer. A misbehaving\n"
-      "peer is dropped alone. Prints \"listening on ADDR:PORT\" on standard output; SIGINT or SIGTERM stops it.");
+  auto* serve_cmd =
+      app.add_subcommand("serve",
+                         "Serve a blocks directory to Bitcoin peers, read-only: the handshake; headers (getheaders,\n"
+                         "sendheaders), the inv route (getblocks, inv, and an inv of the tip after each batch of 500), blocks\n"
+                         "(witness and stripped), compact blocks (cmpctblock within 5 of the tip, blocktxn within 10), an empty\n"
+                         "addr for getaddr, notfound for transactions and filtered blocks, pings answered. Blocks appended to DIR\n"
+                         "while it runs (by fetch, or a node) are read within a second and announced to every peer.\n"
+                         "Limits: --max-peers peers, a thread each; a peer's memory is its largest message (4,000,000 bytes)\n"
+                         "plus a block read for it and the buffers; a handshake has 30 s, a message 5 s for its envelope and\n"
+                         "100 kB/s for the rest (60 s at most, either way); 20 minutes of silence ends a peer. A misbehaving\n"
+                         "peer is dropped alone. Prints \"listening on ADDR:PORT\" on standard output; SIGINT or SIGTERM stops it.");
   serve_cmd->add_option("dir", serve.dir, "a blocks directory")->required()->type_name("DIR");
   serve_cmd->add_option("--listen", serve.listen, "the address and port (default: every address, the network's port; port 0: any free one)")
       ->type_name("ADDR:PORT");
-  serve_cmd->add_option("--max-peers", serve.max_peers,
-                        "peers served at once (default 8); when all are taken, the one longest in its handshake (over 1 s;\n"
-                        "30 s at most) is evicted for the newcomer, else the newcomer is refused")
+  serve_cmd
+      ->add_option("--max-peers", serve.max_peers,
+                   "peers served at once (default 8); when all are taken, the one longest in its handshake (over 1 s;\n"
+                   "30 s at most) is evicted for the newcomer, else the newcomer is refused")
       ->check(CLI::Range(1u, 1000u))
       ->type_name("N");
-  serve_cmd->add_option("--timeout", serve.timeout_seconds,
-                        "seconds of silence, and for one message either way, before a peer is dropped (default: 1,200\n"
-                        "idle; a message's 24-byte envelope within 5 s of its first byte, the whole at 100 kB/s, 60 s at most)")
+  serve_cmd
+      ->add_option("--timeout", serve.timeout_seconds,
+                   "seconds of silence, and for one message either way, before a peer is dropped (default: 1,200\n"
+                   "idle; a message's 24-byte envelope within 5 s of its first byte, the whole at 100 kB/s, 60 s at most)")
       ->check(CLI::Range(1u, 86400u))
       ->type_name("SECONDS");
   serve_cmd->add_option("--xor-key", serve.xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
@@ -201,7 +206,9 @@ int main(int argc, char** argv) {
   blocks.net_from_records = !network_given(blocks_cmd);
   fetch.net_from_records = !network_given(fetch_cmd);
   serve.net_from_records = !network_given(serve_cmd);
-  int status = *inspect_cmd ? cli::inspect(inspect) : *scan_cmd ? cli::scan(scan) : *blocks_cmd ? cli::blocks(blocks)
+  int status = *inspect_cmd  ? cli::inspect(inspect)
+               : *scan_cmd   ? cli::scan(scan)
+               : *blocks_cmd ? cli::blocks(blocks)
                : *fetch_cmd  ? cli::fetch(fetch)
                : *serve_cmd  ? cli::serve(serve)
                              : cli::pack(pack);

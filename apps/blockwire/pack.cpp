@@ -43,7 +43,8 @@ std::optional<std::string> other_network(const BlockHeader& h, network net) {
     std::snprintf(bits, sizeof bits, "%08x", h.bits);
     return std::string("its bits ") + bits + " are easier than " + std::string(name(net)) + " allows";
   }
-  if (h.prev_block.is_zero() && block_hash(h) != genesis_hash(net)) return "it is a genesis block, but not " + std::string(name(net)) + "'s";
+  if (h.prev_block.is_zero() && block_hash(h) != genesis_hash(net))
+    return "it is a genesis block, but not " + std::string(name(net)) + "'s";
   return std::nullopt;
 }
 
@@ -142,8 +143,10 @@ int pack(const PackOptions& o) {
   if (o.undo) {
     auto revs = fs::exists(o.output_dir, ec) ? undo_files(o.output_dir) : result<std::vector<std::string>>(std::vector<std::string>{});
     if (!existing.value().empty() || !revs || !revs.value().empty()) {
-      std::fprintf(stderr, "blockwire pack: --undo makes undo data from the blocks given, from the genesis block on: "
-                           "%s already has blk or rev files\n", o.output_dir.c_str());
+      std::fprintf(stderr,
+                   "blockwire pack: --undo makes undo data from the blocks given, from the genesis block on: "
+                   "%s already has blk or rev files\n",
+                   o.output_dir.c_str());
       return usage_or_io;
     }
   }
@@ -157,7 +160,7 @@ int pack(const PackOptions& o) {
   std::vector<std::optional<std::vector<std::byte>>> kept(o.inputs.size());
   CoinSet coins;
   std::vector<BlockUndo> undos(o.undo ? o.inputs.size() : 0);  // [0]: the genesis block's, which Core does not write
-  std::vector<Hash256> hashes(undos.size());  // each block's: the next one's parent, and a check of a second reading
+  std::vector<Hash256> hashes(undos.size());                   // each block's: the next one's parent, and a check of a second reading
   std::vector<std::optional<Hash256>> input_hashes(o.inputs.size());  // --append: those already in the directory are skipped
   for (std::size_t i = 0; i < o.inputs.size(); ++i) {
     if (auto status = read_block_input(o.inputs[i], o.net, bytes, true)) return *status;
@@ -169,8 +172,9 @@ int pack(const PackOptions& o) {
       const std::uint32_t height = static_cast<std::uint32_t>(i);
       const bool links = i == 0 ? block.header.prev_block.is_zero() : block.header.prev_block == hashes[i - 1];
       if (!links) {
-        std::fprintf(stderr, "blockwire pack: %s: its parent is not the block before it (--undo needs one chain from its genesis block, in order)\n",
-                     o.inputs[i].c_str());
+        std::fprintf(
+            stderr, "blockwire pack: %s: its parent is not the block before it (--undo needs one chain from its genesis block, in order)\n",
+            o.inputs[i].c_str());
         return bad_data;
       }
       hashes[i] = block_hash(block.header);
@@ -337,7 +341,8 @@ int pack(const PackOptions& o) {
               count_of(total, "byte").c_str(), o.output_dir.c_str(), block_file_name(last.file).c_str(), std::string(name(o.net)).c_str(),
               to_hex(key).c_str());
   if (o.undo) {
-    std::printf("and the undo data of %s (every block but the genesis block) into rev files\n", count_of(o.inputs.size() - 1, "block").c_str());
+    std::printf("and the undo data of %s (every block but the genesis block) into rev files\n",
+                count_of(o.inputs.size() - 1, "block").c_str());
   }
   return ok;
 }

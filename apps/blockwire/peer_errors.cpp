@@ -26,9 +26,9 @@ int exit_status_of_peer_error(const error& e) {
   // Not whether it is I/O but whose it is: the socket's and the
   // directory's failures are ours, the rest the peer's.
   if (e.is_io() || c.category() == io::category() || c.category() == blockfiles::category()) return usage_or_io;
-  if (c == net::errc::timed_out || c == net::errc::too_slow || c == net::errc::connection_closed ||
-      c == net::errc::block_not_found || c == net::errc::unknown_host || c == net::errc::bad_endpoint ||
-      c == net::errc::peer_not_reading || c == net::errc::ignores_getheaders || c == net::errc::no_answer) {
+  if (c == net::errc::timed_out || c == net::errc::too_slow || c == net::errc::connection_closed || c == net::errc::block_not_found ||
+      c == net::errc::unknown_host || c == net::errc::bad_endpoint || c == net::errc::peer_not_reading ||
+      c == net::errc::ignores_getheaders || c == net::errc::no_answer) {
     return usage_or_io;
   }
   return bad_data;  // it broke the protocol, or sent what does not check

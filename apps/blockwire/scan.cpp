@@ -137,9 +137,11 @@ result<void> verify_undo(const UndoDir& d, ScanResult& result) {
         ++result.undo_verified;
       } else {
         result.add({index, r.offset, 0,
-                    std::string(!any_blocks          ? "the same-numbered blk file has no block for it"
-                                : pairer.budget_spent() ? "pairs with no block of the same-numbered blk file (the search budget for this file is spent)"
-                                                        : "pairs with no block of the same-numbered blk file (no block with its transaction and input counts whose parent its checksum covers)"),
+                    std::string(!any_blocks ? "the same-numbered blk file has no block for it"
+                                : pairer.budget_spent()
+                                    ? "pairs with no block of the same-numbered blk file (the search budget for this file is spent)"
+                                    : "pairs with no block of the same-numbered blk file (no block with its transaction and input counts "
+                                      "whose parent its checksum covers)"),
                     false});
       }
     }

@@ -79,7 +79,8 @@ void CheckPipeline::work() {
     // The block's walk for its undo key before the lock all workers share
     // (collect_undo_keys is fixed before they start).
     std::optional<UndoKey> undo_key;
-    if (failure.empty() && result_.collect_undo_keys[w->file]) undo_key = UndoKey{undo_shape(block), block.header.prev_block, block_hash(block.header)};
+    if (failure.empty() && result_.collect_undo_keys[w->file])
+      undo_key = UndoKey{undo_shape(block), block.header.prev_block, block_hash(block.header)};
     std::lock_guard lock(mutex_);
     ++result_.blocks;
     result_.transactions += block.transactions.size();

@@ -98,8 +98,8 @@ result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, networ
       if (auto decoded = BlockView::parse(record->bytes); !decoded) {
         // The error's offset is within the block; the user wants the file's.
         const error& e = decoded.error();
-        std::string what = e.code().message() +
-                           (e.has_offset() ? " at byte " + std::to_string(record->offset + 8 + e.offset()) + " of the file" : "");
+        std::string what =
+            e.code().message() + (e.has_offset() ? " at byte " + std::to_string(record->offset + 8 + e.offset()) + " of the file" : "");
         if (budget.allows(record->offset, 8 + record->bytes.size(), e.has_offset() ? e.offset() : record->bytes.size())) {
           decode_failure = std::move(what);
           reader.reject_last();

@@ -15,11 +15,11 @@ namespace blockwire::cli {
 inline constexpr std::size_t max_listed_problems = 1000;
 
 struct Problem {
-  std::size_t file;              // index into ScanResult::files
-  std::uint64_t offset;          // in that file
-  std::uint64_t skipped_bytes;   // bytes skipped to the next record
+  std::size_t file;             // index into ScanResult::files
+  std::uint64_t offset;         // in that file
+  std::uint64_t skipped_bytes;  // bytes skipped to the next record
   std::string reason;
-  bool failed_block = false;     // a record whose block does not decode or fails its checks
+  bool failed_block = false;  // a record whose block does not decode or fails its checks
 };
 
 // What pairs a block with its undo record: its shape and its parent, and

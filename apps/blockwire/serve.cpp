@@ -209,9 +209,11 @@ int serve(const ServeOptions& o) {
       continue;
     }
     FileDescriptor socket(fd, ownership::own);
-    const auto live = static_cast<std::size_t>(std::count_if(sessions.begin(), sessions.end(), [](const Session& x) { return !x.finished && !x.evicted; }));
+    const auto live = static_cast<std::size_t>(
+        std::count_if(sessions.begin(), sessions.end(), [](const Session& x) { return !x.finished && !x.evicted; }));
     if (live >= o.max_peers && !evict_unfinished_handshake(sessions)) {
-      log("blockwire serve: refused %s: already %u peers, each past its handshake (--max-peers)\n", net::remote_name(fd).c_str(), o.max_peers);
+      log("blockwire serve: refused %s: already %u peers, each past its handshake (--max-peers)\n", net::remote_name(fd).c_str(),
+          o.max_peers);
       continue;
     }
     Session& s = sessions.emplace_back(net::Connection(std::move(socket), net, timeouts));

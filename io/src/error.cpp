@@ -37,8 +37,6 @@ std::string error::message() const {
   return text;
 }
 
-void outcome_throw_as_system_error_with_payload(const error& e) {
-  throw std::system_error(e.code(), e.message());
-}
+void outcome_throw_as_system_error_with_payload(const error& e) { throw std::system_error(e.code(), e.message()); }
 
 }  // namespace blockwire

@@ -5,9 +5,7 @@
 
 namespace blockwire {
 
-Hash256::Hash256(std::span<const std::byte, 32> bytes) noexcept {
-  std::copy(bytes.begin(), bytes.end(), bytes_.begin());
-}
+Hash256::Hash256(std::span<const std::byte, 32> bytes) noexcept { std::copy(bytes.begin(), bytes.end(), bytes_.begin()); }
 
 result<Hash256> Hash256::from_hex(std::string_view hex) {
   Hash256 h;

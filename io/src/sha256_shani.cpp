@@ -56,12 +56,14 @@ BLOCKWIRE_SHA_NI_INLINE void group(Lane (&l)[N]) {
   if constexpr (g >= 4) {
     constexpr int prev = (g + 3) % 4, prev2 = (g + 2) % 4, next = (g + 1) % 4;
     for (Lane& x : l)
-      x.w[i] = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(x.w[i], x.w[next]), _mm_alignr_epi8(x.w[prev], x.w[prev2], 4)), x.w[prev]);
+      x.w[i] = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(x.w[i], x.w[next]), _mm_alignr_epi8(x.w[prev], x.w[prev2], 4)),
+                                    x.w[prev]);
   }
   const __m128i kg = _mm_load_si128(reinterpret_cast<const __m128i*>(k + 4 * g));
   __m128i m[N];
   for (int j = 0; j < N; ++j) m[j] = _mm_add_epi32(l[j].w[i], kg);
-  for (int j = 0; j < N; ++j) l[j].cdgh = _mm_sha256rnds2_epu32(l[j].cdgh, l[j].abef, m[j]);  // rounds 4g, 4g+1: the new ABEF; the old is CDGH now
+  for (int j = 0; j < N; ++j)
+    l[j].cdgh = _mm_sha256rnds2_epu32(l[j].cdgh, l[j].abef, m[j]);  // rounds 4g, 4g+1: the new ABEF; the old is CDGH now
   for (int j = 0; j < N; ++j) m[j] = _mm_shuffle_epi32(m[j], 0x0e);
   for (int j = 0; j < N; ++j) l[j].abef = _mm_sha256rnds2_epu32(l[j].abef, l[j].cdgh, m[j]);  // rounds 4g+2, 4g+3
 }

@@ -218,8 +218,19 @@ TEST_CASE("inspect survives output values that overflow a sum") {
   TempDir dir;
   // version 1, one input, two outputs of INT64_MAX satoshis with empty
   // scripts, lock time 0.
-  std::string hex = "01000000" "01" + std::string(64, '1') + "00000000" "00" "ffffffff" "02" "ffffffffffffff7f" "00"
-                    "ffffffffffffff7f" "00" "00000000";
+  std::string hex =
+      "01000000"
+      "01" +
+      std::string(64, '1') +
+      "00000000"
+      "00"
+      "ffffffff"
+      "02"
+      "ffffffffffffff7f"
+      "00"
+      "ffffffffffffff7f"
+      "00"
+      "00000000";
   write_file(dir / "tx.hex", std::as_bytes(std::span(hex.data(), hex.size())));
   const Run r = run("inspect " + (dir / "tx.hex"));
   CHECK(r.status == 0);
@@ -331,7 +342,8 @@ TEST_CASE("pack --append twice at once: one writes, the other is refused; nothin
   CHECK(s1 + s2 <= 2);  // at least one succeeded; a refusal is 2
   const std::size_t succeeded = (s1 == 0 ? 1u : 0u) + (s2 == 0 ? 1u : 0u);
   CHECK(succeeded >= 1);
-  if (succeeded == 1) CHECK((read_text(dir / "e1") + read_text(dir / "e2")).find("another writer holds the directory's lock") != std::string::npos);
+  if (succeeded == 1)
+    CHECK((read_text(dir / "e1") + read_text(dir / "e2")).find("another writer holds the directory's lock") != std::string::npos);
   const Run r = run("scan --json " + (dir / "blocks"));
   CHECK(r.status == 0);  // every record whole
   // The same block twenty times: added once, whichever ran first; a block
@@ -384,7 +396,8 @@ TEST_CASE("pack --append cuts off a torn last record (what a crash leaves), says
   CHECK(read_text(dir / "err").find("cut off a torn record") != std::string::npos);
   CHECK(read_text(dir / "err").find("it now ends at byte " + std::to_string(whole) + " of blk00000.dat") != std::string::npos);
   const auto after = read_file(dir / "blocks/blk00000.dat");
-  CHECK(after == test::concat({std::vector<std::byte>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(whole)), record(test::segwit_block())}));
+  CHECK(after == test::concat({std::vector<std::byte>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(whole)),
+                               record(test::segwit_block())}));
   CHECK(run("scan --no-progress " + (dir / "blocks")).status == 0);
 }
 
@@ -441,11 +454,11 @@ TEST_CASE("scan: records nested in records' scripts do not make resync quadratic
   std::vector<std::byte> inner(1'000'000, std::byte{0});
   for (int level = 0; level < 40; ++level) {
     const auto script_size = static_cast<std::uint32_t>(inner.size());
-    const auto block = test::concat({std::vector<std::byte>(80, std::byte{0x01}), test::bytes({1}),        // header, 1 tx
+    const auto block = test::concat({std::vector<std::byte>(80, std::byte{0x01}), test::bytes({1}),           // header, 1 tx
                                      le32(1), test::bytes({1}), std::vector<std::byte>(36, std::byte{0x02}),  // version, 1 input
                                      test::bytes({0}), le32(0xffffffff), test::bytes({1}),                    // script, sequence, 1 output
-                                     std::vector<std::byte>(8, std::byte{0}), test::bytes({0xfe}), le32(script_size), inner,
-                                     le32(0), test::bytes({0x42})});  // lock time, then a trailing byte
+                                     std::vector<std::byte>(8, std::byte{0}), test::bytes({0xfe}), le32(script_size), inner, le32(0),
+                                     test::bytes({0x42})});  // lock time, then a trailing byte
     inner = test::concat({test::bytes({0xf9, 0xbe, 0xb4, 0xd9}), le32(static_cast<std::uint32_t>(block.size())), block});
   }
   write_file(dir / "nested.dat", inner);
@@ -537,7 +550,8 @@ TEST_CASE("usage: --threads is capped, --offset is not negative, a FIFO is not a
 TEST_CASE("output that cannot be written is an I/O error (exit 2), not a success") {
   TempDir dir;
   REQUIRE(run("pack -o " + (dir / "blocks") + " " + block413567).status == 0);
-  const int status = std::system((std::string(BLOCKWIRE_EXE) + " scan --json " + (dir / "blocks") + " >/dev/full 2>" + (dir / "err")).c_str());
+  const int status =
+      std::system((std::string(BLOCKWIRE_EXE) + " scan --json " + (dir / "blocks") + " >/dev/full 2>" + (dir / "err")).c_str());
   CHECK(WEXITSTATUS(status) == 2);
   CHECK(read_text(dir / "err").find("No space left on device") != std::string::npos);
 }
@@ -554,7 +568,8 @@ TEST_CASE("scan: a file that cannot be read is not counted as scanned") {
   ::chmod((dir / "blocks/blk00000.dat").c_str(), 0644);
   ::chmod((dir / "blocks/xor.dat").c_str(), 0644);
   const std::string as_user = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
-  const int status = std::system((as_user + BLOCKWIRE_EXE + " scan --json " + (dir / "blocks") + " >" + (dir / "out") + " 2>/dev/null").c_str());
+  const int status =
+      std::system((as_user + BLOCKWIRE_EXE + " scan --json " + (dir / "blocks") + " >" + (dir / "out") + " 2>/dev/null").c_str());
   CHECK(WEXITSTATUS(status) == 2);
   const auto j = nlohmann::json::parse(read_text(dir / "out"));
   CHECK(j["bytes"] == fs::file_size(dir / "blocks/blk00000.dat"));
@@ -578,8 +593,8 @@ TEST_CASE("inspect --json: Core's key order, 8-decimal amounts, and asm/desc/add
   REQUIRE(r.status == 0);
   const auto j = nlohmann::ordered_json::parse(r.out);
   // blockheaderToJSON then blockToJSON, without what needs the chain.
-  CHECK(keys_of(j) == std::vector<std::string>{"hash", "version", "versionHex", "merkleroot", "time", "nonce", "bits", "target", "difficulty",
-                                               "nTx", "previousblockhash", "strippedsize", "size", "weight", "tx"});
+  CHECK(keys_of(j) == std::vector<std::string>{"hash", "version", "versionHex", "merkleroot", "time", "nonce", "bits", "target",
+                                               "difficulty", "nTx", "previousblockhash", "strippedsize", "size", "weight", "tx"});
   CHECK(keys_of(j["tx"][1]) ==
         std::vector<std::string>{"txid", "hash", "version", "size", "vsize", "weight", "locktime", "vin", "vout", "hex"});
   std::size_t outputs = 0;
@@ -622,7 +637,7 @@ TEST_CASE("inspect --json: Core's key order, 8-decimal amounts, and asm/desc/add
 TEST_CASE("inspect --json: difficulty as Core's UniValue prints a double (16 significant digits)") {
   TempDir dir;
   for (const auto& [bits, text] : std::vector<std::pair<std::vector<std::byte>, std::string>>{
-           {test::bytes({0xff, 0xff, 0x00, 0x1d}), "\"difficulty\": 1,"},                 // 0x1d00ffff
+           {test::bytes({0xff, 0xff, 0x00, 0x1d}), "\"difficulty\": 1,"},                    // 0x1d00ffff
            {test::bytes({0x4c, 0x86, 0x04, 0x1b}), "\"difficulty\": 14484.1623612254,"}}) {  // 0x1b04864c, the issue's example
     auto block = test::block413567();
     std::copy(bits.begin(), bits.end(), block.begin() + 72);
@@ -658,9 +673,10 @@ TEST_CASE("blocks: a directory's best chain in height order, with getblock's cha
   REQUIRE(r.status == 0);
   auto j = nlohmann::ordered_json::parse(r.out);
   REQUIRE(j.size() == 4);
-  CHECK(keys_of(j[1]) == std::vector<std::string>{"hash", "confirmations", "height", "version", "versionHex", "merkleroot", "time",
-                                                  "mediantime", "nonce", "bits", "target", "difficulty", "chainwork", "nTx",
-                                                  "previousblockhash", "nextblockhash", "strippedsize", "size", "weight", "tx"});
+  CHECK(keys_of(j[1]) == std::vector<std::string>{"hash",          "confirmations", "height",     "version", "versionHex",
+                                                  "merkleroot",    "time",          "mediantime", "nonce",   "bits",
+                                                  "target",        "difficulty",    "chainwork",  "nTx",     "previousblockhash",
+                                                  "nextblockhash", "strippedsize",  "size",       "weight",  "tx"});
   const Block* chain[] = {&g, &b1, &b2, &b3};
   for (std::size_t h = 0; h < 4; ++h) {
     CAPTURE(h);

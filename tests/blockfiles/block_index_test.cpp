@@ -84,7 +84,8 @@ TEST_CASE("work_from_bits: Core's GetBlockProof") {
   CHECK(work_from_bits(0x1d80ffff).is_zero());  // negative: no work
 }
 
-TEST_CASE("BlockIndex::refresh: blocks appended since are read, linked (a child before its parent too) and move the tip; damage is said once") {
+TEST_CASE(
+    "BlockIndex::refresh: blocks appended since are read, linked (a child before its parent too) and move the tip; damage is said once") {
   std::vector<Block> chain{test::mine(Hash256{}, 1000, 0)};
   for (std::uint32_t h = 1; h <= 6; ++h) chain.push_back(test::mine(block_hash(chain.back().header), 1000 + 600 * h, h));
   test::TempDir dir;

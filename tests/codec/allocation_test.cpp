@@ -35,9 +35,12 @@ std::size_t peak_of(const std::vector<std::byte>& raw, Decode decode) {
     StreamReader stream{reader_ref(source)};  // allocated before measuring: it is the caller's
     const std::size_t before = counting::reset_peak();
     bool failed;
-    if (way == 0) failed = !decode(std::span<const std::byte>(raw));
-    else if (way == 1) failed = !decode(reader_ref(source));
-    else failed = !decode(stream);
+    if (way == 0)
+      failed = !decode(std::span<const std::byte>(raw));
+    else if (way == 1)
+      failed = !decode(reader_ref(source));
+    else
+      failed = !decode(stream);
     CHECK(failed);  // 10 bytes cannot hold what they claim
     worst = std::max(worst, counting::peak.load() - before);
   }
@@ -66,8 +69,8 @@ TEST_CASE("a 10-byte transaction claiming 2^25 outputs allocates under 1 MiB") {
 TEST_CASE("a transaction claiming 2^25 witness items allocates under 1 MiB") {
   // version, marker, flag, one input with an empty scriptSig, no outputs,
   // then a witness stack that claims 2^25 items.
-  const auto raw = concat({bytes({1, 0, 0, 0, 0, 1, 1}), std::vector<std::byte>(36), bytes({0, 0xff, 0xff, 0xff, 0xff}),
-                           bytes({0}), claim_2_25});
+  const auto raw =
+      concat({bytes({1, 0, 0, 0, 0, 1, 1}), std::vector<std::byte>(36), bytes({0, 0xff, 0xff, 0xff, 0xff}), bytes({0}), claim_2_25});
   CHECK(peak_decoding_tx(raw) < one_mib);
 }
 

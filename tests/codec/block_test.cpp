@@ -28,10 +28,8 @@ struct Expected {
 
 std::vector<Expected> both_blocks() {
   return {
-      {test::block413567(), 1557, 999'887, 3'999'548, 0,
-       "64a50c649fc816baaa2effda230c39cacf1504e4e616a2863685b72aaa7dce05"},
-      {test::segwit_block(), 2500, 870'406, 3'993'054, 2065,
-       "407d72768cec1a244b7599af79f554055c72d6b2356c890f8c25abf797679022"},
+      {test::block413567(), 1557, 999'887, 3'999'548, 0, "64a50c649fc816baaa2effda230c39cacf1504e4e616a2863685b72aaa7dce05"},
+      {test::segwit_block(), 2500, 870'406, 3'993'054, 2065, "407d72768cec1a244b7599af79f554055c72d6b2356c890f8c25abf797679022"},
   };
 }
 
@@ -47,7 +45,8 @@ TEST_CASE("both real blocks decode with the counts, sizes and merkle root of the
     CHECK(b.header.merkle_root.to_hex() == e.merkle_root);
     CHECK(b.transactions.front().is_coinbase());
     CHECK(std::none_of(b.transactions.begin() + 1, b.transactions.end(), [](const Transaction& tx) { return tx.is_coinbase(); }));
-    const auto witness_txs = std::count_if(b.transactions.begin(), b.transactions.end(), [](const Transaction& tx) { return tx.has_witness(); });
+    const auto witness_txs =
+        std::count_if(b.transactions.begin(), b.transactions.end(), [](const Transaction& tx) { return tx.has_witness(); });
     CHECK(static_cast<std::size_t>(witness_txs) == e.witness_txs);
     // serialized_size is computed, not written; it must agree with the data.
     CHECK(serialized_size(b) == e.bytes.size());

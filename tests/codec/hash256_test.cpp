@@ -29,8 +29,8 @@ TEST_CASE("Hash256::from_hex accepts upper case and rejects bad input") {
   auto upper = Hash256::from_hex("0000000000000000025AFF8BE8A55DF8F89C77296DB6198F272D6577325D4069");
   REQUIRE(upper);
   CHECK(upper.value() == lower.value());
-  CHECK(lower.value().bytes()[31] == std::byte{0});     // leading zeros of the display
-  CHECK(lower.value().bytes()[0] == std::byte{0x69});   // are the hash's last bytes
+  CHECK(lower.value().bytes()[31] == std::byte{0});    // leading zeros of the display
+  CHECK(lower.value().bytes()[0] == std::byte{0x69});  // are the hash's last bytes
   CHECK_FALSE(Hash256::from_hex("00"));
   CHECK_FALSE(Hash256::from_hex(std::string(63, '0') + "g"));
   CHECK(Hash256{}.is_zero());

@@ -74,7 +74,8 @@ TEST_CASE("SHA-256 matches NIST's short and long message vectors") {
   CHECK(hex(sha256(text("abc"))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
   CHECK(hex(sha256(text("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"))) ==
         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  CHECK(hex(sha256(text("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu"))) ==
+  CHECK(hex(sha256(
+            text("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu"))) ==
         "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
   // One million 'a', written through the Writer interface in pieces.
   const std::string a(1'000'000, 'a');
@@ -113,8 +114,8 @@ TEST_CASE("sha256d64 equals SHA256d of each 64-byte block, for 0 to 50 blocks (p
     sha256d64(out, data);
     for (std::size_t i = 0; i < n; ++i) {
       const Hash256 expected = sha256d(std::span(data).subspan(64 * i, 64));  // OpenSSL's general path
-      CHECK_MESSAGE(std::equal(expected.bytes().begin(), expected.bytes().end(), out.begin() + static_cast<std::ptrdiff_t>(32 * i)),
-                    n, " blocks, block ", i);
+      CHECK_MESSAGE(std::equal(expected.bytes().begin(), expected.bytes().end(), out.begin() + static_cast<std::ptrdiff_t>(32 * i)), n,
+                    " blocks, block ", i);
     }
   }
   for (const std::size_t n : {9, 16, 37}) {  // in place: each block read before its hash is written
@@ -131,7 +132,8 @@ TEST_CASE("sha256d64 equals SHA256d of each 64-byte block, for 0 to 50 blocks (p
   }
 }
 
-TEST_CASE("sha256d_each equals OpenSSL's SHA256d of each message: every length to 300 around the padding edges, split in three runs anywhere") {
+TEST_CASE(
+    "sha256d_each equals OpenSSL's SHA256d of each message: every length to 300 around the padding edges, split in three runs anywhere") {
   // Lengths 0..300 cross every padding case (the 0x80 and the length in the
   // last block, the length alone in a block of its own, an exact multiple
   // of 64); the runs are cut at random places, empty ones included; message
@@ -166,7 +168,8 @@ TEST_CASE("sha256d_each equals OpenSSL's SHA256d of each message: every length t
   CHECK(out == mixed_expected);
   // Parts that are default-constructed spans (null, empty), and fewer
   // messages than lanes.
-  std::vector<SplitMessage> sparse{SplitMessage{}, {{std::span<const std::byte>{}, std::span(big).first(70), std::span<const std::byte>{}}}};
+  std::vector<SplitMessage> sparse{SplitMessage{},
+                                   {{std::span<const std::byte>{}, std::span(big).first(70), std::span<const std::byte>{}}}};
   std::vector<Hash256> sparse_out(sparse.size());
   sha256d_each(sparse, sparse_out);
   CHECK(sparse_out[0] == sha256d({}));
@@ -229,7 +232,7 @@ void grow_to(Transaction& tx, std::size_t target) {
   TransactionBuilder grown(tx);
   grown.outputs.emplace_back().value = 1;
   const std::size_t without = serialized_size(grown.build());  // the new output's script empty: a 1-byte length
-  REQUIRE(target >= without + 255);                           // a script of 253 bytes or more takes a 3-byte length
+  REQUIRE(target >= without + 255);                            // a script of 253 bytes or more takes a 3-byte length
   grown.outputs.back().script_pubkey.assign(target - without - 2, std::byte{0x51});
   tx = grown.build();
   REQUIRE(serialized_size(tx) == target);

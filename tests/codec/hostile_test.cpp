@@ -18,15 +18,15 @@ namespace {
 std::vector<std::byte> tx_with(std::vector<std::byte> rest) { return concat({bytes({1, 0, 0, 0}), rest}); }
 
 const std::vector<std::byte> one_input = concat({
-    bytes({1}),                          // one input
+    bytes({1}),                                                        // one input
     std::vector<std::byte>(32, std::byte{0xab}), bytes({0, 0, 0, 0}),  // outpoint
-    bytes({0}),                          // empty scriptSig
-    bytes({0xff, 0xff, 0xff, 0xff}),     // sequence
+    bytes({0}),                                                        // empty scriptSig
+    bytes({0xff, 0xff, 0xff, 0xff}),                                   // sequence
 });
 const std::vector<std::byte> one_output = concat({
-    bytes({1}),                               // one output
-    bytes({0x10, 0x27, 0, 0, 0, 0, 0, 0}),    // 10,000 sat
-    bytes({1, 0x51}),                         // script: OP_TRUE
+    bytes({1}),                             // one output
+    bytes({0x10, 0x27, 0, 0, 0, 0, 0, 0}),  // 10,000 sat
+    bytes({1, 0x51}),                       // script: OP_TRUE
 });
 const std::vector<std::byte> lock_time = bytes({0, 0, 0, 0});
 
@@ -76,8 +76,7 @@ TEST_CASE("a CompactSize above 0x02000000 is rejected in every branch that can h
 TEST_CASE("a script length above MAX_SIZE is rejected too") {
   auto input = one_input;
   input[37] = std::byte{0xfe};  // the scriptSig length
-  const auto raw = tx_with(concat({std::vector<std::byte>(input.begin(), input.begin() + 38),
-                                   bytes({0x01, 0x00, 0x00, 0x02})}));
+  const auto raw = tx_with(concat({std::vector<std::byte>(input.begin(), input.begin() + 38), bytes({0x01, 0x00, 0x00, 0x02})}));
   check_error(decode_transaction(raw), codec::errc::size_too_large, raw.size());
 }
 

@@ -102,7 +102,7 @@ TEST_CASE("addresses: every key_io_invalid.json string is refused on every netwo
 TEST_CASE("descriptor checksums: BIP380's vectors") {
   CHECK(descriptor_checksum("raw(deadbeef)") == "89f8spxm");
   CHECK(descriptor_checksum("raw(deedbeef)") != "89f8spxm");  // an error in the payload changes it
-  CHECK(descriptor_checksum("raw(\xc3\x9c)").empty());         // a character outside the alphabet
+  CHECK(descriptor_checksum("raw(\xc3\x9c)").empty());        // a character outside the alphabet
   // A key-origin descriptor, checked against Bitcoin Core by the author of the example.
   CHECK(descriptor_checksum("wpkh([d34db33f/84h/0h/0h]0279be667ef9dcbbac55a06295Ce870b07029Bfcdb2dce28d959f2815b16f81798)") == "qwlqgth7");
 }
@@ -127,11 +127,13 @@ TEST_CASE("asm: Core's ScriptToAsmStr, case by case") {
   CHECK(to_asm(hex("76 4c")) == "OP_DUP [error]");
   CHECK(to_asm(hex("0401020304 05aabb")) == "67305985 [error]");
   // Sighash decoding (scriptSig): a strictly DER-encoded signature shows its type.
-  const std::string der = "3044022053f2b1adfd7ebf0b0fe9c1fd2ed4f20e43cc34a55d1aa9a6db51d91d49e7c6b102203b0c0d83ac4f9b6d7c34f54f02a4e91b6ae3faacb2fb2a1d12bd06d4e4b22d0b";
+  const std::string der =
+      "3044022053f2b1adfd7ebf0b0fe9c1fd2ed4f20e43cc34a55d1aa9a6db51d91d49e7c6b102203b0c0d83ac4f9b6d7c34f54f02a4e91b6ae3faacb2fb2a1d12bd06d4"
+      "e4b22d0b";
   CHECK(to_asm(hex("47" + der + "01"), true) == der + "[ALL]");
   CHECK(to_asm(hex("47" + der + "83"), true) == der + "[SINGLE|ANYONECANPAY]");
-  CHECK(to_asm(hex("47" + der + "04"), true) == der + "04");   // not a defined type
-  CHECK(to_asm(hex("47" + der + "01"), false) == der + "01");  // not asked for
+  CHECK(to_asm(hex("47" + der + "04"), true) == der + "04");                   // not a defined type
+  CHECK(to_asm(hex("47" + der + "01"), false) == der + "01");                  // not asked for
   CHECK(to_asm(hex("6a47" + der + "01"), true) == "OP_RETURN " + der + "01");  // unspendable: not decoded
 }
 
@@ -154,7 +156,7 @@ TEST_CASE("solve: Core's standard types") {
       {"5120" + std::string(64, '5'), script_type::witness_v1_taproot},
       {"51024e73", script_type::anchor},
       {"5202aaaa", script_type::witness_unknown},
-      {"0015" + std::string(42, '6'), script_type::nonstandard},  // version 0, 21 bytes
+      {"0015" + std::string(42, '6'), script_type::nonstandard},       // version 0, 21 bytes
       {"21" + std::string(66, '8') + "ac", script_type::nonstandard},  // 33 bytes after 0x88: no key
       {"5121" + key33 + "51ae", script_type::multisig},
       {"5221" + key33 + "51ae", script_type::nonstandard},  // 2 of 1

@@ -287,7 +287,10 @@ TEST_CASE("a default transaction is the builder's default: version 2, nothing in
 TEST_CASE("a transaction with no inputs and no outputs, kept in the object itself, reads its bytes after a copy and a move") {
   // Version 0x01020304, lock time 0x0a0b0c0d: every byte of both differs,
   // so a read from the wrong place shows.
-  const auto raw = test::from_hex("04030201" "0000" "0d0c0b0a");
+  const auto raw = test::from_hex(
+      "04030201"
+      "0000"
+      "0d0c0b0a");
   const Transaction decoded = decode_transaction(raw, witness::disallow).value();
   Transaction copy = decoded;
   Transaction moved = std::move(copy);

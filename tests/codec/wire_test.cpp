@@ -56,7 +56,8 @@ std::vector<std::byte> encode(const Checkpoint& c) {
   return out;
 }
 
-const Checkpoint sample{413567, Hash256::from_hex("0000000000000000025aff8be8a55df8f89c77296db6198f272d6577325d4069").value(), {1, 0x01020304}};
+const Checkpoint sample{
+    413567, Hash256::from_hex("0000000000000000025aff8be8a55df8f89c77296db6198f272d6577325d4069").value(), {1, 0x01020304}};
 
 }  // namespace
 

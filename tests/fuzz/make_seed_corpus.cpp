@@ -75,7 +75,8 @@ int main(int argc, char** argv) {
     const std::string stem = std::string(name).substr(0, 16);
     write_file(out / "header" / stem, std::span(raw).first(80));
     for (std::size_t n : {1, 2, 3, 10}) {
-      Block small{block.value().header, {block.value().transactions.begin(), block.value().transactions.begin() + static_cast<std::ptrdiff_t>(n)}};
+      Block small{block.value().header,
+                  {block.value().transactions.begin(), block.value().transactions.begin() + static_cast<std::ptrdiff_t>(n)}};
       std::vector<std::byte> bytes;
       encode_block(small, bytes);
       write_file(out / "block" / (stem + "-" + std::to_string(n)), bytes);

@@ -64,8 +64,8 @@ TEST_CASE("the first sink error is kept, later writes are dropped, flush reports
   const auto data = test::random_bytes(200, 3);
   const std::span<const std::byte> in(data);
   for (std::size_t i = 0; i < 8; ++i) w.write(in.subspan(4 * i).first<4>());  // 32 bytes
-  CHECK_FALSE(w.failed());  // the first full buffer went through
-  w.write(in.subspan(32).first<4>());  // hands over the second full buffer: fails
+  CHECK_FALSE(w.failed());                                                    // the first full buffer went through
+  w.write(in.subspan(32).first<4>());                                         // hands over the second full buffer: fails
   CHECK(w.failed());
   CHECK(sink.calls == std::vector<std::size_t>{16, 16});
   for (std::size_t i = 9; i < 50; ++i) w.write(in.subspan(4 * i).first<4>());

@@ -28,9 +28,7 @@ struct TrickleReader {
 };
 
 struct FailingReader {
-  result<std::size_t> read_some(std::span<std::byte>) {
-    return error(std::make_error_code(std::errc::connection_reset));
-  }
+  result<std::size_t> read_some(std::span<std::byte>) { return error(std::make_error_code(std::errc::connection_reset)); }
 };
 
 std::uint32_t read_u32(DecodingContext& ctx) {

@@ -34,7 +34,7 @@ TEST_CASE("hex: a bad digit is reported at its own offset; odd and wrong lengths
 TEST_CASE("Hash256: hex in display order (reversed), its errors from the one hex codec") {
   const auto h = Hash256::from_hex("000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f");
   REQUIRE(h);
-  CHECK(h.value().bytes()[0] == std::byte{0x6f});   // the last pair shown is the first byte
+  CHECK(h.value().bytes()[0] == std::byte{0x6f});  // the last pair shown is the first byte
   CHECK(h.value().bytes()[31] == std::byte{0x00});
   CHECK(h.value().to_hex() == "000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f");
   CHECK(Hash256::from_hex("00").error().code() == io::errc::wrong_hex_length);

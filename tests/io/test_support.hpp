@@ -38,16 +38,25 @@ void write_in_pieces(W& w, std::span<const std::byte> data, std::uint64_t seed) 
   while (!data.empty()) {
     const unsigned kind = rng() % 100;
     std::size_t n;
-    if (kind < 35) n = 1;
-    else if (kind < 60) n = 4;
-    else if (kind < 80) n = 8;
-    else if (kind < 97) n = 1 + rng() % 300;
-    else n = 1 + rng() % (64 * 1024);
+    if (kind < 35)
+      n = 1;
+    else if (kind < 60)
+      n = 4;
+    else if (kind < 80)
+      n = 8;
+    else if (kind < 97)
+      n = 1 + rng() % 300;
+    else
+      n = 1 + rng() % (64 * 1024);
     if (n > data.size()) n = data.size();
-    if (n == 1) w.write(data.first<1>());
-    else if (n == 4) w.write(data.first<4>());
-    else if (n == 8) w.write(data.first<8>());
-    else w.write(data.first(n));
+    if (n == 1)
+      w.write(data.first<1>());
+    else if (n == 4)
+      w.write(data.first<4>());
+    else if (n == 8)
+      w.write(data.first<8>());
+    else
+      w.write(data.first(n));
     data = data.subspan(n);
   }
 }

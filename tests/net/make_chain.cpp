@@ -50,11 +50,11 @@ Transaction segwit_spend(const Hash256& coinbase_txid, std::uint32_t height, std
   const std::span<const std::byte> items[] = {signature, key};
   tx.set_witness(0, items);
   const std::vector<std::byte> scripts[] = {
-      concat({bytes({0x00, 0x14}), repeated(20, 0x22)}),                                    // P2WPKH
-      concat({bytes({0x51, 0x20}), repeated(32, 0x33)}),                                    // P2TR
+      concat({bytes({0x00, 0x14}), repeated(20, 0x22)}),                             // P2WPKH
+      concat({bytes({0x51, 0x20}), repeated(32, 0x33)}),                             // P2TR
       concat({bytes({0x76, 0xa9, 0x14}), repeated(20, 0x44), bytes({0x88, 0xac})}),  // P2PKH
-      concat({bytes({0xa9, 0x14}), repeated(20, 0x55), bytes({0x87})}),           // P2SH
-      bytes({0x6a, 0x04, 0x62, 0x77, 0x69, 0x72}),                                        // OP_RETURN "bwir"
+      concat({bytes({0xa9, 0x14}), repeated(20, 0x55), bytes({0x87})}),              // P2SH
+      bytes({0x6a, 0x04, 0x62, 0x77, 0x69, 0x72}),                                   // OP_RETURN "bwir"
   };
   for (const auto& script : scripts) tx.add_output(std::min<std::int64_t>(9'000'000, spent / 10), script);
   return tx.build();
@@ -69,7 +69,7 @@ Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* s
   TransactionBuilder cb;
   // BIP34: the height first in the coinbase's script_sig.
   const auto script_sig = bytes({0x04, static_cast<int>(height & 0xff), static_cast<int>((height >> 8) & 0xff),
-                                    static_cast<int>((height >> 16) & 0xff), static_cast<int>(height >> 24), 0x00});
+                                 static_cast<int>((height >> 16) & 0xff), static_cast<int>(height >> 24), 0x00});
   cb.add_input(OutPoint{}, script_sig);
   cb.add_output(subsidy(height), concat({bytes({0x00, 0x14}), repeated(20, 0x66)}));
   b.transactions.push_back(cb.build());

@@ -100,7 +100,9 @@ struct SocketPair {
     p2p::encode_message(m, network::regtest, bytes);
     send_raw(bytes);
   }
-  void send_raw(std::span<const std::byte> bytes) { REQUIRE(::write(theirs, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size())); }
+  void send_raw(std::span<const std::byte> bytes) {
+    REQUIRE(::write(theirs, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+  }
 };
 
 net::Timeouts short_timeouts() { return {1000ms, 1000ms, 200ms, 300ms}; }

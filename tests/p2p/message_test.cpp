@@ -178,7 +178,8 @@ TEST_CASE("p2p: differential indexes as Core's blockencodings tests: the highest
   // ...OverflowTest: deltas 0x7000, 0x10000 - 0x7000 - 2, 0 reach 0x10000.
   const auto over = decode_message(framed("getblocktxn", getblocktxn_with_deltas({0x7000, 0x10000 - 0x7000 - 2, 0})), network::mainnet);
   CHECK(over.error() == error(p2p::errc::index_overflow, envelope_size + 32 + 1 + 3 + 3 + 1));
-  CHECK(decode_message(framed("getblocktxn", getblocktxn_with_deltas({0x10000})), network::mainnet).error().code() == p2p::errc::index_overflow);
+  CHECK(decode_message(framed("getblocktxn", getblocktxn_with_deltas({0x10000})), network::mainnet).error().code() ==
+        p2p::errc::index_overflow);
   // Round trip of ascending indexes (TransactionsRequestSerializationTest).
   const GetBlockTxn request{test::hash_of(11), {0, 1, 3, 4}};
   CHECK(std::get<GetBlockTxn>(decode_message(encoded(request), network::mainnet).value()) == request);

@@ -27,8 +27,14 @@ nlohmann::json items_json(const std::vector<InvItem>& items) {
 nlohmann::json fields(const Message& m) {
   nlohmann::json j{{"command", std::string(command(m))}};
   if (const auto* v = std::get_if<Version>(&m)) {
-    j.update({{"version", v->version}, {"services", v->services}, {"timestamp", v->timestamp}, {"receiver_port", v->receiver.port},
-              {"nonce", v->nonce}, {"user_agent", v->user_agent}, {"start_height", v->start_height}, {"relay", v->relay.value_or(false)}});
+    j.update({{"version", v->version},
+              {"services", v->services},
+              {"timestamp", v->timestamp},
+              {"receiver_port", v->receiver.port},
+              {"nonce", v->nonce},
+              {"user_agent", v->user_agent},
+              {"start_height", v->start_height},
+              {"relay", v->relay.value_or(false)}});
   } else if (const auto* p = std::get_if<Ping>(&m)) {
     j["nonce"] = p->nonce;
   } else if (const auto* p = std::get_if<Pong>(&m)) {
@@ -56,7 +62,8 @@ nlohmann::json fields(const Message& m) {
   } else if (const auto* a = std::get_if<Addr>(&m)) {
     j["addresses"] = nlohmann::json::array();
     for (const TimedAddress& t : a->addresses)
-      j["addresses"].push_back({{"time", t.time}, {"services", t.address.services}, {"ip", to_hex(t.address.ip)}, {"port", t.address.port}});
+      j["addresses"].push_back(
+          {{"time", t.time}, {"services", t.address.services}, {"ip", to_hex(t.address.ip)}, {"port", t.address.port}});
   } else if (const auto* c = std::get_if<CmpctBlock>(&m)) {
     j.update({{"hash", block_hash(c->header).to_hex()}, {"nonce", c->nonce}, {"short_ids", c->short_ids}});
   }

@@ -83,5 +83,4 @@ inline std::vector<blockwire::p2p::Message> p2p_samples() {
           BlockTxn{block_hash(segwit.header), {segwit.transactions[1], segwit.transactions[2]}}};
 }
 
-
 }  // namespace test

@@ -18,7 +18,8 @@ inline blockwire::Block mine(const blockwire::Hash256& prev, std::uint32_t time,
   b.header.time = time;
   b.header.bits = 0x207fffff;
   TransactionBuilder cb;  // a coinbase: the null prevout
-  const std::byte script_sig[]{std::byte{0x04}, std::byte(height), std::byte(height >> 8), std::byte(height >> 16), std::byte(height >> 24)};
+  const std::byte script_sig[]{std::byte{0x04}, std::byte(height), std::byte(height >> 8), std::byte(height >> 16),
+                               std::byte(height >> 24)};
   cb.add_input(OutPoint{}, script_sig);
   const std::byte op_true[]{std::byte{0x51}};
   cb.add_output(50'0000'0000, op_true);

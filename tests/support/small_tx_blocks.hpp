@@ -22,8 +22,8 @@ inline std::vector<std::byte> ten_byte_tx() { return bytes({1, 0, 0, 0, 0, 0, 0,
 // (value, empty script), lock time 0: the smallest transaction a valid
 // block can hold.
 inline std::vector<std::byte> sixty_byte_tx() {
-  return concat({bytes({1, 0, 0, 0, 1}), std::vector<std::byte>(36),
-                 bytes({0, 0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})});
+  return concat(
+      {bytes({1, 0, 0, 0, 1}), std::vector<std::byte>(36), bytes({0, 0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})});
 }
 
 // The most sixty-byte transactions a block's weight limit admits: 16,666

@@ -73,8 +73,8 @@ TEST_CASE("undo: VARINT as Core's serialize_tests (varints_bitpatterns), both wa
 }
 
 TEST_CASE("undo: CompressAmount as Core's compress_tests: the pairs, and every amount of its ranges round-trips") {
-  const std::pair<std::uint64_t, std::uint64_t> pairs[] = {
-      {0, 0x0}, {1, 0x1}, {cent, 0x7}, {coin, 0x9}, {50 * coin, 0x32}, {21'000'000 * coin, 0x1406f40}};
+  const std::pair<std::uint64_t, std::uint64_t> pairs[] = {{0, 0x0},    {1, 0x1},          {cent, 0x7},
+                                                           {coin, 0x9}, {50 * coin, 0x32}, {21'000'000 * coin, 0x1406f40}};
   for (const auto& [amount, compressed] : pairs) {
     CHECK(compress_amount(amount) == compressed);
     CHECK(decompress_amount(compressed) == amount);
@@ -168,13 +168,23 @@ TEST_CASE("undo: script compression as Core's compress_tests: P2PKH, P2SH, P2PK 
 
 TEST_CASE("undo: hostile undo data: an x off the curve, an oversized script read as OP_RETURN, every prefix truncated at its offset") {
   // A type-5 script whose x is 0: no point of secp256k1 has it (7 is not a square modulo p).
-  const std::vector<std::byte> bytes = hex("01" "01" "0e00" "09" "05" + std::string(64, '0'));
+  const std::vector<std::byte> bytes =
+      hex("01"
+          "01"
+          "0e00"
+          "09"
+          "05" +
+          std::string(64, '0'));
   auto bad = decode_block_undo(bytes);
   REQUIRE(!bad);
   CHECK(bad.error().code() == undo::errc::invalid_compressed_key);
   CHECK(bad.error().offset() == 38);  // after the 32 bytes of x
   // A script of 10,001 bytes: skipped, a lone OP_RETURN in its place (as Core).
-  std::vector<std::byte> big = hex("01" "01" "0e00" "09");
+  std::vector<std::byte> big =
+      hex("01"
+          "01"
+          "0e00"
+          "09");
   {
     VectorWriter sink(big);
     StreamWriter w{writer_ref(sink)};
@@ -186,12 +196,18 @@ TEST_CASE("undo: hostile undo data: an x off the curve, an oversized script read
   REQUIRE(read);
   CHECK(read.value().transactions[0].coins[0].script_pubkey == std::vector<std::byte>{std::byte{0x6a}});
   // A size past the bytes present: truncated, nothing allocated for the claim.
-  auto claim = decode_block_undo(hex("01" "01" "0e00" "09" "8efefefe7f"));
+  auto claim =
+      decode_block_undo(hex("01"
+                            "01"
+                            "0e00"
+                            "09"
+                            "8efefefe7f"));
   CHECK(claim.error().code() == io::errc::truncated);
 
   // Every proper prefix of a real record fails where it ends.
   BlockUndo undo;
-  undo.transactions.push_back({{SpentCoin{0, true, 50 * coin, p2pk(satoshi_key)}, SpentCoin{170, false, 10 * coin, hex("0014" + std::string(40, '3'))}}});
+  undo.transactions.push_back(
+      {{SpentCoin{0, true, 50 * coin, p2pk(satoshi_key)}, SpentCoin{170, false, 10 * coin, hex("0014" + std::string(40, '3'))}}});
   undo.transactions.push_back({{SpentCoin{100'000, false, 1, hex("6a0401020304")}}});
   std::vector<std::byte> whole;
   encode_block_undo(undo, whole);
@@ -249,9 +265,9 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
 
   const Block genesis = genesis_block(network::regtest);
   const Block b1 = block_of(block_hash(genesis.header), 1, p2pkh);
-  const Transaction a = spend({{txid(b1.transactions[0]), 0}},
-                              {{10 * coin, p2sh}, {10 * coin, p2pk_compressed}, {10 * coin, p2pk_uncompressed}, {10 * coin, p2wpkh},
-                               {10 * coin - 10'000, p2tr}});
+  const Transaction a = spend(
+      {{txid(b1.transactions[0]), 0}},
+      {{10 * coin, p2sh}, {10 * coin, p2pk_compressed}, {10 * coin, p2pk_uncompressed}, {10 * coin, p2wpkh}, {10 * coin - 10'000, p2tr}});
   const Transaction b = spend({{txid(a), 0}}, {{10 * coin - 1'000'000, p2pkh}});  // spends `a` in the same block
   const Block b2 = block_of(block_hash(b1.header), 2, p2sh, {a, b});
   const Transaction c = spend({{txid(a), 1}, {txid(a), 2}, {txid(a), 3}, {txid(a), 4}}, {{40 * coin - 10'000 - 990'000, p2wpkh}}, true);
@@ -368,7 +384,8 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
   CHECK(damaged.error().offset() == raw.size());
 }
 
-TEST_CASE("undo: UndoPairer pairs records along the chain, in any block order, past a stale record and a damaged one; its search is bounded") {
+TEST_CASE(
+    "undo: UndoPairer pairs records along the chain, in any block order, past a stale record and a damaged one; its search is bounded") {
   // 3,000 blocks of one shape (coinbase only: the same, empty undo data),
   // each block's hash made up; the blk file holds them shuffled.
   constexpr std::size_t n = 3000;

@@ -9,9 +9,7 @@
 
 namespace blockwire::detail {
 
-std::string batch_record(BlockPosition at) {
-  return "blockwire batch " + std::to_string(at.file) + " " + std::to_string(at.offset) + "\n";
-}
+std::string batch_record(BlockPosition at) { return "blockwire batch " + std::to_string(at.file) + " " + std::to_string(at.offset) + "\n"; }
 
 std::optional<BlockPosition> parse_batch_record(const std::string& text) {
   unsigned file = 0;

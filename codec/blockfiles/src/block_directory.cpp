@@ -22,7 +22,7 @@ result<XorKey> read_xor_key(const std::string& blocks_dir) {
   const fs::path path = fs::path(blocks_dir) / "xor.dat";
   std::error_code ec;
   const bool exists = fs::exists(path, ec);
-  if (ec) return ec;  // not "no file": an error we must not mistake for no key
+  if (ec) return ec;             // not "no file": an error we must not mistake for no key
   if (!exists) return XorKey{};  // no file: not obfuscated
   const auto size = fs::file_size(path, ec);
   if (ec) return ec;

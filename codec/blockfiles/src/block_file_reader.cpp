@@ -17,8 +17,8 @@ namespace {
 constexpr std::size_t window_size = 2 * (std::size_t{max_block_size} + 8);
 
 std::uint32_t le32(const std::byte* p) noexcept {
-  return std::to_integer<std::uint32_t>(p[0]) | std::to_integer<std::uint32_t>(p[1]) << 8 |
-         std::to_integer<std::uint32_t>(p[2]) << 16 | std::to_integer<std::uint32_t>(p[3]) << 24;
+  return std::to_integer<std::uint32_t>(p[0]) | std::to_integer<std::uint32_t>(p[1]) << 8 | std::to_integer<std::uint32_t>(p[2]) << 16 |
+         std::to_integer<std::uint32_t>(p[3]) << 24;
 }
 
 }  // namespace

@@ -108,10 +108,10 @@ struct BlockFileWriter::State {
   FileDescriptor node_lock;  // the data directory's .lock, when there is one: no node starts meanwhile
   unsigned number = 0;
   std::optional<FileWriter> file;
-  std::uint64_t size = 0;                // of the current file
-  unsigned first_created = UINT_MAX;     // files numbered from here on were created by this writer
-  error failure{};                       // sticky: after a failed write, nothing more is written
-  std::optional<BlockPosition> batch;    // where the open batch began
+  std::uint64_t size = 0;                 // of the current file
+  unsigned first_created = UINT_MAX;      // files numbered from here on were created by this writer
+  error failure{};                        // sticky: after a failed write, nothing more is written
+  std::optional<BlockPosition> batch;     // where the open batch began
   std::optional<BlockFileRepair> repair;  // what open() repaired
 
   fs::path batch_path() const { return fs::path(dir) / detail::batch_file_name; }

@@ -22,13 +22,16 @@ std::string IndexProblem::message() const {
   std::string text = block_file_name(file) + ":" + std::to_string(offset) + ": ";
   switch (what) {
     case kind::damaged_record: return text + reason + ", " + std::to_string(bytes) + " bytes skipped";
-    case kind::bad_proof_of_work: return text + "the header's proof of work fails (its hash is above its target, or the target is easier than the network allows)";
+    case kind::bad_proof_of_work:
+      return text + "the header's proof of work fails (its hash is above its target, or the target is easier than the network allows)";
     case kind::unlinked: return text + "the block links to no block of the chain (its parent is missing or was left out)";
     case kind::unfinished_batch:
-      return text + std::to_string(bytes) + " records of an append that did not finish (its writer died) left out; the next fetch or pack removes them";
+      return text + std::to_string(bytes) +
+             " records of an append that did not finish (its writer died) left out; the next fetch or pack removes them";
     case kind::unreadable_file: return block_file_name(file) + ": cannot be read: " + reason;
     case kind::torn_record:
-      return text + "the file ends inside a record (" + std::to_string(bytes) + " bytes): a write interrupted by a crash; the next fetch or pack cuts it off";
+      return text + "the file ends inside a record (" + std::to_string(bytes) +
+             " bytes): a write interrupted by a crash; the next fetch or pack cuts it off";
   }
   return text;
 }
@@ -48,8 +51,8 @@ result<BlockIndex> BlockIndex::build(const std::string& blocks_dir, const XorKey
   const std::size_t before = index.blocks_.size();
   if (auto r = index.read_files(files.value(), 0, 0); !r) return r.error();
   if (index.uncommitted_) {
-    index.add_record_problem({IndexProblem::kind::unfinished_batch, index.uncommitted_->file, index.uncommitted_->offset,
-                              index.uncommitted_records_, {}});
+    index.add_record_problem(
+        {IndexProblem::kind::unfinished_batch, index.uncommitted_->file, index.uncommitted_->offset, index.uncommitted_records_, {}});
   }
   index.link(before);
   return index;
@@ -61,7 +64,8 @@ result<bool> BlockIndex::refresh() {
   // Append-only, or read again: a file cut back below where reading stopped
   // (a writer's repair), or files gone, make the old positions meaningless.
   std::error_code ec;
-  const bool shrank = !files.value().empty() && block_file_number(std::filesystem::path(files.value().back()).filename().string()) < resume_file_;
+  const bool shrank =
+      !files.value().empty() && block_file_number(std::filesystem::path(files.value().back()).filename().string()) < resume_file_;
   const std::string resume_path = file_path(resume_file_);
   const bool cut = std::filesystem::exists(resume_path, ec) && std::filesystem::file_size(resume_path, ec) < resume_offset_;
   // The last record read must still be there: a writer that cut the
@@ -114,7 +118,8 @@ result<void> BlockIndex::read_files(const std::vector<std::string>& files, unsig
     const std::uint64_t start = number == from_file ? from_offset : 0;
     auto file = FileReader::open(path.c_str());
     if (!file) {
-      if (unreadable_.insert(number).second) add_record_problem({IndexProblem::kind::unreadable_file, number, 0, 0, file.error().message()});
+      if (unreadable_.insert(number).second)
+        add_record_problem({IndexProblem::kind::unreadable_file, number, 0, 0, file.error().message()});
       if (last_file) resume_file_ = number;  // (a refresh tries it again, and says it once)
       continue;
     }
@@ -226,8 +231,7 @@ void BlockIndex::link(std::size_t first_new) {
     }
     // The tip: the most work; among equals, the first found (Core keeps
     // the block it received first).
-    if (tip == IndexedBlock::none || !at_most(b.chainwork, blocks_[tip].chainwork) ||
-        (b.chainwork == blocks_[tip].chainwork && i < tip)) {
+    if (tip == IndexedBlock::none || !at_most(b.chainwork, blocks_[tip].chainwork) || (b.chainwork == blocks_[tip].chainwork && i < tip)) {
       tip = i;
     }
   }
@@ -317,7 +321,8 @@ const IndexedBlock* BlockIndex::find(const Hash256& hash) const {
 ChainInfo BlockIndex::chain_info(const IndexedBlock& b) const {
   ChainInfo info{b.height, -1, b.header.time, b.chainwork, std::nullopt};
   const std::size_t self = static_cast<std::size_t>(&b - blocks_.data());
-  const bool on_best = b.height >= 0 && static_cast<std::size_t>(b.height) < best_.size() && best_[static_cast<std::size_t>(b.height)] == self;
+  const bool on_best =
+      b.height >= 0 && static_cast<std::size_t>(b.height) < best_.size() && best_[static_cast<std::size_t>(b.height)] == self;
   if (on_best) {
     info.confirmations = static_cast<std::int64_t>(best_.size()) - b.height;
     if (static_cast<std::size_t>(b.height) + 1 < best_.size()) info.next = blocks_[best_[static_cast<std::size_t>(b.height) + 1]].hash;
@@ -325,7 +330,8 @@ ChainInfo BlockIndex::chain_info(const IndexedBlock& b) const {
   // Core's GetMedianTimePast: the middle of the sorted times of the block
   // and up to ten ancestors.
   std::vector<std::uint32_t> times;
-  for (std::size_t at = self; at != IndexedBlock::none && times.size() < 11; at = blocks_[at].parent) times.push_back(blocks_[at].header.time);
+  for (std::size_t at = self; at != IndexedBlock::none && times.size() < 11; at = blocks_[at].parent)
+    times.push_back(blocks_[at].header.time);
   std::sort(times.begin(), times.end());
   info.median_time = times[times.size() / 2];
   return info;

@@ -21,7 +21,8 @@ const char* describe(int value) noexcept {
     case blockfiles::errc::directory_locked: return "another writer holds the directory's lock (.lock)";
     case blockfiles::errc::node_running: return "a running node holds its data directory's lock (../.lock): stop it first";
     case blockfiles::errc::too_many_files: return "past blk99999.dat, the last name Bitcoin Core gives a block file";
-    case blockfiles::errc::damaged_last_file: return "the last blk file is damaged: a record that does not decode, or broken framing before a whole record";
+    case blockfiles::errc::damaged_last_file:
+      return "the last blk file is damaged: a record that does not decode, or broken framing before a whole record";
     case blockfiles::errc::batch_in_progress: return "a batch of appends is already open";
     case blockfiles::errc::bad_batch_file: return ".blockwire-batch does not name a position of this directory's blk files";
   }

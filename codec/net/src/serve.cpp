@@ -74,11 +74,11 @@ p2p::Headers headers_after(const BlockIndex& index, const p2p::GetHeaders& reque
 
 // What a peer asked for, per connection.
 struct PeerState {
-  bool send_headers = false;    // sendheaders: announce by headers
-  bool high_bandwidth = false;  // sendcmpct(1, 2): announce a new block by cmpctblock
-  bool addr_answered = false;   // getaddr is answered once, as Core does
+  bool send_headers = false;            // sendheaders: announce by headers
+  bool high_bandwidth = false;          // sendcmpct(1, 2): announce a new block by cmpctblock
+  bool addr_answered = false;           // getaddr is answered once, as Core does
   std::optional<Hash256> continuation;  // Core's m_continuation_block: the last hash of a full getblocks inv
-  Hash256 announced;            // the tip the peer knows of from us
+  Hash256 announced;                    // the tip the peer knows of from us
   std::uint64_t cmpct_nonce = 0;
 };
 
@@ -184,7 +184,8 @@ class Server {
       const IndexedBlock* known = index.find(state_.announced);
       if (known != nullptr && is_on_best_chain(index, *known) &&
           static_cast<std::size_t>(index.blocks()[best.back()].height - known->height) <= max_blocks_to_announce) {
-        for (std::int64_t h = known->height + 1; h <= index.blocks()[best.back()].height; ++h) fresh.push_back(on_best_chain(index, h)->header);
+        for (std::int64_t h = known->height + 1; h <= index.blocks()[best.back()].height; ++h)
+          fresh.push_back(on_best_chain(index, h)->header);
       }
       const IndexedBlock& top = index.blocks()[best.back()];
       if (fresh.size() == 1) single = Located{index.file_path(top.file), top.offset, 0, top.hash};
@@ -289,7 +290,8 @@ result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* ti
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(idle_until - clock::now());
       if (left.count() <= 0) return error(net::errc::timed_out, peer.bytes_received());
       pollfd fds[2] = {{peer.fd(), POLLIN, 0}, {tips != nullptr ? tips->fd() : -1, POLLIN, 0}};
-      const int n = ::poll(fds, tips != nullptr ? 2 : 1, static_cast<int>(std::min<std::chrono::milliseconds::rep>(left.count(), 1'000'000)));
+      const int n =
+          ::poll(fds, tips != nullptr ? 2 : 1, static_cast<int>(std::min<std::chrono::milliseconds::rep>(left.count(), 1'000'000)));
       if (n < 0 && errno != EINTR) return std::error_code(errno, std::system_category());
       if (n <= 0) continue;
       if (tips != nullptr && fds[1].revents != 0) {

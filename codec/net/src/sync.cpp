@@ -22,8 +22,7 @@ struct HashedHeader {
 // The headers message's new headers, checked, and the last header's hash
 // (where a full message's next request starts). `offset`: the message's
 // stream offset, for the errors.
-result<std::vector<HashedHeader>> new_headers(const p2p::Headers& message, const BlockIndex& chain, std::uint64_t offset,
-                                              Hash256& last) {
+result<std::vector<HashedHeader>> new_headers(const p2p::Headers& message, const BlockIndex& chain, std::uint64_t offset, Hash256& last) {
   wire::SizeCounter count;
   wire::encode_compact_size(count, message.headers.size());
   const std::uint64_t first = offset + p2p::envelope_size + count.size();
@@ -55,8 +54,8 @@ result<void> answer(Connection& peer, const p2p::Message& message) {
 
 }  // namespace
 
-result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& chain, std::int64_t peer_height,
-                         SyncProgress& progress, const SyncOptions& options) {
+result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& chain, std::int64_t peer_height, SyncProgress& progress,
+                         const SyncOptions& options) {
   using clock = std::chrono::steady_clock;
   progress = SyncProgress{};
   progress.peer_height = peer_height;

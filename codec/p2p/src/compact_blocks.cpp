@@ -54,7 +54,7 @@ const Hash256& id_for(const TxIds& ids, std::uint64_t version) { return version 
 }  // namespace
 
 ShortIdKey short_id_key(const BlockHeader& header, std::uint64_t nonce) {
-  Sha256 sha;  // a Writer: the header is encoded straight into it
+  Sha256 sha;                                    // a Writer: the header is encoded straight into it
   (void)encode_header(header, writer_ref(sha));  // hashing cannot fail
   sha.update(wire::to_le(nonce));
   const Hash256 digest = sha.finish();

@@ -38,9 +38,9 @@ const char* describe(int value) noexcept {
 }
 
 // The command of each alternative, in Message's order.
-constexpr std::string_view commands[] = {"version",   "verack",    "ping",     "pong",       "sendheaders", "sendcmpct", "wtxidrelay",
-                                         "sendaddrv2", "feefilter", "getaddr",  "inv",        "getdata",     "notfound",  "getheaders",
-                                         "getblocks", "headers",   "block",    "tx",         "reject",      "addr",      "addrv2",
+constexpr std::string_view commands[] = {"version",    "verack",      "ping",     "pong", "sendheaders", "sendcmpct", "wtxidrelay",
+                                         "sendaddrv2", "feefilter",   "getaddr",  "inv",  "getdata",     "notfound",  "getheaders",
+                                         "getblocks",  "headers",     "block",    "tx",   "reject",      "addr",      "addrv2",
                                          "cmpctblock", "getblocktxn", "blocktxn", ""};
 static_assert(std::size(commands) == std::variant_size_v<Message>);
 
@@ -194,7 +194,8 @@ void decode_string(DecodingContext& ctx, std::string& s, std::size_t max) {
 
 // A counted list, refused past `max` items before anything is reserved.
 template <class Item, class DecodeItem>
-void decode_list(DecodingContext& ctx, std::vector<Item>& out, std::uint64_t max, std::uint64_t min_item_size, const DecodeItem& decode_item) {
+void decode_list(DecodingContext& ctx, std::vector<Item>& out, std::uint64_t max, std::uint64_t min_item_size,
+                 const DecodeItem& decode_item) {
   w::decode_range_at_most(ctx, out, max, make_error_code(errc::too_many_items), min_item_size, decode_item);
 }
 
@@ -524,7 +525,8 @@ result<Message> decode_message(std::span<const std::byte> bytes, network net, st
   StreamReader in{reader_ref(source)};
   auto message = decode_message(in, net, command_out);
   if (!message) return message;
-  if (!in.buffered().empty() || !source.remaining().empty()) return error(codec::errc::trailing_bytes, bytes.size() - in.buffered().size() - source.remaining().size());
+  if (!in.buffered().empty() || !source.remaining().empty())
+    return error(codec::errc::trailing_bytes, bytes.size() - in.buffered().size() - source.remaining().size());
   return message;
 }
 

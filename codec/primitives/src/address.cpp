@@ -209,7 +209,8 @@ std::optional<std::string> encode_address(std::span<const std::byte> script, net
   switch (s.type) {
     case script_type::pubkeyhash:
     case script_type::scripthash: {
-      std::vector<std::byte> payload{std::byte(s.type == script_type::pubkeyhash ? pubkey_address_prefix(net) : script_address_prefix(net))};
+      std::vector<std::byte> payload{
+          std::byte(s.type == script_type::pubkeyhash ? pubkey_address_prefix(net) : script_address_prefix(net))};
       payload.insert(payload.end(), s.payload.begin(), s.payload.end());
       return base58check_encode(payload);
     }
@@ -217,10 +218,8 @@ std::optional<std::string> encode_address(std::span<const std::byte> script, net
     case script_type::witness_v0_scripthash:
     case script_type::witness_v1_taproot:
     case script_type::anchor:
-    case script_type::witness_unknown:
-      return segwit_address(bech32_hrp(net), s.witness_version, s.payload);
-    default:
-      return std::nullopt;
+    case script_type::witness_unknown: return segwit_address(bech32_hrp(net), s.witness_version, s.payload);
+    default: return std::nullopt;
   }
 }
 

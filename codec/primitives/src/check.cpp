@@ -209,7 +209,9 @@ struct DecodedSource {
   const BlockHeader& header() const { return block.header; }
   std::size_t count() const { return block.transactions.size(); }
   const Transaction& transaction(std::size_t i) const { return block.transactions[i]; }
-  void ids(std::size_t first, std::span<TxIds> out) const { std::copy_n(given.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin()); }
+  void ids(std::size_t first, std::span<TxIds> out) const {
+    std::copy_n(given.begin() + static_cast<std::ptrdiff_t>(first), out.size(), out.begin());
+  }
 };
 
 struct ViewSource {

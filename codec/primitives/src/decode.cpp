@@ -45,9 +45,7 @@ result<Transaction> decode_transaction(std::span<const std::byte> bytes, witness
     detail::decode_transaction(ctx, tx, scratch, mode);
   });
 }
-result<BlockHeader> decode_header(std::span<const std::byte> bytes) {
-  return decode_exact<BlockHeader>(bytes, detail::decode_header);
-}
+result<BlockHeader> decode_header(std::span<const std::byte> bytes) { return decode_exact<BlockHeader>(bytes, detail::decode_header); }
 
 void decode_transaction(DecodingContext& ctx, Transaction& out, TransactionScratch& scratch, witness mode) {
   detail::decode_transaction(ctx, out, scratch, mode);

@@ -100,8 +100,7 @@ std::string infer_descriptor(std::span<const std::byte> script, network net) {
     case script_type::witness_v1_taproot:
       if (valid_xonly(s.payload)) return described("rawtr", to_hex(s.payload));
       break;
-    default:
-      break;
+    default: break;
   }
   if (auto address = encode_address(script, net)) return described("addr", *address);
   return described("raw", to_hex(script));

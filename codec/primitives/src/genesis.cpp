@@ -48,7 +48,7 @@ void push(std::vector<std::byte>& script, std::span<const std::byte> data) {
 Block genesis_block(network net) {
   const GenesisFields f = fields(net);
   std::vector<std::byte> script_sig{std::byte{0x04}, std::byte{0xff}, std::byte{0xff}, std::byte{0x00}, std::byte{0x1d},  // 486604799
-                                    std::byte{0x01}, std::byte{0x04}};                                                   // 4
+                                    std::byte{0x01}, std::byte{0x04}};                                                    // 4
   push(script_sig, std::as_bytes(std::span(f.headline)));
   std::vector<std::byte> script_pubkey;
   push(script_pubkey, from_hex(f.key_hex).value());

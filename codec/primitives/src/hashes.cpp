@@ -55,7 +55,6 @@ Hash256 root_in_place(std::vector<Hash256>& hashes, bool* mutated) {
 
 }  // namespace
 
-
 Hash256 block_hash(const BlockHeader& header) {
   std::array<std::byte, header_size> bytes;
   SpanWriter out(bytes);

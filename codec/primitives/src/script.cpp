@@ -22,17 +22,96 @@ constexpr std::array<std::string_view, 256> opcode_names = [] {
   constexpr std::string_view small[] = {"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16"};
   for (int i = 0; i < 16; ++i) n[0x51 + i] = small[i];
   constexpr std::string_view named[] = {
-      "OP_NOP", "OP_VER", "OP_IF", "OP_NOTIF", "OP_VERIF", "OP_VERNOTIF", "OP_ELSE", "OP_ENDIF", "OP_VERIFY", "OP_RETURN",   // 0x61..
-      "OP_TOALTSTACK", "OP_FROMALTSTACK", "OP_2DROP", "OP_2DUP", "OP_3DUP", "OP_2OVER", "OP_2ROT", "OP_2SWAP", "OP_IFDUP",  // 0x6b..
-      "OP_DEPTH", "OP_DROP", "OP_DUP", "OP_NIP", "OP_OVER", "OP_PICK", "OP_ROLL", "OP_ROT", "OP_SWAP", "OP_TUCK",          // 0x74..
-      "OP_CAT", "OP_SUBSTR", "OP_LEFT", "OP_RIGHT", "OP_SIZE", "OP_INVERT", "OP_AND", "OP_OR", "OP_XOR", "OP_EQUAL",       // 0x7e..
-      "OP_EQUALVERIFY", "OP_RESERVED1", "OP_RESERVED2", "OP_1ADD", "OP_1SUB", "OP_2MUL", "OP_2DIV", "OP_NEGATE",           // 0x88..
-      "OP_ABS", "OP_NOT", "OP_0NOTEQUAL", "OP_ADD", "OP_SUB", "OP_MUL", "OP_DIV", "OP_MOD", "OP_LSHIFT", "OP_RSHIFT",      // 0x90..
-      "OP_BOOLAND", "OP_BOOLOR", "OP_NUMEQUAL", "OP_NUMEQUALVERIFY", "OP_NUMNOTEQUAL", "OP_LESSTHAN", "OP_GREATERTHAN",    // 0x9a..
-      "OP_LESSTHANOREQUAL", "OP_GREATERTHANOREQUAL", "OP_MIN", "OP_MAX", "OP_WITHIN", "OP_RIPEMD160", "OP_SHA1",         // 0xa1..
-      "OP_SHA256", "OP_HASH160", "OP_HASH256", "OP_CODESEPARATOR", "OP_CHECKSIG", "OP_CHECKSIGVERIFY",                   // 0xa8..
-      "OP_CHECKMULTISIG", "OP_CHECKMULTISIGVERIFY", "OP_NOP1", "OP_CHECKLOCKTIMEVERIFY", "OP_CHECKSEQUENCEVERIFY",       // 0xae..
-      "OP_NOP4", "OP_NOP5", "OP_NOP6", "OP_NOP7", "OP_NOP8", "OP_NOP9", "OP_NOP10", "OP_CHECKSIGADD",                    // 0xb3..0xba
+      "OP_NOP",
+      "OP_VER",
+      "OP_IF",
+      "OP_NOTIF",
+      "OP_VERIF",
+      "OP_VERNOTIF",
+      "OP_ELSE",
+      "OP_ENDIF",
+      "OP_VERIFY",
+      "OP_RETURN",  // 0x61..
+      "OP_TOALTSTACK",
+      "OP_FROMALTSTACK",
+      "OP_2DROP",
+      "OP_2DUP",
+      "OP_3DUP",
+      "OP_2OVER",
+      "OP_2ROT",
+      "OP_2SWAP",
+      "OP_IFDUP",  // 0x6b..
+      "OP_DEPTH",
+      "OP_DROP",
+      "OP_DUP",
+      "OP_NIP",
+      "OP_OVER",
+      "OP_PICK",
+      "OP_ROLL",
+      "OP_ROT",
+      "OP_SWAP",
+      "OP_TUCK",  // 0x74..
+      "OP_CAT",
+      "OP_SUBSTR",
+      "OP_LEFT",
+      "OP_RIGHT",
+      "OP_SIZE",
+      "OP_INVERT",
+      "OP_AND",
+      "OP_OR",
+      "OP_XOR",
+      "OP_EQUAL",  // 0x7e..
+      "OP_EQUALVERIFY",
+      "OP_RESERVED1",
+      "OP_RESERVED2",
+      "OP_1ADD",
+      "OP_1SUB",
+      "OP_2MUL",
+      "OP_2DIV",
+      "OP_NEGATE",  // 0x88..
+      "OP_ABS",
+      "OP_NOT",
+      "OP_0NOTEQUAL",
+      "OP_ADD",
+      "OP_SUB",
+      "OP_MUL",
+      "OP_DIV",
+      "OP_MOD",
+      "OP_LSHIFT",
+      "OP_RSHIFT",  // 0x90..
+      "OP_BOOLAND",
+      "OP_BOOLOR",
+      "OP_NUMEQUAL",
+      "OP_NUMEQUALVERIFY",
+      "OP_NUMNOTEQUAL",
+      "OP_LESSTHAN",
+      "OP_GREATERTHAN",  // 0x9a..
+      "OP_LESSTHANOREQUAL",
+      "OP_GREATERTHANOREQUAL",
+      "OP_MIN",
+      "OP_MAX",
+      "OP_WITHIN",
+      "OP_RIPEMD160",
+      "OP_SHA1",  // 0xa1..
+      "OP_SHA256",
+      "OP_HASH160",
+      "OP_HASH256",
+      "OP_CODESEPARATOR",
+      "OP_CHECKSIG",
+      "OP_CHECKSIGVERIFY",  // 0xa8..
+      "OP_CHECKMULTISIG",
+      "OP_CHECKMULTISIGVERIFY",
+      "OP_NOP1",
+      "OP_CHECKLOCKTIMEVERIFY",
+      "OP_CHECKSEQUENCEVERIFY",  // 0xae..
+      "OP_NOP4",
+      "OP_NOP5",
+      "OP_NOP6",
+      "OP_NOP7",
+      "OP_NOP8",
+      "OP_NOP9",
+      "OP_NOP10",
+      "OP_CHECKSIGADD",  // 0xb3..0xba
   };
   for (std::size_t i = 0; i < std::size(named); ++i) n[0x61 + i] = named[i];
   n[0xff] = "OP_INVALIDOPCODE";
@@ -85,7 +164,7 @@ bool minimal_push(const ScriptOp& o) noexcept {
   const std::size_t n = o.data.size();
   if (n == 0) return o.opcode == op::zero;
   if (n == 1 && u8(o.data[0]) >= 1 && u8(o.data[0]) <= 16) return false;  // OP_1..OP_16 would do
-  if (n == 1 && u8(o.data[0]) == 0x81) return false;                       // OP_1NEGATE would do
+  if (n == 1 && u8(o.data[0]) == 0x81) return false;                      // OP_1NEGATE would do
   if (n <= 75) return o.opcode == n;
   if (n <= 255) return o.opcode == op::pushdata1;
   if (n <= 65535) return o.opcode == op::pushdata2;

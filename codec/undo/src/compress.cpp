@@ -46,16 +46,13 @@ std::uint64_t decompress_amount(std::uint64_t x) noexcept {
 namespace undo::detail {
 
 // The opcodes of the special forms, as bytes (codec/script.hpp names them).
-constexpr std::byte op_dup{op::dup}, op_hash160{op::hash160}, op_equalverify{op::equalverify}, op_checksig{op::checksig}, op_equal{op::equal};
-
+constexpr std::byte op_dup{op::dup}, op_hash160{op::hash160}, op_equalverify{op::equalverify}, op_checksig{op::checksig},
+    op_equal{op::equal};
 
 bool is_p2pkh(std::span<const std::byte> s) {
-  return s.size() == 25 && s[0] == op_dup && s[1] == op_hash160 && s[2] == std::byte{20} && s[23] == op_equalverify &&
-         s[24] == op_checksig;
+  return s.size() == 25 && s[0] == op_dup && s[1] == op_hash160 && s[2] == std::byte{20} && s[23] == op_equalverify && s[24] == op_checksig;
 }
-bool is_p2sh(std::span<const std::byte> s) {
-  return s.size() == 23 && s[0] == op_hash160 && s[1] == std::byte{20} && s[22] == op_equal;
-}
+bool is_p2sh(std::span<const std::byte> s) { return s.size() == 23 && s[0] == op_hash160 && s[1] == std::byte{20} && s[22] == op_equal; }
 bool is_compressed_p2pk(std::span<const std::byte> s) {
   return s.size() == 35 && s[0] == std::byte{33} && (s[1] == std::byte{2} || s[1] == std::byte{3}) && s[34] == op_checksig;
 }

@@ -142,7 +142,7 @@ UndoFileReader::~UndoFileReader() = default;
 result<UndoFileReader> UndoFileReader::open(const std::string& path, const XorKey& key, network net, std::uint64_t start_offset) {
   auto file = FileReader::open(path.c_str());
   if (!file) return file.error();
-  struct stat st{};
+  struct stat st {};
   if (::fstat(file.value().fd(), &st) != 0) return last_os_error();
   if (start_offset != 0 && ::lseek(file.value().fd(), static_cast<off_t>(start_offset), SEEK_SET) < 0) return last_os_error();
   auto state = std::make_unique<State>(std::move(file).value(), key, magic(net), static_cast<std::uint64_t>(st.st_size), start_offset);

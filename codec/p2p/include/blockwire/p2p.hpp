@@ -26,31 +26,31 @@ namespace blockwire::p2p {
 // Bitcoin Core's limits.
 inline constexpr std::uint32_t max_message_size = 4'000'000;  // MAX_PROTOCOL_MESSAGE_LENGTH
 inline constexpr std::size_t envelope_size = 24;
-inline constexpr std::size_t max_user_agent = 256;            // MAX_SUBVERSION_LENGTH
-inline constexpr std::size_t max_inventory = 50'000;          // MAX_INV_SZ
-inline constexpr std::size_t max_locator = 101;               // MAX_LOCATOR_SZ
-inline constexpr std::size_t max_headers = 2'000;             // MAX_HEADERS_RESULTS
-inline constexpr std::size_t max_reject_reason = 111;         // MAX_REJECT_MESSAGE_LENGTH
-inline constexpr std::size_t max_addresses = 1'000;           // MAX_ADDR_TO_SEND
-inline constexpr std::size_t max_addrv2_size = 512;           // MAX_ADDRV2_SIZE
-inline constexpr std::size_t max_block_transactions = 0xffff; // compact-block indexes are 16 bits
+inline constexpr std::size_t max_user_agent = 256;             // MAX_SUBVERSION_LENGTH
+inline constexpr std::size_t max_inventory = 50'000;           // MAX_INV_SZ
+inline constexpr std::size_t max_locator = 101;                // MAX_LOCATOR_SZ
+inline constexpr std::size_t max_headers = 2'000;              // MAX_HEADERS_RESULTS
+inline constexpr std::size_t max_reject_reason = 111;          // MAX_REJECT_MESSAGE_LENGTH
+inline constexpr std::size_t max_addresses = 1'000;            // MAX_ADDR_TO_SEND
+inline constexpr std::size_t max_addrv2_size = 512;            // MAX_ADDRV2_SIZE
+inline constexpr std::size_t max_block_transactions = 0xffff;  // compact-block indexes are 16 bits
 inline constexpr std::int32_t protocol_version = 70016;
 
 enum class errc : int {
-  bad_magic = 1,        // the envelope's magic is not the network's
-  bad_command,          // a command with a character that is not printable ASCII, or something after its first NUL
-  message_too_large,    // a payload length over max_message_size
-  bad_checksum,         // the payload does not hash to the envelope's checksum
-  too_many_items,       // more inventory, locator hashes or headers than Core takes
-  string_too_long,      // a user agent or a reject string over its limit
-  address_too_long,     // an addrv2 address over max_addrv2_size bytes
-  bad_address_size,     // an addrv2 address of a known network with another size than the network's
-  index_overflow,       // a compact-block differential index past 65,535
-  bad_compact_block,    // a cmpctblock that describes no block: no transactions, or a prefilled index out of order or past the end
-  short_id_collision,   // two transactions behind one short id, or a filled block that does not hash to its header: fetch the whole block
+  bad_magic = 1,       // the envelope's magic is not the network's
+  bad_command,         // a command with a character that is not printable ASCII, or something after its first NUL
+  message_too_large,   // a payload length over max_message_size
+  bad_checksum,        // the payload does not hash to the envelope's checksum
+  too_many_items,      // more inventory, locator hashes or headers than Core takes
+  string_too_long,     // a user agent or a reject string over its limit
+  address_too_long,    // an addrv2 address over max_addrv2_size bytes
+  bad_address_size,    // an addrv2 address of a known network with another size than the network's
+  index_overflow,      // a compact-block differential index past 65,535
+  bad_compact_block,   // a cmpctblock that describes no block: no transactions, or a prefilled index out of order or past the end
+  short_id_collision,  // two transactions behind one short id, or a filled block that does not hash to its header: fetch the whole block
   wrong_transaction_count,  // a blocktxn with more or fewer transactions than were missing
-  wrong_block,          // a blocktxn for another block than the one being filled
-  short_payload,        // a whole message whose payload ends before the fields it announces do
+  wrong_block,              // a blocktxn for another block than the one being filled
+  short_payload,            // a whole message whose payload ends before the fields it announces do
 };
 
 const std::error_category& category() noexcept;
@@ -79,11 +79,21 @@ struct Version {
   friend bool operator==(const Version&, const Version&) = default;
 };
 
-struct Verack { friend bool operator==(const Verack&, const Verack&) = default; };
-struct GetAddr { friend bool operator==(const GetAddr&, const GetAddr&) = default; };
-struct SendHeaders { friend bool operator==(const SendHeaders&, const SendHeaders&) = default; };
-struct WtxidRelay { friend bool operator==(const WtxidRelay&, const WtxidRelay&) = default; };
-struct SendAddrV2 { friend bool operator==(const SendAddrV2&, const SendAddrV2&) = default; };
+struct Verack {
+  friend bool operator==(const Verack&, const Verack&) = default;
+};
+struct GetAddr {
+  friend bool operator==(const GetAddr&, const GetAddr&) = default;
+};
+struct SendHeaders {
+  friend bool operator==(const SendHeaders&, const SendHeaders&) = default;
+};
+struct WtxidRelay {
+  friend bool operator==(const WtxidRelay&, const WtxidRelay&) = default;
+};
+struct SendAddrV2 {
+  friend bool operator==(const SendAddrV2&, const SendAddrV2&) = default;
+};
 struct Ping {
   std::uint64_t nonce = 0;
   friend bool operator==(const Ping&, const Ping&) = default;
@@ -131,7 +141,7 @@ std::size_t address_size(std::uint8_t id) noexcept;
 
 struct AddressV2 {
   std::uint32_t time = 0;
-  std::uint64_t services = 0;  // a compact size on the wire
+  std::uint64_t services = 0;              // a compact size on the wire
   std::uint8_t network_id = net_id::ipv4;  // BIP155
   std::vector<std::byte> address;
   std::uint16_t port = 0;
@@ -236,9 +246,9 @@ struct Unknown {
   friend bool operator==(const Unknown&, const Unknown&) = default;
 };
 
-using Message = std::variant<Version, Verack, Ping, Pong, SendHeaders, SendCmpct, WtxidRelay, SendAddrV2, FeeFilter, GetAddr, Inv,
-                             GetData, NotFound, GetHeaders, GetBlocks, Headers, BlockMessage, TxMessage, Reject, Addr, AddrV2,
-                             CmpctBlock, GetBlockTxn, BlockTxn, Unknown>;
+using Message =
+    std::variant<Version, Verack, Ping, Pong, SendHeaders, SendCmpct, WtxidRelay, SendAddrV2, FeeFilter, GetAddr, Inv, GetData, NotFound,
+                 GetHeaders, GetBlocks, Headers, BlockMessage, TxMessage, Reject, Addr, AddrV2, CmpctBlock, GetBlockTxn, BlockTxn, Unknown>;
 
 // "version", "verack", ... (an Unknown's own command).
 std::string_view command(const Message& message) noexcept;

@@ -45,9 +45,9 @@ inline void parse_transaction(DecodingContext& ctx, std::vector<std::uint32_t>& 
     const std::uint64_t n = decode_compact_size(ctx);
     for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
       record.push_back(here());
-      ctx.skip(32 + 4);            // prevout
+      ctx.skip(32 + 4);                    // prevout
       ctx.skip(decode_compact_size(ctx));  // script_sig
-      ctx.skip(4);                 // sequence
+      ctx.skip(4);                         // sequence
     }
     return n;
   };
@@ -55,7 +55,7 @@ inline void parse_transaction(DecodingContext& ctx, std::vector<std::uint32_t>& 
     const std::uint64_t n = decode_compact_size(ctx);
     for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
       record.push_back(here());
-      ctx.skip(8);                 // value
+      ctx.skip(8);                         // value
       ctx.skip(decode_compact_size(ctx));  // script_pubkey
     }
     return n;

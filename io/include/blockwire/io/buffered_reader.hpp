@@ -16,12 +16,13 @@
 
 namespace blockwire {
 
+// clang-format off
 template <class R, std::size_t N = default_buffer_size>
   requires(Reader<std::remove_reference_t<R>> && N > 0)
 class BufferedReader {
+  // clang-format on
  public:
-  explicit BufferedReader(R source) noexcept(std::is_nothrow_move_constructible_v<R>)
-      : source_(static_cast<R&&>(source)) {}
+  explicit BufferedReader(R source) noexcept(std::is_nothrow_move_constructible_v<R>) : source_(static_cast<R&&>(source)) {}
   BufferedReader(const BufferedReader&) = delete;
   BufferedReader& operator=(const BufferedReader&) = delete;
 
@@ -38,9 +39,7 @@ class BufferedReader {
   }
 
   // The bytes read from the source and not yet consumed.
-  std::span<const std::byte> buffered() const noexcept {
-    return {storage_.data() + begin_, end_ - begin_};
-  }
+  std::span<const std::byte> buffered() const noexcept { return {storage_.data() + begin_, end_ - begin_}; }
   void consume(std::size_t n) noexcept { begin_ += n; }
 
   // Moves what is buffered to the front and reads once from the source into

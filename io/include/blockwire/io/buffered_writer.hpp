@@ -34,15 +34,16 @@ concept LendingWriter = Writer<W> && requires(W& w, std::size_t n) {
 // W is a Writer or a reference to one (BufferedWriter<FileWriter&> writes to
 // a file it does not own). N = 0 gives an unbuffered writer with the same
 // error handling: every write goes straight to the sink.
+// clang-format off
 template <class W, std::size_t N = default_buffer_size>
   requires Writer<std::remove_reference_t<W>>
 class BufferedWriter {
+  // clang-format on
   static constexpr bool lending = LendingWriter<std::remove_reference_t<W>> && N > 0;
   static constexpr bool unbuffered = N == 0;
 
  public:
-  explicit BufferedWriter(W sink) noexcept(std::is_nothrow_move_constructible_v<W>)
-      : sink_(static_cast<W&&>(sink)) {
+  explicit BufferedWriter(W sink) noexcept(std::is_nothrow_move_constructible_v<W>) : sink_(static_cast<W&&>(sink)) {
     if constexpr (!lending) {
       begin_ = pos_ = storage_.data();
       end_ = storage_.data() + N;
@@ -56,9 +57,11 @@ class BufferedWriter {
 
   // Fixed-size writes (a byte, an integer): the size is a constant, so the
   // copy compiles to a store or two.
+  // clang-format off
   template <std::size_t K>
     requires(K != std::dynamic_extent)
   void write(std::span<const std::byte, K> bytes) {
+    // clang-format on
     if constexpr (unbuffered) {
       write_through(bytes);
     } else if (K <= static_cast<std::size_t>(end_ - pos_)) [[likely]] {
@@ -96,9 +99,7 @@ class BufferedWriter {
 
   bool failed() const noexcept { return static_cast<bool>(error_); }
   // Bytes accepted so far, buffered or not (the position in the output).
-  std::uint64_t bytes_written() const noexcept {
-    return flushed_ + static_cast<std::size_t>(pos_ - begin_);
-  }
+  std::uint64_t bytes_written() const noexcept { return flushed_ + static_cast<std::size_t>(pos_ - begin_); }
 
  private:
   // Unbuffered: straight to the sink, inline, with the same error rules.

@@ -43,8 +43,7 @@ class DecodingContext {
   // A stream that must not be read past the object, with no buffer to keep
   // what was read ahead: each read asks `source` for exactly the bytes it
   // still needs. `source` must outlive the context.
-  explicit DecodingContext(const reader_ref& source) noexcept
-      : window_(nullptr), pos_(nullptr), end_(nullptr), direct_(&source) {}
+  explicit DecodingContext(const reader_ref& source) noexcept : window_(nullptr), pos_(nullptr), end_(nullptr), direct_(&source) {}
   // The context keeps the reader_ref's address: a temporary one (or a
   // temporary reader, which would make one) would be gone before the first
   // read. Name the reader_ref instead.
@@ -56,9 +55,11 @@ class DecodingContext {
     if (release_ != nullptr) release_(*this);
   }
 
+  // clang-format off
   template <std::size_t K>
     requires(K != std::dynamic_extent)
   bool read(std::span<std::byte, K> out) {
+    // clang-format on
     if (K <= static_cast<std::size_t>(end_ - pos_)) [[likely]] {
       std::memcpy(out.data(), pos_, K);
       pos_ += K;
@@ -108,9 +109,7 @@ class DecodingContext {
   }
 
   // Bytes consumed since the context began: where the next byte comes from.
-  std::uint64_t offset() const noexcept {
-    return consumed_ + static_cast<std::size_t>(pos_ - window_);
-  }
+  std::uint64_t offset() const noexcept { return consumed_ + static_cast<std::size_t>(pos_ - window_); }
 
   // Input in memory (a span): the next byte's address, so that a decoder
   // can keep a span of the bytes it passed over instead of copying them.

@@ -30,9 +30,9 @@ enum class errc : int {
   no_room,            // a fixed-size sink is full
   truncated,          // input ended inside an object
   // 4 was bad_argument, retired: it meant too many things.
-  not_hex = 5,        // a character that is not a hex digit (offset: where)
-  odd_hex_length,     // hex of an odd number of digits
-  wrong_hex_length,   // hex of another length than the value takes
+  not_hex = 5,       // a character that is not a hex digit (offset: where)
+  odd_hex_length,    // hex of an odd number of digits
+  wrong_hex_length,  // hex of another length than the value takes
 };
 
 const std::error_category& category() noexcept;
@@ -67,9 +67,11 @@ class error {
 
   error() noexcept = default;
   error(std::error_code code) noexcept : code_(code) {}  // NOLINT: implicit by design
+  // clang-format off
   template <class E>
     requires std::is_error_code_enum_v<E>
   error(E e) noexcept : code_(make_error_code(e)) {}  // NOLINT: implicit by design
+  // clang-format on
   error(std::error_code code, std::uint64_t offset) noexcept : code_(code), offset_(offset) {}
 
   const std::error_code& code() const noexcept { return code_; }

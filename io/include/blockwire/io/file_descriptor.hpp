@@ -12,9 +12,7 @@ class FileDescriptor {
  public:
   FileDescriptor() noexcept = default;
   FileDescriptor(int fd, ownership how) noexcept : fd_(fd), owned_(how == ownership::own) {}
-  FileDescriptor(FileDescriptor&& other) noexcept : fd_(other.fd_), owned_(other.owned_) {
-    other.fd_ = -1;
-  }
+  FileDescriptor(FileDescriptor&& other) noexcept : fd_(other.fd_), owned_(other.owned_) { other.fd_ = -1; }
   FileDescriptor& operator=(FileDescriptor&& other) noexcept;
   FileDescriptor(const FileDescriptor&) = delete;
   FileDescriptor& operator=(const FileDescriptor&) = delete;

@@ -20,15 +20,14 @@ concept Reader = requires(R& r, std::span<std::byte> buffer) {
 
 class reader_ref {
  public:
+  // clang-format off
   template <class R>
     requires(Reader<R> && !std::same_as<std::remove_cv_t<R>, reader_ref>)
   reader_ref(R& source) noexcept  // NOLINT: implicit, like std::function_ref
-      : object_(const_cast<void*>(static_cast<const void*>(__builtin_addressof(source)))),
-        read_some_(&read_from<R>) {}
+      // clang-format on
+      : object_(const_cast<void*>(static_cast<const void*>(__builtin_addressof(source)))), read_some_(&read_from<R>) {}
 
-  result<std::size_t> read_some(std::span<std::byte> buffer) const {
-    return read_some_(object_, buffer);
-  }
+  result<std::size_t> read_some(std::span<std::byte> buffer) const { return read_some_(object_, buffer); }
 
  private:
   template <class R>

@@ -30,11 +30,12 @@ class writer_ref {
  public:
   // From any Writer but writer_ref itself: copying a writer_ref copies it,
   // it never wraps one writer_ref inside another.
+  // clang-format off
   template <class W>
     requires(Writer<W> && !std::same_as<std::remove_cv_t<W>, writer_ref>)
   writer_ref(W& sink) noexcept  // NOLINT: implicit, like std::function_ref
-      : object_(const_cast<void*>(static_cast<const void*>(__builtin_addressof(sink)))),
-        write_(&write_to<W>) {}
+      // clang-format on
+      : object_(const_cast<void*>(static_cast<const void*>(__builtin_addressof(sink)))), write_(&write_to<W>) {}
 
   result<void> write(std::span<const std::byte> bytes) const { return write_(object_, bytes, false); }
   // Scratch bytes reach the sink's write_in_place when it has one, through

@@ -31,12 +31,12 @@ namespace blockwire {
 inline constexpr std::uint32_t max_block_size = 4'000'000;
 
 struct BlockRecord {
-  std::uint64_t offset;               // of the record's magic in the file
-  std::span<const std::byte> bytes;   // the block; valid until the next call
+  std::uint64_t offset;              // of the record's magic in the file
+  std::span<const std::byte> bytes;  // the block; valid until the next call
 };
 
 struct SkippedBytes {
-  std::uint64_t offset;          // where the skipped bytes begin
+  std::uint64_t offset;  // where the skipped bytes begin
   std::uint64_t count;
   blockfiles::errc reason;
   std::uint32_t claimed_length;  // implausible_length, record_past_end: the record's length field
@@ -81,9 +81,9 @@ class BlockFileReader {
   // Uninitialised on purpose: only the pages a file's records touch are
   // ever faulted in, so reading one record does not clear 8 MiB first.
   std::unique_ptr<std::byte[]> window_;
-  std::size_t begin_ = 0;       // next unread byte in window_
-  std::size_t end_ = 0;         // bytes in window_
-  std::uint64_t base_ = 0;      // file offset of window_[0]
+  std::size_t begin_ = 0;   // next unread byte in window_
+  std::size_t end_ = 0;     // bytes in window_
+  std::uint64_t base_ = 0;  // file offset of window_[0]
   bool eof_ = false;
   std::optional<std::uint64_t> last_record_;
   bool pending_resync_ = false;

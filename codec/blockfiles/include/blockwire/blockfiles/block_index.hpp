@@ -31,20 +31,20 @@ struct IndexedBlock {
   static constexpr std::size_t none = ~std::size_t{0};
   Hash256 hash;
   BlockHeader header;
-  unsigned file = 0;           // N of blkNNNNN.dat
-  std::uint64_t offset = 0;    // of the record's magic
-  std::int64_t height = -1;    // -1: not linked to a block with a zero parent
-  Hash256 chainwork;           // the work of this block and its ancestors
-  std::size_t parent = none;   // in BlockIndex::blocks()
+  unsigned file = 0;          // N of blkNNNNN.dat
+  std::uint64_t offset = 0;   // of the record's magic
+  std::int64_t height = -1;   // -1: not linked to a block with a zero parent
+  Hash256 chainwork;          // the work of this block and its ancestors
+  std::size_t parent = none;  // in BlockIndex::blocks()
 };
 
 // What getblock says of a block's place in the chain.
 struct ChainInfo {
   std::int64_t height;
-  std::int64_t confirmations;     // -1 off the best chain
-  std::uint32_t median_time;      // of the block and its ten ancestors
+  std::int64_t confirmations;  // -1 off the best chain
+  std::uint32_t median_time;   // of the block and its ten ancestors
   Hash256 chainwork;
-  std::optional<Hash256> next;    // on the best chain, when there is one
+  std::optional<Hash256> next;  // on the best chain, when there is one
 };
 
 // Something build() left out of the index.
@@ -58,10 +58,10 @@ struct IndexProblem {
     unfinished_batch,   // records after where an append that never committed began (bytes: how many records)
   };
   kind what;
-  unsigned file;          // N of blkNNNNN.dat
-  std::uint64_t offset;   // of the record, or of the bytes skipped
-  std::uint64_t bytes;    // skipped (damaged_record, torn_record); records (unfinished_batch); 0 otherwise
-  std::string reason;     // damaged_record: the framing's ("bad magic", ...); unreadable_file: the system's
+  unsigned file;         // N of blkNNNNN.dat
+  std::uint64_t offset;  // of the record, or of the bytes skipped
+  std::uint64_t bytes;   // skipped (damaged_record, torn_record); records (unfinished_batch); 0 otherwise
+  std::string reason;    // damaged_record: the framing's ("bad magic", ...); unreadable_file: the system's
 
   // "blk00000.dat:1234: the block's proof of work fails (...)".
   std::string message() const;
@@ -142,7 +142,7 @@ class BlockIndex {
   std::optional<BlockPosition> uncommitted_;  // an unfinished batch's start
   std::uint64_t uncommitted_records_ = 0;
   std::optional<BlockPosition> torn_reported_;
-  std::set<unsigned> unreadable_;            // files said to be unreadable (once each)
+  std::set<unsigned> unreadable_;             // files said to be unreadable (once each)
   std::optional<BlockPosition> last_record_;  // the last record read, and its block's hash:
   Hash256 last_record_hash_;                  // a refresh checks it is still there
   unsigned resume_file_ = 0;

@@ -14,23 +14,23 @@
 namespace blockwire::net {
 
 enum class errc : int {
-  timed_out = 1,         // the peer sent nothing we were waiting for within the idle timeout (pings and the like do not count)
-  too_slow,              // a message did not arrive whole within its time (Timeouts::for_message)
-  connection_closed,     // the peer closed the connection (inside a message when the offset is past its start)
-  self_connection,       // the peer's version carries our own nonce: we connected to ourselves
-  obsolete_peer,         // a protocol version below 31,800 (Core's MIN_PEER_PROTO_VERSION)
-  unexpected_message,    // a message the handshake does not allow there (anything before version, a second version)
-  unconnected_headers,   // a header whose parent is neither the header before it nor a block on our chain
-  bad_header_pow,        // a header whose hash is above its own target, or whose target is easier than the network allows
-  duplicate_header,      // the same header twice in one headers message
-  unrequested_block,     // a block we did not ask for
-  block_not_found,       // notfound for a block we asked for
-  bad_endpoint,          // HOST[:PORT] that does not parse
-  unknown_host,          // the name resolves to no address
-  peer_not_reading,      // a message we sent did not leave within its time: the peer stopped reading
-  ignores_getheaders,    // the peer answered the ping after our getheaders, not the getheaders, while it announced more blocks than we have
-  no_answer,             // the peer answered neither our getheaders nor the ping after it within the handshake timeout
-  bad_request,           // a request Core disconnects a peer for (a getblocktxn index past the block's transactions)
+  timed_out = 1,        // the peer sent nothing we were waiting for within the idle timeout (pings and the like do not count)
+  too_slow,             // a message did not arrive whole within its time (Timeouts::for_message)
+  connection_closed,    // the peer closed the connection (inside a message when the offset is past its start)
+  self_connection,      // the peer's version carries our own nonce: we connected to ourselves
+  obsolete_peer,        // a protocol version below 31,800 (Core's MIN_PEER_PROTO_VERSION)
+  unexpected_message,   // a message the handshake does not allow there (anything before version, a second version)
+  unconnected_headers,  // a header whose parent is neither the header before it nor a block on our chain
+  bad_header_pow,       // a header whose hash is above its own target, or whose target is easier than the network allows
+  duplicate_header,     // the same header twice in one headers message
+  unrequested_block,    // a block we did not ask for
+  block_not_found,      // notfound for a block we asked for
+  bad_endpoint,         // HOST[:PORT] that does not parse
+  unknown_host,         // the name resolves to no address
+  peer_not_reading,     // a message we sent did not leave within its time: the peer stopped reading
+  ignores_getheaders,   // the peer answered the ping after our getheaders, not the getheaders, while it announced more blocks than we have
+  no_answer,            // the peer answered neither our getheaders nor the ping after it within the handshake timeout
+  bad_request,          // a request Core disconnects a peer for (a getblocktxn index past the block's transactions)
 };
 
 const std::error_category& category() noexcept;

@@ -53,8 +53,8 @@ class TipSignal {
 // What serve_peer may send unasked, and how much.
 inline constexpr std::size_t max_blocks_to_announce = 8;  // Core's MAX_BLOCKS_TO_ANNOUNCE: more, and a headers peer gets an inv of the tip
 inline constexpr std::size_t max_getblocks_inv = 500;     // Core's limit for an inv answering getblocks
-inline constexpr int max_cmpctblock_depth = 5;             // Core's MAX_CMPCTBLOCK_DEPTH: deeper, a cmpctblock request gets the block
-inline constexpr int max_blocktxn_depth = 10;              // Core's MAX_BLOCKTXN_DEPTH: deeper, a getblocktxn gets the block
+inline constexpr int max_cmpctblock_depth = 5;            // Core's MAX_CMPCTBLOCK_DEPTH: deeper, a cmpctblock request gets the block
+inline constexpr int max_blocktxn_depth = 10;             // Core's MAX_BLOCKTXN_DEPTH: deeper, a getblocktxn gets the block
 
 // Answers the peer, the handshake done, until it goes away (success) or
 // misbehaves (the error receive() reported, or bad_request). With `tips`,

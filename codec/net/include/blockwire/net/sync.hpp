@@ -34,8 +34,8 @@ struct SyncProgress {
 };
 
 struct SyncOptions {
-  std::uint64_t max_blocks = 0;  // stop after this many appended; 0: up to the peer's tip
-  std::size_t max_in_flight = 16;  // Core's MAX_BLOCKS_IN_TRANSIT_PER_PEER
+  std::uint64_t max_blocks = 0;                       // stop after this many appended; 0: up to the peer's tip
+  std::size_t max_in_flight = 16;                     // Core's MAX_BLOCKS_IN_TRANSIT_PER_PEER
   std::function<void(const SyncProgress&)> progress;  // after each block
 };
 
@@ -56,7 +56,7 @@ struct SyncOptions {
 // of a zero), unrequested_block, block_not_found, check_block's codes
 // (offset: the block message's), what receive() reports, and the writer's
 // (local_failure).
-result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& chain, std::int64_t peer_height,
-                         SyncProgress& progress, const SyncOptions& options = {});
+result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& chain, std::int64_t peer_height, SyncProgress& progress,
+                         const SyncOptions& options = {});
 
 }  // namespace blockwire::net

@@ -20,16 +20,16 @@ namespace blockwire {
 namespace address {
 
 enum class errc : int {
-  bad_base58 = 1,             // a character outside Base58's alphabet
-  bad_base58_checksum,        // Base58 that decodes, with a wrong checksum or length
-  unknown_prefix,             // a Base58Check version byte of no address type on this network
-  bad_bech32,                 // not bech32 at all: bad characters, mixed case, no separator, too long
-  bad_bech32_checksum,        // bech32 with a checksum that is neither bech32 nor bech32m
-  wrong_network,              // a bech32 human-readable part of another network
-  wrong_checksum_variant,     // version 0 with bech32m, or version 1+ with bech32
-  bad_witness_version,        // a witness version above 16
-  bad_witness_program,        // a program of a size its version does not allow
-  bad_padding,                // leftover bits in the data section
+  bad_base58 = 1,          // a character outside Base58's alphabet
+  bad_base58_checksum,     // Base58 that decodes, with a wrong checksum or length
+  unknown_prefix,          // a Base58Check version byte of no address type on this network
+  bad_bech32,              // not bech32 at all: bad characters, mixed case, no separator, too long
+  bad_bech32_checksum,     // bech32 with a checksum that is neither bech32 nor bech32m
+  wrong_network,           // a bech32 human-readable part of another network
+  wrong_checksum_variant,  // version 0 with bech32m, or version 1+ with bech32
+  bad_witness_version,     // a witness version above 16
+  bad_witness_program,     // a program of a size its version does not allow
+  bad_padding,             // leftover bits in the data section
 };
 
 const std::error_category& category() noexcept;

@@ -18,16 +18,16 @@ namespace blockwire {
 namespace check {
 
 enum class errc : int {
-  bad_bits = 1,                // `bits` is negative, zero or overflows 256 bits
-  bad_proof_of_work,           // the header's hash is above its own target
+  bad_bits = 1,       // `bits` is negative, zero or overflows 256 bits
+  bad_proof_of_work,  // the header's hash is above its own target
   no_transactions,
   first_not_coinbase,
-  extra_coinbase,              // a coinbase after the first transaction
-  bad_merkle_root,             // the transactions do not hash to the header's root
-  mutated_merkle_root,         // duplicated adjacent hashes (CVE-2012-2459)
-  bad_witness_nonce,           // the coinbase witness is not one 32-byte item
-  bad_witness_commitment,      // the commitment does not match the wtxids
-  unexpected_witness,          // witness data, and no commitment to it
+  extra_coinbase,          // a coinbase after the first transaction
+  bad_merkle_root,         // the transactions do not hash to the header's root
+  mutated_merkle_root,     // duplicated adjacent hashes (CVE-2012-2459)
+  bad_witness_nonce,       // the coinbase witness is not one 32-byte item
+  bad_witness_commitment,  // the commitment does not match the wtxids
+  unexpected_witness,      // witness data, and no commitment to it
 };
 
 const std::error_category& category() noexcept;

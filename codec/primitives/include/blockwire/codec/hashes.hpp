@@ -59,7 +59,7 @@ class MerkleBuilder {
   // A complete subtree of 2^level leaves; count_ is a multiple of 2^level.
   void add_node(Hash256 node, std::size_t level) noexcept;
 
-  std::array<Hash256, 64> pending_{};  // pending_[k]: a complete left subtree of 2^k leaves
+  std::array<Hash256, 64> pending_{};                          // pending_[k]: a complete left subtree of 2^k leaves
   std::array<Hash256, std::size_t{1} << batch_height> batch_;  // leaves not yet in pending_
   std::size_t batched_ = 0;
   std::uint64_t count_ = 0;  // leaves in pending_

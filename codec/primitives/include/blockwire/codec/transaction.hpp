@@ -63,9 +63,12 @@ inline std::uint64_t read_size(const std::byte*& p) noexcept {
   ++p;
   if (first < 0xfd) return first;
   std::uint64_t n = 0;
-  if (first == 0xfd) n = load_le<std::uint16_t>(p), p += 2;
-  else if (first == 0xfe) n = load_le<std::uint32_t>(p), p += 4;
-  else n = load_le<std::uint64_t>(p), p += 8;
+  if (first == 0xfd)
+    n = load_le<std::uint16_t>(p), p += 2;
+  else if (first == 0xfe)
+    n = load_le<std::uint32_t>(p), p += 4;
+  else
+    n = load_le<std::uint64_t>(p), p += 8;
   return n;
 }
 }  // namespace tx_record
@@ -338,8 +341,22 @@ class Transaction : public TransactionReader<Transaction> {
   static constexpr std::size_t small_size = 10;
   static constexpr std::uint32_t small_mark = 0xffffffff;  // in the words' place; a record has fewer than 2^27
   struct Rep {
-    alignas(8) std::byte b[16]{std::byte{2}, {}, {}, {}, {}, {}, {}, {}, {}, {},  // version 2, 0 inputs, 0 outputs, lock time 0
-                               {}, {}, std::byte{0xff}, std::byte{0xff}, std::byte{0xff}, std::byte{0xff}};
+    alignas(8) std::byte b[16]{std::byte{2},
+                               {},
+                               {},
+                               {},
+                               {},
+                               {},
+                               {},
+                               {},
+                               {},
+                               {},  // version 2, 0 inputs, 0 outputs, lock time 0
+                               {},
+                               {},
+                               std::byte{0xff},
+                               std::byte{0xff},
+                               std::byte{0xff},
+                               std::byte{0xff}};
   };
   static constexpr std::uint32_t no_fields_[3]{0, 0, 0};
 
@@ -359,9 +376,7 @@ class Transaction : public TransactionReader<Transaction> {
 
   void set_heap(std::uint32_t* parts, std::uint32_t size, std::uint32_t words) noexcept;
 
-  const std::byte* tx_base() const noexcept {
-    return small() ? rep_.b : reinterpret_cast<const std::byte*>(parts() + words());
-  }
+  const std::byte* tx_base() const noexcept { return small() ? rep_.b : reinterpret_cast<const std::byte*>(parts() + words()); }
   std::size_t tx_size() const noexcept { return small() ? small_size : heap_size(); }
   const std::uint32_t* tx_fields() const noexcept { return small() ? no_fields_ : parts(); }
 

@@ -65,8 +65,7 @@ class BlockView {
     assert(i < count_);
     const std::uint32_t* record = offsets_.data() + offsets_[i];
     const std::uint32_t begin = record[tx_record::begin];
-    const std::uint32_t end =
-        i + 1 < count_ ? offsets_[offsets_[i + 1] + tx_record::begin] : static_cast<std::uint32_t>(bytes_.size());
+    const std::uint32_t end = i + 1 < count_ ? offsets_[offsets_[i + 1] + tx_record::begin] : static_cast<std::uint32_t>(bytes_.size());
     return TransactionView(bytes_.data() + begin, record, end - begin);
   }
   std::span<const std::byte> bytes() const noexcept { return bytes_; }

@@ -52,7 +52,9 @@ concept ByteSink = requires(S& s, std::span<const std::byte> bytes, std::span<co
 class SizeCounter {
  public:
   template <std::size_t K>
-  void write(std::span<const std::byte, K> bytes) noexcept { size_ += bytes.size(); }
+  void write(std::span<const std::byte, K> bytes) noexcept {
+    size_ += bytes.size();
+  }
   std::size_t size() const noexcept { return size_; }
 
  private:
@@ -145,7 +147,8 @@ inline constexpr decode_int_fn<std::int64_t> decode_i64;
 inline constexpr struct {
   std::uint64_t operator()(DecodingContext& ctx) const {
     const std::uint8_t first = decode_u8(ctx);
-    if (first < 0xfd) [[likely]] return first;  // 0 after a failure, too
+    if (first < 0xfd) [[likely]]
+      return first;  // 0 after a failure, too
     return wide(ctx, first);
   }
 
@@ -228,8 +231,7 @@ void decode_items(DecodingContext& ctx, std::uint64_t n, Container& out, std::ui
 // failure.
 inline constexpr struct {
   template <class Container, class DecodeItem, class... Extra>
-  void operator()(DecodingContext& ctx, Container& out, std::uint64_t min_item_size, const DecodeItem& decode_item,
-                  Extra&... extra) const {
+  void operator()(DecodingContext& ctx, Container& out, std::uint64_t min_item_size, const DecodeItem& decode_item, Extra&... extra) const {
     detail::decode_items(ctx, decode_compact_size(ctx), out, min_item_size, decode_item, extra...);
   }
 } decode_range;

@@ -67,7 +67,7 @@ class UndoFileWriter {
   network net_;
   std::optional<FileWriter> file_;  // revNNNNN.dat, N = file_number_
   unsigned file_number_ = 0;
-  std::uint64_t reserved_ = 0;  // disk space reserved up to here (past the file's size)
+  std::uint64_t reserved_ = 0;     // disk space reserved up to here (past the file's size)
   std::vector<std::byte> buffer_;  // one record at a time, reused
 };
 
@@ -122,9 +122,9 @@ class UndoPairer {
   bool fits(std::size_t block, std::uint64_t shape) const noexcept;
   std::vector<Candidate> blocks_;
   std::multimap<Hash256, std::size_t> children_;  // by parent hash
-  std::vector<std::size_t> chain_order_;  // breadth first from the blocks whose parent is not among them
-  std::optional<std::size_t> last_;       // paired with the record before
-  std::uint64_t budget_;                  // candidates a search may still try
+  std::vector<std::size_t> chain_order_;          // breadth first from the blocks whose parent is not among them
+  std::optional<std::size_t> last_;               // paired with the record before
+  std::uint64_t budget_;                          // candidates a search may still try
 };
 
 // Where each block's undo record is in a directory's rev files, paired
@@ -136,8 +136,8 @@ class UndoIndex {
   // file's blocks), not the whole directory. Damaged records (framing, a
   // record that does not decode) pair with nothing and are counted in
   // damaged(); the files' I/O errors are errors.
-  static result<UndoIndex> build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks,
-                                 network net = network::mainnet, std::optional<unsigned> only_file = std::nullopt);
+  static result<UndoIndex> build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks, network net = network::mainnet,
+                                 std::optional<unsigned> only_file = std::nullopt);
   // The undo data of the block `block_hash` (from the index given to
   // build()); nothing when no record paired with it. Errors: the file's,
   // and undo::errc::wrong_shape where the block (`shape`: its undo_shape)
