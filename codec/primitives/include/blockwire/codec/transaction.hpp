@@ -21,14 +21,12 @@
 #include <blockwire/io/hash256.hpp>
 #include <blockwire/io/little_endian.hpp>
 
-#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstddef>
 #include <concepts>
 #include <cstdint>
 #include <cstring>
-#include <iterator>
 #include <span>
 #include <vector>
 
@@ -80,7 +78,6 @@ class WitnessView {
    public:
     using value_type = std::span<const std::byte>;
     using difference_type = std::ptrdiff_t;
-    using iterator_concept = std::forward_iterator_tag;
     iterator() = default;
     value_type operator*() const noexcept {
       const std::byte* p = at_;
@@ -119,7 +116,9 @@ class WitnessView {
   // The i-th item (i < size()): a walk over the items before it.
   std::span<const std::byte> operator[](std::size_t i) const noexcept {
     assert(i < count_);
-    return *std::next(begin(), static_cast<std::ptrdiff_t>(i));
+    iterator it = begin();
+    while (i-- != 0) ++it;
+    return *it;
   }
   // The stack as on the wire: its count and its items.
   std::span<const std::byte> bytes() const noexcept { return {start_, end_}; }
@@ -136,7 +135,7 @@ class WitnessView {
 // Equal when the items are (the wire bytes are then equal too).
 inline bool operator==(const WitnessView& a, const WitnessView& b) noexcept {
   const auto x = a.bytes(), y = b.bytes();
-  return x.size() == y.size() && (x.empty() || std::equal(x.begin(), x.end(), y.begin()));
+  return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size()) == 0);
 }
 
 class InputView {
@@ -176,7 +175,6 @@ class ItemRange {
    public:
     using value_type = Item;
     using difference_type = std::ptrdiff_t;
-    using iterator_concept = std::forward_iterator_tag;
     iterator() = default;
     Item operator*() const noexcept { return (tx_->*At)(i_); }
     iterator& operator++() noexcept {
