@@ -220,3 +220,24 @@ TEST_CASE("MerkleBuilder: the root and mutation flag of merkle_root, for 0 to 20
     }
   }
 }
+
+TEST_CASE("ranges of a temporary view's inputs, outputs and witnesses outlive the view (ASan checks the reads)") {
+  const BlockView view = BlockView::parse(test::segwit_block()).value();
+  const Block block = decode_block(test::segwit_block()).value();
+  std::size_t items = 0;
+  for (std::size_t t = 0; t < view.transaction_count(); ++t) {
+    std::size_t i = 0;
+    for (const InputView in : view.transaction(t).inputs()) {  // the TransactionView is a temporary
+      const InputView owned = block.transactions[t].input(i++);
+      CHECK(in.prevout == owned.prevout);
+      std::size_t k = 0;
+      for (const auto item : view.transaction(t).input(i - 1).witness()) {  // so is the InputView
+        CHECK(std::ranges::equal(item, owned.witness()[k++]));
+        ++items;
+      }
+    }
+    std::size_t o = 0;
+    for (const OutputView out : view.transaction(t).outputs()) CHECK(out.value == block.transactions[t].output(o++).value);
+  }
+  CHECK(items > 1000);  // the segwit block's witness items were all read
+}

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstring>
+#include <optional>
 
 using namespace blockwire;
 
@@ -148,4 +149,68 @@ TEST_CASE("DecodingContext: a temporary reader or reader_ref is refused at compi
   const blockwire::reader_ref named(socket);
   blockwire::DecodingContext ctx(named);
   CHECK(ctx.offset() == 0);
+}
+
+TEST_CASE("a capture keeps exactly the bytes consumed, across refills and in exact mode, and stops at its limit") {
+  const auto data = test::random_bytes(5000, 9);
+  const std::error_code too_long = std::make_error_code(std::errc::value_too_large);
+  // Reads and skips of mixed sizes, 1 to 300 bytes: the capture must hold
+  // the stream's first `total` bytes, in order, whichever way they came.
+  const auto consume = [&](DecodingContext& ctx, std::size_t total) {
+    std::mt19937_64 rng(total);
+    std::size_t done = 0;
+    std::array<std::byte, 300> scratch{};
+    while (done < total && ctx.ok()) {
+      const std::size_t n = std::min<std::size_t>(total - done, 1 + rng() % 300);
+      if (rng() % 2 == 0) {
+        ctx.read(std::span<std::byte>(scratch.data(), n));
+      } else {
+        ctx.skip(n);
+      }
+      done += n;
+    }
+  };
+  SUBCASE("through a BufferedReader's window, refilled many times") {
+    TrickleReader source{data, 37};
+    BufferedReader<TrickleReader&, 64> buffered(source);
+    DecodingContext ctx(buffered);
+    ctx.skip(11);  // before the capture: not kept
+    std::vector<std::byte> kept;
+    ctx.begin_capture(kept, 10'000, too_long);
+    consume(ctx, 4000);
+    ctx.end_capture();
+    REQUIRE(ctx.ok());
+    CHECK(kept == std::vector<std::byte>(data.begin() + 11, data.begin() + 4011));
+  }
+  SUBCASE("exact mode (reader_ref): every read_some's bytes once") {
+    TrickleReader source{data, 5};
+    const reader_ref ref(source);
+    DecodingContext ctx(ref);
+    std::vector<std::byte> kept;
+    ctx.begin_capture(kept, 10'000, too_long);
+    consume(ctx, 4500);
+    ctx.end_capture();
+    REQUIRE(ctx.ok());
+    CHECK(kept == std::vector<std::byte>(data.begin(), data.begin() + 4500));
+  }
+  SUBCASE("past the limit: the context fails with the code given, and memory stays near the limit") {
+    for (const bool exact : {false, true}) {
+      CAPTURE(exact);
+      TrickleReader source{data, 64};
+      BufferedReader<TrickleReader&, 64> buffered(source);
+      const reader_ref ref(source);
+      std::optional<DecodingContext> ctx;
+      if (exact) {
+        ctx.emplace(ref);
+      } else {
+        ctx.emplace(buffered);
+      }
+      std::vector<std::byte> kept;
+      ctx->begin_capture(kept, 1000, too_long);
+      consume(*ctx, 4000);
+      ctx->end_capture();
+      CHECK(ctx->failure().code() == too_long);
+      CHECK(kept.size() <= 1000);
+    }
+  }
 }

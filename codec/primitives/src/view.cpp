@@ -49,6 +49,35 @@ TransactionView& TransactionView::operator=(const TransactionView& other) {
   return *this;
 }
 
+namespace {
+// What a moved-from view reads: the default transaction.
+constexpr std::uint32_t empty_record[tx_record::fields]{};
+constexpr std::byte empty_bytes[10]{std::byte{2}};
+}  // namespace
+
+void TransactionView::make_empty() noexcept {
+  base_ = empty_bytes;
+  record_ = empty_record;
+  size_ = sizeof empty_bytes;
+  owned_.clear();
+}
+
+TransactionView::TransactionView(TransactionView&& other) noexcept
+    : base_(other.base_), record_(other.record_), size_(other.size_), owned_(std::move(other.owned_)) {
+  other.make_empty();  // its record_ would point into our owned_
+}
+
+TransactionView& TransactionView::operator=(TransactionView&& other) noexcept {
+  if (this != &other) {
+    base_ = other.base_;
+    record_ = other.record_;
+    size_ = other.size_;
+    owned_ = std::move(other.owned_);  // the buffer moves: record_ still points into it
+    other.make_empty();
+  }
+  return *this;
+}
+
 Transaction TransactionView::to_transaction() const { return detail::TransactionAccess::make(whole_record(record_), bytes()); }
 
 // BlockView --------------------------------------------------------------------

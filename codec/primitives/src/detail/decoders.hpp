@@ -36,8 +36,8 @@ inline void parse_transaction(DecodingContext& ctx, std::vector<std::uint32_t>& 
   const std::size_t rec = record.size();
   record.resize(rec + tx_record::fields);
   const std::uint64_t begin = ctx.offset();
-  // Offsets are 32 bits: a longer transaction (a stream could hold one)
-  // fails at its end, its record thrown away.
+  // Offsets are 32 bits: a longer transaction fails at its end (from a
+  // stream, the capture stops it at 4 GiB: see decode_transaction).
   const auto here = [&]() __attribute__((always_inline)) { return static_cast<std::uint32_t>(ctx.offset() - begin); };
   // (Inlined: called twice, the compiler would rather not, and a call per
   // transaction costs the view's pass half again.)
@@ -111,7 +111,13 @@ inline void decode_transaction(DecodingContext& ctx, Transaction& out, Transacti
     if (ctx.ok()) out = TransactionAccess::make(scratch.record, {first, ctx.position()});
   } else {
     scratch.bytes.clear();
-    ctx.begin_capture(scratch.bytes);
+    // Ended whatever happens: an allocation failure mid-parse must not
+    // leave the context appending to a buffer the caller may free.
+    struct Capture {
+      DecodingContext& ctx;
+      ~Capture() { ctx.cancel_capture(); }
+    } capture{ctx};
+    ctx.begin_capture(scratch.bytes, UINT32_MAX, codec::errc::size_too_large);  // never more than the offsets can say
     parse_transaction(ctx, scratch.record, mode);
     ctx.end_capture();
     if (ctx.ok()) out = TransactionAccess::make(scratch.record, scratch.bytes);

@@ -14,6 +14,7 @@
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/reader.hpp>
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -121,14 +122,22 @@ class DecodingContext {
   // from memory (skipping), and the bytes are copied in runs, when the
   // window moves and at the end, not field by field. (From memory, keep a
   // span instead: position().) Allocation failure propagates.
-  void begin_capture(std::vector<std::byte>& out) noexcept {
+  // More than `limit` bytes fails the context with `too_long`: memory
+  // follows the bytes that arrived, up to what the decoder can use.
+  void begin_capture(std::vector<std::byte>& out, std::size_t limit, std::error_code too_long) noexcept {
+    assert(capture_ == nullptr);  // one capture at a time
     capture_ = &out;
+    capture_limit_ = limit;
+    capture_too_long_ = too_long;
     captured_to_ = pos_;
   }
   void end_capture() {
     keep_captured();
     capture_ = nullptr;
   }
+  // Stops capturing without keeping the bytes since the last run kept (for
+  // an unwinding decoder: cannot throw).
+  void cancel_capture() noexcept { capture_ = nullptr; }
 
   static constexpr std::uint64_t unbounded = std::numeric_limits<std::uint64_t>::max();
 
@@ -172,6 +181,10 @@ class DecodingContext {
     while (n != 0 && ok()) {
       const std::size_t step = n < chunk ? static_cast<std::size_t>(n) : chunk;
       const std::size_t at = keep->size();
+      if (step > capture_limit_ - at) {
+        fail(capture_too_long_);
+        break;
+      }
       keep->resize(at + step);
       read_slow(std::span<std::byte>(keep->data() + at, step));
       n -= step;
@@ -200,18 +213,25 @@ class DecodingContext {
 
   bool streaming() const noexcept { return refill_ != nullptr || direct_ != nullptr; }
 
-  void capture(std::span<const std::byte> bytes) {
+  // False (and the context failed) past the capture's limit.
+  bool capture(std::span<const std::byte> bytes) {
+    if (bytes.size() > capture_limit_ - capture_->size()) {
+      fail(capture_too_long_);
+      return false;
+    }
     if (bytes.size() == 1) {
       capture_->push_back(bytes[0]);  // a CompactSize's first byte, a flag: the most frequent read
     } else {
       capture_->insert(capture_->end(), bytes.begin(), bytes.end());
     }
+    return true;
   }
 
   // The window's bytes consumed since the capture began or was last kept.
-  void keep_captured() {
-    if (capture_ != nullptr && pos_ != captured_to_) capture_->insert(capture_->end(), captured_to_, pos_);
+  bool keep_captured() {
+    const bool kept = capture_ == nullptr || pos_ == captured_to_ || capture(std::span<const std::byte>(captured_to_, pos_));
     captured_to_ = pos_;
+    return kept;
   }
 
   // Exact mode: one read_some straight into the destination; the loop in
@@ -234,7 +254,7 @@ class DecodingContext {
   template <class Source>
   static bool refill_from(DecodingContext& self) {
     auto& source = *static_cast<Source*>(self.source_);
-    self.keep_captured();
+    if (!self.keep_captured()) return false;
     release_to<Source>(self);
     auto got = source.fill();
     if (!got) {
@@ -265,7 +285,9 @@ class DecodingContext {
   void (*release_)(DecodingContext&) = nullptr;
   error failure_{};
   std::vector<std::byte>* capture_ = nullptr;  // see begin_capture
-  const std::byte* captured_to_ = nullptr;     // in the window: bytes before it are in *capture_
+  std::size_t capture_limit_ = 0;
+  std::error_code capture_too_long_;
+  const std::byte* captured_to_ = nullptr;  // in the window: bytes before it are in *capture_
 };
 
 }  // namespace blockwire

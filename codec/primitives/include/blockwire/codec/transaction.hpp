@@ -138,18 +138,34 @@ inline bool operator==(const WitnessView& a, const WitnessView& b) noexcept {
   return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size()) == 0);
 }
 
+// Where a transaction's bytes and record are: what every reader of it
+// needs, and all the input and output ranges keep (never the address of
+// the Transaction or TransactionView object, which may be a temporary).
+struct TxBytes {
+  const std::byte* base;        // its first byte
+  const std::uint32_t* record;  // see tx_record
+  std::size_t size;             // of its bytes
+};
+
+class InputView;
+class OutputView;
+namespace tx_record {
+InputView input(const TxBytes& tx, std::size_t i) noexcept;
+OutputView output(const TxBytes& tx, std::size_t i) noexcept;
+}  // namespace tx_record
+
 class InputView {
  public:
   OutPoint prevout;
   std::uint32_t sequence = 0xffffffff;
 
   std::span<const std::byte> script_sig() const noexcept { return script_sig_; }
-  // Empty unless the transaction has witness data.
-  const WitnessView& witness() const noexcept { return witness_; }
+  // Empty unless the transaction has witness data. By value: a view of the
+  // transaction's bytes, valid while they are, not while this InputView is.
+  WitnessView witness() const noexcept { return witness_; }
 
  private:
-  template <class>
-  friend class TransactionReader;
+  friend InputView tx_record::input(const TxBytes&, std::size_t) noexcept;
   std::span<const std::byte> script_sig_;
   WitnessView witness_;
 };
@@ -161,14 +177,44 @@ class OutputView {
   std::span<const std::byte> script_pubkey() const noexcept { return script_pubkey_; }
 
  private:
-  template <class>
-  friend class TransactionReader;
+  friend OutputView tx_record::output(const TxBytes&, std::size_t) noexcept;
   std::span<const std::byte> script_pubkey_;
 };
 
+inline InputView tx_record::input(const TxBytes& tx, std::size_t i) noexcept {
+  assert(i < input_count(tx.record));
+  const std::byte* p = tx.base + tx.record[fields + i];
+  InputView in;
+  in.prevout.txid = Hash256(std::span<const std::byte, 32>(p, 32));
+  in.prevout.index = load_le<std::uint32_t>(p + 32);
+  p += 36;
+  const auto script = static_cast<std::size_t>(read_size(p));
+  in.script_sig_ = {p, script};
+  in.sequence = load_le<std::uint32_t>(p + script);
+  if (segwit(tx.record)) {
+    const std::size_t n = input_count(tx.record);
+    const std::uint32_t* stacks = tx.record + fields + n + tx.record[outputs];
+    const std::byte* end = i + 1 < n ? tx.base + stacks[i + 1] : tx.base + tx.size - 4;
+    in.witness_ = WitnessView(tx.base + stacks[i], end);
+  }
+  return in;
+}
+
+inline OutputView tx_record::output(const TxBytes& tx, std::size_t i) noexcept {
+  assert(i < tx.record[outputs]);
+  const std::byte* p = tx.base + tx.record[fields + input_count(tx.record) + i];
+  OutputView out;
+  out.value = load_le<std::int64_t>(p);
+  p += 8;
+  const auto script = static_cast<std::size_t>(read_size(p));
+  out.script_pubkey_ = {p, script};
+  return out;
+}
+
 // The inputs or outputs of a transaction as a range, each read as it is
-// reached (an InputView or OutputView by value).
-template <class Tx, class Item, Item (Tx::*At)(std::size_t) const noexcept>
+// reached (an InputView or OutputView by value). It keeps where the bytes
+// are, so it outlives a temporary view: for (auto in : block.transaction(i).inputs()).
+template <class Item, Item (*At)(const TxBytes&, std::size_t) noexcept>
 class ItemRange {
  public:
   class iterator {
@@ -176,7 +222,7 @@ class ItemRange {
     using value_type = Item;
     using difference_type = std::ptrdiff_t;
     iterator() = default;
-    Item operator*() const noexcept { return (tx_->*At)(i_); }
+    Item operator*() const noexcept { return At(tx_, i_); }
     iterator& operator++() noexcept {
       ++i_;
       return *this;
@@ -190,35 +236,35 @@ class ItemRange {
 
    private:
     friend class ItemRange;
-    iterator(const Tx* tx, std::size_t i) noexcept : tx_(tx), i_(i) {}
-    const Tx* tx_ = nullptr;
+    iterator(const TxBytes& tx, std::size_t i) noexcept : tx_(tx), i_(i) {}
+    TxBytes tx_{};
     std::size_t i_ = 0;
   };
 
-  ItemRange(const Tx* tx, std::size_t size) noexcept : tx_(tx), size_(size) {}
+  ItemRange(const TxBytes& tx, std::size_t size) noexcept : tx_(tx), size_(size) {}
   iterator begin() const noexcept { return {tx_, 0}; }
   iterator end() const noexcept { return {tx_, size_}; }
   std::size_t size() const noexcept { return size_; }
   bool empty() const noexcept { return size_ == 0; }
-  Item operator[](std::size_t i) const noexcept { return (tx_->*At)(i); }
-  Item front() const noexcept { return (tx_->*At)(0); }
-  Item back() const noexcept { return (tx_->*At)(size_ - 1); }
+  Item operator[](std::size_t i) const noexcept { return At(tx_, i); }
+  Item front() const noexcept { return At(tx_, 0); }
+  Item back() const noexcept { return At(tx_, size_ - 1); }
 
  private:
-  const Tx* tx_;
+  TxBytes tx_;
   std::size_t size_;
 };
 
-// The reading interface of Transaction and TransactionView: inline loads
-// from the bytes at the offsets the record gives (the caller's compiler sees
-// each field read, and drops those it does not use). `Tx` gives its bytes
-// (tx_base(), tx_size()) and its record (tx_fields()).
 namespace detail {
 // Compiled (hashes.cpp): the ids from a transaction's runs of bytes.
 Hash256 hash_txid(const std::array<std::span<const std::byte>, 3>& parts);
 Hash256 hash_wtxid(std::span<const std::byte> bytes);
 }  // namespace detail
 
+// The reading interface of Transaction and TransactionView: inline loads
+// from the bytes at the offsets the record gives (the caller's compiler sees
+// each field read, and drops those it does not use). `Tx` gives its bytes
+// (tx_base(), tx_size()) and its record (tx_fields()).
 template <class Tx>
 class TransactionReader {
  public:
@@ -227,11 +273,11 @@ class TransactionReader {
   std::size_t input_count() const noexcept { return tx_record::input_count(record()); }
   std::size_t output_count() const noexcept { return record()[tx_record::outputs]; }
   // Precondition: i < input_count() (asserted in debug builds).
-  InputView input(std::size_t i) const noexcept;
+  InputView input(std::size_t i) const noexcept { return tx_record::input(where(), i); }
   // Precondition: i < output_count() (asserted in debug builds).
-  OutputView output(std::size_t i) const noexcept;
-  ItemRange<TransactionReader, InputView, &TransactionReader::input> inputs() const noexcept { return {this, input_count()}; }
-  ItemRange<TransactionReader, OutputView, &TransactionReader::output> outputs() const noexcept { return {this, output_count()}; }
+  OutputView output(std::size_t i) const noexcept { return tx_record::output(where(), i); }
+  ItemRange<InputView, &tx_record::input> inputs() const noexcept { return {where(), input_count()}; }
+  ItemRange<OutputView, &tx_record::output> outputs() const noexcept { return {where(), output_count()}; }
   // Bitcoin's HasWitness: some input has a non-empty witness stack (the
   // parser refuses a marker and flag with none).
   bool has_witness() const noexcept { return tx_record::segwit(record()); }
@@ -266,40 +312,8 @@ class TransactionReader {
   const Tx& self() const noexcept { return static_cast<const Tx&>(*this); }
   const std::byte* base() const noexcept { return self().tx_base(); }
   const std::uint32_t* record() const noexcept { return self().tx_fields(); }
+  TxBytes where() const noexcept { return {base(), record(), size()}; }
 };
-
-template <class Tx>
-InputView TransactionReader<Tx>::input(std::size_t i) const noexcept {
-  assert(i < input_count());
-  const std::uint32_t* r = record();
-  const std::byte* p = base() + r[tx_record::fields + i];
-  InputView in;
-  in.prevout.txid = Hash256(std::span<const std::byte, 32>(p, 32));
-  in.prevout.index = load_le<std::uint32_t>(p + 32);
-  p += 36;
-  const auto script = static_cast<std::size_t>(tx_record::read_size(p));
-  in.script_sig_ = {p, script};
-  in.sequence = load_le<std::uint32_t>(p + script);
-  if (has_witness()) {
-    const std::size_t n = input_count();
-    const std::uint32_t* stacks = r + tx_record::fields + n + output_count();
-    const std::byte* end = i + 1 < n ? base() + stacks[i + 1] : base() + size() - 4;
-    in.witness_ = WitnessView(base() + stacks[i], end);
-  }
-  return in;
-}
-
-template <class Tx>
-OutputView TransactionReader<Tx>::output(std::size_t i) const noexcept {
-  assert(i < output_count());
-  const std::byte* p = base() + record()[tx_record::fields + input_count() + i];
-  OutputView out;
-  out.value = load_le<std::int64_t>(p);
-  p += 8;
-  const auto script = static_cast<std::size_t>(tx_record::read_size(p));
-  out.script_pubkey_ = {p, script};
-  return out;
-}
 
 // What reads like a transaction: Transaction, TransactionView.
 template <class T>

@@ -26,13 +26,17 @@ class TransactionView : public TransactionReader<TransactionView> {
   // Exactly one transaction: bytes after it are an error (trailing_bytes),
   // as decode_transaction(span) says. The view holds its own offsets.
   static result<TransactionView> parse(std::span<const std::byte> bytes, witness mode = witness::allow);
-  // An owned transaction's bytes, read in place (valid while `tx` is).
+  // An owned transaction's bytes, read in place: valid while `tx` is
+  // neither destroyed nor moved (a transaction with no inputs and no
+  // outputs keeps its 10 bytes in the object itself).
   explicit TransactionView(const Transaction& tx) noexcept;
 
+  // A standalone view owns its record: a copy copies it, a move takes it
+  // and leaves the empty transaction behind.
   TransactionView(const TransactionView& other);
   TransactionView& operator=(const TransactionView& other);
-  TransactionView(TransactionView&&) noexcept = default;
-  TransactionView& operator=(TransactionView&&) noexcept = default;
+  TransactionView(TransactionView&& other) noexcept;
+  TransactionView& operator=(TransactionView&& other) noexcept;
 
   // An owned Transaction with the same content: one allocation, one copy.
   Transaction to_transaction() const;
@@ -44,6 +48,7 @@ class TransactionView : public TransactionReader<TransactionView> {
       : base_(base), record_(record), size_(size) {}
   const std::byte* tx_base() const noexcept { return base_; }
   std::size_t tx_size() const noexcept { return size_; }
+  void make_empty() noexcept;
   const std::uint32_t* tx_fields() const noexcept { return record_; }
 
   const std::byte* base_ = nullptr;        // its first byte
