@@ -110,7 +110,6 @@ inline void decode_transaction(DecodingContext& ctx, Transaction& out, Transacti
     parse_transaction(ctx, scratch.record, mode);
     if (ctx.ok()) out = TransactionAccess::make(scratch.record, {first, ctx.position()});
   } else {
-    scratch.bytes.clear();
     // Ended whatever happens: an allocation failure mid-parse must not
     // leave the context appending to a buffer the caller may free.
     struct Capture {
@@ -119,8 +118,8 @@ inline void decode_transaction(DecodingContext& ctx, Transaction& out, Transacti
     } capture{ctx};
     ctx.begin_capture(scratch.bytes, UINT32_MAX, codec::errc::size_too_large);  // never more than the offsets can say
     parse_transaction(ctx, scratch.record, mode);
-    ctx.end_capture();
-    if (ctx.ok()) out = TransactionAccess::make(scratch.record, scratch.bytes);
+    const std::size_t size = ctx.end_capture();
+    if (ctx.ok()) out = TransactionAccess::make(scratch.record, std::span<const std::byte>(scratch.bytes).first(size));
   }
 }
 

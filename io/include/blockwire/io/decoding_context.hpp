@@ -117,23 +117,28 @@ class DecodingContext {
   // Null for a stream, whose window moves.
   const std::byte* position() const noexcept { return streaming() ? nullptr : pos_; }
 
-  // From here until end_capture(), every byte consumed is also appended to
-  // `out`: a decoder that must keep what it parses from a stream parses as
-  // from memory (skipping), and the bytes are copied in runs, when the
-  // window moves and at the end, not field by field. (From memory, keep a
-  // span instead: position().) Allocation failure propagates.
-  // More than `limit` bytes fails the context with `too_long`: memory
-  // follows the bytes that arrived, up to what the decoder can use.
+  // From here until end_capture(), every byte consumed is also copied into
+  // `out`, from its first byte on (over what it held; it grows as needed
+  // and is never shrunk, so a buffer reused for many objects stops
+  // allocating): a decoder that must keep what it parses from a stream
+  // parses as from memory (skipping), and the bytes are copied in runs,
+  // when the window moves and at the end, not field by field. (From
+  // memory, keep a span instead: position().) More than `limit` bytes
+  // fails the context with `too_long`: memory follows the bytes that
+  // arrived, up to what the decoder can use. Allocation failure propagates.
   void begin_capture(std::vector<std::byte>& out, std::size_t limit, std::error_code too_long) noexcept {
     assert(capture_ == nullptr);  // one capture at a time
     capture_ = &out;
+    captured_ = 0;
     capture_limit_ = limit;
     capture_too_long_ = too_long;
     captured_to_ = pos_;
   }
-  void end_capture() {
+  // How many bytes were captured: the first that many of `out`.
+  std::size_t end_capture() {
     keep_captured();
     capture_ = nullptr;
+    return captured_;
   }
   // Stops capturing without keeping the bytes since the last run kept (for
   // an unwinding decoder: cannot throw).
@@ -177,16 +182,12 @@ class DecodingContext {
   bool skip_into_capture(std::uint64_t n) {
     constexpr std::size_t chunk = 64 * 1024;
     std::vector<std::byte>* keep = capture_;
-    capture_ = nullptr;  // read_direct would append them again
+    capture_ = nullptr;  // read_direct would copy them again
     while (n != 0 && ok()) {
       const std::size_t step = n < chunk ? static_cast<std::size_t>(n) : chunk;
-      const std::size_t at = keep->size();
-      if (step > capture_limit_ - at) {
-        fail(capture_too_long_);
-        break;
-      }
-      keep->resize(at + step);
-      read_slow(std::span<std::byte>(keep->data() + at, step));
+      if (!capture_room(*keep, step)) break;
+      read_slow(std::span<std::byte>(keep->data() + captured_, step));
+      captured_ += step;
       n -= step;
     }
     capture_ = keep;
@@ -213,17 +214,23 @@ class DecodingContext {
 
   bool streaming() const noexcept { return refill_ != nullptr || direct_ != nullptr; }
 
-  // False (and the context failed) past the capture's limit.
-  bool capture(std::span<const std::byte> bytes) {
-    if (bytes.size() > capture_limit_ - capture_->size()) {
+  // Room for `n` more captured bytes in `out`, grown geometrically; false
+  // (and the context failed) past the capture's limit.
+  bool capture_room(std::vector<std::byte>& out, std::size_t n) {
+    if (n > capture_limit_ - captured_) {
       fail(capture_too_long_);
       return false;
     }
-    if (bytes.size() == 1) {
-      capture_->push_back(bytes[0]);  // a CompactSize's first byte, a flag: the most frequent read
-    } else {
-      capture_->insert(capture_->end(), bytes.begin(), bytes.end());
+    if (n > out.size() - captured_) [[unlikely]] {
+      const std::size_t want = captured_ + n;
+      out.resize(want > 2 * out.size() ? want : 2 * out.size());
     }
+    return true;
+  }
+  bool capture(std::span<const std::byte> bytes) {
+    if (!capture_room(*capture_, bytes.size())) return false;
+    std::memcpy(capture_->data() + captured_, bytes.data(), bytes.size());
+    captured_ += bytes.size();
     return true;
   }
 
@@ -285,6 +292,7 @@ class DecodingContext {
   void (*release_)(DecodingContext&) = nullptr;
   error failure_{};
   std::vector<std::byte>* capture_ = nullptr;  // see begin_capture
+  std::size_t captured_ = 0;                   // bytes of *capture_ that are the capture's
   std::size_t capture_limit_ = 0;
   std::error_code capture_too_long_;
   const std::byte* captured_to_ = nullptr;  // in the window: bytes before it are in *capture_
