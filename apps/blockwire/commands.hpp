@@ -53,6 +53,17 @@ struct BlocksOptions {
   int verbosity = 1;
 };
 
+struct FiltersOptions {
+  std::string dir;
+  std::string xor_key;
+  network net = network::mainnet;
+  bool net_from_records = false;
+  std::uint64_t from = 0;
+  std::uint64_t count = 0;  // 0: to the tip
+  bool json = false;
+  unsigned threads = 0;  // 0: every core
+};
+
 struct FetchOptions {
   std::string peer;  // HOST[:PORT]
   std::string output_dir;
@@ -77,6 +88,7 @@ int inspect(const InspectOptions& options);
 int fetch(const FetchOptions& options);
 int serve(const ServeOptions& options);
 int blocks(const BlocksOptions& options);
+int filters_command(const FiltersOptions& options);
 int scan(const ScanOptions& options);
 int pack(const PackOptions& options);
 

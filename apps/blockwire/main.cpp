@@ -134,6 +134,22 @@ int main(int argc, char** argv) {
   blocks_cmd->add_option("--xor-key", blocks.xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
   add_network_option(*blocks_cmd, blocks.net);
 
+  cli::FiltersOptions filters;
+  auto* filters_cmd = app.add_subcommand("filters",
+                                         "BIP158 basic filters and BIP157 filter headers of a blocks directory's best chain, from its\n"
+                                         "blk and rev files (no node): one line a block, or with --json one object a block, as Core's\n"
+                                         "getblockfilter gives it (filter, header) with height and hash. Every block from genesis is\n"
+                                         "filtered (each header hashes the one before); a block without undo data ends the run.");
+  filters_cmd->add_option("dir", filters.dir, "a blocks directory with rev files")->required()->type_name("DIR");
+  filters_cmd->add_option("--from", filters.from, "the first height shown (default 0)")->check(whole_number())->type_name("HEIGHT");
+  filters_cmd->add_option("--count", filters.count, "how many blocks (default: to the tip)")->check(whole_number(1))->type_name("N");
+  filters_cmd->add_flag("--json", filters.json, "a JSON array, one getblockfilter result a block");
+  filters_cmd->add_option("--threads", filters.threads, "blocks filtered side by side (default: every core)")
+      ->check(whole_number(1))
+      ->type_name("N");
+  filters_cmd->add_option("--xor-key", filters.xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
+  add_network_option(*filters_cmd, filters.net);
+
   cli::FetchOptions fetch;
   auto* fetch_cmd =
       app.add_subcommand("fetch",
@@ -204,14 +220,16 @@ int main(int argc, char** argv) {
   inspect.net_from_records = !network_given(inspect_cmd);
   scan.net_from_records = !network_given(scan_cmd);
   blocks.net_from_records = !network_given(blocks_cmd);
+  filters.net_from_records = !network_given(filters_cmd);
   fetch.net_from_records = !network_given(fetch_cmd);
   serve.net_from_records = !network_given(serve_cmd);
-  int status = *inspect_cmd  ? cli::inspect(inspect)
-               : *scan_cmd   ? cli::scan(scan)
-               : *blocks_cmd ? cli::blocks(blocks)
-               : *fetch_cmd  ? cli::fetch(fetch)
-               : *serve_cmd  ? cli::serve(serve)
-                             : cli::pack(pack);
+  int status = *inspect_cmd   ? cli::inspect(inspect)
+               : *scan_cmd    ? cli::scan(scan)
+               : *blocks_cmd  ? cli::blocks(blocks)
+               : *filters_cmd ? cli::filters_command(filters)
+               : *fetch_cmd   ? cli::fetch(fetch)
+               : *serve_cmd   ? cli::serve(serve)
+                              : cli::pack(pack);
   // What was printed must have arrived: a full disk or a closed pipe
   // behind standard output is an I/O error, not a success.
   if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0) {

@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   }
   const fs::path data = argv[1];
   const fs::path out = argv[2];
-  for (const char* kind : {"block", "transaction", "header", "message", "undo"}) fs::create_directories(out / kind);
+  for (const char* kind : {"block", "transaction", "header", "message", "undo", "filter"}) fs::create_directories(out / kind);
   // P2P messages: the P2P tests' samples (the block message left out: a
   // megabyte seed slows every run).
   for (const p2p::Message& m : test::p2p_samples()) {
@@ -115,6 +115,16 @@ int main(int argc, char** argv) {
     for (const auto& entry : nlohmann::json::parse(in)) {
       if (entry.size() < 2 || !entry[0].is_array()) continue;
       write_file(out / "transaction" / (std::string(name) + "-" + std::to_string(i++)), from_hex(entry[1].get<std::string>()));
+      ++count;
+    }
+  }
+  // BIP158 filters: Core's vectors' (fuzz_decode_filter reads them with the
+  // basic filter's P and M).
+  {
+    std::ifstream in(data / "blockfilters.json");
+    const auto rows = nlohmann::json::parse(in);
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+      write_file(out / "filter" / ("vector-" + std::to_string(i)), from_hex(rows[i][5].get<std::string>()));
       ++count;
     }
   }

@@ -21,7 +21,7 @@ function(includes_of file out)
   set(${out} "${lines}" PARENT_SCOPE)
 endfunction()
 
-set(public_dirs ${ROOT}/io/include ${ROOT}/codec/primitives/include ${ROOT}/codec/blockfiles/include ${ROOT}/codec/p2p/include ${ROOT}/codec/net/include ${ROOT}/codec/undo/include)
+set(public_dirs ${ROOT}/io/include ${ROOT}/codec/primitives/include ${ROOT}/codec/blockfiles/include ${ROOT}/codec/p2p/include ${ROOT}/codec/net/include ${ROOT}/codec/undo/include ${ROOT}/codec/filters/include)
 set(public_count 0)
 foreach(dir IN LISTS public_dirs)
   file(GLOB_RECURSE headers "${dir}/*.hpp")
