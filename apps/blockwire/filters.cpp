@@ -36,8 +36,8 @@ struct Filtered {
   bool io = false;      // the problem is the system's
 };
 
-Filtered filter_block(const BlockIndex& index, const UndoIndex* undo_index, const IndexedBlock& b, std::uint64_t height,
-                      const XorKey& key, network net) {
+Filtered filter_block(const BlockIndex& index, const UndoIndex* undo_index, const IndexedBlock& b, std::uint64_t height, const XorKey& key,
+                      network net) {
   Filtered out;
   const std::string path = index.file_path(b.file);
   auto bytes = read_block_record(path, b.offset, key, net);

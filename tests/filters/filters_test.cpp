@@ -50,9 +50,7 @@ std::vector<Vector> vectors() {
   return out;
 }
 
-std::vector<std::span<const std::byte>> spans(const std::vector<std::vector<std::byte>>& items) {
-  return {items.begin(), items.end()};
-}
+std::vector<std::span<const std::byte>> spans(const std::vector<std::vector<std::byte>>& items) { return {items.begin(), items.end()}; }
 
 }  // namespace
 

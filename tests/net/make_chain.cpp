@@ -23,6 +23,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <string>
 
 using namespace blockwire;
@@ -150,6 +151,23 @@ int main(int argc, char** argv) {
       return 2;
     }
     if (with_undo) {
+      // The copied transactions spend coins of the real chain: each one
+      // not made in this block is given a stand-in (a P2WPKH script from
+      // its outpoint, 1 BTC), so that the rev files have a script for
+      // every input, as a real chain's do.
+      if (!fills.empty()) {
+        std::set<Hash256> made;
+        for (const Transaction& tx : block.transactions) made.insert(txid(tx));
+        for (const Transaction& tx : block.transactions) {
+          if (tx.is_coinbase()) continue;
+          for (const InputView in : tx.inputs()) {
+            if (made.count(in.prevout.txid) != 0 || coins.contains(in.prevout)) continue;
+            std::vector<std::byte> script{std::byte{0x00}, std::byte{0x14}};
+            script.insert(script.end(), in.prevout.txid.bytes().begin(), in.prevout.txid.bytes().begin() + 20);
+            coins.add(in.prevout, SpentCoin{1, false, 1'0000'0000, std::move(script)});
+          }
+        }
+      }
       auto undo = coins.apply(block, height);
       if (!undo) {
         std::fprintf(stderr, "make_chain: undo data of block %u: %s\n", height, undo.error().message().c_str());

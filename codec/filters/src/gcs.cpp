@@ -21,7 +21,9 @@ namespace {
 __extension__ typedef unsigned __int128 uint128;  // GCC's and Clang's; BIP158's 64x64->128 multiply
 
 // The high 64 bits of a * b: BIP158's map of a hash into [0, f).
-std::uint64_t mul_high(std::uint64_t a, std::uint64_t b) noexcept { return static_cast<std::uint64_t>((static_cast<uint128>(a) * b) >> 64); }
+std::uint64_t mul_high(std::uint64_t a, std::uint64_t b) noexcept {
+  return static_cast<std::uint64_t>((static_cast<uint128>(a) * b) >> 64);
+}
 
 const char* describe(int value) noexcept {
   switch (static_cast<errc>(value)) {
@@ -227,7 +229,9 @@ GcsFilter GcsFilter::build(const Params& params, std::span<const std::span<const
       std::size_t j = i + 1;
       while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
       std::size_t copies = j - i;
-      if (copies > 1) copies = distinct[static_cast<std::size_t>(std::lower_bound(repeated.begin(), repeated.end(), sorted[i]) - repeated.begin())].size();
+      if (copies > 1)
+        copies =
+            distinct[static_cast<std::size_t>(std::lower_bound(repeated.begin(), repeated.end(), sorted[i]) - repeated.begin())].size();
       kept.insert(kept.end(), copies, sorted[i]);
       i = j;
     }

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace blockwire {
@@ -83,6 +84,10 @@ class CoinSet {
  public:
   result<BlockUndo> apply(const Block& block, std::uint32_t height);
   std::size_t size() const noexcept { return coins_.size(); }
+  // A coin from elsewhere (a snapshot of the set, a test's funding), over
+  // any at the same point.
+  void add(const OutPoint& point, SpentCoin coin) { coins_.insert_or_assign(point, std::move(coin)); }
+  bool contains(const OutPoint& point) const { return coins_.find(point) != coins_.end(); }
 
  private:
   std::map<OutPoint, SpentCoin> coins_;
