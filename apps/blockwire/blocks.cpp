@@ -5,6 +5,7 @@
 // (damage, failed proof of work) and blocks whose undo data is damaged or
 // missing are said on standard error, and the exit status is 1.
 // Memory: the header index, an index of the undo records, one block.
+#include "chain_input.hpp"
 #include "commands.hpp"
 #include "core_json.hpp"
 #include "damage_report.hpp"
@@ -22,45 +23,15 @@
 
 namespace blockwire::cli {
 
-int blocks(const BlocksOptions& options) {
-  BlocksOptions o = options;
-  auto key = resolve_xor_key(o.dir, o.xor_key);
-  if (!key) {
-    std::fprintf(stderr, "blockwire blocks: %s\n", xor_key_problem(o.dir, o.xor_key, key.error()).c_str());
-    return usage_or_io;
-  }
-  if (o.net_from_records) o.net = network_of(o.dir, key.value()).value_or(o.net);
-  auto index = BlockIndex::build(o.dir, key.value(), o.net);
-  if (!index) {
-    std::fprintf(stderr, "blockwire blocks: %s: %s\n", o.dir.c_str(), index.error().message().c_str());
-    return usage_or_io;
-  }
-  const bool damaged = report_index_problems("blocks", o.dir, index.value());
+int blocks(const BlocksOptions& o) {
   // Undo data, when the directory has it and the output shows it.
-  std::optional<UndoIndex> undo_index;
-  if (o.json && o.verbosity >= 2) {
-    auto revs = undo_files(o.dir);
-    if (revs && !revs.value().empty()) {
-      auto built = UndoIndex::build(o.dir, key.value(), index.value(), o.net);
-      if (!built) {
-        std::fprintf(stderr, "blockwire blocks: %s: reading rev files: %s\n", o.dir.c_str(), built.error().message().c_str());
-        return built.error().is_io() ? usage_or_io : bad_data;
-      }
-      undo_index = std::move(built).value();
-    }
-  }
-  const auto chain = index.value().best_chain();
-  if (chain.empty()) {
-    std::fprintf(stderr, "blockwire blocks: %s: no chain (no block whose parent is all zeros among %s)\n", o.dir.c_str(),
-                 count_of(index.value().blocks().size(), "block").c_str());
-    return bad_data;
-  }
-  if (o.from >= chain.size()) {
-    std::fprintf(stderr, "blockwire blocks: --from %llu: the best chain ends at height %zu\n", static_cast<unsigned long long>(o.from),
-                 chain.size() - 1);
-    return usage_or_io;
-  }
-  const std::uint64_t end = o.count == 0 ? chain.size() : std::min<std::uint64_t>(chain.size(), o.from + o.count);
+  auto opened = open_chain("blocks", o, o.json && o.verbosity >= 2);
+  if (const int* status = std::get_if<int>(&opened)) return *status;
+  const OpenChain& c = std::get<OpenChain>(opened);
+  const auto chain = c.chain();
+  const std::uint64_t end = c.end(o);
+  const bool damaged = c.damaged;
+  const std::optional<UndoIndex>& undo_index = c.undo;
   // Blocks of a blk file whose rev file is there, but with no undo data
   // that pairs (damaged, or missing): said, not left out silently.
   std::uint64_t undo_missing = 0;
@@ -70,9 +41,9 @@ int blocks(const BlocksOptions& options) {
     json->begin_array();
   }
   for (std::uint64_t height = o.from; height < end; ++height) {
-    const IndexedBlock& b = index.value().blocks()[chain[height]];
-    const std::string path = index.value().file_path(b.file);
-    auto bytes = read_block_record(path, b.offset, key.value(), o.net);
+    const IndexedBlock& b = c.index.blocks()[chain[height]];
+    const std::string path = c.index.file_path(b.file);
+    auto bytes = read_block_record(path, b.offset, c.key, c.net);
     if (!bytes) {
       std::fprintf(stderr, "blockwire blocks: %s:%llu: %s\n", path.c_str(), static_cast<unsigned long long>(b.offset),
                    bytes.error().message().c_str());
@@ -92,7 +63,7 @@ int blocks(const BlocksOptions& options) {
     if (o.verbosity == 0) {
       json->string(to_hex(bytes.value()));
     } else {
-      const ChainInfo info = index.value().chain_info(b);
+      const ChainInfo info = c.index.chain_info(b);
       std::optional<BlockUndo> undo;
       if (undo_index && height != 0 && undo_index->has_file(b.file)) {
         auto found = undo_index->find(b.hash, undo_shape(view.value()));
@@ -109,7 +80,7 @@ int blocks(const BlocksOptions& options) {
                        why.c_str());
         }
       }
-      write_block_json(*json, view.value(), o.net, &info, o.verbosity, undo ? &*undo : nullptr);
+      write_block_json(*json, view.value(), c.net, &info, o.verbosity, undo ? &*undo : nullptr);
     }
   }
   if (json) json->end_array();

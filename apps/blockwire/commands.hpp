@@ -2,6 +2,8 @@
 // 0 success, 1 bad data found, 2 usage or I/O error.
 #pragma once
 
+#include "chain_input.hpp"
+
 #include <blockwire/codec/network.hpp>
 
 #include <cstdint>
@@ -42,25 +44,11 @@ struct PackOptions {
   network net = network::mainnet;
 };
 
-struct BlocksOptions {
-  std::string dir;
-  std::string xor_key;
-  network net = network::mainnet;
-  bool net_from_records = false;
-  std::uint64_t from = 0;
-  std::uint64_t count = 0;  // 0: to the tip
-  bool json = false;
+struct BlocksOptions : ChainOptions {
   int verbosity = 1;
 };
 
-struct FiltersOptions {
-  std::string dir;
-  std::string xor_key;
-  network net = network::mainnet;
-  bool net_from_records = false;
-  std::uint64_t from = 0;
-  std::uint64_t count = 0;  // 0: to the tip
-  bool json = false;
+struct FiltersOptions : ChainOptions {
   unsigned threads = 0;  // 0: every core
 };
 

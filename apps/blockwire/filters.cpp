@@ -6,8 +6,8 @@
 // the run, said on standard error: a filter without its spent scripts would
 // be wrong, and every later header with it.
 // Memory: the header index, an index of the undo records, one batch.
+#include "chain_input.hpp"
 #include "commands.hpp"
-#include "damage_report.hpp"
 #include "json_output.hpp"
 #include "text.hpp"
 #include "xor_key.hpp"
@@ -83,43 +83,14 @@ Filtered filter_block(const BlockIndex& index, const UndoIndex* undo_index, cons
 
 }  // namespace
 
-int filters_command(const FiltersOptions& options) {
-  FiltersOptions o = options;
-  auto key = resolve_xor_key(o.dir, o.xor_key);
-  if (!key) {
-    std::fprintf(stderr, "blockwire filters: %s\n", xor_key_problem(o.dir, o.xor_key, key.error()).c_str());
-    return usage_or_io;
-  }
-  if (o.net_from_records) o.net = network_of(o.dir, key.value()).value_or(o.net);
-  auto index = BlockIndex::build(o.dir, key.value(), o.net);
-  if (!index) {
-    std::fprintf(stderr, "blockwire filters: %s: %s\n", o.dir.c_str(), index.error().message().c_str());
-    return usage_or_io;
-  }
-  const bool damaged = report_index_problems("filters", o.dir, index.value());
-  const auto chain = index.value().best_chain();
-  if (chain.empty()) {
-    std::fprintf(stderr, "blockwire filters: %s: no chain (no block whose parent is all zeros among %s)\n", o.dir.c_str(),
-                 count_of(index.value().blocks().size(), "block").c_str());
-    return bad_data;
-  }
-  if (o.from >= chain.size()) {
-    std::fprintf(stderr, "blockwire filters: --from %llu: the best chain ends at height %zu\n", static_cast<unsigned long long>(o.from),
-                 chain.size() - 1);
-    return usage_or_io;
-  }
-  std::optional<UndoIndex> undo_index;
-  if (auto revs = undo_files(o.dir); revs && !revs.value().empty()) {
-    auto built = UndoIndex::build(o.dir, key.value(), index.value(), o.net);
-    if (!built) {
-      std::fprintf(stderr, "blockwire filters: %s: reading rev files: %s\n", o.dir.c_str(), built.error().message().c_str());
-      return built.error().is_io() ? usage_or_io : bad_data;
-    }
-    undo_index = std::move(built).value();
-  }
+int filters_command(const FiltersOptions& o) {
+  auto opened = open_chain("filters", o, true);
+  if (const int* status = std::get_if<int>(&opened)) return *status;
+  const OpenChain& c = std::get<OpenChain>(opened);
+  const auto chain = c.chain();
   // Each header hashes the one before: every block from genesis is filtered,
   // those before --from only to chain their headers.
-  const std::uint64_t end = o.count == 0 ? chain.size() : std::min<std::uint64_t>(chain.size(), o.from + o.count);
+  const std::uint64_t end = c.end(o);
   const unsigned threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   const std::size_t batch = 64 * std::size_t{threads};
   std::optional<JsonOutput> json;
@@ -134,8 +105,8 @@ int filters_command(const FiltersOptions& options) {
     std::atomic<std::size_t> next{0};
     const auto work = [&] {
       for (std::size_t i; (i = next.fetch_add(1)) < n;) {
-        const IndexedBlock& b = index.value().blocks()[chain[first + i]];
-        results[i] = filter_block(index.value(), undo_index ? &*undo_index : nullptr, b, first + i, key.value(), o.net);
+        const IndexedBlock& b = c.index.blocks()[chain[first + i]];
+        results[i] = filter_block(c.index, c.undo ? &*c.undo : nullptr, b, first + i, c.key, c.net);
       }
     };
     std::vector<std::thread> pool;
@@ -153,7 +124,7 @@ int filters_command(const FiltersOptions& options) {
       }
       header = filters::filter_header(filters::filter_hash(*r.filter), header);
       if (height < o.from) continue;
-      const IndexedBlock& b = index.value().blocks()[chain[height]];
+      const IndexedBlock& b = c.index.blocks()[chain[height]];
       if (json) {
         json->begin_object();
         json->member_uint("height", height);
@@ -169,7 +140,7 @@ int filters_command(const FiltersOptions& options) {
     }
   }
   if (json) json->end_array();
-  return damaged ? bad_data : ok;
+  return c.damaged ? bad_data : ok;
 }
 
 }  // namespace blockwire::cli
