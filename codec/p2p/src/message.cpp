@@ -38,10 +38,12 @@ const char* describe(int value) noexcept {
 }
 
 // The command of each alternative, in Message's order.
-constexpr std::string_view commands[] = {"version",    "verack",      "ping",     "pong", "sendheaders", "sendcmpct", "wtxidrelay",
-                                         "sendaddrv2", "feefilter",   "getaddr",  "inv",  "getdata",     "notfound",  "getheaders",
-                                         "getblocks",  "headers",     "block",    "tx",   "reject",      "addr",      "addrv2",
-                                         "cmpctblock", "getblocktxn", "blocktxn", ""};
+constexpr std::string_view commands[] = {
+    "version",      "verack",      "ping",     "pong",        "sendheaders", "sendcmpct",    "wtxidrelay",
+    "sendaddrv2",   "feefilter",   "getaddr",  "inv",         "getdata",     "notfound",     "getheaders",
+    "getblocks",    "headers",     "block",    "tx",          "reject",      "addr",         "addrv2",
+    "cmpctblock",   "getblocktxn", "blocktxn", "getcfilters", "cfilter",     "getcfheaders", "cfheaders",
+    "getcfcheckpt", "cfcheckpt",   ""};
 static_assert(std::size(commands) == std::variant_size_v<Message>);
 
 // Encoders --------------------------------------------------------------------
@@ -156,6 +158,36 @@ struct PayloadEncoder {
     w::encode_hash(out, m.block_hash);
     w::encode_compact_size(out, m.transactions.size());
     for (const Transaction& tx : m.transactions) encode_transaction(tx, out);
+  }
+  void operator()(const GetCFilters& m) const {
+    w::encode_u8(out, m.filter_type);
+    w::encode_u32(out, m.start_height);
+    w::encode_hash(out, m.stop_hash);
+  }
+  void operator()(const CFilter& m) const {
+    w::encode_u8(out, m.filter_type);
+    w::encode_hash(out, m.block_hash);
+    w::encode_bytes(out, m.filter);
+  }
+  void operator()(const GetCFHeaders& m) const {
+    w::encode_u8(out, m.filter_type);
+    w::encode_u32(out, m.start_height);
+    w::encode_hash(out, m.stop_hash);
+  }
+  void operator()(const CFHeaders& m) const {
+    w::encode_u8(out, m.filter_type);
+    w::encode_hash(out, m.stop_hash);
+    w::encode_hash(out, m.previous_header);
+    w::encode_range(out, m.filter_hashes, w::encode_hash);
+  }
+  void operator()(const GetCFCheckpt& m) const {
+    w::encode_u8(out, m.filter_type);
+    w::encode_hash(out, m.stop_hash);
+  }
+  void operator()(const CFCheckpt& m) const {
+    w::encode_u8(out, m.filter_type);
+    w::encode_hash(out, m.stop_hash);
+    w::encode_range(out, m.headers, w::encode_hash);
   }
   // Messages with no payload.
   void operator()(const Verack&) const {}
@@ -391,6 +423,42 @@ result<Message> decode_payload(std::string_view command, std::span<const std::by
   if (command == "cmpctblock") return finish(decoded<CmpctBlock>(ctx, decode_cmpctblock));
   if (command == "getblocktxn") return finish(decoded<GetBlockTxn>(ctx, decode_getblocktxn));
   if (command == "blocktxn") return finish(decoded<BlockTxn>(ctx, decode_blocktxn));
+  if (command == "getcfilters" || command == "getcfheaders") {
+    const std::uint8_t type = w::decode_u8(ctx);
+    const std::uint32_t start = w::decode_u32(ctx);
+    Hash256 stop;
+    w::decode_hash(ctx, stop);
+    if (command == "getcfilters") return finish(GetCFilters{type, start, stop});
+    return finish(GetCFHeaders{type, start, stop});
+  }
+  if (command == "cfilter") {
+    CFilter m;
+    m.filter_type = w::decode_u8(ctx);
+    w::decode_hash(ctx, m.block_hash);
+    w::decode_bytes(ctx, m.filter);
+    return finish(std::move(m));
+  }
+  if (command == "cfheaders") {
+    CFHeaders m;
+    m.filter_type = w::decode_u8(ctx);
+    w::decode_hash(ctx, m.stop_hash);
+    w::decode_hash(ctx, m.previous_header);
+    decode_list(ctx, m.filter_hashes, max_getcfheaders, 32, w::decode_hash);
+    return finish(std::move(m));
+  }
+  if (command == "getcfcheckpt") {
+    GetCFCheckpt m;
+    m.filter_type = w::decode_u8(ctx);
+    w::decode_hash(ctx, m.stop_hash);
+    return finish(m);
+  }
+  if (command == "cfcheckpt") {
+    CFCheckpt m;
+    m.filter_type = w::decode_u8(ctx);
+    w::decode_hash(ctx, m.stop_hash);
+    decode_list(ctx, m.headers, max_message_size / 32, 32, w::decode_hash);  // bounded by the message's size
+    return finish(std::move(m));
+  }
   return Message(Unknown{std::string(command), static_cast<std::uint32_t>(payload.size())});
 }
 

@@ -34,6 +34,12 @@ inline constexpr std::size_t max_reject_reason = 111;          // MAX_REJECT_MES
 inline constexpr std::size_t max_addresses = 1'000;            // MAX_ADDR_TO_SEND
 inline constexpr std::size_t max_addrv2_size = 512;            // MAX_ADDRV2_SIZE
 inline constexpr std::size_t max_block_transactions = 0xffff;  // compact-block indexes are 16 bits
+// BIP157, as Core serves it.
+inline constexpr std::uint32_t max_getcfilters = 1'000;        // MAX_GETCFILTERS_SIZE: blocks a getcfilters asks for
+inline constexpr std::uint32_t max_getcfheaders = 2'000;       // MAX_GETCFHEADERS_SIZE: headers a getcfheaders asks for
+inline constexpr std::uint32_t cfcheckpt_interval = 1'000;     // CFCHECKPT_INTERVAL: a checkpoint every this many blocks
+inline constexpr std::uint8_t basic_filter_type = 0;           // BlockFilterType::BASIC
+inline constexpr std::uint64_t node_compact_filters = 1 << 6;  // NODE_COMPACT_FILTERS, a services bit
 inline constexpr std::int32_t protocol_version = 70016;
 
 enum class errc : int {
@@ -230,6 +236,46 @@ struct BlockTxn {
   friend bool operator==(const BlockTxn&, const BlockTxn&) = default;
 };
 
+// BIP157: a light client's requests for compact block filters (BIP158) and
+// a full node's answers. The ranges are by height, from start_height to the
+// block stop_hash names.
+struct GetCFilters {
+  std::uint8_t filter_type = basic_filter_type;
+  std::uint32_t start_height = 0;
+  Hash256 stop_hash;
+  friend bool operator==(const GetCFilters&, const GetCFilters&) = default;
+};
+struct CFilter {
+  std::uint8_t filter_type = basic_filter_type;
+  Hash256 block_hash;
+  std::vector<std::byte> filter;  // the encoded filter: N, then the bit stream
+  friend bool operator==(const CFilter&, const CFilter&) = default;
+};
+struct GetCFHeaders {
+  std::uint8_t filter_type = basic_filter_type;
+  std::uint32_t start_height = 0;
+  Hash256 stop_hash;
+  friend bool operator==(const GetCFHeaders&, const GetCFHeaders&) = default;
+};
+struct CFHeaders {
+  std::uint8_t filter_type = basic_filter_type;
+  Hash256 stop_hash;
+  Hash256 previous_header;             // the filter header before start_height's
+  std::vector<Hash256> filter_hashes;  // at most max_getcfheaders
+  friend bool operator==(const CFHeaders&, const CFHeaders&) = default;
+};
+struct GetCFCheckpt {
+  std::uint8_t filter_type = basic_filter_type;
+  Hash256 stop_hash;
+  friend bool operator==(const GetCFCheckpt&, const GetCFCheckpt&) = default;
+};
+struct CFCheckpt {
+  std::uint8_t filter_type = basic_filter_type;
+  Hash256 stop_hash;
+  std::vector<Hash256> headers;  // the filter headers at heights 1000, 2000, ... up to stop_hash's
+  friend bool operator==(const CFCheckpt&, const CFCheckpt&) = default;
+};
+
 // BIP61, removed from Core in 0.20 but still sent by old peers.
 struct Reject {
   std::string message;  // the rejected message's command
@@ -246,9 +292,9 @@ struct Unknown {
   friend bool operator==(const Unknown&, const Unknown&) = default;
 };
 
-using Message =
-    std::variant<Version, Verack, Ping, Pong, SendHeaders, SendCmpct, WtxidRelay, SendAddrV2, FeeFilter, GetAddr, Inv, GetData, NotFound,
-                 GetHeaders, GetBlocks, Headers, BlockMessage, TxMessage, Reject, Addr, AddrV2, CmpctBlock, GetBlockTxn, BlockTxn, Unknown>;
+using Message = std::variant<Version, Verack, Ping, Pong, SendHeaders, SendCmpct, WtxidRelay, SendAddrV2, FeeFilter, GetAddr, Inv, GetData,
+                             NotFound, GetHeaders, GetBlocks, Headers, BlockMessage, TxMessage, Reject, Addr, AddrV2, CmpctBlock,
+                             GetBlockTxn, BlockTxn, GetCFilters, CFilter, GetCFHeaders, CFHeaders, GetCFCheckpt, CFCheckpt, Unknown>;
 
 // "version", "verack", ... (an Unknown's own command).
 std::string_view command(const Message& message) noexcept;
