@@ -82,7 +82,8 @@ std::int32_t tip_height(const net::BlockStore& store) {
 void run_session(Session& s, const net::BlockStore& store) {
   net::Connection& peer = s.connection;
   const std::int32_t height = tip_height(store);
-  auto version = peer.handshake_inbound({.start_height = height, .services = net::node_network | net::node_witness});
+  const std::uint64_t services = net::node_network | net::node_witness | (store.has_filters() ? p2p::node_compact_filters : 0);
+  auto version = peer.handshake_inbound({.start_height = height, .services = services});
   result<void> served = success();
   if (!version) {
     served = version.error();
@@ -155,6 +156,13 @@ int serve(const ServeOptions& o) {
   idle_as_core.idle = std::chrono::minutes(20);  // Core's inactivity timeout
   const net::Timeouts timeouts = timeouts_from_option(o.timeout_seconds, idle_as_core);
   net::BlockStore store(std::move(index).value(), key.value());
+  // BIP157: filters are served (NODE_COMPACT_FILTERS) when the directory
+  // has rev files to make them from.
+  if (auto with_filters = store.enable_filters(o.dir, net); !with_filters) {
+    log("blockwire serve: %s: reading rev files: %s (no filters served)\n", o.dir.c_str(), with_filters.error().message().c_str());
+  } else if (with_filters.value()) {
+    log("blockwire serve: compact block filters (BIP157) from the rev files\n");
+  }
   std::list<Session> sessions;
   int status = ok;
   // A live directory: what a writer appends is read within a second and

@@ -1,6 +1,7 @@
 """The network commands on loopback, one scenario a run:
   network_test.py BLOCKWIRE MAKE_CHAIN DATA_DIR WORK_DIR SCENARIO
 Every process a scenario starts is stopped by its PID, whatever happens."""
+import hashlib
 import json
 import os
 import shutil
@@ -451,6 +452,83 @@ HOSTILE = {
     'bad_block': (1, 'merkle', 6),
     'notfound': (2, 'notfound', 5),
 }
+
+
+def scenario_filters_bip157():
+    """A light client against serve (BIP157): NODE_COMPACT_FILTERS in its version, a cfcheckpt at height 1000, the
+    cfheaders and cfilters of the whole chain equal to what `filters DIR --json` prints (itself checked against an
+    independent BIP158 in filters_check.py); a range one wider than Core's limit, an unknown filter type and a stop
+    hash not on the chain each end the connection, as Core ends it."""
+    directory, hex_file = os.path.join(work, 'chain'), os.path.join(work, 'chain.hex')
+    subprocess.run([make_chain, directory, '1100', '--undo', '--hex', hex_file], check=True)
+    listed = run('filters', directory, '--json')
+    assert listed.returncode == 0, listed.stderr
+    expected = json.loads(listed.stdout)
+    hashes = [bytes.fromhex(e['hash'])[::-1] for e in expected]
+    tip = len(expected) - 1
+
+    message = peers.envelope
+
+    def connect():
+        wire = peers.Wire(socket.create_connection(('127.0.0.1', port), timeout=20))
+        theirs = peers.handshake(wire)
+        return wire, theirs
+
+    def closed(wire):
+        try:
+            wire.send(peers.msg_ping(nonce=5))
+            while True:
+                command, _ = wire.receive()
+                if command is None:
+                    return True
+                if command == b'pong':
+                    return False
+        except (ConnectionError, OSError):
+            return True
+
+    server, port = peers.start_serve(blockwire, directory)
+    with server:
+        wire, theirs = connect()
+        assert theirs.nServices & (1 << 6), f'no NODE_COMPACT_FILTERS in {theirs.nServices:#x}'
+        wire.send(message(b'getcfcheckpt', b'\0' + hashes[tip]))
+        _, payload = expect(wire, b'cfcheckpt')
+        assert payload[0] == 0 and payload[1:33] == hashes[tip]
+        count, at = read_varint(payload, 33)
+        assert count == 1 and payload[at:at + 32][::-1].hex() == expected[1000]['header'], payload.hex()
+        # Every filter header, from its hash and the one before.
+        wire.send(message(b'getcfheaders', b'\0' + struct.pack('<I', 0) + hashes[tip]))
+        _, payload = expect(wire, b'cfheaders')
+        assert payload[1:33] == hashes[tip] and payload[33:65] == bytes(32)
+        count, at = read_varint(payload, 65)
+        assert count == tip + 1, count
+        header = bytes(32)
+        for h in range(count):
+            filter_hash = payload[at + 32 * h:at + 32 * h + 32]
+            assert filter_hash == hashlib.sha256(hashlib.sha256(bytes.fromhex(expected[h]['filter'])).digest()).digest(), h
+            header = hashlib.sha256(hashlib.sha256(filter_hash + header).digest()).digest()
+            assert header[::-1].hex() == expected[h]['header'], h
+        # A later start: the header before it comes first.
+        wire.send(message(b'getcfheaders', b'\0' + struct.pack('<I', 700) + hashes[710]))
+        _, payload = expect(wire, b'cfheaders')
+        assert payload[33:65][::-1].hex() == expected[699]['header'] and read_varint(payload, 65)[0] == 11
+        # The most filters Core sends for one request: 1,000, in height order.
+        wire.send(message(b'getcfilters', b'\0' + struct.pack('<I', 100) + hashes[1099]))
+        for h in range(100, 1100):
+            _, payload = expect(wire, b'cfilter')
+            assert payload[0] == 0 and payload[1:33] == hashes[h], h
+            size, at = read_varint(payload, 33)
+            assert payload[at:at + size].hex() == expected[h]['filter'] and at + size == len(payload), h
+        assert not closed(wire)
+        # One more than Core allows: the connection ends.
+        wire.send(message(b'getcfilters', b'\0' + struct.pack('<I', 99) + hashes[1099]))
+        assert closed(wire), 'a getcfilters of 1,001 blocks was answered'
+        wire, _ = connect()
+        wire.send(message(b'getcfheaders', b'\x01' + struct.pack('<I', 0) + hashes[10]))
+        assert closed(wire), 'an unknown filter type was answered'
+        wire, _ = connect()
+        wire.send(message(b'getcfcheckpt', b'\0' + bytes(range(32))))
+        assert closed(wire), 'a stop hash not on the chain was answered'
+        server.stop()
 
 
 def scenario_hostile(mode):

@@ -17,7 +17,98 @@ namespace blockwire::net {
 
 result<bool> BlockStore::refresh() {
   const std::unique_lock lock(mutex_);
-  return index_.refresh();
+  auto moved = index_.refresh();
+  if (moved && moved.value() && undo_) {
+    // New blocks' undo records: the rev files' index again.
+    auto built = UndoIndex::build(dir_, key_, index_, net_);
+    if (!built) return built.error();
+    undo_ = std::move(built).value();
+  }
+  return moved;
+}
+
+result<bool> BlockStore::enable_filters(const std::string& dir, network net) {
+  const std::unique_lock lock(mutex_);
+  auto revs = undo_files(dir);
+  if (!revs) return revs.error();
+  if (revs.value().empty()) return false;
+  auto built = UndoIndex::build(dir, key_, index_, net);
+  if (!built) return built.error();
+  dir_ = dir;
+  net_ = net;
+  undo_ = std::move(built).value();
+  return true;
+}
+
+bool BlockStore::has_filters() const {
+  const auto lock = this->lock();
+  return undo_.has_value();
+}
+
+result<filters::GcsFilter> BlockStore::filter_at(std::size_t height) const {
+  const auto lock = this->lock();
+  const auto best = index_.best_chain();
+  if (!undo_ || height >= best.size()) return net::errc::bad_request;
+  const IndexedBlock& b = index_.blocks()[best[height]];
+  auto bytes = read_block_record(index_.file_path(b.file), b.offset, key_, net_);
+  if (!bytes) return bytes.error();
+  auto view = BlockView::parse(bytes.value());
+  if (!view) return view.error();
+  if (height == 0 || view.value().transaction_count() == 1)
+    return filters::basic_filter(view.value(), std::span<const std::span<const std::byte>>{});
+  auto undo = undo_->find(b.hash, undo_shape(view.value()));
+  if (!undo) return undo.error();
+  if (!undo.value()) return undo::errc::truncated_record;  // no record pairs with it
+  return filters::basic_filter(view.value(), *undo.value());
+}
+
+result<Hash256> BlockStore::filter_hash_at(std::size_t height) const {
+  auto e = entry_at(height);
+  if (!e) return e.error();
+  return e.value().filter_hash;
+}
+
+result<Hash256> BlockStore::filter_header_at(std::size_t height) const {
+  auto e = entry_at(height);
+  if (!e) return e.error();
+  return e.value().header;
+}
+
+result<BlockStore::FilterEntry> BlockStore::entry_at(std::size_t height) const {
+  std::vector<Hash256> chain;  // the best chain's hashes up to `height`
+  {
+    const auto lock = this->lock();
+    const auto best = index_.best_chain();
+    if (height >= best.size()) return net::errc::bad_request;
+    chain.reserve(height + 1);
+    for (std::size_t h = 0; h <= height; ++h) chain.push_back(index_.blocks()[best[h]].hash);
+  }
+  std::size_t from = 0;
+  {
+    const std::lock_guard guard(filters_mutex_);
+    while (from < headers_.size() && from <= height && headers_[from].block == chain[from]) ++from;
+    headers_.resize(from);  // what is not on the best chain any more
+    if (from > height) return headers_[height];
+  }
+  // Computed without the lock (another thread may compute the same: the
+  // first to finish is kept).
+  std::vector<FilterEntry> more;
+  Hash256 previous;
+  {
+    const std::lock_guard guard(filters_mutex_);
+    if (from > 0) previous = headers_[from - 1].header;
+  }
+  for (std::size_t h = from; h <= height; ++h) {
+    auto filter = filter_at(h);
+    if (!filter) return filter.error();
+    const Hash256 hash = filters::filter_hash(filter.value());
+    previous = filters::filter_header(hash, previous);
+    more.push_back({chain[h], hash, previous});
+  }
+  const std::lock_guard guard(filters_mutex_);
+  if (headers_.size() == from) headers_.insert(headers_.end(), more.begin(), more.end());
+  if (height < headers_.size() && headers_[height].block == chain[height]) return headers_[height];
+  return more.back();
 }
 
 TipSignal::TipSignal() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), ownership::own) {}
@@ -155,6 +246,9 @@ class Server {
     }
     if (const auto* request = std::get_if<p2p::GetData>(&message)) return send_data(*request);
     if (const auto* request = std::get_if<p2p::GetBlockTxn>(&message)) return send_block_transactions(*request);
+    if (const auto* request = std::get_if<p2p::GetCFilters>(&message)) return send_filters(*request);
+    if (const auto* request = std::get_if<p2p::GetCFHeaders>(&message)) return send_filter_headers(*request);
+    if (const auto* request = std::get_if<p2p::GetCFCheckpt>(&message)) return send_filter_checkpoints(*request);
     if (std::holds_alternative<p2p::SendHeaders>(message)) {
       state_.send_headers = true;
     } else if (const auto* cmpct = std::get_if<p2p::SendCmpct>(&message)) {
@@ -270,6 +364,71 @@ class Server {
       txn.transactions.push_back(block.value().transactions[i]);
     }
     return peer_.send(txn);
+  }
+
+  // BIP157, with Core's rules (PrepareBlockFilterRequest): a filter type
+  // we do not serve, a stop hash not on our best chain, a start past it or
+  // too wide a range, and the peer is disconnected. The height of the stop
+  // block, or that error.
+  result<std::size_t> filter_range(std::uint8_t type, const Hash256& stop, std::optional<std::uint32_t> start, std::uint32_t max) const {
+    const auto bad = [&] { return error(net::errc::bad_request, peer_.last_message_offset()); };
+    if (type != p2p::basic_filter_type || !store_.has_filters()) return bad();
+    const auto lock = store_.lock();
+    const IndexedBlock* b = store_.index().find(stop);
+    if (b == nullptr || !is_on_best_chain(store_.index(), *b)) return bad();
+    const auto stop_height = static_cast<std::size_t>(b->height);
+    if (start && (*start > stop_height || stop_height - *start >= max)) return bad();
+    return stop_height;
+  }
+
+  std::vector<Hash256> best_hashes(std::size_t from, std::size_t to) const {
+    const auto lock = store_.lock();
+    const auto best = store_.index().best_chain();
+    std::vector<Hash256> out;
+    for (std::size_t h = from; h <= to && h < best.size(); ++h) out.push_back(store_.index().blocks()[best[h]].hash);
+    return out;
+  }
+
+  result<void> send_filters(const p2p::GetCFilters& request) {
+    auto stop = filter_range(request.filter_type, request.stop_hash, request.start_height, p2p::max_getcfilters);
+    if (!stop) return stop.error();
+    const auto hashes = best_hashes(request.start_height, stop.value());
+    for (std::size_t i = 0; i < hashes.size(); ++i) {
+      auto filter = store_.filter_at(request.start_height + i);
+      if (!filter) return success();  // the directory changed under us: no answer, as Core when its index lags
+      const auto encoded = filter.value().encoded();
+      if (auto r = peer_.send(p2p::CFilter{request.filter_type, hashes[i], {encoded.begin(), encoded.end()}}); !r) return r;
+    }
+    return success();
+  }
+
+  result<void> send_filter_headers(const p2p::GetCFHeaders& request) {
+    auto stop = filter_range(request.filter_type, request.stop_hash, request.start_height, p2p::max_getcfheaders);
+    if (!stop) return stop.error();
+    p2p::CFHeaders out{request.filter_type, request.stop_hash, {}, {}};
+    if (request.start_height > 0) {
+      auto previous = store_.filter_header_at(request.start_height - 1);
+      if (!previous) return success();
+      out.previous_header = previous.value();
+    }
+    for (std::size_t h = request.start_height; h <= stop.value(); ++h) {
+      auto hash = store_.filter_hash_at(h);
+      if (!hash) return success();
+      out.filter_hashes.push_back(hash.value());
+    }
+    return peer_.send(out);
+  }
+
+  result<void> send_filter_checkpoints(const p2p::GetCFCheckpt& request) {
+    auto stop = filter_range(request.filter_type, request.stop_hash, std::nullopt, 0);
+    if (!stop) return stop.error();
+    p2p::CFCheckpt out{request.filter_type, request.stop_hash, {}};
+    for (std::size_t h = p2p::cfcheckpt_interval; h <= stop.value(); h += p2p::cfcheckpt_interval) {
+      auto header = store_.filter_header_at(h);
+      if (!header) return success();
+      out.headers.push_back(header.value());
+    }
+    return peer_.send(out);
   }
 
   Connection& peer_;

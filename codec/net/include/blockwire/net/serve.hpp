@@ -7,12 +7,18 @@
 #pragma once
 
 #include <blockwire/blockfiles.hpp>
+#include <blockwire/filters.hpp>
+#include <blockwire/undo.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/net/connection.hpp>
 
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <shared_mutex>
+#include <string>
+#include <vector>
 
 namespace blockwire::net {
 
@@ -23,8 +29,20 @@ class BlockStore {
  public:
   BlockStore(BlockIndex index, const XorKey& key) : index_(std::move(index)), key_(key) {}
 
-  // BlockIndex::refresh under the lock: whether the best chain's tip moved.
+  // BlockIndex::refresh under the lock: whether the best chain's tip moved
+  // (with filters, the rev files' index is built again then).
   result<bool> refresh();
+
+  // BIP157: serve the basic filters of the directory `dir`, from its rev
+  // files (false when it has none: then no filters are served).
+  result<bool> enable_filters(const std::string& dir, network net);
+  bool has_filters() const;
+  // The basic filter of the best chain's block at `height` (under the
+  // lock), and the filter headers up to it, computed once and kept (a
+  // block that left the best chain drops those from it on).
+  result<filters::GcsFilter> filter_at(std::size_t height) const;
+  result<Hash256> filter_header_at(std::size_t height) const;
+  result<Hash256> filter_hash_at(std::size_t height) const;
 
   // The index, for as long as the lock returned lives.
   std::shared_lock<std::shared_mutex> lock() const { return std::shared_lock(mutex_); }
@@ -35,6 +53,20 @@ class BlockStore {
   mutable std::shared_mutex mutex_;
   BlockIndex index_;
   XorKey key_;
+  // Filters: the rev files' index (under mutex_), and the filter hashes
+  // and headers computed so far, each with its block's hash (under
+  // filters_mutex_, taken after mutex_).
+  std::string dir_;
+  network net_ = network::mainnet;
+  std::optional<UndoIndex> undo_;
+  struct FilterEntry {
+    Hash256 block;
+    Hash256 filter_hash;
+    Hash256 header;
+  };
+  mutable std::mutex filters_mutex_;
+  mutable std::vector<FilterEntry> headers_;
+  result<FilterEntry> entry_at(std::size_t height) const;
 };
 
 // Wakes a peer's thread when the tip moved, through an eventfd its loop
