@@ -50,6 +50,7 @@ struct BlocksOptions : ChainOptions {
 
 struct FiltersOptions : ChainOptions {
   unsigned threads = 0;  // 0: every core
+  std::string peer;      // --from-peer HOST[:PORT]: the filters a node serves (BIP157), checked
 };
 
 struct FetchOptions {

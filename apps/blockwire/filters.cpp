@@ -9,6 +9,7 @@
 #include "chain_input.hpp"
 #include "commands.hpp"
 #include "json_output.hpp"
+#include "peer_errors.hpp"
 #include "text.hpp"
 #include "xor_key.hpp"
 
@@ -16,6 +17,7 @@
 #include <blockwire/codec.hpp>
 #include <blockwire/filters.hpp>
 #include <blockwire/io/hex.hpp>
+#include <blockwire/net.hpp>
 #include <blockwire/undo.hpp>
 
 #include <algorithm>
@@ -83,7 +85,66 @@ Filtered filter_block(const BlockIndex& index, const UndoIndex* undo_index, cons
 
 }  // namespace
 
+// What a node serves (BIP157), each filter checked against its header chain
+// and the checkpoints before it is printed.
+int filters_from_peer(const FiltersOptions& o) {
+  auto peer_at = net::parse_endpoint(o.peer, default_port(o.net));
+  if (!peer_at) {
+    std::fprintf(stderr, "blockwire filters: --from-peer %s: not HOST[:PORT]\n", o.peer.c_str());
+    return usage_or_io;
+  }
+  auto connection = net::Connection::connect(peer_at.value(), o.net, timeouts_from_option(0));
+  if (!connection) {
+    std::fprintf(stderr, "blockwire filters: cannot connect to %s: %s\n", peer_at.value().to_string().c_str(),
+                 connection.error().message().c_str());
+    return usage_or_io;
+  }
+  net::Connection& peer = connection.value();
+  auto version = peer.handshake_outbound();
+  if (!version) {
+    std::fprintf(stderr, "blockwire filters: %s: %s\n", peer.peer_name().c_str(), version.error().message().c_str());
+    return exit_status_of_peer_error(version.error());
+  }
+  if ((version.value().services & p2p::node_compact_filters) == 0) {
+    std::fprintf(stderr, "blockwire filters: %s does not serve compact block filters (no NODE_COMPACT_FILTERS in its version)\n",
+                 peer.peer_name().c_str());
+    return bad_data;
+  }
+  std::optional<JsonOutput> json;
+  if (o.json) {
+    json.emplace();
+    json->begin_array();
+  }
+  const std::uint64_t end = o.count == 0 ? UINT64_MAX : o.from + o.count;
+  auto got = net::fetch_filters(peer, [&](const net::PeerFilter& f) {
+    if (f.height < o.from || f.height >= end) return;
+    if (json) {
+      json->begin_object();
+      json->member_uint("height", f.height);
+      json->member_string("hash", f.block_hash.to_hex());
+      json->member_string("filter", to_hex(f.filter));
+      json->member_string("header", f.header.to_hex());
+      json->end_object();
+    } else {
+      std::printf("%8llu  %s  %s  %7zu bytes\n", static_cast<unsigned long long>(f.height), f.block_hash.to_hex().c_str(),
+                  f.header.to_hex().c_str(), f.filter.size());
+    }
+  });
+  if (json) json->end_array();
+  if (!got) {
+    std::fprintf(stderr, "blockwire filters: %s: %s (its %s message at byte %llu of the connection)\n", peer.peer_name().c_str(),
+                 got.error().message().c_str(), peer.last_command().c_str(), static_cast<unsigned long long>(peer.last_message_offset()));
+    return exit_status_of_peer_error(got.error());
+  }
+  return ok;
+}
+
 int filters_command(const FiltersOptions& o) {
+  if (!o.peer.empty()) return filters_from_peer(o);
+  if (o.dir.empty()) {
+    std::fprintf(stderr, "blockwire filters: a blocks directory, or --from-peer HOST[:PORT]\n");
+    return usage_or_io;
+  }
   auto opened = open_chain("filters", o, true);
   if (const int* status = std::get_if<int>(&opened)) return *status;
   const OpenChain& c = std::get<OpenChain>(opened);

@@ -139,8 +139,14 @@ int main(int argc, char** argv) {
                                          "BIP158 basic filters and BIP157 filter headers of a blocks directory's best chain, from its\n"
                                          "blk and rev files (no node): one line a block, or with --json one object a block, as Core's\n"
                                          "getblockfilter gives it (filter, header) with height and hash. Every block from genesis is\n"
-                                         "filtered (each header hashes the one before); a block without undo data ends the run.");
-  filters_cmd->add_option("dir", filters.dir, "a blocks directory with rev files")->required()->type_name("DIR");
+                                         "filtered (each header hashes the one before); a block without undo data ends the run.\n"
+                                         "With --from-peer, the filters a node serves (BIP157), each checked, in the same shape.");
+  filters_cmd->add_option("dir", filters.dir, "a blocks directory with rev files")->type_name("DIR");
+  filters_cmd
+      ->add_option("--from-peer", filters.peer,
+                   "instead: download a node's filters (BIP157), each checked against its\n"
+                   "filter header chain and the node's checkpoints")
+      ->type_name("HOST[:PORT]");
   filters_cmd->add_option("--from", filters.from, "the first height shown (default 0)")->check(whole_number())->type_name("HEIGHT");
   filters_cmd->add_option("--count", filters.count, "how many blocks (default: to the tip)")->check(whole_number(1))->type_name("N");
   filters_cmd->add_flag("--json", filters.json, "a JSON array, one getblockfilter result a block");

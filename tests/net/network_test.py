@@ -519,6 +519,10 @@ def scenario_filters_bip157():
             size, at = read_varint(payload, 33)
             assert payload[at:at + size].hex() == expected[h]['filter'] and at + size == len(payload), h
         assert not closed(wire)
+        # The client side: filters --from-peer checks every header and filter and prints the same.
+        fetched = run('filters', '--from-peer', f'127.0.0.1:{port}', '--network', 'regtest', '--json')
+        assert fetched.returncode == 0, fetched.stderr
+        assert json.loads(fetched.stdout) == expected, 'filters --from-peer differs from filters DIR'
         # One more than Core allows: the connection ends.
         wire.send(message(b'getcfilters', b'\0' + struct.pack('<I', 99) + hashes[1099]))
         assert closed(wire), 'a getcfilters of 1,001 blocks was answered'
@@ -528,6 +532,17 @@ def scenario_filters_bip157():
         wire, _ = connect()
         wire.send(message(b'getcfcheckpt', b'\0' + bytes(range(32))))
         assert closed(wire), 'a stop hash not on the chain was answered'
+        server.stop()
+    # A directory without rev files: no NODE_COMPACT_FILTERS, and the client says so.
+    for name in os.listdir(directory):
+        if name.startswith('rev'):
+            os.remove(os.path.join(directory, name))
+    server, port = peers.start_serve(blockwire, directory)
+    with server:
+        wire, theirs = connect()
+        assert not theirs.nServices & (1 << 6)
+        fetched = run('filters', '--from-peer', f'127.0.0.1:{port}', '--network', 'regtest')
+        assert fetched.returncode == 1 and 'does not serve compact block filters' in fetched.stderr, fetched.stderr
         server.stop()
 
 

@@ -24,6 +24,8 @@ const char* describe(int value) noexcept {
              "a node in initial block download does that (Bitcoin Core: wait until it has synced, or give us the download "
              "permission, -whitelist=download@OUR_ADDRESS)";
     case net::errc::bad_request: return "a request Bitcoin Core disconnects a peer for (a getblocktxn index past the block's transactions)";
+    case net::errc::bad_filter:
+      return "a compact block filter or filter header that does not match its hash, its checkpoint or the request";
     case net::errc::no_answer:
       return "the peer answered neither our getheaders nor the ping after it within the handshake timeout: it ignores us "
              "(try another node, or --timeout for a slow one)";

@@ -30,7 +30,8 @@ enum class errc : int {
   peer_not_reading,     // a message we sent did not leave within its time: the peer stopped reading
   ignores_getheaders,   // the peer answered the ping after our getheaders, not the getheaders, while it announced more blocks than we have
   no_answer,            // the peer answered neither our getheaders nor the ping after it within the handshake timeout
-  bad_request,          // a request Core disconnects a peer for (a getblocktxn index past the block's transactions)
+  bad_request,          // a request Core disconnects a peer for (a getblocktxn index past the block's transactions, a bad BIP157 range)
+  bad_filter,           // a BIP157 answer that does not match: a filter not its hash, a header not its checkpoint, another range
 };
 
 const std::error_category& category() noexcept;
