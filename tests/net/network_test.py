@@ -10,6 +10,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -544,6 +545,78 @@ def scenario_filters_bip157():
         fetched = run('filters', '--from-peer', f'127.0.0.1:{port}', '--network', 'regtest')
         assert fetched.returncode == 1 and 'does not serve compact block filters' in fetched.stderr, fetched.stderr
         server.stop()
+
+
+def scenario_filters_tampered():
+    """filters --from-peer against a node whose answers are changed on the way (a proxy in front of serve): one byte
+    of one filter, or one filter hash of a cfheaders. Each is caught (exit 1, bad_filter) and nothing is printed for
+    that block or any after it."""
+    directory, hex_file = os.path.join(work, 'chain'), os.path.join(work, 'chain.hex')
+    subprocess.run([make_chain, directory, '40', '--undo', '--hex', hex_file], check=True)
+    expected = json.loads(run('filters', directory, '--json').stdout)
+
+    def tamper_filter(command, payload, seen):
+        if command == b'cfilter':
+            seen['cfilter'] = seen.get('cfilter', 0) + 1
+            if seen['cfilter'] == 21:  # height 20's: flip its last byte
+                return payload[:-1] + bytes([payload[-1] ^ 1])
+        return payload
+
+    def tamper_header(command, payload, seen):
+        if command == b'cfheaders':
+            return payload[:-1] + bytes([payload[-1] ^ 1])  # the last filter hash
+        return payload
+
+    # The filter of height 20 changed: 0..19 printed. The last filter hash (height 40's) changed: its filter then
+    # does not hash to it, so 0..39 are printed.
+    for name, tamper, printed in (('a filter', tamper_filter, 20), ('a filter hash', tamper_header, 40)):
+        server, port = peers.start_serve(blockwire, directory)
+        with server:
+            proxy = socket.create_server(('127.0.0.1', 0))
+            proxy_port = proxy.getsockname()[1]
+            client = peers.Process([blockwire, 'filters', '--from-peer', f'127.0.0.1:{proxy_port}', '--network', 'regtest', '--json'])
+            with client:
+                inbound, _ = proxy.accept()
+                upstream = socket.create_connection(('127.0.0.1', port), timeout=20)
+
+                def pump(source, sink, change):
+                    seen, buffer = {}, b''
+                    try:
+                        while True:
+                            data = source.recv(65536)
+                            if not data:
+                                break
+                            buffer += data
+                            while len(buffer) >= 24:
+                                (length,) = struct.unpack('<I', buffer[16:20])
+                                if len(buffer) < 24 + length:
+                                    break
+                                command = buffer[4:16].split(b'\0', 1)[0]
+                                payload = change(command, buffer[24:24 + length], seen)
+                                sink.sendall(peers.envelope(command, payload))
+                                buffer = buffer[24 + length:]
+                    except OSError:
+                        pass
+                    finally:
+                        try:
+                            sink.shutdown(socket.SHUT_WR)
+                        except OSError:
+                            pass
+
+                threads = [threading.Thread(target=pump, args=(inbound, upstream, lambda c, p, s: p), daemon=True),
+                           threading.Thread(target=pump, args=(upstream, inbound, tamper), daemon=True)]
+                for t in threads:
+                    t.start()
+                client.proc.wait(timeout=60)
+                out, err = client.proc.communicate()
+                status = client.proc.returncode
+                inbound.close()
+                upstream.close()
+            proxy.close()
+            assert status == 1, (name, status, err)
+            assert 'does not match' in err, (name, err)
+            assert json.loads(out) == expected[:printed], (name, 'printed', len(json.loads(out)))
+            server.stop()
 
 
 def scenario_hostile(mode):

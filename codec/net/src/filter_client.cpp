@@ -73,7 +73,8 @@ result<void> fetch_filters(Connection& peer, const std::function<void(const Peer
       header = filters::filter_header(h.filter_hashes[i], header);
       headers.push_back(header);
       const std::size_t height = start + i;
-      if (height != 0 && height % p2p::cfcheckpt_interval == 0 && checkpoints.value().headers[height / p2p::cfcheckpt_interval - 1] != header) {
+      if (height != 0 && height % p2p::cfcheckpt_interval == 0 &&
+          checkpoints.value().headers[height / p2p::cfcheckpt_interval - 1] != header) {
         return bad(peer);
       }
     }
