@@ -4,7 +4,8 @@
 // the headers, each hashing the one before, are chained in height order. A
 // block whose undo data is not there (a pruned or partial directory) stops
 // the run, said on standard error: a filter without its spent scripts would
-// be wrong, and every later header with it.
+// be wrong, and every later header with it. What is made is kept in
+// DIR/blockwire-filters/basic.dat: a rerun filters only the new blocks.
 // Memory: the header index, an index of the undo records, one batch.
 #include "chain_input.hpp"
 #include "commands.hpp"
@@ -149,19 +150,55 @@ int filters_command(const FiltersOptions& o) {
   if (const int* status = std::get_if<int>(&opened)) return *status;
   const OpenChain& c = std::get<OpenChain>(opened);
   const auto chain = c.chain();
-  // Each header hashes the one before: every block from genesis is filtered,
-  // those before --from only to chain their headers.
+  // What earlier runs made is in DIR/blockwire-filters/basic.dat (checked
+  // against the chain as it is read back): only the blocks after it are
+  // filtered, from genesis when it is new (each header hashes the one
+  // before), and appended to it.
+  std::vector<Hash256> hashes;
+  hashes.reserve(chain.size());
+  for (const std::size_t i : chain) hashes.push_back(c.index.blocks()[i].hash);
+  auto file = filters::FilterFile::open(o.dir, hashes);
+  if (!file) {
+    std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s\n", o.dir.c_str(), file.error().message().c_str());
+    return usage_or_io;
+  }
+  filters::FilterFile& kept = file.value();
   const std::uint64_t end = c.end(o);
-  const unsigned threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t batch = 64 * std::size_t{threads};
   std::optional<JsonOutput> json;
   if (o.json) {
     json.emplace();
     json->begin_array();
   }
-  Hash256 header;  // zero before genesis
+  const auto print = [&](std::uint64_t height, std::span<const std::byte> filter) {
+    if (height < o.from) return;
+    const Hash256& hash = hashes[height];
+    const Hash256& header = kept.header(height);
+    if (json) {
+      json->begin_object();
+      json->member_uint("height", height);
+      json->member_string("hash", hash.to_hex());
+      json->member_string("filter", to_hex(filter));
+      json->member_string("header", header.to_hex());
+      json->end_object();
+    } else {
+      std::printf("%8llu  %s  %s  %7zu bytes\n", static_cast<unsigned long long>(height), hash.to_hex().c_str(), header.to_hex().c_str(),
+                  filter.size());
+    }
+  };
+  const std::uint64_t held = std::min<std::uint64_t>(kept.size(), end);
+  for (std::uint64_t height = o.from; height < held; ++height) {
+    auto filter = kept.filter(height);
+    if (!filter) {
+      if (json) json->end_array();
+      std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s\n", o.dir.c_str(), filter.error().message().c_str());
+      return usage_or_io;
+    }
+    print(height, filter.value());
+  }
+  const unsigned threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t batch = 64 * std::size_t{threads};
   std::vector<Filtered> results(batch);
-  for (std::uint64_t first = 0; first < end; first += batch) {
+  for (std::uint64_t first = held; first < end; first += batch) {
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(batch, end - first));
     std::atomic<std::size_t> next{0};
     const auto work = [&] {
@@ -183,20 +220,12 @@ int filters_command(const FiltersOptions& o) {
                      static_cast<long long>(height) - 1);
         return r.io ? usage_or_io : bad_data;
       }
-      header = filters::filter_header(filters::filter_hash(*r.filter), header);
-      if (height < o.from) continue;
-      const IndexedBlock& b = c.index.blocks()[chain[height]];
-      if (json) {
-        json->begin_object();
-        json->member_uint("height", height);
-        json->member_string("hash", b.hash.to_hex());
-        json->member_string("filter", to_hex(r.filter->encoded()));
-        json->member_string("header", header.to_hex());
-        json->end_object();
-      } else {
-        std::printf("%8llu  %s  %s  %6llu elements  %7zu bytes\n", static_cast<unsigned long long>(height), b.hash.to_hex().c_str(),
-                    header.to_hex().c_str(), static_cast<unsigned long long>(r.filter->size()), r.filter->encoded().size());
+      if (auto w = kept.append(hashes[height], r.filter->encoded()); !w) {
+        if (json) json->end_array();
+        std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s\n", o.dir.c_str(), w.error().message().c_str());
+        return usage_or_io;
       }
+      print(height, r.filter->encoded());
       r.filter.reset();
     }
   }

@@ -130,9 +130,36 @@ check(filters('--threads', '1') == expected, '--threads 1 gives the same')
 check(filters('--from', '100', '--count', '7') == expected[100:107], '--from 100 --count 7 shows those, their headers chained from genesis')
 print('filters --json: all', len(expected), 'filters and headers equal the independent ones')
 
-# Without the rev files: the first block that spends stops the run, exit 1, and what came before is whole.
+# Kept: DIR/blockwire-filters/basic.dat. Without the rev files, a rerun prints the same from it; a torn last record,
+# or a changed byte in a record, is cut off with all after it and made again.
+kept = os.path.join(chain_dir, 'blockwire-filters', 'basic.dat')
+check(os.path.getsize(kept) > 251 * 65, 'the filters are kept in DIR/blockwire-filters/basic.dat')
+with_revs = os.path.join(work, 'with_revs')
+shutil.copytree(chain_dir, with_revs)
+for name in os.listdir(chain_dir):
+    if name.startswith('rev'):
+        os.rename(os.path.join(chain_dir, name), os.path.join(work, name))
+check(filters() == expected, 'a rerun without the rev files prints the kept filters')
+for name in os.listdir(work):
+    if name.startswith('rev'):
+        os.rename(os.path.join(work, name), os.path.join(chain_dir, name))
+size = os.path.getsize(kept)
+with open(kept, 'r+b') as f:
+    f.truncate(size - 10)
+check(filters() == expected and os.path.getsize(kept) == size, 'a torn last record is made again')
+with open(kept, 'r+b') as f:
+    f.seek(size // 2)
+    b = f.read(1)
+    f.seek(size // 2)
+    f.write(bytes([b[0] ^ 0x20]))
+check(filters() == expected and open(kept, 'rb').read() == open(os.path.join(with_revs, 'blockwire-filters', 'basic.dat'), 'rb').read(),
+      'a changed record is cut off with all after it and made again, byte for byte')
+print('kept filters: reused, a torn record and a changed one made again')
+
+# Without the rev files or kept filters: the first block that spends stops the run, exit 1, and what came before is whole.
 bare = os.path.join(work, 'bare')
 shutil.copytree(chain_dir, bare)
+shutil.rmtree(os.path.join(bare, 'blockwire-filters'))
 for name in os.listdir(bare):
     if name.startswith('rev'):
         os.remove(os.path.join(bare, name))

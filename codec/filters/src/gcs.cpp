@@ -30,6 +30,7 @@ const char* describe(int value) noexcept {
     case errc::too_many_elements: return "a filter's element count that its bytes cannot hold";
     case errc::truncated_stream: return "a filter's bit stream ends inside an element";
     case errc::excess_bytes: return "bytes after a filter's last element";
+    case errc::file_locked: return "another process is writing the directory's filter file";
   }
   return nullptr;
 }

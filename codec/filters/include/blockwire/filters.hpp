@@ -6,12 +6,14 @@
 #include <blockwire/codec/block.hpp>
 #include <blockwire/codec/view.hpp>
 #include <blockwire/io/error.hpp>
+#include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/io/hash256.hpp>
 #include <blockwire/undo/block_undo.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <system_error>
 #include <type_traits>
 #include <vector>
@@ -22,6 +24,7 @@ enum class errc : int {
   too_many_elements = 1,  // an element count the bytes cannot hold, or 2^32 or more
   truncated_stream,       // the bit stream ends inside an element
   excess_bytes,           // bytes after the last element's
+  file_locked,            // another process writes the directory's filter file
 };
 const std::error_category& category() noexcept;
 inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
@@ -87,6 +90,40 @@ result<GcsFilter> basic_filter(const BlockView& block, const BlockUndo& undo);
 // that hash and the previous block's filter header (zero before genesis).
 Hash256 filter_hash(const GcsFilter& filter);
 Hash256 filter_header(const Hash256& filter_hash, const Hash256& previous_header);
+
+// The basic filters of a blocks directory's best chain, kept next to its
+// blocks in DIR/blockwire-filters/basic.dat so that they are made once:
+// records in height order from genesis, each the block's hash (32 bytes),
+// its filter header (32), the encoded filter (a CompactSize length, the
+// bytes). Append-only. Opening reads it back and keeps the records that
+// are the chain's, in order, each header chained from the one before; the
+// first that is not (a record a crash tore, a block that left the best
+// chain) and all after it are cut off, to be made again. Locked against
+// another writer (an exclusive lock on the file, for as long as the object
+// lives).
+class FilterFile {
+ public:
+  // `chain`: the best chain's block hashes from genesis.
+  static result<FilterFile> open(const std::string& blocks_dir, std::span<const Hash256> chain);
+
+  // The filters held: heights 0 to size() - 1.
+  std::size_t size() const noexcept { return records_.size(); }
+  const Hash256& header(std::size_t height) const noexcept { return records_[height].header; }
+  result<std::vector<std::byte>> filter(std::size_t height) const;
+  // The next height's: its block's hash and filter (the header is chained
+  // here). Written through to the file.
+  result<void> append(const Hash256& block, std::span<const std::byte> filter);
+
+ private:
+  struct Record {
+    std::uint64_t at;  // the filter's first byte in the file
+    std::uint32_t size;
+    Hash256 header;
+  };
+  FileDescriptor fd_;
+  std::uint64_t end_ = 0;
+  std::vector<Record> records_;
+};
 
 }  // namespace blockwire::filters
 

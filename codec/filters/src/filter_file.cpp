@@ -1,0 +1,131 @@
+// DIR/blockwire-filters/basic.dat (see FilterFile in filters.hpp).
+#include <blockwire/codec/wire.hpp>
+#include <blockwire/filters.hpp>
+#include <blockwire/io/decoding_context.hpp>
+#include <blockwire/io/sha256.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <fcntl.h>
+#include <filesystem>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace blockwire::filters {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+error os_error() { return error(std::error_code(errno, std::system_category())); }
+
+result<void> pread_all(int fd, std::span<std::byte> out, std::uint64_t at) {
+  while (!out.empty()) {
+    const ssize_t n = ::pread(fd, out.data(), out.size(), static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return os_error();
+    if (n == 0) return io::errc::truncated;
+    out = out.subspan(static_cast<std::size_t>(n));
+    at += static_cast<std::uint64_t>(n);
+  }
+  return success();
+}
+
+result<void> write_all(int fd, std::span<const std::byte> bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return os_error();
+    bytes = bytes.subspan(static_cast<std::size_t>(n));
+  }
+  return success();
+}
+
+struct AppendTo {
+  std::vector<std::byte>& out;
+  template <std::size_t K>
+  void write(std::span<const std::byte, K> b) {
+    out.insert(out.end(), b.begin(), b.end());
+  }
+};
+
+}  // namespace
+
+result<FilterFile> FilterFile::open(const std::string& blocks_dir, std::span<const Hash256> chain) {
+  const fs::path dir = fs::path(blocks_dir) / "blockwire-filters";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return error(ec);
+  int raw;
+  do raw = ::open((dir / "basic.dat").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  while (raw < 0 && errno == EINTR);
+  if (raw < 0) return os_error();
+  FilterFile file;
+  file.fd_ = FileDescriptor(raw, ownership::own);
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  if (::fcntl(raw, F_OFD_SETLK, &lock) != 0) {
+    if (errno == EAGAIN || errno == EACCES) return errc::file_locked;
+    return os_error();
+  }
+  struct stat st {};
+  if (::fstat(raw, &st) != 0) return os_error();
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  // Read back record by record; the first that is not the chain's ends it.
+  std::uint64_t at = 0;
+  Hash256 header;
+  for (std::size_t height = 0; height < chain.size() && at + 65 <= size; ++height) {
+    std::array<std::byte, 64 + 9> head{};
+    const std::size_t got = static_cast<std::size_t>(std::min<std::uint64_t>(head.size(), size - at));
+    if (!pread_all(raw, std::span(head).first(got), at)) break;
+    Hash256 block(std::span<const std::byte, 32>(head.data(), 32));
+    Hash256 stored(std::span<const std::byte, 32>(head.data() + 32, 32));
+    DecodingContext ctx(std::span<const std::byte>(head).subspan(64, got - 64));
+    const std::uint64_t n = wire::decode_compact_size(ctx);
+    if (!ctx.ok() || block != chain[height]) break;
+    const std::uint64_t filter_at = at + 64 + ctx.offset();
+    if (filter_at + n > size) break;  // torn
+    std::vector<std::byte> bytes(static_cast<std::size_t>(n));
+    if (!pread_all(raw, bytes, filter_at)) break;
+    header = filter_header(sha256d(bytes), header);
+    if (header != stored) break;
+    file.records_.push_back({filter_at, static_cast<std::uint32_t>(n), header});
+    at = filter_at + n;
+  }
+  if (at != size && ::ftruncate(raw, static_cast<off_t>(at)) != 0) return os_error();
+  if (::lseek(raw, static_cast<off_t>(at), SEEK_SET) < 0) return os_error();
+  file.end_ = at;
+  return file;
+}
+
+result<std::vector<std::byte>> FilterFile::filter(std::size_t height) const {
+  const Record& r = records_[height];
+  std::vector<std::byte> bytes(r.size);
+  if (auto got = pread_all(fd_.get(), bytes, r.at); !got) return got.error();
+  return bytes;
+}
+
+result<void> FilterFile::append(const Hash256& block, std::span<const std::byte> filter) {
+  const Hash256 previous = records_.empty() ? Hash256{} : records_.back().header;
+  const Hash256 header = filter_header(sha256d(filter), previous);
+  std::vector<std::byte> record;
+  record.reserve(64 + 9 + filter.size());
+  record.insert(record.end(), block.bytes().begin(), block.bytes().end());
+  record.insert(record.end(), header.bytes().begin(), header.bytes().end());
+  AppendTo sink{record};
+  wire::encode_compact_size(sink, filter.size());
+  const std::uint64_t filter_at = end_ + record.size();
+  record.insert(record.end(), filter.begin(), filter.end());
+  if (auto r = write_all(fd_.get(), record); !r) {
+    (void)!::ftruncate(fd_.get(), static_cast<off_t>(end_));  // no half record left behind
+    (void)::lseek(fd_.get(), static_cast<off_t>(end_), SEEK_SET);
+    return r;
+  }
+  end_ += record.size();
+  records_.push_back({filter_at, static_cast<std::uint32_t>(filter.size()), header});
+  return success();
+}
+
+}  // namespace blockwire::filters
