@@ -11,6 +11,7 @@
 
 #include "../support/test_data.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -153,5 +154,52 @@ TEST_CASE("BIP158: hostile filters are refused with what is wrong and where, all
     std::vector<std::byte> bytes{std::byte{1}};
     bytes.insert(bytes.end(), 1000, std::byte{0xff});
     CHECK(filters::GcsFilter::decode(params, bytes).error().code() == filters::errc::truncated_stream);
+  }
+}
+
+TEST_CASE("BIP158: a wallet's match_any over Core's vectors finds exactly the blocks that pay to or spend from its scripts") {
+  const auto all = vectors();
+  // The wallet: one output script taken from each of three blocks (the
+  // first that is not empty and not OP_RETURN), and one spent script.
+  struct Block {
+    Hash256 hash;
+    std::vector<std::vector<std::byte>> scripts;  // its outputs' and its spent ones
+  };
+  std::vector<Block> blocks;
+  for (const Vector& v : all) {
+    const BlockView view = BlockView::parse(v.block).value();
+    Block b{block_hash(view.header()), v.spent};
+    for (std::size_t t = 0; t < view.transaction_count(); ++t) {
+      for (const OutputView o : view.transaction(t).outputs()) {
+        const auto s = o.script_pubkey();
+        b.scripts.emplace_back(s.begin(), s.end());
+      }
+    }
+    blocks.push_back(std::move(b));
+  }
+  std::vector<std::vector<std::byte>> wallet;
+  for (const std::size_t i : {std::size_t{1}, std::size_t{4}, std::size_t{8}}) {
+    for (const auto& s : blocks[i].scripts) {
+      if (!s.empty() && s[0] != std::byte{0x6a}) {
+        wallet.push_back(s);
+        break;
+      }
+    }
+  }
+  for (const auto& s : all[5].spent) {  // block 180480 spends from it (its first script is empty: left out of filters)
+    if (!s.empty()) {
+      wallet.push_back(s);
+      break;
+    }
+  }
+  REQUIRE(wallet.size() == 4);
+  const auto query = spans(wallet);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    CAPTURE(all[i].height);
+    const bool holds = std::any_of(wallet.begin(), wallet.end(), [&](const auto& w) {
+      return std::find(blocks[i].scripts.begin(), blocks[i].scripts.end(), w) != blocks[i].scripts.end();
+    });
+    const auto filter = filters::GcsFilter::decode(filters::basic_params(blocks[i].hash), all[i].filter).value();
+    CHECK(filter.match_any(query) == holds);
   }
 }
