@@ -73,15 +73,23 @@ result<FilterFile> FilterFile::open(const std::string& blocks_dir, std::span<con
   struct stat st {};
   if (::fstat(raw, &st) != 0) return os_error();
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  // Read back record by record; the first that is not the chain's ends it.
+  const std::uint64_t at = file.load(size, chain);
+  if (at != size && ::ftruncate(raw, static_cast<off_t>(at)) != 0) return os_error();
+  if (::lseek(raw, static_cast<off_t>(at), SEEK_SET) < 0) return os_error();
+  file.end_ = at;
+  return file;
+}
+
+std::uint64_t FilterFile::load(std::uint64_t size, std::span<const Hash256> chain) {
+  const int raw = fd_.get();
   std::uint64_t at = 0;
   Hash256 header;
   for (std::size_t height = 0; height < chain.size() && at + 65 <= size; ++height) {
     std::array<std::byte, 64 + 9> head{};
     const std::size_t got = static_cast<std::size_t>(std::min<std::uint64_t>(head.size(), size - at));
     if (!pread_all(raw, std::span(head).first(got), at)) break;
-    Hash256 block(std::span<const std::byte, 32>(head.data(), 32));
-    Hash256 stored(std::span<const std::byte, 32>(head.data() + 32, 32));
+    const Hash256 block(std::span<const std::byte, 32>(head.data(), 32));
+    const Hash256 stored(std::span<const std::byte, 32>(head.data() + 32, 32));
     DecodingContext ctx(std::span<const std::byte>(head).subspan(64, got - 64));
     const std::uint64_t n = wire::decode_compact_size(ctx);
     if (!ctx.ok() || block != chain[height]) break;
@@ -89,14 +97,28 @@ result<FilterFile> FilterFile::open(const std::string& blocks_dir, std::span<con
     if (filter_at + n > size) break;  // torn
     std::vector<std::byte> bytes(static_cast<std::size_t>(n));
     if (!pread_all(raw, bytes, filter_at)) break;
-    header = filter_header(sha256d(bytes), header);
+    const Hash256 hash = sha256d(bytes);
+    header = filter_header(hash, header);
     if (header != stored) break;
-    file.records_.push_back({filter_at, static_cast<std::uint32_t>(n), header});
+    records_.push_back({filter_at, static_cast<std::uint32_t>(n), hash, header});
     at = filter_at + n;
   }
-  if (at != size && ::ftruncate(raw, static_cast<off_t>(at)) != 0) return os_error();
-  if (::lseek(raw, static_cast<off_t>(at), SEEK_SET) < 0) return os_error();
-  file.end_ = at;
+  return at;
+}
+
+result<FilterFile> FilterFile::read(const std::string& blocks_dir, std::span<const Hash256> chain) {
+  FilterFile file;
+  int raw;
+  do raw = ::open((fs::path(blocks_dir) / "blockwire-filters" / "basic.dat").c_str(), O_RDONLY | O_CLOEXEC);
+  while (raw < 0 && errno == EINTR);
+  if (raw < 0) {
+    if (errno == ENOENT) return file;
+    return os_error();
+  }
+  file.fd_ = FileDescriptor(raw, ownership::own);
+  struct stat st {};
+  if (::fstat(raw, &st) != 0) return os_error();
+  file.end_ = file.load(static_cast<std::uint64_t>(st.st_size), chain);
   return file;
 }
 
@@ -109,7 +131,8 @@ result<std::vector<std::byte>> FilterFile::filter(std::size_t height) const {
 
 result<void> FilterFile::append(const Hash256& block, std::span<const std::byte> filter) {
   const Hash256 previous = records_.empty() ? Hash256{} : records_.back().header;
-  const Hash256 header = filter_header(sha256d(filter), previous);
+  const Hash256 hash = sha256d(filter);
+  const Hash256 header = filter_header(hash, previous);
   std::vector<std::byte> record;
   record.reserve(64 + 9 + filter.size());
   record.insert(record.end(), block.bytes().begin(), block.bytes().end());
@@ -124,7 +147,7 @@ result<void> FilterFile::append(const Hash256& block, std::span<const std::byte>
     return r;
   }
   end_ += record.size();
-  records_.push_back({filter_at, static_cast<std::uint32_t>(filter.size()), header});
+  records_.push_back({filter_at, static_cast<std::uint32_t>(filter.size()), hash, header});
   return success();
 }
 

@@ -1,5 +1,6 @@
 #include "random_nonce.hpp"
 
+#include <blockwire/io/sha256.hpp>
 #include <blockwire/net/serve.hpp>
 #include <blockwire/p2p/compact_blocks.hpp>
 
@@ -37,6 +38,16 @@ result<bool> BlockStore::enable_filters(const std::string& dir, network net) {
   dir_ = dir;
   net_ = net;
   undo_ = std::move(built).value();
+  // The kept filters: their headers seed the cache, their bytes are read
+  // instead of made (each checked against its hash when it is read).
+  std::vector<Hash256> chain;
+  for (const std::size_t i : index_.best_chain()) chain.push_back(index_.blocks()[i].hash);
+  auto kept = filters::FilterFile::read(dir, chain);
+  if (!kept) return kept.error();
+  const std::lock_guard guard(filters_mutex_);
+  headers_.clear();
+  for (std::size_t h = 0; h < kept.value().size(); ++h) headers_.push_back({chain[h], kept.value().filter_hash(h), kept.value().header(h)});
+  kept_ = std::move(kept).value();
   return true;
 }
 
@@ -50,6 +61,15 @@ result<filters::GcsFilter> BlockStore::filter_at(std::size_t height) const {
   const auto best = index_.best_chain();
   if (!undo_ || height >= best.size()) return net::errc::bad_request;
   const IndexedBlock& b = index_.blocks()[best[height]];
+  if (kept_ && height < kept_->size()) {
+    // Kept by `blockwire filters`; a writer may have cut and rewritten the
+    // file since: used only if it still hashes as it did.
+    auto bytes = kept_->filter(height);
+    if (bytes && sha256d(bytes.value()) == kept_->filter_hash(height)) {
+      auto filter = filters::GcsFilter::decode(filters::basic_params(b.hash), bytes.value());
+      if (filter) return filter;
+    }
+  }
   auto bytes = read_block_record(index_.file_path(b.file), b.offset, key_, net_);
   if (!bytes) return bytes.error();
   auto view = BlockView::parse(bytes.value());

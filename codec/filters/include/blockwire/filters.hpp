@@ -105,10 +105,15 @@ class FilterFile {
  public:
   // `chain`: the best chain's block hashes from genesis.
   static result<FilterFile> open(const std::string& blocks_dir, std::span<const Hash256> chain);
+  // The same for a reader (serve) while a writer may append: read only,
+  // not locked, nothing cut (records past the first that does not match
+  // are only left out). No file: an empty one.
+  static result<FilterFile> read(const std::string& blocks_dir, std::span<const Hash256> chain);
 
   // The filters held: heights 0 to size() - 1.
   std::size_t size() const noexcept { return records_.size(); }
   const Hash256& header(std::size_t height) const noexcept { return records_[height].header; }
+  const Hash256& filter_hash(std::size_t height) const noexcept { return records_[height].filter_hash; }
   result<std::vector<std::byte>> filter(std::size_t height) const;
   // The next height's: its block's hash and filter (the header is chained
   // here). Written through to the file.
@@ -118,8 +123,11 @@ class FilterFile {
   struct Record {
     std::uint64_t at;  // the filter's first byte in the file
     std::uint32_t size;
+    Hash256 filter_hash;
     Hash256 header;
   };
+  // The records of the file's first `size` bytes that are the chain's; where they end.
+  std::uint64_t load(std::uint64_t size, std::span<const Hash256> chain);
   FileDescriptor fd_;
   std::uint64_t end_ = 0;
   std::vector<Record> records_;

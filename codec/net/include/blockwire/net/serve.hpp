@@ -33,8 +33,10 @@ class BlockStore {
   // (with filters, the rev files' index is built again then).
   result<bool> refresh();
 
-  // BIP157: serve the basic filters of the directory `dir`, from its rev
-  // files (false when it has none: then no filters are served).
+  // BIP157: serve the basic filters of the directory `dir`: those
+  // `blockwire filters` kept (DIR/blockwire-filters/basic.dat, checked as
+  // they are read), the others made from its rev files (false when it has
+  // none: then no filters are served).
   result<bool> enable_filters(const std::string& dir, network net);
   bool has_filters() const;
   // The basic filter of the best chain's block at `height` (under the
@@ -59,6 +61,7 @@ class BlockStore {
   std::string dir_;
   network net_ = network::mainnet;
   std::optional<UndoIndex> undo_;
+  std::optional<filters::FilterFile> kept_;  // what `blockwire filters` made, read when filters were enabled
   struct FilterEntry {
     Hash256 block;
     Hash256 filter_hash;
