@@ -11,6 +11,7 @@
 #include "commands.hpp"
 #include "json_output.hpp"
 #include "peer_errors.hpp"
+#include "progress.hpp"
 #include "text.hpp"
 #include "xor_key.hpp"
 
@@ -27,6 +28,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 namespace blockwire::cli {
@@ -35,8 +37,9 @@ namespace {
 
 struct Filtered {
   std::optional<filters::GcsFilter> filter;
-  std::string problem;  // when there is no filter
-  bool io = false;      // the problem is the system's
+  std::string problem;    // when there is no filter
+  bool io = false;        // the problem is the system's
+  std::size_t bytes = 0;  // of the block, for the progress bar's rate
 };
 
 Filtered filter_block(const BlockIndex& index, const UndoIndex* undo_index, const IndexedBlock& b, std::uint64_t height, const XorKey& key,
@@ -49,6 +52,7 @@ Filtered filter_block(const BlockIndex& index, const UndoIndex* undo_index, cons
     out.io = bytes.error().is_io();
     return out;
   }
+  out.bytes = bytes.value().size();
   auto view = BlockView::parse(bytes.value());
   if (!view) {
     out.problem = path + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) + ": " + view.error().message();
@@ -198,7 +202,12 @@ int filters_command(const FiltersOptions& o) {
   const unsigned threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   const std::size_t batch = 64 * std::size_t{threads};
   std::vector<Filtered> results(batch);
+  // On a terminal, and not with JSON on it: the blocks filtered so far.
+  Progress progress(::isatty(STDERR_FILENO) != 0 && !(o.json && ::isatty(STDOUT_FILENO) != 0), end - held, "block");
+  std::uint64_t block_bytes = 0;
   for (std::uint64_t first = held; first < end; first += batch) {
+    progress.update(static_cast<double>(first - held) / static_cast<double>(end - held), block_bytes,
+                    count_of(first - held, "block") + " of " + std::to_string(end - held));
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(batch, end - first));
     std::atomic<std::size_t> next{0};
     const auto work = [&] {
@@ -226,9 +235,11 @@ int filters_command(const FiltersOptions& o) {
         return usage_or_io;
       }
       print(height, r.filter->encoded());
+      block_bytes += r.bytes;
       r.filter.reset();
     }
   }
+  progress.finish();
   if (json) json->end_array();
   return c.damaged ? bad_data : ok;
 }
