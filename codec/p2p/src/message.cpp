@@ -159,7 +159,7 @@ struct PayloadEncoder {
     w::encode_compact_size(out, m.transactions.size());
     for (const Transaction& tx : m.transactions) encode_transaction(tx, out);
   }
-  void operator()(const GetCFilters& m) const {
+  void operator()(const FilterRange& m) const {  // getcfilters, getcfheaders
     w::encode_u8(out, m.filter_type);
     w::encode_u32(out, m.start_height);
     w::encode_hash(out, m.stop_hash);
@@ -168,11 +168,6 @@ struct PayloadEncoder {
     w::encode_u8(out, m.filter_type);
     w::encode_hash(out, m.block_hash);
     w::encode_bytes(out, m.filter);
-  }
-  void operator()(const GetCFHeaders& m) const {
-    w::encode_u8(out, m.filter_type);
-    w::encode_u32(out, m.start_height);
-    w::encode_hash(out, m.stop_hash);
   }
   void operator()(const CFHeaders& m) const {
     w::encode_u8(out, m.filter_type);
@@ -424,12 +419,12 @@ result<Message> decode_payload(std::string_view command, std::span<const std::by
   if (command == "getblocktxn") return finish(decoded<GetBlockTxn>(ctx, decode_getblocktxn));
   if (command == "blocktxn") return finish(decoded<BlockTxn>(ctx, decode_blocktxn));
   if (command == "getcfilters" || command == "getcfheaders") {
-    const std::uint8_t type = w::decode_u8(ctx);
-    const std::uint32_t start = w::decode_u32(ctx);
-    Hash256 stop;
-    w::decode_hash(ctx, stop);
-    if (command == "getcfilters") return finish(GetCFilters{type, start, stop});
-    return finish(GetCFHeaders{type, start, stop});
+    FilterRange range;
+    range.filter_type = w::decode_u8(ctx);
+    range.start_height = w::decode_u32(ctx);
+    w::decode_hash(ctx, range.stop_hash);
+    if (command == "getcfilters") return finish(GetCFilters{range});
+    return finish(GetCFHeaders{range});
   }
   if (command == "cfilter") {
     CFilter m;

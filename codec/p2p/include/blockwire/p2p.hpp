@@ -239,10 +239,14 @@ struct BlockTxn {
 // BIP157: a light client's requests for compact block filters (BIP158) and
 // a full node's answers. The ranges are by height, from start_height to the
 // block stop_hash names.
-struct GetCFilters {
+// getcfilters and getcfheaders ask the same way: a type and a range.
+struct FilterRange {
   std::uint8_t filter_type = basic_filter_type;
   std::uint32_t start_height = 0;
   Hash256 stop_hash;
+  friend bool operator==(const FilterRange&, const FilterRange&) = default;
+};
+struct GetCFilters : FilterRange {
   friend bool operator==(const GetCFilters&, const GetCFilters&) = default;
 };
 struct CFilter {
@@ -251,10 +255,7 @@ struct CFilter {
   std::vector<std::byte> filter;  // the encoded filter: N, then the bit stream
   friend bool operator==(const CFilter&, const CFilter&) = default;
 };
-struct GetCFHeaders {
-  std::uint8_t filter_type = basic_filter_type;
-  std::uint32_t start_height = 0;
-  Hash256 stop_hash;
+struct GetCFHeaders : FilterRange {
   friend bool operator==(const GetCFHeaders&, const GetCFHeaders&) = default;
 };
 struct CFHeaders {
