@@ -162,11 +162,22 @@ int filters_command(const FiltersOptions& o) {
   hashes.reserve(chain.size());
   for (const std::size_t i : chain) hashes.push_back(c.index.blocks()[i].hash);
   auto file = filters::FilterFile::open(o.dir, hashes);
+  bool keeping = true;
+  if (!file && file.error().is_io()) {
+    // A directory we may not write (a read-only mount, a node's own): the
+    // filters are made and printed, not kept; what was kept is still read.
+    std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s: the filters are made, not kept\n", o.dir.c_str(),
+                 file.error().message().c_str());
+    keeping = false;
+    file = filters::FilterFile::read(o.dir, hashes);
+  }
   if (!file) {
     std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s\n", o.dir.c_str(), file.error().message().c_str());
     return usage_or_io;
   }
   filters::FilterFile& kept = file.value();
+  std::vector<Hash256> headers;  // every height's filter header so far
+  for (std::size_t h = 0; h < kept.size(); ++h) headers.push_back(kept.header(h));
   const std::uint64_t end = c.end(o);
   std::optional<JsonOutput> json;
   if (o.json) {
@@ -176,7 +187,7 @@ int filters_command(const FiltersOptions& o) {
   const auto print = [&](std::uint64_t height, std::span<const std::byte> filter) {
     if (height < o.from) return;
     const Hash256& hash = hashes[height];
-    const Hash256& header = kept.header(height);
+    const Hash256& header = headers[height];
     if (json) {
       json->begin_object();
       json->member_uint("height", height);
@@ -229,7 +240,8 @@ int filters_command(const FiltersOptions& o) {
                      static_cast<long long>(height) - 1);
         return r.io ? usage_or_io : bad_data;
       }
-      if (auto w = kept.append(hashes[height], r.filter->encoded()); !w) {
+      headers.push_back(filters::filter_header(filters::filter_hash(*r.filter), headers.empty() ? Hash256{} : headers.back()));
+      if (auto w = keeping ? kept.append(hashes[height], r.filter->encoded()) : success(); !w) {
         if (json) json->end_array();
         std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s\n", o.dir.c_str(), w.error().message().c_str());
         return usage_or_io;

@@ -100,7 +100,7 @@ std::uint64_t FilterFile::load(std::uint64_t size, std::span<const Hash256> chai
     const Hash256 hash = sha256d(bytes);
     header = filter_header(hash, header);
     if (header != stored) break;
-    records_.push_back({filter_at, static_cast<std::uint32_t>(n), hash, header});
+    records_.push_back({filter_at, static_cast<std::uint32_t>(n), block, hash, header});
     at = filter_at + n;
   }
   return at;
@@ -147,7 +147,7 @@ result<void> FilterFile::append(const Hash256& block, std::span<const std::byte>
     return r;
   }
   end_ += record.size();
-  records_.push_back({filter_at, static_cast<std::uint32_t>(filter.size()), hash, header});
+  records_.push_back({filter_at, static_cast<std::uint32_t>(filter.size()), block, hash, header});
   return success();
 }
 

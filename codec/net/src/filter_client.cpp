@@ -57,17 +57,27 @@ result<void> fetch_filters(Connection& peer, const std::function<void(const Peer
   if (auto r = peer.send(p2p::GetCFCheckpt{p2p::basic_filter_type, chain[tip]}); !r) return r;
   auto checkpoints = next<p2p::CFCheckpt>(peer);
   if (!checkpoints) return checkpoints.error();
-  if (checkpoints.value().stop_hash != chain[tip] || checkpoints.value().headers.size() != tip / p2p::cfcheckpt_interval) return bad(peer);
+  if (checkpoints.value().filter_type != p2p::basic_filter_type || checkpoints.value().stop_hash != chain[tip] ||
+      checkpoints.value().headers.size() != tip / p2p::cfcheckpt_interval) {
+    return bad(peer);
+  }
 
+  // Ranges that end on a checkpoint (0 to 1,000, then 1,001 to 2,000, ...):
+  // each range's headers are checked against one before its filters are
+  // handed on (past the last checkpoint nothing can check them but the
+  // filters' hashes).
   Hash256 header;  // zero before genesis
-  for (std::size_t start = 0; start <= tip; start += p2p::max_getcfheaders) {
-    const std::size_t stop = std::min(tip, start + p2p::max_getcfheaders - 1);
+  for (std::size_t start = 0, stop = 0; start <= tip; start = stop + 1) {
+    stop = std::min(tip, (start / p2p::cfcheckpt_interval + 1) * p2p::cfcheckpt_interval);
     const p2p::GetCFHeaders ask{p2p::basic_filter_type, static_cast<std::uint32_t>(start), chain[stop]};
     if (auto r = peer.send(ask); !r) return r;
     auto got = next<p2p::CFHeaders>(peer);
     if (!got) return got.error();
     const p2p::CFHeaders& h = got.value();
-    if (h.stop_hash != chain[stop] || h.previous_header != header || h.filter_hashes.size() != stop - start + 1) return bad(peer);
+    if (h.filter_type != p2p::basic_filter_type || h.stop_hash != chain[stop] || h.previous_header != header ||
+        h.filter_hashes.size() != stop - start + 1) {
+      return bad(peer);
+    }
     std::vector<Hash256> headers;
     for (std::size_t i = 0; i < h.filter_hashes.size(); ++i) {
       header = filters::filter_header(h.filter_hashes[i], header);
@@ -86,7 +96,10 @@ result<void> fetch_filters(Connection& peer, const std::function<void(const Peer
         auto f = next<p2p::CFilter>(peer);
         if (!f) return f.error();
         const std::size_t i = height - start;
-        if (f.value().block_hash != chain[height] || sha256d(f.value().filter) != h.filter_hashes[i]) return bad(peer);
+        if (f.value().filter_type != p2p::basic_filter_type || f.value().block_hash != chain[height] ||
+            sha256d(f.value().filter) != h.filter_hashes[i]) {
+          return bad(peer);
+        }
         if (!filters::GcsFilter::decode(filters::basic_params(chain[height]), f.value().filter)) return bad(peer);
         each(PeerFilter{height, chain[height], std::move(f.value().filter), headers[i]});
       }

@@ -20,28 +20,33 @@ result<bool> BlockStore::refresh() {
   const std::unique_lock lock(mutex_);
   auto moved = index_.refresh();
   if (moved && moved.value() && undo_) {
-    // New blocks' undo records: the rev files' index again.
-    auto built = UndoIndex::build(dir_, key_, index_, net_);
+    // The new tip's undo records: its rev file read again, that one alone
+    // (the rest were paired when filters were enabled, or on an earlier tip).
+    const auto best = index_.best_chain();
+    const unsigned file = index_.blocks()[best.back()].file;
+    auto built = UndoIndex::build(dir_, key_, index_, net_, file);
     if (!built) return built.error();
-    undo_ = std::move(built).value();
+    recent_undo_.insert_or_assign(file, std::move(built).value());
   }
   return moved;
 }
 
 result<bool> BlockStore::enable_filters(const std::string& dir, network net) {
-  const std::unique_lock lock(mutex_);
-  auto revs = undo_files(dir);
-  if (!revs) return revs.error();
-  if (revs.value().empty()) return false;
-  auto built = UndoIndex::build(dir, key_, index_, net);
-  if (!built) return built.error();
-  dir_ = dir;
-  net_ = net;
-  undo_ = std::move(built).value();
-  // The kept filters: their headers seed the cache, their bytes are read
-  // instead of made (each checked against its hash when it is read).
   std::vector<Hash256> chain;
-  for (const std::size_t i : index_.best_chain()) chain.push_back(index_.blocks()[i].hash);
+  {
+    const std::unique_lock lock(mutex_);
+    auto revs = undo_files(dir);
+    if (!revs) return revs.error();
+    if (revs.value().empty()) return false;
+    auto built = UndoIndex::build(dir, key_, index_, net);
+    if (!built) return built.error();
+    dir_ = dir;
+    net_ = net;
+    undo_ = std::move(built).value();
+    for (const std::size_t i : index_.best_chain()) chain.push_back(index_.blocks()[i].hash);
+  }
+  // The kept filters: their headers seed the cache, their bytes are read
+  // instead of made (each checked against its block and hash when read).
   auto kept = filters::FilterFile::read(dir, chain);
   if (!kept) return kept.error();
   const std::lock_guard guard(filters_mutex_);
@@ -58,10 +63,15 @@ bool BlockStore::has_filters() const {
 
 result<filters::GcsFilter> BlockStore::filter_at(std::size_t height) const {
   const auto lock = this->lock();
+  return filter_locked(height);
+}
+
+// The index locked (shared) by the caller.
+result<filters::GcsFilter> BlockStore::filter_locked(std::size_t height) const {
   const auto best = index_.best_chain();
   if (!undo_ || height >= best.size()) return net::errc::bad_request;
   const IndexedBlock& b = index_.blocks()[best[height]];
-  if (kept_ && height < kept_->size()) {
+  if (kept_ && height < kept_->size() && kept_->block(height) == b.hash) {
     // Kept by `blockwire filters`; a writer may have cut and rewritten the
     // file since: used only if it still hashes as it did.
     auto bytes = kept_->filter(height);
@@ -74,12 +84,15 @@ result<filters::GcsFilter> BlockStore::filter_at(std::size_t height) const {
   if (!bytes) return bytes.error();
   auto view = BlockView::parse(bytes.value());
   if (!view) return view.error();
-  if (height == 0 || view.value().transaction_count() == 1)
+  if (height == 0 || view.value().transaction_count() == 1) {
     return filters::basic_filter(view.value(), std::span<const std::span<const std::byte>>{});
-  auto undo = undo_->find(b.hash, undo_shape(view.value()));
-  if (!undo) return undo.error();
-  if (!undo.value()) return undo::errc::truncated_record;  // no record pairs with it
-  return filters::basic_filter(view.value(), *undo.value());
+  }
+  const auto recent = recent_undo_.find(b.file);
+  const UndoIndex& undo = recent != recent_undo_.end() ? recent->second : *undo_;
+  auto found = undo.find(b.hash, undo_shape(view.value()));
+  if (!found) return found.error();
+  if (!found.value()) return undo::errc::truncated_record;  // no record pairs with it
+  return filters::basic_filter(view.value(), *found.value());
 }
 
 result<Hash256> BlockStore::filter_hash_at(std::size_t height) const {
@@ -94,41 +107,30 @@ result<Hash256> BlockStore::filter_header_at(std::size_t height) const {
   return e.value().header;
 }
 
+// Locks: the index (shared), then the cache, never the other way round.
+// The cache holds headers from genesis, contiguous: an entry whose block
+// is the best chain's at its height has only best-chain entries below it.
 result<BlockStore::FilterEntry> BlockStore::entry_at(std::size_t height) const {
-  std::vector<Hash256> chain;  // the best chain's hashes up to `height`
-  {
-    const auto lock = this->lock();
-    const auto best = index_.best_chain();
-    if (height >= best.size()) return net::errc::bad_request;
-    chain.reserve(height + 1);
-    for (std::size_t h = 0; h <= height; ++h) chain.push_back(index_.blocks()[best[h]].hash);
-  }
-  std::size_t from = 0;
-  {
-    const std::lock_guard guard(filters_mutex_);
-    while (from < headers_.size() && from <= height && headers_[from].block == chain[from]) ++from;
-    headers_.resize(from);  // what is not on the best chain any more
-    if (from > height) return headers_[height];
-  }
-  // Computed without the lock (another thread may compute the same: the
-  // first to finish is kept).
-  std::vector<FilterEntry> more;
-  Hash256 previous;
-  {
-    const std::lock_guard guard(filters_mutex_);
-    if (from > 0) previous = headers_[from - 1].header;
-  }
+  const auto lock = this->lock();
+  const auto best = index_.best_chain();
+  if (height >= best.size()) return net::errc::bad_request;
+  const auto hash_at = [&](std::size_t h) -> const Hash256& { return index_.blocks()[best[h]].hash; };
+  const std::lock_guard guard(filters_mutex_);
+  if (height < headers_.size() && headers_[height].block == hash_at(height)) return headers_[height];
+  // Below a fork (a reorg since they were made) the entries stay; from it
+  // on they go. Then the missing ones are made, in order.
+  std::size_t from = std::min(headers_.size(), height + 1);
+  while (from > 0 && headers_[from - 1].block != hash_at(from - 1)) --from;
+  headers_.resize(from);
+  Hash256 previous = from > 0 ? headers_[from - 1].header : Hash256{};
   for (std::size_t h = from; h <= height; ++h) {
-    auto filter = filter_at(h);
+    auto filter = filter_locked(h);
     if (!filter) return filter.error();
     const Hash256 hash = filters::filter_hash(filter.value());
     previous = filters::filter_header(hash, previous);
-    more.push_back({chain[h], hash, previous});
+    headers_.push_back({hash_at(h), hash, previous});
   }
-  const std::lock_guard guard(filters_mutex_);
-  if (headers_.size() == from) headers_.insert(headers_.end(), more.begin(), more.end());
-  if (height < headers_.size() && headers_[height].block == chain[height]) return headers_[height];
-  return more.back();
+  return headers_[height];
 }
 
 TipSignal::TipSignal() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), ownership::own) {}
@@ -387,18 +389,22 @@ class Server {
   }
 
   // BIP157, with Core's rules (PrepareBlockFilterRequest): a filter type
-  // we do not serve, a stop hash not on our best chain, a start past it or
-  // too wide a range, and the peer is disconnected. The height of the stop
-  // block, or that error.
-  result<std::size_t> filter_range(std::uint8_t type, const Hash256& stop, std::optional<std::uint32_t> start, std::uint32_t max) const {
+  // we do not serve, an unknown stop hash, a start past it or too wide a
+  // range, and the peer is disconnected. A stop hash off our best chain (a
+  // block a reorg just left behind, which Core may still serve) is not
+  // answered. The height of the stop block, nothing (no answer), or that
+  // error.
+  result<std::optional<std::size_t>> filter_range(std::uint8_t type, const Hash256& stop, std::optional<std::uint32_t> start,
+                                                  std::uint32_t max) const {
     const auto bad = [&] { return error(net::errc::bad_request, peer_.last_message_offset()); };
     if (type != p2p::basic_filter_type || !store_.has_filters()) return bad();
     const auto lock = store_.lock();
     const IndexedBlock* b = store_.index().find(stop);
-    if (b == nullptr || !is_on_best_chain(store_.index(), *b)) return bad();
+    if (b == nullptr) return bad();
+    if (!is_on_best_chain(store_.index(), *b)) return std::optional<std::size_t>{};
     const auto stop_height = static_cast<std::size_t>(b->height);
     if (start && (*start > stop_height || stop_height - *start >= max)) return bad();
-    return stop_height;
+    return std::optional<std::size_t>(stop_height);
   }
 
   std::vector<Hash256> best_hashes(std::size_t from, std::size_t to) const {
@@ -410,9 +416,10 @@ class Server {
   }
 
   result<void> send_filters(const p2p::GetCFilters& request) {
-    auto stop = filter_range(request.filter_type, request.stop_hash, request.start_height, p2p::max_getcfilters);
-    if (!stop) return stop.error();
-    const auto hashes = best_hashes(request.start_height, stop.value());
+    auto range = filter_range(request.filter_type, request.stop_hash, request.start_height, p2p::max_getcfilters);
+    if (!range) return range.error();
+    if (!range.value()) return success();
+    const auto hashes = best_hashes(request.start_height, *range.value());
     for (std::size_t i = 0; i < hashes.size(); ++i) {
       auto filter = store_.filter_at(request.start_height + i);
       if (!filter) return success();  // the directory changed under us: no answer, as Core when its index lags
@@ -423,15 +430,17 @@ class Server {
   }
 
   result<void> send_filter_headers(const p2p::GetCFHeaders& request) {
-    auto stop = filter_range(request.filter_type, request.stop_hash, request.start_height, p2p::max_getcfheaders);
-    if (!stop) return stop.error();
+    auto range = filter_range(request.filter_type, request.stop_hash, request.start_height, p2p::max_getcfheaders);
+    if (!range) return range.error();
+    if (!range.value()) return success();
+    const std::size_t stop = *range.value();
     p2p::CFHeaders out{request.filter_type, request.stop_hash, {}, {}};
     if (request.start_height > 0) {
       auto previous = store_.filter_header_at(request.start_height - 1);
       if (!previous) return success();
       out.previous_header = previous.value();
     }
-    for (std::size_t h = request.start_height; h <= stop.value(); ++h) {
+    for (std::size_t h = request.start_height; h <= stop; ++h) {
       auto hash = store_.filter_hash_at(h);
       if (!hash) return success();
       out.filter_hashes.push_back(hash.value());
@@ -440,10 +449,11 @@ class Server {
   }
 
   result<void> send_filter_checkpoints(const p2p::GetCFCheckpt& request) {
-    auto stop = filter_range(request.filter_type, request.stop_hash, std::nullopt, 0);
-    if (!stop) return stop.error();
+    auto range = filter_range(request.filter_type, request.stop_hash, std::nullopt, 0);
+    if (!range) return range.error();
+    if (!range.value()) return success();
     p2p::CFCheckpt out{request.filter_type, request.stop_hash, {}};
-    for (std::size_t h = p2p::cfcheckpt_interval; h <= stop.value(); h += p2p::cfcheckpt_interval) {
+    for (std::size_t h = p2p::cfcheckpt_interval; h <= *range.value(); h += p2p::cfcheckpt_interval) {
       auto header = store_.filter_header_at(h);
       if (!header) return success();
       out.headers.push_back(header.value());

@@ -114,6 +114,7 @@ class FilterFile {
   std::size_t size() const noexcept { return records_.size(); }
   const Hash256& header(std::size_t height) const noexcept { return records_[height].header; }
   const Hash256& filter_hash(std::size_t height) const noexcept { return records_[height].filter_hash; }
+  const Hash256& block(std::size_t height) const noexcept { return records_[height].block; }
   result<std::vector<std::byte>> filter(std::size_t height) const;
   // The next height's: its block's hash and filter (the header is chained
   // here). Written through to the file.
@@ -123,6 +124,7 @@ class FilterFile {
   struct Record {
     std::uint64_t at;  // the filter's first byte in the file
     std::uint32_t size;
+    Hash256 block;
     Hash256 filter_hash;
     Hash256 header;
   };

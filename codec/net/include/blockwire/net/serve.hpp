@@ -14,6 +14,7 @@
 #include <blockwire/net/connection.hpp>
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
@@ -30,7 +31,7 @@ class BlockStore {
   BlockStore(BlockIndex index, const XorKey& key) : index_(std::move(index)), key_(key) {}
 
   // BlockIndex::refresh under the lock: whether the best chain's tip moved
-  // (with filters, the rev files' index is built again then).
+  // (with filters, the new tip's rev file is read again then).
   result<bool> refresh();
 
   // BIP157: serve the basic filters of the directory `dir`: those
@@ -67,9 +68,11 @@ class BlockStore {
     Hash256 filter_hash;
     Hash256 header;
   };
+  std::map<unsigned, UndoIndex> recent_undo_;  // rev files read again since (the tip's), by number
   mutable std::mutex filters_mutex_;
   mutable std::vector<FilterEntry> headers_;
   result<FilterEntry> entry_at(std::size_t height) const;
+  result<filters::GcsFilter> filter_locked(std::size_t height) const;
 };
 
 // Wakes a peer's thread when the tip moved, through an eventfd its loop
