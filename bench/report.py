@@ -69,6 +69,8 @@ w("read ratios rather than absolute times. Bitcoin Core's figures are the ones q
 w("the issues for Core's own code on this kind of machine (g++ 12, -O2), taken in another run:")
 w("not measured side by side with these; the \"vs Core\" columns compare with those quoted figures. (Google Benchmark")
 w("warns that Debian builds its library without NDEBUG: that is the harness, not blockwire.)\n")
+w("Figures measured by hand, side by side with Bitcoin Core's own code or with an earlier build in one sitting, are in")
+w("[benchmarks-side-by-side.md](benchmarks-side-by-side.md): `bench/run` does not make them, and does not overwrite them.\n")
 w("```\n" + machine + "\n```\n")
 w("![templated, unbuffered writer_ref and public API, per benchmark](benchmarks.png)\n")
 w("The chart: median time per benchmark (log scale), for the templated approach (its")
@@ -321,6 +323,19 @@ with open(os.path.join(results, "scan.json")) as f:
 w(f"`blockwire scan` over a {scan['bytes'] / 2**20:,.0f} MiB directory made by `pack` (random key, {scan['blocks']} blocks, "
   f"{scan['files']} files, in the page cache): **{scan['mb_per_s']:,.0f} MB/s** ({scan['seconds']:.2f} s; one run of "
   f"`bench/scan_throughput`), decoding, running `check_block` and re-encoding every block on both cores.\n")
+
+# compact block filters -------------------------------------------------------------
+w("## Compact block filters (BIP158)\n")
+w("| benchmark | median | |")
+w("| --- | --- | --- |")
+w(f"| GCSFilterConstruct (Core's benchmark: 65,536 distinct 32-byte elements, a new key each time) | {fmt_us(us('GCSFilterConstruct'))} | "
+  f"{us('GCSFilterConstruct') * 1000 / 65536:.1f} ns an element |")
+w(f"| GCSFilterMatch (an element not in that filter: the whole stream walked) | {fmt_us(us('GCSFilterMatch'))} | |")
+w(f"| BasicFilter_413567 (the block's basic filter, its own output scripts standing in for the spent ones) | "
+  f"{fmt_us(us('BasicFilter_413567'))} | {mbps('BasicFilter_413567', 999887)} |")
+w("")
+w("Bitcoin Core's own `GCSFilterConstruct`, measured side by side by hand (its code is not in this repository), is in")
+w("[benchmarks-side-by-side.md](benchmarks-side-by-side.md).\n")
 
 # undo data -------------------------------------------------------------------------
 w("## Undo data (rev files)\n")
