@@ -42,49 +42,19 @@ struct Filtered {
   std::size_t bytes = 0;  // of the block, for the progress bar's rate
 };
 
-Filtered filter_block(const BlockIndex& index, const UndoIndex* undo_index, const IndexedBlock& b, std::uint64_t height, const XorKey& key,
-                      network net) {
+Filtered filter_block(const BlockIndex& index, const UndoIndex* undo_index, const IndexedBlock& b, const XorKey& key, network net) {
   Filtered out;
-  const std::string path = index.file_path(b.file);
-  auto bytes = read_block_record(path, b.offset, key, net);
-  if (!bytes) {
-    out.problem = path + ":" + std::to_string(b.offset) + ": " + bytes.error().message();
-    out.io = bytes.error().is_io();
-    return out;
+  auto filter = filters::block_filter(index, undo_index, b, key, net, &out.bytes);
+  if (filter) {
+    out.filter = std::move(filter).value();
+  } else if (filter.error().code() == filters::errc::no_undo_data) {
+    out.problem = "block " + std::to_string(b.height) + " (" + b.hash.to_hex() + "): the scripts its inputs spend are not in " +
+                  undo_file_name(b.file) + " (no such file, or no record there pairs with it)";
+  } else {
+    out.problem =
+        index.file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(b.height) + ": " + filter.error().message();
+    out.io = filter.error().is_io();
   }
-  out.bytes = bytes.value().size();
-  auto view = BlockView::parse(bytes.value());
-  if (!view) {
-    out.problem = path + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) + ": " + view.error().message();
-    return out;
-  }
-  if (height == 0 || view.value().transaction_count() == 1) {  // only a coinbase: nothing spent
-    out.filter = filters::basic_filter(view.value(), std::span<const std::span<const std::byte>>{});
-    return out;
-  }
-  const auto no_undo = [&](const std::string& why) {
-    out.problem = "block " + std::to_string(height) + " (" + b.hash.to_hex() + "): " + why;
-  };
-  if (undo_index == nullptr || !undo_index->has_file(b.file)) {
-    no_undo("no " + undo_file_name(b.file) + ": the scripts its inputs spend are not in the directory");
-    return out;
-  }
-  auto found = undo_index->find(b.hash, undo_shape(view.value()));
-  if (!found) {
-    no_undo("its undo data: " + found.error().message());
-    out.io = found.error().is_io();
-    return out;
-  }
-  if (!found.value()) {
-    no_undo("no undo record in " + undo_file_name(b.file) + " pairs with it");
-    return out;
-  }
-  auto filter = filters::basic_filter(view.value(), *found.value());
-  if (!filter) {
-    no_undo("its undo data: " + filter.error().message());
-    return out;
-  }
-  out.filter = std::move(filter).value();
   return out;
 }
 
@@ -224,7 +194,7 @@ int filters_command(const FiltersOptions& o) {
     const auto work = [&] {
       for (std::size_t i; (i = next.fetch_add(1)) < n;) {
         const IndexedBlock& b = c.index.blocks()[chain[first + i]];
-        results[i] = filter_block(c.index, c.undo ? &*c.undo : nullptr, b, first + i, c.key, c.net);
+        results[i] = filter_block(c.index, c.undo ? &*c.undo : nullptr, b, c.key, c.net);
       }
     };
     std::vector<std::thread> pool;

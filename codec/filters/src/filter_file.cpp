@@ -1,8 +1,10 @@
 // DIR/blockwire-filters/basic.dat (see FilterFile in filters.hpp).
 #include <blockwire/codec/wire.hpp>
 #include <blockwire/filters.hpp>
+#include <blockwire/io/buffered_writer.hpp>
 #include <blockwire/io/decoding_context.hpp>
 #include <blockwire/io/sha256.hpp>
+#include <blockwire/io/vector_writer.hpp>
 
 #include <algorithm>
 #include <array>
@@ -41,14 +43,6 @@ result<void> write_all(int fd, std::span<const std::byte> bytes) {
   }
   return success();
 }
-
-struct AppendTo {
-  std::vector<std::byte>& out;
-  template <std::size_t K>
-  void write(std::span<const std::byte, K> b) {
-    out.insert(out.end(), b.begin(), b.end());
-  }
-};
 
 }  // namespace
 
@@ -137,8 +131,12 @@ result<void> FilterFile::append(const Hash256& block, std::span<const std::byte>
   record.reserve(64 + 9 + filter.size());
   record.insert(record.end(), block.bytes().begin(), block.bytes().end());
   record.insert(record.end(), header.bytes().begin(), header.bytes().end());
-  AppendTo sink{record};
-  wire::encode_compact_size(sink, filter.size());
+  {
+    VectorWriter sink(record);
+    BufferedWriter<VectorWriter&> w(sink);
+    wire::encode_compact_size(w, filter.size());
+    (void)w.flush();  // a vector cannot fail
+  }
   const std::uint64_t filter_at = end_ + record.size();
   record.insert(record.end(), filter.begin(), filter.end());
   if (auto r = write_all(fd_.get(), record); !r) {

@@ -31,6 +31,8 @@ const char* describe(int value) noexcept {
     case errc::truncated_stream: return "a filter's bit stream ends inside an element";
     case errc::excess_bytes: return "bytes after a filter's last element";
     case errc::file_locked: return "another process is writing the directory's filter file";
+    case errc::no_undo_data:
+      return "the scripts the block's inputs spend are not in the directory (no rev file, or no record pairs with it)";
   }
   return nullptr;
 }

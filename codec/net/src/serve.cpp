@@ -80,19 +80,8 @@ result<filters::GcsFilter> BlockStore::filter_locked(std::size_t height) const {
       if (filter) return filter;
     }
   }
-  auto bytes = read_block_record(index_.file_path(b.file), b.offset, key_, net_);
-  if (!bytes) return bytes.error();
-  auto view = BlockView::parse(bytes.value());
-  if (!view) return view.error();
-  if (height == 0 || view.value().transaction_count() == 1) {
-    return filters::basic_filter(view.value(), std::span<const std::span<const std::byte>>{});
-  }
   const auto recent = recent_undo_.find(b.file);
-  const UndoIndex& undo = recent != recent_undo_.end() ? recent->second : *undo_;
-  auto found = undo.find(b.hash, undo_shape(view.value()));
-  if (!found) return found.error();
-  if (!found.value()) return undo::errc::truncated_record;  // no record pairs with it
-  return filters::basic_filter(view.value(), *found.value());
+  return filters::block_filter(index_, recent != recent_undo_.end() ? &recent->second : &*undo_, b, key_, net_);
 }
 
 result<Hash256> BlockStore::filter_hash_at(std::size_t height) const {

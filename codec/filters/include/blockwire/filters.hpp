@@ -8,7 +8,9 @@
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/io/hash256.hpp>
+#include <blockwire/blockfiles/block_index.hpp>
 #include <blockwire/undo/block_undo.hpp>
+#include <blockwire/undo/rev_files.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +27,7 @@ enum class errc : int {
   truncated_stream,       // the bit stream ends inside an element
   excess_bytes,           // bytes after the last element's
   file_locked,            // another process writes the directory's filter file
+  no_undo_data,           // a block whose spent scripts are not in the directory: no rev file, or no record pairs with it
 };
 const std::error_category& category() noexcept;
 inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
@@ -85,6 +88,14 @@ std::vector<std::span<const std::byte>> basic_elements(const BlockView& block, c
 // spend. With undo data whose shape is not the block's: undo::errc::wrong_shape.
 GcsFilter basic_filter(const BlockView& block, std::span<const std::span<const std::byte>> spent);
 result<GcsFilter> basic_filter(const BlockView& block, const BlockUndo& undo);
+
+// The basic filter of `block`, a block of `index`'s directory: its record
+// read from its blk file, the scripts its inputs spend from `undo` (the rev
+// files' index; null when there are none). `block_size`, when given, is
+// set to the block's size once it is read. Errors: the files' (at the
+// record's offset), the block's decoding, filters::errc::no_undo_data.
+result<GcsFilter> block_filter(const BlockIndex& index, const UndoIndex* undo, const IndexedBlock& block, const XorKey& key, network net,
+                               std::size_t* block_size = nullptr);
 
 // BIP157: the filter's hash, SHA256d of its encoding; its header, SHA256d of
 // that hash and the previous block's filter header (zero before genesis).
