@@ -27,7 +27,7 @@ std::variant<OpenChain, int> open_chain(const char* command, const ChainOptions&
     std::fprintf(stderr, "blockwire %s: %s: %s\n", command, o.dir.c_str(), index.error().message().c_str());
     return usage_or_io;
   }
-  OpenChain open{key.value(), net, std::move(index).value()};
+  OpenChain open{key.value(), net, std::move(index).value(), false, std::nullopt};
   open.damaged = report_index_problems(command, o.dir, open.index);
   if (with_undo) {
     if (auto revs = undo_files(o.dir); revs && !revs.value().empty()) {

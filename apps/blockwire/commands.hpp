@@ -3,6 +3,7 @@
 #pragma once
 
 #include "chain_input.hpp"
+#include "export_rows.hpp"
 
 #include <blockwire/codec/network.hpp>
 
@@ -53,6 +54,14 @@ struct FiltersOptions : ChainOptions {
   std::string peer;      // --from-peer HOST[:PORT]: the filters a node serves (BIP157), checked
 };
 
+struct ExportOptions : ChainOptions {
+  std::string output_dir;
+  export_format format = export_format::ndjson;
+  std::uint64_t shard_blocks = 1000;
+  unsigned threads = 0;  // 0: every core
+  bool progress = true;
+};
+
 struct FetchOptions {
   std::string peer;  // HOST[:PORT]
   std::string output_dir;
@@ -78,6 +87,7 @@ int fetch(const FetchOptions& options);
 int serve(const ServeOptions& options);
 int blocks(const BlocksOptions& options);
 int filters_command(const FiltersOptions& options);
+int export_command(const ExportOptions& options);
 int scan(const ScanOptions& options);
 int pack(const PackOptions& options);
 

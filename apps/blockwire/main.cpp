@@ -156,6 +156,44 @@ int main(int argc, char** argv) {
   filters_cmd->add_option("--xor-key", filters.xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
   add_network_option(*filters_cmd, filters.net);
 
+  cli::ExportOptions exports;
+  auto* export_cmd =
+      app.add_subcommand("export",
+                         "A blocks directory's best chain as tables for analytics engines (DuckDB, BigQuery, Spark, Athena), in\n"
+                         "bitcoin-etl's schema, from its blk and rev files (no node): NDJSON blocks and transactions (inputs and\n"
+                         "outputs nested), or CSV blocks, transactions, inputs and outputs. Input values, types and addresses\n"
+                         "come from the rev files (null without them). Shards of --shard-blocks heights, Hive-style:\n"
+                         "OUT/TABLE/start_block=XXXXXXXX/end_block=YYYYYYYY/TABLE_XXXXXXXX_YYYYYYYY.EXT, each written whole\n"
+                         "(under a temporary name, then renamed) and independent of the others; a rerun skips the whole ones.\n"
+                         "A shard with a damaged block is not made (said, with the block's place; exit status 1).");
+  export_cmd->add_option("dir", exports.dir, "a blocks directory (with rev files for input values)")->required()->type_name("DIR");
+  export_cmd->add_option("-o,--output", exports.output_dir, "where the shards go (created when missing)")->required()->type_name("OUT");
+  export_cmd->add_option("--from", exports.from, "the first height (default 0; a multiple of --shard-blocks)")
+      ->check(whole_number())
+      ->type_name("HEIGHT");
+  export_cmd->add_option("--count", exports.count, "how many blocks (default: to the tip)")->check(whole_number(1))->type_name("N");
+  export_cmd
+      ->add_option_function<std::string>(
+          "--format",
+          [&exports](const std::string& value) {
+            if (value == "ndjson") {
+              exports.format = cli::export_format::ndjson;
+            } else if (value == "csv") {
+              exports.format = cli::export_format::csv;
+            } else {
+              throw CLI::ValidationError("--format", "'" + value + "' is not ndjson or csv");
+            }
+          },
+          "ndjson (default): blocks and transactions, a JSON object a line; csv: four flat tables")
+      ->type_name("ndjson|csv");
+  export_cmd->add_option("--shard-blocks", exports.shard_blocks, "heights a shard (default 1000)")->check(whole_number(1))->type_name("N");
+  export_cmd->add_option("--threads", exports.threads, "shards made side by side (default: every core)")
+      ->check(whole_number(1))
+      ->type_name("N");
+  export_cmd->add_flag("!--no-progress", exports.progress, "no progress bar (shown on a terminal only)");
+  export_cmd->add_option("--xor-key", exports.xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
+  add_network_option(*export_cmd, exports.net);
+
   cli::FetchOptions fetch;
   auto* fetch_cmd =
       app.add_subcommand("fetch",
@@ -227,12 +265,14 @@ int main(int argc, char** argv) {
   scan.net_from_records = !network_given(scan_cmd);
   blocks.net_from_records = !network_given(blocks_cmd);
   filters.net_from_records = !network_given(filters_cmd);
+  exports.net_from_records = !network_given(export_cmd);
   fetch.net_from_records = !network_given(fetch_cmd);
   serve.net_from_records = !network_given(serve_cmd);
   int status = *inspect_cmd   ? cli::inspect(inspect)
                : *scan_cmd    ? cli::scan(scan)
                : *blocks_cmd  ? cli::blocks(blocks)
                : *filters_cmd ? cli::filters_command(filters)
+               : *export_cmd  ? cli::export_command(exports)
                : *fetch_cmd   ? cli::fetch(fetch)
                : *serve_cmd   ? cli::serve(serve)
                               : cli::pack(pack);

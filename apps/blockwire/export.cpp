@@ -1,0 +1,298 @@
+// blockwire export: a blocks directory's best chain as tables for analytics
+// engines, in bitcoin-etl's schema (export_rows.hpp), from its blk and rev
+// files (no node). The chain is cut into shards of --shard-blocks heights
+// at multiples of it, laid out Hive-style as bitcoin-etl's export_all lays
+// them out:
+//   OUT/TABLE/start_block=XXXXXXXX/end_block=YYYYYYYY/TABLE_XXXXXXXX_YYYYYYYY.EXT
+// A shard is made whole or not at all: each of its tables is written under
+// a hidden temporary name beside its place (engines skip names that begin
+// with a dot), synced, and renamed into place; it depends on no other shard
+// (its CSV files each have their header), so shards made by separate runs,
+// processes or machines are the same bytes as one run makes. A rerun skips
+// a shard whose files are all there and whose blocks table ends with the
+// chain's block at its last height (a reorg since makes it again). The last
+// shard may end short of a multiple (at the tip, or --count): made again
+// whole later, it replaces the short one.
+// Threads take a shard each; memory is a block, its undo data and the
+// tables' buffers per thread.
+#include "commands.hpp"
+#include "export_rows.hpp"
+#include "progress.hpp"
+#include "text.hpp"
+
+#include <blockwire/blockfiles.hpp>
+#include <blockwire/codec.hpp>
+#include <blockwire/undo.hpp>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace blockwire::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Shard {
+  std::uint64_t first = 0, last = 0;  // heights, both in the shard
+};
+
+std::string eight_digits(std::uint64_t n) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%08llu", static_cast<unsigned long long>(n));
+  return text;
+}
+
+// Where a table's file of a shard goes: its directory and its name.
+struct TablePlace {
+  fs::path dir;
+  std::string name;
+  fs::path path() const { return dir / name; }
+  fs::path partial() const { return dir / ("." + name + ".partial"); }
+};
+
+TablePlace place(const fs::path& out, std::string_view table, const Shard& s, export_format f) {
+  const std::string first = eight_digits(s.first), last = eight_digits(s.last);
+  return {out / table / ("start_block=" + first) / ("end_block=" + last),
+          std::string(table) + "_" + first + "_" + last + "." + std::string(export_extension(f))};
+}
+
+// The shard's blocks table ends with a line that names `hash` (its last
+// block's): written whole, for the chain as it is now.
+bool ends_with_block(const fs::path& blocks_table, const std::string& hash) {
+  std::ifstream in(blocks_table, std::ios::binary | std::ios::ate);
+  if (!in) return false;
+  const std::streamoff size = in.tellg();
+  const std::streamoff tail = std::min<std::streamoff>(size, 4096);
+  std::string text(static_cast<std::size_t>(tail), '\0');
+  in.seekg(size - tail);
+  if (!in.read(text.data(), tail) || text.empty() || text.back() != '\n') return false;
+  const std::size_t line = text.rfind('\n', text.size() - 2);
+  return text.find(hash, line == std::string::npos ? 0 : line) != std::string::npos;
+}
+
+struct ShardResult {
+  bool reached = false;  // false: not begun (an I/O error stopped the run)
+  bool skipped = false;
+  std::string problem;  // empty: whole
+  bool io = false;
+  std::uint64_t transactions = 0;
+};
+
+class Exporter {
+ public:
+  Exporter(const ExportOptions& o, const OpenChain& c) : o_(o), c_(c), chain_(c.chain()), out_(o.output_dir) {}
+
+  std::atomic<std::uint64_t> blocks_done{0};
+  std::atomic<std::uint64_t> bytes_done{0};
+  std::atomic<bool> stop{false};  // an I/O error: no shard more
+
+  ShardResult run(const Shard& s) {
+    ShardResult r;
+    const auto tables = export_tables(o_.format);
+    std::vector<TablePlace> places;
+    for (const std::string_view t : tables) places.push_back(place(out_, t, s, o_.format));
+    const std::string last_hash = block(s.last).hash.to_hex();
+    std::error_code ec;
+    const bool whole = std::all_of(places.begin(), places.end(), [&](const TablePlace& p) { return fs::is_regular_file(p.path(), ec); }) &&
+                       ends_with_block(places[0].path(), last_hash);
+    if (whole) {
+      r.reached = r.skipped = true;
+      blocks_done += s.last - s.first + 1;
+      return r;
+    }
+    r.reached = true;
+    if (!write(s, places, r)) {
+      for (const TablePlace& p : places) {
+        fs::remove(p.partial(), ec);
+        // The shard's directories too, when nothing else is in them.
+        if (fs::remove(p.dir, ec)) fs::remove(p.dir.parent_path(), ec);
+      }
+      return r;
+    }
+    // In place, table by table; the shard counts as whole once all are.
+    for (const TablePlace& p : places) {
+      fs::rename(p.partial(), p.path(), ec);
+      if (!ec) ec = sync_directory(p.dir.c_str()) ? std::error_code{} : std::make_error_code(std::errc::io_error);
+      if (ec) {
+        fail(r, p.path().string() + ": " + ec.message(), true);
+        return r;
+      }
+    }
+    // A shorter shard of the same start, made when the chain or --count
+    // ended sooner: this one replaces it.
+    for (const TablePlace& p : places) {
+      const fs::path start_dir = p.dir.parent_path();
+      for (const auto& entry : fs::directory_iterator(start_dir, ec)) {
+        if (entry.path() != p.dir) fs::remove_all(entry.path(), ec);
+      }
+    }
+    return r;
+  }
+
+ private:
+  const IndexedBlock& block(std::uint64_t height) const { return c_.index.blocks()[chain_[height]]; }
+
+  // Always false: what write() returns when the shard is not made.
+  bool fail(ShardResult& r, std::string problem, bool io) {
+    r.problem = std::move(problem);
+    r.io = io;
+    if (io) stop = true;
+    return false;
+  }
+
+  // The shard's tables under their temporary names, synced; false (and the
+  // problem in r) when a block or a write failed.
+  bool write(const Shard& s, const std::vector<TablePlace>& places, ShardResult& r) {
+    std::vector<std::unique_ptr<TextOut>> files;
+    std::vector<TextOut*> tables;
+    for (const TablePlace& p : places) {
+      std::error_code ec;
+      fs::create_directories(p.dir, ec);
+      if (ec) return fail(r, p.dir.string() + ": " + ec.message(), true);
+      auto file = FileWriter::create(p.partial().c_str());
+      if (!file) return fail(r, p.partial().string() + ": " + file.error().message(), true);
+      files.push_back(std::make_unique<TextOut>(std::move(file).value()));
+      tables.push_back(files.back().get());
+    }
+    const ExportFiles out{o_.format, tables};
+    write_export_headers(out);
+    std::vector<Hash256> txids;
+    for (std::uint64_t height = s.first; height <= s.last; ++height) {
+      if (stop) return fail(r, "stopped after an I/O error elsewhere", true);
+      const IndexedBlock& b = block(height);
+      const std::string where = c_.index.file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) + " (" +
+                                b.hash.to_hex() + ")";
+      auto bytes = read_block_record(c_.index.file_path(b.file), b.offset, c_.key, c_.net);
+      if (!bytes) return fail(r, where + ": " + bytes.error().message(), bytes.error().is_io());
+      auto view = BlockView::parse(bytes.value());
+      if (!view) return fail(r, where + ": does not decode: " + view.error().message(), false);
+      const BlockView& v = view.value();
+      if (block_hash(v.header()) != b.hash) return fail(r, where + ": its header changed since the directory was read", false);
+      // The rows are only as good as the bytes: the transactions must hash
+      // to the header's root (the txids are the rows' anyway).
+      txids.clear();
+      for (std::size_t i = 0; i < v.transaction_count(); ++i) txids.push_back(v.transaction(i).txid());
+      if (merkle_root(txids) != v.header().merkle_root) {
+        return fail(r, where + ": its transactions do not hash to its header's merkle root", false);
+      }
+      std::optional<BlockUndo> undo;
+      if (c_.undo && height != 0 && v.transaction_count() > 1) {
+        if (!c_.undo->has_file(b.file)) {
+          return fail(r, where + ": the scripts and values its inputs spend are not there: no " + undo_file_name(b.file), false);
+        }
+        auto found = c_.undo->find(b.hash, undo_shape(v));
+        if (!found) return fail(r, where + ": its undo data: " + found.error().message(), found.error().is_io());
+        if (!found.value()) {
+          return fail(r, where + ": no record of " + undo_file_name(b.file) + " pairs with it (damaged or missing undo data)", false);
+        }
+        undo = std::move(found).value();
+      }
+      write_export_rows(out, {v, height, b.hash, txids, undo ? &*undo : nullptr, c_.net});
+      r.transactions += v.transaction_count();
+      ++blocks_done;
+      bytes_done += bytes.value().size();
+    }
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      if (auto done = files[i]->finish(); !done) return fail(r, places[i].partial().string() + ": " + done.error().message(), true);
+    }
+    return true;
+  }
+
+  const ExportOptions& o_;
+  const OpenChain& c_;
+  std::span<const std::size_t> chain_;
+  fs::path out_;
+};
+
+}  // namespace
+
+int export_command(const ExportOptions& o) {
+  if (o.from % o.shard_blocks != 0) {
+    std::fprintf(stderr,
+                 "blockwire export: --from %llu is not a multiple of --shard-blocks %llu: shards start at multiples of it, so that\n"
+                 "separate runs make the same shards\n",
+                 static_cast<unsigned long long>(o.from), static_cast<unsigned long long>(o.shard_blocks));
+    return usage_or_io;
+  }
+  if (std::error_code ec; fs::exists(o.output_dir, ec) && !fs::is_directory(o.output_dir, ec)) {
+    std::fprintf(stderr, "blockwire export: -o %s: not a directory\n", o.output_dir.c_str());
+    return usage_or_io;
+  }
+  auto opened = open_chain("export", o, true);
+  if (const int* status = std::get_if<int>(&opened)) return *status;
+  const OpenChain& c = std::get<OpenChain>(opened);
+  if (!c.undo) {
+    std::fprintf(stderr,
+                 "blockwire export: %s has no rev files: the inputs' value, type, addresses and required_signatures, and the\n"
+                 "transactions' input_value and fee, are null\n",
+                 o.dir.c_str());
+  }
+  const std::uint64_t end = c.end(o);
+  std::vector<Shard> shards;
+  for (std::uint64_t first = o.from; first < end; first += o.shard_blocks) {
+    shards.push_back({first, std::min(end, first + o.shard_blocks) - 1});
+  }
+  Exporter exporter(o, c);
+  const unsigned threads =
+      static_cast<unsigned>(std::min<std::size_t>(shards.size(), o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency())));
+  std::vector<ShardResult> results(shards.size());
+  std::atomic<std::size_t> next{0};
+  std::atomic<unsigned> running{threads};
+  const auto work = [&] {
+    for (std::size_t i; !exporter.stop && (i = next.fetch_add(1)) < shards.size();) results[i] = exporter.run(shards[i]);
+    --running;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
+  const std::uint64_t total = end - o.from;
+  Progress progress(o.progress && ::isatty(STDERR_FILENO) != 0, total, "block");
+  while (running != 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const std::uint64_t done = exporter.blocks_done;
+    progress.update(static_cast<double>(done) / static_cast<double>(total), exporter.bytes_done,
+                    count_of(done, "block") + " of " + with_commas(total));
+  }
+  for (auto& t : pool) t.join();
+  progress.finish();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::size_t made = 0, skipped = 0, failed = 0;
+  std::uint64_t transactions = 0;
+  bool io = false;
+  for (std::size_t i = 0; i < shards.size(); ++i) {
+    const ShardResult& r = results[i];
+    if (r.skipped) {
+      ++skipped;
+    } else if (!r.problem.empty()) {
+      ++failed;
+      io = io || r.io;
+      std::fprintf(stderr, "blockwire export: shard %s-%s not made: %s\n", eight_digits(shards[i].first).c_str(),
+                   eight_digits(shards[i].last).c_str(), r.problem.c_str());
+    } else if (r.reached) {
+      ++made;
+      transactions += r.transactions;
+    }
+  }
+  const std::size_t not_reached = shards.size() - made - skipped - failed;
+  std::printf("blockwire export: %s into %s: %zu made (%s, %s bytes of blocks in %.1f s, %.0f MB/s), %zu already whole, %zu failed%s\n",
+              count_of(shards.size(), "shard").c_str(), o.output_dir.c_str(), made, count_of(transactions, "transaction").c_str(),
+              with_commas(exporter.bytes_done).c_str(), seconds, seconds > 0 ? static_cast<double>(exporter.bytes_done) / seconds / 1e6 : 0.0,
+              skipped, failed, not_reached != 0 ? (", " + std::to_string(not_reached) + " not reached").c_str() : "");
+  if (io) return usage_or_io;
+  return failed != 0 || c.damaged ? bad_data : ok;
+}
+
+}  // namespace blockwire::cli

@@ -1,0 +1,456 @@
+#include "export_rows.hpp"
+
+#include <blockwire/codec/address.hpp>
+#include <blockwire/codec/script.hpp>
+#include <blockwire/io/sha256.hpp>
+
+#include <array>
+#include <concepts>
+#include <optional>
+#include <string>
+
+namespace blockwire::cli {
+
+namespace {
+
+constexpr std::string_view ndjson_tables[] = {"blocks", "transactions"};
+constexpr std::string_view csv_tables[] = {"blocks", "transactions", "inputs", "outputs"};
+
+// What bitcoin-etl says of a script: Core's type name, reqSigs (m of a
+// multisig, 1 for the types that pay keys or programs, else none), and its
+// address; a script with none gets bitcoin-etl's name for it,
+// "nonstandard" and the first 20 bytes of its SHA-256 in hex.
+struct ScriptFacts {
+  std::string_view type;
+  std::optional<std::uint64_t> required;
+  std::string address;
+};
+
+ScriptFacts script_facts(std::span<const std::byte> script, network net) {
+  const Solution s = solve(script);
+  ScriptFacts f{name(s.type), std::nullopt, {}};
+  switch (s.type) {
+    case script_type::multisig:
+      f.required = s.required;
+      break;
+    case script_type::pubkey:
+    case script_type::pubkeyhash:
+    case script_type::scripthash:
+    case script_type::witness_v0_keyhash:
+    case script_type::witness_v0_scripthash:
+    case script_type::witness_v1_taproot:
+    case script_type::witness_unknown:
+      f.required = 1;
+      break;
+    default:
+      break;
+  }
+  if (auto address = encode_address(script, net)) {
+    f.address = std::move(*address);
+  } else {
+    const Hash256 digest = sha256(script);
+    f.address = "nonstandard";
+    static constexpr char digits[] = "0123456789abcdef";
+    for (const std::byte b : digest.bytes().first<20>()) {
+      f.address += digits[std::to_integer<unsigned>(b) >> 4];
+      f.address += digits[std::to_integer<unsigned>(b) & 15];
+    }
+  }
+  return f;
+}
+
+// The values a field can hold, made into text by the row (a CSV header
+// row makes nothing of them).
+struct Hex {
+  std::span<const std::byte> bytes;
+};
+struct Asm {
+  std::span<const std::byte> script;
+  bool sighash;  // a scriptSig: signatures' sighash types decoded, as Core's asm does
+};
+struct HexNumber {
+  std::uint32_t value;
+  bool padded;  // eight digits (bits); else as few as it takes (nonce, as bitcoin-etl)
+};
+struct Addresses {
+  const std::string* address;  // null: unknown (no undo data)
+};
+template <class T>
+struct Maybe {
+  bool present;
+  T value;
+};
+template <class T>
+Maybe<T> maybe(const std::optional<T>& v) {
+  return {v.has_value(), v.value_or(T{})};
+}
+
+// NDJSON: an object, "name":value, arrays of objects nested.
+class JsonRow {
+ public:
+  explicit JsonRow(TextOut& t) : t_(t) {}
+  void begin() {
+    t_.put('{');
+    first_ = true;
+  }
+  void end() { t_.put('}'); }
+  template <class T>
+  void field(std::string_view name, const T& v) {
+    key(name);
+    value(v);
+  }
+  template <class Each>
+  void array(std::string_view name, std::size_t n, Each each) {
+    key(name);
+    t_.put('[');
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i != 0) t_.put(',');
+      JsonRow item(t_);
+      item.begin();
+      each(item, i);
+      item.end();
+    }
+    t_.put(']');
+  }
+
+ private:
+  void key(std::string_view name) {
+    if (!first_) t_.put(',');
+    first_ = false;
+    t_.put('"');
+    t_.raw(name);
+    t_.raw("\":");
+  }
+  // clang-format off
+  template <std::unsigned_integral U> requires(!std::same_as<U, bool>)
+  void value(U v) { t_.uint(v); }
+  template <std::signed_integral I>
+  void value(I v) { t_.integer(v); }
+  // clang-format on
+  void value(bool v) { t_.raw(v ? "true" : "false"); }
+  void value(std::string_view s) { t_.json_string(s); }
+  void value(const Hash256& h) {
+    t_.put('"');
+    t_.hash(h);
+    t_.put('"');
+  }
+  void value(const Hex& h) {
+    t_.put('"');
+    t_.hex(h.bytes);
+    t_.put('"');
+  }
+  void value(const Asm& a) { t_.json_string(to_asm(a.script, a.sighash)); }
+  void value(const HexNumber& n);
+  void value(const Addresses& a) {
+    if (a.address == nullptr) return t_.raw("null");
+    t_.put('[');
+    t_.json_string(*a.address);
+    t_.put(']');
+  }
+  template <class T>
+  void value(const Maybe<T>& m) {
+    if (m.present) {
+      value(m.value);
+    } else {
+      t_.raw("null");
+    }
+  }
+
+  TextOut& t_;
+  bool first_ = true;
+};
+
+void hex_number(TextOut& t, const HexNumber& n) {
+  char text[8];
+  static constexpr char digits[] = "0123456789abcdef";
+  int length = 8;
+  for (int i = 7; i >= 0; --i) text[7 - i] = digits[(n.value >> (4 * i)) & 15];
+  int skip = 0;
+  if (!n.padded)
+    while (skip < 7 && text[skip] == '0') ++skip;
+  t.raw({text + skip, static_cast<std::size_t>(length - skip)});
+}
+
+void JsonRow::value(const HexNumber& n) {
+  t_.put('"');
+  hex_number(t_, n);
+  t_.put('"');
+}
+
+// CSV: the values in order, empty for null; arrays are tables of their own.
+class CsvRow {
+ public:
+  explicit CsvRow(TextOut& t) : t_(t) {}
+  void begin() { first_ = true; }
+  void end() { t_.put('\n'); }
+  template <class T>
+  void field(std::string_view, const T& v) {
+    if (!first_) t_.put(',');
+    first_ = false;
+    value(v);
+  }
+  template <class Each>
+  void array(std::string_view, std::size_t, Each) {}
+
+ private:
+  // clang-format off
+  template <std::unsigned_integral U> requires(!std::same_as<U, bool>)
+  void value(U v) { t_.uint(v); }
+  template <std::signed_integral I>
+  void value(I v) { t_.integer(v); }
+  // clang-format on
+  void value(bool v) { t_.raw(v ? "true" : "false"); }
+  void value(std::string_view s) { t_.csv_text(s); }
+  void value(const Hash256& h) { t_.hash(h); }
+  void value(const Hex& h) { t_.hex(h.bytes); }
+  void value(const Asm& a) { t_.csv_text(to_asm(a.script, a.sighash)); }
+  void value(const HexNumber& n) { hex_number(t_, n); }
+  // Every script here has exactly one address (its own or its
+  // "nonstandard" name): the column holds it.
+  void value(const Addresses& a) {
+    if (a.address != nullptr) t_.csv_text(*a.address);
+  }
+  template <class T>
+  void value(const Maybe<T>& m) {
+    if (m.present) value(m.value);
+  }
+
+  TextOut& t_;
+  bool first_ = true;
+};
+
+// A CSV file's first line: the fields' names, from the same description.
+class CsvHeader {
+ public:
+  explicit CsvHeader(TextOut& t) : t_(t) {}
+  void begin() { first_ = true; }
+  void end() { t_.put('\n'); }
+  template <class T>
+  void field(std::string_view name, const T&) {
+    if (!first_) t_.put(',');
+    first_ = false;
+    t_.raw(name);
+  }
+  template <class Each>
+  void array(std::string_view, std::size_t, Each) {}
+
+ private:
+  TextOut& t_;
+  bool first_ = true;
+};
+
+struct BlockFacts {
+  Hash256 hash;
+  std::uint64_t size = 0, stripped_size = 0, weight = 0, number = 0;
+  BlockHeader header;
+  std::span<const std::byte> coinbase_param;
+  std::uint64_t transaction_count = 0;
+};
+
+struct TxFacts {
+  const TransactionView* tx = nullptr;  // null in a header row
+  const TxUndo* undo = nullptr;
+  network net = network::mainnet;
+  Hash256 hash, block_hash;
+  std::uint64_t block_number = 0, block_timestamp = 0, index = 0;
+  std::optional<std::int64_t> input_value;
+  std::int64_t output_value = 0;
+  std::optional<std::int64_t> fee;
+};
+
+struct InputFacts {
+  std::uint64_t index = 0;
+  OutPoint prevout;
+  std::span<const std::byte> script_sig;
+  std::uint32_t sequence = 0;
+  const SpentCoin* coin = nullptr;  // null: no undo data
+  ScriptFacts spent;                // the coin's script, when there is a coin
+};
+
+struct OutputFacts {
+  std::uint64_t index = 0;
+  std::span<const std::byte> script;
+  std::int64_t value = 0;
+  ScriptFacts facts;
+};
+
+template <class Row>
+void block_fields(Row& r, const BlockFacts& b) {
+  r.field("hash", b.hash);
+  r.field("size", b.size);
+  r.field("stripped_size", b.stripped_size);
+  r.field("weight", b.weight);
+  r.field("number", b.number);
+  r.field("version", std::int64_t{b.header.version});
+  r.field("merkle_root", b.header.merkle_root);
+  r.field("timestamp", std::uint64_t{b.header.time});
+  r.field("nonce", HexNumber{b.header.nonce, false});
+  r.field("bits", HexNumber{b.header.bits, true});
+  r.field("coinbase_param", Hex{b.coinbase_param});
+  r.field("transaction_count", b.transaction_count);
+}
+
+InputFacts input_facts(const TxFacts& t, std::size_t i) {
+  const InputView in = t.tx->input(i);
+  InputFacts f{i, in.prevout, in.script_sig(), in.sequence, nullptr, {}};
+  if (t.undo != nullptr) {
+    f.coin = &t.undo->coins[i];
+    f.spent = script_facts(f.coin->script_pubkey, t.net);
+  }
+  return f;
+}
+
+OutputFacts output_facts(const TxFacts& t, std::size_t n) {
+  const OutputView o = t.tx->output(n);
+  return {n, o.script_pubkey(), o.value, script_facts(o.script_pubkey(), t.net)};
+}
+
+template <class Row>
+void input_fields(Row& r, const InputFacts& in) {
+  const bool known = in.coin != nullptr;
+  r.field("index", in.index);
+  r.field("spent_transaction_hash", in.prevout.txid);
+  r.field("spent_output_index", std::uint64_t{in.prevout.index});
+  r.field("script_asm", Asm{in.script_sig, true});
+  r.field("script_hex", Hex{in.script_sig});
+  r.field("sequence", std::uint64_t{in.sequence});
+  r.field("required_signatures", known ? maybe(in.spent.required) : Maybe<std::uint64_t>{false, 0});
+  r.field("type", Maybe<std::string_view>{known, in.spent.type});
+  r.field("addresses", Addresses{known ? &in.spent.address : nullptr});
+  r.field("value", Maybe<std::int64_t>{known, known ? in.coin->value : 0});
+}
+
+template <class Row>
+void output_fields(Row& r, const OutputFacts& o) {
+  r.field("index", o.index);
+  r.field("script_asm", Asm{o.script, false});
+  r.field("script_hex", Hex{o.script});
+  r.field("required_signatures", maybe(o.facts.required));
+  r.field("type", o.facts.type);
+  r.field("addresses", Addresses{&o.facts.address});
+  r.field("value", o.value);
+}
+
+// bitcoin-etl leaves a coinbase's input out (its script is the block's
+// coinbase_param): a coinbase has no inputs here.
+std::size_t listed_inputs(const TransactionView& tx) { return tx.is_coinbase() ? 0 : tx.input_count(); }
+
+template <class Row>
+void transaction_fields(Row& r, const TxFacts& t) {
+  const bool coinbase = t.tx != nullptr && t.tx->is_coinbase();
+  const std::size_t inputs = t.tx != nullptr ? listed_inputs(*t.tx) : 0;
+  const std::size_t outputs = t.tx != nullptr ? t.tx->output_count() : 0;
+  r.field("hash", t.hash);
+  r.field("size", std::uint64_t{t.tx != nullptr ? t.tx->size() : 0});
+  r.field("virtual_size", std::uint64_t{t.tx != nullptr ? t.tx->vsize() : 0});
+  r.field("version", std::uint64_t{t.tx != nullptr ? t.tx->version() : 0});
+  r.field("lock_time", std::uint64_t{t.tx != nullptr ? t.tx->lock_time() : 0});
+  r.field("block_number", t.block_number);
+  r.field("block_hash", t.block_hash);
+  r.field("block_timestamp", t.block_timestamp);
+  r.field("is_coinbase", coinbase);
+  r.field("index", t.index);
+  r.array("inputs", inputs, [&](auto& item, std::size_t i) { input_fields(item, input_facts(t, i)); });
+  r.array("outputs", outputs, [&](auto& item, std::size_t n) { output_fields(item, output_facts(t, n)); });
+  r.field("input_count", std::uint64_t{inputs});
+  r.field("output_count", std::uint64_t{outputs});
+  r.field("input_value", maybe(t.input_value));
+  r.field("output_value", t.output_value);
+  r.field("fee", maybe(t.fee));
+}
+
+// The columns that tie an input or output row to its transaction and block.
+template <class Row>
+void row_keys(Row& r, const TxFacts& t) {
+  r.field("transaction_hash", t.hash);
+  r.field("block_hash", t.block_hash);
+  r.field("block_number", t.block_number);
+  r.field("block_timestamp", t.block_timestamp);
+}
+
+template <class Row, class Fields>
+void row(TextOut& out, Fields fields) {
+  Row r(out);
+  r.begin();
+  fields(r);
+  r.end();
+}
+
+}  // namespace
+
+std::span<const std::string_view> export_tables(export_format f) noexcept {
+  if (f == export_format::ndjson) return ndjson_tables;
+  return csv_tables;
+}
+
+std::string_view export_extension(export_format f) noexcept { return f == export_format::ndjson ? "json" : "csv"; }
+
+void write_export_headers(const ExportFiles& files) {
+  if (files.format != export_format::csv) return;
+  row<CsvHeader>(*files.tables[0], [](auto& r) { block_fields(r, BlockFacts{}); });
+  row<CsvHeader>(*files.tables[1], [](auto& r) { transaction_fields(r, TxFacts{}); });
+  row<CsvHeader>(*files.tables[2], [](auto& r) {
+    row_keys(r, TxFacts{});
+    input_fields(r, InputFacts{});
+  });
+  row<CsvHeader>(*files.tables[3], [](auto& r) {
+    row_keys(r, TxFacts{});
+    output_fields(r, OutputFacts{});
+  });
+}
+
+void write_export_rows(const ExportFiles& files, const ExportBlock& b) {
+  const BlockView& view = b.block;
+  const BlockHeader& h = view.header();
+  const std::size_t count = view.transaction_count();
+  // Undo data of another shape is not this block's: left out.
+  const BlockUndo* undo = b.undo != nullptr && b.undo->transactions.size() + 1 == count ? b.undo : nullptr;
+  BlockFacts facts{b.hash, view.size(), view.stripped_size(), view.weight(), b.height, h, {}, count};
+  if (count != 0 && view.transaction(0).input_count() != 0) facts.coinbase_param = view.transaction(0).input(0).script_sig();
+  const bool csv = files.format == export_format::csv;
+  if (csv) {
+    row<CsvRow>(*files.tables[0], [&](auto& r) { block_fields(r, facts); });
+  } else {
+    row<JsonRow>(*files.tables[0], [&](auto& r) { block_fields(r, facts); });
+    files.tables[0]->put('\n');
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    const TransactionView tx = view.transaction(i);
+    TxFacts t{&tx, nullptr, b.net, b.txids[i], b.hash, b.height, h.time, i, {}, 0, {}};
+    if (i > 0 && undo != nullptr && undo->transactions[i - 1].coins.size() == tx.input_count()) t.undo = &undo->transactions[i - 1];
+    // Unsigned sums: hostile values wrap rather than overflow (the rows
+    // only print them).
+    std::uint64_t out_sum = 0;
+    for (std::size_t n = 0; n < tx.output_count(); ++n) out_sum += static_cast<std::uint64_t>(tx.output(n).value);
+    t.output_value = static_cast<std::int64_t>(out_sum);
+    if (tx.is_coinbase()) {
+      t.input_value = 0;
+      t.fee = 0;
+    } else if (t.undo != nullptr) {
+      std::uint64_t in_sum = 0;
+      for (const SpentCoin& coin : t.undo->coins) in_sum += static_cast<std::uint64_t>(coin.value);
+      t.input_value = static_cast<std::int64_t>(in_sum);
+      t.fee = static_cast<std::int64_t>(in_sum - out_sum);
+    }
+    if (!csv) {
+      row<JsonRow>(*files.tables[1], [&](auto& r) { transaction_fields(r, t); });
+      files.tables[1]->put('\n');
+      continue;
+    }
+    row<CsvRow>(*files.tables[1], [&](auto& r) { transaction_fields(r, t); });
+    for (std::size_t j = 0; j < listed_inputs(tx); ++j) {
+      row<CsvRow>(*files.tables[2], [&](auto& r) {
+        row_keys(r, t);
+        input_fields(r, input_facts(t, j));
+      });
+    }
+    for (std::size_t n = 0; n < tx.output_count(); ++n) {
+      row<CsvRow>(*files.tables[3], [&](auto& r) {
+        row_keys(r, t);
+        output_fields(r, output_facts(t, n));
+      });
+    }
+  }
+}
+
+}  // namespace blockwire::cli

@@ -1,0 +1,50 @@
+// The tables blockwire export writes, in bitcoin-etl's schema: blocks and
+// transactions (with their inputs and outputs nested) as NDJSON, or blocks,
+// transactions, inputs and outputs as four flat CSV tables. Each table's
+// fields are described once (export_rows.cpp) and written in either format,
+// a CSV file's header line from the same description.
+#pragma once
+
+#include "export_text.hpp"
+
+#include <blockwire/codec.hpp>
+#include <blockwire/undo/block_undo.hpp>
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace blockwire::cli {
+
+enum class export_format { ndjson, csv };
+
+// The tables of a format, in the order their files are given below.
+std::span<const std::string_view> export_tables(export_format f) noexcept;
+// "json" or "csv": what a table's file name ends with.
+std::string_view export_extension(export_format f) noexcept;
+
+// One shard's open files, one per table of the format.
+struct ExportFiles {
+  export_format format;
+  std::span<TextOut* const> tables;  // export_tables(format) order
+};
+
+// What a block's rows are made of. `undo`: the coins its inputs spent (the
+// values, types and addresses of its inputs, the fees); null leaves them
+// null. `txids`: each transaction's, in order.
+struct ExportBlock {
+  const BlockView& block;
+  std::uint64_t height;
+  const Hash256& hash;
+  std::span<const Hash256> txids;
+  const BlockUndo* undo;
+  network net;
+};
+
+// A CSV file's header line, for each table (nothing for NDJSON).
+void write_export_headers(const ExportFiles& files);
+// The block's row, and a row for each of its transactions (and for CSV,
+// each input and output).
+void write_export_rows(const ExportFiles& files, const ExportBlock& block);
+
+}  // namespace blockwire::cli
