@@ -30,20 +30,15 @@ ScriptFacts script_facts(std::span<const std::byte> script, network net) {
   const Solution s = solve(script);
   ScriptFacts f{name(s.type), std::nullopt, {}};
   switch (s.type) {
-    case script_type::multisig:
-      f.required = s.required;
-      break;
+    case script_type::multisig: f.required = s.required; break;
     case script_type::pubkey:
     case script_type::pubkeyhash:
     case script_type::scripthash:
     case script_type::witness_v0_keyhash:
     case script_type::witness_v0_scripthash:
     case script_type::witness_v1_taproot:
-    case script_type::witness_unknown:
-      f.required = 1;
-      break;
-    default:
-      break;
+    case script_type::witness_unknown: f.required = 1; break;
+    default: break;
   }
   if (auto address = encode_address(script, net)) {
     f.address = std::move(*address);
@@ -139,12 +134,19 @@ class JsonRow {
     t_.hex(h.bytes);
     t_.put('"');
   }
-  void value(const Asm& a) { t_.json_string(to_asm(a.script, a.sighash)); }
+  // Core's asm is opcode names, numbers, hex and bracketed sighash names,
+  // and an address is Base58 or Bech32: nothing in them JSON escapes.
+  void value(const Asm& a) { quoted(to_asm(a.script, a.sighash)); }
+  void quoted(std::string_view plain) {
+    t_.put('"');
+    t_.raw(plain);
+    t_.put('"');
+  }
   void value(const HexNumber& n);
   void value(const Addresses& a) {
     if (a.address == nullptr) return t_.raw("null");
     t_.put('[');
-    t_.json_string(*a.address);
+    quoted(*a.address);
     t_.put(']');
   }
   template <class T>
@@ -203,12 +205,13 @@ class CsvRow {
   void value(std::string_view s) { t_.csv_text(s); }
   void value(const Hash256& h) { t_.hash(h); }
   void value(const Hex& h) { t_.hex(h.bytes); }
-  void value(const Asm& a) { t_.csv_text(to_asm(a.script, a.sighash)); }
+  // No comma, quote or line break in asm or an address (see JsonRow).
+  void value(const Asm& a) { t_.raw(to_asm(a.script, a.sighash)); }
   void value(const HexNumber& n) { hex_number(t_, n); }
   // Every script here has exactly one address (its own or its
   // "nonstandard" name): the column holds it.
   void value(const Addresses& a) {
-    if (a.address != nullptr) t_.csv_text(*a.address);
+    if (a.address != nullptr) t_.raw(*a.address);
   }
   template <class T>
   void value(const Maybe<T>& m) {

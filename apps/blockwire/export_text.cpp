@@ -1,5 +1,7 @@
 #include "export_text.hpp"
 
+#include <blockwire/io/hex.hpp>
+
 #include <array>
 
 namespace blockwire::cli {
@@ -21,14 +23,10 @@ constexpr std::array<char, 512> hex_pairs = [] {
 
 void TextOut::hex(std::span<const std::byte> bytes) {
   // A chunk at a time through a stack buffer: one copy into the writer each.
-  char chunk[512];
+  char chunk[1024];
   while (!bytes.empty()) {
     const std::size_t n = bytes.size() < sizeof chunk / 2 ? bytes.size() : sizeof chunk / 2;
-    for (std::size_t i = 0; i < n; ++i) {
-      const unsigned b = std::to_integer<unsigned>(bytes[i]);
-      chunk[2 * i] = hex_pairs[2 * b];
-      chunk[2 * i + 1] = hex_pairs[2 * b + 1];
-    }
+    to_hex(bytes.first(n), chunk);
     raw({chunk, 2 * n});
     bytes = bytes.subspan(n);
   }
@@ -80,8 +78,7 @@ void TextOut::csv_text(std::string_view s) {
 result<void> TextOut::finish() {
   auto flushed = out_.flush();
   if (!flushed) return flushed;
-  if (auto synced = file_.sync(); !synced) return synced;
-  return file_.close();
+  return file_.finish();
 }
 
 }  // namespace blockwire::cli

@@ -187,7 +187,10 @@ int main(int argc, char** argv) {
           "ndjson (default): blocks and transactions, a JSON object a line; csv: four flat tables")
       ->type_name("ndjson|csv");
   export_cmd->add_option("--shard-blocks", exports.shard_blocks, "heights a shard (default 1000)")->check(whole_number(1))->type_name("N");
-  export_cmd->add_option("--threads", exports.threads, "shards made side by side (default: every core)")
+  export_cmd
+      ->add_option("--threads", exports.threads,
+                   "shards made side by side (default: two a core, one formatting while another's\n"
+                   "tables go to the disk)")
       ->check(whole_number(1))
       ->type_name("N");
   export_cmd->add_flag("!--no-progress", exports.progress, "no progress bar (shown on a terminal only)");

@@ -1,5 +1,9 @@
 #include <blockwire/io/hex.hpp>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace blockwire {
 namespace {
 
@@ -24,14 +28,37 @@ result<void> decode_digits(std::string_view hex, std::byte* out) {
 
 }  // namespace
 
-std::string to_hex(std::span<const std::byte> bytes) {
+void to_hex(std::span<const std::byte> bytes, char* out) noexcept {
   static constexpr char digits[] = "0123456789abcdef";
-  std::string out(2 * bytes.size(), '0');
-  for (std::size_t i = 0; i < bytes.size(); ++i) {
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  // Sixteen bytes at a time: their high and low nibbles interleaved, then
+  // '0' added, and 'a' - '0' - 10 more where a nibble is over 9.
+  const __m128i low_nibbles = _mm_set1_epi8(0x0f);
+  const __m128i nine = _mm_set1_epi8(9);
+  const __m128i zero_char = _mm_set1_epi8('0');
+  const __m128i letter_gap = _mm_set1_epi8('a' - '0' - 10);
+  const auto ascii = [&](__m128i n) {
+    return _mm_add_epi8(_mm_add_epi8(n, zero_char), _mm_and_si128(_mm_cmpgt_epi8(n, nine), letter_gap));
+  };
+  for (; i + 16 <= bytes.size(); i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes.data() + i));
+    const __m128i high = _mm_and_si128(_mm_srli_epi16(v, 4), low_nibbles);
+    const __m128i low = _mm_and_si128(v, low_nibbles);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i), ascii(_mm_unpacklo_epi8(high, low)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i + 16), ascii(_mm_unpackhi_epi8(high, low)));
+  }
+#endif
+  for (; i < bytes.size(); ++i) {
     const auto b = std::to_integer<unsigned>(bytes[i]);
     out[2 * i] = digits[b >> 4];
     out[2 * i + 1] = digits[b & 15];
   }
+}
+
+std::string to_hex(std::span<const std::byte> bytes) {
+  std::string out(2 * bytes.size(), '0');
+  to_hex(bytes, out.data());
   return out;
 }
 

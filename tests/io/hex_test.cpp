@@ -4,6 +4,8 @@
 #include <doctest/doctest.h>
 
 #include <array>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 using namespace blockwire;
@@ -39,4 +41,23 @@ TEST_CASE("Hash256: hex in display order (reversed), its errors from the one hex
   CHECK(h.value().to_hex() == "000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f");
   CHECK(Hash256::from_hex("00").error().code() == io::errc::wrong_hex_length);
   CHECK(Hash256::from_hex(std::string(63, '0') + "x").error().code() == io::errc::not_hex);
+}
+
+TEST_CASE("hex: every byte value, at every length and offset around the 16-byte steps, as printf's %02x writes it") {
+  std::vector<std::byte> bytes(300);
+  for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::byte>((i * 167 + 13) & 0xff);
+  for (std::size_t offset = 0; offset < 3; ++offset) {
+    for (std::size_t n = 0; n + offset <= bytes.size(); n += (n < 40 ? 1 : 37)) {
+      const auto part = std::span(bytes).subspan(offset, n);
+      std::string expected;
+      for (const std::byte b : part) {
+        char two[3];
+        std::snprintf(two, sizeof two, "%02x", std::to_integer<unsigned>(b));
+        expected += two;
+      }
+      CAPTURE(offset);
+      CAPTURE(n);
+      CHECK(blockwire::to_hex(part) == expected);
+    }
+  }
 }

@@ -35,24 +35,51 @@ std::uint8_t u8(std::byte b) noexcept { return std::to_integer<std::uint8_t>(b);
 
 // Base58 ----------------------------------------------------------------------
 
+// Base 58^5 limbs (each under 2^30), least significant first, fed 32 bits
+// at a time: a 25-byte address is 7 limbs times 7 words of 64-bit
+// arithmetic, where a digit and a byte at a time was 25 times 34.
 std::string base58_encode(std::span<const std::byte> bytes) {
+  constexpr std::uint64_t radix = 58ull * 58 * 58 * 58 * 58;
   std::size_t zeros = 0;
   while (zeros < bytes.size() && bytes[zeros] == std::byte{0}) ++zeros;
-  std::vector<std::uint8_t> digits;  // base 58, least significant first
-  for (std::size_t i = zeros; i < bytes.size(); ++i) {
-    unsigned carry = u8(bytes[i]);
-    for (auto& d : digits) {
-      carry += 256u * d;
-      d = static_cast<std::uint8_t>(carry % 58);
-      carry /= 58;
+  const std::span<const std::byte> rest = bytes.subspan(zeros);
+  // log(256) / log(58^5) = 0.273 limbs a byte.
+  const std::size_t most = rest.size() * 28 / 100 + 2;
+  std::array<std::uint32_t, 64> small;
+  std::vector<std::uint32_t> large;
+  std::uint32_t* limbs = small.data();
+  if (most > small.size()) {
+    large.resize(most);
+    limbs = large.data();
+  }
+  std::size_t used = 0;
+  const auto multiply_add = [&](std::uint64_t multiplier, std::uint64_t carry) {
+    for (std::size_t i = 0; i < used; ++i) {
+      const std::uint64_t x = limbs[i] * multiplier + carry;
+      limbs[i] = static_cast<std::uint32_t>(x % radix);
+      carry = x / radix;
     }
     while (carry != 0) {
-      digits.push_back(static_cast<std::uint8_t>(carry % 58));
-      carry /= 58;
+      limbs[used++] = static_cast<std::uint32_t>(carry % radix);
+      carry /= radix;
     }
+  };
+  std::size_t i = 0;
+  for (const std::size_t head = rest.size() % 4; i < head; ++i) multiply_add(256, u8(rest[i]));
+  for (; i < rest.size(); i += 4) {
+    multiply_add(std::uint64_t{1} << 32, std::uint64_t{u8(rest[i])} << 24 | std::uint64_t{u8(rest[i + 1])} << 16 |
+                                             std::uint64_t{u8(rest[i + 2])} << 8 | u8(rest[i + 3]));
   }
-  std::string out(zeros, '1');
-  for (auto d = digits.rbegin(); d != digits.rend(); ++d) out += base58_alphabet[*d];
+  std::string out(zeros + 5 * used, '1');
+  char* digit = out.data() + out.size();
+  for (std::size_t l = 0; l < used; ++l) {
+    std::uint32_t v = limbs[l];
+    for (int d = 0; d < 5; ++d, v /= 58) *--digit = base58_alphabet[v % 58];
+  }
+  // The top limb's leading zero digits are not digits of the number.
+  std::size_t lead = zeros;
+  while (lead < out.size() && out[lead] == '1') ++lead;
+  out.erase(zeros, lead - zeros);
   return out;
 }
 
@@ -81,16 +108,24 @@ std::optional<std::vector<std::byte>> base58_decode(std::string_view text) {
 
 // Bech32 (BIP173) and bech32m (BIP350) -----------------------------------------
 
-std::uint32_t polymod(std::span<const std::uint8_t> values) noexcept {
+// BIP173's generator, XORed together for each value of the five bits
+// shifted out: one lookup a step instead of five tests.
+constexpr std::array<std::uint32_t, 32> polymod_table = [] {
   constexpr std::uint32_t generator[] = {0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3};
-  std::uint32_t chk = 1;
-  for (std::uint8_t v : values) {
-    const std::uint32_t top = chk >> 25;
-    chk = ((chk & 0x1ffffff) << 5) ^ v;
+  std::array<std::uint32_t, 32> t{};
+  for (unsigned top = 0; top < 32; ++top) {
     for (int i = 0; i < 5; ++i) {
-      if (((top >> i) & 1) != 0) chk ^= generator[i];
+      if (((top >> i) & 1) != 0) t[top] ^= generator[i];
     }
   }
+  return t;
+}();
+
+std::uint32_t polymod_step(std::uint32_t chk, std::uint8_t v) noexcept { return ((chk & 0x1ffffff) << 5) ^ v ^ polymod_table[chk >> 25]; }
+
+std::uint32_t polymod(std::span<const std::uint8_t> values) noexcept {
+  std::uint32_t chk = 1;
+  for (std::uint8_t v : values) chk = polymod_step(chk, v);
   return chk;
 }
 
@@ -172,9 +207,18 @@ const std::error_category& address::category() noexcept {
 }
 
 std::string base58check_encode(std::span<const std::byte> payload) {
-  std::vector<std::byte> with_checksum(payload.begin(), payload.end());
   const Hash256 check = sha256d(payload);
-  with_checksum.insert(with_checksum.end(), check.bytes().begin(), check.bytes().begin() + 4);
+  std::array<std::byte, 64> small;
+  std::vector<std::byte> large;
+  std::span<std::byte> with_checksum;
+  if (payload.size() + 4 <= small.size()) {
+    with_checksum = std::span(small).first(payload.size() + 4);
+  } else {
+    large.resize(payload.size() + 4);
+    with_checksum = large;
+  }
+  std::copy(payload.begin(), payload.end(), with_checksum.begin());
+  std::copy(check.bytes().begin(), check.bytes().begin() + 4, with_checksum.end() - 4);
   return base58_encode(with_checksum);
 }
 
@@ -188,19 +232,36 @@ result<std::vector<std::byte>> base58check_decode(std::string_view text) {
   return std::vector<std::byte>(payload.begin(), payload.end());
 }
 
+// The checksum runs over the expanded prefix, the 5-bit groups as they
+// are written, and six zeros: no buffer but the address itself.
 std::string segwit_address(std::string_view hrp, unsigned version, std::span<const std::byte> program) {
-  std::vector<std::uint8_t> data{static_cast<std::uint8_t>(version)};
-  std::vector<std::uint8_t> bytes;
-  for (std::byte b : program) bytes.push_back(u8(b));
-  convert_bits(bytes, 8, 5, true, data);
-  std::vector<std::uint8_t> values = hrp_expand(hrp);
-  values.insert(values.end(), data.begin(), data.end());
-  values.resize(values.size() + 6, 0);
-  const std::uint32_t check = polymod(values) ^ (version == 0 ? bech32_constant : bech32m_constant);
-  std::string out(hrp);
+  std::uint32_t chk = 1;
+  for (char c : hrp) chk = polymod_step(chk, static_cast<std::uint8_t>(static_cast<unsigned char>(c) >> 5));
+  chk = polymod_step(chk, 0);
+  for (char c : hrp) chk = polymod_step(chk, static_cast<std::uint8_t>(static_cast<unsigned char>(c) & 31));
+  std::string out;
+  out.reserve(hrp.size() + 2 + (program.size() * 8 + 4) / 5 + 6);
+  out += hrp;
   out += '1';
-  for (std::uint8_t d : data) out += bech32_charset[d];
-  for (int i = 0; i < 6; ++i) out += bech32_charset[(check >> (5 * (5 - i))) & 31];
+  const auto emit = [&](unsigned v) {
+    chk = polymod_step(chk, static_cast<std::uint8_t>(v));
+    out += bech32_charset[v];
+  };
+  emit(version & 31);
+  unsigned acc = 0;
+  unsigned bits = 0;
+  for (const std::byte b : program) {
+    acc = ((acc << 8) | u8(b)) & 0xfff;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      emit((acc >> bits) & 31);
+    }
+  }
+  if (bits != 0) emit((acc << (5 - bits)) & 31);
+  for (int i = 0; i < 6; ++i) chk = polymod_step(chk, 0);
+  chk ^= version == 0 ? bech32_constant : bech32m_constant;
+  for (int i = 0; i < 6; ++i) out += bech32_charset[(chk >> (5 * (5 - i))) & 31];
   return out;
 }
 
@@ -209,9 +270,9 @@ std::optional<std::string> encode_address(std::span<const std::byte> script, net
   switch (s.type) {
     case script_type::pubkeyhash:
     case script_type::scripthash: {
-      std::vector<std::byte> payload{
-          std::byte(s.type == script_type::pubkeyhash ? pubkey_address_prefix(net) : script_address_prefix(net))};
-      payload.insert(payload.end(), s.payload.begin(), s.payload.end());
+      std::array<std::byte, 21> payload;
+      payload[0] = std::byte(s.type == script_type::pubkeyhash ? pubkey_address_prefix(net) : script_address_prefix(net));
+      std::copy(s.payload.begin(), s.payload.end(), payload.begin() + 1);
       return base58check_encode(payload);
     }
     case script_type::witness_v0_keyhash:

@@ -229,8 +229,20 @@ std::string_view opcode_name(std::uint8_t opcode) noexcept {
   return n.empty() ? "OP_UNKNOWN" : n;
 }
 
+namespace {
+
+// Hex straight onto the end of `out`: no string made for each push.
+void append_hex(std::string& out, std::span<const std::byte> bytes) {
+  const std::size_t at = out.size();
+  out.resize(at + 2 * bytes.size());
+  to_hex(bytes, out.data() + at);
+}
+
+}  // namespace
+
 std::string to_asm(std::span<const std::byte> script, bool attempt_sighash_decode) {
   std::string out;
+  out.reserve(2 * script.size() + 16);  // mostly pushes of hex: about twice the script
   ScriptReader reader(script);
   while (!reader.done()) {
     if (!out.empty()) out += ' ';
@@ -242,12 +254,12 @@ std::string to_asm(std::span<const std::byte> script, bool attempt_sighash_decod
       out += std::to_string(script_number(o->data));
     } else if (attempt_sighash_decode && !unspendable(script) && strict_der(o->data) && !sighash_name(u8(o->data.back())).empty()) {
       // A signature in a scriptSig: its last byte is the sighash type.
-      out += to_hex(o->data.first(o->data.size() - 1));
+      append_hex(out, o->data.first(o->data.size() - 1));
       out += '[';
       out += sighash_name(u8(o->data.back()));
       out += ']';
     } else {
-      out += to_hex(o->data);
+      append_hex(out, o->data);
     }
   }
   return out;

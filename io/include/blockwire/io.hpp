@@ -6,6 +6,7 @@
 #include <blockwire/io/buffered_writer.hpp>
 #include <blockwire/io/decoding_context.hpp>
 #include <blockwire/io/error.hpp>
+#include <blockwire/io/direct_file.hpp>
 #include <blockwire/io/file.hpp>
 #include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/io/hash256.hpp>
