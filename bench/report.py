@@ -3,7 +3,8 @@
 
 Usage: bench/report.py RESULTS_DIR DOCS_DIR
 RESULTS_DIR holds bench.json (Google Benchmark, with repetitions),
-scan.json (bench/scan_throughput), fetch.json (bench/fetch_throughput), memory.json (peak_memory),
+scan.json (bench/scan_throughput), fetch.json (bench/fetch_throughput), export.json (bench/export_throughput),
+memory.json (peak_memory),
 compile.md (bench/compile_time), adversarial.md (bench/adversarial_memory) and machine.txt.
 """
 import json
@@ -372,6 +373,13 @@ if os.path.exists(pairing_path):
     w("Each record is tried first against the children of the block the record before it paired with (one checksum), "
       "and searched for only where that fails, within a budget of a few checks a block (`UndoPairer`). Before, every "
       "record was tried against every block of its shape: `scan` of 20,000 such blocks took 19.5 s (issue 23).\n")
+
+# export ------------------------------------------------------------------------------
+if os.path.exists(os.path.join(results, "export.json")):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import export_report
+    with open(os.path.join(results, "export.json")) as f:
+        w(export_report.section(json.load(f)))
 
 # the network ---------------------------------------------------------------------
 with open(os.path.join(results, "fetch.json")) as f:

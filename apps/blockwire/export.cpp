@@ -290,7 +290,7 @@ int export_command(const ExportOptions& o) {
     }
   }
   const std::size_t not_reached = shards.size() - made - skipped - failed;
-  std::printf("blockwire export: %s into %s: %zu made (%s, %s bytes of blocks in %.1f s, %.0f MB/s), %zu already whole, %zu failed%s\n",
+  std::printf("blockwire export: %s into %s: %zu made (%s, %s bytes of blocks in %.2f s, %.0f MB/s), %zu already whole, %zu failed%s\n",
               count_of(shards.size(), "shard").c_str(), o.output_dir.c_str(), made, count_of(transactions, "transaction").c_str(),
               with_commas(exporter.bytes_done).c_str(), seconds,
               seconds > 0 ? static_cast<double>(exporter.bytes_done) / seconds / 1e6 : 0.0, skipped, failed,

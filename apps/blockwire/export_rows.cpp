@@ -89,13 +89,13 @@ class JsonRow {
     first_ = true;
   }
   void end() { t_.put('}'); }
-  template <class T>
-  void field(std::string_view name, const T& v) {
+  template <std::size_t N, class T>
+  void field(const char (&name)[N], const T& v) {
     key(name);
     value(v);
   }
-  template <class Each>
-  void array(std::string_view name, std::size_t n, Each each) {
+  template <std::size_t N, class Each>
+  void array(const char (&name)[N], std::size_t n, Each each) {
     key(name);
     t_.put('[');
     for (std::size_t i = 0; i < n; ++i) {
@@ -109,12 +109,13 @@ class JsonRow {
   }
 
  private:
-  void key(std::string_view name) {
+  template <std::size_t N>
+  void key(const char (&name)[N]) {
     if (!first_) t_.put(',');
     first_ = false;
     t_.put('"');
-    t_.raw(name);
-    t_.raw("\":");
+    t_.literal(name);
+    t_.literal("\":");
   }
   // clang-format off
   template <std::unsigned_integral U> requires(!std::same_as<U, bool>)
@@ -122,7 +123,13 @@ class JsonRow {
   template <std::signed_integral I>
   void value(I v) { t_.integer(v); }
   // clang-format on
-  void value(bool v) { t_.raw(v ? "true" : "false"); }
+  void value(bool v) {
+    if (v) {
+      t_.literal("true");
+    } else {
+      t_.literal("false");
+    }
+  }
   void value(std::string_view s) { t_.json_string(s); }
   void value(const Hash256& h) {
     t_.put('"');
@@ -144,7 +151,7 @@ class JsonRow {
   }
   void value(const HexNumber& n);
   void value(const Addresses& a) {
-    if (a.address == nullptr) return t_.raw("null");
+    if (a.address == nullptr) return t_.literal("null");
     t_.put('[');
     quoted(*a.address);
     t_.put(']');
@@ -154,7 +161,7 @@ class JsonRow {
     if (m.present) {
       value(m.value);
     } else {
-      t_.raw("null");
+      t_.literal("null");
     }
   }
 
@@ -201,7 +208,13 @@ class CsvRow {
   template <std::signed_integral I>
   void value(I v) { t_.integer(v); }
   // clang-format on
-  void value(bool v) { t_.raw(v ? "true" : "false"); }
+  void value(bool v) {
+    if (v) {
+      t_.literal("true");
+    } else {
+      t_.literal("false");
+    }
+  }
   void value(std::string_view s) { t_.csv_text(s); }
   void value(const Hash256& h) { t_.hash(h); }
   void value(const Hex& h) { t_.hex(h.bytes); }

@@ -40,7 +40,7 @@ void TextOut::hash(const Hash256& h) {
     text[2 * i] = hex_pairs[2 * b];
     text[2 * i + 1] = hex_pairs[2 * b + 1];
   }
-  raw({text, sizeof text});
+  fixed<64>(text);
 }
 
 void TextOut::json_string(std::string_view s) {

@@ -25,6 +25,15 @@ class TextOut {
 
   void put(char c) { out_.write(std::span<const std::byte, 1>{reinterpret_cast<const std::byte*>(&c), 1}); }
   void raw(std::string_view s) { out_.write(std::as_bytes(std::span{s.data(), s.size()})); }
+  // A string literal: its length a constant, so the copy is a store or two.
+  template <std::size_t N>
+  void literal(const char (&s)[N]) {
+    fixed<N - 1>(s);
+  }
+  template <std::size_t K>
+  void fixed(const char* s) {
+    out_.write(std::span<const std::byte, K>{reinterpret_cast<const std::byte*>(s), K});
+  }
   void uint(std::uint64_t v) {
     char text[20];
     raw({text, static_cast<std::size_t>(std::to_chars(text, text + sizeof text, v).ptr - text)});

@@ -239,13 +239,13 @@ std::string segwit_address(std::string_view hrp, unsigned version, std::span<con
   for (char c : hrp) chk = polymod_step(chk, static_cast<std::uint8_t>(static_cast<unsigned char>(c) >> 5));
   chk = polymod_step(chk, 0);
   for (char c : hrp) chk = polymod_step(chk, static_cast<std::uint8_t>(static_cast<unsigned char>(c) & 31));
-  std::string out;
-  out.reserve(hrp.size() + 2 + (program.size() * 8 + 4) / 5 + 6);
-  out += hrp;
-  out += '1';
+  std::string out(hrp.size() + 2 + (program.size() * 8 + 4) / 5 + 6, '\0');
+  std::copy(hrp.begin(), hrp.end(), out.begin());
+  char* p = out.data() + hrp.size();
+  *p++ = '1';
   const auto emit = [&](unsigned v) {
     chk = polymod_step(chk, static_cast<std::uint8_t>(v));
-    out += bech32_charset[v];
+    *p++ = bech32_charset[v];
   };
   emit(version & 31);
   unsigned acc = 0;
@@ -261,7 +261,7 @@ std::string segwit_address(std::string_view hrp, unsigned version, std::span<con
   if (bits != 0) emit((acc << (5 - bits)) & 31);
   for (int i = 0; i < 6; ++i) chk = polymod_step(chk, 0);
   chk ^= version == 0 ? bech32_constant : bech32m_constant;
-  for (int i = 0; i < 6; ++i) out += bech32_charset[(chk >> (5 * (5 - i))) & 31];
+  for (int i = 0; i < 6; ++i) *p++ = bech32_charset[(chk >> (5 * (5 - i))) & 31];
   return out;
 }
 
