@@ -167,6 +167,23 @@ void BlockView_Walk(benchmark::State& state, const std::vector<std::byte>* bytes
   per_block(state, *bytes);
 }
 
+// bitcoin_slices' visiting benchmark, as its own benches sum the outputs:
+// parse, then every output's value and script length.
+void BlockView_SumOutputs(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  for (auto _ : state) {
+    auto view = BlockView::parse(*bytes);
+    if (!view) state.SkipWithError("parse failed");
+    std::uint64_t sum = 0;
+    for (std::size_t t = 0; t < view.value().transaction_count(); ++t) {
+      for (const OutputView out : view.value().transaction(t).outputs()) {
+        sum += static_cast<std::uint64_t>(out.value) + out.script_pubkey().size();
+      }
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  per_block(state, *bytes);
+}
+
 // The same bytes into a layout with a heap allocation per script and per
 // witness item: what blockwire's one-payload-per-transaction layout saves.
 void DeserializeBlock_PerScriptLayout(benchmark::State& state, const std::vector<std::byte>* bytes) {
@@ -241,6 +258,7 @@ BLOCKWIRE_BENCH_BOTH(DeserializeBlock_Templated);
 BLOCKWIRE_BENCH_BOTH(DeserializeBlock_PerScriptLayout);
 BLOCKWIRE_BENCH_BOTH(BlockView_Parse);
 BLOCKWIRE_BENCH_BOTH(BlockView_Walk);
+BLOCKWIRE_BENCH_BOTH(BlockView_SumOutputs);
 BLOCKWIRE_BENCH_BOTH(DeserializeBlock_PublicSpan);
 BLOCKWIRE_BENCH_BOTH(DeserializeBlock_PublicReaderRef);
 BLOCKWIRE_BENCH_BOTH(DeserializeBlock_PublicStreamReader);

@@ -6,6 +6,8 @@
 #include <openssl/sha.h>
 
 #include <cassert>
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -90,8 +92,34 @@ bool use_sha_ni() noexcept {
   static const bool use = detail::has_sha_ni() && std::getenv("BLOCKWIRE_NO_SHA_NI") == nullptr;
   return use;
 }
+// AVX-512's sixteen lanes against the SHA extensions' four: which is
+// faster depends on the CPU (on the AMD EPYC of docs/benchmarks.md, 1,024
+// pairs take 63 us with AVX-512 and 50 us with SHA-NI), so where both are
+// there, each hashes the same 128 pairs three times, once, and the faster
+// is kept.
+bool avx512_faster_than_sha_ni() noexcept {
+  using clock = std::chrono::steady_clock;
+  static std::byte in[128 * 64], out[128 * 32];
+  for (std::size_t i = 0; i < sizeof in; ++i) in[i] = static_cast<std::byte>(i * 131);
+  auto best = [&](auto hash) {
+    auto fastest = clock::duration::max();
+    for (int round = 0; round < 3; ++round) {
+      const auto t0 = clock::now();
+      hash();
+      fastest = std::min(fastest, clock::now() - t0);
+    }
+    return fastest;
+  };
+  const auto avx512 = best([&] {
+    for (std::size_t i = 0; i < 128; i += 16) detail::sha256d64_avx512_16(out + 32 * i, in + 64 * i);
+  });
+  const auto sha_ni = best([&] { detail::sha256d64_sha_ni(out, in, 128); });
+  return avx512 < sha_ni;
+}
+
 bool use_avx512() noexcept {
-  static const bool use = detail::has_avx512() && std::getenv("BLOCKWIRE_NO_AVX512") == nullptr;
+  static const bool use =
+      detail::has_avx512() && std::getenv("BLOCKWIRE_NO_AVX512") == nullptr && (!use_sha_ni() || avx512_faster_than_sha_ni());
   return use;
 }
 
