@@ -17,10 +17,17 @@ result<void> encode_buffered(writer_ref out, Encode&& encode) {
   return w.flush();
 }
 
+// Into a vector: the exact size is arithmetic over what the objects hold
+// (serialized_size), so the vector grows once and each write is a copy to
+// its end. A transaction is its wire bytes: a block is a few such copies,
+// where a buffer in between copied every byte twice, and a lent buffer
+// zeroed the vector's storage first (block 413567: 28 us this way, 39 and
+// 48 us those).
 template <class Encode>
-void encode_lending(std::vector<std::byte>& out, Encode&& encode) {
+void encode_reserved(std::vector<std::byte>& out, std::size_t size, Encode&& encode) {
+  out.reserve(out.size() + size);
   VectorWriter sink(out);
-  BufferedWriter<VectorWriter&> w(sink);
+  BufferedWriter<VectorWriter&, 0> w(sink);
   encode(w);
   (void)w.flush();  // a vector sink cannot fail
 }
@@ -39,15 +46,15 @@ void encode_transaction(const Transaction& tx, StreamWriter& out, witness mode) 
 void encode_header(const BlockHeader& header, StreamWriter& out) { detail::encode_header(out, header); }
 
 void encode_block(const Block& block, std::vector<std::byte>& out, witness mode) {
-  encode_lending(out, [&](auto& w) { detail::encode_block(w, block, mode); });
+  encode_reserved(out, serialized_size(block, mode), [&](auto& w) { detail::encode_block(w, block, mode); });
 }
 
 void encode_transaction(const Transaction& tx, std::vector<std::byte>& out, witness mode) {
-  encode_lending(out, [&](auto& w) { detail::encode_transaction(w, tx, mode); });
+  encode_reserved(out, serialized_size(tx, mode), [&](auto& w) { detail::encode_transaction(w, tx, mode); });
 }
 
 void encode_header(const BlockHeader& header, std::vector<std::byte>& out) {
-  encode_lending(out, [&](auto& w) { detail::encode_header(w, header); });
+  encode_reserved(out, header_size, [&](auto& w) { detail::encode_header(w, header); });
 }
 
 result<void> encode_block(const Block& block, writer_ref out, witness mode) {
