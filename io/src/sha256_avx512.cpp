@@ -3,10 +3,12 @@
 // rounds is a few instructions for all sixteen. AVX-512's rotates and its
 // three-input logic (VPTERNLOGD: Ch, Maj and the three-way XORs of the
 // sigmas in one instruction each) make a round about sixteen instructions.
-// Measured here (an AMD EPYC, family 26; SHA256D64_1024 with and without
-// BLOCKWIRE_NO_AVX512 in one bench/run): 43 ns a merkle pair against 50
-// with the SHA extensions four lanes at a time. Two groups of sixteen interleaved gained
-// 5% more in a trial, for twice the registers; not kept. Compiled for
+// Which is faster depends on the CPU: on an AMD EPYC of family 26 (Zen 5,
+// full-width AVX-512) SHA256D64_1024 measured 43 ns a merkle pair against
+// 50 with the SHA extensions four lanes at a time; on one of family 25
+// (Zen 4, AVX-512 in two halves) 61 ns against 48. So sha256d64 times both
+// once where both are there (sha256.cpp). Two groups of sixteen
+// interleaved gained 5% more in a trial, for twice the registers; not kept. Compiled for
 // AVX-512 function by function; has_avx512() guards the calls.
 #include "sha256_avx512.hpp"
 
