@@ -28,129 +28,44 @@ using namespace blockwire::wire;
 // The fewest bytes one transaction can take on the wire.
 inline constexpr std::uint64_t min_tx_size = 4 + 1 + 1 + 4;
 
-// The parser reads through a cursor. Over a DecodingContext it is the
-// reference: every check, and the error with its byte (a stream always
-// reads so).
-struct ContextCursor {
-  DecodingContext* context;
-  DecodingContext& ctx_() const noexcept { return *context; }
-  bool ok() const noexcept { return ctx_().ok(); }
-  std::uint64_t offset() const noexcept { return ctx_().offset(); }
-  void skip(std::uint64_t n) { ctx_().skip(n); }
-  std::uint8_t u8() { return decode_u8(ctx_()); }
-  std::uint64_t compact_size() { return decode_compact_size(ctx_()); }
-  void fail(std::error_code what) { ctx_().fail(what); }
-};
-
-// Over bytes in memory, the position is a local the compiler keeps in a
-// register: through the context's members, every field was a store and a
-// load on the chain of lengths that is the parse (about a fifth of the
-// view's pass). A failure of any kind only stops it: the caller parses the
-// same bytes again through a ContextCursor, which finds the error and its
-// byte. So it needs the same checks only to accept exactly what the
-// reference accepts.
-struct MemoryCursor {
-  const std::byte* pos;
-  const std::byte* end;
-  const std::byte* first;      // where the transaction began
-  std::uint64_t first_offset;  // ... as an offset of the context
-  bool good = true;
-
-  bool ok() const noexcept { return good; }
-  std::uint64_t offset() const noexcept { return first_offset + static_cast<std::uint64_t>(pos - first); }
-  [[gnu::always_inline]] void stop() noexcept {
-    good = false;
-    end = pos;  // every later read fails at once
-  }
-  [[gnu::always_inline]] void skip(std::uint64_t n) noexcept {
-    if (n <= static_cast<std::uint64_t>(end - pos)) [[likely]] {
-      pos += n;
-    } else {
-      stop();
-    }
-  }
-  [[gnu::always_inline]] std::uint8_t u8() noexcept {
-    if (pos < end) [[likely]]
-      return std::to_integer<std::uint8_t>(*pos++);
-    stop();
-    return 0;
-  }
-  [[gnu::always_inline]] std::uint64_t compact_size() noexcept {
-    if (pos < end && std::to_integer<std::uint8_t>(*pos) < 0xfd) [[likely]]
-      return std::to_integer<std::uint8_t>(*pos++);
-    const Wide w = wide(pos, end);
-    if (w.width == 0) {
-      stop();
-      return 0;
-    }
-    pos += w.width;
-    return w.value;
-  }
-  void fail(std::error_code) noexcept { stop(); }
-
- private:
-  struct Wide {
-    std::uint64_t value;
-    std::size_t width;  // 0: not a valid CompactSize here
-  };
-  // The 3-, 5- and 9-byte forms, the shortest and at most max_size, as
-  // decode_compact_size checks them. Its arguments by value: the position
-  // never leaves its register.
-  [[gnu::noinline]] static Wide wide(const std::byte* p, const std::byte* end) noexcept {
-    if (p == end) return {0, 0};
-    const std::uint8_t first = std::to_integer<std::uint8_t>(*p);
-    const std::size_t bytes = first == 0xfd ? 2 : first == 0xfe ? 4 : 8;
-    if (static_cast<std::size_t>(end - p) < 1 + bytes) return {0, 0};
-    std::uint64_t n = 0;
-    for (std::size_t i = 0; i < bytes; ++i) n |= std::uint64_t{std::to_integer<std::uint8_t>(p[1 + i])} << (8 * i);
-    const std::uint64_t shortest = first == 0xfd ? 0xfd : first == 0xfe ? 0x10000 : 0x100000000;
-    if (n < shortest || n > max_size) return {0, 0};
-    return {n, 1 + bytes};
-  }
-};
-
 // One transaction, Bitcoin Core's UnserializeTransaction step for step,
 // appended to `record` (see tx_record): its begin (the context's offset),
 // its counts, then the offset of each input, output and witness stack from
-// its first byte. False (the cursor stopped or failed) on failure.
-template <class Cursor>
-bool parse_transaction_with(Cursor& cursor, std::vector<std::uint32_t>& record, witness mode) {
-  // A copy, given back at the end: a local whose address never leaves here
-  // stays in registers (the caller's could alias the vector's pointers).
-  Cursor c = cursor;
+// its first byte. On failure the context holds the error.
+inline void parse_transaction(DecodingContext& ctx, std::vector<std::uint32_t>& record, witness mode) {
   const std::size_t rec = record.size();
   record.resize(rec + tx_record::fields);
-  const std::uint64_t begin = c.offset();
+  const std::uint64_t begin = ctx.offset();
   // Offsets are 32 bits: a longer transaction fails at its end (from a
   // stream, the capture stops it at 4 GiB: see decode_transaction).
-  const auto here = [&]() __attribute__((always_inline)) { return static_cast<std::uint32_t>(c.offset() - begin); };
+  const auto here = [&]() __attribute__((always_inline)) { return static_cast<std::uint32_t>(ctx.offset() - begin); };
   // (Inlined: called twice, the compiler would rather not, and a call per
   // transaction costs the view's pass half again.)
   const auto inputs = [&]() __attribute__((always_inline)) {
-    const std::uint64_t n = c.compact_size();
-    for (std::uint64_t i = 0; i < n && c.ok(); ++i) {
+    const std::uint64_t n = decode_compact_size(ctx);
+    for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
       record.push_back(here());
-      c.skip(32 + 4);            // prevout
-      c.skip(c.compact_size());  // script_sig
-      c.skip(4);                 // sequence
+      ctx.skip(32 + 4);                    // prevout
+      ctx.skip(decode_compact_size(ctx));  // script_sig
+      ctx.skip(4);                         // sequence
     }
     return n;
   };
   const auto outputs = [&]() __attribute__((always_inline)) {
-    const std::uint64_t n = c.compact_size();
-    for (std::uint64_t i = 0; i < n && c.ok(); ++i) {
+    const std::uint64_t n = decode_compact_size(ctx);
+    for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
       record.push_back(here());
-      c.skip(8);                 // value
-      c.skip(c.compact_size());  // script_pubkey
+      ctx.skip(8);                         // value
+      ctx.skip(decode_compact_size(ctx));  // script_pubkey
     }
     return n;
   };
-  c.skip(4);  // version
+  ctx.skip(4);  // version
   std::uint64_t n_in = inputs();
   std::uint64_t n_out = 0;
   std::uint8_t flags = 0;
-  if (n_in == 0 && mode == witness::allow && c.ok()) {
-    flags = c.u8();  // the "no inputs" was the marker
+  if (n_in == 0 && mode == witness::allow && ctx.ok()) {
+    flags = decode_u8(ctx);  // the "no inputs" was the marker
     if (flags != 0) {
       n_in = inputs();
       n_out = outputs();
@@ -159,44 +74,25 @@ bool parse_transaction_with(Cursor& cursor, std::vector<std::uint32_t>& record, 
     n_out = outputs();
   }
   bool segwit = false;
-  if ((flags & 1) != 0 && mode == witness::allow && c.ok()) {
+  if ((flags & 1) != 0 && mode == witness::allow && ctx.ok()) {
     flags ^= 1;
     segwit = true;
     bool any_item = false;
-    for (std::uint64_t i = 0; i < n_in && c.ok(); ++i) {
+    for (std::uint64_t i = 0; i < n_in && ctx.ok(); ++i) {
       record.push_back(here());
-      const std::uint64_t items = c.compact_size();
+      const std::uint64_t items = decode_compact_size(ctx);
       any_item = any_item || items != 0;
-      for (std::uint64_t k = 0; k < items && c.ok(); ++k) c.skip(c.compact_size());
+      for (std::uint64_t k = 0; k < items && ctx.ok(); ++k) ctx.skip(decode_compact_size(ctx));
     }
-    if (c.ok() && !any_item) c.fail(codec::errc::superfluous_witness);
+    if (ctx.ok() && !any_item) ctx.fail(codec::errc::superfluous_witness);
   }
-  if (flags != 0 && c.ok()) c.fail(codec::errc::unknown_witness_flag);
-  c.skip(4);  // lock time
-  if (c.ok() && c.offset() - begin > UINT32_MAX) c.fail(codec::errc::size_too_large);
+  if (flags != 0 && ctx.ok()) ctx.fail(codec::errc::unknown_witness_flag);
+  ctx.skip(4);  // lock time
+  if (ctx.ok() && ctx.offset() - begin > UINT32_MAX) ctx.fail(codec::errc::size_too_large);
   std::uint32_t* r = record.data() + rec;
   r[tx_record::begin] = static_cast<std::uint32_t>(begin);
   r[tx_record::inputs] = static_cast<std::uint32_t>(n_in) | (segwit ? tx_record::segwit_bit : 0);
   r[tx_record::outputs] = static_cast<std::uint32_t>(n_out);
-  cursor = c;
-  return c.ok();
-}
-
-// One transaction from the context, its record appended to `record`. On
-// failure the context holds the error. From memory the fast cursor parses
-// first, and only a failure is parsed again for its error.
-inline void parse_transaction(DecodingContext& ctx, std::vector<std::uint32_t>& record, witness mode) {
-  if (const std::byte* first = ctx.position(); first != nullptr && ctx.ok()) {
-    const std::size_t rec = record.size();
-    MemoryCursor c{first, first + ctx.remaining_bound(), first, ctx.offset()};
-    if (parse_transaction_with(c, record, mode)) [[likely]] {
-      ctx.skip(static_cast<std::uint64_t>(c.pos - first));
-      return;
-    }
-    record.resize(rec);
-  }
-  ContextCursor c{&ctx};
-  parse_transaction_with(c, record, mode);
 }
 
 // Makes Transactions: the library's parser and builder are its only source.
