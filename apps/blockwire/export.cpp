@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -100,49 +101,109 @@ class Exporter {
 
   ShardResult run(const Shard& s) {
     ShardResult r;
-    const auto tables = export_tables(o_.format);
-    std::vector<TablePlace> places;
-    for (const std::string_view t : tables) places.push_back(place(out_, t, s, o_.format));
-    const std::string last_hash = block(s.last).hash.to_hex();
-    std::error_code ec;
-    const bool whole = std::all_of(places.begin(), places.end(), [&](const TablePlace& p) { return fs::is_regular_file(p.path(), ec); }) &&
-                       ends_with_block(places[0].path(), last_hash);
-    if (whole) {
-      r.reached = r.skipped = true;
-      blocks_done += s.last - s.first + 1;
-      return r;
-    }
     r.reached = true;
-    if (!write(s, places, r)) {
-      for (const TablePlace& p : places) {
-        fs::remove(p.partial(), ec);
-        // The shard's directories too, when nothing else is in them.
-        if (fs::remove(p.dir, ec)) fs::remove(p.dir.parent_path(), ec);
-      }
+    const std::vector<TablePlace> places = places_of(s);
+    // Whole already, or inside a longer whole shard of the same start (an
+    // earlier run went further than this one's --count): nothing to make.
+    if (whole(places, s.last) || covered(s)) {
+      r.skipped = true;
+      blocks_done += s.last - s.first + 1;
+      remove_shorter(s, r);
       return r;
     }
-    // In place, table by table; the shard counts as whole once all are.
-    for (const TablePlace& p : places) {
+    std::error_code ec;
+    if (!write(s, places, r)) {
+      remove_partials(places);
+      return r;
+    }
+    // In place table by table, the blocks table last: it is what marks
+    // the shard whole, so a crash in between leaves one a rerun makes
+    // again, never old tables under a new marker.
+    for (std::size_t i = places.size(); i-- > 0;) {
+      const TablePlace& p = places[i];
       fs::rename(p.partial(), p.path(), ec);
-      if (!ec) ec = sync_directory(p.dir.c_str()) ? std::error_code{} : std::make_error_code(std::errc::io_error);
       if (ec) {
         fail(r, p.path().string() + ": " + ec.message(), true);
+        remove_partials(places);
+        return r;
+      }
+      if (auto synced = sync_directory(p.dir.c_str()); !synced) {
+        fail(r, p.dir.string() + ": " + synced.error().message(), true);
         return r;
       }
     }
-    // A shorter shard of the same start, made when the chain or --count
-    // ended sooner: this one replaces it.
-    for (const TablePlace& p : places) {
-      const fs::path start_dir = p.dir.parent_path();
-      for (const auto& entry : fs::directory_iterator(start_dir, ec)) {
-        if (entry.path() != p.dir) fs::remove_all(entry.path(), ec);
-      }
-    }
+    remove_shorter(s, r);
     return r;
   }
 
  private:
   const IndexedBlock& block(std::uint64_t height) const { return c_.index.blocks()[chain_[height]]; }
+
+  std::vector<TablePlace> places_of(const Shard& s) const {
+    std::vector<TablePlace> places;
+    for (const std::string_view t : export_tables(o_.format)) places.push_back(place(out_, t, s, o_.format));
+    return places;
+  }
+
+  // Every table is there, and the blocks table ends with the chain's block
+  // at `last`.
+  bool whole(const std::vector<TablePlace>& places, std::uint64_t last) const {
+    std::error_code ec;
+    for (const TablePlace& p : places) {
+      if (!fs::is_regular_file(p.path(), ec)) return false;
+    }
+    return last < chain_.size() && ends_with_block(places[0].path(), block(last).hash.to_hex());
+  }
+
+  // The other shards of s's start, by their last height (end_block=N).
+  std::vector<std::uint64_t> same_start_ends(const Shard& s) const {
+    std::vector<std::uint64_t> ends;
+    std::error_code ec;
+    const fs::path start_dir = places_of(s)[0].dir.parent_path();
+    for (fs::directory_iterator it(start_dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      constexpr std::string_view prefix = "end_block=";
+      if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+      std::uint64_t n = 0;
+      const auto [at, err] = std::from_chars(name.data() + prefix.size(), name.data() + name.size(), n);
+      if (err == std::errc{} && at == name.data() + name.size() && n != s.last) ends.push_back(n);
+    }
+    return ends;
+  }
+
+  bool covered(const Shard& s) const {
+    for (const std::uint64_t end : same_start_ends(s)) {
+      if (end > s.last && whole(places_of({s.first, end}), end)) return true;
+    }
+    return false;
+  }
+
+  // A shorter shard of the same start, made when the chain or --count
+  // ended sooner: this whole one replaces it, table by table. Longer ones,
+  // and what another process is writing (hidden names), are left alone.
+  void remove_shorter(const Shard& s, ShardResult& r) {
+    for (const std::uint64_t end : same_start_ends(s)) {
+      if (end >= s.last) continue;
+      for (const TablePlace& p : places_of({s.first, end})) {
+        std::error_code ec;
+        fs::remove(p.path(), ec);
+        if (!ec) fs::remove(p.dir, ec);  // only when nothing else is in it
+        if (ec && ec != std::errc::directory_not_empty && ec != std::errc::no_such_file_or_directory) {
+          fail(r, "removing the shorter shard " + p.path().string() + ": " + ec.message(), true);
+        }
+      }
+    }
+  }
+
+  // A shard not made: its hidden files, and its directories when nothing
+  // else is in them.
+  static void remove_partials(const std::vector<TablePlace>& places) {
+    for (const TablePlace& p : places) {
+      std::error_code ec;
+      fs::remove(p.partial(), ec);
+      if (fs::remove(p.dir, ec)) fs::remove(p.dir.parent_path(), ec);
+    }
+  }
 
   // Always false: what write() returns when the shard is not made.
   bool fail(ShardResult& r, std::string problem, bool io) {
@@ -184,9 +245,11 @@ class Exporter {
       // to the header's root (the txids are the rows' anyway).
       txids.clear();
       for (std::size_t i = 0; i < v.transaction_count(); ++i) txids.push_back(v.transaction(i).txid());
-      if (merkle_root(txids) != v.header().merkle_root) {
+      bool mutated = false;
+      if (merkle_root(txids, &mutated) != v.header().merkle_root) {
         return fail(r, where + ": its transactions do not hash to its header's merkle root", false);
       }
+      if (mutated) return fail(r, where + ": its merkle tree repeats a transaction (CVE-2012-2459)", false);
       std::optional<BlockUndo> undo;
       if (c_.undo && height != 0 && v.transaction_count() > 1) {
         if (!c_.undo->has_file(b.file)) {
@@ -277,13 +340,13 @@ int export_command(const ExportOptions& o) {
   bool io = false;
   for (std::size_t i = 0; i < shards.size(); ++i) {
     const ShardResult& r = results[i];
-    if (r.skipped) {
-      ++skipped;
-    } else if (!r.problem.empty()) {
+    if (!r.problem.empty()) {
       ++failed;
       io = io || r.io;
       std::fprintf(stderr, "blockwire export: shard %s-%s not made: %s\n", eight_digits(shards[i].first).c_str(),
                    eight_digits(shards[i].last).c_str(), r.problem.c_str());
+    } else if (r.skipped) {
+      ++skipped;
     } else if (r.reached) {
       ++made;
       transactions += r.transactions;

@@ -80,6 +80,22 @@ Maybe<T> maybe(const std::optional<T>& v) {
   return {v.has_value(), v.value_or(T{})};
 }
 
+// Numbers and booleans: the same text in JSON and in CSV.
+template <std::integral T>
+void plain(TextOut& t, T v) {
+  if constexpr (std::same_as<T, bool>) {
+    if (v) {
+      t.literal("true");
+    } else {
+      t.literal("false");
+    }
+  } else if constexpr (std::unsigned_integral<T>) {
+    t.uint(v);
+  } else {
+    t.integer(v);
+  }
+}
+
 // NDJSON: an object, "name":value, arrays of objects nested.
 class JsonRow {
  public:
@@ -117,18 +133,9 @@ class JsonRow {
     t_.literal(name);
     t_.literal("\":");
   }
-  // clang-format off
-  template <std::unsigned_integral U> requires(!std::same_as<U, bool>)
-  void value(U v) { t_.uint(v); }
-  template <std::signed_integral I>
-  void value(I v) { t_.integer(v); }
-  // clang-format on
-  void value(bool v) {
-    if (v) {
-      t_.literal("true");
-    } else {
-      t_.literal("false");
-    }
+  template <std::integral T>
+  void value(T v) {
+    plain(t_, v);
   }
   void value(std::string_view s) { t_.json_string(s); }
   void value(const Hash256& h) {
@@ -202,24 +209,26 @@ class CsvRow {
   void array(std::string_view, std::size_t, Each) {}
 
  private:
-  // clang-format off
-  template <std::unsigned_integral U> requires(!std::same_as<U, bool>)
-  void value(U v) { t_.uint(v); }
-  template <std::signed_integral I>
-  void value(I v) { t_.integer(v); }
-  // clang-format on
-  void value(bool v) {
-    if (v) {
-      t_.literal("true");
-    } else {
-      t_.literal("false");
-    }
+  template <std::integral T>
+  void value(T v) {
+    plain(t_, v);
   }
-  void value(std::string_view s) { t_.csv_text(s); }
+  // An empty string is "", where an empty field is null: a segwit input's
+  // empty script_sig is not a missing one.
+  void value(std::string_view s) {
+    if (s.empty()) return t_.literal("\"\"");
+    t_.csv_text(s);
+  }
   void value(const Hash256& h) { t_.hash(h); }
-  void value(const Hex& h) { t_.hex(h.bytes); }
+  void value(const Hex& h) {
+    if (h.bytes.empty()) return t_.literal("\"\"");
+    t_.hex(h.bytes);
+  }
   // No comma, quote or line break in asm or an address (see JsonRow).
-  void value(const Asm& a) { t_.raw(to_asm(a.script, a.sighash)); }
+  void value(const Asm& a) {
+    if (a.script.empty()) return t_.literal("\"\"");
+    t_.raw(to_asm(a.script, a.sighash));
+  }
   void value(const HexNumber& n) { hex_number(t_, n); }
   // Every script here has exactly one address (its own or its
   // "nonstandard" name): the column holds it.
@@ -422,7 +431,7 @@ void write_export_rows(const ExportFiles& files, const ExportBlock& b) {
   // Undo data of another shape is not this block's: left out.
   const BlockUndo* undo = b.undo != nullptr && b.undo->transactions.size() + 1 == count ? b.undo : nullptr;
   BlockFacts facts{b.hash, view.size(), view.stripped_size(), view.weight(), b.height, h, {}, count};
-  if (count != 0 && view.transaction(0).input_count() != 0) facts.coinbase_param = view.transaction(0).input(0).script_sig();
+  if (count != 0 && view.transaction(0).is_coinbase()) facts.coinbase_param = view.transaction(0).input(0).script_sig();
   const bool csv = files.format == export_format::csv;
   if (csv) {
     row<CsvRow>(*files.tables[0], [&](auto& r) { block_fields(r, facts); });

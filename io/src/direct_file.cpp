@@ -55,6 +55,10 @@ void DirectFileWriter::write_out(std::span<const std::byte> bytes) noexcept {
       error_ = last_error();
       return;
     }
+    if (n == 0) {  // no progress, and no error to say why
+      error_ = std::make_error_code(std::errc::io_error);
+      return;
+    }
     bytes = bytes.subspan(static_cast<std::size_t>(n));
     // A short write leaves the rest unaligned: it goes through the cache.
     if (direct_ && static_cast<std::size_t>(n) % block != 0) stop_direct();

@@ -154,7 +154,7 @@ const want = {
 };
 check(want.inputs > 50, `the chain spends (${want.inputs} inputs)`);
 const json = (table) => `read_json('${nd}/${table}/*/*/*.json', format = 'newline_delimited', hive_partitioning = true)`;
-const csvTable = (table) => `read_csv('${csv}/${table}/*/*/*.csv', header = true, hive_partitioning = true)`;
+const csvTable = (table) => `read_csv('${csv}/${table}/*/*/*.csv', header = true, hive_partitioning = true, allow_quoted_nulls = false)`;
 const totals = async (txs, ins, outs, blocksTable) => {
   const t = await one(`SELECT count(*) AS n, sum(output_value) AS v, sum(fee) AS f, sum(input_count) AS i, sum(output_count) AS o FROM ${txs}`);
   return {
@@ -191,6 +191,13 @@ equal(Number(diff.n), 0, 'CSV transactions differ from NDJSON');
 const outDiff = await one(`SELECT count(*) AS n FROM (SELECT transaction_hash, index, script_asm, script_hex, type, value FROM nd_outputs
                            EXCEPT SELECT transaction_hash, index, script_asm, script_hex, type, value FROM ${csvTable('outputs')})`);
 equal(Number(outDiff.n), 0, 'CSV outputs differ from NDJSON');
+// An empty script_sig (every segwit input's) is an empty string in both, not a null.
+const inDiff = await one(`SELECT count(*) AS n FROM (SELECT transaction_hash, index, script_asm, script_hex, sequence, value FROM nd_inputs
+                          EXCEPT SELECT transaction_hash, index, script_asm, script_hex, sequence, value FROM ${csvTable('inputs')})`);
+equal(Number(inDiff.n), 0, 'CSV inputs differ from NDJSON');
+const emptySig = await one(`SELECT count(*) FILTER (WHERE script_hex = '') AS empty, count(*) FILTER (WHERE script_hex IS NULL) AS nulls
+                            FROM ${csvTable('inputs')}`);
+check(Number(emptySig.empty) > 0 && Number(emptySig.nulls) === 0, `CSV: empty script_sigs are "" (${JSON.stringify(emptySig)})`);
 
 // Shards made by separate runs are the same bytes as one run's.
 const sameTree = (a, b, what) => {
@@ -217,6 +224,12 @@ const before = files(nd).map((f) => fs.statSync(path.join(nd, f)).mtimeMs);
 const again = run(blockwire, ['export', chain, '-o', nd, '--shard-blocks', '40']);
 check(/0 made .* 7 already whole/.test(again.stdout), `a rerun: ${again.stdout}`);
 equal(files(nd).map((f) => fs.statSync(path.join(nd, f)).mtimeMs), before, 'a rerun: the files untouched');
+// A shorter run after a longer one: its last shard lies inside a longer
+// whole one and is skipped, and nothing of the longer one is removed.
+const shorter = run(blockwire, ['export', chain, '-o', nd, '--shard-blocks', '40', '--count', '100']);
+check(/0 made .* 3 already whole/.test(shorter.stdout), `a shorter run skips: ${shorter.stdout}`);
+check(!fs.existsSync(path.join(nd, 'blocks/start_block=00000080/end_block=00000099')), 'no shorter shard made inside a longer one');
+equal(files(nd).map((f) => fs.statSync(path.join(nd, f)).mtimeMs), before, 'a shorter run: the files untouched');
 // --from off a shard boundary is refused: the shards would not line up.
 const off = run(blockwire, ['export', chain, '-o', path.join(work, 'off'), '--shard-blocks', '40', '--from', '30'], { status: 2 });
 check(/multiple of --shard-blocks/.test(off.stderr), `--from 30: ${off.stderr}`);
