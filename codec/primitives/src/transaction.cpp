@@ -126,6 +126,22 @@ void check_size(std::size_t n) {
 
 }  // namespace
 
+TransactionBuilder::Input& TransactionBuilder::add_input(const OutPoint& prevout, std::span<const std::byte> script_sig,
+                                                         std::uint32_t sequence) {
+  Input& in = inputs.emplace_back();
+  in.prevout = prevout;
+  in.script_sig.assign(script_sig.begin(), script_sig.end());
+  in.sequence = sequence;
+  return in;
+}
+
+TransactionBuilder::Output& TransactionBuilder::add_output(std::int64_t value, std::span<const std::byte> script_pubkey) {
+  Output& out = outputs.emplace_back();
+  out.value = value;
+  out.script_pubkey.assign(script_pubkey.begin(), script_pubkey.end());
+  return out;
+}
+
 Transaction TransactionBuilder::build() const {
   // What the parser would refuse, refused first: it cannot fail after.
   bool segwit = false;

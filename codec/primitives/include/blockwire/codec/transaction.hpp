@@ -428,19 +428,10 @@ class TransactionBuilder {
     for (const OutputView out : tx.outputs()) add_output(out.value, out.script_pubkey());
   }
 
-  Input& add_input(const OutPoint& prevout, std::span<const std::byte> script_sig = {}, std::uint32_t sequence = 0xffffffff) {
-    Input& in = inputs.emplace_back();
-    in.prevout = prevout;
-    in.script_sig.assign(script_sig.begin(), script_sig.end());
-    in.sequence = sequence;
-    return in;
-  }
-  Output& add_output(std::int64_t value, std::span<const std::byte> script_pubkey) {
-    Output& out = outputs.emplace_back();
-    out.value = value;
-    out.script_pubkey.assign(script_pubkey.begin(), script_pubkey.end());
-    return out;
-  }
+  // Compiled (transaction.cpp): the vectors' growth code is instantiated
+  // once there, not in every program that includes this header.
+  Input& add_input(const OutPoint& prevout, std::span<const std::byte> script_sig = {}, std::uint32_t sequence = 0xffffffff);
+  Output& add_output(std::int64_t value, std::span<const std::byte> script_pubkey);
   // Input `i`'s witness stack becomes copies of `items`: any range of byte
   // spans (an array or vector of spans, a WitnessView).
   template <class Items>
