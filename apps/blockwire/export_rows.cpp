@@ -193,20 +193,35 @@ void JsonRow::value(const HexNumber& n) {
   t_.put('"');
 }
 
-// CSV: the values in order, empty for null; arrays are tables of their own.
-class CsvRow {
+// A CSV line: fields separated by commas; arrays are tables of their own.
+class CsvLine {
  public:
-  explicit CsvRow(TextOut& t) : t_(t) {}
+  explicit CsvLine(TextOut& t) : t_(t) {}
   void begin() { first_ = true; }
   void end() { t_.put('\n'); }
-  template <class T>
-  void field(std::string_view, const T& v) {
-    if (!first_) t_.put(',');
-    first_ = false;
-    value(v);
-  }
   template <class Each>
   void array(std::string_view, std::size_t, Each) {}
+
+ protected:
+  void separate() {
+    if (!first_) t_.put(',');
+    first_ = false;
+  }
+  TextOut& t_;
+
+ private:
+  bool first_ = true;
+};
+
+// CSV: the values in order, empty for null.
+class CsvRow : public CsvLine {
+ public:
+  using CsvLine::CsvLine;
+  template <class T>
+  void field(std::string_view, const T& v) {
+    separate();
+    value(v);
+  }
 
  private:
   template <std::integral T>
@@ -239,29 +254,17 @@ class CsvRow {
   void value(const Maybe<T>& m) {
     if (m.present) value(m.value);
   }
-
-  TextOut& t_;
-  bool first_ = true;
 };
 
 // A CSV file's first line: the fields' names, from the same description.
-class CsvHeader {
+class CsvHeader : public CsvLine {
  public:
-  explicit CsvHeader(TextOut& t) : t_(t) {}
-  void begin() { first_ = true; }
-  void end() { t_.put('\n'); }
+  using CsvLine::CsvLine;
   template <class T>
   void field(std::string_view name, const T&) {
-    if (!first_) t_.put(',');
-    first_ = false;
+    separate();
     t_.raw(name);
   }
-  template <class Each>
-  void array(std::string_view, std::size_t, Each) {}
-
- private:
-  TextOut& t_;
-  bool first_ = true;
 };
 
 struct BlockFacts {
