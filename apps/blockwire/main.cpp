@@ -30,6 +30,12 @@ void add_network_option(CLI::App& app, network& net) {
       ->type_name("NAME");
 }
 
+// What every command reading a blocks directory takes: its key and network.
+void add_directory_options(CLI::App& app, std::string& xor_key, network& net) {
+  app.add_option("--xor-key", xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
+  add_network_option(app, net);
+}
+
 // A whole number of at least `min` that fits 64 bits, written in digits
 // alone: "-5" or one past 2^64 - 1 is refused, not wrapped to "everything".
 CLI::Validator whole_number(std::uint64_t min = 0) {
@@ -131,8 +137,7 @@ int main(int argc, char** argv) {
                    "3 also each input's prevout (from the rev files)")
       ->check(CLI::Range(0, 3))
       ->type_name("0|1|2|3");
-  blocks_cmd->add_option("--xor-key", blocks.xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
-  add_network_option(*blocks_cmd, blocks.net);
+  add_directory_options(*blocks_cmd, blocks.xor_key, blocks.net);
 
   cli::FiltersOptions filters;
   auto* filters_cmd = app.add_subcommand("filters",
@@ -153,8 +158,7 @@ int main(int argc, char** argv) {
   filters_cmd->add_option("--threads", filters.threads, "blocks filtered side by side (default: every core)")
       ->check(whole_number(1))
       ->type_name("N");
-  filters_cmd->add_option("--xor-key", filters.xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
-  add_network_option(*filters_cmd, filters.net);
+  add_directory_options(*filters_cmd, filters.xor_key, filters.net);
 
   cli::ExportOptions exports;
   auto* export_cmd =
@@ -194,8 +198,7 @@ int main(int argc, char** argv) {
       ->check(whole_number(1))
       ->type_name("N");
   export_cmd->add_flag("!--no-progress", exports.progress, "no progress bar (shown on a terminal only)");
-  export_cmd->add_option("--xor-key", exports.xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
-  add_network_option(*export_cmd, exports.net);
+  add_directory_options(*export_cmd, exports.xor_key, exports.net);
 
   cli::FetchOptions fetch;
   auto* fetch_cmd =
@@ -252,8 +255,7 @@ int main(int argc, char** argv) {
                    "idle; a message's 24-byte envelope within 5 s of its first byte, the whole at 100 kB/s, 60 s at most)")
       ->check(CLI::Range(1u, 86400u))
       ->type_name("SECONDS");
-  serve_cmd->add_option("--xor-key", serve.xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
-  add_network_option(*serve_cmd, serve.net);
+  add_directory_options(*serve_cmd, serve.xor_key, serve.net);
 
   try {
     app.parse(argc, argv);
