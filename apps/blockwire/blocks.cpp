@@ -65,19 +65,19 @@ int blocks(const BlocksOptions& o) {
     } else {
       const ChainInfo info = c.index.chain_info(b);
       std::optional<BlockUndo> undo;
-      if (undo_index && height != 0 && undo_index->has_file(b.file)) {
-        auto found = undo_index->find(b.hash, undo_shape(view.value()));
+      if (undo_index) {
+        auto found = undo_index->undo_of(b, view.value());
         if (!found && found.error().is_io()) {
           std::fprintf(stderr, "blockwire blocks: reading the undo data of block %llu: %s\n", static_cast<unsigned long long>(height),
                        found.error().message().c_str());
           return usage_or_io;
         }
-        if (found) undo = std::move(found).value();
-        if (!undo && ++undo_missing <= 10) {
-          const std::string why = found ? "no record pairs with it" : "its record: " + found.error().message();
-          std::fprintf(stderr, "blockwire blocks: %s/%s: no undo data for block %llu (%s; %s): its fees and prevouts are left out\n",
+        if (found) {
+          undo = std::move(found).value();
+        } else if (++undo_missing <= 10) {
+          std::fprintf(stderr, "blockwire blocks: %s/%s: no undo data for block %llu (%s): %s: its fees and prevouts are left out\n",
                        o.dir.c_str(), undo_file_name(b.file).c_str(), static_cast<unsigned long long>(height), b.hash.to_hex().c_str(),
-                       why.c_str());
+                       found.error().message().c_str());
         }
       }
       write_block_json(*json, view.value(), c.net, &info, o.verbosity, undo ? &*undo : nullptr);
@@ -86,7 +86,8 @@ int blocks(const BlocksOptions& o) {
   if (json) json->end_array();
   if (undo_missing != 0) {
     std::fprintf(stderr,
-                 "blockwire blocks: %s: %s without the undo data their rev file should hold; blockwire scan %s reports the damage\n",
+                 "blockwire blocks: %s: %s without undo data (a damaged rev record, or blocks a program that writes no undo data "
+                 "appended); blockwire scan %s reports the damage\n",
                  o.dir.c_str(), count_of(undo_missing, "block").c_str(), o.dir.c_str());
   }
   return damaged || undo_missing != 0 ? bad_data : ok;

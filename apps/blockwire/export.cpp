@@ -12,7 +12,12 @@
 // a shard whose files are all there and whose blocks table ends with the
 // chain's block at its last height (a reorg since makes it again). The last
 // shard may end short of a multiple (at the tip, or --count): made again
-// whole later, it replaces the short one.
+// whole later, it replaces the short one. OUT is locked while an export
+// runs (OUT/.blockwire-export.lock). Before any shard is made, every shard
+// in OUT whose last block is no longer the best chain's at its height (a
+// reorg, to a longer or a shorter chain), and every table left without its
+// shard's blocks table or under a temporary name (a crash), is removed and
+// said: OUT then holds what a clean export of the chain as it is would.
 // Threads take a shard each; memory is a block, its undo data and the
 // tables' buffers (a megabyte a table) per thread.
 #include "commands.hpp"
@@ -22,6 +27,7 @@
 
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
+#include <blockwire/io/file.hpp>
 #include <blockwire/undo.hpp>
 
 #include <algorithm>
@@ -32,6 +38,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -89,6 +96,113 @@ struct ShardResult {
   std::string problem;  // empty: whole
   bool io = false;
   std::uint64_t transactions = 0;
+};
+
+// What an earlier run left in OUT that the chain no longer has: shards
+// whose last block left the best chain or lies past its tip, tables
+// without their shard's blocks table, and temporary files (the lock is
+// held, so no other export is writing them). Removed the blocks table
+// first, which marks a shard whole, so a crash in between leaves tables a
+// rerun removes. Returns the shards removed, each said; `problem` set on a
+// failure to remove.
+class Sweep {
+ public:
+  Sweep(const fs::path& out, const OpenChain& c) : out_(out), c_(c) {}
+
+  std::size_t run(std::string& problem) {
+    std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<fs::path>> shards;  // (first, last) -> its table directories
+    std::error_code ec;
+    for (fs::directory_iterator table(out_, ec), end; !ec && table != end; table.increment(ec)) {
+      if (!table->is_directory(ec) || hidden(table->path())) continue;
+      for (fs::directory_iterator start(table->path(), ec), e1; !ec && start != e1; start.increment(ec)) {
+        const auto first = number_after(start->path(), "start_block=");
+        if (!first) continue;
+        for (fs::directory_iterator stop(start->path(), ec), e2; !ec && stop != e2; stop.increment(ec)) {
+          const auto last = number_after(stop->path(), "end_block=");
+          if (last) shards[{*first, *last}].push_back(stop->path());
+        }
+      }
+    }
+    std::size_t removed = 0;
+    for (const auto& [range, dirs] : shards) {
+      const std::string why = stale(range.first, range.second);
+      for (const fs::path& dir : dirs) remove_partials_in(dir, problem);
+      if (why.empty()) continue;
+      // The blocks table's directory first: the mark of a whole shard.
+      std::vector<fs::path> ordered = dirs;
+      std::stable_partition(ordered.begin(), ordered.end(),
+                            [](const fs::path& d) { return d.parent_path().parent_path().filename() == "blocks"; });
+      for (const fs::path& dir : ordered) remove_shard_dir(dir, problem);
+      ++removed;
+      std::fprintf(stderr, "blockwire export: removed shard %s-%s from %s: %s\n", eight_digits(range.first).c_str(),
+                   eight_digits(range.second).c_str(), out_.c_str(), why.c_str());
+    }
+    return removed;
+  }
+
+ private:
+  static bool hidden(const fs::path& p) { return !p.filename().empty() && p.filename().string().front() == '.'; }
+
+  static std::optional<std::uint64_t> number_after(const fs::path& p, std::string_view prefix) {
+    const std::string name = p.filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+    std::uint64_t n = 0;
+    const auto [at, err] = std::from_chars(name.data() + prefix.size(), name.data() + name.size(), n);
+    if (err != std::errc{} || at != name.data() + name.size()) return std::nullopt;
+    return n;
+  }
+
+  // Why shard first-last is not the chain's (empty: it is, or may be made
+  // whole by this run).
+  std::string stale(std::uint64_t first, std::uint64_t last) const {
+    const auto chain = c_.chain();
+    if (last >= chain.size()) {
+      return "its last block, at height " + std::to_string(last) + ", is past the best chain's tip (height " +
+             std::to_string(chain.size() - 1) + "): a reorg to a shorter chain with more work";
+    }
+    const std::string hash = c_.index.blocks()[chain[last]].hash.to_hex();
+    std::error_code ec;
+    bool marked = false;
+    for (const export_format f : {export_format::ndjson, export_format::csv}) {
+      const fs::path mark = place(out_, "blocks", {first, last}, f).path();
+      if (!fs::is_regular_file(mark, ec)) continue;
+      marked = true;
+      if (!ends_with_block(mark, hash)) {
+        return "its last block is not the best chain's block " + std::to_string(last) + " (" + hash + "): it left the chain in a reorg";
+      }
+    }
+    if (!marked) return "its blocks table is not there (an export stopped before the shard was whole)";
+    return {};
+  }
+
+  static void remove_partials_in(const fs::path& dir, std::string& problem) {
+    std::error_code ec;
+    std::vector<fs::path> partial;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (hidden(it->path()) && name.ends_with(".partial")) partial.push_back(it->path());
+    }
+    for (const fs::path& p : partial) {
+      if (fs::remove(p, ec); ec && problem.empty()) problem = p.string() + ": " + ec.message();
+    }
+  }
+
+  // A shard's table directory: its files, then the directory and its
+  // start_block= parent when nothing else is in them.
+  static void remove_shard_dir(const fs::path& dir, std::string& problem) {
+    std::error_code ec;
+    std::vector<fs::path> files;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) files.push_back(it->path());
+    for (const fs::path& f : files) {
+      if (fs::remove(f, ec); ec && problem.empty()) problem = f.string() + ": " + ec.message();
+    }
+    if (auto synced = sync_directory(dir.c_str()); !synced && problem.empty()) problem = dir.string() + ": " + synced.error().message();
+    if (fs::remove(dir, ec)) fs::remove(dir.parent_path(), ec);
+    (void)sync_directory(dir.parent_path().parent_path().c_str());
+  }
+
+  fs::path out_;
+  const OpenChain& c_;
 };
 
 class Exporter {
@@ -251,15 +365,10 @@ class Exporter {
       }
       if (mutated) return fail(r, where + ": its merkle tree repeats a transaction (CVE-2012-2459)", false);
       std::optional<BlockUndo> undo;
-      if (c_.undo && height != 0 && v.transaction_count() > 1) {
-        if (!c_.undo->has_file(b.file)) {
-          return fail(r, where + ": the scripts and values its inputs spend are not there: no " + undo_file_name(b.file), false);
-        }
-        auto found = c_.undo->find(b.hash, undo_shape(v));
-        if (!found) return fail(r, where + ": its undo data: " + found.error().message(), found.error().is_io());
-        if (!found.value()) {
-          return fail(r, where + ": no record of " + undo_file_name(b.file) + " pairs with it (damaged or missing undo data)", false);
-        }
+      if (c_.undo) {
+        auto found = c_.undo->undo_of(b, v);
+        if (!found)
+          return fail(r, where + ": its undo data (" + undo_file_name(b.file) + "): " + found.error().message(), found.error().is_io());
         undo = std::move(found).value();
       }
       write_export_rows(out, {v, height, b.hash, txids, undo ? &*undo : nullptr, c_.net});
@@ -293,9 +402,39 @@ int export_command(const ExportOptions& o) {
     std::fprintf(stderr, "blockwire export: -o %s: not a directory\n", o.output_dir.c_str());
     return usage_or_io;
   }
+  // One export at a time into OUT: two would make and remove the same
+  // shards' files under each other.
+  if (std::error_code ec; fs::create_directories(o.output_dir, ec), ec) {
+    std::fprintf(stderr, "blockwire export: -o %s: %s\n", o.output_dir.c_str(), ec.message().c_str());
+    return usage_or_io;
+  }
+  const fs::path lock_path = fs::path(o.output_dir) / ".blockwire-export.lock";
+  auto lock = lock_file(lock_path.c_str(), true);
+  if (!lock) {
+    if (lock.error().code() == io::errc::locked) {
+      std::fprintf(stderr, "blockwire export: %s: another export into it is running (it holds %s); wait for it to end\n",
+                   o.output_dir.c_str(), lock_path.c_str());
+    } else {
+      std::fprintf(stderr, "blockwire export: %s: %s\n", lock_path.c_str(), lock.error().message().c_str());
+    }
+    return usage_or_io;
+  }
   auto opened = open_chain("export", o, true);
   if (const int* status = std::get_if<int>(&opened)) return *status;
   const OpenChain& c = std::get<OpenChain>(opened);
+  std::size_t removed = 0;
+  if (c.damaged) {
+    // Damage can cut the chain short: shards past it are kept, not judged.
+    std::fprintf(stderr, "blockwire export: %s has damage (said above): no shard of %s is removed for not being on its chain\n",
+                 o.dir.c_str(), o.output_dir.c_str());
+  } else {
+    std::string problem;
+    removed = Sweep(o.output_dir, c).run(problem);
+    if (!problem.empty()) {
+      std::fprintf(stderr, "blockwire export: removing what left the chain: %s\n", problem.c_str());
+      return usage_or_io;
+    }
+  }
   if (!c.undo) {
     std::fprintf(stderr,
                  "blockwire export: %s has no rev files: the inputs' value, type, addresses and required_signatures, and the\n"
@@ -353,11 +492,12 @@ int export_command(const ExportOptions& o) {
     }
   }
   const std::size_t not_reached = shards.size() - made - skipped - failed;
-  std::printf("blockwire export: %s into %s: %zu made (%s, %s bytes of blocks in %.2f s, %.0f MB/s), %zu already whole, %zu failed%s\n",
+  std::printf("blockwire export: %s into %s: %zu made (%s, %s bytes of blocks in %.2f s, %.0f MB/s), %zu already whole, %zu failed%s%s\n",
               count_of(shards.size(), "shard").c_str(), o.output_dir.c_str(), made, count_of(transactions, "transaction").c_str(),
               with_commas(exporter.bytes_done).c_str(), seconds,
               seconds > 0 ? static_cast<double>(exporter.bytes_done) / seconds / 1e6 : 0.0, skipped, failed,
-              not_reached != 0 ? (", " + std::to_string(not_reached) + " not reached").c_str() : "");
+              not_reached != 0 ? (", " + std::to_string(not_reached) + " not reached").c_str() : "",
+              removed != 0 ? (", " + std::to_string(removed) + " removed (off the best chain)").c_str() : "");
   if (io) return usage_or_io;
   return failed != 0 || c.damaged ? bad_data : ok;
 }

@@ -48,8 +48,12 @@ Filtered filter_block(const BlockIndex& index, const UndoIndex* undo_index, cons
   if (filter) {
     out.filter = std::move(filter).value();
   } else if (filter.error().code() == filters::errc::no_undo_data) {
-    out.problem = "block " + std::to_string(b.height) + " (" + b.hash.to_hex() + "): the scripts its inputs spend are not in " +
-                  undo_file_name(b.file) + " (no such file, or no record there pairs with it)";
+    out.problem = "block " + std::to_string(b.height) + " (" + b.hash.to_hex() +
+                  "): the scripts its inputs spend are not there (the directory has no rev files; " + undo_file_name(b.file) +
+                  " would hold them)";
+  } else if (filter.error().code().category() == undo::category()) {
+    out.problem = "block " + std::to_string(b.height) + " (" + b.hash.to_hex() + "): its undo data (" + undo_file_name(b.file) +
+                  "): " + filter.error().message();
   } else {
     out.problem =
         index.file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(b.height) + ": " + filter.error().message();

@@ -107,6 +107,7 @@ int inspect(const InspectOptions& options) {
   // and its undo data when the directory has the same-numbered rev file.
   std::optional<ChainInfo> chain;
   std::optional<UndoIndex> undo_index;
+  std::optional<IndexedBlock> indexed;  // the record's block in the directory's index
   if (o.offset) {
     auto key = resolve_xor_key(o.input, o.xor_key);
     if (!key) {
@@ -130,7 +131,10 @@ int inspect(const InspectOptions& options) {
       auto index = BlockIndex::build(dir.empty() ? "." : dir.string(), key.value(), o.net);
       auto header = decode_header(std::span(readings.raw).first(header_size));
       if (index && header) {
-        if (const IndexedBlock* b = index.value().find(block_hash(header.value()))) chain = index.value().chain_info(*b);
+        if (const IndexedBlock* b = index.value().find(block_hash(header.value()))) {
+          chain = index.value().chain_info(*b);
+          indexed = *b;
+        }
       }
       const auto number = block_file_number(std::filesystem::path(o.input).filename().string());
       std::error_code ec;
@@ -168,11 +172,22 @@ int inspect(const InspectOptions& options) {
     auto block = BlockView::parse(*bytes);
     if (block) {
       std::optional<BlockUndo> undo;
-      if (undo_index) {
-        auto found = undo_index->find(block_hash(block.value().header()), undo_shape(block.value()));
-        if (found) undo = std::move(found).value();
+      std::optional<error> no_undo;
+      if (undo_index && indexed) {  // on the best chain or not: a stale block's record is used as well
+        auto found = undo_index->undo_of(*indexed, block.value());
+        if (found) {
+          undo = std::move(found).value();
+        } else {
+          no_undo = found.error();
+        }
       }
-      return print_block(block.value(), o.json, o.net, chain ? &*chain : nullptr, undo ? &*undo : nullptr);
+      const int status = print_block(block.value(), o.json, o.net, chain ? &*chain : nullptr, undo ? &*undo : nullptr);
+      if (no_undo) {
+        std::fprintf(stderr, "blockwire inspect: %s:%llu: no undo data (%s): its fees and prevouts are left out\n", o.input.c_str(),
+                     static_cast<unsigned long long>(*o.offset), no_undo->message().c_str());
+        return no_undo->is_io() ? usage_or_io : bad_data;
+      }
+      return status;
     }
     // Bitcoin Core's decoderawtransaction: with witness data first, then
     // the legacy form (a transaction with no inputs reads as a marker and

@@ -28,7 +28,8 @@ int exit_status_of_peer_error(const error& e) {
   if (e.is_io() || c.category() == io::category() || c.category() == blockfiles::category()) return usage_or_io;
   if (c == net::errc::timed_out || c == net::errc::too_slow || c == net::errc::connection_closed || c == net::errc::block_not_found ||
       c == net::errc::unknown_host || c == net::errc::bad_endpoint || c == net::errc::peer_not_reading ||
-      c == net::errc::ignores_getheaders || c == net::errc::no_answer) {
+      c == net::errc::ignores_getheaders || c == net::errc::no_answer || c == net::errc::no_headers_past_ours ||
+      c == net::errc::chain_changed) {
     return usage_or_io;
   }
   return bad_data;  // it broke the protocol, or sent what does not check

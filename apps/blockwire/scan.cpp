@@ -37,9 +37,11 @@ struct UndoDir {
   std::map<unsigned, std::size_t> blk_files;  // N -> index in ScanResult::files
   std::vector<std::string> rev_files;
   bool being_written = false;  // a writer holds the lock: a record cut short at a file's end is being written
-  // Each rev file's size when the files were listed, before the blk files
-  // were read: records past it are of blocks appended since (a live node
-  // writes them after their blocks), not checked against blocks not read.
+  // Where each rev file's records ended when the files were listed, before
+  // the blk files were read (undo_records_end: Core pre-allocates rev files
+  // with zeros, so their size says nothing): records past it are of blocks
+  // appended since (a live node writes them after their blocks), not
+  // checked against blocks not read.
   std::vector<std::uint64_t> rev_sizes;
 };
 
@@ -70,7 +72,11 @@ std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, Sca
       if (!revs) return path + ": " + revs.error().message();
       if (!revs.value().empty()) {
         undo = UndoDir{path, key.value(), net, {}, std::move(revs).value(), live, {}};
-        for (const std::string& rev : undo->rev_files) undo->rev_sizes.push_back(fs::file_size(rev, ec));
+        for (const std::string& rev : undo->rev_files) {
+          auto records_end = undo_records_end(rev, key.value(), net);
+          if (!records_end) return rev + ": " + records_end.error().message();
+          undo->rev_sizes.push_back(records_end.value());
+        }
       }
     }
     for (const std::string& file : found) {

@@ -128,11 +128,23 @@ int serve(const ServeOptions& o) {
     return usage_or_io;
   }
   const std::int32_t height = static_cast<std::int32_t>(index.value().best_chain().size()) - 1;
+  const std::size_t block_count = index.value().blocks().size();
   // Damage is said; the chain without it is served.
   (void)report_index_problems("serve", o.dir, index.value());
 
+  net::BlockStore store(std::move(index).value(), key.value());
+  // BIP157: filters are served (NODE_COMPACT_FILTERS) when the directory
+  // has rev files to make them from.
+  if (auto with_filters = store.enable_filters(o.dir, net); !with_filters) {
+    log("blockwire serve: %s: reading rev files: %s (no filters served)\n", o.dir.c_str(), with_filters.error().message().c_str());
+  } else if (with_filters.value()) {
+    log("blockwire serve: compact block filters (BIP157) from the rev files\n");
+  }
+
   // The signals arrive through a descriptor the accept loop polls; every
   // thread started after this inherits the mask and never sees them.
+  // Before it (reading the directory, which may take a while) a signal
+  // ends the process at once: nothing is written, nothing to finish.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -149,20 +161,12 @@ int serve(const ServeOptions& o) {
   // On standard output, flushed: a script that asked for port 0 reads it.
   std::printf("listening on %s\n", bound ? bound.value().to_string().c_str() : "?");
   std::fflush(stdout);
-  log("blockwire serve: %s (%s): %s, height %d\n", o.dir.c_str(), std::string(name(net)).c_str(),
-      count_of(index.value().blocks().size(), "block").c_str(), height);
+  log("blockwire serve: %s (%s): %s, height %d\n", o.dir.c_str(), std::string(name(net)).c_str(), count_of(block_count, "block").c_str(),
+      height);
 
   net::Timeouts idle_as_core;
   idle_as_core.idle = std::chrono::minutes(20);  // Core's inactivity timeout
   const net::Timeouts timeouts = timeouts_from_option(o.timeout_seconds, idle_as_core);
-  net::BlockStore store(std::move(index).value(), key.value());
-  // BIP157: filters are served (NODE_COMPACT_FILTERS) when the directory
-  // has rev files to make them from.
-  if (auto with_filters = store.enable_filters(o.dir, net); !with_filters) {
-    log("blockwire serve: %s: reading rev files: %s (no filters served)\n", o.dir.c_str(), with_filters.error().message().c_str());
-  } else if (with_filters.value()) {
-    log("blockwire serve: compact block filters (BIP157) from the rev files\n");
-  }
   std::list<Session> sessions;
   int status = ok;
   // A live directory: what a writer appends is read within a second and
@@ -227,6 +231,9 @@ int serve(const ServeOptions& o) {
     Session& s = sessions.emplace_back(net::Connection(std::move(socket), net, timeouts));
     s.thread = std::thread(run_session, std::ref(s), std::cref(store));
   }
+  // Within the poll interval: the store's long work (filter headers for
+  // a wide range) ends at its next block, every connection is shut down.
+  store.stop();
   for (Session& s : sessions) s.connection.shutdown();
   for (Session& s : sessions) s.thread.join();
   return status;

@@ -15,6 +15,7 @@ const char* describe(int value) noexcept {
     case io::errc::not_hex: return "not a hex digit";
     case io::errc::odd_hex_length: return "an odd number of hex digits";
     case io::errc::wrong_hex_length: return "the wrong number of hex digits";
+    case io::errc::locked: return "another process holds its lock";
   }
   return nullptr;
 }

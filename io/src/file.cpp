@@ -164,4 +164,23 @@ result<std::size_t> FileReader::read_some(std::span<std::byte> buffer) noexcept 
   }
 }
 
+result<FileDescriptor> lock_file(const char* path, bool create) noexcept {
+  int fd;
+  do fd = ::open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    if (!create && errno == ENOENT) return FileDescriptor{};
+    return std::error_code(errno, std::system_category());
+  }
+  FileDescriptor owned(fd, ownership::own);
+  struct flock lock {};
+  lock.l_type = F_WRLCK;
+  lock.l_whence = SEEK_SET;
+  if (::fcntl(fd, F_OFD_SETLK, &lock) != 0) {
+    if (errno == EAGAIN || errno == EACCES) return io::errc::locked;
+    return std::error_code(errno, std::system_category());
+  }
+  return owned;
+}
+
 }  // namespace blockwire

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <csignal>
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -104,4 +105,16 @@ TEST_CASE("a FileWriter on a pipe whose reader left gets EPIPE; the process live
   sigset_t pending;
   ::sigpending(&pending);
   CHECK(sigismember(&pending, SIGPIPE) == 0);  // the signal the write raised was consumed
+}
+
+TEST_CASE("the system's failures are I/O whichever category reports them; the data's are not") {
+  // std::filesystem reports errno values in the generic category.
+  std::error_code from_filesystem;
+  std::filesystem::create_directories("/proc/self/blockwire-cannot-be-made", from_filesystem);
+  REQUIRE(from_filesystem);
+  CHECK(error(from_filesystem).is_io());
+  CHECK(error(std::error_code(EACCES, std::system_category())).is_io());
+  CHECK(error(std::make_error_code(std::errc::permission_denied)).is_io());
+  CHECK_FALSE(error(io::errc::truncated).is_io());
+  CHECK_FALSE(error(io::errc::not_hex, 3).is_io());
 }

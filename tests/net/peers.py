@@ -87,8 +87,8 @@ def version(height=0, protocol=70016):
 
 
 def handshake(wire, height=0, first=True, protocol=70016, seen=None):
-    """Ours first (a client) or theirs first (a server); returns their version. `seen` collects the commands
-    received."""
+    """Ours first (a client of serve) or theirs first (a server); returns their version. `seen` collects the
+    commands received. A client also reads serve's sendcmpct, which follows the handshake."""
     if first:
         wire.send(version(height, protocol))
     theirs, verack = None, False
@@ -106,6 +106,19 @@ def handshake(wire, height=0, first=True, protocol=70016, seen=None):
             verack = True
         elif command == b'ping':
             wire.send(msg_pong(nonce=wire.message(command, payload).nonce))
+    if first and protocol >= 70014:
+        # The server (serve) says next, as Bitcoin Core does after the handshake, that it can send compact blocks:
+        # sendcmpct(0, 2) (BIP152: not high bandwidth, version 2), so that a peer may pick it as a high-bandwidth one.
+        while True:
+            command, payload = wire.receive()
+            assert command is not None, 'closed before its sendcmpct'
+            if seen is not None:
+                seen.append(command)
+            if command == b'ping':
+                wire.send(msg_pong(nonce=wire.message(command, payload).nonce))
+                continue
+            assert (command, payload) == (b'sendcmpct', b'\x00' + struct.pack('<Q', 2)), (command, payload.hex())
+            break
     return theirs
 
 

@@ -29,30 +29,13 @@ namespace {
 
 std::error_code last_error() noexcept { return {errno, std::system_category()}; }
 
-// An exclusive lock on `path`. Bitcoin Core locks its data directory's
-// .lock with a classic fcntl lock; ours is an open-file-description lock
-// (F_OFD_SETLK), which conflicts with Core's, and also with a second writer
-// in this same process (classic locks belong to the process, and closing
-// any descriptor of the file would drop them). `create`: make the file if it is not there; otherwise a missing
-// file gives an empty FileDescriptor (nothing to lock). `held`: the code for
-// a lock someone else holds.
+// An exclusive lock on `path` (io's lock_file), `held` the code for a lock
+// someone else holds. Bitcoin Core locks its data directory's .lock with a
+// classic fcntl lock, which conflicts with ours.
 result<FileDescriptor> lock_file(const fs::path& path, bool create, blockfiles::errc held) {
-  int fd;
-  do fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
-  while (fd < 0 && errno == EINTR);
-  if (fd < 0) {
-    if (!create && errno == ENOENT) return FileDescriptor{};
-    return last_error();
-  }
-  FileDescriptor owned(fd, ownership::own);
-  struct flock lock {};
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  if (::fcntl(fd, F_OFD_SETLK, &lock) != 0) {
-    if (errno == EAGAIN || errno == EACCES) return held;
-    return last_error();
-  }
-  return owned;
+  auto lock = blockwire::lock_file(path.c_str(), create);
+  if (!lock && lock.error().code() == io::errc::locked) return held;
+  return lock;
 }
 
 // The data directory a blocks directory sits in: its parent.

@@ -73,14 +73,15 @@ result<GcsFilter> block_filter(const BlockIndex& index, const UndoIndex* undo, c
   if (block_size != nullptr) *block_size = bytes.value().size();
   auto view = BlockView::parse(bytes.value());
   if (!view) return view.error();
-  if (block.height == 0 || view.value().transaction_count() == 1) {  // only a coinbase: nothing spent
-    return basic_filter(view.value(), std::span<const std::span<const std::byte>>{});
+  if (undo != nullptr) {
+    auto found = undo->undo_of(block, view.value());
+    if (!found) return found.error();
+    return basic_filter(view.value(), found.value());
   }
-  if (undo == nullptr || !undo->has_file(block.file)) return errc::no_undo_data;
-  auto found = undo->find(block.hash, undo_shape(view.value()));
-  if (!found) return found.error();
-  if (!found.value()) return errc::no_undo_data;
-  return basic_filter(view.value(), *found.value());
+  // No rev files at all: a block that spends nothing needs none.
+  if (block.height == 0 || view.value().transaction_count() == 1)
+    return basic_filter(view.value(), std::span<const std::span<const std::byte>>{});
+  return errc::no_undo_data;
 }
 
 Hash256 filter_hash(const GcsFilter& filter) { return sha256d(filter.encoded()); }

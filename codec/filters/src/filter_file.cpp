@@ -2,6 +2,7 @@
 #include <blockwire/codec/wire.hpp>
 #include <blockwire/filters.hpp>
 #include <blockwire/io/buffered_writer.hpp>
+#include <blockwire/io/file.hpp>
 #include <blockwire/io/decoding_context.hpp>
 #include <blockwire/io/sha256.hpp>
 #include <blockwire/io/vector_writer.hpp>
@@ -51,19 +52,11 @@ result<FilterFile> FilterFile::open(const std::string& blocks_dir, std::span<con
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return error(ec);
-  int raw;
-  do raw = ::open((dir / "basic.dat").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  while (raw < 0 && errno == EINTR);
-  if (raw < 0) return os_error();
+  auto locked = lock_file((dir / "basic.dat").c_str(), true);
+  if (!locked) return locked.error().code() == io::errc::locked ? error(errc::file_locked) : locked.error();
   FilterFile file;
-  file.fd_ = FileDescriptor(raw, ownership::own);
-  struct flock lock {};
-  lock.l_type = F_WRLCK;
-  lock.l_whence = SEEK_SET;
-  if (::fcntl(raw, F_OFD_SETLK, &lock) != 0) {
-    if (errno == EAGAIN || errno == EACCES) return errc::file_locked;
-    return os_error();
-  }
+  file.fd_ = std::move(locked).value();
+  const int raw = file.fd_.get();
   struct stat st {};
   if (::fstat(raw, &st) != 0) return os_error();
   const auto size = static_cast<std::uint64_t>(st.st_size);

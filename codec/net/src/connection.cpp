@@ -116,6 +116,7 @@ struct Connection::State {
   StreamReader in{reader_ref(reader)};
   std::vector<std::byte> scratch;  // one encoded payload at a time, reused
   std::string last_command;
+  std::int32_t peer_version = 0;
   std::uint64_t last_offset = 0;
   std::uint64_t sent = 0;
 };
@@ -241,6 +242,7 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
         break;
       }
       theirs = std::move(*version);
+      s.peer_version = theirs->version;
       result<void> sent = success();
       if (!outbound) sent = send(ours);
       // BIP339 and BIP155, announced to peers that may know them, as Core does.
@@ -270,6 +272,7 @@ int Connection::fd() const noexcept { return state_->socket.get(); }
 bool Connection::has_buffered_input() const noexcept { return !state_->in.buffered().empty(); }
 const Timeouts& Connection::timeouts() const noexcept { return state_->timeouts; }
 const std::string& Connection::peer_name() const noexcept { return state_->peer; }
+std::int32_t Connection::peer_version() const noexcept { return state_->peer_version; }
 const std::string& Connection::last_command() const noexcept { return state_->last_command; }
 std::uint64_t Connection::last_message_offset() const noexcept { return state_->last_offset; }
 std::uint64_t Connection::bytes_received() const noexcept { return state_->reader.received(); }

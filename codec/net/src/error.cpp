@@ -23,7 +23,20 @@ const char* describe(int value) noexcept {
       return "the peer ignores our getheaders (it answered the ping we sent after it), though it announced more blocks than we have: "
              "a node in initial block download does that (Bitcoin Core: wait until it has synced, or give us the download "
              "permission, -whitelist=download@OUR_ADDRESS)";
-    case net::errc::bad_request: return "a request Bitcoin Core disconnects a peer for (a getblocktxn index past the block's transactions)";
+    case net::errc::getblocktxn_past_end: return "a getblocktxn index past the block's transactions (Bitcoin Core disconnects for it)";
+    case net::errc::filter_type_not_served: return "a BIP157 request for a filter type we do not serve";
+    case net::errc::filter_stop_unknown: return "a BIP157 request whose stop hash is a block we do not have";
+    case net::errc::filter_stop_not_on_chain:
+      return "a BIP157 request whose stop hash is a block off our best chain (a reorg left it; the new tip was announced first)";
+    case net::errc::filter_start_after_stop: return "a BIP157 request whose start height is past its stop block";
+    case net::errc::filter_range_too_wide: return "a BIP157 range wider than Bitcoin Core answers (1,000 filters, 2,000 filter headers)";
+    case net::errc::chain_changed:
+      return "the peer's best chain changed while we fetched from it (it announced another tip, then ended the connection at a "
+             "request for a block of its chain as it was): run again";
+    case net::errc::no_headers_past_ours:
+      return "the peer announced more blocks than we have, but answered our getheaders with no header past ours: a node in "
+             "initial block download does that (Bitcoin Core: wait until it has synced), or one whose chain is not ours";
+    case net::errc::past_tip: return "a height past the best chain's tip (the chain changed under the request)";
     case net::errc::bad_filter:
       return "a compact block filter or filter header that does not match its hash, its checkpoint or the request";
     case net::errc::no_answer:

@@ -13,15 +13,24 @@ namespace blockwire::net {
 namespace {
 
 // The next message of type M (others passed by: an inv of a new tip, a
-// getheaders of the peer's own).
+// getheaders of the peer's own). `announced`: set when the peer announces
+// a block, a tip other than the one we fetch up to; should the peer then
+// end the connection (serve does at a request for a block its best chain
+// no longer has), that is net::errc::chain_changed.
 template <class M>
-result<M> next(Connection& peer) {
+result<M> next(Connection& peer, bool& announced) {
   for (;;) {
     auto m = peer.receive();
-    if (!m) return m.error();
+    if (!m) {
+      if (announced && m.error().code() == net::errc::connection_closed) return error(net::errc::chain_changed, m.error().offset());
+      return m.error();
+    }
     if (auto* got = std::get_if<M>(&m.value())) return std::move(*got);
     if (std::holds_alternative<p2p::GetHeaders>(m.value())) {
       if (auto r = peer.send(p2p::Headers{}); !r) return r.error();
+    }
+    if (const auto* inv = std::get_if<p2p::Inv>(&m.value())) {
+      for (const auto& item : inv->items) announced = announced || (item.type & ~p2p::inv::witness_flag) == p2p::inv::block;
     }
   }
 }
@@ -30,11 +39,11 @@ error bad(const Connection& peer) { return error(net::errc::bad_filter, peer.las
 
 // The peer's best chain's block hashes from genesis, each header linked to
 // the one before and its proof of work checked.
-result<std::vector<Hash256>> header_chain(Connection& peer) {
+result<std::vector<Hash256>> header_chain(Connection& peer, bool& announced) {
   std::vector<Hash256> chain{genesis_hash(peer.net())};
   for (;;) {
     if (auto r = peer.send(p2p::GetHeaders{p2p::protocol_version, {chain.back()}, Hash256{}}); !r) return r.error();
-    auto headers = next<p2p::Headers>(peer);
+    auto headers = next<p2p::Headers>(peer, announced);
     if (!headers) return headers.error();
     for (const BlockHeader& h : headers.value().headers) {
       const Hash256 hash = block_hash(h);
@@ -49,13 +58,15 @@ result<std::vector<Hash256>> header_chain(Connection& peer) {
 }  // namespace
 
 result<void> fetch_filters(Connection& peer, const std::function<void(const PeerFilter&)>& each) {
-  auto hashes = header_chain(peer);
+  bool announced = false;
+  auto hashes = header_chain(peer, announced);
+  announced = false;  // what came before the chain was read is in it
   if (!hashes) return hashes.error();
   const std::vector<Hash256>& chain = hashes.value();
   const std::size_t tip = chain.size() - 1;
 
   if (auto r = peer.send(p2p::GetCFCheckpt{p2p::basic_filter_type, chain[tip]}); !r) return r;
-  auto checkpoints = next<p2p::CFCheckpt>(peer);
+  auto checkpoints = next<p2p::CFCheckpt>(peer, announced);
   if (!checkpoints) return checkpoints.error();
   if (checkpoints.value().filter_type != p2p::basic_filter_type || checkpoints.value().stop_hash != chain[tip] ||
       checkpoints.value().headers.size() != tip / p2p::cfcheckpt_interval) {
@@ -71,7 +82,7 @@ result<void> fetch_filters(Connection& peer, const std::function<void(const Peer
     stop = std::min(tip, (start / p2p::cfcheckpt_interval + 1) * p2p::cfcheckpt_interval);
     const p2p::GetCFHeaders ask{p2p::basic_filter_type, static_cast<std::uint32_t>(start), chain[stop]};
     if (auto r = peer.send(ask); !r) return r;
-    auto got = next<p2p::CFHeaders>(peer);
+    auto got = next<p2p::CFHeaders>(peer, announced);
     if (!got) return got.error();
     const p2p::CFHeaders& h = got.value();
     if (h.filter_type != p2p::basic_filter_type || h.stop_hash != chain[stop] || h.previous_header != header ||
@@ -93,7 +104,7 @@ result<void> fetch_filters(Connection& peer, const std::function<void(const Peer
       const std::size_t to = std::min(stop, from + p2p::max_getcfilters - 1);
       if (auto r = peer.send(p2p::GetCFilters{p2p::basic_filter_type, static_cast<std::uint32_t>(from), chain[to]}); !r) return r;
       for (std::size_t height = from; height <= to; ++height) {
-        auto f = next<p2p::CFilter>(peer);
+        auto f = next<p2p::CFilter>(peer, announced);
         if (!f) return f.error();
         const std::size_t i = height - start;
         if (f.value().filter_type != p2p::basic_filter_type || f.value().block_hash != chain[height] ||

@@ -69,7 +69,8 @@ result<filters::GcsFilter> BlockStore::filter_at(std::size_t height) const {
 // The index locked (shared) by the caller.
 result<filters::GcsFilter> BlockStore::filter_locked(std::size_t height) const {
   const auto best = index_.best_chain();
-  if (!undo_ || height >= best.size()) return net::errc::bad_request;
+  if (!undo_) return net::errc::filter_type_not_served;
+  if (height >= best.size()) return net::errc::past_tip;
   const IndexedBlock& b = index_.blocks()[best[height]];
   if (kept_ && height < kept_->size() && kept_->block(height) == b.hash) {
     // Kept by `blockwire filters`; a writer may have cut and rewritten the
@@ -102,7 +103,7 @@ result<Hash256> BlockStore::filter_header_at(std::size_t height) const {
 result<BlockStore::FilterEntry> BlockStore::entry_at(std::size_t height) const {
   const auto lock = this->lock();
   const auto best = index_.best_chain();
-  if (height >= best.size()) return net::errc::bad_request;
+  if (height >= best.size()) return net::errc::past_tip;
   const auto hash_at = [&](std::size_t h) -> const Hash256& { return index_.blocks()[best[h]].hash; };
   const std::lock_guard guard(filters_mutex_);
   if (height < headers_.size() && headers_[height].block == hash_at(height)) return headers_[height];
@@ -113,6 +114,7 @@ result<BlockStore::FilterEntry> BlockStore::entry_at(std::size_t height) const {
   headers_.resize(from);
   Hash256 previous = from > 0 ? headers_[from - 1].header : Hash256{};
   for (std::size_t h = from; h <= height; ++h) {
+    if (stopping_) return std::make_error_code(std::errc::operation_canceled);
     auto filter = filter_locked(h);
     if (!filter) return filter.error();
     const Hash256 hash = filters::filter_hash(filter.value());
@@ -371,7 +373,7 @@ class Server {
     txn.block_hash = request.block_hash;
     for (const std::uint16_t i : request.indexes) {
       // Core disconnects a peer asking past the block's transactions.
-      if (i >= block.value().transactions.size()) return error(net::errc::bad_request, peer_.last_message_offset());
+      if (i >= block.value().transactions.size()) return error(net::errc::getblocktxn_past_end, peer_.last_message_offset());
       txn.transactions.push_back(block.value().transactions[i]);
     }
     return peer_.send(txn);
@@ -379,21 +381,32 @@ class Server {
 
   // BIP157, with Core's rules (PrepareBlockFilterRequest): a filter type
   // we do not serve, an unknown stop hash, a start past it or too wide a
-  // range, and the peer is disconnected. A stop hash off our best chain (a
-  // block a reorg just left behind, which Core may still serve) is not
-  // answered. The height of the stop block, nothing (no answer), or that
-  // error.
-  result<std::optional<std::size_t>> filter_range(std::uint8_t type, const Hash256& stop, std::optional<std::uint32_t> start,
-                                                  std::uint32_t max) const {
-    const auto bad = [&] { return error(net::errc::bad_request, peer_.last_message_offset()); };
-    if (type != p2p::basic_filter_type || !store_.has_filters()) return bad();
-    const auto lock = store_.lock();
-    const IndexedBlock* b = store_.index().find(stop);
-    if (b == nullptr) return bad();
-    if (!is_on_best_chain(store_.index(), *b)) return std::optional<std::size_t>{};
-    const auto stop_height = static_cast<std::size_t>(b->height);
-    if (start && (*start > stop_height || stop_height - *start >= max)) return bad();
-    return std::optional<std::size_t>(stop_height);
+  // range, and the peer is disconnected, each with its own code. A stop
+  // hash off our best chain (a block a reorg just left, which Core may
+  // still serve from its index) disconnects too: its filters would need
+  // the branch's own header chain. The peer hears of our new tip first,
+  // so that a client can tell the chain changed. The height of the stop
+  // block, or that error.
+  result<std::size_t> filter_range(std::uint8_t type, const Hash256& stop, std::optional<std::uint32_t> start, std::uint32_t max) {
+    const auto refuse = [&](net::errc why) { return error(why, peer_.last_message_offset()); };
+    if (type != p2p::basic_filter_type || !store_.has_filters()) return refuse(net::errc::filter_type_not_served);
+    std::size_t stop_height = 0;
+    {
+      const auto lock = store_.lock();
+      const IndexedBlock* b = store_.index().find(stop);
+      if (b == nullptr) return refuse(net::errc::filter_stop_unknown);
+      if (is_on_best_chain(store_.index(), *b))
+        stop_height = static_cast<std::size_t>(b->height);
+      else
+        stop_height = SIZE_MAX;
+    }
+    if (stop_height == SIZE_MAX) {
+      (void)announce();
+      return refuse(net::errc::filter_stop_not_on_chain);
+    }
+    if (start && *start > stop_height) return refuse(net::errc::filter_start_after_stop);
+    if (start && stop_height - *start >= max) return refuse(net::errc::filter_range_too_wide);
+    return stop_height;
   }
 
   std::vector<Hash256> best_hashes(std::size_t from, std::size_t to) const {
@@ -407,8 +420,7 @@ class Server {
   result<void> send_filters(const p2p::GetCFilters& request) {
     auto range = filter_range(request.filter_type, request.stop_hash, request.start_height, p2p::max_getcfilters);
     if (!range) return range.error();
-    if (!range.value()) return success();
-    const auto hashes = best_hashes(request.start_height, *range.value());
+    const auto hashes = best_hashes(request.start_height, range.value());
     for (std::size_t i = 0; i < hashes.size(); ++i) {
       auto filter = store_.filter_at(request.start_height + i);
       if (!filter) return success();  // the directory changed under us: no answer, as Core when its index lags
@@ -421,8 +433,7 @@ class Server {
   result<void> send_filter_headers(const p2p::GetCFHeaders& request) {
     auto range = filter_range(request.filter_type, request.stop_hash, request.start_height, p2p::max_getcfheaders);
     if (!range) return range.error();
-    if (!range.value()) return success();
-    const std::size_t stop = *range.value();
+    const std::size_t stop = range.value();
     p2p::CFHeaders out{request.filter_type, request.stop_hash, {}, {}};
     if (request.start_height > 0) {
       auto previous = store_.filter_header_at(request.start_height - 1);
@@ -440,9 +451,8 @@ class Server {
   result<void> send_filter_checkpoints(const p2p::GetCFCheckpt& request) {
     auto range = filter_range(request.filter_type, request.stop_hash, std::nullopt, 0);
     if (!range) return range.error();
-    if (!range.value()) return success();
     p2p::CFCheckpt out{request.filter_type, request.stop_hash, {}};
-    for (std::size_t h = p2p::cfcheckpt_interval; h <= *range.value(); h += p2p::cfcheckpt_interval) {
+    for (std::size_t h = p2p::cfcheckpt_interval; h <= range.value(); h += p2p::cfcheckpt_interval) {
       auto header = store_.filter_header_at(h);
       if (!header) return success();
       out.headers.push_back(header.value());
@@ -460,6 +470,9 @@ class Server {
 
 result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* tips) {
   Server server(peer, store);
+  if (peer.peer_version() >= p2p::short_ids_version) {
+    if (auto r = peer.send(p2p::SendCmpct{false, p2p::compact_version_wtxid}); !r) return r;
+  }
   // The peer's silence is timed here, between messages: the loop also
   // wakes for new tips, which do not count as the peer saying anything.
   auto idle_until = clock::now() + peer.timeouts().idle;

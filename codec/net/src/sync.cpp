@@ -133,7 +133,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
     // will not serve us (Core answers a node below its minimum chain work
     // with an empty headers message, in its initial block download).
     if (!no_more && wanted.empty() && !full && chain.height() < peer_height && progress.blocks <= 1) {
-      return error(net::errc::ignores_getheaders, peer.last_message_offset());
+      return error(net::errc::no_headers_past_ours, peer.last_message_offset());
     }
     if (no_more || (wanted.empty() && !full)) {  // the peer has nothing we lack
       progress.stopped = SyncProgress::stop::tip_reached;

@@ -178,6 +178,32 @@ result<std::optional<UndoRecord>> UndoFileReader::next() {
   return std::optional<UndoRecord>(record);
 }
 
+result<std::uint64_t> undo_records_end(const std::string& path, const XorKey& key, network net) {
+  auto file = FileReader::open(path.c_str());
+  if (!file) return file.error();
+  struct stat st {};
+  if (::fstat(file.value().fd(), &st) != 0) return last_os_error();
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  const Magic m = magic(net);
+  std::uint64_t at = 0;
+  while (at + 8 <= size) {
+    std::array<std::byte, 8> head{};
+    for (std::size_t done = 0; done < head.size();) {
+      const ssize_t n = ::pread(file.value().fd(), head.data() + done, head.size() - done, static_cast<off_t>(at + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return error(last_os_error(), at);
+      if (n == 0) return at;  // shrank while walked
+      done += static_cast<std::size_t>(n);
+    }
+    xor_in_place(head, key, at);
+    if (!std::equal(m.begin(), m.end(), head.begin())) return at;  // Core's zeros, or damage the reader reports
+    const std::uint32_t length = wire::from_le<std::uint32_t>(std::array<std::byte, 4>{head[4], head[5], head[6], head[7]});
+    if (std::uint64_t{length} + 40 > size - at) return at;  // cut short: not yet whole
+    at += std::uint64_t{length} + 40;
+  }
+  return at;
+}
+
 UndoPairer::UndoPairer(std::vector<Candidate> blocks) : blocks_(std::move(blocks)), budget_(4 * std::uint64_t{blocks_.size()} + 64) {
   for (std::size_t i = 0; i < blocks_.size(); ++i) children_.emplace(blocks_[i].parent, i);
   // Breadth first from the blocks whose parent is not among them: the
@@ -249,6 +275,15 @@ std::optional<std::size_t> UndoPairer::pair(std::span<const std::byte> undo_byte
   return std::nullopt;
 }
 
+std::vector<std::size_t> UndoPairer::siblings(std::size_t block, std::uint64_t shape) const {
+  std::vector<std::size_t> out;
+  const auto [first, last] = children_.equal_range(blocks_[block].parent);
+  for (auto it = first; it != last; ++it) {
+    if (it->second != block && fits(it->second, shape)) out.push_back(it->second);
+  }
+  return out;
+}
+
 result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks, network net,
                                    std::optional<unsigned> only_file) {
   UndoIndex index;
@@ -293,12 +328,15 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
       if (!record.value()) break;
       const UndoRecord& r = *record.value();
       auto undo = decode_block_undo(r.bytes);
-      const auto paired = undo ? pairer.pair(r.bytes, r.checksum, undo_shape(undo.value())) : std::nullopt;
+      const std::uint64_t shape = undo ? undo_shape(undo.value()) : 0;
+      const auto paired = undo ? pairer.pair(r.bytes, r.checksum, shape) : std::nullopt;
       if (!paired) {
         ++index.unpaired_;
         continue;
       }
-      index.paired_[in_file[*paired]->hash] = Where{file_index, r.offset, static_cast<std::uint32_t>(r.bytes.size())};
+      const Where where{file_index, r.offset, static_cast<std::uint32_t>(r.bytes.size())};
+      index.paired_.emplace(in_file[*paired]->hash, where);
+      for (const std::size_t sibling : pairer.siblings(*paired, shape)) index.paired_.emplace(in_file[sibling]->hash, where);
     }
   }
   return index;
@@ -309,23 +347,36 @@ bool UndoIndex::has_file(unsigned file) const noexcept {
 }
 
 result<std::optional<BlockUndo>> UndoIndex::find(const Hash256& block_hash, std::uint64_t shape) const {
-  const auto it = paired_.find(block_hash);
-  if (it == paired_.end()) return std::optional<BlockUndo>{};
-  const Where& w = it->second;
-  std::vector<std::byte> bytes(w.length);
-  const std::uint64_t at = w.offset + 8;
-  for (std::size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::pread(files_[w.file].fd.get(), bytes.data() + done, bytes.size() - done, static_cast<off_t>(at + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return error(last_os_error(), w.offset);
-    if (n == 0) return error(undo::errc::truncated_record, w.offset);  // shrank since it was read
-    done += static_cast<std::size_t>(n);
+  const auto [first, last] = paired_.equal_range(block_hash);
+  if (first == last) return std::optional<BlockUndo>{};
+  std::optional<error> wrong;
+  for (auto it = last; it != first;) {
+    const Where& w = (--it)->second;
+    std::vector<std::byte> bytes(w.length);
+    const std::uint64_t at = w.offset + 8;
+    for (std::size_t done = 0; done < bytes.size();) {
+      const ssize_t n = ::pread(files_[w.file].fd.get(), bytes.data() + done, bytes.size() - done, static_cast<off_t>(at + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return error(last_os_error(), w.offset);
+      if (n == 0) return error(undo::errc::truncated_record, w.offset);  // shrank since it was read
+      done += static_cast<std::size_t>(n);
+    }
+    xor_in_place(bytes, key_, at);
+    auto undo = decode_block_undo(bytes);
+    if (!undo) return error(undo.error().code(), w.offset);
+    if (undo_shape(undo.value()) == shape) return std::optional<BlockUndo>(std::move(undo).value());
+    if (!wrong) wrong = error(undo::errc::wrong_shape, w.offset);  // the most recent one's place
   }
-  xor_in_place(bytes, key_, at);
-  auto undo = decode_block_undo(bytes);
-  if (!undo) return error(undo.error().code(), w.offset);
-  if (undo_shape(undo.value()) != shape) return error(undo::errc::wrong_shape, w.offset);
-  return std::optional<BlockUndo>(std::move(undo).value());
+  return *wrong;
+}
+
+result<BlockUndo> UndoIndex::undo_of(const IndexedBlock& block, const BlockView& view) const {
+  if (block.height == 0) return BlockUndo{};
+  if (!has_file(block.file)) return undo::errc::no_rev_file;
+  auto found = find(block.hash, undo_shape(view));
+  if (!found) return found.error();
+  if (!found.value()) return undo::errc::no_record;
+  return std::move(*found.value());
 }
 
 }  // namespace blockwire

@@ -27,7 +27,7 @@ enum class errc : int {
   truncated_stream,       // the bit stream ends inside an element
   excess_bytes,           // bytes after the last element's
   file_locked,            // another process writes the directory's filter file
-  no_undo_data,           // a block whose spent scripts are not in the directory: no rev file, or no record pairs with it
+  no_undo_data,           // a block that spends coins, in a directory with no rev files: its spent scripts are not there
 };
 const std::error_category& category() noexcept;
 inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
@@ -92,8 +92,10 @@ result<GcsFilter> basic_filter(const BlockView& block, const BlockUndo& undo);
 // The basic filter of `block`, a block of `index`'s directory: its record
 // read from its blk file, the scripts its inputs spend from `undo` (the rev
 // files' index; null when there are none). `block_size`, when given, is
-// set to the block's size once it is read. Errors: the files' (at the
-// record's offset), the block's decoding, filters::errc::no_undo_data.
+// set to the block's size once it is read. With rev files, every block
+// but genesis needs its undo record (UndoIndex::undo_of: its errors);
+// without, a block that spends something is filters::errc::no_undo_data.
+// Errors also: the files' (at the record's offset), the block's decoding.
 result<GcsFilter> block_filter(const BlockIndex& index, const UndoIndex* undo, const IndexedBlock& block, const XorKey& key, network net,
                                std::size_t* block_size = nullptr);
 

@@ -33,6 +33,7 @@ enum class errc : int {
   not_hex = 5,       // a character that is not a hex digit (offset: where)
   odd_hex_length,    // hex of an odd number of digits
   wrong_hex_length,  // hex of another length than the value takes
+  locked,            // another process (or another open of the file) holds the lock on it
 };
 
 const std::error_category& category() noexcept;
@@ -87,8 +88,12 @@ class error {
   // Whether the failure is the system's (a file, a socket, the disk: the
   // operating system's codes) rather than something wrong with the bytes.
   // The one question callers ask of an error whatever its layer: the
-  // command's exit status 2 against 1. Ask this, not the category.
-  bool is_io() const noexcept { return code_.category() == std::system_category(); }
+  // command's exit status 2 against 1. Ask this, not the category. The
+  // system's codes come in two categories: std::filesystem and
+  // std::make_error_code(std::errc) report errno values in the generic
+  // one, so a directory that may not be created is as much the system's
+  // as a file that may not be opened.
+  bool is_io() const noexcept { return code_.category() == std::system_category() || code_.category() == std::generic_category(); }
 
   friend bool operator==(const error&, const error&) = default;
 

@@ -62,4 +62,14 @@ result<void> write_file_atomically(const char* path, std::span<const std::byte> 
 // fsync(2) of a directory: the names created, renamed or removed in it last.
 result<void> sync_directory(const char* path) noexcept;
 
+// An exclusive lock on `path`, held while the descriptor returned is open.
+// An open-file-description lock (F_OFD_SETLK): it conflicts with Bitcoin
+// Core's classic fcntl lock on its .lock files, and with a second lock in
+// this same process (classic locks belong to the process, and closing any
+// descriptor of the file drops them). `create`: make the file (mode 0644)
+// if it is not there; otherwise a missing file gives an empty descriptor
+// (nothing to lock). Errors: io::errc::locked when someone else holds it,
+// the system's.
+result<FileDescriptor> lock_file(const char* path, bool create) noexcept;
+
 }  // namespace blockwire

@@ -102,6 +102,9 @@ class Connection {
   bool has_buffered_input() const noexcept;
   const Timeouts& timeouts() const noexcept;
   const std::string& peer_name() const noexcept;
+  // The protocol version the peer's version message gave (0 before the
+  // handshake).
+  std::int32_t peer_version() const noexcept;
   // The command of the last message received (also of one that failed
   // once its envelope was read), and the stream offset where it began.
   const std::string& last_command() const noexcept;

@@ -14,24 +14,32 @@
 namespace blockwire::net {
 
 enum class errc : int {
-  timed_out = 1,        // the peer sent nothing we were waiting for within the idle timeout (pings and the like do not count)
-  too_slow,             // a message did not arrive whole within its time (Timeouts::for_message)
-  connection_closed,    // the peer closed the connection (inside a message when the offset is past its start)
-  self_connection,      // the peer's version carries our own nonce: we connected to ourselves
-  obsolete_peer,        // a protocol version below 31,800 (Core's MIN_PEER_PROTO_VERSION)
-  unexpected_message,   // a message the handshake does not allow there (anything before version, a second version)
-  unconnected_headers,  // a header whose parent is neither the header before it nor a block on our chain
-  bad_header_pow,       // a header whose hash is above its own target, or whose target is easier than the network allows
-  duplicate_header,     // the same header twice in one headers message
-  unrequested_block,    // a block we did not ask for
-  block_not_found,      // notfound for a block we asked for
-  bad_endpoint,         // HOST[:PORT] that does not parse
-  unknown_host,         // the name resolves to no address
-  peer_not_reading,     // a message we sent did not leave within its time: the peer stopped reading
-  ignores_getheaders,   // the peer answered the ping after our getheaders, not the getheaders, while it announced more blocks than we have
-  no_answer,            // the peer answered neither our getheaders nor the ping after it within the handshake timeout
-  bad_request,          // a request Core disconnects a peer for (a getblocktxn index past the block's transactions, a bad BIP157 range)
-  bad_filter,           // a BIP157 answer that does not match: a filter not its hash, a header not its checkpoint, another range
+  timed_out = 1,         // the peer sent nothing we were waiting for within the idle timeout (pings and the like do not count)
+  too_slow,              // a message did not arrive whole within its time (Timeouts::for_message)
+  connection_closed,     // the peer closed the connection (inside a message when the offset is past its start)
+  self_connection,       // the peer's version carries our own nonce: we connected to ourselves
+  obsolete_peer,         // a protocol version below 31,800 (Core's MIN_PEER_PROTO_VERSION)
+  unexpected_message,    // a message the handshake does not allow there (anything before version, a second version)
+  unconnected_headers,   // a header whose parent is neither the header before it nor a block on our chain
+  bad_header_pow,        // a header whose hash is above its own target, or whose target is easier than the network allows
+  duplicate_header,      // the same header twice in one headers message
+  unrequested_block,     // a block we did not ask for
+  block_not_found,       // notfound for a block we asked for
+  bad_endpoint,          // HOST[:PORT] that does not parse
+  unknown_host,          // the name resolves to no address
+  peer_not_reading,      // a message we sent did not leave within its time: the peer stopped reading
+  ignores_getheaders,    // the peer answered the ping after our getheaders, not the getheaders, while it announced more blocks than we have
+  no_answer,             // the peer answered neither our getheaders nor the ping after it within the handshake timeout
+  getblocktxn_past_end,  // a getblocktxn index past the block's transactions (Core disconnects for it)
+  bad_filter,            // a BIP157 answer that does not match: a filter not its hash, a header not its checkpoint, another range
+  filter_type_not_served,    // a BIP157 request for a filter type we do not serve (or any, where we serve no filters)
+  filter_stop_unknown,       // a BIP157 stop hash of a block we do not have
+  filter_stop_not_on_chain,  // a BIP157 stop hash of a block off our best chain (a reorg left it): only the best chain's filters are served
+  filter_start_after_stop,   // a BIP157 start height past the height of its stop block
+  filter_range_too_wide,     // a BIP157 range wider than Core answers (1,000 filters, 2,000 filter headers)
+  chain_changed,             // the peer's best chain changed while we fetched from it: it announced another tip, then failed a request
+  no_headers_past_ours,      // the peer announced more blocks than we have, but its headers answer holds none past ours
+  past_tip,                  // a height past the best chain's tip: the chain changed (a reorg to a shorter one) under the request
 };
 
 const std::error_category& category() noexcept;

@@ -13,6 +13,7 @@
 #include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/net/connection.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -47,6 +48,11 @@ class BlockStore {
   result<Hash256> filter_header_at(std::size_t height) const;
   result<Hash256> filter_hash_at(std::size_t height) const;
 
+  // Ends the work that could take long (filter headers made for a wide
+  // range): what is under way returns std::errc::operation_canceled at the
+  // next block. For a server stopping; safe from any thread.
+  void stop() noexcept { stopping_ = true; }
+
   // The index, for as long as the lock returned lives.
   std::shared_lock<std::shared_mutex> lock() const { return std::shared_lock(mutex_); }
   const BlockIndex& index() const noexcept { return index_; }
@@ -54,6 +60,7 @@ class BlockStore {
 
  private:
   mutable std::shared_mutex mutex_;
+  std::atomic<bool> stopping_{false};
   BlockIndex index_;
   XorKey key_;
   // Filters: the rev files' index (under mutex_), and the filter hashes
@@ -95,7 +102,11 @@ inline constexpr int max_cmpctblock_depth = 5;            // Core's MAX_CMPCTBLO
 inline constexpr int max_blocktxn_depth = 10;             // Core's MAX_BLOCKTXN_DEPTH: deeper, a getblocktxn gets the block
 
 // Answers the peer, the handshake done, until it goes away (success) or
-// misbehaves (the error receive() reported, or bad_request). With `tips`,
+// misbehaves (the error receive() reported, or the code of a request Core
+// disconnects for: getblocktxn_past_end, the filter_ codes). First it
+// sends sendcmpct(0, 2) to a peer of protocol 70014 or later, as Core does
+// after the handshake: we can serve compact blocks, so the peer may pick
+// us to announce new blocks by cmpctblock (high bandwidth). With `tips`,
 // the peer is told of each new tip: a cmpctblock for a single new block to
 // a peer that asked for high-bandwidth compact blocks, headers (up to 8)
 // to one that sent sendheaders, else an inv of the tip.

@@ -50,7 +50,8 @@ struct SyncOptions {
 // answers neither a getheaders nor the ping after it within the handshake
 // timeout is no_answer, and one that answers only the ping while it
 // announced a higher chain than ours is ignores_getheaders (a node in
-// initial block download). Errors:
+// initial block download), one that answers with no header past ours
+// while it announced more is no_headers_past_ours. Errors:
 // unconnected_headers, bad_header_pow, duplicate_header (offset: the
 // header's byte, each header's transaction count taken to be the one byte
 // of a zero), unrequested_block, block_not_found, check_block's codes

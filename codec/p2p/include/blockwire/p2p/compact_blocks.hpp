@@ -17,6 +17,9 @@ namespace blockwire::p2p {
 // Version 1 ids the transactions by txid, version 2 by wtxid.
 inline constexpr std::uint64_t compact_version_txid = 1;
 inline constexpr std::uint64_t compact_version_wtxid = 2;
+// BIP152: the protocol version from which a peer knows compact blocks
+// (Core's SHORT_IDS_BLOCKS_VERSION).
+inline constexpr std::int32_t short_ids_version = 70014;
 
 // The SipHash key of a cmpctblock: the first two little-endian 64-bit
 // words of SHA256(header || nonce).

@@ -20,6 +20,8 @@ enum class errc : int {
   truncated_record,        // a rev file that ends inside a record
   bad_magic,               // no network magic where a rev record should begin
   height_too_large,        // a coin height past 2^31 - 1 (Core's 31-bit nHeight)
+  no_rev_file,             // a directory with rev files, but not the one of this block's blk file
+  no_record,               // the block's rev file holds no record that pairs with it (damaged, or not written yet)
 };
 
 const std::error_category& category() noexcept;

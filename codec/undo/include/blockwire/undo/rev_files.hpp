@@ -97,6 +97,17 @@ class UndoFileReader {
   std::unique_ptr<State> state_;
 };
 
+// Where the records of a rev file end now: the offset past the last whole
+// record's frame, found by walking the frames (8 bytes read a record, the
+// data skipped). Core pre-allocates rev files with zeros, so their size
+// says nothing of what is written. Core writes a block's undo record after
+// the block: every record before this offset is of a block already in the
+// blk files, which a reader that takes this offset before it reads the blk
+// files can hold to (records past it are newer than the blocks read).
+// Errors: the file's; damaged framing ends the walk there (the reader
+// reports it).
+result<std::uint64_t> undo_records_end(const std::string& path, const XorKey& key, network net = network::mainnet);
+
 // Pairs the records of one rev file, given in file order, with the blocks
 // of the same-numbered blk file. Work: one checksum a record where the
 // records follow the chain; every search where they do not is charged to
@@ -115,6 +126,10 @@ class UndoPairer {
   // is (`undo_bytes`, its `checksum`, the shape its decoding gave), or
   // nothing.
   std::optional<std::size_t> pair(std::span<const std::byte> undo_bytes, const Hash256& checksum, std::uint64_t shape);
+  // The other blocks of `block`'s parent whose shape fits: the checksum,
+  // being over the parent, pairs a record with each of them as well (a
+  // reorg's siblings, when their shapes are not known).
+  std::vector<std::size_t> siblings(std::size_t block, std::uint64_t shape) const;
   // Whether a search stopped for want of budget.
   bool budget_spent() const noexcept { return budget_ == 0; }
 
@@ -139,10 +154,19 @@ class UndoIndex {
   static result<UndoIndex> build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks, network net = network::mainnet,
                                  std::optional<unsigned> only_file = std::nullopt);
   // The undo data of the block `block_hash` (from the index given to
-  // build()); nothing when no record paired with it. Errors: the file's,
-  // and undo::errc::wrong_shape where the block (`shape`: its undo_shape)
-  // is not the shape of the record that paired with it.
+  // build()); nothing when no record paired with it. A record may pair
+  // with several siblings (their checksum is over the same parent): the
+  // most recent one whose shape is the block's (`shape`: its undo_shape)
+  // is taken. Errors: the file's, and undo::errc::wrong_shape where no
+  // record that paired with it has the block's shape.
   result<std::optional<BlockUndo>> find(const Hash256& block_hash, std::uint64_t shape) const;
+  // What every reader asks: the undo data of `block` (of the index given
+  // to build(), its bytes read as `view`). The genesis block's is empty
+  // (Core writes none); every other block has a record, whatever it holds
+  // (a coinbase alone has an empty one). Errors: undo::errc::no_rev_file,
+  // undo::errc::no_record, those of find(). Readers treat them alike: the
+  // block has no undo data.
+  result<BlockUndo> undo_of(const IndexedBlock& block, const BlockView& view) const;
   // Whether revNNNNN.dat exists (was read): a block of blkNNNNN.dat with no
   // undo data is then missing it.
   bool has_file(unsigned file) const noexcept;
@@ -161,7 +185,7 @@ class UndoIndex {
     FileDescriptor fd;  // read with pread: find() moves no file position
   };
   XorKey key_{};
-  std::map<Hash256, Where> paired_;
+  std::multimap<Hash256, Where> paired_;  // in file order: the most recent record last
   std::vector<OpenFile> files_;
   std::uint64_t unpaired_ = 0;
 };
