@@ -42,13 +42,7 @@ def sha256d(data):
     return hashlib.sha256(hashlib.sha256(data).digest()).digest()
 
 
-def key_of(directory):
-    path = os.path.join(directory, 'xor.dat')
-    return open(path, 'rb').read() if os.path.exists(path) else b'\0' * 8
-
-
-def xor(data, key, offset):
-    return bytes(b ^ key[(offset + i) % 8] for i, b in enumerate(data))
+key_of, xor = peers.key_of, peers.xor
 
 
 def records(path, key):

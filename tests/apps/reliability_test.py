@@ -39,13 +39,7 @@ def chain(name, n, *extra):
     return directory, peers.read_chain(hex_file)
 
 
-def key_of(directory):
-    path = os.path.join(directory, 'xor.dat')
-    return open(path, 'rb').read() if os.path.exists(path) else b'\0' * 8
-
-
-def xor(data, key, offset):
-    return bytes(b ^ key[(offset + i) % 8] for i, b in enumerate(data))
+key_of, xor = peers.key_of, peers.xor
 
 
 def record_offsets(directory, name='blk00000.dat'):

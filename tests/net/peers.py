@@ -145,6 +145,17 @@ def records(directory):
     return blocks
 
 
+def key_of(directory):
+    """A blocks directory's XOR key (xor.dat; none: zeros)."""
+    path = os.path.join(directory, 'xor.dat')
+    return open(path, 'rb').read() if os.path.exists(path) else b'\0' * 8
+
+
+def xor(data, key, offset):
+    """`data` XOR'd with `key` as it would lie at `offset` of a blk or rev file."""
+    return bytes(b ^ key[(offset + i) % 8] for i, b in enumerate(data))
+
+
 class Process:
     """A command in the background, stopped by its PID whatever happens."""
 
