@@ -168,7 +168,8 @@ int main(int argc, char** argv) {
                          "outputs nested), or CSV blocks, transactions, inputs and outputs. Input values, types and addresses\n"
                          "come from the rev files (null without them). Shards of --shard-blocks heights, Hive-style:\n"
                          "OUT/TABLE/start_block=XXXXXXXX/end_block=YYYYYYYY/TABLE_XXXXXXXX_YYYYYYYY.EXT, each written whole\n"
-                         "(under a temporary name, then renamed) and independent of the others; a rerun skips the whole ones.\n"
+                         "(under a temporary name, then renamed) and independent of the others; a rerun skips the whole ones and removes\n"
+                         "those whose blocks left the best chain (a reorg). One export at a time into an OUT (it is locked).\n"
                          "A shard with a damaged block is not made (said, with the block's place; exit status 1).");
   export_cmd->add_option("dir", exports.dir, "a blocks directory (with rev files for input values)")->required()->type_name("DIR");
   export_cmd->add_option("-o,--output", exports.output_dir, "where the shards go (created when missing)")->required()->type_name("OUT");
