@@ -76,6 +76,17 @@ TablePlace place(const fs::path& out, std::string_view table, const Shard& s, ex
           std::string(table) + "_" + first + "_" + last + "." + std::string(export_extension(f))};
 }
 
+// N of a shard directory's name, `prefix` then N (start_block=N,
+// end_block=N); nothing for any other name.
+std::optional<std::uint64_t> number_after(const fs::path& p, std::string_view prefix) {
+  const std::string name = p.filename().string();
+  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  std::uint64_t n = 0;
+  const auto [at, err] = std::from_chars(name.data() + prefix.size(), name.data() + name.size(), n);
+  if (err != std::errc{} || at != name.data() + name.size()) return std::nullopt;
+  return n;
+}
+
 // The shard's blocks table ends with a line that names `hash` (its last
 // block's): written whole, for the chain as it is now.
 bool ends_with_block(const fs::path& blocks_table, const std::string& hash) {
@@ -142,15 +153,6 @@ class Sweep {
 
  private:
   static bool hidden(const fs::path& p) { return !p.filename().empty() && p.filename().string().front() == '.'; }
-
-  static std::optional<std::uint64_t> number_after(const fs::path& p, std::string_view prefix) {
-    const std::string name = p.filename().string();
-    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
-    std::uint64_t n = 0;
-    const auto [at, err] = std::from_chars(name.data() + prefix.size(), name.data() + name.size(), n);
-    if (err != std::errc{} || at != name.data() + name.size()) return std::nullopt;
-    return n;
-  }
 
   // Why shard first-last is not the chain's (empty: it is, or may be made
   // whole by this run).
@@ -275,12 +277,7 @@ class Exporter {
     std::error_code ec;
     const fs::path start_dir = places_of(s)[0].dir.parent_path();
     for (fs::directory_iterator it(start_dir, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      constexpr std::string_view prefix = "end_block=";
-      if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
-      std::uint64_t n = 0;
-      const auto [at, err] = std::from_chars(name.data() + prefix.size(), name.data() + name.size(), n);
-      if (err == std::errc{} && at == name.data() + name.size() && n != s.last) ends.push_back(n);
+      if (const auto n = number_after(it->path(), "end_block="); n && *n != s.last) ends.push_back(*n);
     }
     return ends;
   }

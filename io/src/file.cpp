@@ -164,6 +164,18 @@ result<std::size_t> FileReader::read_some(std::span<std::byte> buffer) noexcept 
   }
 }
 
+result<void> read_at(int fd, std::span<std::byte> out, std::uint64_t offset) noexcept {
+  while (!out.empty()) {
+    const ssize_t n = ::pread(fd, out.data(), out.size(), static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::error_code(errno, std::system_category());
+    if (n == 0) return io::errc::truncated;
+    out = out.subspan(static_cast<std::size_t>(n));
+    offset += static_cast<std::uint64_t>(n);
+  }
+  return success();
+}
+
 result<FileDescriptor> lock_file(const char* path, bool create) noexcept {
   int fd;
   do fd = ::open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0644);

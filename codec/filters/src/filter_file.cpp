@@ -23,18 +23,6 @@ namespace fs = std::filesystem;
 
 error os_error() { return error(std::error_code(errno, std::system_category())); }
 
-result<void> pread_all(int fd, std::span<std::byte> out, std::uint64_t at) {
-  while (!out.empty()) {
-    const ssize_t n = ::pread(fd, out.data(), out.size(), static_cast<off_t>(at));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return os_error();
-    if (n == 0) return io::errc::truncated;
-    out = out.subspan(static_cast<std::size_t>(n));
-    at += static_cast<std::uint64_t>(n);
-  }
-  return success();
-}
-
 result<void> write_all(int fd, std::span<const std::byte> bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::write(fd, bytes.data(), bytes.size());
@@ -74,7 +62,7 @@ std::uint64_t FilterFile::load(std::uint64_t size, std::span<const Hash256> chai
   for (std::size_t height = 0; height < chain.size() && at + 65 <= size; ++height) {
     std::array<std::byte, 64 + 9> head{};
     const std::size_t got = static_cast<std::size_t>(std::min<std::uint64_t>(head.size(), size - at));
-    if (!pread_all(raw, std::span(head).first(got), at)) break;
+    if (!read_at(raw, std::span(head).first(got), at)) break;
     const Hash256 block(std::span<const std::byte, 32>(head.data(), 32));
     const Hash256 stored(std::span<const std::byte, 32>(head.data() + 32, 32));
     DecodingContext ctx(std::span<const std::byte>(head).subspan(64, got - 64));
@@ -83,7 +71,7 @@ std::uint64_t FilterFile::load(std::uint64_t size, std::span<const Hash256> chai
     const std::uint64_t filter_at = at + 64 + ctx.offset();
     if (filter_at + n > size) break;  // torn
     std::vector<std::byte> bytes(static_cast<std::size_t>(n));
-    if (!pread_all(raw, bytes, filter_at)) break;
+    if (!read_at(raw, bytes, filter_at)) break;
     const Hash256 hash = sha256d(bytes);
     header = filter_header(hash, header);
     if (header != stored) break;
@@ -112,7 +100,7 @@ result<FilterFile> FilterFile::read(const std::string& blocks_dir, std::span<con
 result<std::vector<std::byte>> FilterFile::filter(std::size_t height) const {
   const Record& r = records_[height];
   std::vector<std::byte> bytes(r.size);
-  if (auto got = pread_all(fd_.get(), bytes, r.at); !got) return got.error();
+  if (auto got = read_at(fd_.get(), bytes, r.at); !got) return got.error();
   return bytes;
 }
 

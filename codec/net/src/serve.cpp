@@ -390,23 +390,20 @@ class Server {
   result<std::size_t> filter_range(std::uint8_t type, const Hash256& stop, std::optional<std::uint32_t> start, std::uint32_t max) {
     const auto refuse = [&](net::errc why) { return error(why, peer_.last_message_offset()); };
     if (type != p2p::basic_filter_type || !store_.has_filters()) return refuse(net::errc::filter_type_not_served);
-    std::size_t stop_height = 0;
+    std::optional<std::size_t> stop_height;  // nothing: off the best chain
     {
       const auto lock = store_.lock();
       const IndexedBlock* b = store_.index().find(stop);
       if (b == nullptr) return refuse(net::errc::filter_stop_unknown);
-      if (is_on_best_chain(store_.index(), *b))
-        stop_height = static_cast<std::size_t>(b->height);
-      else
-        stop_height = SIZE_MAX;
+      if (is_on_best_chain(store_.index(), *b)) stop_height = static_cast<std::size_t>(b->height);
     }
-    if (stop_height == SIZE_MAX) {
-      (void)announce();
+    if (!stop_height) {
+      (void)announce();  // outside the lock: it takes it
       return refuse(net::errc::filter_stop_not_on_chain);
     }
-    if (start && *start > stop_height) return refuse(net::errc::filter_start_after_stop);
-    if (start && stop_height - *start >= max) return refuse(net::errc::filter_range_too_wide);
-    return stop_height;
+    if (start && *start > *stop_height) return refuse(net::errc::filter_start_after_stop);
+    if (start && *stop_height - *start >= max) return refuse(net::errc::filter_range_too_wide);
+    return *stop_height;
   }
 
   std::vector<Hash256> best_hashes(std::size_t from, std::size_t to) const {

@@ -188,12 +188,9 @@ result<std::uint64_t> undo_records_end(const std::string& path, const XorKey& ke
   std::uint64_t at = 0;
   while (at + 8 <= size) {
     std::array<std::byte, 8> head{};
-    for (std::size_t done = 0; done < head.size();) {
-      const ssize_t n = ::pread(file.value().fd(), head.data() + done, head.size() - done, static_cast<off_t>(at + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return error(last_os_error(), at);
-      if (n == 0) return at;  // shrank while walked
-      done += static_cast<std::size_t>(n);
+    if (auto r = read_at(file.value().fd(), head, at); !r) {
+      if (r.error().code() == io::errc::truncated) return at;  // shrank while walked
+      return error(r.error().code(), at);
     }
     xor_in_place(head, key, at);
     if (!std::equal(m.begin(), m.end(), head.begin())) return at;  // Core's zeros, or damage the reader reports
@@ -354,12 +351,9 @@ result<std::optional<BlockUndo>> UndoIndex::find(const Hash256& block_hash, std:
     const Where& w = (--it)->second;
     std::vector<std::byte> bytes(w.length);
     const std::uint64_t at = w.offset + 8;
-    for (std::size_t done = 0; done < bytes.size();) {
-      const ssize_t n = ::pread(files_[w.file].fd.get(), bytes.data() + done, bytes.size() - done, static_cast<off_t>(at + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return error(last_os_error(), w.offset);
-      if (n == 0) return error(undo::errc::truncated_record, w.offset);  // shrank since it was read
-      done += static_cast<std::size_t>(n);
+    if (auto r = read_at(files_[w.file].fd.get(), bytes, at); !r) {
+      if (r.error().code() == io::errc::truncated) return error(undo::errc::truncated_record, w.offset);  // shrank since it was read
+      return error(r.error().code(), w.offset);
     }
     xor_in_place(bytes, key_, at);
     auto undo = decode_block_undo(bytes);

@@ -7,6 +7,7 @@
 #include <blockwire/io/file_descriptor.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 namespace blockwire {
@@ -61,6 +62,11 @@ class FileReader {
 result<void> write_file_atomically(const char* path, std::span<const std::byte> bytes) noexcept;
 // fsync(2) of a directory: the names created, renamed or removed in it last.
 result<void> sync_directory(const char* path) noexcept;
+
+// Exactly out.size() bytes of `fd` from `offset` (pread(2): the file
+// position does not move), interrupted and short reads retried. Errors:
+// io::errc::truncated where the file ends first, the system's.
+result<void> read_at(int fd, std::span<std::byte> out, std::uint64_t offset) noexcept;
 
 // An exclusive lock on `path`, held while the descriptor returned is open.
 // An open-file-description lock (F_OFD_SETLK): it conflicts with Bitcoin
