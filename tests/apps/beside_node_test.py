@@ -415,6 +415,64 @@ def scenario_bip157_reorg():
     assert 'getblocktxn' not in log, log
 
 
+def scenario_filters_client_reorg():
+    """filters --from-peer across a reorg: its first getcfheaders is held on the way (a proxy) while the served
+    directory reorgs below the peer's old tip. serve announces its new tip and ends the connection; the client says
+    the chain changed, at once (exit 2), instead of waiting for an answer that never comes."""
+    directory = chain('chain', 120, '--coinbase-only', '--undo')
+    server, port = peers.start_serve(blockwire, directory, '--network', 'regtest')
+    with server:
+        proxy = socket.create_server(('127.0.0.1', 0))
+        client = peers.Process([blockwire, 'filters', '--from-peer', f'127.0.0.1:{proxy.getsockname()[1]}', '--network',
+                                'regtest'])
+        with client:
+            inbound, _ = proxy.accept()
+            upstream = socket.create_connection(('127.0.0.1', port), timeout=20)
+            released = []
+
+            def hold_first_getcfheaders(command):
+                if command == b'getcfheaders' and not released:
+                    append_fork(directory, 90, 10, bits=0x1f7fffff)  # more work than the old 120 blocks
+                    time.sleep(1.5)  # serve reads the directory again each second
+                    released.append(time.time())
+
+            def pump(source, sink, watch):
+                buffer = b''
+                try:
+                    while True:
+                        data = source.recv(65536)
+                        if not data:
+                            break
+                        buffer += data
+                        while len(buffer) >= 24 and len(buffer) >= 24 + struct.unpack('<I', buffer[16:20])[0]:
+                            length = struct.unpack('<I', buffer[16:20])[0]
+                            if watch:
+                                hold_first_getcfheaders(buffer[4:16].split(b'\0', 1)[0])
+                            sink.sendall(buffer[:24 + length])
+                            buffer = buffer[24 + length:]
+                except OSError:
+                    pass
+                finally:
+                    try:
+                        sink.shutdown(socket.SHUT_WR)
+                    except OSError:
+                        pass
+            threads = [threading.Thread(target=pump, args=(inbound, upstream, True), daemon=True),
+                       threading.Thread(target=pump, args=(upstream, inbound, False), daemon=True)]
+            for t in threads:
+                t.start()
+            try:
+                client.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pass
+            code, out, err = client.stop(timeout=5)
+            ended = time.time()
+    assert released, 'the client asked for no filter headers'
+    assert code == 2 and 'best chain changed' in err, (code, err)
+    assert ended - released[0] < 10, ended - released[0]
+    assert out == '', out  # the range's filters are never handed on before its headers check
+
+
 def scenario_serve_stops():
     """SIGTERM while a peer's request makes filter headers for a whole chain of megabyte blocks: serve ends
     within its poll interval, not when the work is done (measured here too: it takes longer than that bound)."""
