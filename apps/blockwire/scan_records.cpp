@@ -38,33 +38,6 @@ class SkipMerger {
   std::uint64_t merged_ = 0;
 };
 
-// A record whose block does not decode: the reader looks for the next
-// magic from the byte after its start (it may hide a real record), as long
-// as the decoding spent inside the damaged stretch stays within a budget
-// linear in the stretch. Records nested in records' scripts would
-// otherwise make it quadratic; past the budget, such a record is skipped
-// by its length.
-class ResyncBudget {
- public:
-  // Whether to look inside the record at `offset` (`record_size` bytes with
-  // its header) whose decoding failed after `decoded` bytes.
-  bool allows(std::uint64_t offset, std::uint64_t record_size, std::uint64_t decoded) {
-    if (start_ == none) start_ = offset;
-    work_ += decoded;
-    const std::uint64_t stretch = offset + record_size - start_;
-    return work_ <= 4 * stretch + 2 * std::uint64_t{max_block_size};
-  }
-  void end_stretch() {
-    start_ = none;
-    work_ = 0;
-  }
-
- private:
-  static constexpr std::uint64_t none = ~std::uint64_t{0};
-  std::uint64_t start_ = none;  // of the damaged stretch
-  std::uint64_t work_ = 0;      // bytes decoded in it
-};
-
 }  // namespace
 
 result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, network net, CheckPipeline& pipeline, Progress& progress,
@@ -74,7 +47,6 @@ result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, networ
   BlockFileReader reader(opened.value(), file.key, net);
   std::optional<std::string> decode_failure;  // of the record just rejected: reported with the bytes it skips
   SkipMerger skips(pipeline);
-  ResyncBudget budget;
   std::uint64_t found = 0;
   // Being written: what follows the last whole record waits here until a
   // record follows it (then it was damage) or the file ends (then, if it
@@ -100,9 +72,8 @@ result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, networ
         const error& e = decoded.error();
         std::string what =
             e.code().message() + (e.has_offset() ? " at byte " + std::to_string(record->offset + 8 + e.offset()) + " of the file" : "");
-        if (budget.allows(record->offset, 8 + record->bytes.size(), e.has_offset() ? e.offset() : record->bytes.size())) {
+        if (reader.reject_last(e.has_offset() ? e.offset() : record->bytes.size())) {
           decode_failure = std::move(what);
-          reader.reject_last();
         } else {
           skips.add({file.index, record->offset, 8 + record->bytes.size(),
                      "the record's block does not decode (" + what + "); skipped by its length (resync budget for this stretch spent)",
@@ -110,7 +81,6 @@ result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, networ
         }
         continue;
       }
-      budget.end_stretch();
       skips.flush();
       ++found;
       std::vector<std::byte> bytes = pipeline.buffer();

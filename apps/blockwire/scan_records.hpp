@@ -1,8 +1,8 @@
 // The reading half of `blockwire scan`: one blk file's records, framed,
 // un-XORed, and validated by a BlockView's one pass (no objects built; the
 // workers decode). A record whose block does not decode is reported once,
-// and the reader resynchronises from the byte after its magic (bounded:
-// see ResyncBudget) instead of trusting its length.
+// and the reader resynchronises from the byte after its magic (within
+// BlockFileReader::reject_last's budget) instead of trusting its length.
 #pragma once
 
 #include "progress.hpp"

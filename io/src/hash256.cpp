@@ -15,9 +15,9 @@ result<Hash256> Hash256::from_hex(std::string_view hex) {
 }
 
 std::string Hash256::to_hex() const {
-  std::array<std::byte, 32> reversed;
-  std::reverse_copy(bytes_.begin(), bytes_.end(), reversed.begin());
-  return blockwire::to_hex(reversed);
+  std::string text(64, '0');
+  to_hex_reversed(bytes_, text.data());
+  return text;
 }
 
 }  // namespace blockwire

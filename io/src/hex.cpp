@@ -1,5 +1,7 @@
 #include <blockwire/io/hex.hpp>
 
+#include <array>
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -26,10 +28,30 @@ result<void> decode_digits(std::string_view hex, std::byte* out) {
   return success();
 }
 
+// Each byte's two digits, looked up at once.
+constexpr std::array<char, 512> digit_pairs = [] {
+  std::array<char, 512> t{};
+  constexpr char digits[] = "0123456789abcdef";
+  for (int b = 0; b < 256; ++b) {
+    t[2 * b] = digits[b >> 4];
+    t[2 * b + 1] = digits[b & 15];
+  }
+  return t;
+}();
+
+void put_pair(std::byte b, char* out) noexcept {
+  const auto i = 2 * std::to_integer<unsigned>(b);
+  out[0] = digit_pairs[i];
+  out[1] = digit_pairs[i + 1];
+}
+
 }  // namespace
 
+void to_hex_reversed(std::span<const std::byte> bytes, char* out) noexcept {
+  for (std::size_t i = 0; i < bytes.size(); ++i) put_pair(bytes[bytes.size() - 1 - i], out + 2 * i);
+}
+
 void to_hex(std::span<const std::byte> bytes, char* out) noexcept {
-  static constexpr char digits[] = "0123456789abcdef";
   std::size_t i = 0;
 #if defined(__SSE2__)
   // Sixteen bytes at a time: their high and low nibbles interleaved, then
@@ -49,11 +71,7 @@ void to_hex(std::span<const std::byte> bytes, char* out) noexcept {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * i + 16), ascii(_mm_unpackhi_epi8(high, low)));
   }
 #endif
-  for (; i < bytes.size(); ++i) {
-    const auto b = std::to_integer<unsigned>(bytes[i]);
-    out[2 * i] = digits[b >> 4];
-    out[2 * i + 1] = digits[b & 15];
-  }
+  for (; i < bytes.size(); ++i) put_pair(bytes[i], out + 2 * i);
 }
 
 std::string to_hex(std::span<const std::byte> bytes) {

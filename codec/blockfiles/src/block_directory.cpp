@@ -160,4 +160,34 @@ std::string undo_file_name(unsigned number) { return numbered_file_name("rev", n
 std::optional<unsigned> undo_file_number(std::string_view name) { return numbered_file_number("rev", name); }
 result<std::vector<std::string>> undo_files(const std::string& blocks_dir) { return numbered_files(blocks_dir, "rev"); }
 
+result<RecordFormat> record_format(const std::string& path, const std::optional<XorKey>& key, const std::optional<network>& net) {
+  RecordFormat f;
+  if (key) {
+    f.key = *key;
+  } else {
+    auto read = xor_key_for(path);
+    if (!read) return read.error();
+    f.key = read.value();
+  }
+  f.net = net ? *net : network_of(path, f.key).value_or(network::mainnet);
+  return f;
+}
+
+std::string xor_key_error_message(const std::string& path, const error& e) {
+  std::error_code ec;
+  const fs::path dir = fs::is_directory(path, ec) ? fs::path(path) : fs::path(path).parent_path();
+  return (dir / "xor.dat").string() + ": " + e.code().message();
+}
+
+result<XorKey> key_for_writing(const std::string& blocks_dir) {
+  std::error_code ec;
+  if (fs::exists(fs::path(blocks_dir) / "xor.dat", ec)) return read_xor_key(blocks_dir);
+  if (fs::exists(blocks_dir, ec)) {
+    auto files = block_files(blocks_dir);
+    if (!files) return files.error();
+    if (!files.value().empty()) return XorKey{};
+  }
+  return random_xor_key();
+}
+
 }  // namespace blockwire

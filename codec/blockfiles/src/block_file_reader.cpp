@@ -43,6 +43,11 @@ result<std::size_t> BlockFileReader::fill(std::size_t at_least) {
 }
 
 result<std::optional<BlockFileEvent>> BlockFileReader::next() {
+  if (last_record_ && !pending_resync_) {
+    // The record before was accepted: a damaged stretch, if any, ended.
+    stretch_start_ = no_stretch;
+    stretch_work_ = 0;
+  }
   last_record_.reset();
   if (pending_resync_) {
     pending_resync_ = false;
@@ -105,11 +110,23 @@ std::size_t BlockFileReader::zero_run(std::size_t from, std::size_t to) const no
   return i - from;
 }
 
-void BlockFileReader::reject_last() {
-  if (!last_record_) return;
+bool BlockFileReader::reject_last(std::uint64_t decoded) {
+  if (!last_record_) return false;
+  // Records nested in records' scripts would make looking inside each
+  // quadratic: the decoding spent inside one damaged stretch stays linear
+  // in the stretch (4x, plus two blocks' worth).
+  const std::uint64_t offset = *last_record_;
+  const std::uint64_t record_end = base_ + begin_;
+  if (stretch_start_ == no_stretch) stretch_start_ = offset;
+  stretch_work_ += std::min<std::uint64_t>(decoded, record_end - offset);
+  if (stretch_work_ > 4 * (record_end - stretch_start_) + 2 * std::uint64_t{max_block_size}) {
+    last_record_.reset();  // skipped by its length; the stretch goes on
+    return false;
+  }
   // The record is still in the window: nothing has been read since.
   begin_ = static_cast<std::size_t>(*last_record_ - base_);
   pending_resync_ = true;
+  return true;
 }
 
 // Skips from the record at begin_ (file offset `from`) to the next magic,

@@ -15,6 +15,8 @@ namespace blockwire {
 std::string to_hex(std::span<const std::byte> bytes);
 // The same into out[0, 2 * bytes.size()): for text built in place.
 void to_hex(std::span<const std::byte> bytes, char* out) noexcept;
+// The bytes last to first, as a hash is shown (Hash256::to_hex).
+void to_hex_reversed(std::span<const std::byte> bytes, char* out) noexcept;
 
 // Exactly out.size() bytes from 2 * out.size() digits of either case.
 // Errors: io::errc::wrong_hex_length; io::errc::not_hex with the offset of the

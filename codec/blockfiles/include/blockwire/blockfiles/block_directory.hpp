@@ -28,6 +28,25 @@ result<XorKey> xor_key_for(const std::string& path);
 // known magic.
 std::optional<network> network_of(const std::string& path, const XorKey& key);
 
+// How the records of a blk file or a blocks directory are read: the key
+// and the network whose magic frames them.
+struct RecordFormat {
+  XorKey key{};
+  network net = network::mainnet;
+};
+// The given key, else the one that applies to `path` (xor_key_for); the
+// given network, else the magic of its first record (network_of), else
+// mainnet. Errors: reading xor.dat.
+result<RecordFormat> record_format(const std::string& path, const std::optional<XorKey>& key = std::nullopt,
+                                   const std::optional<network>& net = std::nullopt);
+// What reading the key for `path` failed with, for a person, naming the
+// xor.dat read: "DIR/xor.dat: its size is not 8 bytes".
+std::string xor_key_error_message(const std::string& path, const error& e);
+// The key for a directory about to be written: its xor.dat when it has
+// one; none for a directory of plain blk files (a node older than Core
+// 28); else (a new directory) a random one, as Core 28 and later choose.
+result<XorKey> key_for_writing(const std::string& blocks_dir);
+
 // Whether a writer is appending to the directory now: a BlockFileWriter
 // (DIR/.lock) or a running node (the data directory's .lock, the
 // parent's) holds its lock. A reader then stops at the last whole record

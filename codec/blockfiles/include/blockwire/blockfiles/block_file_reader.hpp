@@ -63,10 +63,17 @@ class BlockFileReader {
   // error only when reading the file fails.
   result<std::optional<BlockFileEvent>> next();
 
-  // The last record's block did not decode: look for the next magic from
-  // one byte past its start (the length may have lied) instead of trusting
-  // its length.
-  void reject_last();
+  // The last record's block did not decode, `decoded` bytes in (the
+  // error's offset; unknown: the whole block): look for the next magic
+  // from one byte past its start (the length may have lied, and a real
+  // record may hide inside) instead of trusting its length. Within a
+  // budget: the decoding spent inside one damaged stretch (rejected
+  // records with no accepted one between them) stays linear in the
+  // stretch, so that records nested in records' scripts cannot make
+  // reading quadratic. Returns false when the budget is spent: then the
+  // record is skipped by its length, and the caller says so (next() does
+  // not report it).
+  bool reject_last(std::uint64_t decoded = ~std::uint64_t{0});
 
  private:
   result<std::size_t> fill(std::size_t at_least);
@@ -87,6 +94,10 @@ class BlockFileReader {
   bool eof_ = false;
   std::optional<std::uint64_t> last_record_;
   bool pending_resync_ = false;
+  // The damaged stretch being resynchronised in, and the bytes decoded in it.
+  static constexpr std::uint64_t no_stretch = ~std::uint64_t{0};
+  std::uint64_t stretch_start_ = no_stretch;
+  std::uint64_t stretch_work_ = 0;
 };
 
 // The block of the record at `offset` (its magic) of the blk file at `path`.

@@ -109,6 +109,8 @@ class BlockIndex {
   // below it, then steps doubling back, then the genesis block.
   std::vector<Hash256> locator() const;
   network net() const noexcept { return net_; }
+  const XorKey& key() const noexcept { return key_; }
+  const std::string& dir() const noexcept { return dir_; }
 
   // Reads what was appended to the directory since build() or the last
   // refresh(): the records after the last whole one read, and files made
