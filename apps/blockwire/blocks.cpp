@@ -5,13 +5,11 @@
 // (damage, failed proof of work) and blocks whose undo data is damaged or
 // missing are said on standard error, and the exit status is 1.
 // Memory: the header index, an index of the undo records, one block.
-#include "chain_input.hpp"
 #include "commands.hpp"
-#include "core_json.hpp"
+#include <blockwire/tables/core_json.hpp>
 #include "damage_report.hpp"
-#include "json_output.hpp"
+#include <blockwire/tables/json_writer.hpp>
 #include "text.hpp"
-#include "xor_key.hpp"
 
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
@@ -27,23 +25,20 @@ int blocks(const BlocksOptions& o) {
   // Undo data, when the directory has it and the output shows it.
   auto opened = open_chain("blocks", o, o.json && o.verbosity >= 2);
   if (const int* status = std::get_if<int>(&opened)) return *status;
-  const OpenChain& c = std::get<OpenChain>(opened);
-  const auto chain = c.chain();
-  const std::uint64_t end = c.end(o);
-  const bool damaged = c.damaged;
-  const std::optional<UndoIndex>& undo_index = c.undo;
+  const BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
+  const std::uint64_t end = chain_end(dir, o);
   // Blocks of a blk file whose rev file is there, but with no undo data
   // that pairs (damaged, or missing): said, not left out silently.
   std::uint64_t undo_missing = 0;
-  std::optional<JsonOutput> json;
+  std::optional<tables::JsonWriter> json;
   if (o.json) {
     json.emplace();
     json->begin_array();
   }
   for (std::uint64_t height = o.from; height < end; ++height) {
-    const IndexedBlock& b = c.index.blocks()[chain[height]];
-    const std::string path = c.index.file_path(b.file);
-    auto bytes = read_block_record(path, b.offset, c.key, c.net);
+    const IndexedBlock& b = dir.at_height(height);
+    const std::string path = dir.index().file_path(b.file);
+    auto bytes = dir.read_block(b);
     if (!bytes) {
       std::fprintf(stderr, "blockwire blocks: %s:%llu: %s\n", path.c_str(), static_cast<unsigned long long>(b.offset),
                    bytes.error().message().c_str());
@@ -63,10 +58,10 @@ int blocks(const BlocksOptions& o) {
     if (o.verbosity == 0) {
       json->string(to_hex(bytes.value()));
     } else {
-      const ChainInfo info = c.index.chain_info(b);
+      const ChainInfo info = dir.index().chain_info(b);
       std::optional<BlockUndo> undo;
-      if (undo_index) {
-        auto found = undo_index->undo_of(b, view.value());
+      if (dir.has_undo()) {
+        auto found = dir.undo_of(b, view.value());
         if (!found && found.error().is_io()) {
           std::fprintf(stderr, "blockwire blocks: reading the undo data of block %llu: %s\n", static_cast<unsigned long long>(height),
                        found.error().message().c_str());
@@ -80,7 +75,7 @@ int blocks(const BlocksOptions& o) {
                        found.error().message().c_str());
         }
       }
-      write_block_json(*json, view.value(), c.net, &info, o.verbosity, undo ? &*undo : nullptr);
+      tables::write_block_json(*json, view.value(), dir.net(), &info, o.verbosity, undo ? &*undo : nullptr);
     }
   }
   if (json) json->end_array();
@@ -90,7 +85,7 @@ int blocks(const BlocksOptions& o) {
                  "appended); blockwire scan %s reports the damage\n",
                  o.dir.c_str(), count_of(undo_missing, "block").c_str(), o.dir.c_str());
   }
-  return damaged || undo_missing != 0 ? bad_data : ok;
+  return dir.damaged() || undo_missing != 0 ? bad_data : ok;
 }
 
 }  // namespace blockwire::cli

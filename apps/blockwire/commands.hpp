@@ -2,8 +2,8 @@
 // 0 success, 1 bad data found, 2 usage or I/O error.
 #pragma once
 
-#include "chain_input.hpp"
-#include "export_rows.hpp"
+#include "directory_options.hpp"
+#include <blockwire/tables/etl_rows.hpp>
 
 #include <blockwire/codec/network.hpp>
 
@@ -56,7 +56,7 @@ struct FiltersOptions : ChainOptions {
 
 struct ExportOptions : ChainOptions {
   std::string output_dir;
-  export_format format = export_format::ndjson;
+  tables::export_format format = tables::export_format::ndjson;
   std::uint64_t shard_blocks = 1000;
   unsigned threads = 0;  // 0: every core
   bool progress = true;
@@ -73,12 +73,8 @@ struct FetchOptions {
   bool json = false;
   bool progress = true;
 };
-struct ServeOptions {
-  std::string dir;
+struct ServeOptions : DirectoryOptions {
   std::string listen;  // ADDR:PORT; default every address, the network's port
-  std::string xor_key;
-  network net = network::mainnet;
-  bool net_from_records = false;
   unsigned max_peers = 8;
   unsigned timeout_seconds = 0;  // 0: 20 minutes idle, as Core
 };

@@ -1,393 +1,20 @@
-// blockwire export: a blocks directory's best chain as tables for analytics
-// engines, in bitcoin-etl's schema (export_rows.hpp), from its blk and rev
-// files (no node). The chain is cut into shards of --shard-blocks heights
-// at multiples of it, laid out Hive-style as bitcoin-etl's export_all lays
-// them out:
-//   OUT/TABLE/start_block=XXXXXXXX/end_block=YYYYYYYY/TABLE_XXXXXXXX_YYYYYYYY.EXT
-// A shard is made whole or not at all: each of its tables is written under
-// a hidden temporary name beside its place (engines skip names that begin
-// with a dot), synced, and renamed into place; it depends on no other shard
-// (its CSV files each have their header), so shards made by separate runs,
-// processes or machines are the same bytes as one run makes. A rerun skips
-// a shard whose files are all there and whose blocks table ends with the
-// chain's block at its last height (a reorg since makes it again). The last
-// shard may end short of a multiple (at the tip, or --count): made again
-// whole later, it replaces the short one. OUT is locked while an export
-// runs (OUT/.blockwire-export.lock). Before any shard is made, every shard
-// in OUT whose last block is no longer the best chain's at its height (a
-// reorg, to a longer or a shorter chain), and every table left without its
-// shard's blocks table or under a temporary name (a crash), is removed and
-// said: OUT then holds what a clean export of the chain as it is would.
-// Threads take a shard each; memory is a block, its undo data and the
-// tables' buffers (a megabyte a table) per thread.
+// blockwire export: tables::export_etl on a blocks directory's best chain,
+// with its progress on a terminal and a summary line (see etl_export.hpp
+// for the shards, their layout and what a rerun removes).
 #include "commands.hpp"
-#include "export_rows.hpp"
 #include "progress.hpp"
 #include "text.hpp"
 
-#include <blockwire/blockfiles.hpp>
-#include <blockwire/codec.hpp>
-#include <blockwire/io/file.hpp>
-#include <blockwire/undo.hpp>
+#include <blockwire/tables/etl_export.hpp>
 
-#include <algorithm>
-#include <array>
-#include <charconv>
-#include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <map>
-#include <mutex>
-#include <optional>
-#include <string>
-#include <thread>
 #include <unistd.h>
-#include <vector>
 
 namespace blockwire::cli {
 
-namespace {
-
-namespace fs = std::filesystem;
-
-struct Shard {
-  std::uint64_t first = 0, last = 0;  // heights, both in the shard
-};
-
-std::string eight_digits(std::uint64_t n) {
-  char text[24];
-  std::snprintf(text, sizeof text, "%08llu", static_cast<unsigned long long>(n));
-  return text;
-}
-
-// Where a table's file of a shard goes: its directory and its name.
-struct TablePlace {
-  fs::path dir;
-  std::string name;
-  fs::path path() const { return dir / name; }
-  fs::path partial() const { return dir / ("." + name + ".partial"); }
-};
-
-TablePlace place(const fs::path& out, std::string_view table, const Shard& s, export_format f) {
-  const std::string first = eight_digits(s.first), last = eight_digits(s.last);
-  return {out / table / ("start_block=" + first) / ("end_block=" + last),
-          std::string(table) + "_" + first + "_" + last + "." + std::string(export_extension(f))};
-}
-
-// N of a shard directory's name, `prefix` then N (start_block=N,
-// end_block=N); nothing for any other name.
-std::optional<std::uint64_t> number_after(const fs::path& p, std::string_view prefix) {
-  const std::string name = p.filename().string();
-  if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
-  std::uint64_t n = 0;
-  const auto [at, err] = std::from_chars(name.data() + prefix.size(), name.data() + name.size(), n);
-  if (err != std::errc{} || at != name.data() + name.size()) return std::nullopt;
-  return n;
-}
-
-// The shard's blocks table ends with a line that names `hash` (its last
-// block's): written whole, for the chain as it is now.
-bool ends_with_block(const fs::path& blocks_table, const std::string& hash) {
-  std::ifstream in(blocks_table, std::ios::binary | std::ios::ate);
-  if (!in) return false;
-  const std::streamoff size = in.tellg();
-  const std::streamoff tail = std::min<std::streamoff>(size, 4096);
-  std::string text(static_cast<std::size_t>(tail), '\0');
-  in.seekg(size - tail);
-  if (!in.read(text.data(), tail) || text.empty() || text.back() != '\n') return false;
-  const std::size_t line = text.rfind('\n', text.size() - 2);
-  return text.find(hash, line == std::string::npos ? 0 : line) != std::string::npos;
-}
-
-struct ShardResult {
-  bool reached = false;  // false: not begun (an I/O error stopped the run)
-  bool skipped = false;
-  std::string problem;  // empty: whole
-  bool io = false;
-  std::uint64_t transactions = 0;
-};
-
-// What an earlier run left in OUT that the chain no longer has: shards
-// whose last block left the best chain or lies past its tip, tables
-// without their shard's blocks table, and temporary files (the lock is
-// held, so no other export is writing them). Removed the blocks table
-// first, which marks a shard whole, so a crash in between leaves tables a
-// rerun removes. Returns the shards removed, each said; `problem` set on a
-// failure to remove.
-class Sweep {
- public:
-  Sweep(const fs::path& out, const OpenChain& c) : out_(out), c_(c) {}
-
-  std::size_t run(std::string& problem) {
-    std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<fs::path>> shards;  // (first, last) -> its table directories
-    std::error_code ec;
-    for (fs::directory_iterator table(out_, ec), end; !ec && table != end; table.increment(ec)) {
-      if (!table->is_directory(ec) || hidden(table->path())) continue;
-      for (fs::directory_iterator start(table->path(), ec), e1; !ec && start != e1; start.increment(ec)) {
-        const auto first = number_after(start->path(), "start_block=");
-        if (!first) continue;
-        for (fs::directory_iterator stop(start->path(), ec), e2; !ec && stop != e2; stop.increment(ec)) {
-          const auto last = number_after(stop->path(), "end_block=");
-          if (last) shards[{*first, *last}].push_back(stop->path());
-        }
-      }
-    }
-    std::size_t removed = 0;
-    for (const auto& [range, dirs] : shards) {
-      const std::string why = stale(range.first, range.second);
-      for (const fs::path& dir : dirs) remove_partials_in(dir, problem);
-      if (why.empty()) continue;
-      // The blocks table's directory first: the mark of a whole shard.
-      std::vector<fs::path> ordered = dirs;
-      std::stable_partition(ordered.begin(), ordered.end(),
-                            [](const fs::path& d) { return d.parent_path().parent_path().filename() == "blocks"; });
-      for (const fs::path& dir : ordered) remove_shard_dir(dir, problem);
-      ++removed;
-      std::fprintf(stderr, "blockwire export: removed shard %s-%s from %s: %s\n", eight_digits(range.first).c_str(),
-                   eight_digits(range.second).c_str(), out_.c_str(), why.c_str());
-    }
-    return removed;
-  }
-
- private:
-  static bool hidden(const fs::path& p) { return !p.filename().empty() && p.filename().string().front() == '.'; }
-
-  // Why shard first-last is not the chain's (empty: it is, or may be made
-  // whole by this run).
-  std::string stale(std::uint64_t first, std::uint64_t last) const {
-    const auto chain = c_.chain();
-    if (last >= chain.size()) {
-      return "its last block, at height " + std::to_string(last) + ", is past the best chain's tip (height " +
-             std::to_string(chain.size() - 1) + "): a reorg to a shorter chain with more work";
-    }
-    const std::string hash = c_.index.blocks()[chain[last]].hash.to_hex();
-    std::error_code ec;
-    bool marked = false;
-    for (const export_format f : {export_format::ndjson, export_format::csv}) {
-      const fs::path mark = place(out_, "blocks", {first, last}, f).path();
-      if (!fs::is_regular_file(mark, ec)) continue;
-      marked = true;
-      if (!ends_with_block(mark, hash)) {
-        return "its last block is not the best chain's block " + std::to_string(last) + " (" + hash + "): it left the chain in a reorg";
-      }
-    }
-    if (!marked) return "its blocks table is not there (an export stopped before the shard was whole)";
-    return {};
-  }
-
-  static void remove_partials_in(const fs::path& dir, std::string& problem) {
-    std::error_code ec;
-    std::vector<fs::path> partial;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      if (hidden(it->path()) && name.ends_with(".partial")) partial.push_back(it->path());
-    }
-    for (const fs::path& p : partial) {
-      if (fs::remove(p, ec); ec && problem.empty()) problem = p.string() + ": " + ec.message();
-    }
-  }
-
-  // A shard's table directory: its files, then the directory and its
-  // start_block= parent when nothing else is in them.
-  static void remove_shard_dir(const fs::path& dir, std::string& problem) {
-    std::error_code ec;
-    std::vector<fs::path> files;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) files.push_back(it->path());
-    for (const fs::path& f : files) {
-      if (fs::remove(f, ec); ec && problem.empty()) problem = f.string() + ": " + ec.message();
-    }
-    if (auto synced = sync_directory(dir.c_str()); !synced && problem.empty()) problem = dir.string() + ": " + synced.error().message();
-    if (fs::remove(dir, ec)) fs::remove(dir.parent_path(), ec);
-    (void)sync_directory(dir.parent_path().parent_path().c_str());
-  }
-
-  fs::path out_;
-  const OpenChain& c_;
-};
-
-class Exporter {
- public:
-  Exporter(const ExportOptions& o, const OpenChain& c) : o_(o), c_(c), chain_(c.chain()), out_(o.output_dir) {}
-
-  std::atomic<std::uint64_t> blocks_done{0};
-  std::atomic<std::uint64_t> bytes_done{0};
-  std::atomic<bool> stop{false};  // an I/O error: no shard more
-
-  ShardResult run(const Shard& s) {
-    ShardResult r;
-    r.reached = true;
-    const std::vector<TablePlace> places = places_of(s);
-    // Whole already, or inside a longer whole shard of the same start (an
-    // earlier run went further than this one's --count): nothing to make.
-    if (whole(places, s.last) || covered(s)) {
-      r.skipped = true;
-      blocks_done += s.last - s.first + 1;
-      remove_shorter(s, r);
-      return r;
-    }
-    std::error_code ec;
-    if (!write(s, places, r)) {
-      remove_partials(places);
-      return r;
-    }
-    // In place table by table, the blocks table last: it is what marks
-    // the shard whole, so a crash in between leaves one a rerun makes
-    // again, never old tables under a new marker.
-    for (std::size_t i = places.size(); i-- > 0;) {
-      const TablePlace& p = places[i];
-      fs::rename(p.partial(), p.path(), ec);
-      if (ec) {
-        fail(r, p.path().string() + ": " + ec.message(), true);
-        remove_partials(places);
-        return r;
-      }
-      if (auto synced = sync_directory(p.dir.c_str()); !synced) {
-        fail(r, p.dir.string() + ": " + synced.error().message(), true);
-        return r;
-      }
-    }
-    remove_shorter(s, r);
-    return r;
-  }
-
- private:
-  const IndexedBlock& block(std::uint64_t height) const { return c_.index.blocks()[chain_[height]]; }
-
-  std::vector<TablePlace> places_of(const Shard& s) const {
-    std::vector<TablePlace> places;
-    for (const std::string_view t : export_tables(o_.format)) places.push_back(place(out_, t, s, o_.format));
-    return places;
-  }
-
-  // Every table is there, and the blocks table ends with the chain's block
-  // at `last`.
-  bool whole(const std::vector<TablePlace>& places, std::uint64_t last) const {
-    std::error_code ec;
-    for (const TablePlace& p : places) {
-      if (!fs::is_regular_file(p.path(), ec)) return false;
-    }
-    return last < chain_.size() && ends_with_block(places[0].path(), block(last).hash.to_hex());
-  }
-
-  // The other shards of s's start, by their last height (end_block=N).
-  std::vector<std::uint64_t> same_start_ends(const Shard& s) const {
-    std::vector<std::uint64_t> ends;
-    std::error_code ec;
-    const fs::path start_dir = places_of(s)[0].dir.parent_path();
-    for (fs::directory_iterator it(start_dir, ec), end; !ec && it != end; it.increment(ec)) {
-      if (const auto n = number_after(it->path(), "end_block="); n && *n != s.last) ends.push_back(*n);
-    }
-    return ends;
-  }
-
-  bool covered(const Shard& s) const {
-    for (const std::uint64_t end : same_start_ends(s)) {
-      if (end > s.last && whole(places_of({s.first, end}), end)) return true;
-    }
-    return false;
-  }
-
-  // A shorter shard of the same start, made when the chain or --count
-  // ended sooner: this whole one replaces it, table by table. Longer ones,
-  // and what another process is writing (hidden names), are left alone.
-  void remove_shorter(const Shard& s, ShardResult& r) {
-    for (const std::uint64_t end : same_start_ends(s)) {
-      if (end >= s.last) continue;
-      for (const TablePlace& p : places_of({s.first, end})) {
-        std::error_code ec;
-        fs::remove(p.path(), ec);
-        if (!ec) fs::remove(p.dir, ec);  // only when nothing else is in it
-        if (ec && ec != std::errc::directory_not_empty && ec != std::errc::no_such_file_or_directory) {
-          fail(r, "removing the shorter shard " + p.path().string() + ": " + ec.message(), true);
-        }
-      }
-    }
-  }
-
-  // A shard not made: its hidden files, and its directories when nothing
-  // else is in them.
-  static void remove_partials(const std::vector<TablePlace>& places) {
-    for (const TablePlace& p : places) {
-      std::error_code ec;
-      fs::remove(p.partial(), ec);
-      if (fs::remove(p.dir, ec)) fs::remove(p.dir.parent_path(), ec);
-    }
-  }
-
-  // Always false: what write() returns when the shard is not made.
-  bool fail(ShardResult& r, std::string problem, bool io) {
-    r.problem = std::move(problem);
-    r.io = io;
-    if (io) stop = true;
-    return false;
-  }
-
-  // The shard's tables under their temporary names, synced; false (and the
-  // problem in r) when a block or a write failed.
-  bool write(const Shard& s, const std::vector<TablePlace>& places, ShardResult& r) {
-    std::vector<std::unique_ptr<TextOut>> files;
-    std::vector<TextOut*> tables;
-    for (const TablePlace& p : places) {
-      std::error_code ec;
-      fs::create_directories(p.dir, ec);
-      if (ec) return fail(r, p.dir.string() + ": " + ec.message(), true);
-      auto file = DirectFileWriter::create(p.partial().c_str());
-      if (!file) return fail(r, p.partial().string() + ": " + file.error().message(), true);
-      files.push_back(std::make_unique<TextOut>(std::move(file).value()));
-      tables.push_back(files.back().get());
-    }
-    const ExportFiles out{o_.format, tables};
-    write_export_headers(out);
-    std::vector<Hash256> txids;
-    for (std::uint64_t height = s.first; height <= s.last; ++height) {
-      if (stop) return fail(r, "stopped after an I/O error elsewhere", true);
-      const IndexedBlock& b = block(height);
-      const std::string where =
-          c_.index.file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) + " (" + b.hash.to_hex() + ")";
-      auto bytes = read_block_record(c_.index.file_path(b.file), b.offset, c_.key, c_.net);
-      if (!bytes) return fail(r, where + ": " + bytes.error().message(), bytes.error().is_io());
-      auto view = BlockView::parse(bytes.value());
-      if (!view) return fail(r, where + ": does not decode: " + view.error().message(), false);
-      const BlockView& v = view.value();
-      if (block_hash(v.header()) != b.hash) return fail(r, where + ": its header changed since the directory was read", false);
-      // The rows are only as good as the bytes: the transactions must hash
-      // to the header's root (the txids are the rows' anyway).
-      txids.clear();
-      for (std::size_t i = 0; i < v.transaction_count(); ++i) txids.push_back(v.transaction(i).txid());
-      bool mutated = false;
-      if (merkle_root(txids, &mutated) != v.header().merkle_root) {
-        return fail(r, where + ": its transactions do not hash to its header's merkle root", false);
-      }
-      if (mutated) return fail(r, where + ": its merkle tree repeats a transaction (CVE-2012-2459)", false);
-      std::optional<BlockUndo> undo;
-      if (c_.undo) {
-        auto found = c_.undo->undo_of(b, v);
-        if (!found)
-          return fail(r, where + ": its undo data (" + undo_file_name(b.file) + "): " + found.error().message(), found.error().is_io());
-        undo = std::move(found).value();
-      }
-      write_export_rows(out, {v, height, b.hash, txids, undo ? &*undo : nullptr, c_.net});
-      r.transactions += v.transaction_count();
-      ++blocks_done;
-      bytes_done += bytes.value().size();
-    }
-    for (std::size_t i = 0; i < files.size(); ++i) {
-      if (auto done = files[i]->finish(); !done) return fail(r, places[i].partial().string() + ": " + done.error().message(), true);
-    }
-    return true;
-  }
-
-  const ExportOptions& o_;
-  const OpenChain& c_;
-  std::span<const std::size_t> chain_;
-  fs::path out_;
-};
-
-}  // namespace
-
 int export_command(const ExportOptions& o) {
+  namespace fs = std::filesystem;
   if (o.from % o.shard_blocks != 0) {
     std::fprintf(stderr,
                  "blockwire export: --from %llu is not a multiple of --shard-blocks %llu: shards start at multiples of it, so that\n"
@@ -399,104 +26,58 @@ int export_command(const ExportOptions& o) {
     std::fprintf(stderr, "blockwire export: -o %s: not a directory\n", o.output_dir.c_str());
     return usage_or_io;
   }
-  // One export at a time into OUT: two would make and remove the same
-  // shards' files under each other.
-  if (std::error_code ec; fs::create_directories(o.output_dir, ec), ec) {
-    std::fprintf(stderr, "blockwire export: -o %s: %s\n", o.output_dir.c_str(), ec.message().c_str());
-    return usage_or_io;
-  }
-  const fs::path lock_path = fs::path(o.output_dir) / ".blockwire-export.lock";
-  auto lock = lock_file(lock_path.c_str(), true);
-  if (!lock) {
-    if (lock.error().code() == io::errc::locked) {
-      std::fprintf(stderr, "blockwire export: %s: another export into it is running (it holds %s); wait for it to end\n",
-                   o.output_dir.c_str(), lock_path.c_str());
-    } else {
-      std::fprintf(stderr, "blockwire export: %s: %s\n", lock_path.c_str(), lock.error().message().c_str());
-    }
-    return usage_or_io;
-  }
   auto opened = open_chain("export", o, true);
   if (const int* status = std::get_if<int>(&opened)) return *status;
-  const OpenChain& c = std::get<OpenChain>(opened);
-  std::size_t removed = 0;
-  if (c.damaged) {
-    // Damage can cut the chain short: shards past it are kept, not judged.
-    std::fprintf(stderr, "blockwire export: %s has damage (said above): no shard of %s is removed for not being on its chain\n",
-                 o.dir.c_str(), o.output_dir.c_str());
-  } else {
-    std::string problem;
-    removed = Sweep(o.output_dir, c).run(problem);
-    if (!problem.empty()) {
-      std::fprintf(stderr, "blockwire export: removing what left the chain: %s\n", problem.c_str());
-      return usage_or_io;
-    }
-  }
-  if (!c.undo) {
+  const BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
+  if (!dir.has_undo()) {
     std::fprintf(stderr,
                  "blockwire export: %s has no rev files: the inputs' value, type, addresses and required_signatures, and the\n"
                  "transactions' input_value and fee, are null\n",
                  o.dir.c_str());
   }
-  const std::uint64_t end = c.end(o);
-  std::vector<Shard> shards;
-  for (std::uint64_t first = o.from; first < end; first += o.shard_blocks) {
-    shards.push_back({first, std::min(end, first + o.shard_blocks) - 1});
-  }
-  Exporter exporter(o, c);
-  // Two a core by default: a thread waits while its tables go to the disk
-  // (O_DIRECT writes return when the device has the bytes), and another
-  // formats meanwhile (4 threads on 2 cores: 192-223 MB/s, 2: 149-179).
-  const unsigned threads = static_cast<unsigned>(
-      std::min<std::size_t>(shards.size(), o.threads != 0 ? o.threads : 2 * std::max(1u, std::thread::hardware_concurrency())));
-  std::vector<ShardResult> results(shards.size());
-  std::atomic<std::size_t> next{0};
-  std::atomic<unsigned> running{threads};
-  const auto work = [&] {
-    for (std::size_t i; !exporter.stop && (i = next.fetch_add(1)) < shards.size();) results[i] = exporter.run(shards[i]);
-    --running;
-  };
-  const auto start = std::chrono::steady_clock::now();
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
+  const std::uint64_t end = chain_end(dir, o);
   const std::uint64_t total = end - o.from;
   Progress progress(o.progress && ::isatty(STDERR_FILENO) != 0, total, "block");
-  while (running != 0) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const std::uint64_t done = exporter.blocks_done;
-    progress.update(static_cast<double>(done) / static_cast<double>(total), exporter.bytes_done,
-                    count_of(done, "block") + " of " + with_commas(total));
-  }
-  for (auto& t : pool) t.join();
+  tables::EtlExport spec;
+  spec.out_dir = o.output_dir;
+  spec.format = o.format;
+  spec.from = o.from;
+  spec.end = end;
+  spec.shard_blocks = o.shard_blocks;
+  spec.threads = o.threads;
+  spec.note = [](std::string_view line) { std::fprintf(stderr, "blockwire export: %.*s\n", static_cast<int>(line.size()), line.data()); };
+  spec.progress = [&](std::uint64_t blocks, std::uint64_t bytes) {
+    progress.update(static_cast<double>(blocks) / static_cast<double>(total), bytes,
+                    count_of(blocks, "block") + " of " + with_commas(total));
+  };
+  auto exported = tables::export_etl(dir, spec);
   progress.finish();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-  std::size_t made = 0, skipped = 0, failed = 0;
-  std::uint64_t transactions = 0;
-  bool io = false;
-  for (std::size_t i = 0; i < shards.size(); ++i) {
-    const ShardResult& r = results[i];
-    if (!r.problem.empty()) {
-      ++failed;
-      io = io || r.io;
-      std::fprintf(stderr, "blockwire export: shard %s-%s not made: %s\n", eight_digits(shards[i].first).c_str(),
-                   eight_digits(shards[i].last).c_str(), r.problem.c_str());
-    } else if (r.skipped) {
-      ++skipped;
-    } else if (r.reached) {
-      ++made;
-      transactions += r.transactions;
+  if (!exported) {
+    const fs::path lock = fs::path(o.output_dir) / ".blockwire-export.lock";
+    if (exported.error().code() == io::errc::locked) {
+      std::fprintf(stderr, "blockwire export: %s: another export into it is running (it holds %s); wait for it to end\n",
+                   o.output_dir.c_str(), lock.c_str());
+    } else {
+      std::fprintf(stderr, "blockwire export: -o %s: %s\n", o.output_dir.c_str(), exported.error().message().c_str());
+    }
+    return usage_or_io;
+  }
+  const tables::EtlReport& r = exported.value();
+  for (const tables::ShardOutcome& s : r.shards) {
+    if (!s.problem.empty()) {
+      std::fprintf(stderr, "blockwire export: shard %s-%s not made: %s\n", tables::shard_number(s.first).c_str(),
+                   tables::shard_number(s.last).c_str(), s.problem.c_str());
     }
   }
-  const std::size_t not_reached = shards.size() - made - skipped - failed;
+  const std::size_t made = r.made(), skipped = r.skipped(), failed = r.failed();
+  const std::size_t not_reached = r.shards.size() - made - skipped - failed;
   std::printf("blockwire export: %s into %s: %zu made (%s, %s bytes of blocks in %.2f s, %.0f MB/s), %zu already whole, %zu failed%s%s\n",
-              count_of(shards.size(), "shard").c_str(), o.output_dir.c_str(), made, count_of(transactions, "transaction").c_str(),
-              with_commas(exporter.bytes_done).c_str(), seconds,
-              seconds > 0 ? static_cast<double>(exporter.bytes_done) / seconds / 1e6 : 0.0, skipped, failed,
-              not_reached != 0 ? (", " + std::to_string(not_reached) + " not reached").c_str() : "",
-              removed != 0 ? (", " + std::to_string(removed) + " removed (off the best chain)").c_str() : "");
-  if (io) return usage_or_io;
-  return failed != 0 || c.damaged ? bad_data : ok;
+              count_of(r.shards.size(), "shard").c_str(), o.output_dir.c_str(), made, count_of(r.transactions(), "transaction").c_str(),
+              with_commas(r.block_bytes).c_str(), r.seconds, r.seconds > 0 ? static_cast<double>(r.block_bytes) / r.seconds / 1e6 : 0.0,
+              skipped, failed, not_reached != 0 ? (", " + std::to_string(not_reached) + " not reached").c_str() : "",
+              r.removed != 0 ? (", " + std::to_string(r.removed) + " removed (off the best chain)").c_str() : "");
+  if (r.io_failed()) return usage_or_io;
+  return failed != 0 || dir.damaged() ? bad_data : ok;
 }
 
 }  // namespace blockwire::cli

@@ -4,11 +4,10 @@
 // blocks only.
 #include "commands.hpp"
 #include "damage_report.hpp"
-#include "json_output.hpp"
+#include <blockwire/tables/json_writer.hpp>
 #include "peer_errors.hpp"
 #include "progress.hpp"
 #include "text.hpp"
-#include "xor_key.hpp"
 
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/net.hpp>
@@ -61,22 +60,18 @@ int fetch(const FetchOptions& o) {
     std::fprintf(stderr, "blockwire fetch: -o %s: not a directory (a blocks directory is written there, or made)\n", o.output_dir.c_str());
     return usage_or_io;
   }
-  auto key = key_for_writing(o.output_dir, o.xor_key);
-  if (!key) {
-    std::fprintf(stderr, "blockwire fetch: %s\n", xor_key_problem(o.output_dir, o.xor_key, key.error()).c_str());
-    return usage_or_io;
-  }
+  auto chosen = key_for_output("fetch", o.output_dir, o.xor_key);
+  if (const int* status = std::get_if<int>(&chosen)) return *status;
+  const XorKey key = std::get<XorKey>(chosen);
   fs::create_directories(o.output_dir, ec);
-  if (o.net_from_records) {
-    if (auto n = network_of(o.output_dir, key.value())) net = *n;
-  }
-  auto writer = BlockFileWriter::open(o.output_dir, key.value(), net);
+  if (o.net_from_records) net = network_of(o.output_dir, key).value_or(net);
+  auto writer = BlockFileWriter::open(o.output_dir, key, net);
   if (!writer) {
     std::fprintf(stderr, "blockwire fetch: %s: %s\n", o.output_dir.c_str(), writer.error().message().c_str());
     return usage_or_io;
   }
   report_repair("fetch", o.output_dir, writer.value());
-  auto index = BlockIndex::build(o.output_dir, key.value(), net);
+  auto index = BlockIndex::build(o.output_dir, key, net);
   if (!index) {
     std::fprintf(stderr, "blockwire fetch: reading %s: %s\n", o.output_dir.c_str(), index.error().message().c_str());
     return usage_or_io;
@@ -100,7 +95,7 @@ int fetch(const FetchOptions& o) {
   catch_stop_signals();
   auto version = peer.handshake_outbound({.start_height = static_cast<std::int32_t>(std::max<std::int64_t>(chain.height(), 0))});
   if (!version) {
-    std::fprintf(stderr, "blockwire fetch: handshake: %s\n", describe_peer_error(peer, version.error()).c_str());
+    std::fprintf(stderr, "blockwire fetch: handshake: %s\n", peer.describe(version.error()).c_str());
     // A node drops a version in another network's envelope without a word.
     if (version.error().code() == net::errc::connection_closed && peer.bytes_received() == 0) {
       std::fprintf(stderr, "blockwire fetch: is %s a %s node? (--network)\n", peer.peer_name().c_str(), std::string(name(net)).c_str());
@@ -143,7 +138,7 @@ int fetch(const FetchOptions& o) {
     return usage_or_io;
   }
   if (!synced) {
-    std::fprintf(stderr, "blockwire fetch: %s\n", describe_peer_error(peer, synced.error()).c_str());
+    std::fprintf(stderr, "blockwire fetch: %s\n", peer.describe(synced.error()).c_str());
     std::fprintf(stderr, "blockwire fetch: %s holds whole, checked blocks up to height %lld; run fetch again to go on\n",
                  o.output_dir.c_str(), static_cast<long long>(chain.height()));
     return exit_status_of_peer_error(synced.error());
@@ -155,7 +150,7 @@ int fetch(const FetchOptions& o) {
   const double mb_per_s = seconds > 0 ? static_cast<double>(p.bytes) / seconds / 1e6 : 0.0;
   const bool at_tip = p.stopped == net::SyncProgress::stop::tip_reached;
   if (o.json) {
-    JsonOutput out;
+    tables::JsonWriter out;
     out.begin_object();
     out.member_string("peer", peer.peer_name());
     out.member_string("user_agent", version.value().user_agent);

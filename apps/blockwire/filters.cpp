@@ -7,16 +7,15 @@
 // be wrong, and every later header with it. What is made is kept in
 // DIR/blockwire-filters/basic.dat: a rerun filters only the new blocks.
 // Memory: the header index, an index of the undo records, one batch.
-#include "chain_input.hpp"
 #include "commands.hpp"
-#include "json_output.hpp"
+#include <blockwire/tables/json_writer.hpp>
 #include "peer_errors.hpp"
 #include "progress.hpp"
 #include "text.hpp"
-#include "xor_key.hpp"
 
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
+#include <blockwire/directory.hpp>
 #include <blockwire/filters.hpp>
 #include <blockwire/io/hex.hpp>
 #include <blockwire/net.hpp>
@@ -42,9 +41,9 @@ struct Filtered {
   std::size_t bytes = 0;  // of the block, for the progress bar's rate
 };
 
-Filtered filter_block(const BlockIndex& index, const UndoIndex* undo_index, const IndexedBlock& b, const XorKey& key, network net) {
+Filtered filter_block(const BlocksDirectory& dir, const IndexedBlock& b) {
   Filtered out;
-  auto filter = filters::block_filter(index, undo_index, b, key, net, &out.bytes);
+  auto filter = dir.basic_filter(b, &out.bytes);
   if (filter) {
     out.filter = std::move(filter).value();
   } else if (filter.error().code() == filters::errc::no_undo_data) {
@@ -55,8 +54,8 @@ Filtered filter_block(const BlockIndex& index, const UndoIndex* undo_index, cons
     out.problem = "block " + std::to_string(b.height) + " (" + b.hash.to_hex() + "): its undo data (" + undo_file_name(b.file) +
                   "): " + filter.error().message();
   } else {
-    out.problem =
-        index.file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(b.height) + ": " + filter.error().message();
+    out.problem = dir.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(b.height) + ": " +
+                  filter.error().message();
     out.io = filter.error().is_io();
   }
   return out;
@@ -89,7 +88,7 @@ int filters_from_peer(const FiltersOptions& o) {
                  peer.peer_name().c_str());
     return bad_data;
   }
-  std::optional<JsonOutput> json;
+  std::optional<tables::JsonWriter> json;
   if (o.json) {
     json.emplace();
     json->begin_array();
@@ -126,16 +125,16 @@ int filters_command(const FiltersOptions& o) {
   }
   auto opened = open_chain("filters", o, true);
   if (const int* status = std::get_if<int>(&opened)) return *status;
-  const OpenChain& c = std::get<OpenChain>(opened);
-  const auto chain = c.chain();
+  const BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
+  const auto chain = dir.chain();
   // What earlier runs made is in DIR/blockwire-filters/basic.dat (checked
   // against the chain as it is read back): only the blocks after it are
   // filtered, from genesis when it is new (each header hashes the one
   // before), and appended to it.
   std::vector<Hash256> hashes;
   hashes.reserve(chain.size());
-  for (const std::size_t i : chain) hashes.push_back(c.index.blocks()[i].hash);
-  auto file = filters::FilterFile::open(o.dir, hashes);
+  for (const std::size_t i : chain) hashes.push_back(dir.index().blocks()[i].hash);
+  auto file = FilterFile::open(o.dir, hashes);
   bool keeping = true;
   if (!file && file.error().is_io()) {
     // A directory we may not write (a read-only mount, a node's own): the
@@ -143,17 +142,17 @@ int filters_command(const FiltersOptions& o) {
     std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s: the filters are made, not kept\n", o.dir.c_str(),
                  file.error().message().c_str());
     keeping = false;
-    file = filters::FilterFile::read(o.dir, hashes);
+    file = FilterFile::read(o.dir, hashes);
   }
   if (!file) {
     std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s\n", o.dir.c_str(), file.error().message().c_str());
     return usage_or_io;
   }
-  filters::FilterFile& kept = file.value();
+  FilterFile& kept = file.value();
   std::vector<Hash256> headers;  // every height's filter header so far
   for (std::size_t h = 0; h < kept.size(); ++h) headers.push_back(kept.header(h));
-  const std::uint64_t end = c.end(o);
-  std::optional<JsonOutput> json;
+  const std::uint64_t end = chain_end(dir, o);
+  std::optional<tables::JsonWriter> json;
   if (o.json) {
     json.emplace();
     json->begin_array();
@@ -197,8 +196,7 @@ int filters_command(const FiltersOptions& o) {
     std::atomic<std::size_t> next{0};
     const auto work = [&] {
       for (std::size_t i; (i = next.fetch_add(1)) < n;) {
-        const IndexedBlock& b = c.index.blocks()[chain[first + i]];
-        results[i] = filter_block(c.index, c.undo ? &*c.undo : nullptr, b, c.key, c.net);
+        results[i] = filter_block(dir, dir.at_height(first + i));
       }
     };
     std::vector<std::thread> pool;
@@ -227,7 +225,7 @@ int filters_command(const FiltersOptions& o) {
   }
   progress.finish();
   if (json) json->end_array();
-  return c.damaged ? bad_data : ok;
+  return dir.damaged() ? bad_data : ok;
 }
 
 }  // namespace blockwire::cli

@@ -1,9 +1,9 @@
 // blockwire inspect: one block or transaction, summarised or as Core's JSON.
 #include "commands.hpp"
-#include "core_json.hpp"
+#include <blockwire/tables/core_json.hpp>
 #include "input.hpp"
 #include "text.hpp"
-#include "xor_key.hpp"
+#include "directory_options.hpp"
 
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/undo.hpp>
@@ -35,8 +35,8 @@ std::string utc(std::uint32_t time) {
 int print_block(const BlockView& block, bool json, network net, const ChainInfo* chain, const BlockUndo* undo) {
   const auto checked = check_block(block);
   if (json) {
-    JsonOutput out;
-    write_block_json(out, block, net, chain, undo != nullptr ? 3 : 2, undo);
+    tables::JsonWriter out;
+    tables::write_block_json(out, block, net, chain, undo != nullptr ? 3 : 2, undo);
     return checked ? ok : bad_data;
   }
   const BlockHeader& h = block.header();
@@ -60,7 +60,7 @@ int print_block(const BlockView& block, bool json, network net, const ChainInfo*
   std::printf("merkle root  %s (%s)\n", h.merkle_root.to_hex().c_str(),
               computed == h.merkle_root ? "matches the transactions" : ("MISMATCH: the transactions give " + computed.to_hex()).c_str());
   std::printf("time         %s (%u)\n", utc(h.time).c_str(), h.time);
-  std::printf("bits         %08x (difficulty %.2f)   nonce %u   version 0x%08x\n", h.bits, difficulty(h.bits), h.nonce,
+  std::printf("bits         %08x (difficulty %.2f)   nonce %u   version 0x%08x\n", h.bits, tables::difficulty(h.bits), h.nonce,
               static_cast<std::uint32_t>(h.version));
   std::printf("size         %s bytes, %s stripped, weight %s\n", with_commas(block.size()).c_str(),
               with_commas(block.stripped_size()).c_str(), with_commas(block.weight()).c_str());
@@ -72,8 +72,8 @@ int print_block(const BlockView& block, bool json, network net, const ChainInfo*
 
 int print_transaction(const TransactionView& tx, bool json, network net) {
   if (json) {
-    JsonOutput out;
-    write_transaction_json(out, tx, net, false);  // decoderawtransaction prints no hex
+    tables::JsonWriter out;
+    tables::write_transaction_json(out, tx, net, false);  // decoderawtransaction prints no hex
     return ok;
   }
   // Values come from the input: any int64, so the sum is checked.
@@ -109,13 +109,11 @@ int inspect(const InspectOptions& options) {
   std::optional<UndoIndex> undo_index;
   std::optional<IndexedBlock> indexed;  // the record's block in the directory's index
   if (o.offset) {
-    auto key = resolve_xor_key(o.input, o.xor_key);
-    if (!key) {
-      std::fprintf(stderr, "blockwire inspect: %s\n", xor_key_problem(o.input, o.xor_key, key.error()).c_str());
-      return usage_or_io;
-    }
-    if (o.net_from_records) o.net = network_of(o.input, key.value()).value_or(o.net);
-    auto record = read_block_record(o.input, *o.offset, key.value(), o.net);
+    auto format = record_format_of("inspect", o.input, o.xor_key, o.net, o.net_from_records);
+    if (const int* status = std::get_if<int>(&format)) return *status;
+    const XorKey key = std::get<RecordFormat>(format).key;
+    o.net = std::get<RecordFormat>(format).net;
+    auto record = read_block_record(o.input, *o.offset, key, o.net);
     if (!record) {
       const error& e = record.error();
       std::fprintf(
@@ -128,7 +126,7 @@ int inspect(const InspectOptions& options) {
     readings.raw = std::move(record).value();
     if (o.json && readings.raw.size() >= header_size) {
       const std::filesystem::path dir = std::filesystem::path(o.input).parent_path();
-      auto index = BlockIndex::build(dir.empty() ? "." : dir.string(), key.value(), o.net);
+      auto index = BlockIndex::build(dir.empty() ? "." : dir.string(), key, o.net);
       auto header = decode_header(std::span(readings.raw).first(header_size));
       if (index && header) {
         if (const IndexedBlock* b = index.value().find(block_hash(header.value()))) {
@@ -139,7 +137,7 @@ int inspect(const InspectOptions& options) {
       const auto number = block_file_number(std::filesystem::path(o.input).filename().string());
       std::error_code ec;
       if (index && number && std::filesystem::exists(dir / undo_file_name(*number), ec)) {
-        auto built = UndoIndex::build(dir.empty() ? "." : dir.string(), key.value(), index.value(), o.net, *number);
+        auto built = UndoIndex::build(dir.empty() ? "." : dir.string(), key, index.value(), o.net, *number);
         if (!built) {
           std::fprintf(stderr, "blockwire inspect: reading %s: %s\n", (dir / undo_file_name(*number)).c_str(),
                        built.error().message().c_str());

@@ -182,9 +182,9 @@ int main(int argc, char** argv) {
           "--format",
           [&exports](const std::string& value) {
             if (value == "ndjson") {
-              exports.format = cli::export_format::ndjson;
+              exports.format = tables::export_format::ndjson;
             } else if (value == "csv") {
-              exports.format = cli::export_format::csv;
+              exports.format = tables::export_format::csv;
             } else {
               throw CLI::ValidationError("--format", "'" + value + "' is not ndjson or csv");
             }

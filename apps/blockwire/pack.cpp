@@ -9,7 +9,7 @@
 #include "damage_report.hpp"
 #include "input.hpp"
 #include "text.hpp"
-#include "xor_key.hpp"
+#include "directory_options.hpp"
 
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
@@ -133,12 +133,9 @@ int pack(const PackOptions& o) {
   }
 
   // The key: random on request, else as key_for_writing says.
-  auto chosen = o.random_key ? result<XorKey>(random_xor_key()) : key_for_writing(o.output_dir, o.xor_key);
-  if (!chosen) {
-    std::fprintf(stderr, "blockwire pack: %s\n", xor_key_problem(o.output_dir, o.xor_key, chosen.error()).c_str());
-    return usage_or_io;
-  }
-  const XorKey key = chosen.value();
+  auto chosen = o.random_key ? std::variant<XorKey, int>(random_xor_key()) : key_for_output("pack", o.output_dir, o.xor_key);
+  if (const int* status = std::get_if<int>(&chosen)) return *status;
+  const XorKey key = std::get<XorKey>(chosen);
 
   if (o.undo) {
     auto revs = fs::exists(o.output_dir, ec) ? undo_files(o.output_dir) : result<std::vector<std::string>>(std::vector<std::string>{});

@@ -4,16 +4,6 @@
 
 namespace blockwire::cli {
 
-std::string describe_peer_error(const net::Connection& peer, const error& e) {
-  std::string text = "peer " + peer.peer_name() + ": " + e.code().message();
-  if (e.has_offset()) {
-    text += " (";
-    if (!peer.last_command().empty()) text += "in its '" + peer.last_command() + "' message, ";
-    text += "byte " + std::to_string(e.offset()) + " of what it sent)";
-  }
-  return text;
-}
-
 net::Timeouts timeouts_from_option(unsigned seconds, net::Timeouts defaults) {
   if (seconds == 0) return defaults;
   // The user's time for each: a message has all of it, whatever its size.

@@ -1,5 +1,4 @@
-// How the network commands tell a peer's failure to the user: what it did,
-// in which message, at which byte of the connection, and the exit status
+// How the network commands turn a peer's failure into their exit status
 // (a peer that broke the protocol or sent a bad block is bad data, 1; a
 // timeout, a closed connection or a socket error is I/O, 2).
 #pragma once
@@ -11,7 +10,6 @@
 
 namespace blockwire::cli {
 
-std::string describe_peer_error(const net::Connection& peer, const error& e);
 // --timeout SECONDS: every timeout that long; 0 (not given): `defaults`.
 net::Timeouts timeouts_from_option(unsigned seconds, net::Timeouts defaults = {});
 int exit_status_of_peer_error(const error& e);

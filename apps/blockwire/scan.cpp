@@ -7,7 +7,7 @@
 #include "scan_pipeline.hpp"
 #include "scan_records.hpp"
 #include "scan_report.hpp"
-#include "xor_key.hpp"
+#include "directory_options.hpp"
 
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/undo.hpp>
@@ -46,8 +46,8 @@ struct UndoDir {
 };
 
 // The files the paths name, each with its key; a message when one cannot be used.
-std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, ScanResult& result, std::uint64_t& total_bytes,
-                       std::vector<UndoDir>& undo_dirs) {
+std::string list_files(const ScanOptions& o, const std::optional<XorKey>& given_key, std::vector<FileToScan>& files, ScanResult& result,
+                       std::uint64_t& total_bytes, std::vector<UndoDir>& undo_dirs) {
   for (const std::string& path : o.paths) {
     std::error_code ec;
     const bool dir = fs::is_directory(path, ec);
@@ -62,18 +62,19 @@ std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, Sca
       if (listed.value().empty()) return path + ": no blk*.dat files";
       found = std::move(listed).value();
     }
-    auto key = resolve_xor_key(path, o.xor_key);
-    if (!key) return xor_key_problem(path, o.xor_key, key.error());
-    const network net = o.net_from_records ? network_of(path, key.value()).value_or(o.net) : o.net;
+    auto format = record_format(path, given_key, o.net_from_records ? std::nullopt : std::optional<network>(o.net));
+    if (!format) return xor_key_error_message(path, format.error());
+    const XorKey& key = format.value().key;
+    const network net = format.value().net;
     const bool live = dir && being_written(path);
     std::optional<UndoDir> undo;
     if (dir) {
       auto revs = undo_files(path);
       if (!revs) return path + ": " + revs.error().message();
       if (!revs.value().empty()) {
-        undo = UndoDir{path, key.value(), net, {}, std::move(revs).value(), live, {}};
+        undo = UndoDir{path, key, net, {}, std::move(revs).value(), live, {}};
         for (const std::string& rev : undo->rev_files) {
-          auto records_end = undo_records_end(rev, key.value(), net);
+          auto records_end = undo_records_end(rev, key, net);
           if (!records_end) return rev + ": " + records_end.error().message();
           undo->rev_sizes.push_back(records_end.value());
         }
@@ -83,7 +84,7 @@ std::string list_files(const ScanOptions& o, std::vector<FileToScan>& files, Sca
       const auto size = fs::file_size(file, ec);
       if (ec) return file + ": " + ec.message();
       if (undo) undo->blk_files.emplace(*block_file_number(fs::path(file).filename().string()), result.files.size());
-      files.push_back({result.files.size(), file, key.value(), total_bytes, size, net, live && &file == &found.back()});
+      files.push_back({result.files.size(), file, key, total_bytes, size, net, live && &file == &found.back()});
       result.files.push_back(file);
       result.collect_undo_keys.push_back(undo.has_value());
       total_bytes += size;
@@ -162,7 +163,9 @@ int scan(const ScanOptions& o) {
   std::vector<FileToScan> files;
   std::uint64_t total_bytes = 0;
   std::vector<UndoDir> undo_dirs;
-  if (const std::string problem = list_files(o, files, result, total_bytes, undo_dirs); !problem.empty()) {
+  auto given_key = key_option("scan", o.xor_key);
+  if (const int* status = std::get_if<int>(&given_key)) return *status;
+  if (const std::string problem = list_files(o, std::get<0>(given_key), files, result, total_bytes, undo_dirs); !problem.empty()) {
     std::fprintf(stderr, "blockwire scan: %s\n", problem.c_str());
     return usage_or_io;
   }

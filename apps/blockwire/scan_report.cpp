@@ -1,5 +1,5 @@
 #include "scan_report.hpp"
-#include "json_output.hpp"
+#include <blockwire/tables/json_writer.hpp>
 #include "text.hpp"
 
 #include <cstdio>
@@ -53,7 +53,7 @@ void print_text_report(const ScanResult& r) {
 }
 
 void print_json_report(const ScanResult& r) {
-  JsonOutput out;
+  tables::JsonWriter out;
   out.begin_object();
   out.member_uint("files", r.files.size());
   out.member_uint("blocks", r.blocks);

@@ -66,24 +66,6 @@ result<GcsFilter> basic_filter(const BlockView& block, const BlockUndo& undo) {
   return GcsFilter::build(basic_params(block_hash(block.header())), basic_elements(block, undo));
 }
 
-result<GcsFilter> block_filter(const BlockIndex& index, const UndoIndex* undo, const IndexedBlock& block, const XorKey& key, network net,
-                               std::size_t* block_size) {
-  auto bytes = read_block_record(index.file_path(block.file), block.offset, key, net);
-  if (!bytes) return bytes.error();
-  if (block_size != nullptr) *block_size = bytes.value().size();
-  auto view = BlockView::parse(bytes.value());
-  if (!view) return view.error();
-  if (undo != nullptr) {
-    auto found = undo->undo_of(block, view.value());
-    if (!found) return found.error();
-    return basic_filter(view.value(), found.value());
-  }
-  // No rev files at all: a block that spends nothing needs none.
-  if (block.height == 0 || view.value().transaction_count() == 1)
-    return basic_filter(view.value(), std::span<const std::span<const std::byte>>{});
-  return errc::no_undo_data;
-}
-
 Hash256 filter_hash(const GcsFilter& filter) { return sha256d(filter.encoded()); }
 
 Hash256 filter_header(const Hash256& filter_hash, const Hash256& previous_header) {

@@ -279,4 +279,14 @@ std::uint64_t Connection::bytes_received() const noexcept { return state_->reade
 std::uint64_t Connection::bytes_sent() const noexcept { return state_->sent; }
 network Connection::net() const noexcept { return state_->net; }
 
+std::string Connection::describe(const error& e) const {
+  std::string text = "peer " + peer_name() + ": " + e.code().message();
+  if (e.has_offset()) {
+    text += " (";
+    if (!last_command().empty()) text += "in its '" + last_command() + "' message, ";
+    text += "byte " + std::to_string(e.offset()) + " of what it sent)";
+  }
+  return text;
+}
+
 }  // namespace blockwire::net

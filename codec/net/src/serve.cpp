@@ -18,36 +18,20 @@ namespace blockwire::net {
 
 result<bool> BlockStore::refresh() {
   const std::unique_lock lock(mutex_);
-  auto moved = index_.refresh();
-  if (moved && moved.value() && undo_) {
-    // The new tip's undo records: its rev file read again, that one alone
-    // (the rest were paired when filters were enabled, or on an earlier tip).
-    const auto best = index_.best_chain();
-    const unsigned file = index_.blocks()[best.back()].file;
-    auto built = UndoIndex::build(dir_, key_, index_, net_, file);
-    if (!built) return built.error();
-    recent_undo_.insert_or_assign(file, std::move(built).value());
-  }
-  return moved;
+  return dir_.refresh();
 }
 
-result<bool> BlockStore::enable_filters(const std::string& dir, network net) {
+result<bool> BlockStore::enable_filters() {
   std::vector<Hash256> chain;
   {
     const std::unique_lock lock(mutex_);
-    auto revs = undo_files(dir);
-    if (!revs) return revs.error();
-    if (revs.value().empty()) return false;
-    auto built = UndoIndex::build(dir, key_, index_, net);
-    if (!built) return built.error();
-    dir_ = dir;
-    net_ = net;
-    undo_ = std::move(built).value();
-    for (const std::size_t i : index_.best_chain()) chain.push_back(index_.blocks()[i].hash);
+    if (!dir_.has_undo()) return false;
+    filters_ = true;
+    for (const std::size_t i : dir_.chain()) chain.push_back(dir_.index().blocks()[i].hash);
   }
   // The kept filters: their headers seed the cache, their bytes are read
   // instead of made (each checked against its block and hash when read).
-  auto kept = filters::FilterFile::read(dir, chain);
+  auto kept = FilterFile::read(dir_.path(), chain);
   if (!kept) return kept.error();
   const std::lock_guard guard(filters_mutex_);
   headers_.clear();
@@ -58,7 +42,7 @@ result<bool> BlockStore::enable_filters(const std::string& dir, network net) {
 
 bool BlockStore::has_filters() const {
   const auto lock = this->lock();
-  return undo_.has_value();
+  return filters_;
 }
 
 result<filters::GcsFilter> BlockStore::filter_at(std::size_t height) const {
@@ -68,10 +52,9 @@ result<filters::GcsFilter> BlockStore::filter_at(std::size_t height) const {
 
 // The index locked (shared) by the caller.
 result<filters::GcsFilter> BlockStore::filter_locked(std::size_t height) const {
-  const auto best = index_.best_chain();
-  if (!undo_) return net::errc::filter_type_not_served;
-  if (height >= best.size()) return net::errc::past_tip;
-  const IndexedBlock& b = index_.blocks()[best[height]];
+  if (!filters_) return net::errc::filter_type_not_served;
+  if (height >= dir_.chain().size()) return net::errc::past_tip;
+  const IndexedBlock& b = dir_.at_height(height);
   if (kept_ && height < kept_->size() && kept_->block(height) == b.hash) {
     // Kept by `blockwire filters`; a writer may have cut and rewritten the
     // file since: used only if it still hashes as it did.
@@ -81,8 +64,7 @@ result<filters::GcsFilter> BlockStore::filter_locked(std::size_t height) const {
       if (filter) return filter;
     }
   }
-  const auto recent = recent_undo_.find(b.file);
-  return filters::block_filter(index_, recent != recent_undo_.end() ? &recent->second : &*undo_, b, key_, net_);
+  return dir_.basic_filter(b);
 }
 
 result<Hash256> BlockStore::filter_hash_at(std::size_t height) const {
@@ -102,9 +84,8 @@ result<Hash256> BlockStore::filter_header_at(std::size_t height) const {
 // is the best chain's at its height has only best-chain entries below it.
 result<BlockStore::FilterEntry> BlockStore::entry_at(std::size_t height) const {
   const auto lock = this->lock();
-  const auto best = index_.best_chain();
-  if (height >= best.size()) return net::errc::past_tip;
-  const auto hash_at = [&](std::size_t h) -> const Hash256& { return index_.blocks()[best[h]].hash; };
+  if (height >= dir_.chain().size()) return net::errc::past_tip;
+  const auto hash_at = [&](std::size_t h) -> const Hash256& { return dir_.at_height(h).hash; };
   const std::lock_guard guard(filters_mutex_);
   if (height < headers_.size() && headers_[height].block == hash_at(height)) return headers_[height];
   // Below a fork (a reorg since they were made) the entries stay; from it

@@ -1,21 +1,21 @@
 // BIP158 compact block filters: Golomb-coded sets, and the basic filter of a
 // block (the scripts its outputs create and the scripts its inputs spend),
-// its hash and its header. A layer on the public API of io, codec and undo.
+// its hash and its header. Pure functions of a block's bytes and its undo
+// data: no file is read here. A layer on the public API of io, codec and
+// undo (BlockUndo, the coins a block spends); a directory's filters (read
+// from its blk and rev files, kept in its filter file) are the directory
+// layer's, <blockwire/directory.hpp>.
 #pragma once
 
 #include <blockwire/codec/block.hpp>
 #include <blockwire/codec/view.hpp>
 #include <blockwire/io/error.hpp>
-#include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/io/hash256.hpp>
-#include <blockwire/blockfiles/block_index.hpp>
 #include <blockwire/undo/block_undo.hpp>
-#include <blockwire/undo/rev_files.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <string>
 #include <system_error>
 #include <type_traits>
 #include <vector>
@@ -89,64 +89,10 @@ std::vector<std::span<const std::byte>> basic_elements(const BlockView& block, c
 GcsFilter basic_filter(const BlockView& block, std::span<const std::span<const std::byte>> spent);
 result<GcsFilter> basic_filter(const BlockView& block, const BlockUndo& undo);
 
-// The basic filter of `block`, a block of `index`'s directory: its record
-// read from its blk file, the scripts its inputs spend from `undo` (the rev
-// files' index; null when there are none). `block_size`, when given, is
-// set to the block's size once it is read. With rev files, every block
-// but genesis needs its undo record (UndoIndex::undo_of: its errors);
-// without, a block that spends something is filters::errc::no_undo_data.
-// Errors also: the files' (at the record's offset), the block's decoding.
-result<GcsFilter> block_filter(const BlockIndex& index, const UndoIndex* undo, const IndexedBlock& block, const XorKey& key, network net,
-                               std::size_t* block_size = nullptr);
-
 // BIP157: the filter's hash, SHA256d of its encoding; its header, SHA256d of
 // that hash and the previous block's filter header (zero before genesis).
 Hash256 filter_hash(const GcsFilter& filter);
 Hash256 filter_header(const Hash256& filter_hash, const Hash256& previous_header);
-
-// The basic filters of a blocks directory's best chain, kept next to its
-// blocks in DIR/blockwire-filters/basic.dat so that they are made once:
-// records in height order from genesis, each the block's hash (32 bytes),
-// its filter header (32), the encoded filter (a CompactSize length, the
-// bytes). Append-only. Opening reads it back and keeps the records that
-// are the chain's, in order, each header chained from the one before; the
-// first that is not (a record a crash tore, a block that left the best
-// chain) and all after it are cut off, to be made again. Locked against
-// another writer (an exclusive lock on the file, for as long as the object
-// lives).
-class FilterFile {
- public:
-  // `chain`: the best chain's block hashes from genesis.
-  static result<FilterFile> open(const std::string& blocks_dir, std::span<const Hash256> chain);
-  // The same for a reader (serve) while a writer may append: read only,
-  // not locked, nothing cut (records past the first that does not match
-  // are only left out). No file: an empty one.
-  static result<FilterFile> read(const std::string& blocks_dir, std::span<const Hash256> chain);
-
-  // The filters held: heights 0 to size() - 1.
-  std::size_t size() const noexcept { return records_.size(); }
-  const Hash256& header(std::size_t height) const noexcept { return records_[height].header; }
-  const Hash256& filter_hash(std::size_t height) const noexcept { return records_[height].filter_hash; }
-  const Hash256& block(std::size_t height) const noexcept { return records_[height].block; }
-  result<std::vector<std::byte>> filter(std::size_t height) const;
-  // The next height's: its block's hash and filter (the header is chained
-  // here). Written through to the file.
-  result<void> append(const Hash256& block, std::span<const std::byte> filter);
-
- private:
-  struct Record {
-    std::uint64_t at;  // the filter's first byte in the file
-    std::uint32_t size;
-    Hash256 block;
-    Hash256 filter_hash;
-    Hash256 header;
-  };
-  // The records of the file's first `size` bytes that are the chain's; where they end.
-  std::uint64_t load(std::uint64_t size, std::span<const Hash256> chain);
-  FileDescriptor fd_;
-  std::uint64_t end_ = 0;
-  std::vector<Record> records_;
-};
 
 }  // namespace blockwire::filters
 

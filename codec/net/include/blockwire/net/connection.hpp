@@ -112,6 +112,9 @@ class Connection {
   std::uint64_t bytes_received() const noexcept;
   std::uint64_t bytes_sent() const noexcept;
   network net() const noexcept;
+  // What went wrong with this peer, for a person: "peer 10.0.0.1:8333:
+  // bad checksum (in its 'block' message, byte 1234 of what it sent)".
+  std::string describe(const error& e) const;
 
  private:
   struct State;

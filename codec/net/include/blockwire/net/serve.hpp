@@ -6,9 +6,7 @@
 // stripped form re-encoded).
 #pragma once
 
-#include <blockwire/blockfiles.hpp>
-#include <blockwire/filters.hpp>
-#include <blockwire/undo.hpp>
+#include <blockwire/directory.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/net/connection.hpp>
@@ -29,17 +27,19 @@ namespace blockwire::net {
 // a blk file or send.
 class BlockStore {
  public:
-  BlockStore(BlockIndex index, const XorKey& key) : index_(std::move(index)), key_(key) {}
+  // `dir` opened with its undo data (BlocksDirectory::Options::undo):
+  // then BIP157 filters are served once enable_filters() says so.
+  explicit BlockStore(BlocksDirectory dir) : dir_(std::move(dir)) {}
 
-  // BlockIndex::refresh under the lock: whether the best chain's tip moved
-  // (with filters, the new tip's rev file is read again then).
+  // BlocksDirectory::refresh under the lock: whether the best chain's tip
+  // moved.
   result<bool> refresh();
 
-  // BIP157: serve the basic filters of the directory `dir`: those
-  // `blockwire filters` kept (DIR/blockwire-filters/basic.dat, checked as
-  // they are read), the others made from its rev files (false when it has
-  // none: then no filters are served).
-  result<bool> enable_filters(const std::string& dir, network net);
+  // BIP157: serve the directory's basic filters: those `blockwire
+  // filters` kept (DIR/blockwire-filters/basic.dat, checked as they are
+  // read), the others made from its rev files (false when it has none:
+  // then no filters are served).
+  result<bool> enable_filters();
   bool has_filters() const;
   // The basic filter of the best chain's block at `height` (under the
   // lock), and the filter headers up to it, computed once and kept (a
@@ -53,29 +53,26 @@ class BlockStore {
   // next block. For a server stopping; safe from any thread.
   void stop() noexcept { stopping_ = true; }
 
-  // The index, for as long as the lock returned lives.
+  // The directory and its index, for as long as the lock returned lives.
   std::shared_lock<std::shared_mutex> lock() const { return std::shared_lock(mutex_); }
-  const BlockIndex& index() const noexcept { return index_; }
-  const XorKey& key() const noexcept { return key_; }
+  const BlocksDirectory& directory() const noexcept { return dir_; }
+  const BlockIndex& index() const noexcept { return dir_.index(); }
+  const XorKey& key() const noexcept { return dir_.key(); }
 
  private:
   mutable std::shared_mutex mutex_;
   std::atomic<bool> stopping_{false};
-  BlockIndex index_;
-  XorKey key_;
-  // Filters: the rev files' index (under mutex_), and the filter hashes
-  // and headers computed so far, each with its block's hash (under
-  // filters_mutex_, taken after mutex_).
-  std::string dir_;
-  network net_ = network::mainnet;
-  std::optional<UndoIndex> undo_;
-  std::optional<filters::FilterFile> kept_;  // what `blockwire filters` made, read when filters were enabled
+  BlocksDirectory dir_;
+  // Filters: whether they are served (under mutex_), the kept file, and
+  // the filter hashes and headers computed so far, each with its block's
+  // hash (under filters_mutex_, taken after mutex_).
+  bool filters_ = false;
+  std::optional<FilterFile> kept_;  // what `blockwire filters` made, read when filters were enabled
   struct FilterEntry {
     Hash256 block;
     Hash256 filter_hash;
     Hash256 header;
   };
-  std::map<unsigned, UndoIndex> recent_undo_;  // rev files read again since (the tip's), by number
   mutable std::mutex filters_mutex_;
   mutable std::vector<FilterEntry> headers_;
   result<FilterEntry> entry_at(std::size_t height) const;

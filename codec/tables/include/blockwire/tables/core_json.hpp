@@ -6,13 +6,13 @@
 // left out for a loose block; a blocks directory with rev files has them.
 #pragma once
 
-#include "json_output.hpp"
+#include <blockwire/tables/json_writer.hpp>
 
 #include <blockwire/blockfiles/block_index.hpp>
 #include <blockwire/codec.hpp>
 #include <blockwire/undo/block_undo.hpp>
 
-namespace blockwire::cli {
+namespace blockwire::tables {
 
 // A Transaction or a TransactionView, read the same way (compiled for both
 // in core_json.cpp). From a view nothing is decoded into objects, so memory
@@ -23,14 +23,14 @@ namespace blockwire::cli {
 // directory has undo data: then `fee`, and with `prevouts` (getblock 3)
 // each input's `prevout`.
 template <TransactionLike Tx>
-void write_transaction_json(JsonOutput& out, const Tx& tx, network net, bool hex, const TxUndo* undo = nullptr, bool prevouts = false);
-extern template void write_transaction_json(JsonOutput&, const Transaction&, network, bool, const TxUndo*, bool);
-extern template void write_transaction_json(JsonOutput&, const TransactionView&, network, bool, const TxUndo*, bool);
+void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex, const TxUndo* undo = nullptr, bool prevouts = false);
+extern template void write_transaction_json(JsonWriter&, const Transaction&, network, bool, const TxUndo*, bool);
+extern template void write_transaction_json(JsonWriter&, const TransactionView&, network, bool, const TxUndo*, bool);
 // getblock's verbosity: 1 lists the txids, 2 the transactions in full.
 // `chain`: the block's place in a blocks directory, when it is known.
 // `undo`: the block's undo data, when the directory has it (fees at 2,
 // and prevouts at 3, as getblock prints them).
-void write_block_json(JsonOutput& out, const BlockView& block, network net, const ChainInfo* chain = nullptr, int verbosity = 2,
+void write_block_json(JsonWriter& out, const BlockView& block, network net, const ChainInfo* chain = nullptr, int verbosity = 2,
                       const BlockUndo* undo = nullptr);
 
 // Bitcoin Core's difficulty: the genesis target over the block's target.
@@ -38,4 +38,4 @@ double difficulty(std::uint32_t bits);
 // Satoshis as Core's ValueFromAmount writes them: "50.00000000".
 std::string amount_text(std::int64_t satoshis);
 
-}  // namespace blockwire::cli
+}  // namespace blockwire::tables

@@ -1,5 +1,6 @@
-// DIR/blockwire-filters/basic.dat (see FilterFile in filters.hpp).
+// DIR/blockwire-filters/basic.dat (see filter_file.hpp).
 #include <blockwire/codec/wire.hpp>
+#include <blockwire/directory/filter_file.hpp>
 #include <blockwire/filters.hpp>
 #include <blockwire/io/buffered_writer.hpp>
 #include <blockwire/io/file.hpp>
@@ -15,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace blockwire::filters {
+namespace blockwire {
 
 namespace {
 
@@ -41,7 +42,7 @@ result<FilterFile> FilterFile::open(const std::string& blocks_dir, std::span<con
   fs::create_directories(dir, ec);
   if (ec) return error(ec);
   auto locked = lock_file((dir / "basic.dat").c_str(), true);
-  if (!locked) return locked.error().code() == io::errc::locked ? error(errc::file_locked) : locked.error();
+  if (!locked) return locked.error().code() == io::errc::locked ? error(filters::errc::file_locked) : locked.error();
   FilterFile file;
   file.fd_ = std::move(locked).value();
   const int raw = file.fd_.get();
@@ -73,7 +74,7 @@ std::uint64_t FilterFile::load(std::uint64_t size, std::span<const Hash256> chai
     std::vector<std::byte> bytes(static_cast<std::size_t>(n));
     if (!read_at(raw, bytes, filter_at)) break;
     const Hash256 hash = sha256d(bytes);
-    header = filter_header(hash, header);
+    header = filters::filter_header(hash, header);
     if (header != stored) break;
     records_.push_back({filter_at, static_cast<std::uint32_t>(n), block, hash, header});
     at = filter_at + n;
@@ -107,7 +108,7 @@ result<std::vector<std::byte>> FilterFile::filter(std::size_t height) const {
 result<void> FilterFile::append(const Hash256& block, std::span<const std::byte> filter) {
   const Hash256 previous = records_.empty() ? Hash256{} : records_.back().header;
   const Hash256 hash = sha256d(filter);
-  const Hash256 header = filter_header(hash, previous);
+  const Hash256 header = filters::filter_header(hash, previous);
   std::vector<std::byte> record;
   record.reserve(64 + 9 + filter.size());
   record.insert(record.end(), block.bytes().begin(), block.bytes().end());
@@ -130,4 +131,4 @@ result<void> FilterFile::append(const Hash256& block, std::span<const std::byte>
   return success();
 }
 
-}  // namespace blockwire::filters
+}  // namespace blockwire

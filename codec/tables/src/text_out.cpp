@@ -1,25 +1,8 @@
-#include "export_text.hpp"
+#include <blockwire/tables/text_out.hpp>
 
 #include <blockwire/io/hex.hpp>
 
-#include <array>
-
-namespace blockwire::cli {
-
-namespace {
-
-// Each byte's two digits, looked up at once.
-constexpr std::array<char, 512> hex_pairs = [] {
-  std::array<char, 512> t{};
-  constexpr char digits[] = "0123456789abcdef";
-  for (int b = 0; b < 256; ++b) {
-    t[2 * b] = digits[b >> 4];
-    t[2 * b + 1] = digits[b & 15];
-  }
-  return t;
-}();
-
-}  // namespace
+namespace blockwire::tables {
 
 void TextOut::hex(std::span<const std::byte> bytes) {
   // A chunk at a time through a stack buffer: one copy into the writer each.
@@ -34,12 +17,7 @@ void TextOut::hex(std::span<const std::byte> bytes) {
 
 void TextOut::hash(const Hash256& h) {
   char text[64];
-  const auto bytes = h.bytes();
-  for (std::size_t i = 0; i < 32; ++i) {
-    const unsigned b = std::to_integer<unsigned>(bytes[31 - i]);
-    text[2 * i] = hex_pairs[2 * b];
-    text[2 * i + 1] = hex_pairs[2 * b + 1];
-  }
+  to_hex_reversed(h.bytes(), text);
   fixed<64>(text);
 }
 
@@ -54,7 +32,9 @@ void TextOut::json_string(std::string_view s) {
       put('\\');
       put(static_cast<char>(c));
     } else {
-      char escaped[6] = {'\\', 'u', '0', '0', hex_pairs[2 * c], hex_pairs[2 * c + 1]};
+      char escaped[6] = {'\\', 'u', '0', '0'};
+      const std::byte b{c};
+      to_hex(std::span(&b, 1), escaped + 4);
       raw({escaped, sizeof escaped});
     }
     start = i + 1;
@@ -81,4 +61,4 @@ result<void> TextOut::finish() {
   return file_.finish();
 }
 
-}  // namespace blockwire::cli
+}  // namespace blockwire::tables

@@ -5,7 +5,7 @@
 // a CSV file's header line from the same description.
 #pragma once
 
-#include "export_text.hpp"
+#include <blockwire/tables/text_out.hpp>
 
 #include <blockwire/codec.hpp>
 #include <blockwire/undo/block_undo.hpp>
@@ -14,7 +14,7 @@
 #include <span>
 #include <string_view>
 
-namespace blockwire::cli {
+namespace blockwire::tables {
 
 enum class export_format { ndjson, csv };
 
@@ -47,4 +47,4 @@ void write_export_headers(const ExportFiles& files);
 // each input and output).
 void write_export_rows(const ExportFiles& files, const ExportBlock& block);
 
-}  // namespace blockwire::cli
+}  // namespace blockwire::tables

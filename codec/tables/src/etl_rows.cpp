@@ -1,7 +1,8 @@
-#include "export_rows.hpp"
+#include <blockwire/tables/etl_rows.hpp>
 
 #include <blockwire/codec/address.hpp>
 #include <blockwire/codec/script.hpp>
+#include <blockwire/io/hex.hpp>
 #include <blockwire/io/sha256.hpp>
 
 #include <array>
@@ -9,7 +10,7 @@
 #include <optional>
 #include <string>
 
-namespace blockwire::cli {
+namespace blockwire::tables {
 
 namespace {
 
@@ -44,12 +45,7 @@ ScriptFacts script_facts(std::span<const std::byte> script, network net) {
     f.address = std::move(*address);
   } else {
     const Hash256 digest = sha256(script);
-    f.address = "nonstandard";
-    static constexpr char digits[] = "0123456789abcdef";
-    for (const std::byte b : digest.bytes().first<20>()) {
-      f.address += digits[std::to_integer<unsigned>(b) >> 4];
-      f.address += digits[std::to_integer<unsigned>(b) & 15];
-    }
+    f.address = "nonstandard" + to_hex(digest.bytes().first<20>());
   }
   return f;
 }
@@ -178,9 +174,10 @@ class JsonRow {
 
 void hex_number(TextOut& t, const HexNumber& n) {
   char text[8];
-  static constexpr char digits[] = "0123456789abcdef";
-  int length = 8;
-  for (int i = 7; i >= 0; --i) text[7 - i] = digits[(n.value >> (4 * i)) & 15];
+  const int length = 8;
+  const std::array<std::byte, 4> big_endian{std::byte(n.value >> 24), std::byte(n.value >> 16), std::byte(n.value >> 8),
+                                            std::byte(n.value)};
+  to_hex(big_endian, text);
   int skip = 0;
   if (!n.padded)
     while (skip < 7 && text[skip] == '0') ++skip;
@@ -481,4 +478,4 @@ void write_export_rows(const ExportFiles& files, const ExportBlock& b) {
   }
 }
 
-}  // namespace blockwire::cli
+}  // namespace blockwire::tables

@@ -15,7 +15,7 @@
 #include <span>
 #include <string_view>
 
-namespace blockwire::cli {
+namespace blockwire::tables {
 
 class TextOut {
  public:
@@ -62,4 +62,4 @@ class TextOut {
   BufferedWriter<DirectFileWriter&> out_;
 };
 
-}  // namespace blockwire::cli
+}  // namespace blockwire::tables

@@ -1,4 +1,4 @@
-#include "core_json.hpp"
+#include <blockwire/tables/core_json.hpp>
 
 #include <blockwire/codec/address.hpp>
 #include <blockwire/codec/descriptor.hpp>
@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-namespace blockwire::cli {
+namespace blockwire::tables {
 
 namespace {
 
@@ -21,7 +21,7 @@ std::string hex32(std::uint32_t v) {
 
 // Hex of one script or witness item at a time: the only text held in
 // memory is the item being written.
-void write_hex(JsonOutput& out, std::span<const std::byte> bytes) { out.string(to_hex(bytes)); }
+void write_hex(JsonWriter& out, std::span<const std::byte> bytes) { out.string(to_hex(bytes)); }
 
 // Core's UniValue writes a double with 16 significant digits: 1 and
 // 14484.1623612254, not 1.0 and 14484.162361225399.
@@ -32,7 +32,7 @@ std::string double_text(double v) {
 }
 
 // ScriptToUniv: asm, desc, hex, address (when there is one), type.
-void write_script_pubkey(JsonOutput& out, std::span<const std::byte> script, network net) {
+void write_script_pubkey(JsonWriter& out, std::span<const std::byte> script, network net) {
   out.begin_object();
   out.member_string("asm", to_asm(script));
   out.member_string("desc", infer_descriptor(script, net));
@@ -65,7 +65,7 @@ double difficulty(std::uint32_t bits) {
 }
 
 template <TransactionLike Tx>
-void write_transaction_json(JsonOutput& out, const Tx& tx, network net, bool hex, const TxUndo* undo, bool prevouts) {
+void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex, const TxUndo* undo, bool prevouts) {
   // Undo data of another shape is not this transaction's: left out.
   if (undo != nullptr && undo->coins.size() != tx.input_count()) undo = nullptr;
   // Unsigned: hostile values wrap instead of overflowing (Core rejects such
@@ -146,10 +146,10 @@ void write_transaction_json(JsonOutput& out, const Tx& tx, network net, bool hex
   out.end_object();
 }
 
-template void write_transaction_json(JsonOutput&, const Transaction&, network, bool, const TxUndo*, bool);
-template void write_transaction_json(JsonOutput&, const TransactionView&, network, bool, const TxUndo*, bool);
+template void write_transaction_json(JsonWriter&, const Transaction&, network, bool, const TxUndo*, bool);
+template void write_transaction_json(JsonWriter&, const TransactionView&, network, bool, const TxUndo*, bool);
 
-void write_block_json(JsonOutput& out, const BlockView& block, network net, const ChainInfo* chain, int verbosity, const BlockUndo* undo) {
+void write_block_json(JsonWriter& out, const BlockView& block, network net, const ChainInfo* chain, int verbosity, const BlockUndo* undo) {
   if (undo != nullptr && undo->transactions.size() + 1 != block.transaction_count()) undo = nullptr;
   const BlockHeader& h = block.header();
   out.begin_object();
@@ -198,4 +198,4 @@ void write_block_json(JsonOutput& out, const BlockView& block, network net, cons
   out.end_object();
 }
 
-}  // namespace blockwire::cli
+}  // namespace blockwire::tables

@@ -1,0 +1,7 @@
+// A blocks directory as a whole: its chain, its undo data, its filters.
+// Above blockfiles, undo and filters; what the commands and net's server
+// open a directory with.
+#pragma once
+
+#include <blockwire/directory/blocks_directory.hpp>
+#include <blockwire/directory/filter_file.hpp>

@@ -1,0 +1,104 @@
+// A Bitcoin Core blocks directory opened as a whole: its key, its network,
+// the chain its blk files hold and where each block's undo record is in its
+// rev files, with what was left out for damage. The one way every command
+// (and any program) reads a directory; what it reads and how is behind
+// open(), so that a faster index can replace the scan without a caller
+// changing.
+#pragma once
+
+#include <blockwire/blockfiles.hpp>
+#include <blockwire/codec/view.hpp>
+#include <blockwire/filters.hpp>
+#include <blockwire/undo.hpp>
+
+#include <boost/outcome/std_result.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace blockwire {
+
+class BlocksDirectory {
+ public:
+  struct Options {
+    std::optional<XorKey> key;   // default: the directory's xor.dat (none: no obfuscation)
+    std::optional<network> net;  // default: the magic of its first record, else mainnet
+    bool undo = true;            // pair the rev files' records with their blocks, when there are rev files
+  };
+
+  // Which part of opening failed, and why.
+  struct Failure {
+    enum class part : unsigned char { key, blocks, undo };
+    part at;
+    error cause;
+    // For a person, naming the file or the files: "DIR/xor.dat: ...",
+    // "DIR: reading blk files: ...", "DIR: reading rev files: ...".
+    std::string message(const std::string& path) const;
+  };
+  using opened = BOOST_OUTCOME_V2_NAMESPACE::basic_result<BlocksDirectory, Failure, BOOST_OUTCOME_V2_NAMESPACE::policy::terminate>;
+
+  // Reads the directory's key, finds its network, indexes its blocks
+  // (BlockIndex::build: every header read and checked) and, with
+  // options.undo, its rev files (UndoIndex::build). Damage is not a
+  // failure: it is in problems(), and the chain is what is left.
+  static opened open(const std::string& path, const Options& options);
+  static opened open(const std::string& path);
+
+  const std::string& path() const noexcept { return path_; }
+  const XorKey& key() const noexcept { return index_.key(); }
+  network net() const noexcept { return index_.net(); }
+  const BlockIndex& index() const noexcept { return index_; }
+
+  // The best chain, indexes into index().blocks() by height from 0; the
+  // block at a height (precondition: height < chain().size()).
+  std::span<const std::size_t> chain() const noexcept { return index_.best_chain(); }
+  const IndexedBlock& at_height(std::size_t height) const noexcept { return index_.blocks()[chain()[height]]; }
+
+  // What the index left out (damage, failing proof of work, blocks linked
+  // to nothing): the first BlockIndex::max_listed of them, and how many.
+  std::span<const IndexProblem> problems() const noexcept { return index_.problems(); }
+  std::uint64_t problem_count() const noexcept { return index_.problem_count(); }
+  bool damaged() const noexcept { return index_.problem_count() != 0; }
+
+  // The block's bytes, as its record holds them. Errors: the file's, and
+  // why no record starts at its offset (read_block_record).
+  result<std::vector<std::byte>> read_block(const IndexedBlock& block) const;
+
+  // Whether the directory has rev files and they were read (Options::undo).
+  bool has_undo() const noexcept { return undo_.has_value(); }
+  const UndoIndex* undo_index() const noexcept { return undo_ ? &*undo_ : nullptr; }
+  // The undo data of `block`, its bytes read as `view` (UndoIndex::undo_of:
+  // the genesis block's is empty; its errors). Without rev files:
+  // undo::errc::no_rev_file.
+  result<BlockUndo> undo_of(const IndexedBlock& block, const BlockView& view) const;
+
+  // BIP158's basic filter of `block`: its record read, the scripts its
+  // inputs spend from its undo data. `block_size`, when given, is set to
+  // the block's size once read. Without rev files, a block that spends
+  // nothing (genesis, a coinbase alone) still has its filter; one that
+  // spends is filters::errc::no_undo_data. Errors also: read_block's,
+  // the block's decoding, undo_of's.
+  result<filters::GcsFilter> basic_filter(const IndexedBlock& block, std::size_t* block_size = nullptr) const;
+
+  // Reads what a writer appended since open() or the last refresh
+  // (BlockIndex::refresh) and, when the tip moved, the tip's rev file
+  // again, that one alone. Returns whether the tip moved. References
+  // into index() do not survive it.
+  result<bool> refresh();
+
+ private:
+  BlocksDirectory(std::string path, BlockIndex index) : path_(std::move(path)), index_(std::move(index)) {}
+  const UndoIndex* undo_for(unsigned file) const noexcept;
+
+  std::string path_;
+  BlockIndex index_;
+  std::optional<UndoIndex> undo_;
+  std::map<unsigned, UndoIndex> recent_undo_;  // rev files read again since open() (the tips'), by number
+};
+
+}  // namespace blockwire

@@ -1,0 +1,81 @@
+#include <blockwire/directory/blocks_directory.hpp>
+
+namespace blockwire {
+
+std::string BlocksDirectory::Failure::message(const std::string& path) const {
+  switch (at) {
+    case part::key: return xor_key_error_message(path, cause);
+    case part::blocks: return path + ": reading blk files: " + cause.message();
+    case part::undo: return path + ": reading rev files: " + cause.message();
+  }
+  return path + ": " + cause.message();
+}
+
+BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Options& options) {
+  auto format = record_format(path, options.key, options.net);
+  if (!format) return Failure{Failure::part::key, format.error()};
+  auto index = BlockIndex::build(path, format.value().key, format.value().net);
+  if (!index) return Failure{Failure::part::blocks, index.error()};
+  BlocksDirectory dir(path, std::move(index).value());
+  if (options.undo) {
+    auto revs = undo_files(path);
+    if (!revs) return Failure{Failure::part::undo, revs.error()};
+    if (!revs.value().empty()) {
+      auto built = UndoIndex::build(path, dir.key(), dir.index_, dir.net());
+      if (!built) return Failure{Failure::part::undo, built.error()};
+      dir.undo_ = std::move(built).value();
+    }
+  }
+  return dir;
+}
+
+BlocksDirectory::opened BlocksDirectory::open(const std::string& path) { return open(path, Options{}); }
+
+result<std::vector<std::byte>> BlocksDirectory::read_block(const IndexedBlock& block) const {
+  return read_block_record(index_.file_path(block.file), block.offset, key(), net());
+}
+
+const UndoIndex* BlocksDirectory::undo_for(unsigned file) const noexcept {
+  if (const auto recent = recent_undo_.find(file); recent != recent_undo_.end()) return &recent->second;
+  return undo_ ? &*undo_ : nullptr;
+}
+
+result<BlockUndo> BlocksDirectory::undo_of(const IndexedBlock& block, const BlockView& view) const {
+  const UndoIndex* undo = undo_for(block.file);
+  if (undo == nullptr) return undo::errc::no_rev_file;
+  return undo->undo_of(block, view);
+}
+
+result<filters::GcsFilter> BlocksDirectory::basic_filter(const IndexedBlock& block, std::size_t* block_size) const {
+  auto bytes = read_block(block);
+  if (!bytes) return bytes.error();
+  if (block_size != nullptr) *block_size = bytes.value().size();
+  auto view = BlockView::parse(bytes.value());
+  if (!view) return view.error();
+  if (has_undo()) {
+    auto found = undo_of(block, view.value());
+    if (!found) return found.error();
+    return filters::basic_filter(view.value(), found.value());
+  }
+  // No rev files at all: a block that spends nothing needs none.
+  if (block.height == 0 || view.value().transaction_count() == 1) {
+    return filters::basic_filter(view.value(), std::span<const std::span<const std::byte>>{});
+  }
+  return filters::errc::no_undo_data;
+}
+
+result<bool> BlocksDirectory::refresh() {
+  auto moved = index_.refresh();
+  if (!moved) return moved.error();
+  if (moved.value() && undo_) {
+    // The new tip's undo records: its rev file read again, that one alone
+    // (the rest were paired at open, or on an earlier tip).
+    const unsigned file = at_height(chain().size() - 1).file;
+    auto built = UndoIndex::build(path_, key(), index_, net(), file);
+    if (!built) return built.error();
+    recent_undo_.insert_or_assign(file, std::move(built).value());
+  }
+  return moved;
+}
+
+}  // namespace blockwire

@@ -1,0 +1,211 @@
+#include <blockwire/net/server.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+
+namespace blockwire::net {
+
+std::string ServerEvent::message() const {
+  switch (what) {
+    case kind::connected: return peer + " connected (" + detail + ")";
+    case kind::left: return peer + " left (" + detail + ")";
+    case kind::dropped: return "dropped " + detail;
+    case kind::evicted: return "evicted " + peer + ": every slot was taken, and its handshake was still not done after " + detail;
+    case kind::refused: return "refused " + peer + ": " + detail;
+    case kind::new_tip: return "new tip, height " + std::to_string(height);
+    case kind::refresh_failed: return "reading the directory again: " + detail + " (serving what was read before)";
+    case kind::new_damage: return "new damage in the directory: " + detail;
+  }
+  return detail;
+}
+
+// A peer's thread and its connection, which the server shuts down to stop
+// it (or to evict it: then `evicted` says so first).
+struct Server::Session {
+  Connection connection;
+  TipSignal tips;  // the server's word that the tip moved
+  std::chrono::steady_clock::time_point accepted = std::chrono::steady_clock::now();
+  std::atomic<bool> handshake_done{false};
+  std::atomic<bool> evicted{false};
+  std::atomic<bool> finished{false};
+  std::thread thread;
+  explicit Session(Connection c) : connection(std::move(c)) {}
+};
+
+namespace {
+
+std::string with_commas(std::uint64_t n) {
+  std::string digits = std::to_string(n);
+  for (std::size_t at = digits.size(); at > 3; at -= 3) digits.insert(at - 3, ",");
+  return digits;
+}
+
+std::int32_t tip_height(const BlockStore& store) {
+  const auto lock = store.lock();
+  return static_cast<std::int32_t>(store.index().best_chain().size()) - 1;
+}
+
+}  // namespace
+
+result<std::unique_ptr<Server>> Server::listen(BlockStore& store, const Endpoint& where, Options options) {
+  auto listener = listen_on(where);
+  if (!listener) return listener.error();
+  auto bound = local_endpoint(listener.value().get());
+  if (!bound) return bound.error();
+  return std::unique_ptr<Server>(new Server(store, std::move(listener).value(), std::move(bound).value(), std::move(options)));
+}
+
+Server::Server(BlockStore& store, FileDescriptor listener, Endpoint bound, Options options)
+    : store_(store),
+      listener_(std::move(listener)),
+      wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), ownership::own),
+      bound_(std::move(bound)),
+      options_(std::move(options)) {}
+
+Server::~Server() {
+  for (Session& s : sessions_) s.connection.shutdown();
+  for (Session& s : sessions_) {
+    if (s.thread.joinable()) s.thread.join();
+  }
+}
+
+void Server::stop() noexcept {
+  const std::uint64_t one = 1;
+  (void)!::write(wake_.get(), &one, sizeof one);
+}
+
+void Server::say(const ServerEvent& e) {
+  if (!options_.log) return;
+  const std::lock_guard lock(log_mutex_);
+  options_.log(e);
+}
+
+// Every slot taken: the peer longest in its handshake makes room, so that
+// sockets that connect and say nothing cannot keep real peers out. A peer
+// gets a second first (a real one is done in milliseconds, but it may be
+// between its last message and our reading it).
+bool Server::evict_unfinished_handshake() {
+  constexpr auto grace = std::chrono::seconds(1);
+  const auto now = std::chrono::steady_clock::now();
+  Session* oldest = nullptr;
+  for (Session& s : sessions_) {
+    if (s.handshake_done || s.finished || s.evicted || now - s.accepted < grace) continue;
+    if (oldest == nullptr || s.accepted < oldest->accepted) oldest = &s;
+  }
+  if (oldest == nullptr) return false;
+  oldest->evicted = true;
+  oldest->connection.shutdown();
+  return true;
+}
+
+void Server::serve_session(Session& s) {
+  Connection& peer = s.connection;
+  const std::uint64_t services = node_network | node_witness | (store_.has_filters() ? p2p::node_compact_filters : 0);
+  auto version = peer.handshake_inbound({.start_height = tip_height(store_), .services = services});
+  result<void> served = success();
+  if (!version) {
+    served = version.error();
+  } else {
+    s.handshake_done = true;
+    say({ServerEvent::kind::connected, peer.peer_name(), -1,
+         version.value().user_agent + ", protocol " + std::to_string(version.value().version)});
+    served = serve_peer(peer, store_, &s.tips);
+  }
+  if (s.evicted) {
+    const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.accepted).count();
+    char text[64];
+    std::snprintf(text, sizeof text, "%.1f s (", seconds);
+    say({ServerEvent::kind::evicted, peer.peer_name(), -1, text + with_commas(peer.bytes_received()) + " received)"});
+  } else if (served) {
+    say({ServerEvent::kind::left, peer.peer_name(), -1, with_commas(peer.bytes_sent()) + " sent"});
+  } else {
+    say({ServerEvent::kind::dropped, peer.peer_name(), -1, peer.describe(served.error())});
+  }
+  s.finished = true;
+}
+
+// What a writer appended: read, and each new tip announced to every peer.
+void Server::refresh(std::uint64_t& problems_said) {
+  auto moved = store_.refresh();
+  if (!moved) {
+    say({ServerEvent::kind::refresh_failed, {}, -1, moved.error().message()});
+  } else if (moved.value()) {
+    say({ServerEvent::kind::new_tip, {}, tip_height(store_), {}});
+    for (Session& s : sessions_) s.tips.notify();
+  }
+  std::uint64_t problems = 0;
+  {
+    const auto lock = store_.lock();
+    problems = store_.index().problem_count();
+  }
+  if (problems > problems_said) say({ServerEvent::kind::new_damage, {}, -1, std::to_string(problems - problems_said) + " more problems"});
+  problems_said = problems;
+}
+
+void Server::accept_one() {
+  const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+  if (fd < 0) {
+    // Out of descriptors, the listener stays readable: wait a little (a
+    // session may end) rather than spin. Otherwise the peer left.
+    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) ::poll(nullptr, 0, 100);
+    return;
+  }
+  FileDescriptor socket(fd, ownership::own);
+  const auto live = static_cast<std::size_t>(
+      std::count_if(sessions_.begin(), sessions_.end(), [](const Session& x) { return !x.finished && !x.evicted; }));
+  if (live >= options_.max_peers && !evict_unfinished_handshake()) {
+    say({ServerEvent::kind::refused, remote_name(fd), -1,
+         "already " + std::to_string(options_.max_peers) + " peers, each past its handshake"});
+    return;
+  }
+  Session& s = sessions_.emplace_back(Connection(std::move(socket), store_.directory().net(), options_.timeouts));
+  s.thread = std::thread([this, &s] { serve_session(s); });
+}
+
+result<void> Server::run() {
+  auto refreshed = std::chrono::steady_clock::now();
+  std::uint64_t problems_said = 0;
+  {
+    const auto lock = store_.lock();
+    problems_said = store_.index().problem_count();
+  }
+  result<void> status = success();
+  for (;;) {
+    if (const auto now = std::chrono::steady_clock::now(); now - refreshed >= options_.refresh) {
+      refreshed = now;
+      refresh(problems_said);
+    }
+    for (auto it = sessions_.begin(); it != sessions_.end();) {  // reap
+      if (it->finished) {
+        it->thread.join();
+        it = sessions_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    pollfd fds[3] = {{listener_.get(), POLLIN, 0}, {wake_.get(), POLLIN, 0}, {options_.stop_fd, POLLIN, 0}};
+    if (::poll(fds, options_.stop_fd >= 0 ? 3 : 2, 250) < 0) {
+      if (errno == EINTR) continue;
+      status = error(std::error_code(errno, std::system_category()));
+      break;
+    }
+    if (fds[1].revents != 0 || (options_.stop_fd >= 0 && fds[2].revents != 0)) break;
+    if (fds[0].revents != 0) accept_one();
+  }
+  // Within the poll interval: the store's long work (filter headers for a
+  // wide range) ends at its next block, every connection is shut down.
+  store_.stop();
+  for (Session& s : sessions_) s.connection.shutdown();
+  for (Session& s : sessions_) s.thread.join();
+  sessions_.clear();
+  return status;
+}
+
+}  // namespace blockwire::net

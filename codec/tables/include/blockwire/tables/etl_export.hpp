@@ -1,0 +1,85 @@
+// A blocks directory's best chain as bitcoin-etl's tables (etl_rows.hpp),
+// cut into shards of `shard_blocks` heights at multiples of it and laid out
+// Hive-style as bitcoin-etl's export_all lays them out:
+//   OUT/TABLE/start_block=XXXXXXXX/end_block=YYYYYYYY/TABLE_XXXXXXXX_YYYYYYYY.EXT
+// A shard is made whole or not at all: each of its tables is written under
+// a hidden temporary name beside its place (engines skip names that begin
+// with a dot), synced, and renamed into place, the blocks table last; it
+// depends on no other shard (its CSV files each have their header), so
+// shards made by separate runs, processes or machines are the same bytes
+// as one run makes. A rerun skips a shard whose files are all there and
+// whose blocks table ends with the chain's block at its last height. The
+// last shard may end short of a multiple (at the tip, or `end`): made
+// again whole later, it replaces the short one. OUT is locked while an
+// export runs (OUT/.blockwire-export.lock). Before any shard is made,
+// every shard in OUT whose last block is no longer the best chain's at its
+// height (a reorg, to a longer or a shorter chain), and every table left
+// without its shard's blocks table or under a temporary name (a crash), is
+// removed: OUT then holds what a clean export of the chain as it is would.
+// A directory with damage has nothing removed (damage can cut its chain
+// short). Threads take a shard each; memory is a block, its undo data and
+// the tables' buffers (a megabyte a table) per thread.
+#pragma once
+
+#include <blockwire/directory.hpp>
+#include <blockwire/io/error.hpp>
+#include <blockwire/tables/etl_rows.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace blockwire::tables {
+
+struct EtlExport {
+  std::string out_dir;
+  export_format format = export_format::ndjson;
+  std::uint64_t from = 0;  // a multiple of shard_blocks
+  std::uint64_t end = 0;   // one past the last height; 0: to the tip
+  std::uint64_t shard_blocks = 1000;
+  unsigned threads = 0;  // 0: two a core
+  // What the export does that a user should hear of (a shard removed,
+  // why), one line each, from the calling thread.
+  std::function<void(std::string_view)> note;
+  // Blocks and block bytes done so far, every tenth of a second from the
+  // calling thread while the threads work.
+  std::function<void(std::uint64_t blocks, std::uint64_t bytes)> progress;
+};
+
+struct ShardOutcome {
+  std::uint64_t first = 0;
+  std::uint64_t last = 0;
+  bool reached = false;  // false: not begun (an I/O error stopped the run)
+  bool skipped = false;  // whole already
+  std::string problem;   // not made: why (a block's place and what is wrong with it, or the I/O error)
+  bool io = false;       // the problem is the system's
+  std::uint64_t transactions = 0;
+};
+
+struct EtlReport {
+  std::vector<ShardOutcome> shards;
+  std::size_t removed = 0;  // shards removed for being off the best chain
+  std::uint64_t block_bytes = 0;
+  double seconds = 0;
+  std::size_t made() const noexcept;
+  std::size_t failed() const noexcept;
+  std::size_t skipped() const noexcept;
+  bool io_failed() const noexcept;  // an I/O error stopped the run
+  std::uint64_t transactions() const noexcept;
+};
+
+// Makes the shards of heights [from, end) of `dir`'s best chain in
+// spec.out_dir (made when missing). Errors, before any shard: from not a
+// multiple of shard_blocks (std::errc::invalid_argument), OUT not a
+// directory or not writable (the system's), another export holding its
+// lock (io::errc::locked), removing what left the chain (the system's).
+// What each shard came to is in the report.
+result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlExport& spec);
+
+// "00001000": a shard's heights in its names.
+std::string shard_number(std::uint64_t n);
+
+}  // namespace blockwire::tables
