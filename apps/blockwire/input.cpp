@@ -1,8 +1,16 @@
 #include "input.hpp"
 
+#include "commands.hpp"
+#include "text.hpp"
+
+#include <blockwire/blockfiles/block_file_reader.hpp>
+#include <blockwire/codec.hpp>
+#include <blockwire/codec/check.hpp>
+
 #include <blockwire/io/file.hpp>
 #include <blockwire/io/hex.hpp>
 
+#include <cstdio>
 #include <optional>
 #include <string_view>
 #include <sys/stat.h>
@@ -93,6 +101,68 @@ std::string describe_hex_problem(const error& e, const std::vector<std::byte>& r
   std::string text = e.message();
   if (e.has_offset() && e.offset() < raw.size() && raw[e.offset()] == std::byte{'x'}) text += " (hex takes no 0x prefix)";
   return text;
+}
+
+// Why a block looks like another network's, if it does: its proof of work
+// is easier than `net` allows, or it is a genesis block but not `net`'s.
+namespace {
+
+std::optional<std::string> other_network(const BlockHeader& h, network net) {
+  const auto target = target_from_bits(h.bits);
+  const auto limit = target_from_bits(pow_limit_bits(net));
+  if (target && limit && !at_most(*target, *limit)) {
+    char bits[9];
+    std::snprintf(bits, sizeof bits, "%08x", h.bits);
+    return std::string("its bits ") + bits + " are easier than " + std::string(name(net)) + " allows";
+  }
+  if (h.prev_block.is_zero() && block_hash(h) != genesis_hash(net))
+    return "it is a genesis block, but not " + std::string(name(net)) + "'s";
+  return std::nullopt;
+}
+
+}  // namespace
+
+// One input's block bytes, checked: a block that decodes and that a blk file
+// can hold. Prints why not and returns the exit status.
+std::optional<int> read_block_input(const char* command, const std::string& input, network net, std::vector<std::byte>& out, bool warn) {
+  auto raw = read_input(input);
+  if (!raw) {
+    if (raw.error().code() == std::errc::file_too_large) {
+      std::fprintf(stderr, "blockwire %s: %s: longer than any block (over %s bytes read)\n", command, input.c_str(),
+                   with_commas(max_input_size).c_str());
+      return bad_data;
+    }
+    std::fprintf(stderr, "blockwire %s: cannot read %s: %s\n", command, input.c_str(), raw.error().message().c_str());
+    return usage_or_io;
+  }
+  Readings readings = readings_of(std::move(raw).value());
+  // Hex first (when the input is hex), then the bytes as they are.
+  std::optional<error> first_failure;
+  for (std::vector<std::byte>* candidate : {readings.hex ? &*readings.hex : nullptr, &readings.raw}) {
+    if (candidate == nullptr) continue;
+    if (candidate->size() > max_block_size) {
+      if (!first_failure) first_failure = error(blockfiles::errc::block_too_large);
+      continue;
+    }
+    auto block = decode_block(*candidate);
+    if (!block) {
+      if (!first_failure) first_failure = block.error();
+      continue;
+    }
+    if (const auto why = other_network(block.value().header, net); warn && why) {
+      std::fprintf(stderr, "blockwire %s: warning: %s: %s; is it another network's block? (--network)\n", command, input.c_str(),
+                   why->c_str());
+    }
+    out = std::move(*candidate);
+    return std::nullopt;
+  }
+  if (readings.hex_problem) {
+    std::fprintf(stderr, "blockwire %s: %s is not a block: as hex, %s; as raw bytes, %s\n", command, input.c_str(),
+                 describe_hex_problem(*readings.hex_problem, readings.raw).c_str(), first_failure->message().c_str());
+  } else {
+    std::fprintf(stderr, "blockwire %s: %s is not a block: %s\n", command, input.c_str(), first_failure->message().c_str());
+  }
+  return bad_data;
 }
 
 }  // namespace blockwire::cli

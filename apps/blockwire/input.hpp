@@ -1,6 +1,7 @@
 // What the user points at: a file or standard input, raw bytes or hex.
 #pragma once
 
+#include <blockwire/codec/network.hpp>
 #include <blockwire/io/error.hpp>
 
 #include <cstddef>
@@ -30,5 +31,11 @@ Readings readings_of(std::vector<std::byte> bytes);
 
 // "not a hex digit at byte 1 (hex takes no 0x prefix)", "an odd number of hex digits (301)"
 std::string describe_hex_problem(const error& e, const std::vector<std::byte>& raw);
+
+// One input's block bytes for `command` ("pack"), checked: a block that
+// decodes and that a blk file can hold; hex first when the input is hex.
+// With `warn`, a block that looks like another network's than `net` is
+// said. Prints why not and returns the exit status.
+std::optional<int> read_block_input(const char* command, const std::string& input, network net, std::vector<std::byte>& out, bool warn);
 
 }  // namespace blockwire::cli

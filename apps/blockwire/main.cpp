@@ -1,10 +1,10 @@
 // blockwire: Bitcoin blocks and transactions, and Bitcoin Core's block files.
 #include "commands.hpp"
+#include "option_helpers.hpp"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <charconv>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -13,47 +13,9 @@
 #include <thread>
 
 using namespace blockwire;
-
-namespace {
-
-// --network NAME, checked and turned into the enum.
-void add_network_option(CLI::App& app, network& net) {
-  app.add_option_function<std::string>(
-         "--network",
-         [&net](const std::string& value) {
-           const auto parsed = network_from_name(value);
-           if (!parsed) throw CLI::ValidationError("--network", "unknown network '" + value + "'");
-           net = *parsed;
-         },
-         "mainnet, testnet3, testnet4, signet or regtest: the records' magic and the addresses (default: what\n"
-         "the first record of a blk file or directory says, else mainnet)")
-      ->type_name("NAME");
-}
-
-// What every command reading a blocks directory takes: its key and network.
-void add_directory_options(CLI::App& app, std::string& xor_key, network& net) {
-  app.add_option("--xor-key", xor_key, "the 16-hex-digit key (default: the directory's xor.dat)")->type_name("HEX");
-  add_network_option(app, net);
-}
-
-// A whole number of at least `min` that fits 64 bits, written in digits
-// alone: "-5" or one past 2^64 - 1 is refused, not wrapped to "everything".
-CLI::Validator whole_number(std::uint64_t min = 0) {
-  return CLI::Validator(
-      [min](std::string& v) -> std::string {
-        std::uint64_t n = 0;
-        const auto [end, err] = std::from_chars(v.data(), v.data() + v.size(), n);
-        if (v.empty() || v.front() < '0' || v.front() > '9' || err == std::errc::invalid_argument || end != v.data() + v.size()) {
-          return "a whole number" + std::string(min == 0 ? " (0 or more)" : " (" + std::to_string(min) + " or more)") + ", not " + v;
-        }
-        if (err == std::errc::result_out_of_range) return v + " is too large (at most 18,446,744,073,709,551,615)";
-        if (n < min) return "at least " + std::to_string(min) + ", not " + v;
-        return {};
-      },
-      min == 0 ? "" : "N>=" + std::to_string(min));
-}
-
-}  // namespace
+using cli::add_directory_options;
+using cli::add_network_option;
+using cli::whole_number;
 
 int main(int argc, char** argv) {
   // A file-size limit (RLIMIT_FSIZE) then fails a write with EFBIG, which is

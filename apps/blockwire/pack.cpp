@@ -17,110 +17,21 @@
 #include <blockwire/io/hex.hpp>
 #include <blockwire/undo.hpp>
 
-#include <cerrno>
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <set>
-#include <sys/stat.h>
 
 namespace blockwire::cli {
 
 namespace {
-
 namespace fs = std::filesystem;
-
-// Why a block looks like another network's, if it does: its proof of work
-// is easier than `net` allows, or it is a genesis block but not `net`'s.
-std::optional<std::string> other_network(const BlockHeader& h, network net) {
-  const auto target = target_from_bits(h.bits);
-  const auto limit = target_from_bits(pow_limit_bits(net));
-  if (target && limit && !at_most(*target, *limit)) {
-    char bits[9];
-    std::snprintf(bits, sizeof bits, "%08x", h.bits);
-    return std::string("its bits ") + bits + " are easier than " + std::string(name(net)) + " allows";
-  }
-  if (h.prev_block.is_zero() && block_hash(h) != genesis_hash(net))
-    return "it is a genesis block, but not " + std::string(name(net)) + "'s";
-  return std::nullopt;
-}
-
-// One input's block bytes, checked: a block that decodes and that a blk file
-// can hold. Prints why not and returns the exit status.
-std::optional<int> read_block_input(const std::string& input, network net, std::vector<std::byte>& out, bool warn) {
-  auto raw = read_input(input);
-  if (!raw) {
-    if (raw.error().code() == std::errc::file_too_large) {
-      std::fprintf(stderr, "blockwire pack: %s: longer than any block (over %s bytes read)\n", input.c_str(),
-                   with_commas(max_input_size).c_str());
-      return bad_data;
-    }
-    std::fprintf(stderr, "blockwire pack: cannot read %s: %s\n", input.c_str(), raw.error().message().c_str());
-    return usage_or_io;
-  }
-  Readings readings = readings_of(std::move(raw).value());
-  // Hex first (when the input is hex), then the bytes as they are.
-  std::optional<error> first_failure;
-  for (std::vector<std::byte>* candidate : {readings.hex ? &*readings.hex : nullptr, &readings.raw}) {
-    if (candidate == nullptr) continue;
-    if (candidate->size() > max_block_size) {
-      if (!first_failure) first_failure = error(blockfiles::errc::block_too_large);
-      continue;
-    }
-    auto block = decode_block(*candidate);
-    if (!block) {
-      if (!first_failure) first_failure = block.error();
-      continue;
-    }
-    if (const auto why = other_network(block.value().header, net); warn && why) {
-      std::fprintf(stderr, "blockwire pack: warning: %s: %s; is it another network's block? (--network)\n", input.c_str(), why->c_str());
-    }
-    out = std::move(*candidate);
-    return std::nullopt;
-  }
-  if (readings.hex_problem) {
-    std::fprintf(stderr, "blockwire pack: %s is not a block: as hex, %s; as raw bytes, %s\n", input.c_str(),
-                 describe_hex_problem(*readings.hex_problem, readings.raw).c_str(), first_failure->message().c_str());
-  } else {
-    std::fprintf(stderr, "blockwire pack: %s is not a block: %s\n", input.c_str(), first_failure->message().c_str());
-  }
-  return bad_data;
-}
-
-// The temporary directories of packs that died (kill -9, power loss)
-// beside `output_dir`: ".NAME.partial-XXXXXX" whose lock no writer holds.
-void remove_stale_partials(const std::string& output_dir) {
-  fs::path dir = fs::absolute(output_dir).lexically_normal();
-  if (dir.filename().empty()) dir = dir.parent_path();
-  std::string prefix(1, '.');
-  prefix += dir.filename().string();
-  prefix += ".partial-";
-  std::error_code ec;
-  for (fs::directory_iterator it(dir.parent_path(), ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (!name.starts_with(prefix) || name.size() != prefix.size() + 6 || !it->is_directory(ec)) continue;
-    if (being_written(it->path().string())) continue;  // a pack at work
-    // One with no lock file yet may be a pack that has just made it.
-    if (!fs::exists(it->path() / ".lock", ec)) {
-      const auto age = fs::file_time_type::clock::now() - fs::last_write_time(it->path(), ec);
-      if (ec || age < std::chrono::minutes(1)) continue;
-    }
-    std::error_code removed;
-    const auto bytes = fs::remove_all(it->path(), removed);
-    if (!removed) {
-      std::fprintf(stderr, "blockwire pack: removed %s, left by a pack that did not finish (%s)\n", it->path().c_str(),
-                   count_of(bytes, "entry").c_str());
-    }
-  }
-}
-
 }  // namespace
 
 int pack(const PackOptions& o) {
-  remove_stale_partials(o.output_dir);
+  for (const std::string& dead : remove_dead_stages(o.output_dir)) {
+    std::fprintf(stderr, "blockwire pack: removed %s, left by a pack that did not finish\n", dead.c_str());
+  }
   std::error_code ec;
   auto existing = fs::exists(o.output_dir, ec) ? block_files(o.output_dir) : result<std::vector<std::string>>(std::vector<std::string>{});
   if (!existing) {
@@ -160,7 +71,7 @@ int pack(const PackOptions& o) {
   std::vector<Hash256> hashes(undos.size());                   // each block's: the next one's parent, and a check of a second reading
   std::vector<std::optional<Hash256>> input_hashes(o.inputs.size());  // --append: those already in the directory are skipped
   for (std::size_t i = 0; i < o.inputs.size(); ++i) {
-    if (auto status = read_block_input(o.inputs[i], o.net, bytes, true)) return *status;
+    if (auto status = read_block_input("pack", o.inputs[i], o.net, bytes, true)) return *status;
     input_hashes[i] = block_hash(decode_header(std::span<const std::byte>(bytes).first(header_size)).value());
     if (o.undo) {
       const Block block = decode_block(bytes).value();  // read_block_input checked that it decodes
@@ -188,22 +99,19 @@ int pack(const PackOptions& o) {
 
   // A new (or empty) directory: written next to it, renamed when whole.
   const bool fresh = !fs::exists(o.output_dir, ec) || (fs::is_directory(o.output_dir, ec) && fs::is_empty(o.output_dir, ec));
-  std::string target = o.output_dir;
+  std::optional<StagedDirectory> staged;
   if (fresh) {
-    fs::path parent = fs::absolute(o.output_dir).lexically_normal();
-    if (parent.filename().empty()) parent = parent.parent_path();
-    std::string name = parent.filename().string();
-    name.insert(0, 1, '.');
-    name.append(".partial-XXXXXX");
-    std::string templ = (parent.parent_path() / name).string();
-    if (::mkdtemp(templ.data()) == nullptr) {
-      std::fprintf(stderr, "blockwire pack: cannot create a directory beside %s: %s\n", o.output_dir.c_str(), std::strerror(errno));
+    auto made = StagedDirectory::create(o.output_dir);
+    if (!made) {
+      std::fprintf(stderr, "blockwire pack: cannot create a directory beside %s: %s\n", o.output_dir.c_str(),
+                   made.error().message().c_str());
       return usage_or_io;
     }
-    target = templ;
+    staged.emplace(std::move(made).value());
   }
+  const std::string target = staged ? staged->path() : o.output_dir;
   const auto abandon = [&] {
-    if (fresh) fs::remove_all(target, ec);
+    if (staged) staged->abandon();
     return usage_or_io;
   };
 
@@ -256,7 +164,7 @@ int pack(const PackOptions& o) {
     if (skip[i]) continue;
     if (kept[i]) {
       bytes = std::move(*kept[i]);
-    } else if (auto status = read_block_input(input, o.net, bytes, false)) {
+    } else if (auto status = read_block_input("pack", input, o.net, bytes, false)) {
       (void)writer.value().rewind(start);  // changed since it was checked
       abandon();
       return *status;
@@ -307,27 +215,11 @@ int pack(const PackOptions& o) {
                  r.error().message().c_str());
     return abandon();
   }
-  if (fresh) {
-    // mkdtemp made it 0700; a directory made here gets what any other would.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    if (::chmod(target.c_str(), 0777 & ~mask) != 0) {
-      std::fprintf(stderr, "blockwire pack: %s: %s\n", target.c_str(), std::strerror(errno));
+  if (staged) {
+    if (auto r = staged->publish(); !r) {
+      std::fprintf(stderr, "blockwire pack: cannot move the finished directory to %s: %s\n", o.output_dir.c_str(),
+                   r.error().message().c_str());
       return abandon();
-    }
-    // rename(2) replaces an empty directory; a non-empty one means another
-    // run got there first.
-    if (::rename(target.c_str(), o.output_dir.c_str()) != 0) {
-      std::fprintf(stderr, "blockwire pack: cannot move the finished directory to %s: %s\n", o.output_dir.c_str(), std::strerror(errno));
-      return abandon();
-    }
-    // The new name on disk too: lost to a power cut, the run would look
-    // like a dead one's, which the next pack removes.
-    fs::path parent = fs::absolute(o.output_dir).lexically_normal();
-    if (parent.filename().empty()) parent = parent.parent_path();
-    if (auto r = sync_directory(parent.parent_path().c_str()); !r) {
-      std::fprintf(stderr, "blockwire pack: syncing %s: %s\n", parent.parent_path().c_str(), r.error().message().c_str());
-      return usage_or_io;
     }
   }
   if (skipped == o.inputs.size()) {

@@ -1,17 +1,12 @@
 #include "scan_report.hpp"
-#include <blockwire/tables/json_writer.hpp>
+
 #include "text.hpp"
+
+#include <blockwire/tables/json_writer.hpp>
 
 #include <cstdio>
 
 namespace blockwire::cli {
-
-void ScanResult::add(Problem p) {
-  ++problem_count;
-  failed_blocks += p.failed_block ? 1 : 0;
-  skipped_bytes += p.skipped_bytes;
-  if (problems.size() < max_listed_problems) problems.push_back(std::move(p));
-}
 
 namespace {
 
@@ -39,7 +34,7 @@ void print_text_report(const ScanResult& r) {
   if (r.problem_count == 0) return;
   std::printf("%s (%s, %s skipped):\n", count_of(r.problem_count, "problem").c_str(), count_of(r.failed_blocks, "failed block").c_str(),
               count_of(r.skipped_bytes, "byte").c_str());
-  for (const Problem& p : r.problems) {
+  for (const ScanProblem& p : r.problems) {
     const std::string where = r.files[p.file] + ":" + std::to_string(p.offset);
     if (p.skipped_bytes != 0) {
       std::printf("  %s: %s skipped: %s\n", where.c_str(), count_of(p.skipped_bytes, "byte").c_str(), p.reason.c_str());
@@ -70,7 +65,7 @@ void print_json_report(const ScanResult& r) {
   out.member_uint("problem_count", r.problem_count);
   out.key("problems");  // the first max_listed_problems
   out.begin_array();
-  for (const Problem& p : r.problems) {
+  for (const ScanProblem& p : r.problems) {
     out.begin_object();
     out.member_string("file", r.files[p.file]);
     out.member_uint("offset", p.offset);

@@ -6,4 +6,5 @@
 #include <blockwire/blockfiles/block_file_writer.hpp>
 #include <blockwire/blockfiles/block_index.hpp>
 #include <blockwire/blockfiles/error.hpp>
+#include <blockwire/blockfiles/staged_directory.hpp>
 #include <blockwire/codec/network.hpp>

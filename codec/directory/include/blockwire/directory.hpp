@@ -5,3 +5,4 @@
 
 #include <blockwire/directory/blocks_directory.hpp>
 #include <blockwire/directory/filter_file.hpp>
+#include <blockwire/directory/scan.hpp>

@@ -1,11 +1,12 @@
-// The checking half of `blockwire scan`: worker threads take blocks from a
+// The checking half of scan_block_files: worker threads take blocks from a
 // bounded queue, decode them into blocks of their own, run check_block and
 // re-encode. Memory stays bounded by the queue, whatever the directory's
 // size; block buffers go back to a pool instead of being freed (a fresh
 // megabyte allocation costs page faults).
 #pragma once
 
-#include "scan_report.hpp"
+#include <blockwire/directory/scan.hpp>
+#include <blockwire/io/hash256.hpp>
 
 #include <condition_variable>
 #include <cstddef>
@@ -16,7 +17,23 @@
 #include <thread>
 #include <vector>
 
-namespace blockwire::cli {
+namespace blockwire::detail {
+
+// What pairs a block with its undo record: its shape and its parent, and
+// its own hash (the next record's block is its child).
+struct UndoKey {
+  std::uint64_t shape;
+  Hash256 parent;
+  Hash256 hash;
+};
+
+// Each file's blocks' keys, gathered by the checking threads for the files
+// `collect` says (the blk files of directories with rev files; fixed
+// before the threads start).
+struct UndoKeys {
+  std::vector<bool> collect;
+  std::vector<std::vector<UndoKey>> keys;
+};
 
 struct Work {
   std::size_t file;
@@ -26,8 +43,9 @@ struct Work {
 
 class CheckPipeline {
  public:
-  // Tallies and problems go into `result` (under the pipeline's lock).
-  CheckPipeline(unsigned threads, ScanResult& result);
+  // Tallies and problems go into `result`, undo keys into `undo` (under
+  // the pipeline's lock).
+  CheckPipeline(unsigned threads, ScanResult& result, UndoKeys& undo);
   ~CheckPipeline();  // finishes
   CheckPipeline(const CheckPipeline&) = delete;
   CheckPipeline& operator=(const CheckPipeline&) = delete;
@@ -36,7 +54,7 @@ class CheckPipeline {
   std::vector<std::byte> buffer();
   // Waits while the queue is full.
   void submit(Work w);
-  void add_problem(Problem p);
+  void add_problem(ScanProblem p);
   // Waits for every block to be checked: then `result` is complete.
   void finish();
 
@@ -51,7 +69,8 @@ class CheckPipeline {
   bool closed_ = false;
   std::vector<std::vector<std::byte>> free_buffers_;
   ScanResult& result_;
+  UndoKeys& undo_;
   std::vector<std::thread> workers_;
 };
 
-}  // namespace blockwire::cli
+}  // namespace blockwire::detail

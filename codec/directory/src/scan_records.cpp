@@ -6,7 +6,7 @@
 
 #include <optional>
 
-namespace blockwire::cli {
+namespace blockwire::detail {
 
 namespace {
 
@@ -15,7 +15,7 @@ namespace {
 class SkipMerger {
  public:
   SkipMerger(CheckPipeline& pipeline) : pipeline_(pipeline) {}
-  void add(Problem p) {
+  void add(ScanProblem p) {
     if (pending_ && !p.failed_block && !pending_->failed_block && p.offset == pending_->offset + pending_->skipped_bytes) {
       pending_->skipped_bytes += p.skipped_bytes;
       ++merged_;
@@ -34,13 +34,14 @@ class SkipMerger {
 
  private:
   CheckPipeline& pipeline_;
-  std::optional<Problem> pending_;
+  std::optional<ScanProblem> pending_;
   std::uint64_t merged_ = 0;
 };
 
 }  // namespace
 
-result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, network net, CheckPipeline& pipeline, Progress& progress,
+result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, network net, CheckPipeline& pipeline,
+                                                  const std::function<void(std::uint64_t, std::uint64_t)>& progress,
                                                   std::uint64_t& records) {
   auto opened = FileReader::open(file.path.c_str());
   if (!opened) return opened.error();
@@ -51,7 +52,7 @@ result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, networ
   // Being written: what follows the last whole record waits here until a
   // record follows it (then it was damage) or the file ends (then, if it
   // begins as a record cut short, it is the record being written).
-  std::vector<std::pair<Problem, bool>> after_last;  // each with whether it is a record cut short
+  std::vector<std::pair<ScanProblem, bool>> after_last;  // each with whether it is a record cut short
   const auto release = [&] {
     for (auto& [p, cut_short] : after_last) skips.add(std::move(p));
     after_last.clear();
@@ -86,7 +87,8 @@ result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, networ
       std::vector<std::byte> bytes = pipeline.buffer();
       bytes.assign(record->bytes.begin(), record->bytes.end());
       pipeline.submit({file.index, record->offset, std::move(bytes)});
-      progress.update(file.progress_base + record->offset, ++records);
+      ++records;
+      if (progress) progress(file.progress_base + record->offset, records);
       continue;
     }
     const auto& skipped = std::get<SkippedBytes>(*event.value());
@@ -100,7 +102,7 @@ result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, networ
     if (found == 0 && skipped.offset == 0 && framing) {
       reason += " at the start of the file: is the XOR key right? (xor.dat, --xor-key) Is it --network's file?";
     }
-    Problem problem{file.index, skipped.offset, skipped.count, std::move(reason), failed_block};
+    ScanProblem problem{file.index, skipped.offset, skipped.count, std::move(reason), failed_block};
     if (file.being_written && after_last.size() < max_listed_problems) {
       after_last.emplace_back(std::move(problem), skipped.cut_short());
     } else {
@@ -118,4 +120,4 @@ result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, networ
   return unfinished;
 }
 
-}  // namespace blockwire::cli
+}  // namespace blockwire::detail

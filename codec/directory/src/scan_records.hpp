@@ -1,11 +1,10 @@
-// The reading half of `blockwire scan`: one blk file's records, framed,
+// The reading half of scan_block_files: one blk file's records, framed,
 // un-XORed, and validated by a BlockView's one pass (no objects built; the
 // workers decode). A record whose block does not decode is reported once,
 // and the reader resynchronises from the byte after its magic (within
 // BlockFileReader::reject_last's budget) instead of trusting its length.
 #pragma once
 
-#include "progress.hpp"
 #include "scan_pipeline.hpp"
 
 #include <blockwire/blockfiles/block_file_reader.hpp>  // max_block_size
@@ -15,10 +14,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
-namespace blockwire::cli {
+namespace blockwire::detail {
 
 struct FileToScan {
   std::size_t index;  // in ScanResult::files
@@ -35,7 +35,10 @@ struct FileToScan {
 // Submits each valid block to `pipeline` and reports damage to it. Returns
 // where a record being written begins (file.being_written), if one does,
 // or the error that stopped reading the file.
-result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, network net, CheckPipeline& pipeline, Progress& progress,
+// `progress`, when set, hears the bytes read so far (counting the files
+// before) and the records found.
+result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, network net, CheckPipeline& pipeline,
+                                                  const std::function<void(std::uint64_t, std::uint64_t)>& progress,
                                                   std::uint64_t& records);
 
-}  // namespace blockwire::cli
+}  // namespace blockwire::detail

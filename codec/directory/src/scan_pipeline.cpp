@@ -7,9 +7,10 @@
 #include <cstring>
 #include <optional>
 
-namespace blockwire::cli {
+namespace blockwire::detail {
 
-CheckPipeline::CheckPipeline(unsigned threads, ScanResult& result) : capacity_(2 * std::size_t{threads}), result_(result) {
+CheckPipeline::CheckPipeline(unsigned threads, ScanResult& result, UndoKeys& undo)
+    : capacity_(2 * std::size_t{threads}), result_(result), undo_(undo) {
   for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
 }
 
@@ -30,7 +31,7 @@ void CheckPipeline::submit(Work w) {
   not_empty_.notify_one();
 }
 
-void CheckPipeline::add_problem(Problem p) {
+void CheckPipeline::add_problem(ScanProblem p) {
   std::lock_guard lock(mutex_);
   result_.add(std::move(p));
 }
@@ -77,18 +78,17 @@ void CheckPipeline::work() {
       }
     }
     // The block's walk for its undo key before the lock all workers share
-    // (collect_undo_keys is fixed before they start).
+    // (undo_.collect is fixed before they start).
     std::optional<UndoKey> undo_key;
-    if (failure.empty() && result_.collect_undo_keys[w->file])
-      undo_key = UndoKey{undo_shape(block), block.header.prev_block, block_hash(block.header)};
+    if (failure.empty() && undo_.collect[w->file]) undo_key = UndoKey{undo_shape(block), block.header.prev_block, block_hash(block.header)};
     std::lock_guard lock(mutex_);
     ++result_.blocks;
     result_.transactions += block.transactions.size();
-    if (undo_key) result_.undo_keys[w->file].push_back(*undo_key);
+    if (undo_key) undo_.keys[w->file].push_back(*undo_key);
     result_.block_bytes += w->bytes.size();
     if (!failure.empty()) result_.add({w->file, w->offset, 0, std::move(failure), true});
     free_buffers_.push_back(std::move(w->bytes));
   }
 }
 
-}  // namespace blockwire::cli
+}  // namespace blockwire::detail

@@ -1,0 +1,21 @@
+// The options several subcommands share, and their checks.
+#pragma once
+
+#include <blockwire/codec/network.hpp>
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace blockwire::cli {
+
+// --network NAME, checked and turned into the enum.
+void add_network_option(CLI::App& app, network& net);
+// What every command reading a blocks directory takes: its key and network.
+void add_directory_options(CLI::App& app, std::string& xor_key, network& net);
+// A whole number of at least `min` that fits 64 bits, written in digits
+// alone: "-5" or one past 2^64 - 1 is refused, not wrapped to "everything".
+CLI::Validator whole_number(std::uint64_t min = 0);
+
+}  // namespace blockwire::cli
