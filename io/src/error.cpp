@@ -20,7 +20,48 @@ const char* describe(int value) noexcept {
   return nullptr;
 }
 
+condition classify(int value) noexcept {
+  switch (static_cast<io::errc>(value)) {
+    case io::errc::no_room: return condition::usage;
+    case io::errc::locked: return condition::io;
+    default: return condition::bad_data;  // a stream that ends early, text that is not hex
+  }
+}
+
+// The conditions themselves; and where a code's own category does not
+// give its condition (the system's codes, std::filesystem's and
+// std::errc's in the generic category), which it falls in.
+class condition_category_impl final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "blockwire.condition"; }
+  std::string message(int value) const override {
+    switch (static_cast<condition>(value)) {
+      case condition::io: return "a system error (a file, a socket, the disk)";
+      case condition::bad_data: return "bad data";
+      case condition::usage: return "a request that cannot be met";
+      case condition::peer: return "a peer that did not do its part";
+    }
+    return "unknown condition " + std::to_string(value);
+  }
+  bool equivalent(const std::error_code& code, int value) const noexcept override {
+    const auto c = static_cast<condition>(value);
+    if (code.category() == std::system_category()) return c == condition::io;
+    if (code.category() == std::generic_category()) {
+      // What std::errc says of an argument is the caller's; every other
+      // errno is the system's.
+      const bool caller = code == std::errc::invalid_argument || code == std::errc::file_too_large;
+      return c == (caller ? condition::usage : condition::io);
+    }
+    return code.default_error_condition() == std::error_condition(value, *this);
+  }
+};
+
 }  // namespace
+
+const std::error_category& condition_category() noexcept {
+  static const condition_category_impl instance;
+  return instance;
+}
 
 std::string enum_category::message(int value) const {
   if (const char* text = describe_(value)) return text;
@@ -28,7 +69,7 @@ std::string enum_category::message(int value) const {
 }
 
 const std::error_category& io::category() noexcept {
-  static const enum_category instance("blockwire.io", describe);
+  static const enum_category instance("blockwire.io", describe, classify);
   return instance;
 }
 

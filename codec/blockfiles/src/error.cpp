@@ -31,8 +31,26 @@ const char* describe(int value) noexcept {
 
 }  // namespace
 
+namespace {
+condition classify(int value) noexcept {
+  using blockfiles::errc;
+  switch (static_cast<errc>(value)) {
+    case errc::key_mismatch:
+    case errc::plain_files_present:
+    case errc::block_too_large:
+    case errc::writer_closed:
+    case errc::past_end_of_file:
+    case errc::batch_in_progress: return condition::usage;
+    case errc::directory_locked:
+    case errc::node_running:
+    case errc::too_many_files: return condition::io;
+    default: return condition::bad_data;  // a key file, framing, a block, a batch file that is wrong
+  }
+}
+}  // namespace
+
 const std::error_category& blockfiles::category() noexcept {
-  static const enum_category instance("blockwire.blockfiles", describe);
+  static const enum_category instance("blockwire.blockfiles", describe, classify);
   return instance;
 }
 

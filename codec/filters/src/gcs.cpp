@@ -187,8 +187,12 @@ std::span<const std::byte> stream_of(std::span<const std::byte> encoded) {
 
 }  // namespace
 
+namespace {
+condition classify(int value) noexcept { return static_cast<errc>(value) == errc::file_locked ? condition::io : condition::bad_data; }
+}  // namespace
+
 const std::error_category& category() noexcept {
-  static const enum_category instance("blockwire.filters", describe);
+  static const enum_category instance("blockwire.filters", describe, classify);
   return instance;
 }
 

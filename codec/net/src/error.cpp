@@ -48,8 +48,28 @@ const char* describe(int value) noexcept {
 
 }  // namespace
 
+namespace {
+condition classify(int value) noexcept {
+  switch (static_cast<errc>(value)) {
+    case errc::timed_out:
+    case errc::too_slow:
+    case errc::connection_closed:
+    case errc::block_not_found:
+    case errc::peer_not_reading:
+    case errc::ignores_getheaders:
+    case errc::no_answer:
+    case errc::no_headers_past_ours:
+    case errc::chain_changed:
+    case errc::past_tip: return condition::peer;
+    case errc::unknown_host: return condition::io;
+    case errc::bad_endpoint: return condition::usage;
+    default: return condition::bad_data;  // the peer broke the protocol, or sent what does not check
+  }
+}
+}  // namespace
+
 const std::error_category& category() noexcept {
-  static const enum_category instance("blockwire.net", describe);
+  static const enum_category instance("blockwire.net", describe, classify);
   return instance;
 }
 

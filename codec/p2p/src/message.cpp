@@ -493,8 +493,13 @@ std::size_t address_size(std::uint8_t id) noexcept {
   return 0;
 }
 
+namespace {
+// Every failure here is the data's.
+condition classify(int) noexcept { return condition::bad_data; }
+}  // namespace
+
 const std::error_category& category() noexcept {
-  static const enum_category instance("blockwire.p2p", describe);
+  static const enum_category instance("blockwire.p2p", describe, classify);
   return instance;
 }
 

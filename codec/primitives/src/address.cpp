@@ -201,8 +201,13 @@ std::vector<std::byte> witness_script(unsigned version, std::span<const std::byt
 
 }  // namespace
 
+namespace {
+// Every failure here is the data's.
+condition classify(int) noexcept { return condition::bad_data; }
+}  // namespace
+
 const std::error_category& address::category() noexcept {
-  static const enum_category instance("blockwire.address", describe);
+  static const enum_category instance("blockwire.address", describe, classify);
   return instance;
 }
 

@@ -224,8 +224,13 @@ struct ViewSource {
 
 }  // namespace
 
+namespace {
+// Every failure here is the data's.
+condition classify(int) noexcept { return condition::bad_data; }
+}  // namespace
+
 const std::error_category& check::category() noexcept {
-  static const enum_category instance("blockwire.check", describe);
+  static const enum_category instance("blockwire.check", describe, classify);
   return instance;
 }
 

@@ -17,8 +17,13 @@ const char* describe(int value) noexcept {
 
 }  // namespace
 
+namespace {
+// Every failure here is the data's.
+condition classify(int) noexcept { return condition::bad_data; }
+}  // namespace
+
 const std::error_category& codec::category() noexcept {
-  static const enum_category instance("blockwire.codec", describe);
+  static const enum_category instance("blockwire.codec", describe, classify);
   return instance;
 }
 

@@ -20,8 +20,13 @@ const char* describe(int value) noexcept {
 
 }  // namespace
 
+namespace {
+// Every failure here is the data's.
+condition classify(int) noexcept { return condition::bad_data; }
+}  // namespace
+
 const std::error_category& undo::category() noexcept {
-  static const enum_category instance("blockwire.undo", describe);
+  static const enum_category instance("blockwire.undo", describe, classify);
   return instance;
 }
 

@@ -15,12 +15,30 @@
 #include <type_traits>
 
 namespace blockwire {
+enum class condition : int;
+}
+// Before the enum's definition, so that error_code == condition compiles
+// in this header already.
+template <>
+struct std::is_error_condition_enum<blockwire::condition> : std::true_type {};
+
+namespace blockwire {
 
 // Each layer's failures are `blockwire::<layer>::errc`, in the category
 // `blockwire::<layer>::category()`: io, codec (decoding), address and
 // check (the codec's scripts and block checks), p2p, net, blockfiles,
-// undo. Whether an error is the operating system's or the data's:
-// error::is_io(), never a comparison of categories.
+// undo, filters. What kind of failure one is, whatever its layer, is its
+// condition: compare the code with one (`e.code() == condition::bad_data`),
+// never its category.
+enum class condition : int {
+  io = 1,    // the system's: a file, a socket, the disk, a lock another process holds (every errno)
+  bad_data,  // the bytes are wrong: they do not decode, do not check, are not there, or a peer broke the protocol
+  usage,     // the caller asked for what cannot be: an argument out of range, a call out of order, a key that is not the directory's
+  peer,      // a peer did not do its part: it timed out, went away, stopped reading, or its chain moved under a request
+};
+const std::error_category& condition_category() noexcept;
+inline std::error_condition make_error_condition(condition c) noexcept { return {static_cast<int>(c), condition_category()}; }
+
 namespace io {
 
 // The io layer's own failures. Values are stable: they may be stored or
@@ -42,23 +60,28 @@ inline std::error_code make_error_code(errc e) noexcept { return {static_cast<in
 
 }  // namespace io
 
-// The std::error_category of an error enum, from the category's name and a
-// function that describes each value (nullptr for a value it does not know).
-// Every layer defines its categories with it:
+// The std::error_category of an error enum, from the category's name, a
+// function that describes each value (nullptr for a value it does not
+// know) and one that gives each value's condition. Every layer defines its
+// categories with it:
 //   const std::error_category& codec::category() noexcept {
-//     static const enum_category instance("blockwire.decode", describe);
+//     static const enum_category instance("blockwire.codec", describe, classify);
 //     return instance;
 //   }
 class enum_category final : public std::error_category {
  public:
   using describe_fn = const char* (*)(int value) noexcept;
-  constexpr enum_category(const char* name, describe_fn describe) noexcept : name_(name), describe_(describe) {}
+  using classify_fn = condition (*)(int value) noexcept;
+  constexpr enum_category(const char* name, describe_fn describe, classify_fn classify) noexcept
+      : name_(name), describe_(describe), classify_(classify) {}
   const char* name() const noexcept override { return name_; }
   std::string message(int value) const override;
+  std::error_condition default_error_condition(int value) const noexcept override { return make_error_condition(classify_(value)); }
 
  private:
   const char* name_;
   describe_fn describe_;
+  classify_fn classify_;
 };
 
 // What went wrong and, when it is known, where (a byte offset in the input).
@@ -85,15 +108,9 @@ class error {
   // True when this holds a failure.
   explicit operator bool() const noexcept { return static_cast<bool>(code_); }
 
-  // Whether the failure is the system's (a file, a socket, the disk: the
-  // operating system's codes) rather than something wrong with the bytes.
-  // The one question callers ask of an error whatever its layer: the
-  // command's exit status 2 against 1. Ask this, not the category. The
-  // system's codes come in two categories: std::filesystem and
-  // std::make_error_code(std::errc) report errno values in the generic
-  // one, so a directory that may not be created is as much the system's
-  // as a file that may not be opened.
-  bool is_io() const noexcept { return code_.category() == std::system_category() || code_.category() == std::generic_category(); }
+  // Whether the failure is the system's (a file, a socket, the disk)
+  // rather than something wrong with the bytes: code() == condition::io.
+  bool is_io() const noexcept { return code_ == condition::io; }
 
   friend bool operator==(const error&, const error&) = default;
 
