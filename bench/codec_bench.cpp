@@ -153,13 +153,13 @@ void BlockView_Walk(benchmark::State& state, const std::vector<std::byte>* bytes
       for (std::size_t i = 0; i < tx.input_count(); ++i) {
         const InputView in = tx.input(i);
         std::uint64_t txid_word;  // the prevout's txid read too, as a lookup of the coin would
-        std::memcpy(&txid_word, in.prevout.txid.bytes().data(), 8);
-        sum += txid_word + in.prevout.index + in.sequence + in.script_sig().size();
+        std::memcpy(&txid_word, in.prevout().txid.bytes().data(), 8);
+        sum += txid_word + in.prevout().index + in.sequence() + in.script_sig().size();
         for (const auto item : in.witness()) sum += item.size();
       }
       for (std::size_t o = 0; o < tx.output_count(); ++o) {
         const OutputView out = tx.output(o);
-        sum += static_cast<std::uint64_t>(out.value) + out.script_pubkey().size();
+        sum += static_cast<std::uint64_t>(out.value()) + out.script_pubkey().size();
       }
     }
     benchmark::DoNotOptimize(sum);
@@ -176,7 +176,7 @@ void BlockView_SumOutputs(benchmark::State& state, const std::vector<std::byte>*
     std::uint64_t sum = 0;
     for (std::size_t t = 0; t < view.value().transaction_count(); ++t) {
       for (const OutputView out : view.value().transaction(t).outputs()) {
-        sum += static_cast<std::uint64_t>(out.value) + out.script_pubkey().size();
+        sum += static_cast<std::uint64_t>(out.value()) + out.script_pubkey().size();
       }
     }
     benchmark::DoNotOptimize(sum);

@@ -49,7 +49,7 @@ void DeserializeBlock_ThenHash(benchmark::State& state, const std::vector<std::b
     if (!block) state.SkipWithError("decode failed");
     ids.clear();
     for (const Transaction& tx : block.value().transactions) {
-      ids.push_back({txid(tx), tx.has_witness() ? wtxid(tx) : Hash256{}});
+      ids.push_back({tx.txid(), tx.has_witness() ? tx.wtxid() : Hash256{}});
     }
     benchmark::DoNotOptimize(ids.data());
   }

@@ -80,7 +80,7 @@ int print_transaction(const TransactionView& tx, bool json, network net) {
   std::int64_t value = 0;
   bool in_range = true;
   for (std::size_t i = 0; i < tx.output_count(); ++i) {
-    const std::int64_t v = tx.output(i).value;
+    const std::int64_t v = tx.output(i).value();
     in_range = in_range && v >= 0 && !__builtin_add_overflow(value, v, &value);
   }
   std::printf("transaction  %s\n", tx.txid().to_hex().c_str());

@@ -528,7 +528,7 @@ TEST_CASE("inspect: a raw transaction whose bytes are all hex digits is still fo
   write_file(dir / "tx.raw", raw);
   const Run r = run("inspect --json " + (dir / "tx.raw"));
   REQUIRE(r.status == 0);
-  CHECK(nlohmann::json::parse(r.out)["txid"] == txid(tx).to_hex());
+  CHECK(nlohmann::json::parse(r.out)["txid"] == tx.txid().to_hex());
 }
 
 TEST_CASE("usage: --threads is capped, --offset is not negative, a FIFO is not a blk file; bad data is 1, not 2") {
@@ -700,7 +700,7 @@ TEST_CASE("blocks: a directory's best chain in height order, with getblock's cha
   j = nlohmann::ordered_json::parse(r.out);
   REQUIRE(j.size() == 1);
   CHECK(j[0]["height"] == 2);
-  CHECK(j[0]["tx"][0] == txid(b2.transactions[0]).to_hex());  // verbosity 1: txids
+  CHECK(j[0]["tx"][0] == b2.transactions[0].txid().to_hex());  // verbosity 1: txids
 
   r = run("inspect --json --network regtest --offset " + std::to_string(a2_offset) + " " + (dir / "blocks/blk00000.dat"));
   REQUIRE(r.status == 0);

@@ -195,15 +195,15 @@ TEST_CASE("both real blocks: block hash, merkle roots, first and last txid and w
     bool mutated = true;
     CHECK(merkle_root(block, &mutated).to_hex() == f.merkle_root);
     CHECK_FALSE(mutated);
-    CHECK(txid(block.transactions.front()).to_hex() == f.first_txid);
-    CHECK(txid(block.transactions.back()).to_hex() == f.last_txid);
-    CHECK(wtxid(block.transactions.back()).to_hex() == f.last_wtxid);
+    CHECK(block.transactions.front().txid().to_hex() == f.first_txid);
+    CHECK(block.transactions.back().txid().to_hex() == f.last_txid);
+    CHECK(block.transactions.back().wtxid().to_hex() == f.last_wtxid);
     if (f.witness_root != nullptr) CHECK(witness_merkle_root(block).to_hex() == f.witness_root);
     // The ids hashed from the decoded bytes equal the ones re-encoded.
     REQUIRE(ids.size() == block.transactions.size());
     for (std::size_t i = 0; i < ids.size(); ++i) {
-      CHECK(ids[i].txid == txid(block.transactions[i]));
-      CHECK(ids[i].wtxid == wtxid(block.transactions[i]));
+      CHECK(ids[i].txid == block.transactions[i].txid());
+      CHECK(ids[i].wtxid == block.transactions[i].wtxid());
     }
     const auto checked = check_block(block);
     CHECK_MESSAGE(checked, (checked ? "" : checked.error().message()));
@@ -244,8 +244,8 @@ void check_ids_of(const std::vector<Transaction>& txs) {
   tx_ids(txs, got);
   for (std::size_t i = 0; i < txs.size(); ++i) {
     CAPTURE(i);
-    CHECK(got[i].txid == txid(txs[i]));  // encoded into SHA-256 one at a time
-    CHECK(got[i].wtxid == wtxid(txs[i]));
+    CHECK(got[i].txid == txs[i].txid());  // encoded into SHA-256 one at a time
+    CHECK(got[i].wtxid == txs[i].wtxid());
   }
 }
 
@@ -386,8 +386,8 @@ TEST_CASE("Core's vectors: txid is SHA256d of the witness-stripped bytes, wtxid 
       stripped.insert(stripped.end(), raw.end() - 4, raw.end());
       ++segwit;
     }
-    CHECK(txid(tx.value()) == sha256d(stripped));
-    CHECK(wtxid(tx.value()) == sha256d(raw));
+    CHECK(tx.value().txid() == sha256d(stripped));
+    CHECK(tx.value().wtxid() == sha256d(raw));
     ++checked;
   }
   CHECK(checked == 119);
@@ -406,7 +406,7 @@ TEST_CASE("ids while decoding: a transaction with marker and flag 0 hashes its w
   REQUIRE(decode_block(bytes, ids));
   REQUIRE(ids.size() == 2);
   CHECK(ids[1].txid == sha256d(empty_tx));
-  CHECK(ids[1].txid == txid(block.transactions[1]));
+  CHECK(ids[1].txid == block.transactions[1].txid());
   CHECK(ids[1].wtxid == ids[1].txid);
-  CHECK(ids[0].txid == txid(block.transactions[0]));
+  CHECK(ids[0].txid == block.transactions[0].txid());
 }

@@ -89,6 +89,6 @@ TEST_CASE("networks: genesis_block of each network hashes to its genesis hash an
   std::vector<std::byte> bytes;
   encode_block(genesis_block(network::mainnet), bytes);
   CHECK(bytes.size() == 285);
-  CHECK(txid(genesis_block(network::mainnet).transactions[0]) ==
+  CHECK(genesis_block(network::mainnet).transactions[0].txid() ==
         Hash256::from_hex("4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b").value());
 }

@@ -58,7 +58,7 @@ void check_reads_itself(const Tx& tx) {
   for (const InputView in : tx.inputs()) {
     CAPTURE(i);
     REQUIRE(i < tx.input_count());
-    CHECK(in.prevout == tx.input(i).prevout);
+    CHECK(in.prevout() == tx.input(i).prevout());
     CHECK(inside(in.script_sig(), all));
     if (tx.has_witness()) {
       CHECK(inside(in.witness().bytes(), all));  // its count at least
@@ -75,7 +75,7 @@ void check_reads_itself(const Tx& tx) {
   for (const OutputView out : tx.outputs()) {
     CAPTURE(i);
     REQUIRE(i < tx.output_count());
-    CHECK(out.value == tx.output(i).value);
+    CHECK(out.value() == tx.output(i).value());
     CHECK(inside(out.script_pubkey(), all));
     ++i;
   }
@@ -106,8 +106,8 @@ void check_same_fields(const A& a, const B& b) {
   for (std::size_t i = 0; i < a.input_count(); ++i) {
     CAPTURE(i);
     const InputView x = a.input(i), y = b.input(i);
-    CHECK(x.prevout == y.prevout);
-    CHECK(x.sequence == y.sequence);
+    CHECK(x.prevout() == y.prevout());
+    CHECK(x.sequence() == y.sequence());
     CHECK(std::ranges::equal(x.script_sig(), y.script_sig()));
     REQUIRE(x.witness().size() == y.witness().size());
     CHECK(x.witness().empty() == y.witness().empty());
@@ -121,7 +121,7 @@ void check_same_fields(const A& a, const B& b) {
   for (std::size_t i = 0; i < a.output_count(); ++i) {
     CAPTURE(i);
     const OutputView x = a.output(i), y = b.output(i);
-    CHECK(x.value == y.value);
+    CHECK(x.value() == y.value());
     CHECK(std::ranges::equal(x.script_pubkey(), y.script_pubkey()));
   }
 }
@@ -181,21 +181,21 @@ TEST_CASE("a copy of a transaction is deep and equal and outlives the original; 
 TEST_CASE("a field changed through a builder is what the encoding and the decoder then read; the original is unchanged") {
   const Transaction tx = witness_tx();
   const auto before = encoded(tx);
-  REQUIRE(tx.input(0).sequence != 0x01020304);
-  REQUIRE(tx.output(0).value != 123'456'789);
+  REQUIRE(tx.input(0).sequence() != 0x01020304);
+  REQUIRE(tx.output(0).value() != 123'456'789);
   TransactionBuilder edit(tx);
   edit.inputs[0].sequence = 0x01020304;
   edit.outputs[0].value = 123'456'789;
   edit.lock_time = 0x0a0b0c0d;
   const Transaction changed = edit.build();
-  CHECK(changed.input(0).sequence == 0x01020304);
-  CHECK(changed.output(0).value == 123'456'789);
+  CHECK(changed.input(0).sequence() == 0x01020304);
+  CHECK(changed.output(0).value() == 123'456'789);
   CHECK(changed.lock_time() == 0x0a0b0c0d);
   CHECK(changed != tx);
   CHECK(encoded(tx) == before);  // a Transaction is not edited: the builder holds copies
   const Transaction back = decode_transaction(encoded(changed)).value();
-  CHECK(back.input(0).sequence == 0x01020304);
-  CHECK(back.output(0).value == 123'456'789);
+  CHECK(back.input(0).sequence() == 0x01020304);
+  CHECK(back.output(0).value() == 123'456'789);
   CHECK(back.lock_time() == 0x0a0b0c0d);
   CHECK(back == changed);
   // Only those fields changed: the original's bytes with the three
@@ -214,7 +214,7 @@ TEST_CASE("a field changed through a builder is what the encoding and the decode
   put(value_at, 123'456'789, 8);
   put(expected.size() - 4, 0x0a0b0c0d, 4);
   CHECK(std::ranges::equal(changed.bytes(), expected));
-  CHECK(txid(back) != txid(tx));
+  CHECK(back.txid() != tx.txid());
   for (std::size_t i = 0; i < tx.input_count(); ++i) CHECK(back.input(i).witness() == tx.input(i).witness());
 }
 
@@ -240,13 +240,13 @@ TEST_CASE("a builder made from a transaction builds it again, and adds an input 
   const Transaction back = decode_transaction(encoded(grown)).value();
   CHECK(back == grown);
   const InputView last = back.inputs().back();
-  CHECK(last.prevout.index == 7);
-  CHECK(last.sequence == 0xfffffffe);
+  CHECK(last.prevout().index == 7);
+  CHECK(last.sequence() == 0xfffffffe);
   CHECK(std::ranges::equal(last.script_sig(), push_1));
   REQUIRE(last.witness().size() == 2);
   CHECK(std::ranges::equal(last.witness()[0], push_1));
   CHECK(std::ranges::equal(last.witness()[1], push_1));
-  CHECK(back.outputs().back().value == 42);
+  CHECK(back.outputs().back().value() == 42);
   CHECK(std::ranges::equal(back.outputs().back().script_pubkey(), push_1));
   for (std::size_t i = 0; i < tx.input_count(); ++i) {  // the old inputs' witnesses kept
     CAPTURE(i);
@@ -329,8 +329,8 @@ TEST_CASE("a transaction whose every stack was emptied has no witness, however i
     CHECK(std::ranges::equal(plain.bytes(), legacy));
     CHECK(plain.size() == tx.stripped_size());
     CHECK(decode_transaction(encoded(plain)).value() == plain);
-    CHECK(txid(plain) == txid(tx));
-    CHECK(wtxid(plain) == txid(tx));
+    CHECK(plain.txid() == tx.txid());
+    CHECK(plain.wtxid() == tx.txid());
     for (const InputView in : plain.inputs()) CHECK(in.witness().empty());
   }
 
@@ -343,7 +343,7 @@ TEST_CASE("a transaction whose every stack was emptied has no witness, however i
   CHECK(with_item.size() > tx.stripped_size());
   REQUIRE(with_item.input(0).witness().size() == 1);
   CHECK(with_item.input(0).witness()[0].empty());
-  CHECK(txid(with_item) == txid(tx));
+  CHECK(with_item.txid() == tx.txid());
   CHECK(decode_transaction(encoded(with_item)).value() == with_item);
 }
 
@@ -366,8 +366,8 @@ TEST_CASE("a stack replaced through a builder: the new one is encoded, the other
     CAPTURE(i);
     CHECK(back.input(i).witness() == tx.input(i).witness());
   }
-  CHECK(txid(back) == txid(tx));  // a witness is not part of the txid
-  CHECK(wtxid(back) != wtxid(tx));
+  CHECK(back.txid() == tx.txid());  // a witness is not part of the txid
+  CHECK(back.wtxid() != tx.wtxid());
 }
 
 TEST_CASE("build() refuses what the decoders would refuse: a script or witness item over 2^25 bytes is std::length_error") {
@@ -479,11 +479,11 @@ TEST_CASE("no inputs and some outputs: built, encode_transaction, decode_transac
   CHECK(back.value().version() == 1);
   CHECK(back.value().lock_time() == 500'000);
   REQUIRE(back.value().output_count() == 3);
-  CHECK(back.value().output(0).value == 1'000);
+  CHECK(back.value().output(0).value() == 1'000);
   CHECK(std::ranges::equal(back.value().output(0).script_pubkey(), op_true));
-  CHECK(back.value().output(1).value == 0);
+  CHECK(back.value().output(1).value() == 0);
   CHECK(std::ranges::equal(back.value().output(1).script_pubkey(), op_return));
-  CHECK(back.value().output(2).value == -1);
+  CHECK(back.value().output(2).value() == -1);
   CHECK(back.value().output(2).script_pubkey().empty());
   CHECK(encoded(back.value(), witness::disallow) == raw);
   CHECK(TransactionBuilder(back.value()).build() == tx);

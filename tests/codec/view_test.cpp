@@ -1,6 +1,7 @@
 // Zero-copy views against the decoder: the same values on real blocks and
 // Bitcoin Core's vectors, the same errors at the same offsets on damaged
-// input; and the streaming merkle builder against merkle_root.
+// input; and the streaming merkle builder against merkle_root. What a view
+// may be made from, and what a moved-from view reads.
 #include <blockwire/codec.hpp>
 #include <blockwire/io.hpp>
 
@@ -10,8 +11,12 @@
 #include "../io/test_support.hpp"
 #include "../support/test_data.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <random>
+#include <type_traits>
+#include <utility>
+#include <vector>
 
 using namespace blockwire;
 
@@ -39,8 +44,8 @@ void agree_on_transaction(std::span<const std::byte> bytes, witness mode) {
     return;
   }
   CHECK(view.value().to_transaction() == decoded.value());
-  CHECK(view.value().txid() == txid(decoded.value()));
-  CHECK(view.value().wtxid() == wtxid(decoded.value()));
+  CHECK(view.value().txid() == decoded.value().txid());
+  CHECK(view.value().wtxid() == decoded.value().wtxid());
 }
 
 }  // namespace
@@ -83,8 +88,8 @@ TEST_CASE("views of both real blocks give what decode_block gives, field by fiel
       for (std::size_t k = 0; k < t.input_count(); ++k) {
         const InputView in = tx.input(k);
         const InputView owned = t.input(k);
-        CHECK(in.prevout == owned.prevout);
-        CHECK(in.sequence == owned.sequence);
+        CHECK(in.prevout() == owned.prevout());
+        CHECK(in.sequence() == owned.sequence());
         CHECK(std::ranges::equal(in.script_sig(), owned.script_sig()));
         const WitnessView& items = owned.witness();
         REQUIRE(in.witness().size() == items.size());
@@ -93,7 +98,7 @@ TEST_CASE("views of both real blocks give what decode_block gives, field by fiel
         CHECK(in.witness() == items);
       }
       for (std::size_t k = 0; k < t.output_count(); ++k) {
-        CHECK(tx.output(k).value == t.output(k).value);
+        CHECK(tx.output(k).value() == t.output(k).value());
         CHECK(std::ranges::equal(tx.output(k).script_pubkey(), t.output(k).script_pubkey()));
       }
       with_witness += tx.has_witness() ? 1 : 0;
@@ -229,7 +234,7 @@ TEST_CASE("ranges of a temporary view's inputs, outputs and witnesses outlive th
     std::size_t i = 0;
     for (const InputView in : view.transaction(t).inputs()) {  // the TransactionView is a temporary
       const InputView owned = block.transactions[t].input(i++);
-      CHECK(in.prevout == owned.prevout);
+      CHECK(in.prevout() == owned.prevout());
       std::size_t k = 0;
       for (const auto item : view.transaction(t).input(i - 1).witness()) {  // so is the InputView
         CHECK(std::ranges::equal(item, owned.witness()[k++]));
@@ -237,7 +242,143 @@ TEST_CASE("ranges of a temporary view's inputs, outputs and witnesses outlive th
       }
     }
     std::size_t o = 0;
-    for (const OutputView out : view.transaction(t).outputs()) CHECK(out.value == block.transactions[t].output(o++).value);
+    for (const OutputView out : view.transaction(t).outputs()) CHECK(out.value() == block.transactions[t].output(o++).value());
   }
   CHECK(items > 1000);  // the segwit block's witness items were all read
+}
+
+namespace {
+
+// Whether a TransactionView can be made from a `From` (a requires-expression:
+// false when the constructor chosen is deleted).
+template <class From>
+concept views_from = requires(From&& from) {
+  TransactionView{std::forward<From>(from)};
+};
+
+// The empty transaction's wire bytes (version 2, no inputs, no outputs,
+// lock time 0) and its txid, from Python's hashlib:
+// sha256(sha256(bytes.fromhex("02000000000000000000"))), reversed.
+constexpr const char* empty_tx_hex = "02000000000000000000";
+constexpr const char* empty_txid = "4ebd325a4b394cff8c57e8317ccf5a8d0e2bdf1b8526f8aad6c8e43d8240621a";
+
+void check_empty_transaction(const TransactionView& tx) {
+  CHECK(tx.version() == 2);
+  CHECK(tx.lock_time() == 0);
+  CHECK(tx.input_count() == 0);
+  CHECK(tx.output_count() == 0);
+  CHECK(tx.inputs().empty());
+  CHECK(tx.outputs().empty());
+  CHECK_FALSE(tx.has_witness());
+  CHECK_FALSE(tx.is_coinbase());
+  CHECK(tx.size() == 10);
+  CHECK(tx.stripped_size() == 10);
+  CHECK(to_hex(tx.bytes()) == empty_tx_hex);
+  CHECK(tx.txid().to_hex() == empty_txid);
+  CHECK(tx.wtxid().to_hex() == empty_txid);
+  CHECK(tx.to_transaction() == Transaction{});
+}
+
+// An empty block: an all-zero header and a transaction count of 0.
+void check_empty_block(const BlockView& block) {
+  CHECK(block.transaction_count() == 0);
+  CHECK(block.header() == BlockHeader{});
+  CHECK(std::ranges::equal(block.bytes(), std::vector<std::byte>(81)));
+  CHECK(block.size() == 81);
+  CHECK(block.stripped_size() == 81);
+  CHECK(block.weight() == 4 * 81);
+  CHECK(block.to_block() == Block{});
+  const auto again = BlockView::parse(block.bytes());
+  REQUIRE(again);
+  CHECK(again.value().transaction_count() == 0);
+}
+
+}  // namespace
+
+TEST_CASE("a TransactionView is made from a Transaction that outlives it, never from a temporary one") {
+  static_assert(!std::is_constructible_v<TransactionView, Transaction&&>);
+  static_assert(!std::is_constructible_v<TransactionView, const Transaction&&>);
+  static_assert(std::is_constructible_v<TransactionView, const Transaction&>);
+  static_assert(std::is_constructible_v<TransactionView, Transaction&>);
+  static_assert(!views_from<Transaction>);
+  static_assert(!views_from<const Transaction>);
+  static_assert(views_from<const Transaction&>);
+  static_assert(views_from<Transaction&>);
+  const Block block = decode_block(test::segwit_block()).value();
+  const Transaction& owned = block.transactions.back();
+  const TransactionView view(owned);
+  CHECK(view.bytes().data() == owned.bytes().data());
+  CHECK(view.txid() == owned.txid());
+}
+
+TEST_CASE("an input's and an output's fields are accessors: a temporary input's prevout is a copy, an lvalue's a reference") {
+  static_assert(std::is_same_v<decltype(std::declval<const InputView&>().prevout()), const OutPoint&>);
+  static_assert(std::is_same_v<decltype(std::declval<InputView>().prevout()), OutPoint>);
+  static_assert(std::is_member_function_pointer_v<decltype(&InputView::sequence)>);
+  static_assert(std::is_member_function_pointer_v<decltype(&OutputView::value)>);
+  const Block block = decode_block(test::segwit_block()).value();
+  const Transaction& tx = block.transactions.back();
+  const InputView in = tx.input(0);
+  CHECK(&in.prevout() == &in.prevout());
+  const OutPoint& kept = tx.input(0).prevout();  // a copy, its lifetime extended
+  CHECK(kept == in.prevout());
+  CHECK_FALSE(kept.txid.is_zero());
+}
+
+TEST_CASE("a moved-from TransactionView, parsed, viewed in a block or of a Transaction, reads as the empty transaction") {
+  const auto& raw = test::segwit_block();
+  const Block block = decode_block(raw).value();
+  const BlockView in_block = BlockView::parse(raw).value();
+  const Transaction& last = block.transactions.back();
+  REQUIRE(last.has_witness());
+  const std::vector<std::byte> bytes(last.bytes().begin(), last.bytes().end());
+
+  auto parsed = TransactionView::parse(bytes);
+  REQUIRE(parsed);
+  TransactionView moved = std::move(parsed.value());
+  check_empty_transaction(parsed.value());  // NOLINT(bugprone-use-after-move): moved-from is specified here
+  CHECK(moved.txid() == last.txid());
+  CHECK(moved.wtxid() == last.wtxid());
+  CHECK(moved.to_transaction() == last);
+
+  // By assignment, over a view with a record of its own: the record moves,
+  // the source is empty, and a copy of the empty view is empty too.
+  TransactionView assigned = TransactionView::parse(block.transactions[1].bytes()).value();
+  assigned = std::move(moved);
+  check_empty_transaction(moved);  // NOLINT(bugprone-use-after-move)
+  CHECK(assigned.to_transaction() == last);
+  const TransactionView copy = moved;  // NOLINT(bugprone-use-after-move)
+  check_empty_transaction(copy);
+
+  TransactionView of_block = in_block.transaction(in_block.transaction_count() - 1);
+  const TransactionView taken = std::move(of_block);
+  check_empty_transaction(of_block);  // NOLINT(bugprone-use-after-move)
+  CHECK(taken.to_transaction() == last);
+  CHECK(in_block.transaction(in_block.transaction_count() - 1).to_transaction() == last);  // the block is untouched
+
+  TransactionView of_owned(last);
+  const TransactionView taken_too = std::move(of_owned);
+  check_empty_transaction(of_owned);  // NOLINT(bugprone-use-after-move)
+  CHECK(taken_too.bytes().data() == last.bytes().data());
+}
+
+TEST_CASE("a moved-from BlockView, and a default one, read as the empty block, and the one moved to reads the block") {
+  const auto& raw = test::segwit_block();
+  const Block block = decode_block(raw).value();
+  auto parsed = BlockView::parse(raw);
+  REQUIRE(parsed);
+  BlockView moved = std::move(parsed.value());
+  check_empty_block(parsed.value());  // NOLINT(bugprone-use-after-move): moved-from is specified here
+  REQUIRE(moved.transaction_count() == block.transactions.size());
+  CHECK(moved.to_block() == block);
+
+  BlockView assigned = BlockView::parse(test::block413567()).value();
+  assigned = std::move(moved);
+  check_empty_block(moved);  // NOLINT(bugprone-use-after-move)
+  CHECK(assigned.header() == block.header);
+  CHECK(assigned.to_block() == block);
+
+  const BlockView copy = moved;  // NOLINT(bugprone-use-after-move)
+  check_empty_block(copy);
+  check_empty_block(BlockView{});
 }

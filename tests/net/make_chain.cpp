@@ -157,14 +157,14 @@ int main(int argc, char** argv) {
       // every input, as a real chain's do.
       if (!fills.empty()) {
         std::set<Hash256> made;
-        for (const Transaction& tx : block.transactions) made.insert(txid(tx));
+        for (const Transaction& tx : block.transactions) made.insert(tx.txid());
         for (const Transaction& tx : block.transactions) {
           if (tx.is_coinbase()) continue;
           for (const InputView in : tx.inputs()) {
-            if (made.count(in.prevout.txid) != 0 || coins.contains(in.prevout)) continue;
+            if (made.count(in.prevout().txid) != 0 || coins.contains(in.prevout())) continue;
             std::vector<std::byte> script{std::byte{0x00}, std::byte{0x14}};
-            script.insert(script.end(), in.prevout.txid.bytes().begin(), in.prevout.txid.bytes().begin() + 20);
-            coins.add(in.prevout, SpentCoin{1, false, 1'0000'0000, std::move(script)});
+            script.insert(script.end(), in.prevout().txid.bytes().begin(), in.prevout().txid.bytes().begin() + 20);
+            coins.add(in.prevout(), SpentCoin{1, false, 1'0000'0000, std::move(script)});
           }
         }
       }
@@ -187,7 +187,7 @@ int main(int argc, char** argv) {
       hex_out << to_hex(bytes) << '\n';
     }
     if (height == count) break;
-    const Hash256 coinbase_txid = txid(block.transactions[0]);
+    const Hash256 coinbase_txid = block.transactions[0].txid();
     const bool spends = !coinbase_only && height + 1 >= 2 && (height + 1) % 3 == 0;
     const Transaction spend = spends ? segwit_spend(coinbase_txid, height + 1, subsidy(height)) : Transaction{};
     static const std::vector<Transaction> none;

@@ -56,7 +56,7 @@ nlohmann::json fields(const Message& m) {
   } else if (const auto* b = std::get_if<BlockMessage>(&m)) {
     j.update({{"hash", block_hash(b->block.header).to_hex()}, {"tx_count", b->block.transactions.size()}});
   } else if (const auto* t = std::get_if<TxMessage>(&m)) {
-    j.update({{"txid", txid(t->tx).to_hex()}, {"wtxid", wtxid(t->tx).to_hex()}});
+    j.update({{"txid", t->tx.txid().to_hex()}, {"wtxid", t->tx.wtxid().to_hex()}});
   } else if (const auto* r = std::get_if<Reject>(&m)) {
     j.update({{"message", r->message}, {"code", r->code}, {"reason", r->reason}, {"data", r->data ? r->data->to_hex() : ""}});
   } else if (const auto* a = std::get_if<Addr>(&m)) {

@@ -266,12 +266,12 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
   const Block genesis = genesis_block(network::regtest);
   const Block b1 = block_of(block_hash(genesis.header), 1, p2pkh);
   const Transaction a = spend(
-      {{txid(b1.transactions[0]), 0}},
+      {{b1.transactions[0].txid(), 0}},
       {{10 * coin, p2sh}, {10 * coin, p2pk_compressed}, {10 * coin, p2pk_uncompressed}, {10 * coin, p2wpkh}, {10 * coin - 10'000, p2tr}});
-  const Transaction b = spend({{txid(a), 0}}, {{10 * coin - 1'000'000, p2pkh}});  // spends `a` in the same block
+  const Transaction b = spend({{a.txid(), 0}}, {{10 * coin - 1'000'000, p2pkh}});  // spends `a` in the same block
   const Block b2 = block_of(block_hash(b1.header), 2, p2sh, {a, b});
-  const Transaction c = spend({{txid(a), 1}, {txid(a), 2}, {txid(a), 3}, {txid(a), 4}}, {{40 * coin - 10'000 - 990'000, p2wpkh}}, true);
-  const Transaction d = spend({{txid(b2.transactions[0]), 0}}, {{49 * coin, p2tr}});
+  const Transaction c = spend({{a.txid(), 1}, {a.txid(), 2}, {a.txid(), 3}, {a.txid(), 4}}, {{40 * coin - 10'000 - 990'000, p2wpkh}}, true);
+  const Transaction d = spend({{b2.transactions[0].txid(), 0}}, {{49 * coin, p2tr}});
   const Block b3 = block_of(block_hash(b2.header), 3, p2wpkh, {c, d});
 
   CoinSet coins;

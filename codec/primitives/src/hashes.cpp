@@ -71,9 +71,6 @@ Hash256 detail::hash_txid(const std::array<std::span<const std::byte>, 3>& parts
 
 Hash256 detail::hash_wtxid(std::span<const std::byte> bytes) { return sha256d(bytes); }
 
-Hash256 txid(const Transaction& tx) { return tx.txid(); }
-Hash256 wtxid(const Transaction& tx) { return tx.wtxid(); }
-
 TxIds tx_ids(const Transaction& tx) {
   const Hash256 id = tx.txid();
   return {id, tx.has_witness() ? tx.wtxid() : id};
@@ -165,13 +162,13 @@ Hash256 merkle_root(std::span<const Hash256> leaves, bool* mutated) {
 
 Hash256 merkle_root(const Block& block, bool* mutated) {
   std::vector<Hash256> hashes = leaves_for(block.transactions.size());
-  for (const Transaction& tx : block.transactions) hashes.push_back(txid(tx));
+  for (const Transaction& tx : block.transactions) hashes.push_back(tx.txid());
   return root_in_place(hashes, mutated);
 }
 
 Hash256 witness_merkle_root(const Block& block) {
   std::vector<Hash256> hashes = leaves_for(block.transactions.size());
-  for (const Transaction& tx : block.transactions) hashes.push_back(hashes.empty() ? Hash256{} : wtxid(tx));
+  for (const Transaction& tx : block.transactions) hashes.push_back(hashes.empty() ? Hash256{} : tx.wtxid());
   return root_in_place(hashes, nullptr);
 }
 

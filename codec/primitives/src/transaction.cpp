@@ -72,8 +72,8 @@ bool operator==(const Transaction& a, const Transaction& b) noexcept {
   const auto x = a.bytes(), y = b.bytes();
   const std::uint32_t* rx = a.tx_fields();
   const std::uint32_t* ry = b.tx_fields();
-  const std::size_t words = tx_record::words(rx);
-  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size()) == 0 && words == tx_record::words(ry) &&
+  const std::size_t words = detail::tx_record::words(rx);
+  return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size()) == 0 && words == detail::tx_record::words(ry) &&
          std::memcmp(rx + 1, ry + 1, (words - 1) * sizeof(std::uint32_t)) == 0;  // word 0, its begin, is always 0
 }
 
@@ -166,7 +166,7 @@ Transaction TransactionBuilder::build() const {
   // inputs would otherwise read as a marker and flag.
   DecodingContext ctx(bytes);
   std::vector<std::uint32_t> record;
-  record.reserve(tx_record::fields + 2 * inputs.size() + outputs.size());
+  record.reserve(blockwire::detail::tx_record::fields + 2 * inputs.size() + outputs.size());
   blockwire::detail::parse_transaction(ctx, record, segwit ? witness::allow : witness::disallow);
   if (!ctx.ok() || ctx.offset() != bytes.size()) throw std::logic_error("blockwire::TransactionBuilder::build: the parser disagrees");
   return blockwire::detail::TransactionAccess::make(record, bytes);

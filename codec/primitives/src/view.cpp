@@ -13,7 +13,7 @@ namespace {
 // Offsets are 32-bit: an input of 4 GiB or more is refused up front.
 bool fits_offsets(std::span<const std::byte> bytes) { return bytes.size() < (std::uint64_t{1} << 32); }
 
-std::span<const std::uint32_t> whole_record(const std::uint32_t* record) { return {record, tx_record::words(record)}; }
+std::span<const std::uint32_t> whole_record(const std::uint32_t* record) { return {record, detail::tx_record::words(record)}; }
 
 }  // namespace
 
@@ -50,8 +50,9 @@ TransactionView& TransactionView::operator=(const TransactionView& other) {
 }
 
 namespace {
-// What a moved-from view reads: the default transaction.
-constexpr std::uint32_t empty_record[tx_record::fields]{};
+// What a moved-from view reads: the default transaction (version 2, no
+// inputs, no outputs, lock time 0) and its record (begin 0, no counts).
+constexpr std::uint32_t empty_record[detail::tx_record::fields]{};
 constexpr std::byte empty_bytes[10]{std::byte{2}};
 }  // namespace
 
@@ -82,6 +83,37 @@ Transaction TransactionView::to_transaction() const { return detail::Transaction
 
 // BlockView --------------------------------------------------------------------
 
+namespace {
+// What a default or moved-from view reads: a default (all-zero) header and
+// a transaction count of 0.
+constexpr std::byte empty_block[header_size + 1]{};
+}  // namespace
+
+void BlockView::make_empty() noexcept {
+  bytes_ = empty_block;
+  header_ = BlockHeader{};
+  count_ = 0;
+  offsets_.clear();
+}
+
+BlockView::BlockView() noexcept : bytes_(empty_block) {}
+
+BlockView::BlockView(BlockView&& other) noexcept
+    : bytes_(other.bytes_), header_(other.header_), count_(other.count_), offsets_(std::move(other.offsets_)) {
+  other.make_empty();  // its count would index the offsets it no longer has
+}
+
+BlockView& BlockView::operator=(BlockView&& other) noexcept {
+  if (this != &other) {
+    bytes_ = other.bytes_;
+    header_ = other.header_;
+    count_ = other.count_;
+    offsets_ = std::move(other.offsets_);
+    other.make_empty();
+  }
+  return *this;
+}
+
 result<BlockView> BlockView::parse(std::span<const std::byte> bytes, witness mode) {
   if (!fits_offsets(bytes)) return error(codec::errc::size_too_large, 0);
   DecodingContext ctx(bytes);
@@ -94,7 +126,7 @@ result<BlockView> BlockView::parse(std::span<const std::byte> bytes, witness mod
   // a count beyond that runs out of bytes first. A guess at the records'
   // size saves most regrowth on real blocks.
   const std::size_t indexed = wire::reserve_for(ctx, n, detail::min_tx_size);
-  view.offsets_.reserve((1 + tx_record::fields) * indexed + bytes.size() / 16);
+  view.offsets_.reserve((1 + detail::tx_record::fields) * indexed + bytes.size() / 16);
   view.offsets_.resize(indexed);
   for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
     const auto record = static_cast<std::uint32_t>(view.offsets_.size());

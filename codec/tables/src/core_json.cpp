@@ -89,8 +89,8 @@ void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex
       out.key("coinbase");
       write_hex(out, in.script_sig());
     } else {
-      out.member_string("txid", in.prevout.txid.to_hex());
-      out.member_uint("vout", in.prevout.index);
+      out.member_string("txid", in.prevout().txid.to_hex());
+      out.member_uint("vout", in.prevout().index);
       out.key("scriptSig");
       out.begin_object();
       out.member_string("asm", to_asm(in.script_sig(), true));
@@ -118,7 +118,7 @@ void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex
         out.end_object();
       }
     }
-    out.member_uint("sequence", in.sequence);
+    out.member_uint("sequence", in.sequence());
     out.end_object();
   }
   out.end_array();
@@ -127,9 +127,9 @@ void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex
   std::uint64_t total_out = 0;
   for (std::size_t n = 0; n < tx.output_count(); ++n) {
     const OutputView o = tx.output(n);
-    total_out += static_cast<std::uint64_t>(o.value);
+    total_out += static_cast<std::uint64_t>(o.value());
     out.begin_object();
-    out.member_raw_number("value", amount_text(o.value));
+    out.member_raw_number("value", amount_text(o.value()));
     out.member_uint("n", n);
     out.key("scriptPubKey");
     write_script_pubkey(out, o.script_pubkey(), net);

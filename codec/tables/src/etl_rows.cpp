@@ -317,7 +317,7 @@ void block_fields(Row& r, const BlockFacts& b) {
 
 InputFacts input_facts(const TxFacts& t, std::size_t i) {
   const InputView in = t.tx->input(i);
-  InputFacts f{i, in.prevout, in.script_sig(), in.sequence, nullptr, {}};
+  InputFacts f{i, in.prevout(), in.script_sig(), in.sequence(), nullptr, {}};
   if (t.undo != nullptr) {
     f.coin = &t.undo->coins[i];
     f.spent = script_facts(f.coin->script_pubkey, t.net);
@@ -327,7 +327,7 @@ InputFacts input_facts(const TxFacts& t, std::size_t i) {
 
 OutputFacts output_facts(const TxFacts& t, std::size_t n) {
   const OutputView o = t.tx->output(n);
-  return {n, o.script_pubkey(), o.value, script_facts(o.script_pubkey(), t.net)};
+  return {n, o.script_pubkey(), o.value(), script_facts(o.script_pubkey(), t.net)};
 }
 
 template <class Row>
@@ -446,7 +446,7 @@ void write_export_rows(const ExportFiles& files, const ExportBlock& b) {
     // Unsigned sums: hostile values wrap rather than overflow (the rows
     // only print them).
     std::uint64_t out_sum = 0;
-    for (std::size_t n = 0; n < tx.output_count(); ++n) out_sum += static_cast<std::uint64_t>(tx.output(n).value);
+    for (std::size_t n = 0; n < tx.output_count(); ++n) out_sum += static_cast<std::uint64_t>(tx.output(n).value());
     t.output_value = static_cast<std::int64_t>(out_sum);
     if (tx.is_coinbase()) {
       t.input_value = 0;

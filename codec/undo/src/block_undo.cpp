@@ -109,7 +109,7 @@ std::vector<std::int64_t> fees(const BlockUndo& undo, const Block& block) {
     // sums are far from it).
     std::uint64_t fee = 0;
     for (const SpentCoin& coin : undo.transactions[i].coins) fee += static_cast<std::uint64_t>(coin.value);
-    for (const OutputView o : block.transactions[i + 1].outputs()) fee -= static_cast<std::uint64_t>(o.value);
+    for (const OutputView o : block.transactions[i + 1].outputs()) fee -= static_cast<std::uint64_t>(o.value());
     out.push_back(static_cast<std::int64_t>(fee));
   }
   return out;
@@ -148,7 +148,7 @@ result<BlockUndo> CoinSet::apply(const Block& block, std::uint32_t height) {
       TxUndo& tx_undo = undo.transactions.emplace_back();
       tx_undo.coins.reserve(tx.input_count());
       for (const InputView in : tx.inputs()) {
-        const auto it = coins_.find(in.prevout);
+        const auto it = coins_.find(in.prevout());
         if (it == coins_.end()) {
           roll_back();
           return undo::errc::missing_coin;
@@ -163,7 +163,7 @@ result<BlockUndo> CoinSet::apply(const Block& block, std::uint32_t height) {
       const OutputView out = tx.output(o);
       const auto script = out.script_pubkey();
       if (unspendable(script)) continue;  // never a coin (Core's AddCoin)
-      SpentCoin coin{height, t == 0, out.value, std::vector<std::byte>(script.begin(), script.end())};
+      SpentCoin coin{height, t == 0, out.value(), std::vector<std::byte>(script.begin(), script.end())};
       const OutPoint point{id, o};
       auto [it, inserted] = coins_.try_emplace(point, std::move(coin));  // `coin` untouched when the point is there
       if (inserted) {

@@ -19,11 +19,8 @@ namespace blockwire {
 // SHA256d of bytes: sha256d() in <blockwire/io/sha256.hpp>.
 
 Hash256 block_hash(const BlockHeader& header);
-// The hash of the transaction without witness data (what inputs refer to).
-Hash256 txid(const Transaction& tx);
-// The hash of the transaction with its witness data (BIP141); equals the
-// txid for a transaction without witness data.
-Hash256 wtxid(const Transaction& tx);
+// A transaction's ids are its members, tx.txid() and tx.wtxid(), on a
+// Transaction and a TransactionView alike; tx_ids() below gives both.
 
 // Bitcoin Core's merkle root: an odd level pairs its last hash with itself.
 // `mutated`, when given, is set if some level has two equal adjacent hashes

@@ -11,8 +11,8 @@
 //   tx.version(), tx.lock_time(), tx.input_count(), tx.input(i), tx.inputs(),
 //   tx.output_count(), tx.output(i), tx.outputs(), tx.has_witness(),
 //   tx.bytes(), tx.txid(), tx.wtxid();
-//   input.prevout, input.sequence, input.script_sig(), input.witness();
-//   output.value, output.script_pubkey().
+//   input.prevout(), input.sequence(), input.script_sig(), input.witness();
+//   output.value(), output.script_pubkey().
 //
 // A Transaction cannot be edited: a TransactionBuilder holds the fields in
 // vectors and builds one.
@@ -39,11 +39,15 @@ struct OutPoint {
   friend auto operator<=>(const OutPoint&, const OutPoint&) = default;  // by txid's bytes, then index
 };
 
-// The record of a transaction (private to the library's parser and the
-// readers below): its begin in the bytes the record was made for, its input
-// count (with segwit_bit when it has witness data), its output count, then
-// the offset, from the transaction's first byte, of each input, each output
-// and (segwit) each witness stack.
+// Implementation details, in this header only because the inline readers
+// below need them: not an interface, and free to change.
+namespace detail {
+
+// The record of a transaction, made by the library's parser: its begin in
+// the bytes the record was made for, its input count (with segwit_bit when
+// it has witness data), its output count, then the offset, from the
+// transaction's first byte, of each input, each output and (segwit) each
+// witness stack.
 namespace tx_record {
 inline constexpr std::size_t begin = 0, inputs = 1, outputs = 2, fields = 3;
 inline constexpr std::uint32_t segwit_bit = 0x80000000;
@@ -71,6 +75,17 @@ inline std::uint64_t read_size(const std::byte*& p) noexcept {
 }
 }  // namespace tx_record
 
+// Where a transaction's bytes and record are: what every reader of it
+// needs, and all the input and output ranges keep (never the address of
+// the Transaction or TransactionView object, which may be a temporary).
+struct TxBytes {
+  const std::byte* base;        // its first byte
+  const std::uint32_t* record;  // see tx_record
+  std::size_t size;             // of its bytes
+};
+
+}  // namespace detail
+
 // The items of one witness stack, read as they are iterated.
 class WitnessView {
  public:
@@ -81,11 +96,11 @@ class WitnessView {
     iterator() = default;
     value_type operator*() const noexcept {
       const std::byte* p = at_;
-      const auto n = static_cast<std::size_t>(tx_record::read_size(p));
+      const auto n = static_cast<std::size_t>(detail::tx_record::read_size(p));
       return {p, n};
     }
     iterator& operator++() noexcept {
-      const auto n = static_cast<std::size_t>(tx_record::read_size(at_));
+      const auto n = static_cast<std::size_t>(detail::tx_record::read_size(at_));
       at_ += n;
       return *this;
     }
@@ -106,7 +121,7 @@ class WitnessView {
   // `stack`: its CompactSize count; `end`: one past its last item.
   WitnessView(const std::byte* stack, const std::byte* end) noexcept : start_(stack), end_(end) {
     const std::byte* p = stack;
-    count_ = static_cast<std::size_t>(tx_record::read_size(p));
+    count_ = static_cast<std::size_t>(detail::tx_record::read_size(p));
     first_ = p;
   }
   std::size_t size() const noexcept { return count_; }
@@ -138,59 +153,57 @@ inline bool operator==(const WitnessView& a, const WitnessView& b) noexcept {
   return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size()) == 0);
 }
 
-// Where a transaction's bytes and record are: what every reader of it
-// needs, and all the input and output ranges keep (never the address of
-// the Transaction or TransactionView object, which may be a temporary).
-struct TxBytes {
-  const std::byte* base;        // its first byte
-  const std::uint32_t* record;  // see tx_record
-  std::size_t size;             // of its bytes
-};
-
 class InputView;
 class OutputView;
-namespace tx_record {
+namespace detail::tx_record {
 InputView input(const TxBytes& tx, std::size_t i) noexcept;
 OutputView output(const TxBytes& tx, std::size_t i) noexcept;
-}  // namespace tx_record
+}  // namespace detail::tx_record
 
+// One input as the transaction's bytes hold it: read-only, since writing a
+// field of a view would change nothing (a TransactionBuilder edits).
 class InputView {
  public:
-  OutPoint prevout;
-  std::uint32_t sequence = 0xffffffff;
-
+  // A reference into this InputView, or a copy when it is a temporary
+  // (tx.input(i).prevout()), which a reference would outlive.
+  const OutPoint& prevout() const& noexcept { return prevout_; }
+  OutPoint prevout() const&& noexcept { return prevout_; }
+  std::uint32_t sequence() const noexcept { return sequence_; }
   std::span<const std::byte> script_sig() const noexcept { return script_sig_; }
   // Empty unless the transaction has witness data. By value: a view of the
   // transaction's bytes, valid while they are, not while this InputView is.
   WitnessView witness() const noexcept { return witness_; }
 
  private:
-  friend InputView tx_record::input(const TxBytes&, std::size_t) noexcept;
+  friend InputView detail::tx_record::input(const detail::TxBytes&, std::size_t) noexcept;
+  OutPoint prevout_;
+  std::uint32_t sequence_ = 0xffffffff;
   std::span<const std::byte> script_sig_;
   WitnessView witness_;
 };
 
+// One output as the transaction's bytes hold it, read-only as InputView is.
 class OutputView {
  public:
-  std::int64_t value = 0;  // in satoshis
-
+  std::int64_t value() const noexcept { return value_; }  // in satoshis
   std::span<const std::byte> script_pubkey() const noexcept { return script_pubkey_; }
 
  private:
-  friend OutputView tx_record::output(const TxBytes&, std::size_t) noexcept;
+  friend OutputView detail::tx_record::output(const detail::TxBytes&, std::size_t) noexcept;
+  std::int64_t value_ = 0;
   std::span<const std::byte> script_pubkey_;
 };
 
-inline InputView tx_record::input(const TxBytes& tx, std::size_t i) noexcept {
+inline InputView detail::tx_record::input(const TxBytes& tx, std::size_t i) noexcept {
   assert(i < input_count(tx.record));
   const std::byte* p = tx.base + tx.record[fields + i];
   InputView in;
-  in.prevout.txid = Hash256(std::span<const std::byte, 32>(p, 32));
-  in.prevout.index = load_le<std::uint32_t>(p + 32);
+  in.prevout_.txid = Hash256(std::span<const std::byte, 32>(p, 32));
+  in.prevout_.index = load_le<std::uint32_t>(p + 32);
   p += 36;
   const auto script = static_cast<std::size_t>(read_size(p));
   in.script_sig_ = {p, script};
-  in.sequence = load_le<std::uint32_t>(p + script);
+  in.sequence_ = load_le<std::uint32_t>(p + script);
   if (segwit(tx.record)) {
     const std::size_t n = input_count(tx.record);
     const std::uint32_t* stacks = tx.record + fields + n + tx.record[outputs];
@@ -200,11 +213,11 @@ inline InputView tx_record::input(const TxBytes& tx, std::size_t i) noexcept {
   return in;
 }
 
-inline OutputView tx_record::output(const TxBytes& tx, std::size_t i) noexcept {
+inline OutputView detail::tx_record::output(const TxBytes& tx, std::size_t i) noexcept {
   assert(i < tx.record[outputs]);
   const std::byte* p = tx.base + tx.record[fields + input_count(tx.record) + i];
   OutputView out;
-  out.value = load_le<std::int64_t>(p);
+  out.value_ = load_le<std::int64_t>(p);
   p += 8;
   const auto script = static_cast<std::size_t>(read_size(p));
   out.script_pubkey_ = {p, script};
@@ -214,7 +227,7 @@ inline OutputView tx_record::output(const TxBytes& tx, std::size_t i) noexcept {
 // The inputs or outputs of a transaction as a range, each read as it is
 // reached (an InputView or OutputView by value). It keeps where the bytes
 // are, so it outlives a temporary view: for (auto in : block.transaction(i).inputs()).
-template <class Item, Item (*At)(const TxBytes&, std::size_t) noexcept>
+template <class Item, Item (*At)(const detail::TxBytes&, std::size_t) noexcept>
 class ItemRange {
  public:
   class iterator {
@@ -236,12 +249,12 @@ class ItemRange {
 
    private:
     friend class ItemRange;
-    iterator(const TxBytes& tx, std::size_t i) noexcept : tx_(tx), i_(i) {}
-    TxBytes tx_{};
+    iterator(const detail::TxBytes& tx, std::size_t i) noexcept : tx_(tx), i_(i) {}
+    detail::TxBytes tx_{};
     std::size_t i_ = 0;
   };
 
-  ItemRange(const TxBytes& tx, std::size_t size) noexcept : tx_(tx), size_(size) {}
+  ItemRange(const detail::TxBytes& tx, std::size_t size) noexcept : tx_(tx), size_(size) {}
   iterator begin() const noexcept { return {tx_, 0}; }
   iterator end() const noexcept { return {tx_, size_}; }
   std::size_t size() const noexcept { return size_; }
@@ -251,7 +264,7 @@ class ItemRange {
   Item back() const noexcept { return At(tx_, size_ - 1); }
 
  private:
-  TxBytes tx_;
+  detail::TxBytes tx_;
   std::size_t size_;
 };
 
@@ -270,21 +283,21 @@ class TransactionReader {
  public:
   std::uint32_t version() const noexcept { return load_le<std::uint32_t>(base()); }
   std::uint32_t lock_time() const noexcept { return load_le<std::uint32_t>(base() + size() - 4); }
-  std::size_t input_count() const noexcept { return tx_record::input_count(record()); }
-  std::size_t output_count() const noexcept { return record()[tx_record::outputs]; }
+  std::size_t input_count() const noexcept { return detail::tx_record::input_count(record()); }
+  std::size_t output_count() const noexcept { return record()[detail::tx_record::outputs]; }
   // Precondition: i < input_count() (asserted in debug builds).
-  InputView input(std::size_t i) const noexcept { return tx_record::input(where(), i); }
+  InputView input(std::size_t i) const noexcept { return detail::tx_record::input(where(), i); }
   // Precondition: i < output_count() (asserted in debug builds).
-  OutputView output(std::size_t i) const noexcept { return tx_record::output(where(), i); }
-  ItemRange<InputView, &tx_record::input> inputs() const noexcept { return {where(), input_count()}; }
-  ItemRange<OutputView, &tx_record::output> outputs() const noexcept { return {where(), output_count()}; }
+  OutputView output(std::size_t i) const noexcept { return detail::tx_record::output(where(), i); }
+  ItemRange<InputView, &detail::tx_record::input> inputs() const noexcept { return {where(), input_count()}; }
+  ItemRange<OutputView, &detail::tx_record::output> outputs() const noexcept { return {where(), output_count()}; }
   // Bitcoin's HasWitness: some input has a non-empty witness stack (the
   // parser refuses a marker and flag with none).
-  bool has_witness() const noexcept { return tx_record::segwit(record()); }
+  bool has_witness() const noexcept { return detail::tx_record::segwit(record()); }
   bool is_coinbase() const noexcept {
     if (input_count() != 1) return false;
-    const InputView in = input(0);
-    return in.prevout.txid.is_zero() && in.prevout.index == 0xffffffff;
+    const OutPoint prevout = input(0).prevout();
+    return prevout.txid.is_zero() && prevout.index == 0xffffffff;
   }
 
   // The transaction as on the wire, with its witness data (what the wtxid
@@ -297,12 +310,14 @@ class TransactionReader {
   std::array<std::span<const std::byte>, 3> txid_parts() const noexcept {
     const std::byte* p = base();
     const std::size_t body = has_witness() ? 6 : 4;
-    const std::size_t body_end = has_witness() ? record()[tx_record::fields + input_count() + output_count()] : size() - 4;
+    const std::size_t body_end = has_witness() ? record()[detail::tx_record::fields + input_count() + output_count()] : size() - 4;
     return {std::span<const std::byte>(p, 4), std::span<const std::byte>(p + body, p + body_end),
             std::span<const std::byte>(p + size() - 4, 4)};
   }
   std::size_t stripped_size() const noexcept { return has_witness() ? 8 + txid_parts()[1].size() : size(); }
-  // Hashed from the bytes themselves: nothing is encoded again.
+  // The txid hashes the transaction without witness data (what inputs
+  // refer to), the wtxid with it (BIP141; the txid when it has none). Both
+  // are hashed from the bytes themselves: nothing is encoded again.
   Hash256 txid() const { return has_witness() ? detail::hash_txid(txid_parts()) : detail::hash_wtxid(bytes()); }
   Hash256 wtxid() const { return detail::hash_wtxid(bytes()); }
   std::size_t weight() const noexcept { return 3 * stripped_size() + size(); }
@@ -312,7 +327,7 @@ class TransactionReader {
   const Tx& self() const noexcept { return static_cast<const Tx&>(*this); }
   const std::byte* base() const noexcept { return self().tx_base(); }
   const std::uint32_t* record() const noexcept { return self().tx_fields(); }
-  TxBytes where() const noexcept { return {base(), record(), size()}; }
+  detail::TxBytes where() const noexcept { return {base(), record(), size()}; }
 };
 
 // What reads like a transaction: Transaction, TransactionView.
@@ -421,11 +436,11 @@ class TransactionBuilder {
   explicit TransactionBuilder(const Tx& tx) : version(tx.version()), lock_time(tx.lock_time()) {
     inputs.reserve(tx.input_count());
     for (const InputView in : tx.inputs()) {
-      Input& copy = add_input(in.prevout, in.script_sig(), in.sequence);
+      Input& copy = add_input(in.prevout(), in.script_sig(), in.sequence());
       for (const std::span<const std::byte> item : in.witness()) copy.witness.emplace_back(item.begin(), item.end());
     }
     outputs.reserve(tx.output_count());
-    for (const OutputView out : tx.outputs()) add_output(out.value, out.script_pubkey());
+    for (const OutputView out : tx.outputs()) add_output(out.value(), out.script_pubkey());
   }
 
   // Compiled (transaction.cpp): the vectors' growth code is instantiated

@@ -30,9 +30,14 @@ class TransactionView : public TransactionReader<TransactionView> {
   // neither destroyed nor moved (a transaction with no inputs and no
   // outputs keeps its 10 bytes in the object itself).
   explicit TransactionView(const Transaction& tx) noexcept;
+  // Not of a temporary: the view would outlive its bytes.
+  TransactionView(const Transaction&&) = delete;
 
-  // A standalone view owns its record: a copy copies it, a move takes it
-  // and leaves the empty transaction behind.
+  // A standalone view owns its record: a copy copies it, a move takes it.
+  // A moved-from view, of any origin, reads as the empty transaction
+  // (Transaction's default): version 2, no inputs, no outputs, lock time 0,
+  // its 10 bytes and their txid. It cannot point into the record it gave
+  // away, so it reads static bytes instead.
   TransactionView(const TransactionView& other);
   TransactionView& operator=(const TransactionView& other);
   TransactionView(TransactionView&& other) noexcept;
@@ -52,7 +57,7 @@ class TransactionView : public TransactionReader<TransactionView> {
   const std::uint32_t* tx_fields() const noexcept { return record_; }
 
   const std::byte* base_ = nullptr;        // its first byte
-  const std::uint32_t* record_ = nullptr;  // its record (see tx_record)
+  const std::uint32_t* record_ = nullptr;  // its record (see detail::tx_record)
   std::uint32_t size_ = 0;
   std::vector<std::uint32_t> owned_;  // a standalone view's record; empty inside a BlockView
 };
@@ -62,6 +67,16 @@ class BlockView {
   // Exactly one block, as decode_block(span) takes it.
   static result<BlockView> parse(std::span<const std::byte> bytes, witness mode = witness::allow);
 
+  // A default or moved-from BlockView reads as the empty block: a default
+  // header, no transactions, its 81 bytes (static ones, not the bytes it
+  // was parsed from). A moved-from view has given away its offsets, so it
+  // cannot keep its transaction count.
+  BlockView() noexcept;
+  BlockView(const BlockView&) = default;
+  BlockView& operator=(const BlockView&) = default;
+  BlockView(BlockView&& other) noexcept;
+  BlockView& operator=(BlockView&& other) noexcept;
+
   const BlockHeader& header() const noexcept { return header_; }
   std::size_t transaction_count() const noexcept { return count_; }
   // Precondition: i < transaction_count() (asserted in debug builds; past
@@ -69,8 +84,9 @@ class BlockView {
   TransactionView transaction(std::size_t i) const noexcept {
     assert(i < count_);
     const std::uint32_t* record = offsets_.data() + offsets_[i];
-    const std::uint32_t begin = record[tx_record::begin];
-    const std::uint32_t end = i + 1 < count_ ? offsets_[offsets_[i + 1] + tx_record::begin] : static_cast<std::uint32_t>(bytes_.size());
+    const std::uint32_t begin = record[detail::tx_record::begin];
+    const std::uint32_t end =
+        i + 1 < count_ ? offsets_[offsets_[i + 1] + detail::tx_record::begin] : static_cast<std::uint32_t>(bytes_.size());
     return TransactionView(bytes_.data() + begin, record, end - begin);
   }
   std::span<const std::byte> bytes() const noexcept { return bytes_; }
@@ -82,6 +98,8 @@ class BlockView {
   Block to_block() const;
 
  private:
+  void make_empty() noexcept;
+
   std::span<const std::byte> bytes_;
   BlockHeader header_;
   std::size_t count_ = 0;
