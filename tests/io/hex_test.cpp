@@ -1,5 +1,6 @@
 #include <blockwire/io/hash256.hpp>
 #include <blockwire/io/hex.hpp>
+#include <blockwire/io/number_text.hpp>
 
 #include <doctest/doctest.h>
 
@@ -60,4 +61,12 @@ TEST_CASE("hex: every byte value, at every length and offset around the 16-byte 
       CHECK(blockwire::to_hex(part) == expected);
     }
   }
+}
+
+TEST_CASE("with_commas groups digits by three, as messages print counts") {
+  CHECK(blockwire::with_commas(0) == "0");
+  CHECK(blockwire::with_commas(999) == "999");
+  CHECK(blockwire::with_commas(1000) == "1,000");
+  CHECK(blockwire::with_commas(1234567) == "1,234,567");
+  CHECK(blockwire::with_commas(18446744073709551615ull) == "18,446,744,073,709,551,615");
 }

@@ -25,13 +25,13 @@ int main() {
   const std::byte op_true[1]{std::byte{0x51}};
   builder.add_output(5000, op_true);
   const blockwire::Transaction tx = builder.build();
-  if (tx.input_count() != 1 || tx.output_count() != 1 || tx.output(0).value != 5000 || tx.output(0).script_pubkey().size() != 1) return 1;
+  if (tx.input_count() != 1 || tx.output_count() != 1 || tx.output(0).value() != 5000 || tx.output(0).script_pubkey().size() != 1) return 1;
   std::vector<std::byte> out;
   blockwire::encode_transaction(tx, out);
   Counter counter;
   if (!blockwire::encode_transaction(tx, counter) || counter.bytes != out.size()) return 1;
   auto back = blockwire::decode_transaction(out);
   if (!back || !(back.value() == tx)) return 1;
-  std::printf("public API round trip: %zu bytes, txid %s\n", out.size(), blockwire::txid(tx).to_hex().c_str());
+  std::printf("public API round trip: %zu bytes, txid %s\n", out.size(), tx.txid().to_hex().c_str());
   return out.size() == blockwire::serialized_size(tx) ? 0 : 1;
 }

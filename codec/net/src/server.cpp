@@ -1,3 +1,4 @@
+#include <blockwire/io/number_text.hpp>
 #include <blockwire/net/server.hpp>
 
 #include <algorithm>
@@ -40,12 +41,6 @@ struct Server::Session {
 };
 
 namespace {
-
-std::string with_commas(std::uint64_t n) {
-  std::string digits = std::to_string(n);
-  for (std::size_t at = digits.size(); at > 3; at -= 3) digits.insert(at - 3, ",");
-  return digits;
-}
 
 std::int32_t tip_height(const BlockStore& store) {
   const auto lock = store.lock();

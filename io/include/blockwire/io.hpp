@@ -11,6 +11,7 @@
 #include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/io/hash256.hpp>
 #include <blockwire/io/hex.hpp>
+#include <blockwire/io/number_text.hpp>
 #include <blockwire/io/reader.hpp>
 #include <blockwire/io/sha256.hpp>
 #include <blockwire/io/siphash.hpp>
