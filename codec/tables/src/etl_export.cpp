@@ -106,7 +106,8 @@ class Sweep {
                             [](const fs::path& d) { return d.parent_path().parent_path().filename() == "blocks"; });
       for (const fs::path& dir : ordered) remove_shard_dir(dir, problem);
       ++removed;
-      if (spec_.note) spec_.note("removed shard " + shard_number(range.first) + "-" + shard_number(range.second) + " from " + out_.string() + ": " + why);
+      if (spec_.note)
+        spec_.note("removed shard " + shard_number(range.first) + "-" + shard_number(range.second) + " from " + out_.string() + ": " + why);
     }
     return removed;
   }
@@ -307,8 +308,8 @@ class Exporter {
     for (std::uint64_t height = s.first; height <= s.last; ++height) {
       if (stop) return fail(r, "stopped after an I/O error elsewhere", true);
       const IndexedBlock& b = block(height);
-      const std::string where =
-          dir_.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) + " (" + b.hash.to_hex() + ")";
+      const std::string where = dir_.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) +
+                                " (" + b.hash.to_hex() + ")";
       auto bytes = dir_.read_block(b);
       if (!bytes) return fail(r, where + ": " + bytes.error().message(), bytes.error().is_io());
       auto view = BlockView::parse(bytes.value());

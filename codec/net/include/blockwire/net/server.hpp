@@ -38,7 +38,7 @@ struct ServerEvent {
     new_damage,      // the refresh found damage (the store's index lists it)
   };
   kind what;
-  std::string peer;  // "host:port", for the peer events
+  std::string peer;          // "host:port", for the peer events
   std::int64_t height = -1;  // new_tip
   std::string detail;
   // One line for a person: "10.0.0.1:52100 connected (/Satoshi:30.0.0/, protocol 70016)".
