@@ -42,7 +42,7 @@ int blocks(const BlocksOptions& o) {
     if (!bytes) {
       std::fprintf(stderr, "blockwire blocks: %s:%llu: %s\n", path.c_str(), static_cast<unsigned long long>(b.offset),
                    bytes.error().message().c_str());
-      return bytes.error().is_io() ? usage_or_io : bad_data;
+      return exit_status_of(bytes.error());
     }
     auto view = BlockView::parse(bytes.value());
     if (!view) {
@@ -62,7 +62,7 @@ int blocks(const BlocksOptions& o) {
       std::optional<BlockUndo> undo;
       if (dir.has_undo()) {
         auto found = dir.undo_of(b, view.value());
-        if (!found && found.error().is_io()) {
+        if (!found && found.error().code() != condition::bad_data) {
           std::fprintf(stderr, "blockwire blocks: reading the undo data of block %llu: %s\n", static_cast<unsigned long long>(height),
                        found.error().message().c_str());
           return usage_or_io;

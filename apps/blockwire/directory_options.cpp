@@ -44,7 +44,8 @@ std::variant<XorKey, int> key_for_output(const char* command, const std::string&
   return chosen.value();
 }
 
-std::variant<BlocksDirectory, int> open_directory(const char* command, const DirectoryOptions& o, bool with_undo) {
+std::variant<BlocksDirectory, int> open_directory(const char* command, const DirectoryOptions& o, bool with_undo,
+                                                  const std::function<void(const BlocksDirectory::Failure&)>& without_undo) {
   auto key = key_option(command, o.xor_key);
   if (const int* status = std::get_if<int>(&key)) return *status;
   BlocksDirectory::Options options;
@@ -52,10 +53,16 @@ std::variant<BlocksDirectory, int> open_directory(const char* command, const Dir
   if (!o.net_from_records) options.net = o.net;
   options.undo = with_undo;
   auto dir = BlocksDirectory::open(o.dir, options);
+  if (!dir && without_undo && dir.error().at == BlocksDirectory::Failure::part::undo) {
+    without_undo(dir.error());
+    options.undo = false;
+    dir = BlocksDirectory::open(o.dir, options);
+  }
   if (!dir) {
     std::fprintf(stderr, "blockwire %s: %s\n", command, dir.error().message(o.dir).c_str());
-    const bool io = dir.error().at != BlocksDirectory::Failure::part::undo || dir.error().cause.is_io();
-    return io ? usage_or_io : bad_data;
+    // A key or blk files that cannot be read are the system's (or the
+    // user's: a bad xor.dat); rev files, by what they hold.
+    return dir.error().at != BlocksDirectory::Failure::part::undo ? usage_or_io : exit_status_of(dir.error().cause);
   }
   return std::move(dir).value();
 }

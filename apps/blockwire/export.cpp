@@ -22,8 +22,17 @@ int export_command(const ExportOptions& o) {
                  static_cast<unsigned long long>(o.from), static_cast<unsigned long long>(o.shard_blocks));
     return usage_or_io;
   }
-  if (std::error_code ec; fs::exists(o.output_dir, ec) && !fs::is_directory(o.output_dir, ec)) {
-    std::fprintf(stderr, "blockwire export: -o %s: not a directory\n", o.output_dir.c_str());
+  // OUT locked before the directory is read (minutes on mainnet): a second
+  // export into it hears of the first at once.
+  auto out = tables::EtlOutput::open(o.output_dir);
+  if (!out) {
+    const fs::path lock = fs::path(o.output_dir) / ".blockwire-export.lock";
+    if (out.error().code() == io::errc::locked) {
+      std::fprintf(stderr, "blockwire export: %s: another export into it is running (it holds %s); wait for it to end\n",
+                   o.output_dir.c_str(), lock.c_str());
+    } else {
+      std::fprintf(stderr, "blockwire export: -o %s: %s\n", o.output_dir.c_str(), out.error().message().c_str());
+    }
     return usage_or_io;
   }
   auto opened = open_chain("export", o, true);
@@ -39,7 +48,6 @@ int export_command(const ExportOptions& o) {
   const std::uint64_t total = end - o.from;
   Progress progress(o.progress && ::isatty(STDERR_FILENO) != 0, total, "block");
   tables::EtlExport spec;
-  spec.out_dir = o.output_dir;
   spec.format = o.format;
   spec.from = o.from;
   spec.end = end;
@@ -50,18 +58,9 @@ int export_command(const ExportOptions& o) {
     progress.update(static_cast<double>(blocks) / static_cast<double>(total), bytes,
                     count_of(blocks, "block") + " of " + with_commas(total));
   };
-  auto exported = tables::export_etl(dir, spec);
+  auto exported = tables::export_etl(dir, out.value(), spec);
   progress.finish();
-  if (!exported) {
-    const fs::path lock = fs::path(o.output_dir) / ".blockwire-export.lock";
-    if (exported.error().code() == io::errc::locked) {
-      std::fprintf(stderr, "blockwire export: %s: another export into it is running (it holds %s); wait for it to end\n",
-                   o.output_dir.c_str(), lock.c_str());
-    } else {
-      std::fprintf(stderr, "blockwire export: -o %s: %s\n", o.output_dir.c_str(), exported.error().message().c_str());
-    }
-    return usage_or_io;
-  }
+  if (!exported) return usage_or_io;  // the sweep's failure, said by `note`
   const tables::EtlReport& r = exported.value();
   for (const tables::ShardOutcome& s : r.shards) {
     if (!s.problem.empty()) {

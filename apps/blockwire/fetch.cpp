@@ -5,7 +5,7 @@
 #include "commands.hpp"
 #include "damage_report.hpp"
 #include <blockwire/tables/json_writer.hpp>
-#include "peer_errors.hpp"
+#include "option_helpers.hpp"
 #include "progress.hpp"
 #include "text.hpp"
 
@@ -100,7 +100,7 @@ int fetch(const FetchOptions& o) {
     if (version.error().code() == net::errc::connection_closed && peer.bytes_received() == 0) {
       std::fprintf(stderr, "blockwire fetch: is %s a %s node? (--network)\n", peer.peer_name().c_str(), std::string(name(net)).c_str());
     }
-    return exit_status_of_peer_error(version.error());
+    return exit_status_of(version.error());
   }
 
   // "[#####     ]  height 1,234 of 5,678  1,000 blocks  312 MB/s"
@@ -141,7 +141,7 @@ int fetch(const FetchOptions& o) {
     std::fprintf(stderr, "blockwire fetch: %s\n", peer.describe(synced.error()).c_str());
     std::fprintf(stderr, "blockwire fetch: %s holds whole, checked blocks up to height %lld; run fetch again to go on\n",
                  o.output_dir.c_str(), static_cast<long long>(chain.height()));
-    return exit_status_of_peer_error(synced.error());
+    return exit_status_of(synced.error());
   }
   if (!closed) {
     std::fprintf(stderr, "blockwire fetch: closing %s: %s\n", o.output_dir.c_str(), closed.error().message().c_str());

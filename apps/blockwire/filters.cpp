@@ -9,7 +9,7 @@
 // Memory: the header index, an index of the undo records, one batch.
 #include "commands.hpp"
 #include <blockwire/tables/json_writer.hpp>
-#include "peer_errors.hpp"
+#include "option_helpers.hpp"
 #include "progress.hpp"
 #include "text.hpp"
 
@@ -46,7 +46,7 @@ Filtered filter_block(const BlocksDirectory& dir, const IndexedBlock& b) {
   auto filter = dir.basic_filter(b, &out.bytes);
   if (filter) {
     out.filter = std::move(filter).value();
-  } else if (filter.error().code() == filters::errc::no_undo_data) {
+  } else if (filter.error().code() == directory::errc::no_undo_data) {
     out.problem = "block " + std::to_string(b.height) + " (" + b.hash.to_hex() +
                   "): the scripts its inputs spend are not there (the directory has no rev files; " + undo_file_name(b.file) +
                   " would hold them)";
@@ -56,7 +56,7 @@ Filtered filter_block(const BlocksDirectory& dir, const IndexedBlock& b) {
   } else {
     out.problem = dir.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(b.height) + ": " +
                   filter.error().message();
-    out.io = filter.error().is_io();
+    out.io = filter.error().code() != condition::bad_data;
   }
   return out;
 }
@@ -81,7 +81,7 @@ int filters_from_peer(const FiltersOptions& o) {
   auto version = peer.handshake_outbound();
   if (!version) {
     std::fprintf(stderr, "blockwire filters: %s: %s\n", peer.peer_name().c_str(), version.error().message().c_str());
-    return exit_status_of_peer_error(version.error());
+    return exit_status_of(version.error());
   }
   if ((version.value().services & p2p::node_compact_filters) == 0) {
     std::fprintf(stderr, "blockwire filters: %s does not serve compact block filters (no NODE_COMPACT_FILTERS in its version)\n",
@@ -112,7 +112,7 @@ int filters_from_peer(const FiltersOptions& o) {
   if (!got) {
     std::fprintf(stderr, "blockwire filters: %s: %s (its %s message at byte %llu of the connection)\n", peer.peer_name().c_str(),
                  got.error().message().c_str(), peer.last_command().c_str(), static_cast<unsigned long long>(peer.last_message_offset()));
-    return exit_status_of_peer_error(got.error());
+    return exit_status_of(got.error());
   }
   return ok;
 }
@@ -136,7 +136,7 @@ int filters_command(const FiltersOptions& o) {
   for (const std::size_t i : chain) hashes.push_back(dir.index().blocks()[i].hash);
   auto file = FilterFile::open(o.dir, hashes);
   bool keeping = true;
-  if (!file && file.error().is_io()) {
+  if (!file && file.error().is_io() && file.error().code() != io::errc::locked) {
     // A directory we may not write (a read-only mount, a node's own): the
     // filters are made and printed, not kept; what was kept is still read.
     std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s: the filters are made, not kept\n", o.dir.c_str(),

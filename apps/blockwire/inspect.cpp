@@ -1,13 +1,14 @@
 // blockwire inspect: one block or transaction, summarised or as Core's JSON.
 #include "commands.hpp"
-#include <blockwire/tables/core_json.hpp>
+#include "directory_options.hpp"
 #include "input.hpp"
 #include "text.hpp"
-#include "directory_options.hpp"
 
 #include <blockwire/blockfiles.hpp>
-#include <blockwire/undo.hpp>
 #include <blockwire/codec.hpp>
+#include <blockwire/directory.hpp>
+#include <blockwire/tables/core_json.hpp>
+#include <blockwire/undo.hpp>
 
 #include <algorithm>
 #include <array>
@@ -106,8 +107,8 @@ int inspect(const InspectOptions& options) {
   // A record of a blocks directory: its place in the directory's chain,
   // and its undo data when the directory has the same-numbered rev file.
   std::optional<ChainInfo> chain;
-  std::optional<UndoIndex> undo_index;
-  std::optional<IndexedBlock> indexed;  // the record's block in the directory's index
+  std::optional<BlocksDirectory> directory;  // with the undo data of the record's rev file, when there is one
+  std::optional<IndexedBlock> indexed;       // the record's block in the directory's index
   if (o.offset) {
     auto format = record_format_of("inspect", o.input, o.xor_key, o.net, o.net_from_records);
     if (const int* status = std::get_if<int>(&format)) return *status;
@@ -120,30 +121,32 @@ int inspect(const InspectOptions& options) {
           stderr, "blockwire inspect: %s:%llu: %s%s\n", o.input.c_str(), static_cast<unsigned long long>(*o.offset),
           e.code().message().c_str(),
           e.code() == blockfiles::errc::bad_magic ? " (is the XOR key right? see xor.dat or --xor-key; is it --network's file?)" : "");
-      // No record at all past the end of the file is a usage error; a damaged one is bad data.
-      return !e.is_io() && e.code() != blockfiles::errc::past_end_of_file ? bad_data : usage_or_io;
+      return exit_status_of(e);  // past the end of the file: usage; a damaged record: bad data
     }
     readings.raw = std::move(record).value();
     if (o.json && readings.raw.size() >= header_size) {
-      const std::filesystem::path dir = std::filesystem::path(o.input).parent_path();
-      auto index = BlockIndex::build(dir.empty() ? "." : dir.string(), key, o.net);
-      auto header = decode_header(std::span(readings.raw).first(header_size));
-      if (index && header) {
-        if (const IndexedBlock* b = index.value().find(block_hash(header.value()))) {
-          chain = index.value().chain_info(*b);
-          indexed = *b;
-        }
-      }
+      const std::filesystem::path parent = std::filesystem::path(o.input).parent_path();
+      const std::string dir = parent.empty() ? "." : parent.string();
       const auto number = block_file_number(std::filesystem::path(o.input).filename().string());
       std::error_code ec;
-      if (index && number && std::filesystem::exists(dir / undo_file_name(*number), ec)) {
-        auto built = UndoIndex::build(dir.empty() ? "." : dir.string(), key, index.value(), o.net, *number);
-        if (!built) {
-          std::fprintf(stderr, "blockwire inspect: reading %s: %s\n", (dir / undo_file_name(*number)).c_str(),
-                       built.error().message().c_str());
-          return built.error().is_io() ? usage_or_io : bad_data;
+      BlocksDirectory::Options options;
+      options.key = key;
+      options.net = o.net;
+      options.undo = number && std::filesystem::exists(parent / undo_file_name(*number), ec);
+      options.undo_file = number;
+      auto opened = BlocksDirectory::open(dir, options);
+      if (!opened && opened.error().at == BlocksDirectory::Failure::part::undo) {
+        std::fprintf(stderr, "blockwire inspect: %s\n", opened.error().message(dir).c_str());
+        return exit_status_of(opened.error().cause);
+      }
+      // A directory that cannot be read gives the record no chain: it is shown loose.
+      auto header = decode_header(std::span(readings.raw).first(header_size));
+      if (opened && header) {
+        directory.emplace(std::move(opened).value());
+        if (const IndexedBlock* b = directory->index().find(block_hash(header.value()))) {
+          chain = directory->index().chain_info(*b);
+          indexed = *b;
         }
-        undo_index = std::move(built).value();
       }
     }
   } else {
@@ -171,8 +174,8 @@ int inspect(const InspectOptions& options) {
     if (block) {
       std::optional<BlockUndo> undo;
       std::optional<error> no_undo;
-      if (undo_index && indexed) {  // on the best chain or not: a stale block's record is used as well
-        auto found = undo_index->undo_of(*indexed, block.value());
+      if (directory && directory->has_undo() && indexed) {  // on the best chain or not: a stale block's record is used as well
+        auto found = directory->undo_of(*indexed, block.value());
         if (found) {
           undo = std::move(found).value();
         } else {
@@ -183,7 +186,7 @@ int inspect(const InspectOptions& options) {
       if (no_undo) {
         std::fprintf(stderr, "blockwire inspect: %s:%llu: no undo data (%s): its fees and prevouts are left out\n", o.input.c_str(),
                      static_cast<unsigned long long>(*o.offset), no_undo->message().c_str());
-        return no_undo->is_io() ? usage_or_io : bad_data;
+        return exit_status_of(*no_undo);
       }
       return status;
     }

@@ -42,4 +42,11 @@ CLI::Validator whole_number(std::uint64_t min) {
       min == 0 ? "" : "N>=" + std::to_string(min));
 }
 
+net::Timeouts timeouts_from_option(unsigned seconds, net::Timeouts defaults) {
+  if (seconds == 0) return defaults;
+  // The user's time for each: a message has all of it, whatever its size.
+  const std::chrono::milliseconds t = std::chrono::seconds(seconds);
+  return {.connect = t, .handshake = t, .idle = t, .message = t, .envelope = t, .min_rate = 0};
+}
+
 }  // namespace blockwire::cli

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <blockwire/codec/network.hpp>
+#include <blockwire/net/connection.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -17,5 +18,7 @@ void add_directory_options(CLI::App& app, std::string& xor_key, network& net);
 // A whole number of at least `min` that fits 64 bits, written in digits
 // alone: "-5" or one past 2^64 - 1 is refused, not wrapped to "everything".
 CLI::Validator whole_number(std::uint64_t min = 0);
+// --timeout SECONDS: every timeout that long; 0 (not given): `defaults`.
+net::Timeouts timeouts_from_option(unsigned seconds, net::Timeouts defaults = {});
 
 }  // namespace blockwire::cli

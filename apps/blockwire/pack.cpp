@@ -217,9 +217,10 @@ int pack(const PackOptions& o) {
   }
   if (staged) {
     if (auto r = staged->publish(); !r) {
-      std::fprintf(stderr, "blockwire pack: cannot move the finished directory to %s: %s\n", o.output_dir.c_str(),
+      std::fprintf(stderr, "blockwire pack: %s %s: %s\n",
+                   staged->published() ? "syncing the directory holding" : "cannot move the finished directory to", o.output_dir.c_str(),
                    r.error().message().c_str());
-      return abandon();
+      return staged->published() ? usage_or_io : abandon();
     }
   }
   if (skipped == o.inputs.size()) {

@@ -4,7 +4,7 @@
 #include "commands.hpp"
 #include "damage_report.hpp"
 #include "directory_options.hpp"
-#include "peer_errors.hpp"
+#include "option_helpers.hpp"
 #include "text.hpp"
 
 #include <blockwire/directory.hpp>
@@ -21,7 +21,11 @@
 namespace blockwire::cli {
 
 int serve(const ServeOptions& o) {
-  auto opened = open_directory("serve", o);
+  // With its rev files (BIP157 filters are made from them); blocks alone
+  // when they cannot be read.
+  auto opened = open_directory("serve", o, true, [&](const BlocksDirectory::Failure& f) {
+    std::fprintf(stderr, "blockwire serve: %s (no filters served)\n", f.message(o.dir).c_str());
+  });
   if (const int* status = std::get_if<int>(&opened)) return *status;
   BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
   auto where = net::parse_endpoint(o.listen, default_port(dir.net()));  // empty: every address
@@ -61,7 +65,11 @@ int serve(const ServeOptions& o) {
   options.timeouts = timeouts_from_option(o.timeout_seconds, net::serving_timeouts);
   options.stop_fd = signals.get();
   options.log = [&](const net::ServerEvent& e) {
-    if (e.what == net::ServerEvent::kind::new_damage) {
+    if (e.what == net::ServerEvent::kind::stopping) {
+      signalfd_siginfo info{};
+      const bool signalled = ::read(signals.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info);
+      std::fprintf(stderr, "blockwire serve: %s: stopping\n", signalled ? strsignal(static_cast<int>(info.ssi_signo)) : "asked");
+    } else if (e.what == net::ServerEvent::kind::new_damage) {
       const auto lock = store.lock();
       (void)report_index_problems("serve", o.dir, store.index());
     } else if (e.what == net::ServerEvent::kind::refused) {
@@ -86,10 +94,6 @@ int serve(const ServeOptions& o) {
   if (!ran) {
     std::fprintf(stderr, "blockwire serve: poll: %s\n", ran.error().message().c_str());
     return usage_or_io;
-  }
-  signalfd_siginfo info{};
-  if (::read(signals.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
-    std::fprintf(stderr, "blockwire serve: %s: stopping\n", strsignal(static_cast<int>(info.ssi_signo)));
   }
   return ok;
 }

@@ -30,7 +30,7 @@ TEST_CASE("conditions: each layer's codes compare equal to their condition, and 
   only(make_error_code(blockfiles::errc::directory_locked), condition::io);
   only(make_error_code(blockfiles::errc::key_mismatch), condition::usage);
   only(make_error_code(undo::errc::no_record), condition::bad_data);
-  only(make_error_code(filters::errc::file_locked), condition::io);
+  only(make_error_code(directory::errc::no_undo_data), condition::bad_data);
   only(make_error_code(filters::errc::excess_bytes), condition::bad_data);
   only(make_error_code(net::errc::timed_out), condition::peer);
   only(make_error_code(net::errc::chain_changed), condition::peer);

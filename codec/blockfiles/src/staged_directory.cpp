@@ -4,7 +4,7 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
+#include <random>
 #include <filesystem>
 #include <sys/stat.h>
 
@@ -23,19 +23,34 @@ fs::path normal(const std::string& final_path) {
   return p;
 }
 
-std::string stage_prefix(const fs::path& final_path) { return "." + final_path.filename().string() + ".partial-"; }
+std::string stage_prefix(const fs::path& final_path) {
+  std::string prefix(1, '.');
+  prefix += final_path.filename().string();
+  prefix += ".partial-";
+  return prefix;
+}
 
 }  // namespace
 
 result<StagedDirectory> StagedDirectory::create(const std::string& final_path) {
+  // mkdir(2) with 0777, so that the process's umask applies as to any
+  // directory it makes (mkdtemp's 0700 would need a chmod, and reading the
+  // umask means setting it: process-wide, racing other threads).
   const fs::path target = normal(final_path);
-  std::string templ = (target.parent_path() / (stage_prefix(target) + "XXXXXX")).string();
-  if (::mkdtemp(templ.data()) == nullptr) return os_error();
-  return StagedDirectory(std::move(templ), final_path);
+  static constexpr char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::random_device random;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string name = stage_prefix(target);
+    for (int i = 0; i < 6; ++i) name += letters[random() % (sizeof letters - 1)];
+    const std::string path = (target.parent_path() / name).string();
+    if (::mkdir(path.c_str(), 0777) == 0) return StagedDirectory(path, final_path);
+    if (errno != EEXIST) return os_error();
+  }
+  return error(std::make_error_code(std::errc::file_exists));
 }
 
 StagedDirectory::StagedDirectory(StagedDirectory&& other) noexcept
-    : path_(std::move(other.path_)), final_(std::move(other.final_)), done_(other.done_) {
+    : path_(std::move(other.path_)), final_(std::move(other.final_)), done_(other.done_), published_(other.published_) {
   other.done_ = true;
 }
 
@@ -49,11 +64,9 @@ void StagedDirectory::abandon() noexcept {
 }
 
 result<void> StagedDirectory::publish() {
-  const mode_t mask = ::umask(0);
-  ::umask(mask);
-  if (::chmod(path_.c_str(), 0777 & ~mask) != 0) return os_error();
   if (::rename(path_.c_str(), final_.c_str()) != 0) return os_error();
   done_ = true;
+  published_ = true;
   return sync_directory(normal(final_).parent_path().c_str());
 }
 

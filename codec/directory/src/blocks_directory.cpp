@@ -1,4 +1,5 @@
 #include <blockwire/directory/blocks_directory.hpp>
+#include <blockwire/directory/error.hpp>
 
 namespace blockwire {
 
@@ -21,7 +22,7 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
     auto revs = undo_files(path);
     if (!revs) return Failure{Failure::part::undo, revs.error()};
     if (!revs.value().empty()) {
-      auto built = UndoIndex::build(path, dir.key(), dir.index_, dir.net());
+      auto built = UndoIndex::build(path, dir.key(), dir.index_, dir.net(), options.undo_file);
       if (!built) return Failure{Failure::part::undo, built.error()};
       dir.undo_ = std::move(built).value();
     }
@@ -61,19 +62,26 @@ result<filters::GcsFilter> BlocksDirectory::basic_filter(const IndexedBlock& blo
   if (block.height == 0 || view.value().transaction_count() == 1) {
     return filters::basic_filter(view.value(), std::span<const std::span<const std::byte>>{});
   }
-  return filters::errc::no_undo_data;
+  return directory::errc::no_undo_data;
 }
 
 result<bool> BlocksDirectory::refresh() {
   auto moved = index_.refresh();
   if (!moved) return moved.error();
-  if (moved.value() && undo_) {
+  if (moved.value() && undo_) stale_undo_file_ = at_height(chain().size() - 1).file;
+  if (stale_undo_file_) {
     // The new tip's undo records: its rev file read again, that one alone
-    // (the rest were paired at open, or on an earlier tip).
-    const unsigned file = at_height(chain().size() - 1).file;
-    auto built = UndoIndex::build(path_, key(), index_, net(), file);
-    if (!built) return built.error();
-    recent_undo_.insert_or_assign(file, std::move(built).value());
+    // (the rest were paired at open, or on an earlier tip). A failure is
+    // said once and tried again on the next refresh; the tip moved all the
+    // same.
+    auto built = UndoIndex::build(path_, key(), index_, net(), *stale_undo_file_);
+    if (!built) {
+      undo_error_ = built.error();
+      return moved;
+    }
+    recent_undo_.insert_or_assign(*stale_undo_file_, std::move(built).value());
+    stale_undo_file_.reset();
+    undo_error_.reset();
   }
   return moved;
 }

@@ -42,7 +42,7 @@ result<FilterFile> FilterFile::open(const std::string& blocks_dir, std::span<con
   fs::create_directories(dir, ec);
   if (ec) return error(ec);
   auto locked = lock_file((dir / "basic.dat").c_str(), true);
-  if (!locked) return locked.error().code() == io::errc::locked ? error(filters::errc::file_locked) : locked.error();
+  if (!locked) return locked.error();  // io::errc::locked: another process writes it
   FilterFile file;
   file.fd_ = std::move(locked).value();
   const int raw = file.fd_.get();

@@ -30,9 +30,6 @@ const char* describe(int value) noexcept {
     case errc::too_many_elements: return "a filter's element count that its bytes cannot hold";
     case errc::truncated_stream: return "a filter's bit stream ends inside an element";
     case errc::excess_bytes: return "bytes after a filter's last element";
-    case errc::file_locked: return "another process is writing the directory's filter file";
-    case errc::no_undo_data:
-      return "the scripts the block's inputs spend are not in the directory (no rev file, or no record pairs with it)";
   }
   return nullptr;
 }
@@ -188,7 +185,8 @@ std::span<const std::byte> stream_of(std::span<const std::byte> encoded) {
 }  // namespace
 
 namespace {
-condition classify(int value) noexcept { return static_cast<errc>(value) == errc::file_locked ? condition::io : condition::bad_data; }
+// Every failure here is the data's.
+condition classify(int) noexcept { return condition::bad_data; }
 }  // namespace
 
 const std::error_category& category() noexcept {

@@ -26,13 +26,16 @@ result<bool> BlockStore::enable_filters() {
   {
     const std::unique_lock lock(mutex_);
     if (!dir_.has_undo()) return false;
-    filters_ = true;
     for (const std::size_t i : dir_.chain()) chain.push_back(dir_.index().blocks()[i].hash);
   }
   // The kept filters: their headers seed the cache, their bytes are read
   // instead of made (each checked against its block and hash when read).
   auto kept = FilterFile::read(dir_.path(), chain);
   if (!kept) return kept.error();
+  {
+    const std::unique_lock lock(mutex_);
+    filters_ = true;
+  }
   const std::lock_guard guard(filters_mutex_);
   headers_.clear();
   for (std::size_t h = 0; h < kept.value().size(); ++h) headers_.push_back({chain[h], kept.value().filter_hash(h), kept.value().header(h)});

@@ -22,7 +22,9 @@ std::string ServerEvent::message() const {
     case kind::refused: return "refused " + peer + ": " + detail;
     case kind::new_tip: return "new tip, height " + std::to_string(height);
     case kind::refresh_failed: return "reading the directory again: " + detail + " (serving what was read before)";
+    case kind::undo_failed: return "reading the new tip's rev file: " + detail + " (its filters wait for the next refresh)";
     case kind::new_damage: return "new damage in the directory: " + detail;
+    case kind::stopping: return "stopping";
   }
   return detail;
 }
@@ -54,7 +56,9 @@ result<std::unique_ptr<Server>> Server::listen(BlockStore& store, const Endpoint
   if (!listener) return listener.error();
   auto bound = local_endpoint(listener.value().get());
   if (!bound) return bound.error();
-  return std::unique_ptr<Server>(new Server(store, std::move(listener).value(), std::move(bound).value(), std::move(options)));
+  std::unique_ptr<Server> server(new Server(store, std::move(listener).value(), std::move(bound).value(), std::move(options)));
+  if (server->wake_.get() < 0) return error(std::error_code(errno, std::system_category()));
+  return server;
 }
 
 Server::Server(BlockStore& store, FileDescriptor listener, Endpoint bound, Options options)
@@ -136,10 +140,14 @@ void Server::refresh(std::uint64_t& problems_said) {
     for (Session& s : sessions_) s.tips.notify();
   }
   std::uint64_t problems = 0;
+  std::string undo_error;
   {
     const auto lock = store_.lock();
     problems = store_.index().problem_count();
+    if (const auto& e = store_.directory().undo_error()) undo_error = e->message();
   }
+  if (undo_error != undo_error_said_ && !undo_error.empty()) say({ServerEvent::kind::undo_failed, {}, -1, undo_error});
+  undo_error_said_ = undo_error;
   if (problems > problems_said) say({ServerEvent::kind::new_damage, {}, -1, std::to_string(problems - problems_said) + " more problems"});
   problems_said = problems;
 }
@@ -191,7 +199,10 @@ result<void> Server::run() {
       status = error(std::error_code(errno, std::system_category()));
       break;
     }
-    if (fds[1].revents != 0 || (options_.stop_fd >= 0 && fds[2].revents != 0)) break;
+    if (fds[1].revents != 0 || (options_.stop_fd >= 0 && fds[2].revents != 0)) {
+      say({ServerEvent::kind::stopping, {}, -1, {}});
+      break;
+    }
     if (fds[0].revents != 0) accept_one();
   }
   // Within the poll interval: the store's long work (filter headers for a

@@ -2,6 +2,8 @@
 // chain, then each shard made whole or not at all.
 #include <blockwire/tables/etl_export.hpp>
 
+#include <blockwire/directory/error.hpp>
+
 #include <blockwire/codec.hpp>
 #include <blockwire/io/file.hpp>
 
@@ -70,6 +72,17 @@ bool ends_with_block(const fs::path& blocks_table, const std::string& hash) {
   return text.find(hash, line == std::string::npos ? 0 : line) != std::string::npos;
 }
 
+// The first failure to remove something: what, and the system's code.
+struct SweepFailure {
+  std::string text;
+  std::error_code code;
+  void set(const fs::path& what, std::error_code ec) {
+    if (!text.empty()) return;
+    text = what.string() + ": " + ec.message();
+    code = ec;
+  }
+};
+
 // What an earlier run left in OUT that the chain no longer has: shards
 // whose last block left the best chain or lies past its tip, tables
 // without their shard's blocks table, and temporary files (the lock is
@@ -81,7 +94,7 @@ class Sweep {
  public:
   Sweep(const fs::path& out, const BlocksDirectory& dir, const EtlExport& spec) : out_(out), dir_(dir), spec_(spec) {}
 
-  std::size_t run(std::string& problem) {
+  std::size_t run(SweepFailure& problem) {
     std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<fs::path>> shards;  // (first, last) -> its table directories
     std::error_code ec;
     for (fs::directory_iterator table(out_, ec), end; !ec && table != end; table.increment(ec)) {
@@ -138,7 +151,7 @@ class Sweep {
     return {};
   }
 
-  static void remove_partials_in(const fs::path& dir, std::string& problem) {
+  static void remove_partials_in(const fs::path& dir, SweepFailure& problem) {
     std::error_code ec;
     std::vector<fs::path> partial;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -146,20 +159,20 @@ class Sweep {
       if (hidden(it->path()) && name.ends_with(".partial")) partial.push_back(it->path());
     }
     for (const fs::path& p : partial) {
-      if (fs::remove(p, ec); ec && problem.empty()) problem = p.string() + ": " + ec.message();
+      if (fs::remove(p, ec); ec) problem.set(p, ec);
     }
   }
 
   // A shard's table directory: its files, then the directory and its
   // start_block= parent when nothing else is in them.
-  static void remove_shard_dir(const fs::path& dir, std::string& problem) {
+  static void remove_shard_dir(const fs::path& dir, SweepFailure& problem) {
     std::error_code ec;
     std::vector<fs::path> files;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) files.push_back(it->path());
     for (const fs::path& f : files) {
-      if (fs::remove(f, ec); ec && problem.empty()) problem = f.string() + ": " + ec.message();
+      if (fs::remove(f, ec); ec) problem.set(f, ec);
     }
-    if (auto synced = sync_directory(dir.c_str()); !synced && problem.empty()) problem = dir.string() + ": " + synced.error().message();
+    if (auto synced = sync_directory(dir.c_str()); !synced) problem.set(dir, synced.error().code());
     if (fs::remove(dir, ec)) fs::remove(dir.parent_path(), ec);
     (void)sync_directory(dir.parent_path().parent_path().c_str());
   }
@@ -171,7 +184,7 @@ class Sweep {
 
 class Exporter {
  public:
-  Exporter(const EtlExport& spec, const BlocksDirectory& dir) : spec_(spec), dir_(dir), out_(spec.out_dir) {}
+  Exporter(const EtlExport& spec, const BlocksDirectory& dir, const std::string& out) : spec_(spec), dir_(dir), out_(out) {}
 
   std::atomic<std::uint64_t> blocks_done{0};
   std::atomic<std::uint64_t> bytes_done{0};
@@ -311,7 +324,7 @@ class Exporter {
       const std::string where = dir_.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) +
                                 " (" + b.hash.to_hex() + ")";
       auto bytes = dir_.read_block(b);
-      if (!bytes) return fail(r, where + ": " + bytes.error().message(), bytes.error().is_io());
+      if (!bytes) return fail(r, where + ": " + bytes.error().message(), bytes.error().code() != condition::bad_data);
       auto view = BlockView::parse(bytes.value());
       if (!view) return fail(r, where + ": does not decode: " + view.error().message(), false);
       const BlockView& v = view.value();
@@ -329,7 +342,8 @@ class Exporter {
       if (dir_.has_undo()) {
         auto found = dir_.undo_of(b, v);
         if (!found)
-          return fail(r, where + ": its undo data (" + undo_file_name(b.file) + "): " + found.error().message(), found.error().is_io());
+          return fail(r, where + ": its undo data (" + undo_file_name(b.file) + "): " + found.error().message(),
+                      found.error().code() != condition::bad_data);
         undo = std::move(found).value();
       }
       write_export_rows(out, {v, height, b.hash, txids, undo ? &*undo : nullptr, dir_.net()});
@@ -378,24 +392,28 @@ std::uint64_t EtlReport::transactions() const noexcept {
   return n;
 }
 
-result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlExport& spec) {
-  if (spec.shard_blocks == 0 || spec.from % spec.shard_blocks != 0) return std::make_error_code(std::errc::invalid_argument);
+result<EtlOutput> EtlOutput::open(const std::string& out_dir) {
   std::error_code ec;
-  if (fs::exists(spec.out_dir, ec) && !fs::is_directory(spec.out_dir, ec)) return std::make_error_code(std::errc::not_a_directory);
-  // One export at a time into OUT: two would make and remove the same
-  // shards' files under each other.
-  if (fs::create_directories(spec.out_dir, ec), ec) return error(ec);
-  auto lock = lock_file((fs::path(spec.out_dir) / ".blockwire-export.lock").c_str(), true);
+  if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec)) return std::make_error_code(std::errc::not_a_directory);
+  if (fs::create_directories(out_dir, ec), ec) return error(ec);
+  auto lock = lock_file((fs::path(out_dir) / ".blockwire-export.lock").c_str(), true);
   if (!lock) return lock.error();
+  return EtlOutput(out_dir, std::move(lock).value());
+}
+
+result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlOutput& out, const EtlExport& spec) {
+  if (spec.shard_blocks == 0 || spec.from % spec.shard_blocks != 0) return std::make_error_code(std::errc::invalid_argument);
+  // No chain at all (a mistyped path): every shard would look past its tip.
+  if (dir.chain().empty()) return directory::errc::no_chain;
   EtlReport report;
   if (dir.damaged()) {
-    if (spec.note) spec.note(dir.path() + " has damage: no shard of " + spec.out_dir + " is removed for not being on its chain");
+    if (spec.note) spec.note(dir.path() + " has damage: no shard of " + out.path() + " is removed for not being on its chain");
   } else {
-    std::string problem;
-    report.removed = Sweep(spec.out_dir, dir, spec).run(problem);
-    if (!problem.empty()) {
-      if (spec.note) spec.note("removing what left the chain: " + problem);
-      return std::make_error_code(std::errc::io_error);
+    SweepFailure failure;
+    report.removed = Sweep(out.path(), dir, spec).run(failure);
+    if (!failure.text.empty()) {
+      if (spec.note) spec.note("removing what left the chain: " + failure.text);
+      return error(failure.code);
     }
   }
   const std::uint64_t tip = dir.chain().size();
@@ -406,7 +424,7 @@ result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlExport& spec) 
     s.last = std::min(end, first + spec.shard_blocks) - 1;
     report.shards.push_back(s);
   }
-  Exporter exporter(spec, dir);
+  Exporter exporter(spec, dir, out.path());
   // Two a core by default: a thread waits while its tables go to the disk
   // (O_DIRECT writes return when the device has the bytes), and another
   // formats meanwhile (4 threads on 2 cores: 192-223 MB/s, 2: 149-179).

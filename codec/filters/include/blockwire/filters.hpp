@@ -26,8 +26,8 @@ enum class errc : int {
   too_many_elements = 1,  // an element count the bytes cannot hold, or 2^32 or more
   truncated_stream,       // the bit stream ends inside an element
   excess_bytes,           // bytes after the last element's
-  file_locked,            // another process writes the directory's filter file
-  no_undo_data,           // a block that spends coins, in a directory with no rev files: its spent scripts are not there
+  // 4 and 5 are not used: what reads a directory's files fails with the
+  // directory layer's codes.
 };
 const std::error_category& category() noexcept;
 inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }

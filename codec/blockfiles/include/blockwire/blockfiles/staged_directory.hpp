@@ -1,6 +1,7 @@
 // A new blocks directory made whole or not at all: written under a hidden
-// temporary name beside its place (".NAME.partial-XXXXXX", made with
-// mkdtemp), and renamed into place once complete, the rename synced. What a
+// temporary name beside its place (".NAME.partial-XXXXXX", six random
+// letters and digits), and renamed into place once complete, the rename
+// synced. What a
 // crash leaves of one is a staged directory no writer holds: the next
 // writer removes it (remove_dead_stages).
 #pragma once
@@ -17,7 +18,7 @@ class StagedDirectory {
   // A staged directory beside `final_path` (which must not be there, or be
   // an empty directory). Error: the system's.
   static result<StagedDirectory> create(const std::string& final_path);
-  StagedDirectory(StagedDirectory&& other) noexcept;
+  StagedDirectory(StagedDirectory&& other) noexcept;  // the moved-from one removes nothing
   StagedDirectory& operator=(StagedDirectory&&) = delete;
   StagedDirectory(const StagedDirectory&) = delete;
   // Removes it, unless published.
@@ -25,12 +26,12 @@ class StagedDirectory {
 
   // Where to write now.
   const std::string& path() const noexcept { return path_; }
-  // Gives it the permissions a directory made by mkdir(2) would have
-  // (mkdtemp makes it 0700), renames it to its place (rename(2) replaces
-  // an empty directory: a non-empty one means another writer got there
-  // first) and syncs the parent, so that a power cut cannot make it look
-  // like a dead writer's. Errors: the system's.
+  // Renames it to its place (rename(2) replaces an empty directory: a
+  // non-empty one means another writer got there first) and syncs the
+  // parent, so that a power cut cannot make it look like a dead writer's.
+  // Errors: the system's; published() says whether the rename was done.
   result<void> publish();
+  bool published() const noexcept { return published_; }
   // Removes it now (what was written to it with it).
   void abandon() noexcept;
 
@@ -39,6 +40,7 @@ class StagedDirectory {
   std::string path_;
   std::string final_;
   bool done_ = false;
+  bool published_ = false;
 };
 
 // The staged directories beside `final_path` of writers that died (kill -9,

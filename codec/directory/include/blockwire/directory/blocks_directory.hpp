@@ -26,9 +26,10 @@ namespace blockwire {
 class BlocksDirectory {
  public:
   struct Options {
-    std::optional<XorKey> key;   // default: the directory's xor.dat (none: no obfuscation)
-    std::optional<network> net;  // default: the magic of its first record, else mainnet
-    bool undo = true;            // pair the rev files' records with their blocks, when there are rev files
+    std::optional<XorKey> key;          // default: the directory's xor.dat (none: no obfuscation)
+    std::optional<network> net;         // default: the magic of its first record, else mainnet
+    bool undo = true;                   // pair the rev files' records with their blocks, when there are rev files
+    std::optional<unsigned> undo_file;  // with undo: revNNNNN.dat of this N alone (one blk file's blocks)
   };
 
   // Which part of opening failed, and why.
@@ -71,7 +72,6 @@ class BlocksDirectory {
 
   // Whether the directory has rev files and they were read (Options::undo).
   bool has_undo() const noexcept { return undo_.has_value(); }
-  const UndoIndex* undo_index() const noexcept { return undo_ ? &*undo_ : nullptr; }
   // The undo data of `block`, its bytes read as `view` (UndoIndex::undo_of:
   // the genesis block's is empty; its errors). Without rev files:
   // undo::errc::no_rev_file.
@@ -81,15 +81,18 @@ class BlocksDirectory {
   // inputs spend from its undo data. `block_size`, when given, is set to
   // the block's size once read. Without rev files, a block that spends
   // nothing (genesis, a coinbase alone) still has its filter; one that
-  // spends is filters::errc::no_undo_data. Errors also: read_block's,
+  // spends is directory::errc::no_undo_data. Errors also: read_block's,
   // the block's decoding, undo_of's.
   result<filters::GcsFilter> basic_filter(const IndexedBlock& block, std::size_t* block_size = nullptr) const;
 
   // Reads what a writer appended since open() or the last refresh
   // (BlockIndex::refresh) and, when the tip moved, the tip's rev file
-  // again, that one alone. Returns whether the tip moved. References
-  // into index() do not survive it.
+  // again, that one alone. Returns whether the tip moved; the error is the
+  // blk files'. Reading the rev file may fail while the tip still moved:
+  // then undo_error() says why until a later refresh reads it.
+  // References into index() do not survive it.
   result<bool> refresh();
+  const std::optional<error>& undo_error() const noexcept { return undo_error_; }
 
  private:
   BlocksDirectory(std::string path, BlockIndex index) : path_(std::move(path)), index_(std::move(index)) {}
@@ -99,6 +102,8 @@ class BlocksDirectory {
   BlockIndex index_;
   std::optional<UndoIndex> undo_;
   std::map<unsigned, UndoIndex> recent_undo_;  // rev files read again since open() (the tips'), by number
+  std::optional<unsigned> stale_undo_file_;    // the tip's rev file, still to read again
+  std::optional<error> undo_error_;            // why it could not be
 };
 
 }  // namespace blockwire

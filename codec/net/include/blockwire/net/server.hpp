@@ -35,7 +35,9 @@ struct ServerEvent {
     refused,         // every slot was taken by peers past their handshake
     new_tip,         // the directory's tip moved (height)
     refresh_failed,  // reading what was appended failed (detail: why); what was read before is served
+    undo_failed,     // reading the new tip's rev file failed (detail: why); tried again at the next refresh
     new_damage,      // the refresh found damage (the store's index lists it)
+    stopping,        // run() was asked to stop: every connection is shut down next
   };
   kind what;
   std::string peer;          // "host:port", for the peer events
@@ -59,7 +61,8 @@ class Server {
   };
 
   // Listens on `where` (port 0: a free one, bound() says which) for
-  // `store`'s directory, on its network. Error: the socket's.
+  // `store`'s directory, on its network. Errors: the socket's, the
+  // eventfd's.
   static result<std::unique_ptr<Server>> listen(BlockStore& store, const Endpoint& where, Options options);
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -68,8 +71,9 @@ class Server {
   const Endpoint& bound() const noexcept { return bound_; }
 
   // Accepts and serves until stop() or options.stop_fd; then shuts every
-  // connection down (the store's long work ends at its next block) and
-  // joins every peer's thread. Error: poll(2)'s.
+  // connection down (the store's long work ends at its next block, and
+  // stays stopped: a server runs once) and joins every peer's thread.
+  // Error: poll(2)'s.
   result<void> run();
   // Makes run() return within its poll interval; safe from any thread.
   void stop() noexcept;
@@ -89,6 +93,7 @@ class Server {
   Endpoint bound_;
   Options options_;
   std::mutex log_mutex_;
+  std::string undo_error_said_;
   std::list<Session> sessions_;
 };
 

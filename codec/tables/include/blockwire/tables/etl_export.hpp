@@ -23,6 +23,7 @@
 
 #include <blockwire/directory.hpp>
 #include <blockwire/io/error.hpp>
+#include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/tables/etl_rows.hpp>
 
 #include <atomic>
@@ -34,8 +35,23 @@
 
 namespace blockwire::tables {
 
+// OUT, made when missing and locked for one export at a time
+// (OUT/.blockwire-export.lock): two would make and remove the same
+// shards' files under each other. Taken before the directory is opened, so
+// that a second export hears of the first at once. Errors:
+// std::errc::not_a_directory, the system's, io::errc::locked.
+class EtlOutput {
+ public:
+  static result<EtlOutput> open(const std::string& out_dir);
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  EtlOutput(std::string path, FileDescriptor lock) : path_(std::move(path)), lock_(std::move(lock)) {}
+  std::string path_;
+  FileDescriptor lock_;
+};
+
 struct EtlExport {
-  std::string out_dir;
   export_format format = export_format::ndjson;
   std::uint64_t from = 0;  // a multiple of shard_blocks
   std::uint64_t end = 0;   // one past the last height; 0: to the tip
@@ -71,13 +87,13 @@ struct EtlReport {
   std::uint64_t transactions() const noexcept;
 };
 
-// Makes the shards of heights [from, end) of `dir`'s best chain in
-// spec.out_dir (made when missing). Errors, before any shard: from not a
-// multiple of shard_blocks (std::errc::invalid_argument), OUT not a
-// directory or not writable (the system's), another export holding its
-// lock (io::errc::locked), removing what left the chain (the system's).
-// What each shard came to is in the report.
-result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlExport& spec);
+// Makes the shards of heights [from, end) of `dir`'s best chain in `out`.
+// Errors, before any shard: from not a multiple of shard_blocks
+// (std::errc::invalid_argument), a directory with no chain
+// (directory::errc::no_chain: nothing in OUT is judged against it),
+// removing what left the chain (the system's). What each shard came to is
+// in the report.
+result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlOutput& out, const EtlExport& spec);
 
 // "00001000": a shard's heights in its names.
 std::string shard_number(std::uint64_t n);

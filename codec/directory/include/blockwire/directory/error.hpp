@@ -1,0 +1,23 @@
+// The directory layer's own failures.
+#pragma once
+
+#include <blockwire/io/error.hpp>
+
+#include <system_error>
+#include <type_traits>
+
+namespace blockwire::directory {
+
+// Values are stable: they may be stored or logged. Each means one thing.
+enum class errc : int {
+  no_undo_data = 1,  // a block that spends coins, in a directory with no rev files: the scripts it spends are not there
+  no_chain,          // a directory with no block whose parent is all zeros: there is no chain to work on
+};
+
+const std::error_category& category() noexcept;
+inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
+
+}  // namespace blockwire::directory
+
+template <>
+struct std::is_error_code_enum<blockwire::directory::errc> : std::true_type {};

@@ -1,0 +1,79 @@
+// The library's export on its own: one export at a time into OUT, taken
+// before anything is read; a directory with no chain judges nothing in OUT;
+// a shard of Core's own directory whose blocks table ends with Core's block.
+#include <blockwire/directory.hpp>
+#include <blockwire/tables.hpp>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "../support/temp_dir.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace blockwire;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string core_dir = BLOCKWIRE_TEST_DATA "/core-regtest/blocks";
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("tables: OUT is locked for one export at a time") {
+  test::TempDir out;
+  auto first = tables::EtlOutput::open(out.path.string());
+  REQUIRE(first);
+  auto second = tables::EtlOutput::open(out.path.string());
+  REQUIRE_FALSE(second);
+  CHECK(second.error().code() == io::errc::locked);
+  CHECK(second.error().is_io());
+}
+
+TEST_CASE("tables: a directory with no chain removes nothing from OUT") {
+  test::TempDir out, empty;
+  const fs::path shard = out.path / "blocks" / "start_block=00000000" / "end_block=00000009";
+  fs::create_directories(shard);
+  const fs::path table = shard / "blocks_00000000_00000009.json";
+  std::ofstream(table) << "{\"number\":9}\n";
+  auto dir = BlocksDirectory::open(empty.path.string());
+  REQUIRE(dir);  // no blk files: an empty chain, not a failure to open
+  auto output = tables::EtlOutput::open(out.path.string());
+  REQUIRE(output);
+  auto report = tables::export_etl(dir.value(), output.value(), {});
+  REQUIRE_FALSE(report);
+  CHECK(report.error().code() == directory::errc::no_chain);
+  CHECK(fs::exists(table));
+}
+
+TEST_CASE("tables: the first shard of Core's directory ends with the block Core's node holds at its last height") {
+  test::TempDir out;
+  auto dir = BlocksDirectory::open(core_dir);
+  REQUIRE(dir);
+  auto output = tables::EtlOutput::open(out.path.string());
+  REQUIRE(output);
+  tables::EtlExport spec;
+  spec.end = 10;
+  spec.shard_blocks = 10;
+  auto report = tables::export_etl(dir.value(), output.value(), spec);
+  REQUIRE(report);
+  CHECK(report.value().made() == 1);
+  CHECK(report.value().failed() == 0);
+  // Core's getblockhash 9, from the fixture's RPC answers.
+  const std::string blocks = read_text(out.path / "blocks" / "start_block=00000000" / "end_block=00000009" / "blocks_00000000_00000009.json");
+  const auto last_line = blocks.substr(blocks.rfind('\n', blocks.size() - 2) + 1);
+  CHECK(last_line.find("\"number\":9") != std::string::npos);
+  std::ifstream hashes(BLOCKWIRE_TEST_DATA "/core-regtest/rpc/getblockhash.json");
+  const auto core = nlohmann::json::parse(hashes);
+  REQUIRE(core.size() > 9);
+  CHECK(last_line.find(core[9].get<std::string>()) != std::string::npos);
+}
