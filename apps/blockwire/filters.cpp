@@ -1,14 +1,9 @@
-// blockwire filters: the BIP158 basic filter and BIP157 filter header of
-// every block of a blocks directory's best chain, from its blk and rev files
-// (no node). Blocks are read and filtered on every core, a batch at a time;
-// the headers, each hashing the one before, are chained in height order. A
-// block whose undo data is not there (a pruned or partial directory) stops
-// the run, said on standard error: a filter without its spent scripts would
-// be wrong, and every later header with it. What is made is kept in
-// DIR/blockwire-filters/basic.dat: a rerun filters only the new blocks.
-// Memory: the header index, an index of the undo records, one batch.
+// blockwire filters: make_chain_filters on a blocks directory's best chain
+// (its blk and rev files, no node), kept in DIR/blockwire-filters/basic.dat
+// so that a rerun filters only the new blocks; or, with --from-peer, the
+// filters a node serves (BIP157), each checked. One line or JSON object a
+// height; what stops the run is said on standard error.
 #include "commands.hpp"
-#include <blockwire/tables/json_writer.hpp>
 #include "option_helpers.hpp"
 #include "progress.hpp"
 #include "text.hpp"
@@ -19,49 +14,16 @@
 #include <blockwire/filters.hpp>
 #include <blockwire/io/hex.hpp>
 #include <blockwire/net.hpp>
+#include <blockwire/tables/json_writer.hpp>
 #include <blockwire/undo.hpp>
 
-#include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <optional>
 #include <string>
-#include <thread>
 #include <unistd.h>
 #include <vector>
 
 namespace blockwire::cli {
-
-namespace {
-
-struct Filtered {
-  std::optional<filters::GcsFilter> filter;
-  std::string problem;    // when there is no filter
-  bool io = false;        // the problem is the system's
-  std::size_t bytes = 0;  // of the block, for the progress bar's rate
-};
-
-Filtered filter_block(const BlocksDirectory& dir, const IndexedBlock& b) {
-  Filtered out;
-  auto filter = dir.basic_filter(b, &out.bytes);
-  if (filter) {
-    out.filter = std::move(filter).value();
-  } else if (filter.error().code() == directory::errc::no_undo_data) {
-    out.problem = "block " + std::to_string(b.height) + " (" + b.hash.to_hex() +
-                  "): the scripts its inputs spend are not there (the directory has no rev files; " + undo_file_name(b.file) +
-                  " would hold them)";
-  } else if (filter.error().code().category() == undo::category()) {
-    out.problem = "block " + std::to_string(b.height) + " (" + b.hash.to_hex() + "): its undo data (" + undo_file_name(b.file) +
-                  "): " + filter.error().message();
-  } else {
-    out.problem = dir.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(b.height) + ": " +
-                  filter.error().message();
-    out.io = filter.error().code() != condition::bad_data;
-  }
-  return out;
-}
-
-}  // namespace
 
 // What a node serves (BIP157), each filter checked against its header chain
 // and the checkpoints before it is printed.
@@ -148,19 +110,17 @@ int filters_command(const FiltersOptions& o) {
     std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s\n", o.dir.c_str(), file.error().message().c_str());
     return usage_or_io;
   }
-  FilterFile& kept = file.value();
-  std::vector<Hash256> headers;  // every height's filter header so far
-  for (std::size_t h = 0; h < kept.size(); ++h) headers.push_back(kept.header(h));
-  const std::uint64_t end = chain_end(dir, o);
   std::optional<tables::JsonWriter> json;
   if (o.json) {
     json.emplace();
     json->begin_array();
   }
-  const auto print = [&](std::uint64_t height, std::span<const std::byte> filter) {
-    if (height < o.from) return;
-    const Hash256& hash = hashes[height];
-    const Hash256& header = headers[height];
+  ChainFilters spec;
+  spec.from = o.from;
+  spec.end = chain_end(dir, o);
+  spec.threads = o.threads;
+  spec.keep = keeping;
+  spec.each = [&](std::uint64_t height, const Hash256& hash, std::span<const std::byte> filter, const Hash256& header) {
     if (json) {
       json->begin_object();
       json->member_uint("height", height);
@@ -173,58 +133,25 @@ int filters_command(const FiltersOptions& o) {
                   filter.size());
     }
   };
-  const std::uint64_t held = std::min<std::uint64_t>(kept.size(), end);
-  for (std::uint64_t height = o.from; height < held; ++height) {
-    auto filter = kept.filter(height);
-    if (!filter) {
-      if (json) json->end_array();
-      std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s\n", o.dir.c_str(), filter.error().message().c_str());
-      return usage_or_io;
-    }
-    print(height, filter.value());
-  }
-  const unsigned threads = o.threads != 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t batch = 64 * std::size_t{threads};
-  std::vector<Filtered> results(batch);
   // On a terminal, and not with JSON on it: the blocks filtered so far.
-  Progress progress(::isatty(STDERR_FILENO) != 0 && !(o.json && ::isatty(STDOUT_FILENO) != 0), end - held, "block");
-  std::uint64_t block_bytes = 0;
-  for (std::uint64_t first = held; first < end; first += batch) {
-    progress.update(static_cast<double>(first - held) / static_cast<double>(end - held), block_bytes,
-                    count_of(first - held, "block") + " of " + std::to_string(end - held));
-    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(batch, end - first));
-    std::atomic<std::size_t> next{0};
-    const auto work = [&] {
-      for (std::size_t i; (i = next.fetch_add(1)) < n;) {
-        results[i] = filter_block(dir, dir.at_height(first + i));
-      }
-    };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads && t < n; ++t) pool.emplace_back(work);
-    work();
-    for (auto& t : pool) t.join();
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t height = first + i;
-      Filtered& r = results[i];
-      if (!r.filter) {
-        if (json) json->end_array();  // what was printed stays a whole document
-        std::fprintf(stderr, "blockwire filters: %s: %s; filters and headers end at height %lld\n", o.dir.c_str(), r.problem.c_str(),
-                     static_cast<long long>(height) - 1);
-        return r.io ? usage_or_io : bad_data;
-      }
-      headers.push_back(filters::filter_header(filters::filter_hash(*r.filter), headers.empty() ? Hash256{} : headers.back()));
-      if (auto w = keeping ? kept.append(hashes[height], r.filter->encoded()) : success(); !w) {
-        if (json) json->end_array();
-        std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s\n", o.dir.c_str(), w.error().message().c_str());
-        return usage_or_io;
-      }
-      print(height, r.filter->encoded());
-      block_bytes += r.bytes;
-      r.filter.reset();
-    }
+  std::optional<Progress> progress;
+  spec.progress = [&](std::uint64_t made, std::uint64_t to_make, std::uint64_t bytes) {
+    if (!progress) progress.emplace(::isatty(STDERR_FILENO) != 0 && !(o.json && ::isatty(STDOUT_FILENO) != 0), to_make, "block");
+    progress->update(static_cast<double>(made) / static_cast<double>(to_make), bytes,
+                     count_of(made, "block") + " of " + std::to_string(to_make));
+  };
+  const auto failed = make_chain_filters(dir, file.value(), spec);
+  if (progress) progress->finish();
+  if (json) json->end_array();  // what was printed stays a whole document
+  if (failed && failed->height) {
+    std::fprintf(stderr, "blockwire filters: %s: %s; filters and headers end at height %lld\n", o.dir.c_str(), failed->message.c_str(),
+                 static_cast<long long>(*failed->height) - 1);
+    return exit_status_of(failed->cause);
   }
-  progress.finish();
-  if (json) json->end_array();
+  if (failed) {
+    std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s\n", o.dir.c_str(), failed->message.c_str());
+    return usage_or_io;
+  }
   return dir.damaged() ? bad_data : ok;
 }
 

@@ -6,8 +6,7 @@ namespace {
 
 const char* describe(int value) noexcept {
   switch (static_cast<errc>(value)) {
-    case errc::no_undo_data:
-      return "the scripts the block's inputs spend are not in the directory (it has no rev files)";
+    case errc::no_undo_data: return "the scripts the block's inputs spend are not in the directory (it has no rev files)";
     case errc::no_chain: return "no chain: no block whose parent is all zeros";
   }
   return nullptr;

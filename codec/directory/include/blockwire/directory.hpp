@@ -4,6 +4,7 @@
 #pragma once
 
 #include <blockwire/directory/blocks_directory.hpp>
+#include <blockwire/directory/chain_filters.hpp>
 #include <blockwire/directory/error.hpp>
 #include <blockwire/directory/filter_file.hpp>
 #include <blockwire/directory/scan.hpp>

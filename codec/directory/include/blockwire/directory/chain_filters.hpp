@@ -1,0 +1,48 @@
+// The basic filters (BIP158) and filter headers (BIP157) of a directory's
+// best chain, kept in its filter file so that each is made once: those the
+// file holds are read back, the rest made from the blk and rev files on
+// every core a batch at a time and chained in height order (each header
+// hashes the one before, from genesis). A block whose spent scripts are
+// not there stops it: a filter without them would be wrong, and every
+// header after it. Memory: the chain's hashes and headers, one batch.
+#pragma once
+
+#include <blockwire/directory/blocks_directory.hpp>
+#include <blockwire/directory/filter_file.hpp>
+#include <blockwire/io/error.hpp>
+#include <blockwire/io/hash256.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace blockwire {
+
+struct ChainFilters {
+  std::uint64_t from = 0;  // the first height given to `each`
+  std::uint64_t end = 0;   // one past the last height made or read; 0: the tip
+  unsigned threads = 0;    // 0: every core
+  bool keep = true;        // append what is made to the file (false: a file read with FilterFile::read)
+  // Each height from `from` to `end` - 1, in order: its block's hash, its
+  // encoded filter, its header.
+  std::function<void(std::uint64_t height, const Hash256& block, std::span<const std::byte> filter, const Hash256& header)> each;
+  // Before each batch: blocks made so far, of how many, and their bytes.
+  std::function<void(std::uint64_t made, std::uint64_t to_make, std::uint64_t block_bytes)> progress;
+};
+
+// Why the filters stopped: a block (its height, and what is wrong, naming
+// its rev file or its record) or the filter file.
+struct ChainFilterFailure {
+  std::optional<std::uint64_t> height;  // the block whose filter could not be made; none: the filter file
+  error cause;
+  std::string message;
+};
+
+// The filters of `dir`'s best chain up to spec.end, with `file` the
+// directory's filter file opened over the same chain. Nothing when every
+// height was given to `each`.
+std::optional<ChainFilterFailure> make_chain_filters(const BlocksDirectory& dir, FilterFile& file, const ChainFilters& spec);
+
+}  // namespace blockwire

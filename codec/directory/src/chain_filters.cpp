@@ -1,0 +1,89 @@
+#include <blockwire/directory/chain_filters.hpp>
+#include <blockwire/directory/error.hpp>
+#include <blockwire/filters.hpp>
+#include <blockwire/undo.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace blockwire {
+
+namespace {
+
+struct Made {
+  std::optional<filters::GcsFilter> filter;
+  std::optional<ChainFilterFailure> failure;
+  std::size_t bytes = 0;  // of the block, for the rate
+};
+
+Made make_one(const BlocksDirectory& dir, std::uint64_t height) {
+  const IndexedBlock& b = dir.at_height(height);
+  Made out;
+  auto filter = dir.basic_filter(b, &out.bytes);
+  if (filter) {
+    out.filter = std::move(filter).value();
+    return out;
+  }
+  const std::string block = "block " + std::to_string(height) + " (" + b.hash.to_hex() + ")";
+  std::string message;
+  if (filter.error().code() == directory::errc::no_undo_data) {
+    message = block + ": the scripts its inputs spend are not there (the directory has no rev files; " + undo_file_name(b.file) +
+              " would hold them)";
+  } else if (filter.error().code().category() == undo::category()) {
+    message = block + ": its undo data (" + undo_file_name(b.file) + "): " + filter.error().message();
+  } else {
+    message = dir.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) + ": " +
+              filter.error().message();
+  }
+  out.failure = ChainFilterFailure{height, filter.error(), std::move(message)};
+  return out;
+}
+
+}  // namespace
+
+std::optional<ChainFilterFailure> make_chain_filters(const BlocksDirectory& dir, FilterFile& file, const ChainFilters& spec) {
+  const std::uint64_t tip = dir.chain().size();
+  const std::uint64_t end = spec.end == 0 ? tip : std::min(tip, spec.end);
+  std::vector<Hash256> headers;  // every height's filter header so far
+  for (std::size_t h = 0; h < file.size(); ++h) headers.push_back(file.header(h));
+  const std::uint64_t held = std::min<std::uint64_t>(file.size(), end);
+  for (std::uint64_t height = spec.from; height < held; ++height) {
+    auto filter = file.filter(height);
+    if (!filter) return ChainFilterFailure{std::nullopt, filter.error(), filter.error().message()};
+    if (spec.each) spec.each(height, file.block(height), filter.value(), headers[height]);
+  }
+  const unsigned threads = spec.threads != 0 ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t batch = 64 * std::size_t{threads};
+  std::vector<Made> results(batch);
+  std::uint64_t block_bytes = 0;
+  for (std::uint64_t first = held; first < end; first += batch) {
+    if (spec.progress) spec.progress(first - held, end - held, block_bytes);
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(batch, end - first));
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+      for (std::size_t i; (i = next.fetch_add(1)) < n;) results[i] = make_one(dir, first + i);
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads && t < n; ++t) pool.emplace_back(work);
+    work();
+    for (auto& t : pool) t.join();
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t height = first + i;
+      Made& r = results[i];
+      if (!r.filter) return std::move(r.failure);
+      const Hash256& block = dir.at_height(height).hash;
+      headers.push_back(filters::filter_header(filters::filter_hash(*r.filter), headers.empty() ? Hash256{} : headers.back()));
+      if (spec.keep) {
+        if (auto w = file.append(block, r.filter->encoded()); !w) return ChainFilterFailure{std::nullopt, w.error(), w.error().message()};
+      }
+      if (spec.each && height >= spec.from) spec.each(height, block, r.filter->encoded(), headers.back());
+      block_bytes += r.bytes;
+      r.filter.reset();
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace blockwire
