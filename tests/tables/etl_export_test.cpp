@@ -69,7 +69,8 @@ TEST_CASE("tables: the first shard of Core's directory ends with the block Core'
   CHECK(report.value().made() == 1);
   CHECK(report.value().failed() == 0);
   // Core's getblockhash 9, from the fixture's RPC answers.
-  const std::string blocks = read_text(out.path / "blocks" / "start_block=00000000" / "end_block=00000009" / "blocks_00000000_00000009.json");
+  const std::string blocks =
+      read_text(out.path / "blocks" / "start_block=00000000" / "end_block=00000009" / "blocks_00000000_00000009.json");
   const auto last_line = blocks.substr(blocks.rfind('\n', blocks.size() - 2) + 1);
   CHECK(last_line.find("\"number\":9") != std::string::npos);
   std::ifstream hashes(BLOCKWIRE_TEST_DATA "/core-regtest/rpc/getblockhash.json");
