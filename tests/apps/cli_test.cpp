@@ -311,9 +311,7 @@ TEST_CASE("inspect --offset: no record past the end is a usage error, a damaged 
 namespace {
 
 // One record as Core frames it, with a block of our own making.
-std::vector<std::byte> le32(std::uint32_t v) {
-  return test::bytes({int(v & 0xff), int((v >> 8) & 0xff), int((v >> 16) & 0xff), int(v >> 24)});
-}
+using test::le32;
 
 }  // namespace
 
@@ -448,19 +446,7 @@ TEST_CASE("scan: 10 MB of magic and garbage is one merged problem; over 1,000 pr
 
 TEST_CASE("scan: records nested in records' scripts do not make resync quadratic: past a budget, one is skipped by its length") {
   TempDir dir;
-  // Level k: a record whose block has one transaction whose output script
-  // is level k+1, plus one trailing byte: each decodes to its end, then
-  // fails, so resync from its magic would decode every inner level again.
-  std::vector<std::byte> inner(1'000'000, std::byte{0});
-  for (int level = 0; level < 40; ++level) {
-    const auto script_size = static_cast<std::uint32_t>(inner.size());
-    const auto block = test::concat({std::vector<std::byte>(80, std::byte{0x01}), test::bytes({1}),           // header, 1 tx
-                                     le32(1), test::bytes({1}), std::vector<std::byte>(36, std::byte{0x02}),  // version, 1 input
-                                     test::bytes({0}), le32(0xffffffff), test::bytes({1}),                    // script, sequence, 1 output
-                                     std::vector<std::byte>(8, std::byte{0}), test::bytes({0xfe}), le32(script_size), inner, le32(0),
-                                     test::bytes({0x42})});  // lock time, then a trailing byte
-    inner = test::concat({test::bytes({0xf9, 0xbe, 0xb4, 0xd9}), le32(static_cast<std::uint32_t>(block.size())), block});
-  }
+  const auto inner = test::nested_failing_records(40);
   write_file(dir / "nested.dat", inner);
   const Run r = run("scan --xor-key 0000000000000000 " + (dir / "nested.dat"));
   CHECK(r.status == 1);

@@ -150,23 +150,8 @@ TEST_CASE("a record whose block does not decode is rejected and reading resynchr
 }
 
 TEST_CASE("reject_last looks inside a rejected record within a budget: records nested in scripts cost linear work, not quadratic") {
-  // Level k: a record whose block has one transaction whose output script
-  // is level k+1, plus a trailing byte: each decodes to its end and fails,
-  // so looking inside each for the next magic would decode every inner
-  // level again (some 800 MB for these 40 MB).
-  const auto le32 = [](std::uint32_t v) {
-    return std::vector<std::byte>{std::byte(v), std::byte(v >> 8), std::byte(v >> 16), std::byte(v >> 24)};
-  };
-  std::vector<std::byte> inner(1'000'000, std::byte{0});
-  for (int level = 0; level < 40; ++level) {
-    const auto script_size = static_cast<std::uint32_t>(inner.size());
-    const auto block = test::concat({std::vector<std::byte>(80, std::byte{0x01}), test::bytes({1}),           // header, 1 tx
-                                     le32(1), test::bytes({1}), std::vector<std::byte>(36, std::byte{0x02}),  // version, 1 input
-                                     test::bytes({0}), le32(0xffffffff), test::bytes({1}),                    // script, sequence, 1 output
-                                     std::vector<std::byte>(8, std::byte{0}), test::bytes({0xfe}), le32(script_size), inner, le32(0),
-                                     test::bytes({0x42})});  // lock time, then a trailing byte
-    inner = test::concat({test::bytes({0xf9, 0xbe, 0xb4, 0xd9}), le32(static_cast<std::uint32_t>(block.size())), block});
-  }
+  // Looking inside each of 40 nested records would decode some 800 MB of these 40 MB.
+  const auto inner = test::nested_failing_records(40);
   SpanReader source(inner);
   BlockFileReader reader(source, XorKey{});
   std::uint64_t decoded = 0;
