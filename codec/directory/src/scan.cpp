@@ -183,7 +183,11 @@ ScanResult scan_block_files(const ScanSpec& spec) {
   CheckPipeline pipeline(spec.threads != 0 ? spec.threads : std::max(1u, std::thread::hardware_concurrency()), result, undo_keys);
   std::uint64_t records = 0;
   for (const FileToScan& file : files) {
-    auto r = scan_records(file, file.net, pipeline, progress, records);
+    // The network as the file says it now: a directory a node has just
+    // made holds only pre-allocated zeros when it is listed, and its first
+    // record may be there by now.
+    const network net = spec.net ? *spec.net : network_of(file.path, file.key).value_or(file.net);
+    auto r = scan_records(file, net, pipeline, progress, records);
     if (!r) {
       result.io_failure = file.path + ": " + r.error().message();
       break;
@@ -194,7 +198,9 @@ ScanResult scan_block_files(const ScanSpec& spec) {
   pipeline.finish();
   for (const UndoDir& d : undo_dirs) {
     if (!result.io_failure.empty()) break;
-    if (auto r = verify_undo(d, undo_keys, result); !r) result.io_failure = d.path + ": " + r.error().message();
+    UndoDir now = d;
+    if (!spec.net) now.net = network_of(d.path, d.key).value_or(d.net);
+    if (auto r = verify_undo(now, undo_keys, result); !r) result.io_failure = d.path + ": " + r.error().message();
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::sort(result.problems.begin(), result.problems.end(),
