@@ -8,12 +8,15 @@ const char* describe(int value) noexcept {
   switch (static_cast<errc>(value)) {
     case errc::no_undo_data: return "the scripts the block's inputs spend are not in the directory (it has no rev files)";
     case errc::no_chain: return "no chain: no block whose parent is all zeros";
+    case errc::not_one_chain: return "its parent is not the block before it";
+    case errc::input_changed: return "it changed while it was being packed";
   }
   return nullptr;
 }
 
-// Both are the data's: what the directory holds.
-condition classify(int) noexcept { return condition::bad_data; }
+// What the directory or the blocks hold is the data's; an input that
+// changes under the writer is the system's.
+condition classify(int value) noexcept { return static_cast<errc>(value) == errc::input_changed ? condition::io : condition::bad_data; }
 
 }  // namespace
 

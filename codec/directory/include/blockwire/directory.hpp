@@ -7,4 +7,5 @@
 #include <blockwire/directory/chain_filters.hpp>
 #include <blockwire/directory/error.hpp>
 #include <blockwire/directory/filter_file.hpp>
+#include <blockwire/directory/pack.hpp>
 #include <blockwire/directory/scan.hpp>

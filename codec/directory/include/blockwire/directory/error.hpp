@@ -12,6 +12,8 @@ namespace blockwire::directory {
 enum class errc : int {
   no_undo_data = 1,  // a block that spends coins, in a directory with no rev files: the scripts it spends are not there
   no_chain,          // a directory with no block whose parent is all zeros: there is no chain to work on
+  not_one_chain,     // blocks to pack with undo data whose parents are not each the block before
+  input_changed,     // a block read again to be written is not the one read first
 };
 
 const std::error_category& category() noexcept;

@@ -1,0 +1,166 @@
+#include <blockwire/blockfiles.hpp>
+#include <blockwire/codec.hpp>
+#include <blockwire/directory/error.hpp>
+#include <blockwire/directory/pack.hpp>
+#include <blockwire/io/number_text.hpp>
+#include <blockwire/undo.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <set>
+
+namespace blockwire {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+PackFailure failure(error cause, std::string line) { return PackFailure{cause, {std::move(line)}}; }
+
+Hash256 hash_of(std::span<const std::byte> block) { return block_hash(decode_header(block.first(header_size)).value()); }
+
+std::string repair_text(const std::string& dir, const BlockFileRepair& r) {
+  const bool torn = r.what == BlockFileRepair::kind::torn_record;
+  return dir + ": " +
+         (torn ? "cut off a torn record at the end of the last blk file, left by a crash"
+               : "removed the blocks of an append that a crash interrupted") +
+         " (" + with_commas(r.bytes) + (r.bytes == 1 ? " byte" : " bytes") + " removed); it now ends at byte " + std::to_string(r.end.offset) + " of " +
+         block_file_name(r.end.file);
+}
+
+}  // namespace
+
+packed pack_blocks(const PackBlocks& spec) {
+  const auto say = [&](const std::string& line) {
+    if (spec.note) spec.note(line);
+  };
+  // Every block read before anything is written; with undo data, each
+  // block's made here, as a node connecting the chain makes it.
+  std::vector<std::byte> bytes;
+  std::vector<std::optional<std::vector<std::byte>>> kept(spec.count);
+  CoinSet coins;
+  std::vector<BlockUndo> undos(spec.undo ? spec.count : 0);  // [0]: the genesis block's, which Core does not write
+  std::vector<Hash256> hashes(spec.count);                     // each block's: the next one's parent, and a check of a second reading
+  for (std::size_t i = 0; i < spec.count; ++i) {
+    if (!spec.read(i, true, bytes)) return PackFailure{error(std::make_error_code(std::errc::io_error)), {}};
+    hashes[i] = hash_of(bytes);
+    if (spec.undo) {
+      const Block block = decode_block(bytes).value();  // the reader checked that it decodes
+      // One chain, in order: a branch would need another coin set.
+      const bool links = i == 0 ? block.header.prev_block.is_zero() : block.header.prev_block == hashes[i - 1];
+      if (!links) {
+        return failure(directory::errc::not_one_chain,
+                       spec.name(i) + ": its parent is not the block before it (--undo needs one chain from its genesis block, in order)");
+      }
+      auto undo = coins.apply(block, static_cast<std::uint32_t>(i));
+      if (!undo) {
+        return failure(undo.error(), spec.name(i) + ": " + undo.error().message() + " (--undo needs every spent output in a block before it)");
+      }
+      undos[i] = std::move(undo).value();
+    }
+    if (spec.keep && spec.keep(i)) kept[i] = std::move(bytes);
+  }
+
+  // A new (or empty) directory: written next to it, renamed when whole.
+  std::error_code ec;
+  const bool fresh = !fs::exists(spec.dir, ec) || (fs::is_directory(spec.dir, ec) && fs::is_empty(spec.dir, ec));
+  std::optional<StagedDirectory> staged;
+  if (fresh) {
+    auto made = StagedDirectory::create(spec.dir);
+    if (!made) return failure(made.error(), "cannot create a directory beside " + spec.dir + ": " + made.error().message());
+    staged.emplace(std::move(made).value());
+  }
+  const std::string target = staged ? staged->path() : spec.dir;
+  auto writer = BlockFileWriter::open(target, spec.key, spec.net);
+  if (!writer) {
+    const error& e = writer.error();
+    if (e.code() == blockfiles::errc::damaged_last_file) {
+      return failure(e, spec.dir + ": " + e.code().message() + " (damage at byte " + std::to_string(e.offset()) +
+                            " of its last blk file); run blockwire scan on it");
+    }
+    return failure(e, "cannot write to " + spec.dir + ": " + e.message());
+  }
+  if (const auto& r = writer.value().repaired()) say(repair_text(spec.dir, *r));
+  // Blocks the directory already holds are not added again.
+  Packed done;
+  std::vector<bool> skip(spec.count, false);
+  {
+    std::set<Hash256> seen;
+    if (!fresh) {
+      auto index = BlockIndex::build(target, spec.key, spec.net);
+      if (!index) return failure(index.error(), "reading " + spec.dir + ": " + index.error().message());
+      for (const IndexedBlock& b : index.value().blocks()) seen.insert(b.hash);
+    }
+    for (std::size_t i = 0; i < spec.count; ++i) {
+      if (!seen.insert(hashes[i]).second) {
+        skip[i] = true;
+        ++done.already_there;
+      }
+    }
+    if (done.already_there != 0) {
+      say(spec.dir + " already holds " + with_commas(done.already_there) + (done.already_there == 1 ? " block" : " blocks") +
+          " of those given (or one twice): not added again");
+    }
+  }
+  const BlockPosition start = writer.value().position();
+  if (auto r = writer.value().begin_batch(); !r) return failure(r.error(), spec.dir + ": " + r.error().message());
+  // From here a failure undoes this run's records (the batch); a staged
+  // directory goes with its StagedDirectory.
+  const auto undone = [&](PackFailure f) {
+    (void)writer.value().rewind(start);
+    return f;
+  };
+  UndoFileWriter undo_writer(target, spec.key, spec.net);  // under the BlockFileWriter's lock
+  BlockPosition last{};
+  for (std::size_t i = 0; i < spec.count; ++i) {
+    if (skip[i]) continue;
+    if (kept[i]) {
+      bytes = std::move(*kept[i]);
+    } else if (!spec.read(i, false, bytes)) {
+      return undone(PackFailure{error(std::make_error_code(std::errc::io_error)), {}});
+    }
+    // The undo data was made from the first reading: the block must be the same.
+    if (spec.undo && hash_of(bytes) != hashes[i]) {
+      return undone(failure(directory::errc::input_changed, spec.name(i) + " changed while it was being packed"));
+    }
+    auto at = writer.value().append(bytes);
+    if (!at) {
+      const std::string where = at.error().has_offset() ? " at byte " + std::to_string(at.error().offset()) : "";
+      PackFailure f = failure(at.error(), "writing " + spec.name(i) + " into " + spec.dir + "/" +
+                                              block_file_name(writer.value().position().file) + where + ": " + at.error().code().message());
+      if (auto r = writer.value().rewind(start); !r) {
+        f.lines.push_back("and undoing this run's records failed: " + r.error().message());
+      } else if (!fresh) {
+        f.lines.push_back(spec.dir + " is as it was before this run");
+      }
+      return f;
+    }
+    last = at.value();
+    done.bytes += bytes.size();
+    ++done.blocks;
+    if (spec.undo && i > 0) {
+      if (auto r = undo_writer.append(undos[i], hashes[i - 1], at.value().file); !r) {
+        return undone(failure(r.error(), "writing the undo data of " + spec.name(i) + " into " + spec.dir + "/" +
+                                             undo_file_name(at.value().file) + ": " + r.error().message()));
+      }
+    }
+  }
+  done.last_file = last.file;
+  if (auto r = undo_writer.close(); !r) {
+    return undone(failure(r.error(), "closing " + spec.dir + "/" + undo_file_name(last.file) + ": " + r.error().message()));
+  }
+  // The batch published: from here on a crash keeps every block.
+  if (auto r = writer.value().commit_batch(); !r) return undone(failure(r.error(), "syncing " + spec.dir + ": " + r.error().message()));
+  if (auto r = writer.value().close(); !r) {
+    return failure(r.error(), "closing " + spec.dir + "/" + block_file_name(last.file) + ": " + r.error().message());
+  }
+  if (staged) {
+    if (auto r = staged->publish(); !r) {
+      return failure(r.error(), std::string(staged->published() ? "syncing the directory holding " : "cannot move the finished directory to ") +
+                                    spec.dir + ": " + r.error().message());
+    }
+  }
+  return done;
+}
+
+}  // namespace blockwire
