@@ -24,8 +24,8 @@ std::string repair_text(const std::string& dir, const BlockFileRepair& r) {
   return dir + ": " +
          (torn ? "cut off a torn record at the end of the last blk file, left by a crash"
                : "removed the blocks of an append that a crash interrupted") +
-         " (" + with_commas(r.bytes) + (r.bytes == 1 ? " byte" : " bytes") + " removed); it now ends at byte " + std::to_string(r.end.offset) + " of " +
-         block_file_name(r.end.file);
+         " (" + with_commas(r.bytes) + (r.bytes == 1 ? " byte" : " bytes") + " removed); it now ends at byte " +
+         std::to_string(r.end.offset) + " of " + block_file_name(r.end.file);
 }
 
 }  // namespace
@@ -40,7 +40,7 @@ packed pack_blocks(const PackBlocks& spec) {
   std::vector<std::optional<std::vector<std::byte>>> kept(spec.count);
   CoinSet coins;
   std::vector<BlockUndo> undos(spec.undo ? spec.count : 0);  // [0]: the genesis block's, which Core does not write
-  std::vector<Hash256> hashes(spec.count);                     // each block's: the next one's parent, and a check of a second reading
+  std::vector<Hash256> hashes(spec.count);                   // each block's: the next one's parent, and a check of a second reading
   for (std::size_t i = 0; i < spec.count; ++i) {
     if (!spec.read(i, true, bytes)) return PackFailure{error(std::make_error_code(std::errc::io_error)), {}};
     hashes[i] = hash_of(bytes);
@@ -54,7 +54,8 @@ packed pack_blocks(const PackBlocks& spec) {
       }
       auto undo = coins.apply(block, static_cast<std::uint32_t>(i));
       if (!undo) {
-        return failure(undo.error(), spec.name(i) + ": " + undo.error().message() + " (--undo needs every spent output in a block before it)");
+        return failure(undo.error(),
+                       spec.name(i) + ": " + undo.error().message() + " (--undo needs every spent output in a block before it)");
       }
       undos[i] = std::move(undo).value();
     }
@@ -156,8 +157,9 @@ packed pack_blocks(const PackBlocks& spec) {
   }
   if (staged) {
     if (auto r = staged->publish(); !r) {
-      return failure(r.error(), std::string(staged->published() ? "syncing the directory holding " : "cannot move the finished directory to ") +
-                                    spec.dir + ": " + r.error().message());
+      return failure(r.error(),
+                     std::string(staged->published() ? "syncing the directory holding " : "cannot move the finished directory to ") +
+                         spec.dir + ": " + r.error().message());
     }
   }
   return done;
