@@ -430,35 +430,15 @@ def scenario_filters_client_reorg():
             upstream = socket.create_connection(('127.0.0.1', port), timeout=20)
             released = []
 
-            def hold_first_getcfheaders(command):
+            def hold_first_getcfheaders(command, payload):
                 if command == b'getcfheaders' and not released:
                     append_fork(directory, 90, 10, bits=0x1f7fffff)  # more work than the old 120 blocks
                     time.sleep(1.5)  # serve reads the directory again each second
                     released.append(time.time())
+                return payload
 
-            def pump(source, sink, watch):
-                buffer = b''
-                try:
-                    while True:
-                        data = source.recv(65536)
-                        if not data:
-                            break
-                        buffer += data
-                        while len(buffer) >= 24 and len(buffer) >= 24 + struct.unpack('<I', buffer[16:20])[0]:
-                            length = struct.unpack('<I', buffer[16:20])[0]
-                            if watch:
-                                hold_first_getcfheaders(buffer[4:16].split(b'\0', 1)[0])
-                            sink.sendall(buffer[:24 + length])
-                            buffer = buffer[24 + length:]
-                except OSError:
-                    pass
-                finally:
-                    try:
-                        sink.shutdown(socket.SHUT_WR)
-                    except OSError:
-                        pass
-            threads = [threading.Thread(target=pump, args=(inbound, upstream, True), daemon=True),
-                       threading.Thread(target=pump, args=(upstream, inbound, False), daemon=True)]
+            threads = [threading.Thread(target=peers.relay, args=(inbound, upstream, hold_first_getcfheaders), daemon=True),
+                       threading.Thread(target=peers.relay, args=(upstream, inbound), daemon=True)]
             for t in threads:
                 t.start()
             try:

@@ -589,32 +589,10 @@ def scenario_filters_tampered():
                 inbound, _ = proxy.accept()
                 upstream = socket.create_connection(('127.0.0.1', port), timeout=20)
 
-                def pump(source, sink, change):
-                    seen, buffer = {}, b''
-                    try:
-                        while True:
-                            data = source.recv(65536)
-                            if not data:
-                                break
-                            buffer += data
-                            while len(buffer) >= 24:
-                                (length,) = struct.unpack('<I', buffer[16:20])
-                                if len(buffer) < 24 + length:
-                                    break
-                                command = buffer[4:16].split(b'\0', 1)[0]
-                                payload = change(command, buffer[24:24 + length], seen)
-                                sink.sendall(peers.envelope(command, payload))
-                                buffer = buffer[24 + length:]
-                    except OSError:
-                        pass
-                    finally:
-                        try:
-                            sink.shutdown(socket.SHUT_WR)
-                        except OSError:
-                            pass
-
-                threads = [threading.Thread(target=pump, args=(inbound, upstream, lambda c, p, s: p), daemon=True),
-                           threading.Thread(target=pump, args=(upstream, inbound, tamper), daemon=True)]
+                seen = {}
+                threads = [threading.Thread(target=peers.relay, args=(inbound, upstream), daemon=True),
+                           threading.Thread(target=peers.relay, args=(upstream, inbound, lambda c, p: tamper(c, p, seen)),
+                                            daemon=True)]
                 for t in threads:
                     t.start()
                 client.proc.wait(timeout=60)

@@ -28,6 +28,33 @@ def envelope(command: bytes, payload: bytes, magic: bytes = None, checksum: byte
     return magic + command + b'\0' * (12 - len(command)) + struct.pack('<I', length) + checksum + payload
 
 
+def relay(source, sink, change=None):
+    """Forwards whole messages from `source` to `sink` until either end closes: each message's payload passes
+    through change(command, payload) (None: unchanged) and is sent re-framed. Then shuts `sink` for writing."""
+    buffer = b''
+    try:
+        while True:
+            data = source.recv(65536)
+            if not data:
+                break
+            buffer += data
+            while len(buffer) >= 24:
+                (length,) = struct.unpack('<I', buffer[16:20])
+                if len(buffer) < 24 + length:
+                    break
+                command = buffer[4:16].split(b'\0', 1)[0]
+                payload = buffer[24:24 + length]
+                sink.sendall(envelope(command, change(command, payload) if change else payload))
+                buffer = buffer[24 + length:]
+    except OSError:
+        pass
+    finally:
+        try:
+            sink.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+
 def compact_size(n: int) -> bytes:
     if n < 0xfd:
         return bytes([n])
