@@ -79,7 +79,7 @@ int serve(const ServeOptions& o) {
     }
     std::fflush(stderr);
   };
-  auto server = signals.get() < 0 ? result<std::unique_ptr<net::Server>>(error(std::error_code(errno, std::system_category())))
+  auto server = signals.get() < 0 ? result<std::unique_ptr<net::Server>>(error(last_system_error()))
                                   : net::Server::listen(store, where.value(), std::move(options));
   if (!server) {
     std::fprintf(stderr, "blockwire serve: cannot listen on %s: %s\n", where.value().to_string().c_str(), server.error().message().c_str());

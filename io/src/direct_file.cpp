@@ -15,8 +15,6 @@ namespace {
 constexpr std::size_t block = 4096;
 constexpr std::size_t chunk = 1 << 20;  // memory held: a megabyte a write
 
-std::error_code last_error() noexcept { return {errno, std::system_category()}; }
-
 }  // namespace
 
 void DirectFileWriter::Free::operator()(std::byte* p) const noexcept { ::operator delete[](p, std::align_val_t{block}); }
@@ -31,14 +29,14 @@ result<DirectFileWriter> DirectFileWriter::create(const char* path) noexcept {
     do fd = ::open(path, flags, 0644);
     while (fd < 0 && errno == EINTR);
   }
-  if (fd < 0) return last_error();
+  if (fd < 0) return last_system_error();
   return DirectFileWriter(fd, direct);
 }
 
 bool DirectFileWriter::stop_direct() noexcept {
   const int flags = ::fcntl(fd_.get(), F_GETFL);
   if (flags < 0 || ::fcntl(fd_.get(), F_SETFL, flags & ~O_DIRECT) < 0) {
-    error_ = last_error();
+    error_ = last_system_error();
     return false;
   }
   direct_ = false;
@@ -52,7 +50,7 @@ void DirectFileWriter::write_out(std::span<const std::byte> bytes) noexcept {
       if (errno == EINTR) continue;
       // A file system that opened with O_DIRECT but will not write so.
       if (errno == EINVAL && direct_ && stop_direct()) continue;
-      error_ = last_error();
+      error_ = last_system_error();
       return;
     }
     if (n == 0) {  // no progress, and no error to say why
@@ -99,7 +97,7 @@ result<void> DirectFileWriter::finish() noexcept {
   write_blocks();
   if (used_ != 0 && !error_ && (!direct_ || stop_direct())) write_out({memory_.get(), used_});
   used_ = 0;
-  if (!error_ && ::fsync(fd_.get()) != 0) error_ = last_error();
+  if (!error_ && ::fsync(fd_.get()) != 0) error_ = last_system_error();
   auto closed = fd_.close();
   if (error_) return error_;
   return closed;

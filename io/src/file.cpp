@@ -14,13 +14,11 @@
 namespace blockwire {
 namespace {
 
-std::error_code last_error() noexcept { return {errno, std::system_category()}; }
-
 result<int> open_file(const char* path, int flags) noexcept {
   int fd;
   do fd = ::open(path, flags | O_CLOEXEC, 0644);
   while (fd < 0 && errno == EINTR);
-  if (fd < 0) return last_error();
+  if (fd < 0) return last_system_error();
   return fd;
 }
 
@@ -29,7 +27,7 @@ result<void> write_all(int fd, std::span<const std::byte> bytes) noexcept {
     const ssize_t n = ::write(fd, bytes.data(), bytes.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      return last_error();
+      return last_system_error();
     }
     bytes = bytes.subspan(static_cast<std::size_t>(n));  // a short write: go on
   }
@@ -69,7 +67,7 @@ class SigpipeBlocked {
 }  // namespace
 
 result<void> FileWriter::sync() noexcept {
-  if (::fsync(fd_.get()) != 0) return last_error();
+  if (::fsync(fd_.get()) != 0) return last_system_error();
   return success();
 }
 
@@ -77,7 +75,7 @@ result<void> sync_directory(const char* path) noexcept {
   auto fd = open_file(path, O_RDONLY | O_DIRECTORY);
   if (!fd) return fd.error();
   FileDescriptor dir(fd.value(), ownership::own);
-  if (::fsync(dir.get()) != 0) return last_error();
+  if (::fsync(dir.get()) != 0) return last_system_error();
   return dir.close();
 }
 
@@ -113,9 +111,9 @@ result<void> write_file_atomically(const char* path, std::span<const std::byte> 
     return e;
   };
   if (auto r = write_all(fd, bytes); !r) return fail(r.error().code());
-  if (::fsync(fd) != 0) return fail(last_error());
+  if (::fsync(fd) != 0) return fail(last_system_error());
   if (auto r = file.close(); !r) return fail(r.error().code());
-  if (::rename(temporary.c_str(), path) != 0) return fail(last_error());
+  if (::rename(temporary.c_str(), path) != 0) return fail(last_system_error());
   return sync_directory(parent.c_str());
 }
 
@@ -160,7 +158,7 @@ result<std::size_t> FileReader::read_some(std::span<std::byte> buffer) noexcept 
   for (;;) {
     const ssize_t n = ::read(fd_.get(), buffer.data(), buffer.size());
     if (n >= 0) return static_cast<std::size_t>(n);
-    if (errno != EINTR) return last_error();
+    if (errno != EINTR) return last_system_error();
   }
 }
 

@@ -27,8 +27,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::error_code last_error() noexcept { return {errno, std::system_category()}; }
-
 // An exclusive lock on `path` (io's lock_file), `held` the code for a lock
 // someone else holds. Bitcoin Core locks its data directory's .lock with a
 // classic fcntl lock, which conflicts with ours.
@@ -138,7 +136,7 @@ struct BlockFileWriter::State {
         if (ec == std::errc::no_such_file_or_directory) continue;
         return ec;
       }
-      if (::unlink(path.c_str()) != 0 && errno != ENOENT) return last_error();
+      if (::unlink(path.c_str()) != 0 && errno != ENOENT) return last_system_error();
       removed += size;
     }
     const std::string path = path_of(to.file);
@@ -146,7 +144,7 @@ struct BlockFileWriter::State {
     if (ec == std::errc::no_such_file_or_directory) return removed;  // the batch's first file is gone: nothing to cut
     if (ec) return ec;
     if (size < to.offset) return error(blockfiles::errc::bad_batch_file);
-    if (::truncate(path.c_str(), static_cast<off_t>(to.offset)) != 0) return last_error();
+    if (::truncate(path.c_str(), static_cast<off_t>(to.offset)) != 0) return last_system_error();
     return removed + (size - to.offset);
   }
 
@@ -217,7 +215,7 @@ result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorK
     auto removed = started_file_there ? state->remove_after(*at, last_number) : result<std::uint64_t>(std::uint64_t{0});
     if (!removed) return removed.error();
     if (auto r = sync_directory(dir.c_str()); !r) return r.error();
-    if (::unlink(batch_path.c_str()) != 0) return last_error();
+    if (::unlink(batch_path.c_str()) != 0) return last_system_error();
     if (auto r = sync_directory(dir.c_str()); !r) return r.error();
     state->repair = BlockFileRepair{BlockFileRepair::kind::unfinished_batch, *at, removed.value()};
     existing = block_files(dir);
@@ -257,7 +255,7 @@ result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorK
   auto tail = check_last_file(last, key, net, size);
   if (!tail) return tail.error();
   if (tail.value().torn) {
-    if (::truncate(last.c_str(), static_cast<off_t>(tail.value().end)) != 0) return last_error();
+    if (::truncate(last.c_str(), static_cast<off_t>(tail.value().end)) != 0) return last_system_error();
     state->repair = BlockFileRepair{BlockFileRepair::kind::torn_record, BlockPosition{number, tail.value().end}, size - tail.value().end};
     size = tail.value().end;
   }
@@ -291,19 +289,19 @@ result<void> BlockFileWriter::rewind(BlockPosition to) {
     s.file.reset();
   }
   for (unsigned n = s.number; n > to.file; --n) {
-    if (n >= s.first_created && ::unlink(s.path_of(n).c_str()) != 0 && errno != ENOENT) return last_error();
+    if (n >= s.first_created && ::unlink(s.path_of(n).c_str()) != 0 && errno != ENOENT) return last_system_error();
   }
   const std::string path = s.path_of(to.file);
   if (to.offset == 0 && to.file >= s.first_created) {
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return last_error();
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) return last_system_error();
   } else if (::truncate(path.c_str(), static_cast<off_t>(to.offset)) != 0) {
-    return last_error();
+    return last_system_error();
   }
   s.number = to.file;
   s.size = to.offset;
   if (s.batch && *s.batch == to) {
     s.batch.reset();
-    if (::unlink(s.batch_path().c_str()) != 0 && errno != ENOENT) return last_error();
+    if (::unlink(s.batch_path().c_str()) != 0 && errno != ENOENT) return last_system_error();
   }
   return success();
 }
@@ -332,7 +330,7 @@ result<void> BlockFileWriter::commit_batch() {
     if (auto r = s.file->sync(); !r) return s.failure = r.error();
   }
   if (auto r = sync_directory(s.dir.c_str()); !r) return s.failure = r.error();  // the files the batch created
-  if (::unlink(s.batch_path().c_str()) != 0) return s.failure = error(last_error());
+  if (::unlink(s.batch_path().c_str()) != 0) return s.failure = error(last_system_error());
   s.batch.reset();
   if (auto r = sync_directory(s.dir.c_str()); !r) return s.failure = r.error();
   return success();

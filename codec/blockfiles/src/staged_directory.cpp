@@ -14,8 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-error os_error() { return error(std::error_code(errno, std::system_category())); }
-
 // The final path's own name and its parent, "a/b/" as "a/b".
 fs::path normal(const std::string& final_path) {
   fs::path p = fs::absolute(final_path).lexically_normal();
@@ -44,7 +42,7 @@ result<StagedDirectory> StagedDirectory::create(const std::string& final_path) {
     for (int i = 0; i < 6; ++i) name += letters[random() % (sizeof letters - 1)];
     const std::string path = (target.parent_path() / name).string();
     if (::mkdir(path.c_str(), 0777) == 0) return StagedDirectory(path, final_path);
-    if (errno != EEXIST) return os_error();
+    if (errno != EEXIST) return last_system_error();
   }
   return error(std::make_error_code(std::errc::file_exists));
 }
@@ -64,7 +62,7 @@ void StagedDirectory::abandon() noexcept {
 }
 
 result<void> StagedDirectory::publish() {
-  if (::rename(path_.c_str(), final_.c_str()) != 0) return os_error();
+  if (::rename(path_.c_str(), final_.c_str()) != 0) return last_system_error();
   done_ = true;
   published_ = true;
   return sync_directory(normal(final_).parent_path().c_str());

@@ -22,13 +22,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-error os_error() { return error(std::error_code(errno, std::system_category())); }
-
 result<void> write_all(int fd, std::span<const std::byte> bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::write(fd, bytes.data(), bytes.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return os_error();
+    if (n < 0) return last_system_error();
     bytes = bytes.subspan(static_cast<std::size_t>(n));
   }
   return success();
@@ -47,11 +45,11 @@ result<FilterFile> FilterFile::open(const std::string& blocks_dir, std::span<con
   file.fd_ = std::move(locked).value();
   const int raw = file.fd_.get();
   struct stat st {};
-  if (::fstat(raw, &st) != 0) return os_error();
+  if (::fstat(raw, &st) != 0) return last_system_error();
   const auto size = static_cast<std::uint64_t>(st.st_size);
   const std::uint64_t at = file.load(size, chain);
-  if (at != size && ::ftruncate(raw, static_cast<off_t>(at)) != 0) return os_error();
-  if (::lseek(raw, static_cast<off_t>(at), SEEK_SET) < 0) return os_error();
+  if (at != size && ::ftruncate(raw, static_cast<off_t>(at)) != 0) return last_system_error();
+  if (::lseek(raw, static_cast<off_t>(at), SEEK_SET) < 0) return last_system_error();
   file.end_ = at;
   return file;
 }
@@ -89,11 +87,11 @@ result<FilterFile> FilterFile::read(const std::string& blocks_dir, std::span<con
   while (raw < 0 && errno == EINTR);
   if (raw < 0) {
     if (errno == ENOENT) return file;
-    return os_error();
+    return last_system_error();
   }
   file.fd_ = FileDescriptor(raw, ownership::own);
   struct stat st {};
-  if (::fstat(raw, &st) != 0) return os_error();
+  if (::fstat(raw, &st) != 0) return last_system_error();
   file.end_ = file.load(static_cast<std::uint64_t>(st.st_size), chain);
   return file;
 }

@@ -14,8 +14,6 @@
 namespace blockwire::net {
 namespace {
 
-std::error_code last_os_error() { return {errno, std::system_category()}; }
-
 struct AddrInfo {
   addrinfo* list = nullptr;
   ~AddrInfo() {
@@ -30,7 +28,7 @@ result<void> resolve(const Endpoint& where, bool passive, AddrInfo& out) {
   hints.ai_flags = passive ? AI_PASSIVE : AI_ADDRCONFIG;
   const std::string port = std::to_string(where.port);
   const int rc = getaddrinfo(where.host.empty() ? nullptr : where.host.c_str(), port.c_str(), &hints, &out.list);
-  if (rc == EAI_SYSTEM) return last_os_error();
+  if (rc == EAI_SYSTEM) return last_system_error();
   if (rc != 0 || out.list == nullptr) return net::errc::unknown_host;
   return success();
 }
@@ -38,21 +36,21 @@ result<void> resolve(const Endpoint& where, bool passive, AddrInfo& out) {
 // connect(2) with a timeout: non-blocking, then poll for writability.
 result<void> connect_within(int fd, const addrinfo& a, std::chrono::milliseconds timeout) {
   const int flags = fcntl(fd, F_GETFL);
-  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return last_os_error();
+  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) return last_system_error();
   if (::connect(fd, a.ai_addr, a.ai_addrlen) != 0) {
-    if (errno != EINPROGRESS) return last_os_error();
+    if (errno != EINPROGRESS) return last_system_error();
     pollfd p{fd, POLLOUT, 0};
     int n = 0;
     while ((n = poll(&p, 1, static_cast<int>(timeout.count()))) < 0 && errno == EINTR) {
     }
-    if (n < 0) return last_os_error();
+    if (n < 0) return last_system_error();
     if (n == 0) return std::error_code(ETIMEDOUT, std::system_category());
     int err = 0;
     socklen_t len = sizeof err;
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) return last_os_error();
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0) return last_system_error();
     if (err != 0) return std::error_code(err, std::system_category());
   }
-  if (fcntl(fd, F_SETFL, flags) < 0) return last_os_error();
+  if (fcntl(fd, F_SETFL, flags) < 0) return last_system_error();
   return success();
 }
 
@@ -122,7 +120,7 @@ result<FileDescriptor> first_usable(const addrinfo* list, const Use& use) {
   for (const addrinfo* a = list; a != nullptr; a = a->ai_next) {
     FileDescriptor fd(::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol), ownership::own);
     if (fd.get() < 0) {
-      last = last_os_error();
+      last = last_system_error();
       continue;
     }
     if (auto r = use(fd.get(), *a); !r) {
@@ -149,7 +147,7 @@ result<FileDescriptor> listen_on(const Endpoint& where, int backlog) {
   return first_usable(addresses.list, [&](int fd, const addrinfo& a) -> result<void> {
     const int one = 1;
     (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (::bind(fd, a.ai_addr, a.ai_addrlen) != 0 || ::listen(fd, backlog) != 0) return last_os_error();
+    if (::bind(fd, a.ai_addr, a.ai_addrlen) != 0 || ::listen(fd, backlog) != 0) return last_system_error();
     return success();
   });
 }
@@ -157,7 +155,7 @@ result<FileDescriptor> listen_on(const Endpoint& where, int backlog) {
 result<Endpoint> local_endpoint(int fd) {
   sockaddr_storage s{};
   socklen_t len = sizeof s;
-  if (getsockname(fd, reinterpret_cast<sockaddr*>(&s), &len) != 0) return last_os_error();
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&s), &len) != 0) return last_system_error();
   return endpoint_of(s);
 }
 

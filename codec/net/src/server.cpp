@@ -57,7 +57,7 @@ result<std::unique_ptr<Server>> Server::listen(BlockStore& store, const Endpoint
   auto bound = local_endpoint(listener.value().get());
   if (!bound) return bound.error();
   std::unique_ptr<Server> server(new Server(store, std::move(listener).value(), std::move(bound).value(), std::move(options)));
-  if (server->wake_.get() < 0) return error(std::error_code(errno, std::system_category()));
+  if (server->wake_.get() < 0) return error(last_system_error());
   return server;
 }
 
@@ -196,7 +196,7 @@ result<void> Server::run() {
     pollfd fds[3] = {{listener_.get(), POLLIN, 0}, {wake_.get(), POLLIN, 0}, {options_.stop_fd, POLLIN, 0}};
     if (::poll(fds, options_.stop_fd >= 0 ? 3 : 2, 250) < 0) {
       if (errno == EINTR) continue;
-      status = error(std::error_code(errno, std::system_category()));
+      status = error(last_system_error());
       break;
     }
     if (fds[1].revents != 0 || (options_.stop_fd >= 0 && fds[2].revents != 0)) {

@@ -18,8 +18,6 @@
 namespace blockwire {
 namespace {
 
-std::error_code last_os_error() { return {errno, std::system_category()}; }
-
 // The shape as a hash key: the counts through SipHash (any fixed key; the
 // checksum settles a collision).
 SipHasher shape_hasher() noexcept { return SipHasher(0, 0); }
@@ -66,7 +64,7 @@ result<BlockPosition> UndoFileWriter::append(const BlockUndo& undo, const Hash25
     reserved_ = 0;
   }
   const off_t end = ::lseek(file_->fd(), 0, SEEK_END);
-  if (end < 0) return last_os_error();
+  if (end < 0) return last_system_error();
   const auto offset = static_cast<std::uint64_t>(end);
 
   // The record in one buffer: the frame (its length filled in after), the
@@ -143,8 +141,8 @@ result<UndoFileReader> UndoFileReader::open(const std::string& path, const XorKe
   auto file = FileReader::open(path.c_str());
   if (!file) return file.error();
   struct stat st {};
-  if (::fstat(file.value().fd(), &st) != 0) return last_os_error();
-  if (start_offset != 0 && ::lseek(file.value().fd(), static_cast<off_t>(start_offset), SEEK_SET) < 0) return last_os_error();
+  if (::fstat(file.value().fd(), &st) != 0) return last_system_error();
+  if (start_offset != 0 && ::lseek(file.value().fd(), static_cast<off_t>(start_offset), SEEK_SET) < 0) return last_system_error();
   auto state = std::make_unique<State>(std::move(file).value(), key, magic(net), static_cast<std::uint64_t>(st.st_size), start_offset);
   return UndoFileReader(std::move(state));
 }
@@ -182,7 +180,7 @@ result<std::uint64_t> undo_records_end(const std::string& path, const XorKey& ke
   auto file = FileReader::open(path.c_str());
   if (!file) return file.error();
   struct stat st {};
-  if (::fstat(file.value().fd(), &st) != 0) return last_os_error();
+  if (::fstat(file.value().fd(), &st) != 0) return last_system_error();
   const auto size = static_cast<std::uint64_t>(st.st_size);
   const Magic m = magic(net);
   std::uint64_t at = 0;
@@ -311,7 +309,7 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
     auto fd = FileReader::open(path.c_str());
     if (!fd) return fd.error();
     index.files_.push_back({number, FileDescriptor(::dup(fd.value().fd()), ownership::own)});
-    if (index.files_.back().fd.get() < 0) return last_os_error();
+    if (index.files_.back().fd.get() < 0) return last_system_error();
     const std::size_t file_index = index.files_.size() - 1;
     for (;;) {
       auto record = reader.value().next();

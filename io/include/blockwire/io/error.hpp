@@ -9,6 +9,7 @@
 
 #include <boost/outcome/std_result.hpp>
 
+#include <cerrno>
 #include <cstdint>
 #include <string>
 #include <system_error>
@@ -125,6 +126,9 @@ inline std::error_code make_error_code(const error& e) noexcept { return e.code(
 // What value() on a failed result throws: std::system_error with the code
 // and the message (offset included). Found by Boost.Outcome through ADL.
 [[noreturn]] void outcome_throw_as_system_error_with_payload(const error& e);
+
+// What the last failed system call said (errno, in the system category).
+inline std::error_code last_system_error() noexcept { return {errno, std::system_category()}; }
 
 template <class T>
 using result = BOOST_OUTCOME_V2_NAMESPACE::std_result<T, error>;
