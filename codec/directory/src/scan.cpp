@@ -100,7 +100,7 @@ std::string list_files(const ScanSpec& spec, std::vector<FileToScan>& files, Sca
 // input counts) and by its checksum over that block's parent, in one pass
 // that follows the chain (UndoPairer). What does not is a problem, like a
 // damaged blk record.
-result<void> verify_undo(const UndoDir& d, const UndoKeys& undo_keys, ScanResult& result) {
+result<void> verify_undo(const UndoDir& d, network net, const UndoKeys& undo_keys, ScanResult& result) {
   for (std::size_t f = 0; f < d.rev_files.size(); ++f) {
     const std::string& path = d.rev_files[f];
     const std::uint64_t listed_size = d.rev_sizes[f];
@@ -115,7 +115,7 @@ result<void> verify_undo(const UndoDir& d, const UndoKeys& undo_keys, ScanResult
     }
     const bool any_blocks = !blocks.empty();
     UndoPairer pairer(std::move(blocks));
-    auto reader = UndoFileReader::open(path, d.key, d.net);
+    auto reader = UndoFileReader::open(path, d.key, net);
     if (!reader) return reader.error();
     for (;;) {
       auto record = reader.value().next();
@@ -180,13 +180,16 @@ ScanResult scan_block_files(const ScanSpec& spec) {
       spec.progress ? std::function<void(std::uint64_t, std::uint64_t)>(
                           [&](std::uint64_t done, std::uint64_t records) { spec.progress(done, total_bytes, records); })
                     : nullptr;
+  // The network as the files say it when they are read, not when they were
+  // listed: a directory a node has just made holds only pre-allocated
+  // zeros then, and its first record may be there by now.
+  const auto network_now = [&](const std::string& path, const XorKey& key, network listed) {
+    return spec.net ? *spec.net : network_of(path, key).value_or(listed);
+  };
   CheckPipeline pipeline(spec.threads != 0 ? spec.threads : std::max(1u, std::thread::hardware_concurrency()), result, undo_keys);
   std::uint64_t records = 0;
   for (const FileToScan& file : files) {
-    // The network as the file says it now: a directory a node has just
-    // made holds only pre-allocated zeros when it is listed, and its first
-    // record may be there by now.
-    const network net = spec.net ? *spec.net : network_of(file.path, file.key).value_or(file.net);
+    const network net = network_now(file.path, file.key, file.net);
     auto r = scan_records(file, net, pipeline, progress, records);
     if (!r) {
       result.io_failure = file.path + ": " + r.error().message();
@@ -198,9 +201,8 @@ ScanResult scan_block_files(const ScanSpec& spec) {
   pipeline.finish();
   for (const UndoDir& d : undo_dirs) {
     if (!result.io_failure.empty()) break;
-    UndoDir now = d;
-    if (!spec.net) now.net = network_of(d.path, d.key).value_or(d.net);
-    if (auto r = verify_undo(now, undo_keys, result); !r) result.io_failure = d.path + ": " + r.error().message();
+    const network net = network_now(d.path, d.key, d.net);
+    if (auto r = verify_undo(d, net, undo_keys, result); !r) result.io_failure = d.path + ": " + r.error().message();
   }
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::sort(result.problems.begin(), result.problems.end(),
