@@ -44,20 +44,15 @@ std::variant<XorKey, int> key_for_output(const char* command, const std::string&
   return chosen.value();
 }
 
-std::variant<BlocksDirectory, int> open_directory(const char* command, const DirectoryOptions& o, bool with_undo,
-                                                  const std::function<void(const BlocksDirectory::Failure&)>& without_undo) {
+std::variant<BlocksDirectory, int> open_directory(const char* command, const DirectoryOptions& o, bool with_undo, bool undo_optional) {
   auto key = key_option(command, o.xor_key);
   if (const int* status = std::get_if<int>(&key)) return *status;
   BlocksDirectory::Options options;
   options.key = std::get<0>(key);
   if (!o.net_from_records) options.net = o.net;
   options.undo = with_undo;
+  options.undo_required = !undo_optional;
   auto dir = BlocksDirectory::open(o.dir, options);
-  if (!dir && without_undo && dir.error().at == BlocksDirectory::Failure::part::undo) {
-    without_undo(dir.error());
-    options.undo = false;
-    dir = BlocksDirectory::open(o.dir, options);
-  }
   if (!dir) {
     std::fprintf(stderr, "blockwire %s: %s\n", command, dir.error().message(o.dir).c_str());
     // A key or blk files that cannot be read are the system's (or the

@@ -7,7 +7,6 @@
 #include <blockwire/io/xor.hpp>
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
@@ -37,11 +36,11 @@ std::variant<RecordFormat, int> record_format_of(const char* command, const std:
 // The key for a directory to write: --xor-key, else key_for_writing.
 std::variant<XorKey, int> key_for_output(const char* command, const std::string& dir, const std::string& hex);
 
-// DIR opened (its undo data too, with `with_undo`). With `without_undo`,
-// rev files that cannot be read are not a failure: it is told why, and the
-// directory opened without them.
+// DIR opened (its undo data too, with `with_undo`; rev files that cannot be
+// read fail it unless `undo_optional`: then BlocksDirectory::undo_error()
+// says why).
 std::variant<BlocksDirectory, int> open_directory(const char* command, const DirectoryOptions& o, bool with_undo = true,
-                                                  const std::function<void(const BlocksDirectory::Failure&)>& without_undo = nullptr);
+                                                  bool undo_optional = false);
 // The same, for the commands that walk the best chain from --from: the
 // exit status too when there is no chain or --from is past its tip.
 std::variant<BlocksDirectory, int> open_chain(const char* command, const ChainOptions& o, bool with_undo);

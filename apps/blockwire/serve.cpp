@@ -23,11 +23,12 @@ namespace blockwire::cli {
 int serve(const ServeOptions& o) {
   // With its rev files (BIP157 filters are made from them); blocks alone
   // when they cannot be read.
-  auto opened = open_directory("serve", o, true, [&](const BlocksDirectory::Failure& f) {
-    std::fprintf(stderr, "blockwire serve: %s (no filters served)\n", f.message(o.dir).c_str());
-  });
+  auto opened = open_directory("serve", o, true, true);
   if (const int* status = std::get_if<int>(&opened)) return *status;
   BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
+  if (const auto& e = dir.undo_error()) {
+    std::fprintf(stderr, "blockwire serve: %s: reading rev files: %s (no filters served)\n", o.dir.c_str(), e->message().c_str());
+  }
   auto where = net::parse_endpoint(o.listen, default_port(dir.net()));  // empty: every address
   if (!where) {
     std::fprintf(stderr, "blockwire serve: --listen %s: not ADDR:PORT\n", o.listen.c_str());

@@ -18,15 +18,18 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
   auto index = BlockIndex::build(path, format.value().key, format.value().net);
   if (!index) return Failure{Failure::part::blocks, index.error()};
   BlocksDirectory dir(path, std::move(index).value());
-  if (options.undo) {
-    auto revs = undo_files(path);
-    if (!revs) return Failure{Failure::part::undo, revs.error()};
-    if (!revs.value().empty()) {
-      auto built = UndoIndex::build(path, dir.key(), dir.index_, dir.net(), options.undo_file);
-      if (!built) return Failure{Failure::part::undo, built.error()};
-      dir.undo_ = std::move(built).value();
-    }
-  }
+  if (!options.undo) return dir;
+  const auto without_undo = [&](const error& e) -> opened {
+    if (options.undo_required) return Failure{Failure::part::undo, e};
+    dir.undo_error_ = e;
+    return std::move(dir);
+  };
+  auto revs = undo_files(path);
+  if (!revs) return without_undo(revs.error());
+  if (revs.value().empty()) return dir;
+  auto built = UndoIndex::build(path, dir.key(), dir.index_, dir.net(), options.undo_file);
+  if (!built) return without_undo(built.error());
+  dir.undo_ = std::move(built).value();
   return dir;
 }
 

@@ -178,6 +178,8 @@ result<void> Server::run() {
   {
     const auto lock = store_.lock();
     problems_said = store_.index().problem_count();
+    // What opening found is its owner's to say; a refresh says what is new.
+    if (const auto& e = store_.directory().undo_error()) undo_error_said_ = e->message();
   }
   result<void> status = success();
   for (;;) {

@@ -30,6 +30,9 @@ class BlocksDirectory {
     std::optional<network> net;         // default: the magic of its first record, else mainnet
     bool undo = true;                   // pair the rev files' records with their blocks, when there are rev files
     std::optional<unsigned> undo_file;  // with undo: revNNNNN.dat of this N alone (one blk file's blocks)
+    // Rev files that cannot be read fail open(); false: the directory is
+    // opened without undo data, and undo_error() says why.
+    bool undo_required = true;
   };
 
   // Which part of opening failed, and why.
@@ -89,7 +92,8 @@ class BlocksDirectory {
   // (BlockIndex::refresh) and, when the tip moved, the tip's rev file
   // again, that one alone. Returns whether the tip moved; the error is the
   // blk files'. Reading the rev file may fail while the tip still moved:
-  // then undo_error() says why until a later refresh reads it.
+  // then undo_error() says why until a later refresh reads it (as it says
+  // why open() read no undo data, with Options::undo_required false).
   // References into index() do not survive it.
   result<bool> refresh();
   const std::optional<error>& undo_error() const noexcept { return undo_error_; }
