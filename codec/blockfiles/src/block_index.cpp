@@ -58,6 +58,35 @@ result<BlockIndex> BlockIndex::build(const std::string& blocks_dir, const XorKey
   return index;
 }
 
+result<BlockIndex> BlockIndex::build_from(const std::string& blocks_dir, const XorKey& key, network net, std::span<const KnownBlock> known,
+                                          const std::optional<Hash256>& tip, BlockPosition resume) {
+  BlockIndex index(blocks_dir, net, key);
+  index.blocks_.reserve(known.size());
+  for (const KnownBlock& k : known) {
+    if (!index.by_hash_.emplace(k.hash, index.blocks_.size()).second) continue;
+    IndexedBlock b;
+    b.hash = k.hash;
+    b.header = k.header;
+    b.file = k.at.file;
+    b.offset = k.at.offset;
+    b.failed = k.failed;
+    index.blocks_.push_back(b);
+  }
+  index.link(0);
+  if (tip) {
+    const auto at = index.by_hash_.find(*tip);
+    if (at != index.by_hash_.end() && index.blocks_[at->second].height >= 0 && !index.blocks_[at->second].failed) {
+      index.move_tip(at->second);
+    }
+  }
+  auto files = block_files(blocks_dir);
+  if (!files) return files.error();
+  const std::size_t before = index.blocks_.size();
+  if (auto r = index.read_files(files.value(), resume.file, resume.offset); !r) return r.error();
+  index.link(before);
+  return index;
+}
+
 result<bool> BlockIndex::refresh() {
   auto files = block_files(dir_);
   if (!files) return files.error();
@@ -229,6 +258,7 @@ void BlockIndex::link(std::size_t first_new) {
       orphans_.push_back(i);
       continue;
     }
+    if (b.failed) continue;
     // The tip: the most work; among equals, the first found (Core keeps
     // the block it received first).
     if (tip == IndexedBlock::none || !at_most(b.chainwork, blocks_[tip].chainwork) || (b.chainwork == blocks_[tip].chainwork && i < tip)) {
@@ -275,6 +305,7 @@ void BlockIndex::add(const BlockHeader& header, const Hash256& hash, BlockPositi
   // The usual case, in constant time: its parent is linked and no block
   // waits for it. (Otherwise the blocks waiting are linked too.)
   if (orphan_parents_.contains(hash) || !place(self)) return link(self);
+  if (blocks_[self].failed) return;
   if (best_.empty() || !at_most(blocks_[self].chainwork, blocks_[best_.back()].chainwork)) move_tip(self);
 }
 
@@ -291,6 +322,7 @@ bool BlockIndex::place(std::size_t i) {
   const IndexedBlock& p = blocks_[parent->second];
   b.parent = parent->second;
   b.height = p.height + 1;
+  b.failed = b.failed || p.failed;
   b.chainwork = add_work(p.chainwork, work);
   return true;
 }

@@ -1,5 +1,11 @@
+#include "core_chain.hpp"
+
+#include <blockwire/codec/encoding.hpp>
+#include <blockwire/codec/hashes.hpp>
 #include <blockwire/directory/blocks_directory.hpp>
 #include <blockwire/directory/error.hpp>
+
+#include <filesystem>
 
 namespace blockwire {
 
@@ -15,9 +21,39 @@ std::string BlocksDirectory::Failure::message(const std::string& path) const {
 BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Options& options) {
   auto format = record_format(path, options.key, options.net);
   if (!format) return Failure{Failure::part::key, format.error()};
+  std::string note;
+  std::error_code ec;
+  if (options.core_index && std::filesystem::is_directory(std::filesystem::path(path) / "index", ec)) {
+    auto core = detail::read_core_chain(path, format.value().key, format.value().net, options.undo && !options.undo_file);
+    if (auto* chain = std::get_if<detail::CoreChain>(&core)) {
+      BlocksDirectory dir(path, std::move(chain->index));
+      dir.source_ = index_source::core_index;
+      if (!options.undo) return dir;
+      dir.undo_ = std::move(chain->undo);
+      // The blocks read past what the index knows: their records paired
+      // in their rev files (as refresh() reads a new tip's).
+      for (const unsigned file : chain->files_read) {
+        auto built = UndoIndex::build(path, dir.key(), dir.index_, dir.net(), file);
+        if (!built) {
+          if (options.undo_required) return Failure{Failure::part::undo, built.error()};
+          dir.undo_error_ = built.error();
+          break;
+        }
+        dir.recent_undo_.insert_or_assign(file, std::move(built).value());
+      }
+      if (options.undo_file && !dir.undo_) {
+        auto built = UndoIndex::build(path, dir.key(), dir.index_, dir.net(), options.undo_file);
+        if (!built) return Failure{Failure::part::undo, built.error()};
+        dir.undo_ = std::move(built).value();
+      }
+      return dir;
+    }
+    note = std::get<std::string>(core);
+  }
   auto index = BlockIndex::build(path, format.value().key, format.value().net);
   if (!index) return Failure{Failure::part::blocks, index.error()};
   BlocksDirectory dir(path, std::move(index).value());
+  dir.index_note_ = std::move(note);
   if (!options.undo) return dir;
   const auto without_undo = [&](const error& e) -> opened {
     if (options.undo_required) return Failure{Failure::part::undo, e};
@@ -36,7 +72,15 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
 BlocksDirectory::opened BlocksDirectory::open(const std::string& path) { return open(path, Options{}); }
 
 result<std::vector<std::byte>> BlocksDirectory::read_block(const IndexedBlock& block) const {
-  return read_block_record(index_.file_path(block.file), block.offset, key(), net());
+  auto bytes = read_block_record(index_.file_path(block.file), block.offset, key(), net());
+  if (!bytes) return bytes;
+  // Never another block than the one asked for, whatever an index said
+  // of where it is.
+  if (bytes.value().size() < header_size ||
+      block_hash(decode_header(std::span<const std::byte>(bytes.value()).first(header_size)).value()) != block.hash) {
+    return error(directory::errc::wrong_block, block.offset);
+  }
+  return bytes;
 }
 
 const UndoIndex* BlocksDirectory::undo_for(unsigned file) const noexcept {

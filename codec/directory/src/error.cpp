@@ -10,6 +10,9 @@ const char* describe(int value) noexcept {
     case errc::no_chain: return "no chain: no block whose parent is all zeros";
     case errc::not_one_chain: return "its parent is not the block before it";
     case errc::input_changed: return "it changed while it was being packed";
+    case errc::leveldb_corruption: return "the LevelDB database is damaged";
+    case errc::bad_index_entry: return "an entry of the node's database does not decode";
+    case errc::wrong_block: return "the record there holds another block than the index says";
   }
   return nullptr;
 }

@@ -283,6 +283,7 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
                                    std::optional<unsigned> only_file) {
   UndoIndex index;
   index.key_ = key;
+  index.net_ = net;
   auto files = undo_files(blocks_dir);
   if (!files) return files.error();
   // Each blk file's blocks, the best chain's first (where two share a
@@ -337,6 +338,26 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
   return index;
 }
 
+result<UndoIndex> UndoIndex::known(const std::string& blocks_dir, const XorKey& key, network net,
+                                   std::span<const std::pair<Hash256, BlockPosition>> records) {
+  UndoIndex index;
+  index.key_ = key;
+  index.net_ = net;
+  std::map<unsigned, std::size_t> opened;  // file number -> into files_
+  for (const auto& [hash, at] : records) {
+    auto [file, fresh] = opened.emplace(at.file, index.files_.size());
+    if (fresh) {
+      const std::string path = (std::filesystem::path(blocks_dir) / undo_file_name(at.file)).string();
+      auto reader = FileReader::open(path.c_str());
+      if (!reader) return reader.error();
+      index.files_.push_back({at.file, FileDescriptor(::dup(reader.value().fd()), ownership::own)});
+      if (index.files_.back().fd.get() < 0) return last_system_error();
+    }
+    index.paired_.emplace(hash, Where{file->second, at.offset, 0});
+  }
+  return index;
+}
+
 bool UndoIndex::has_file(unsigned file) const noexcept {
   return std::any_of(files_.begin(), files_.end(), [file](const OpenFile& f) { return f.number == file; });
 }
@@ -347,7 +368,26 @@ result<std::optional<BlockUndo>> UndoIndex::find(const Hash256& block_hash, std:
   std::optional<error> wrong;
   for (auto it = last; it != first;) {
     const Where& w = (--it)->second;
-    std::vector<std::byte> bytes(w.length);
+    std::uint32_t length = w.length;
+    if (length == 0) {
+      // Where an index of the node's put it: the frame says how long.
+      std::array<std::byte, 8> head{};
+      if (auto r = read_at(files_[w.file].fd.get(), head, w.offset); !r) {
+        if (r.error().code() == io::errc::truncated) return error(undo::errc::truncated_record, w.offset);
+        return error(r.error().code(), w.offset);
+      }
+      xor_in_place(head, key_, w.offset);
+      const Magic m = magic(net_);
+      if (!std::equal(m.begin(), m.end(), head.begin())) return error(undo::errc::bad_magic, w.offset);
+      length = wire::from_le<std::uint32_t>(std::array<std::byte, 4>{head[4], head[5], head[6], head[7]});
+      // Not more than the file holds: the length is what the bytes claim.
+      struct stat st {};
+      if (::fstat(files_[w.file].fd.get(), &st) != 0) return error(last_system_error(), w.offset);
+      if (std::uint64_t{length} + 40 > static_cast<std::uint64_t>(st.st_size) - std::min<std::uint64_t>(w.offset, st.st_size)) {
+        return error(undo::errc::truncated_record, w.offset);
+      }
+    }
+    std::vector<std::byte> bytes(length);
     const std::uint64_t at = w.offset + 8;
     if (auto r = read_at(files_[w.file].fd.get(), bytes, at); !r) {
       if (r.error().code() == io::errc::truncated) return error(undo::errc::truncated_record, w.offset);  // shrank since it was read

@@ -36,6 +36,16 @@ struct IndexedBlock {
   std::int64_t height = -1;   // -1: not linked to a block with a zero parent
   Hash256 chainwork;          // the work of this block and its ancestors
   std::size_t parent = none;  // in BlockIndex::blocks()
+  bool failed = false;        // an index of the node's marks it invalid (or it descends from such a block): never the tip
+};
+
+// A block an index of the node's holds (Bitcoin Core's), with its record's
+// place in the blk files.
+struct KnownBlock {
+  Hash256 hash;
+  BlockHeader header;
+  BlockPosition at;  // of its record's magic
+  bool failed = false;
 };
 
 // What getblock says of a block's place in the chain.
@@ -79,6 +89,15 @@ class BlockIndex {
   // the directory's lock (being_written()), the last file is read up to
   // its last whole record: what follows is being written.
   static result<BlockIndex> build(const std::string& blocks_dir, const XorKey& key, network net = network::mainnet);
+
+  // The index from blocks an index of the node's holds, its headers not
+  // read again: linked as build() links them, a failed block and its
+  // descendants never the tip; the tip `tip` where it is among them,
+  // linked and not failed (the node's own), else the most work. Then the
+  // blk files are read from `resume` on (a record's magic: what a writer
+  // appended after the node's index was written), as refresh() reads them.
+  static result<BlockIndex> build_from(const std::string& blocks_dir, const XorKey& key, network net, std::span<const KnownBlock> known,
+                                       const std::optional<Hash256>& tip, BlockPosition resume);
 
   // What was left out, the first max_listed of them in file order, and how
   // many there were in all.

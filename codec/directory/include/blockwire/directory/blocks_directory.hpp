@@ -33,6 +33,16 @@ class BlocksDirectory {
     // Rev files that cannot be read fail open(); false: the directory is
     // opened without undo data, and undo_error() says why.
     bool undo_required = true;
+    // Take the chain and the undo records' places from Bitcoin Core's block
+    // index (DIR/index) when it is there and checks out, instead of
+    // reading every blk file; false: read the blk files.
+    bool core_index = true;
+  };
+
+  // Where the chain was taken from.
+  enum class index_source : unsigned char {
+    core_index,  // Bitcoin Core's block index, checked against the files, and the blk files past what it knows
+    blk_files,   // every record of every blk file
   };
 
   // Which part of opening failed, and why.
@@ -46,10 +56,21 @@ class BlocksDirectory {
   };
   using opened = BOOST_OUTCOME_V2_NAMESPACE::basic_result<BlocksDirectory, Failure, BOOST_OUTCOME_V2_NAMESPACE::policy::terminate>;
 
-  // Reads the directory's key, finds its network, indexes its blocks
-  // (BlockIndex::build: every header read and checked) and, with
-  // options.undo, its rev files (UndoIndex::build). Damage is not a
-  // failure: it is in problems(), and the chain is what is left.
+  // Reads the directory's key, finds its network, indexes its blocks and,
+  // with options.undo, their undo records. Where Bitcoin Core's block
+  // index is beside the files (DIR/index) it is read (a private snapshot:
+  // nothing is written into it, and a running node's lock does not stop
+  // it) and checked: the tip's record and a sample spread over the chain
+  // must hold the blocks it names, and the tip's undo record must check
+  // against its parent. Then the chain is the node's (its tip from the
+  // chainstate beside, DIR/../chainstate, else the most work of the blocks
+  // it has not marked invalid), the undo records are where it says, and
+  // only what follows the last record it knows is read from the blk files
+  // (what a running node wrote since). Where it is not there, or does not
+  // check out (index_note() says why), every header of every blk file is
+  // read and checked (BlockIndex::build) and the rev files' records are
+  // paired with their blocks (UndoIndex::build). Damage is not a failure:
+  // it is in problems(), and the chain is what is left.
   static opened open(const std::string& path, const Options& options);
   static opened open(const std::string& path);
 
@@ -57,6 +78,10 @@ class BlocksDirectory {
   const XorKey& key() const noexcept { return index_.key(); }
   network net() const noexcept { return index_.net(); }
   const BlockIndex& index() const noexcept { return index_; }
+  index_source source() const noexcept { return source_; }
+  // Why Bitcoin Core's block index, though there, was not used: "DIR/index:
+  // blk00003.dat:1234 does not hold block 00ab...". Empty otherwise.
+  const std::string& index_note() const noexcept { return index_note_; }
 
   // The best chain, indexes into index().blocks() by height from 0; the
   // block at a height (precondition: height < chain().size()).
@@ -69,8 +94,9 @@ class BlocksDirectory {
   std::uint64_t problem_count() const noexcept { return index_.problem_count(); }
   bool damaged() const noexcept { return index_.problem_count() != 0; }
 
-  // The block's bytes, as its record holds them. Errors: the file's, and
-  // why no record starts at its offset (read_block_record).
+  // The block's bytes, as its record holds them. Errors: the file's, why
+  // no record starts at its offset (read_block_record), and
+  // directory::errc::wrong_block where the record holds another block.
   result<std::vector<std::byte>> read_block(const IndexedBlock& block) const;
 
   // Whether the directory has rev files and they were read (Options::undo).
@@ -104,6 +130,8 @@ class BlocksDirectory {
 
   std::string path_;
   BlockIndex index_;
+  index_source source_ = index_source::blk_files;
+  std::string index_note_;
   std::optional<UndoIndex> undo_;
   std::map<unsigned, UndoIndex> recent_undo_;  // rev files read again since open() (the tips'), by number
   std::optional<unsigned> stale_undo_file_;    // the tip's rev file, still to read again

@@ -10,10 +10,13 @@ namespace blockwire::directory {
 
 // Values are stable: they may be stored or logged. Each means one thing.
 enum class errc : int {
-  no_undo_data = 1,  // a block that spends coins, in a directory with no rev files: the scripts it spends are not there
-  no_chain,          // a directory with no block whose parent is all zeros: there is no chain to work on
-  not_one_chain,     // blocks to pack with undo data whose parents are not each the block before
-  input_changed,     // a block read again to be written is not the one read first
+  no_undo_data = 1,    // a block that spends coins, in a directory with no rev files: the scripts it spends are not there
+  no_chain,            // a directory with no block whose parent is all zeros: there is no chain to work on
+  not_one_chain,       // blocks to pack with undo data whose parents are not each the block before
+  input_changed,       // a block read again to be written is not the one read first
+  leveldb_corruption,  // a LevelDB database of the node's (block index, chainstate) is damaged
+  bad_index_entry,     // an entry of Bitcoin Core's block index or chainstate does not decode
+  wrong_block,         // the record where the index puts a block holds another block
 };
 
 const std::error_category& category() noexcept;

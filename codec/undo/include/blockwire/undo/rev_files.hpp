@@ -153,6 +153,12 @@ class UndoIndex {
   // damaged(); the files' I/O errors are errors.
   static result<UndoIndex> build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks, network net = network::mainnet,
                                  std::optional<unsigned> only_file = std::nullopt);
+  // Where the records are, as an index of the node's says (Bitcoin Core's
+  // undo positions, of each record's magic): nothing paired, nothing read
+  // but the rev files opened. A record is checked when it is read: its
+  // frame, and its shape against the block's.
+  static result<UndoIndex> known(const std::string& blocks_dir, const XorKey& key, network net,
+                                 std::span<const std::pair<Hash256, BlockPosition>> records);
   // The undo data of the block `block_hash` (from the index given to
   // build()); nothing when no record paired with it. A record may pair
   // with several siblings (their checksum is over the same parent): the
@@ -178,13 +184,14 @@ class UndoIndex {
   struct Where {
     std::size_t file;      // into files_
     std::uint64_t offset;  // of the record's magic
-    std::uint32_t length;  // of its CBlockUndo
+    std::uint32_t length;  // of its CBlockUndo; 0: not known yet (known()), its frame says
   };
   struct OpenFile {
     unsigned number;
     FileDescriptor fd;  // read with pread: find() moves no file position
   };
   XorKey key_{};
+  network net_ = network::mainnet;
   std::multimap<Hash256, Where> paired_;  // in file order: the most recent record last
   std::vector<OpenFile> files_;
   std::uint64_t unpaired_ = 0;

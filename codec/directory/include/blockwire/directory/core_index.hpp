@@ -1,0 +1,67 @@
+// Bitcoin Core's own records of a blocks directory, read from its LevelDB
+// databases: the block index (DIR/index: "b" + hash -> CDiskBlockIndex, not
+// obfuscated) and the chainstate's best block (DATADIR/chainstate: "B",
+// obfuscated with the key under "\x0e\x00obfuscate_key"). Read without
+// writing a byte into them and while the node runs (it holds their locks):
+// each is opened as a private snapshot laid over the node's files.
+#pragma once
+
+#include <blockwire/blockfiles/block_file_writer.hpp>  // BlockPosition
+#include <blockwire/codec/block.hpp>
+#include <blockwire/io/error.hpp>
+#include <blockwire/io/hash256.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace blockwire {
+
+// One block as Core's index keeps it (CDiskBlockIndex, chain.h).
+struct CoreBlockEntry {
+  // nStatus's bits (BlockStatus).
+  static constexpr std::uint32_t valid_mask = 7;
+  static constexpr std::uint32_t valid_scripts = 5;
+  static constexpr std::uint32_t have_data = 8;
+  static constexpr std::uint32_t have_undo = 16;
+  static constexpr std::uint32_t failed_mask = 32 | 64;  // failed itself, or a descendant of a failed block
+
+  Hash256 hash;
+  BlockHeader header;
+  std::int32_t height = 0;
+  std::uint32_t status = 0;
+  std::uint32_t tx_count = 0;
+  unsigned file = 0;            // N of blkNNNNN.dat and revNNNNN.dat (with data or undo)
+  std::uint32_t data_pos = 0;   // of the block itself, past its record's 8-byte frame (Core's nDataPos)
+  std::uint32_t undo_pos = 0;   // of the undo data, past its frame (nUndoPos)
+
+  bool has_data() const noexcept { return (status & have_data) != 0; }
+  bool has_undo() const noexcept { return (status & have_undo) != 0; }
+  bool failed() const noexcept { return (status & failed_mask) != 0; }
+  // Where the block's record (its magic) and its undo record begin, as
+  // blockwire's readers take them (precondition: has_data(), has_undo();
+  // a position under 8 is not one Core writes: nothing).
+  std::optional<BlockPosition> block_record() const noexcept;
+  std::optional<BlockPosition> undo_record() const noexcept;
+};
+
+// The value of the index's key "b" + `hash`. Errors:
+// directory::errc::bad_index_entry, with the offset where decoding stopped.
+result<CoreBlockEntry> decode_core_block_entry(const Hash256& hash, std::span<const std::byte> value);
+
+// Every block entry of Core's block index in `index_dir` (DIR/index), in
+// key order (by hash, not by height), each handed to `each`. Errors: a
+// directory that is not a LevelDB database (std::errc), a damaged one
+// (directory::errc::leveldb_corruption), an entry that does not decode
+// (bad_index_entry); `why`, when given, is set to what went wrong in words.
+result<std::uint64_t> read_core_block_index(const std::string& index_dir, const std::function<void(const CoreBlockEntry&)>& each,
+                                            std::string* why = nullptr);
+
+// The block the chainstate in `chainstate_dir` is at (its "B" key): the
+// node's tip when it last wrote its coins. Nothing when the key is absent
+// (a chainstate in the middle of a flush). Errors as for the index.
+result<std::optional<Hash256>> read_core_best_block(const std::string& chainstate_dir, std::string* why = nullptr);
+
+}  // namespace blockwire

@@ -1,0 +1,131 @@
+#include "leveldb_snapshot.hpp"
+
+#include <blockwire/codec/encoding.hpp>
+#include <blockwire/codec/hashes.hpp>
+#include <blockwire/codec/wire.hpp>
+#include <blockwire/directory/core_index.hpp>
+#include <blockwire/directory/error.hpp>
+#include <blockwire/undo/varint.hpp>
+
+#include <leveldb/db.h>
+#include <leveldb/iterator.h>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+namespace blockwire {
+namespace {
+
+constexpr char block_index_key = 'b';  // DB_BLOCK_INDEX (node/blockstorage.cpp)
+constexpr char best_block_key = 'B';   // DB_BEST_BLOCK (txdb.cpp)
+constexpr std::string_view obfuscation_key{"\x0e\x00obfuscate_key", 15};
+
+std::span<const std::byte> bytes_of(const leveldb::Slice& s) noexcept {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+
+}  // namespace
+
+std::optional<BlockPosition> CoreBlockEntry::block_record() const noexcept {
+  if (!has_data() || data_pos < 8) return std::nullopt;
+  return BlockPosition{file, data_pos - 8u};
+}
+
+std::optional<BlockPosition> CoreBlockEntry::undo_record() const noexcept {
+  if (!has_undo() || undo_pos < 8) return std::nullopt;
+  return BlockPosition{file, undo_pos - 8u};
+}
+
+result<CoreBlockEntry> decode_core_block_entry(const Hash256& hash, std::span<const std::byte> value) {
+  DecodingContext ctx(value);
+  constexpr std::uint64_t int_max = 0x7fffffff;  // VARINT_MODE(..., NONNEGATIVE_SIGNED) of an int
+  CoreBlockEntry e;
+  e.hash = hash;
+  (void)undo::decode_varint(ctx, int_max);  // the client version, never used
+  e.height = static_cast<std::int32_t>(undo::decode_varint(ctx, int_max));
+  e.status = static_cast<std::uint32_t>(undo::decode_varint(ctx, 0xffffffff));
+  e.tx_count = static_cast<std::uint32_t>(undo::decode_varint(ctx, 0xffffffff));
+  if ((e.status & (CoreBlockEntry::have_data | CoreBlockEntry::have_undo)) != 0) {
+    e.file = static_cast<unsigned>(undo::decode_varint(ctx, int_max));
+  }
+  if (e.has_data()) e.data_pos = static_cast<std::uint32_t>(undo::decode_varint(ctx, 0xffffffff));
+  if (e.has_undo()) e.undo_pos = static_cast<std::uint32_t>(undo::decode_varint(ctx, 0xffffffff));
+  decode_header(ctx, e.header);
+  if (ctx.ok() && ctx.offset() != value.size()) ctx.fail(directory::errc::bad_index_entry);
+  if (!ctx.ok()) return error(directory::errc::bad_index_entry, ctx.failure().has_offset() ? ctx.failure().offset() : ctx.offset());
+  return e;
+}
+
+result<std::uint64_t> read_core_block_index(const std::string& index_dir, const std::function<void(const CoreBlockEntry&)>& each,
+                                            std::string* why) {
+  auto snapshot = detail::LevelDbSnapshot::open(index_dir, why);
+  if (!snapshot) return snapshot.error();
+  leveldb::ReadOptions options;
+  options.fill_cache = false;  // one pass
+  std::unique_ptr<leveldb::Iterator> it(snapshot.value().db().NewIterator(options));
+  std::uint64_t count = 0;
+  for (it->Seek(leveldb::Slice(&block_index_key, 1)); it->Valid(); it->Next()) {
+    const leveldb::Slice key = it->key();
+    if (key.size() == 0 || key[0] != block_index_key) break;
+    if (key.size() != 33) {
+      if (why != nullptr) *why = "a block index key of " + std::to_string(key.size()) + " bytes";
+      return error(directory::errc::bad_index_entry, count);
+    }
+    Hash256 hash;
+    std::copy_n(bytes_of(key).begin() + 1, 32, hash.bytes().begin());
+    auto entry = decode_core_block_entry(hash, bytes_of(it->value()));
+    if (!entry) {
+      if (why != nullptr) *why = "the entry of block " + hash.to_hex() + " does not decode (byte " + std::to_string(entry.error().offset()) + ")";
+      return entry.error();
+    }
+    each(entry.value());
+    ++count;
+  }
+  if (const leveldb::Status s = it->status(); !s.ok()) {
+    if (why != nullptr) *why = s.ToString();
+    return s.IsCorruption() ? error(directory::errc::leveldb_corruption) : error(std::make_error_code(std::errc::io_error));
+  }
+  return count;
+}
+
+result<std::optional<Hash256>> read_core_best_block(const std::string& chainstate_dir, std::string* why) {
+  auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir, why);
+  if (!snapshot) return snapshot.error();
+  leveldb::DB& db = snapshot.value().db();
+  const auto get = [&](leveldb::Slice key, std::string& out) -> result<bool> {
+    const leveldb::Status s = db.Get(leveldb::ReadOptions(), key, &out);
+    if (s.IsNotFound()) return false;
+    if (s.ok()) return true;
+    if (why != nullptr) *why = s.ToString();
+    return s.IsCorruption() ? error(directory::errc::leveldb_corruption) : error(std::make_error_code(std::errc::io_error));
+  };
+  // The key: a serialized vector (its length, then the bytes); none (an
+  // old chainstate): no obfuscation.
+  std::string key_value;
+  auto has_key = get(leveldb::Slice(obfuscation_key.data(), obfuscation_key.size()), key_value);
+  if (!has_key) return has_key.error();
+  std::vector<std::byte> key;
+  if (has_key.value()) {
+    if (key_value.empty() || static_cast<std::size_t>(static_cast<unsigned char>(key_value[0])) != key_value.size() - 1) {
+      if (why != nullptr) *why = "its obfuscation key does not decode";
+      return error(directory::errc::bad_index_entry, 0);
+    }
+    for (std::size_t i = 1; i < key_value.size(); ++i) key.push_back(static_cast<std::byte>(key_value[i]));
+  }
+  std::string best;
+  auto has_best = get(leveldb::Slice(&best_block_key, 1), best);
+  if (!has_best) return has_best.error();
+  if (!has_best.value()) return std::optional<Hash256>{};
+  if (best.size() != 32) {
+    if (why != nullptr) *why = "its best block is " + std::to_string(best.size()) + " bytes, not 32";
+    return error(directory::errc::bad_index_entry, 0);
+  }
+  Hash256 hash;
+  for (std::size_t i = 0; i < 32; ++i) {
+    hash.bytes()[i] = static_cast<std::byte>(best[i]) ^ (key.empty() ? std::byte{0} : key[i % key.size()]);
+  }
+  return std::optional<Hash256>(hash);
+}
+
+}  // namespace blockwire

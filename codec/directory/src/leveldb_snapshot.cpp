@@ -1,0 +1,185 @@
+#include "leveldb_snapshot.hpp"
+
+#include <blockwire/directory/error.hpp>
+
+#include <leveldb/db.h>
+#include <leveldb/env.h>
+
+#include <cstdarg>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <system_error>
+#include <vector>
+
+namespace blockwire::detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A file LevelDB writes into the private directory: durability is not
+// wanted there (the directory goes when the snapshot does), so no fsync.
+class UnsyncedFile final : public leveldb::WritableFile {
+ public:
+  explicit UnsyncedFile(leveldb::WritableFile* file) : file_(file) {}
+  leveldb::Status Append(const leveldb::Slice& data) override { return file_->Append(data); }
+  leveldb::Status Close() override { return file_->Close(); }
+  leveldb::Status Flush() override { return file_->Flush(); }
+  leveldb::Status Sync() override { return file_->Flush(); }
+
+ private:
+  std::unique_ptr<leveldb::WritableFile> file_;
+};
+
+class SilentLogger final : public leveldb::Logger {
+ public:
+  void Logv(const char*, std::va_list) override {}
+};
+
+// The private directory `mine` laid over the node's `theirs`: reads find a
+// file in `mine` first, then in `theirs` unless LevelDB removed it; every
+// write, rename and lock is in `mine`.
+class OverlayEnv final : public leveldb::EnvWrapper {
+ public:
+  OverlayEnv(std::string mine, std::string theirs)
+      : EnvWrapper(leveldb::Env::Default()), mine_(std::move(mine)), theirs_(std::move(theirs)) {}
+
+  leveldb::Status NewSequentialFile(const std::string& f, leveldb::SequentialFile** r) override {
+    return target()->NewSequentialFile(source(f), r);
+  }
+  leveldb::Status NewRandomAccessFile(const std::string& f, leveldb::RandomAccessFile** r) override {
+    return target()->NewRandomAccessFile(source(f), r);
+  }
+  leveldb::Status NewWritableFile(const std::string& f, leveldb::WritableFile** r) override {
+    unhide(f);
+    leveldb::WritableFile* file = nullptr;
+    leveldb::Status s = target()->NewWritableFile(f, &file);
+    if (s.ok()) *r = new UnsyncedFile(file);
+    return s;
+  }
+  leveldb::Status NewAppendableFile(const std::string& f, leveldb::WritableFile** r) override {
+    // Only its own files: appending to one of the node's would write there.
+    if (!own(f)) return leveldb::Status::NotSupported("appending to the node's file", f);
+    return target()->NewAppendableFile(f, r);
+  }
+  bool FileExists(const std::string& f) override { return target()->FileExists(source(f)); }
+  leveldb::Status GetChildren(const std::string& dir, std::vector<std::string>* r) override {
+    if (dir != mine_) return target()->GetChildren(dir, r);
+    std::set<std::string> names;
+    std::vector<std::string> some;
+    if (auto s = target()->GetChildren(theirs_, &some); !s.ok()) return s;
+    {
+      const std::lock_guard lock(mutex_);
+      for (std::string& n : some) {
+        if (!hidden_.contains(n) && n != "LOCK" && n.rfind("LOG", 0) != 0) names.insert(std::move(n));
+      }
+    }
+    some.clear();
+    if (auto s = target()->GetChildren(mine_, &some); !s.ok()) return s;
+    names.insert(some.begin(), some.end());
+    r->assign(names.begin(), names.end());
+    return leveldb::Status::OK();
+  }
+  leveldb::Status RemoveFile(const std::string& f) override {
+    if (own(f)) return target()->RemoveFile(f);
+    const std::lock_guard lock(mutex_);
+    hidden_.insert(name(f));
+    return leveldb::Status::OK();
+  }
+  leveldb::Status RenameFile(const std::string& from, const std::string& to) override {
+    if (!own(from)) return leveldb::Status::NotSupported("renaming the node's file", from);
+    unhide(to);
+    return target()->RenameFile(from, to);
+  }
+  leveldb::Status GetFileSize(const std::string& f, std::uint64_t* size) override { return target()->GetFileSize(source(f), size); }
+
+ private:
+  static std::string name(const std::string& path) { return fs::path(path).filename().string(); }
+  bool in_mine(const std::string& path) const { return fs::path(path).parent_path() == fs::path(mine_); }
+  // Whether `path` is a file of the private directory itself (or not in
+  // the database's directory at all).
+  bool own(const std::string& path) const {
+    if (!in_mine(path)) return true;
+    std::error_code ec;
+    return fs::exists(path, ec);
+  }
+  void unhide(const std::string& path) {
+    const std::lock_guard lock(mutex_);
+    if (in_mine(path)) hidden_.erase(name(path));
+  }
+  // Where a read of `path` goes.
+  std::string source(const std::string& path) {
+    if (own(path)) return path;
+    const std::lock_guard lock(mutex_);
+    if (hidden_.contains(name(path))) return path;  // (not found in the private directory)
+    return (fs::path(theirs_) / name(path)).string();
+  }
+
+  std::string mine_;
+  std::string theirs_;
+  std::mutex mutex_;
+  std::set<std::string> hidden_;
+};
+
+std::error_code code_of(const leveldb::Status& s) {
+  if (s.IsNotFound()) return std::make_error_code(std::errc::no_such_file_or_directory);
+  if (s.IsCorruption()) return directory::errc::leveldb_corruption;
+  return std::make_error_code(std::errc::io_error);
+}
+
+}  // namespace
+
+struct LevelDbSnapshot::State {
+  std::string dir;  // the private one
+  std::unique_ptr<OverlayEnv> env;
+  SilentLogger logger;
+  std::unique_ptr<leveldb::DB> db;
+
+  ~State() {
+    db.reset();
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
+  }
+};
+
+LevelDbSnapshot::LevelDbSnapshot(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
+LevelDbSnapshot::LevelDbSnapshot(LevelDbSnapshot&&) noexcept = default;
+LevelDbSnapshot& LevelDbSnapshot::operator=(LevelDbSnapshot&&) noexcept = default;
+LevelDbSnapshot::~LevelDbSnapshot() = default;
+
+leveldb::DB& LevelDbSnapshot::db() const noexcept { return *state_->db; }
+
+result<LevelDbSnapshot> LevelDbSnapshot::open(const std::string& db_dir, std::string* why) {
+  std::error_code ec;
+  if (!fs::is_directory(db_dir, ec)) {
+    if (why != nullptr) *why = "no such directory";
+    return std::make_error_code(std::errc::no_such_file_or_directory);
+  }
+  const std::string theirs = fs::absolute(db_dir, ec).lexically_normal().string();
+  leveldb::Status status;
+  // A table compacted away beside a running node while the manifest was
+  // read: the next try reads the new manifest.
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    auto state = std::make_unique<State>();
+    std::string pattern = (fs::temp_directory_path(ec) / "blockwire-leveldb-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) return last_system_error();
+    state->dir = pattern;
+    state->env = std::make_unique<OverlayEnv>(state->dir, theirs);
+    leveldb::Options options;
+    options.env = state->env.get();
+    options.info_log = &state->logger;
+    options.create_if_missing = false;
+    options.max_open_files = 64;
+    leveldb::DB* db = nullptr;
+    status = leveldb::DB::Open(options, state->dir, &db);
+    if (status.ok()) {
+      state->db.reset(db);
+      return LevelDbSnapshot(std::move(state));
+    }
+  }
+  if (why != nullptr) *why = status.ToString();
+  return code_of(status);
+}
+
+}  // namespace blockwire::detail

@@ -1,0 +1,45 @@
+// A LevelDB database of Bitcoin Core's (its block index, its chainstate)
+// opened for reading without touching it, even while the node runs and
+// holds its lock.
+//
+// LevelDB has no read-only mode: opening replays the log into a new table,
+// writes a new manifest and removes what it no longer needs, and takes the
+// LOCK file first. So the database is opened in a private temporary
+// directory through an Env that overlays it on the node's: a file the
+// private directory does not have is read from the node's (tables are
+// immutable; the log and manifest are read as they are now), everything
+// LevelDB writes goes to the private directory, and what it removes is
+// only hidden. Nothing is copied and nothing is written into the node's
+// directory. Beside a running node a table may be compacted away between
+// reading the manifest and opening the table: open() tries again.
+#pragma once
+
+#include <blockwire/io/error.hpp>
+
+#include <memory>
+#include <string>
+
+namespace leveldb {
+class DB;
+}
+
+namespace blockwire::detail {
+
+class LevelDbSnapshot {
+ public:
+  // The database in `db_dir`. On failure, `why` (when given) says what
+  // LevelDB said.
+  static result<LevelDbSnapshot> open(const std::string& db_dir, std::string* why = nullptr);
+  LevelDbSnapshot(LevelDbSnapshot&&) noexcept;
+  LevelDbSnapshot& operator=(LevelDbSnapshot&&) noexcept;
+  ~LevelDbSnapshot();  // closes the database and removes the private directory
+
+  leveldb::DB& db() const noexcept;
+
+ private:
+  struct State;
+  explicit LevelDbSnapshot(std::unique_ptr<State> state) noexcept;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace blockwire::detail

@@ -1,0 +1,330 @@
+// Bitcoin Core's block index as the source of a directory's chain, against
+// the directory Core's own node wrote (tests/data/core-regtest) and Core's
+// RPC answers about it; and copies of it whose index lies or is locked.
+#include "../support/temp_dir.hpp"
+
+#include <blockwire/codec/hashes.hpp>
+#include <blockwire/directory.hpp>
+#include <blockwire/directory/core_index.hpp>
+#include <blockwire/io/hex.hpp>
+#include <blockwire/undo/varint.hpp>
+
+#include <doctest/doctest.h>
+#include <leveldb/db.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <csignal>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace blockwire;
+
+namespace {
+
+const std::string core_data = BLOCKWIRE_TEST_DATA "/core-regtest";
+
+nlohmann::json rpc(const std::string& name) {
+  std::ifstream in(core_data + "/rpc/" + name + ".json");
+  REQUIRE(in);
+  return nlohmann::json::parse(in);
+}
+
+Hash256 hash_of(const std::string& hex) {
+  auto h = Hash256::from_hex(hex);
+  REQUIRE(h);
+  return h.value();
+}
+
+// Core's data directory copied: blocks/ (with index/) and chainstate/.
+struct CoreCopy {
+  test::TempDir temp;
+  std::string blocks = temp.file("blocks");
+  CoreCopy() {
+    fs::copy(core_data + "/blocks", blocks, fs::copy_options::recursive);
+    fs::copy(core_data + "/chainstate", temp.file("chainstate"), fs::copy_options::recursive);
+    for (const auto& e : fs::recursive_directory_iterator(temp.path)) fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+  }
+};
+
+// Opens the copy's block index for writing, as a node would.
+std::unique_ptr<leveldb::DB> open_index(const std::string& blocks) {
+  leveldb::DB* db = nullptr;
+  leveldb::Options options;
+  REQUIRE(leveldb::DB::Open(options, blocks + "/index", &db).ok());
+  return std::unique_ptr<leveldb::DB>(db);
+}
+
+std::string key_of(const Hash256& hash) {
+  std::string key(1, 'b');
+  key.append(reinterpret_cast<const char*>(hash.bytes().data()), 32);
+  return key;
+}
+
+// CDiskBlockIndex as Core serializes it (chain.h), written here from the
+// format's description, to plant lies.
+std::string encode_entry(const CoreBlockEntry& e) {
+  std::vector<std::byte> out;
+  struct Sink {
+    std::vector<std::byte>& out;
+    void write(std::span<const std::byte> b) { out.insert(out.end(), b.begin(), b.end()); }
+  } sink{out};
+  undo::encode_varint(sink, 259900);
+  undo::encode_varint(sink, static_cast<std::uint64_t>(e.height));
+  undo::encode_varint(sink, e.status);
+  undo::encode_varint(sink, e.tx_count);
+  if ((e.status & 24) != 0) undo::encode_varint(sink, e.file);
+  if (e.has_data()) undo::encode_varint(sink, e.data_pos);
+  if (e.has_undo()) undo::encode_varint(sink, e.undo_pos);
+  encode_header(e.header, out);
+  return std::string(reinterpret_cast<const char*>(out.data()), out.size());
+}
+
+// Rewrites the entry of `hash` in the copy's index through `change`.
+void lie_about(const std::string& blocks, const Hash256& hash, const std::function<void(CoreBlockEntry&)>& change) {
+  auto db = open_index(blocks);
+  std::string value;
+  REQUIRE(db->Get(leveldb::ReadOptions(), key_of(hash), &value).ok());
+  auto entry = decode_core_block_entry(hash, std::span<const std::byte>(reinterpret_cast<const std::byte*>(value.data()), value.size()));
+  REQUIRE(entry);
+  CoreBlockEntry e = entry.value();
+  change(e);
+  leveldb::WriteOptions sync;
+  sync.sync = true;
+  REQUIRE(db->Put(sync, key_of(hash), encode_entry(e)).ok());
+}
+
+std::vector<Hash256> chain_hashes(const BlocksDirectory& dir) {
+  std::vector<Hash256> out;
+  for (std::size_t h = 0; h < dir.chain().size(); ++h) out.push_back(dir.at_height(h).hash);
+  return out;
+}
+
+std::vector<Hash256> core_chain() {
+  std::vector<Hash256> out;
+  for (const auto& h : rpc("getblockhash")) out.push_back(hash_of(h.get<std::string>()));
+  return out;
+}
+
+// Every file under `dir` with its size and modification time.
+std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> listing(const fs::path& dir) {
+  std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    out[e.path().string()] = {e.is_regular_file() ? e.file_size() : 0, e.last_write_time()};
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Core's block index: every entry decodes, heights and tip as Core's RPC gives them, the stale blocks failed") {
+  std::map<Hash256, CoreBlockEntry> entries;
+  std::string why;
+  auto count = read_core_block_index(core_data + "/blocks/index", [&](const CoreBlockEntry& e) { entries.emplace(e.hash, e); }, &why);
+  REQUIRE_MESSAGE(count, why);
+  CHECK(count.value() == 241);  // the 238 of the best chain and the three a reorg left
+  for (const auto& header : rpc("getblockheader")) {
+    const auto it = entries.find(hash_of(header["hash"].get<std::string>()));
+    REQUIRE(it != entries.end());
+    const CoreBlockEntry& e = it->second;
+    CHECK(e.height == header["height"].get<int>());
+    CHECK(e.tx_count == header["nTx"].get<unsigned>());
+    CHECK(e.header.time == header["time"].get<std::uint32_t>());
+    CHECK(e.header.nonce == header["nonce"].get<std::uint32_t>());
+    CHECK(block_hash(e.header) == e.hash);
+    CHECK(e.has_data());
+    CHECK(e.has_undo() == (e.height != 0));  // Core writes no undo record for the genesis block
+    CHECK_FALSE(e.failed());
+  }
+  for (const auto& stale : rpc("stale_blocks")) {
+    const auto it = entries.find(hash_of(stale["hash"].get<std::string>()));
+    REQUIRE(it != entries.end());
+    CHECK(it->second.failed());
+  }
+  auto best = read_core_best_block(core_data + "/chainstate", &why);
+  REQUIRE_MESSAGE(best, why);
+  REQUIRE(best.value());
+  CHECK(best.value()->to_hex() == rpc("getbestblockhash").get<std::string>());
+}
+
+TEST_CASE("A directory with Core's index: its chain, positions and undo data are Core's, read without the blk files' records") {
+  auto opened = BlocksDirectory::open(core_data + "/blocks");
+  REQUIRE(opened);
+  const BlocksDirectory& dir = opened.value();
+  CHECK(dir.source() == BlocksDirectory::index_source::core_index);
+  CHECK(dir.index_note().empty());
+  CHECK(dir.problem_count() == 0);
+  CHECK(chain_hashes(dir) == core_chain());
+  // The stale blocks are there, off the best chain.
+  for (const auto& stale : rpc("stale_blocks")) {
+    const IndexedBlock* b = dir.index().find(hash_of(stale["hash"].get<std::string>()));
+    REQUIRE(b != nullptr);
+    CHECK(dir.index().height_of(b->hash) == -1);
+  }
+  // Positions as reading every record finds them.
+  BlocksDirectory::Options scan;
+  scan.core_index = false;
+  auto scanned = BlocksDirectory::open(core_data + "/blocks", scan);
+  REQUIRE(scanned);
+  CHECK(scanned.value().source() == BlocksDirectory::index_source::blk_files);
+  REQUIRE(scanned.value().index().blocks().size() == dir.index().blocks().size());
+  for (const IndexedBlock& b : scanned.value().index().blocks()) {
+    const IndexedBlock* same = dir.index().find(b.hash);
+    REQUIRE(same != nullptr);
+    CHECK(same->file == b.file);
+    CHECK(same->offset == b.offset);
+  }
+  // The undo data where Core's index puts it: every prevout as Core's
+  // getblock 3 prints it.
+  const auto blocks = rpc("getblock3");
+  std::size_t inputs = 0;
+  for (std::size_t h = 1; h < dir.chain().size(); ++h) {
+    const IndexedBlock& b = dir.at_height(h);
+    auto bytes = dir.read_block(b);
+    REQUIRE(bytes);
+    auto view = BlockView::parse(bytes.value());
+    REQUIRE(view);
+    auto undo = dir.undo_of(b, view.value());
+    REQUIRE_MESSAGE(undo, undo.error().message());
+    const auto& txs = blocks[h]["tx"];
+    REQUIRE(undo.value().transactions.size() + 1 == txs.size());
+    for (std::size_t t = 1; t < txs.size(); ++t) {
+      const auto& vin = txs[t]["vin"];
+      const auto& coins = undo.value().transactions[t - 1].coins;
+      REQUIRE(coins.size() == vin.size());
+      for (std::size_t i = 0; i < coins.size(); ++i) {
+        const auto& prevout = vin[i]["prevout"];
+        CHECK(coins[i].value == std::llround(prevout["value"].get<double>() * 1e8));
+        CHECK(coins[i].height == prevout["height"].get<std::uint32_t>());
+        CHECK(coins[i].coinbase == prevout["generated"].get<bool>());
+        CHECK(to_hex(coins[i].script_pubkey) == prevout["scriptPubKey"]["hex"].get<std::string>());
+        ++inputs;
+      }
+    }
+  }
+  CHECK(inputs > 300);
+}
+
+TEST_CASE("Blocks the node wrote after its index: read from the blk files past the last record the index knows") {
+  CoreCopy copy;
+  // The index as a node that had not yet written the last three blocks'
+  // entries would have left it.
+  const auto hashes = core_chain();
+  {
+    auto db = open_index(copy.blocks);
+    for (std::size_t h = hashes.size() - 3; h < hashes.size(); ++h) REQUIRE(db->Delete(leveldb::WriteOptions(), key_of(hashes[h])).ok());
+  }
+  auto opened = BlocksDirectory::open(copy.blocks);
+  REQUIRE(opened);
+  const BlocksDirectory& dir = opened.value();
+  CHECK(dir.source() == BlocksDirectory::index_source::core_index);
+  CHECK(chain_hashes(dir) == hashes);
+  // Their undo data, paired from the rev file.
+  const IndexedBlock& tip = dir.at_height(dir.chain().size() - 1);
+  auto bytes = dir.read_block(tip);
+  REQUIRE(bytes);
+  auto view = BlockView::parse(bytes.value());
+  REQUIRE(view);
+  CHECK(dir.undo_of(tip, view.value()));
+  // Without the chainstate beside: the most work of the blocks not failed,
+  // the same tip.
+  fs::remove_all(copy.temp.file("chainstate"));
+  auto without = BlocksDirectory::open(copy.blocks);
+  REQUIRE(without);
+  CHECK(without.value().source() == BlocksDirectory::index_source::core_index);
+  CHECK(chain_hashes(without.value()) == hashes);
+}
+
+TEST_CASE("An index that lies is found out, said, and the blk files read instead: never a wrong answer") {
+  const auto hashes = core_chain();
+  const Hash256 tip = hashes.back();
+  struct Lie {
+    const char* what;
+    Hash256 block;
+    std::function<void(CoreBlockEntry&)> change;
+    const char* said;
+  };
+  const std::vector<Lie> lies = {
+      {"a changed header", hashes[100], [](CoreBlockEntry& e) { e.header.time += 1; }, "is not that block's"},
+      {"a wrong position", tip, [](CoreBlockEntry& e) { e.data_pos -= 8; }, "blk00000.dat"},
+      {"a missing file", tip, [](CoreBlockEntry& e) { e.file = 7; }, "blk00007.dat"},
+      {"a wrong undo position", tip, [](CoreBlockEntry& e) { e.undo_pos += 1; }, "rev00000.dat"},
+  };
+  for (const Lie& lie : lies) {
+    CAPTURE(lie.what);
+    CoreCopy copy;
+    lie_about(copy.blocks, lie.block, lie.change);
+    auto opened = BlocksDirectory::open(copy.blocks);
+    REQUIRE(opened);
+    const BlocksDirectory& dir = opened.value();
+    CHECK(dir.source() == BlocksDirectory::index_source::blk_files);
+    CHECK(dir.index_note().find(lie.said) != std::string::npos);
+    CHECK(chain_hashes(dir) == hashes);
+  }
+  SUBCASE("a position off the sample: reading that block fails, never gives another") {
+    CoreCopy copy;
+    // Block 50's entry points at block 51's record: a lie the sample may
+    // miss, but reading block 50 must not answer block 51.
+    auto scanned = BlocksDirectory::open(core_data + "/blocks");
+    REQUIRE(scanned);
+    const IndexedBlock& next = scanned.value().at_height(51);
+    lie_about(copy.blocks, hashes[50], [&](CoreBlockEntry& e) { e.data_pos = static_cast<std::uint32_t>(next.offset + 8); });
+    auto opened = BlocksDirectory::open(copy.blocks);
+    REQUIRE(opened);
+    const BlocksDirectory& dir = opened.value();
+    if (dir.source() == BlocksDirectory::index_source::core_index) {
+      auto bytes = dir.read_block(dir.at_height(50));
+      REQUIRE_FALSE(bytes);
+      CHECK(bytes.error().code() == directory::errc::wrong_block);
+    } else {
+      CHECK(dir.index_note().find("blk00000.dat") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("An index a running node holds locked: read all the same, nothing written into the node's directories") {
+  CoreCopy copy;
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  const pid_t node = ::fork();
+  REQUIRE(node >= 0);
+  if (node == 0) {
+    // As the node does: LevelDB open, its LOCK held, until killed.
+    leveldb::DB* db = nullptr;
+    leveldb::Options options;
+    const bool ok = leveldb::DB::Open(options, copy.blocks + "/index", &db).ok();
+    leveldb::DB* chainstate = nullptr;
+    const bool ok2 = leveldb::DB::Open(options, copy.temp.file("chainstate"), &chainstate).ok();
+    const char c = ok && ok2 ? 'y' : 'n';
+    (void)::write(ready[1], &c, 1);
+    for (;;) ::pause();
+  }
+  ::close(ready[1]);
+  char c = 0;
+  const bool locked = ::read(ready[0], &c, 1) == 1 && c == 'y';
+  ::close(ready[0]);
+  // The lock is held, as a running node holds it.
+  struct flock held {};
+  held.l_type = F_WRLCK;
+  held.l_whence = SEEK_SET;
+  const int lock_fd = ::open((copy.blocks + "/index/LOCK").c_str(), O_RDWR);
+  const bool is_held = lock_fd >= 0 && ::fcntl(lock_fd, F_GETLK, &held) == 0 && held.l_type != F_UNLCK;
+  if (lock_fd >= 0) ::close(lock_fd);
+  const auto before = listing(copy.temp.path);
+  auto opened = BlocksDirectory::open(copy.blocks);
+  const auto after = listing(copy.temp.path);
+  ::kill(node, SIGKILL);
+  ::waitpid(node, nullptr, 0);
+  REQUIRE(locked);
+  CHECK(is_held);
+  REQUIRE(opened);
+  CHECK(opened.value().source() == BlocksDirectory::index_source::core_index);
+  CHECK(chain_hashes(opened.value()) == core_chain());
+  CHECK(before == after);
+}
