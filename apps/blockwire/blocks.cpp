@@ -36,7 +36,7 @@ int blocks(const BlocksOptions& o) {
     json->begin_array();
   }
   for (std::uint64_t height = o.from; height < end; ++height) {
-    const IndexedBlock& b = dir.at_height(height);
+    const IndexedBlock b = dir.at_height(height);
     const std::string path = dir.index().file_path(b.file);
     auto bytes = dir.read_block(b);
     if (!bytes) {

@@ -71,22 +71,22 @@ std::variant<BlocksDirectory, int> open_chain(const char* command, const ChainOp
   if (std::holds_alternative<int>(opened)) return opened;
   const BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
   report_index_problems(command, o.dir, dir.index());
-  const auto chain = dir.chain();
-  if (chain.empty()) {
+  const std::size_t chain = dir.chain_size();
+  if (chain == 0) {
     std::fprintf(stderr, "blockwire %s: %s: no chain (no block whose parent is all zeros among %s)\n", command, o.dir.c_str(),
-                 count_of(dir.index().blocks().size(), "block").c_str());
+                 count_of(dir.index().size(), "block").c_str());
     return bad_data;
   }
-  if (o.from >= chain.size()) {
+  if (o.from >= chain) {
     std::fprintf(stderr, "blockwire %s: --from %llu: the best chain ends at height %zu\n", command, static_cast<unsigned long long>(o.from),
-                 chain.size() - 1);
+                 chain - 1);
     return usage_or_io;
   }
   return opened;
 }
 
 std::uint64_t chain_end(const BlocksDirectory& dir, const ChainOptions& o) noexcept {
-  const std::uint64_t tip = dir.chain().size();
+  const std::uint64_t tip = dir.chain_size();
   return o.count == 0 ? tip : std::min<std::uint64_t>(tip, o.from + o.count);
 }
 

@@ -88,14 +88,14 @@ int filters_command(const FiltersOptions& o) {
   auto opened = open_chain("filters", o, true);
   if (const int* status = std::get_if<int>(&opened)) return *status;
   const BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
-  const auto chain = dir.chain();
+  const std::size_t chain = dir.chain_size();
   // What earlier runs made is in DIR/blockwire-filters/basic.dat (checked
   // against the chain as it is read back): only the blocks after it are
   // filtered, from genesis when it is new (each header hashes the one
   // before), and appended to it.
   std::vector<Hash256> hashes;
-  hashes.reserve(chain.size());
-  for (const std::size_t i : chain) hashes.push_back(dir.index().blocks()[i].hash);
+  hashes.reserve(chain);
+  for (std::size_t h = 0; h < chain; ++h) hashes.push_back(dir.at_height(h).hash);
   auto file = FilterFile::open(o.dir, hashes);
   bool keeping = true;
   if (!file && file.error().is_io() && file.error().code() != io::errc::locked) {

@@ -143,7 +143,7 @@ int inspect(const InspectOptions& options) {
       auto header = decode_header(std::span(readings.raw).first(header_size));
       if (opened && header) {
         directory.emplace(std::move(opened).value());
-        if (const IndexedBlock* b = directory->index().find(block_hash(header.value()))) {
+        if (const auto b = directory->index().find(block_hash(header.value()))) {
           chain = directory->index().chain_info(*b);
           indexed = *b;
         }

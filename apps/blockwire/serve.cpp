@@ -36,8 +36,8 @@ int serve(const ServeOptions& o) {
   }
   // Damage is said; the chain without it is served.
   (void)report_index_problems("serve", o.dir, dir.index());
-  const std::size_t block_count = dir.index().blocks().size();
-  const auto height = static_cast<std::int64_t>(dir.chain().size()) - 1;
+  const std::size_t block_count = dir.index().size();
+  const auto height = static_cast<std::int64_t>(dir.chain_size()) - 1;
   const network net = dir.net();
 
   net::BlockStore store(std::move(dir));

@@ -31,11 +31,10 @@ TEST_CASE("BlockIndex: heights, the best chain, confirmations, median time, chai
   auto index = BlockIndex::build(dir.path.string(), XorKey{}, network::regtest);
   REQUIRE(index);
   const auto& ix = index.value();
-  REQUIRE(ix.blocks().size() == 6);
-  const auto chain = ix.best_chain();
-  REQUIRE(chain.size() == 5);
+  REQUIRE(ix.size() == 6);
+  REQUIRE(ix.chain_size() == 5);
   const Block* best[] = {&g, &b1, &b2, &b3, &b4};
-  for (std::size_t h = 0; h < 5; ++h) CHECK(ix.blocks()[chain[h]].hash == block_hash(best[h]->header));
+  for (std::size_t h = 0; h < 5; ++h) CHECK(ix.at_height(h).hash == block_hash(best[h]->header));
 
   // Regtest's work per block: 2^256 / (target + 1) with target just under
   // 2^255, so 2 (Core's regtest chainwork is 2 x (height + 1)).
@@ -57,8 +56,8 @@ TEST_CASE("BlockIndex: heights, the best chain, confirmations, median time, chai
       {&a3, 3, -1, 2200, 8, nullptr},  // {1000, 1600, 2200, 2800}: index 2; off the best chain
   };
   for (const Expected& e : expected) {
-    const IndexedBlock* b = ix.find(block_hash(e.block->header));
-    REQUIRE(b != nullptr);
+    const auto b = ix.find(block_hash(e.block->header));
+    REQUIRE(b);
     const ChainInfo info = ix.chain_info(*b);
     CAPTURE(e.height);
     CHECK(info.height == e.height);
@@ -93,14 +92,14 @@ TEST_CASE(
   auto writer = BlockFileWriter::open(dir.path.string(), key, network::regtest).value();
   for (std::size_t h = 0; h <= 2; ++h) REQUIRE(writer.append(chain[h]));
   auto index = BlockIndex::build(dir.path.string(), key, network::regtest).value();
-  CHECK(index.best_chain().size() == 3);
+  CHECK(index.chain_size() == 3);
   CHECK(index.was_being_written());  // the writer holds the lock
   CHECK(!index.refresh().value());   // nothing new
 
   REQUIRE(writer.append(chain[3]));
   CHECK(index.refresh().value());
-  CHECK(index.best_chain().size() == 4);
-  CHECK(index.blocks()[index.best_chain().back()].hash == block_hash(chain[3].header));
+  CHECK(index.chain_size() == 4);
+  CHECK(index.tip() == block_hash(chain[3].header));
 
   // Block 5 before block 4: an orphan at first (a problem), linked when its parent comes.
   REQUIRE(writer.append(chain[5]));
@@ -109,7 +108,7 @@ TEST_CASE(
   CHECK(index.problems()[0].what == IndexProblem::kind::unlinked);
   REQUIRE(writer.append(chain[4]));
   CHECK(index.refresh().value());
-  CHECK(index.best_chain().size() == 6);
+  CHECK(index.chain_size() == 6);
   CHECK(index.problem_count() == 0);
 
   // A record being written (cut short, the lock held) is not damage, and is read once whole.
@@ -140,8 +139,8 @@ TEST_CASE(
   CHECK(again.repaired());
   REQUIRE(again.append(chain[6]));
   CHECK(index.refresh().value());
-  CHECK(index.best_chain().size() == 7);
-  CHECK(index.blocks()[index.best_chain().back()].hash == block_hash(chain[6].header));
+  CHECK(index.chain_size() == 7);
+  CHECK(index.tip() == block_hash(chain[6].header));
   CHECK(index.problem_count() == 0);  // repaired: no longer a problem
 }
 
@@ -163,7 +162,7 @@ TEST_CASE("BlockIndex::refresh: records an unfinished batch left, removed and wr
     REQUIRE(w.begin_batch());
     REQUIRE(w.append(chain[2]));
     CHECK(index.refresh().value());
-    CHECK(index.find(block_hash(chain[2].header)) != nullptr);
+    CHECK(index.find(block_hash(chain[2].header)).has_value());
   }
   // The next writer removes the batch and writes another block in its place.
   auto next = BlockFileWriter::open(dir.path.string(), key, network::regtest).value();
@@ -171,7 +170,7 @@ TEST_CASE("BlockIndex::refresh: records an unfinished batch left, removed and wr
   CHECK(next.repaired()->what == BlockFileRepair::kind::unfinished_batch);
   REQUIRE(next.append(other));
   CHECK(index.refresh().value());
-  CHECK(index.find(block_hash(chain[2].header)) == nullptr);
-  REQUIRE(index.find(block_hash(other.header)) != nullptr);
-  CHECK(index.blocks()[index.best_chain().back()].hash == block_hash(other.header));
+  CHECK_FALSE(index.find(block_hash(chain[2].header)));
+  REQUIRE(index.find(block_hash(other.header)));
+  CHECK(index.tip() == block_hash(other.header));
 }

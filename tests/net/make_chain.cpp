@@ -9,17 +9,27 @@
 // rev files too, undo data made from the chain itself (blockwire::undo).
 // --coinbase-only leaves the spends out: every block has one shape, as
 // mainnet's early blocks do (the hard case for pairing undo records).
-//   make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only]
+// --core-index writes what Bitcoin Core keeps beside such a directory: its
+// block index (DIR/index, every block's height, status and positions) and
+// a chainstate whose best block is the tip (DIR/../chainstate, its key
+// alone), in Core's formats, as a node's data directory holds them.
+//   make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only] [--core-index]
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
+#include <blockwire/directory/core_index.hpp>
 #include <blockwire/io/hex.hpp>
 #include <blockwire/io/sha256.hpp>
 #include <blockwire/undo.hpp>
 
 #include "../support/bytes.hpp"
 
+#include <leveldb/db.h>
+#include <leveldb/write_batch.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <memory>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -98,6 +108,65 @@ Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* s
   return b;
 }
 
+leveldb::Slice slice_of(std::span<const std::byte> bytes) { return {reinterpret_cast<const char*>(bytes.data()), bytes.size()}; }
+
+// Core's block index and chainstate, as its node writes them (entries in
+// batches, as its flushes do).
+class CoreDatabases {
+ public:
+  static std::unique_ptr<CoreDatabases> open(const std::string& blocks_dir) {
+    auto out = std::make_unique<CoreDatabases>();
+    leveldb::Options options;
+    options.create_if_missing = true;
+    options.compression = leveldb::kNoCompression;  // as Core's
+    leveldb::DB* db = nullptr;
+    leveldb::Status s = leveldb::DB::Open(options, blocks_dir + "/index", &db);
+    if (!s.ok()) return fail(s);
+    out->index_.reset(db);
+    const auto chainstate = std::filesystem::path(blocks_dir).lexically_normal().parent_path() / "chainstate";
+    s = leveldb::DB::Open(options, chainstate.string(), &db);
+    if (!s.ok()) return fail(s);
+    out->chainstate_.reset(db);
+    return out;
+  }
+  bool add(const CoreBlockEntry& e) {
+    std::string key(1, 'b');
+    key.append(reinterpret_cast<const char*>(e.hash.bytes().data()), 32);
+    batch_.Put(key, slice_of(encode_core_block_entry(e)));
+    return ++pending_ < 10'000 || flush();
+  }
+  // The last batch, and the chainstate's best block under its key.
+  bool finish(const Hash256& tip) {
+    if (!flush()) return false;
+    const XorKey key = random_xor_key();
+    std::string value(1, static_cast<char>(key.size()));
+    value.append(reinterpret_cast<const char*>(key.data()), key.size());
+    leveldb::WriteBatch b;
+    b.Put(leveldb::Slice("\x0e\x00obfuscate_key", 15), value);
+    std::string best(32, '\0');
+    for (std::size_t i = 0; i < 32; ++i) best[i] = static_cast<char>(tip.bytes()[i] ^ key[i % key.size()]);
+    b.Put("B", best);
+    return check(chainstate_->Write(leveldb::WriteOptions(), &b));
+  }
+
+ private:
+  static std::unique_ptr<CoreDatabases> fail(const leveldb::Status& s) {
+    std::fprintf(stderr, "make_chain: %s\n", s.ToString().c_str());
+    return nullptr;
+  }
+  static bool check(const leveldb::Status& s) { return s.ok() || fail(s) != nullptr; }
+  bool flush() {
+    pending_ = 0;
+    const bool ok = check(index_->Write(leveldb::WriteOptions(), &batch_));
+    batch_.Clear();
+    return ok;
+  }
+  std::unique_ptr<leveldb::DB> index_;
+  std::unique_ptr<leveldb::DB> chainstate_;
+  leveldb::WriteBatch batch_;
+  std::size_t pending_ = 0;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -112,6 +181,7 @@ int main(int argc, char** argv) {
   XorKey key = random_xor_key();
   bool with_undo = false;
   bool coinbase_only = false;
+  bool core_index = false;
   for (int i = 3; i < argc; ++i) {
     if (std::strcmp(argv[i], "--fill") == 0 && i + 1 < argc) {
       std::ifstream in(argv[++i], std::ios::binary);
@@ -128,6 +198,8 @@ int main(int argc, char** argv) {
       with_undo = true;
     } else if (std::strcmp(argv[i], "--coinbase-only") == 0) {
       coinbase_only = true;
+    } else if (std::strcmp(argv[i], "--core-index") == 0) {
+      core_index = true;
     } else if (std::strcmp(argv[i], "--plain") == 0) {
       key = XorKey{};
     } else {
@@ -144,8 +216,11 @@ int main(int argc, char** argv) {
   std::vector<std::byte> bytes;
   CoinSet coins;
   UndoFileWriter undo_writer(dir, key, network::regtest);
+  std::unique_ptr<CoreDatabases> core;
+  if (core_index && !(core = CoreDatabases::open(dir))) return 2;
   for (unsigned height = 0;; ++height) {
     auto at = writer.value().append(block);
+    std::uint32_t undo_pos = 0;  // past its record's frame, as Core's index keeps it
     if (!at) {
       std::fprintf(stderr, "make_chain: %s\n", at.error().message().c_str());
       return 2;
@@ -175,11 +250,25 @@ int main(int argc, char** argv) {
       }
       // Core writes none for the genesis block.
       if (height != 0) {
-        if (auto r = undo_writer.append(undo.value(), block.header.prev_block, at.value().file); !r) {
-          std::fprintf(stderr, "make_chain: %s\n", r.error().message().c_str());
+        auto undo_at = undo_writer.append(undo.value(), block.header.prev_block, at.value().file);
+        if (!undo_at) {
+          std::fprintf(stderr, "make_chain: %s\n", undo_at.error().message().c_str());
           return 2;
         }
+        undo_pos = static_cast<std::uint32_t>(undo_at.value().offset + 8);
       }
+    }
+    if (core) {
+      CoreBlockEntry e;
+      e.hash = block_hash(block.header);
+      e.header = block.header;
+      e.height = static_cast<std::int32_t>(height);
+      e.status = CoreBlockEntry::valid_scripts | CoreBlockEntry::have_data | (undo_pos != 0 ? CoreBlockEntry::have_undo : 0);
+      e.tx_count = static_cast<std::uint32_t>(block.transactions.size());
+      e.file = at.value().file;
+      e.data_pos = static_cast<std::uint32_t>(at.value().offset + 8);
+      e.undo_pos = undo_pos;
+      if (!core->add(e)) return 2;
     }
     if (hex_out.is_open()) {
       bytes.clear();
@@ -194,6 +283,7 @@ int main(int argc, char** argv) {
     const auto& fill = fills.empty() ? none : fills[height % fills.size()];
     block = make_block(block_hash(block.header), height + 1, spends ? &spend : nullptr, fill);
   }
+  if (core && !core->finish(block_hash(block.header))) return 2;
   if (auto r = undo_writer.close(); !r) {
     std::fprintf(stderr, "make_chain: %s\n", r.error().message().c_str());
     return 2;

@@ -39,7 +39,7 @@ TEST_CASE("net::Server serves Core's own directory in-process: Core's tip, Core'
   auto dir = BlocksDirectory::open(core_dir);
   REQUIRE(dir);
   REQUIRE(dir.value().net() == network::regtest);  // from the records' magic
-  REQUIRE(dir.value().chain().size() == core_chain_length);
+  REQUIRE(dir.value().chain_size() == core_chain_length);
   net::BlockStore store(std::move(dir).value());
   REQUIRE(store.enable_filters().value());
 

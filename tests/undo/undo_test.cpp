@@ -335,7 +335,7 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
   std::filesystem::resize_file(dir.file("rev00000.dat"), raw.size() + (1 << 20));
   REQUIRE(writer.close());
   const BlockIndex blocks = BlockIndex::build(dir.path.string(), key, network::regtest).value();
-  REQUIRE(blocks.best_chain().size() == 4);
+  REQUIRE(blocks.chain_size() == 4);
   auto index = UndoIndex::build(dir.path.string(), key, blocks, network::regtest);
   REQUIRE(index);
   CHECK(index.value().size() == 2);

@@ -7,8 +7,12 @@
 #include <blockwire/codec/encoding.hpp>
 #include <blockwire/codec/hashes.hpp>
 #include <blockwire/io/file.hpp>
+#include <blockwire/io/xor.hpp>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
+#include <random>
 #include <cerrno>
 #include <filesystem>
 #include <system_error>
@@ -36,54 +40,525 @@ std::string IndexProblem::message() const {
   return text;
 }
 
+namespace {
+
+constexpr std::uint32_t no_id = ~std::uint32_t{0};
+constexpr std::uint32_t duplicate = no_id - 1;  // (as a parent, in a build: the block is there already)
+constexpr std::uint32_t file_bits = 20;
+constexpr std::uint32_t flag_failed = 1u << 28;
+constexpr std::uint32_t flag_undo = 1u << 29;
+constexpr double max_load = 0.85;
+__extension__ using wide = unsigned __int128;  // (GCC and Clang)
+
+std::uint64_t random_seed() {
+  std::random_device device;
+  return (std::uint64_t{device()} << 32) ^ device();
+}
+
+// The work of each bits value, the last one kept (a chain's bits change
+// once in 2016 blocks on mainnet).
+class WorkOfBits {
+ public:
+  const Hash256& operator()(std::uint32_t bits) {
+    if (bits != bits_ || !valid_) {
+      work_ = work_from_bits(bits);
+      bits_ = bits;
+      valid_ = true;
+    }
+    return work_;
+  }
+
+ private:
+  std::uint32_t bits_ = 0;
+  bool valid_ = false;
+  Hash256 work_;
+};
+
+// Chain work summed in 64-bit limbs (add_work converts both sides each
+// time): the marks of a whole chain in one pass.
+class WorkSum {
+ public:
+  explicit WorkSum(const Hash256& start) noexcept {
+    for (std::size_t i = 0; i < 4; ++i) std::memcpy(&limbs_[i], start.bytes().data() + 8 * i, 8);
+  }
+  void add(const Hash256& w) noexcept {
+    unsigned char carry = 0;
+    for (std::size_t i = 0; i < 4; ++i) {
+      std::uint64_t limb = 0;
+      std::memcpy(&limb, w.bytes().data() + 8 * i, 8);
+      const std::uint64_t sum = limbs_[i] + limb;
+      const unsigned char c1 = sum < limb;
+      limbs_[i] = sum + carry;
+      carry = static_cast<unsigned char>(c1 | (limbs_[i] < sum));
+    }
+  }
+  Hash256 value() const noexcept {
+    Hash256 h;
+    for (std::size_t i = 0; i < 4; ++i) std::memcpy(h.bytes().data() + 8 * i, &limbs_[i], 8);
+    return h;
+  }
+
+ private:
+  std::uint64_t limbs_[4] = {};
+};
+
+}  // namespace
+
+BlockIndex::BlockIndex(std::string dir, network net, const XorKey& key)
+    : dir_(std::move(dir)), slot_seed_(random_seed()), key_(key), net_(net) {}
+
+std::uint32_t BlockIndex::ChainRuns::operator[](std::size_t height) const noexcept {
+  const auto it = std::upper_bound(runs_.begin(), runs_.end(), height, [](std::size_t h, const Run& r) { return h < r.height; });
+  const Run& r = *(it - 1);
+  return r.id + static_cast<std::uint32_t>(height - r.height);
+}
+
+void BlockIndex::ChainRuns::push_back(std::uint32_t id) {
+  if (!runs_.empty() && runs_.back().id + runs_.back().length == id) {
+    ++runs_.back().length;
+  } else {
+    runs_.push_back({static_cast<std::uint32_t>(size_), id, 1});
+  }
+  ++size_;
+}
+
+void BlockIndex::ChainRuns::truncate(std::size_t size) {
+  while (!runs_.empty() && runs_.back().height >= size) runs_.pop_back();
+  if (!runs_.empty())
+    runs_.back().length = std::min<std::uint32_t>(runs_.back().length, static_cast<std::uint32_t>(size - runs_.back().height));
+  size_ = std::min(size_, size);
+}
+
+std::int64_t BlockIndex::ChainRuns::height_of(std::uint32_t id) const noexcept {
+  for (auto it = runs_.rbegin(); it != runs_.rend(); ++it) {
+    if (id >= it->id && id - it->id < it->length) return std::int64_t{it->height} + (id - it->id);
+  }
+  return -1;
+}
+
 void BlockIndex::add_record_problem(IndexProblem p) {
   ++record_problem_count_;
   if (record_problems_.size() < max_listed) record_problems_.push_back(std::move(p));
 }
 
+std::size_t BlockIndex::slot_of(const Hash256& hash) const noexcept {
+  std::uint64_t x = 0;
+  std::memcpy(&x, hash.bytes().data(), 8);
+  x = (x ^ slot_seed_) * 0x9e3779b97f4a7c15ULL;
+  x ^= x >> 29;
+  return static_cast<std::size_t>((static_cast<wide>(x) * slots_.size()) >> 64);
+}
+
+std::optional<std::uint32_t> BlockIndex::find_id(const Hash256& hash) const noexcept {
+  if (slots_.empty()) return std::nullopt;
+  for (std::size_t at = slot_of(hash);; at = at + 1 == slots_.size() ? 0 : at + 1) {
+    const std::uint32_t id = slots_[at];
+    if (id == no_id) return std::nullopt;
+    if (entries_[id].hash == hash) return id;
+  }
+}
+
+void BlockIndex::index_slots() {
+  slots_.assign(std::max<std::size_t>(64, static_cast<std::size_t>(static_cast<double>(entries_.size()) * 1.25 / max_load)), no_id);
+  for (std::uint32_t id = 0; id < entries_.size(); ++id) {
+    std::size_t at = slot_of(entries_[id].hash);
+    while (slots_[at] != no_id) at = at + 1 == slots_.size() ? 0 : at + 1;
+    slots_[at] = id;
+  }
+}
+
+void BlockIndex::add_slot(std::uint32_t id) {
+  if (static_cast<double>(entries_.size()) > static_cast<double>(slots_.size()) * max_load) return index_slots();
+  std::size_t at = slot_of(entries_[id].hash);
+  while (slots_[at] != no_id) at = at + 1 == slots_.size() ? 0 : at + 1;
+  slots_[at] = id;
+}
+
+void BlockIndex::push(const Hash256& hash, const Hash256& prev, BlockPosition at, std::uint32_t time, std::uint32_t bits, bool failed,
+                      std::optional<std::uint32_t> undo_offset) {
+  if (!bulk_ && find_id(hash)) return;  // a duplicate: the first stays (in a build: found when linked)
+  const auto id = static_cast<std::uint32_t>(entries_.size());
+  Entry e;
+  e.hash = hash;
+  e.file_word = (at.file & ((1u << file_bits) - 1)) | static_cast<std::uint32_t>((at.offset >> 32) & 0xff) << file_bits |
+                (failed ? flag_failed : 0) | (undo_offset ? flag_undo : 0);
+  e.offset = static_cast<std::uint32_t>(at.offset);
+  e.undo_offset = undo_offset.value_or(0);
+  e.time = time;
+  e.bits = bits;
+  entries_.push_back(e);
+  if (bulk_) {
+    bulk_prev_.push_back(prev);
+    return;
+  }
+  add_slot(id);
+  fresh_.push_back({id, prev});
+}
+
+IndexedBlock BlockIndex::block(std::size_t id) const {
+  const Entry& e = entries_[id];
+  IndexedBlock b;
+  b.hash = e.hash;
+  b.file = e.file_word & ((1u << file_bits) - 1);
+  b.offset = (std::uint64_t{(e.file_word >> file_bits) & 0xff} << 32) | e.offset;
+  b.height = height_of_id(static_cast<std::uint32_t>(id));
+  b.time = e.time;
+  b.bits = e.bits;
+  b.failed = (e.file_word & flag_failed) != 0;
+  if ((e.file_word & flag_undo) != 0) b.undo_offset = e.undo_offset;
+  b.id = id;
+  return b;
+}
+
+std::optional<IndexedBlock> BlockIndex::find(const Hash256& hash) const {
+  const auto id = find_id(hash);
+  if (!id) return std::nullopt;
+  return block(*id);
+}
+
+std::int64_t BlockIndex::height_of_id(std::uint32_t id) const noexcept {
+  if (const std::int64_t h = best_.height_of(id); h >= 0) return h;
+  const auto side = side_.find(id);
+  return side == side_.end() ? -1 : side->second.height;
+}
+
+std::optional<std::uint32_t> BlockIndex::parent_of(std::uint32_t id) const noexcept {
+  if (const std::int64_t h = best_.height_of(id); h >= 0) {
+    if (h == 0) return std::nullopt;
+    return best_[static_cast<std::size_t>(h) - 1];
+  }
+  const auto side = side_.find(id);
+  if (side == side_.end() || side->second.parent == no_id) return std::nullopt;
+  return side->second.parent;
+}
+
+std::optional<IndexedBlock> BlockIndex::parent(const IndexedBlock& b) const {
+  const auto p = parent_of(static_cast<std::uint32_t>(b.id));
+  if (!p) return std::nullopt;
+  return block(*p);
+}
+
+bool BlockIndex::on_best_chain(const IndexedBlock& b) const noexcept { return best_.height_of(static_cast<std::uint32_t>(b.id)) >= 0; }
+
+Hash256 BlockIndex::chain_work(std::uint32_t id) const {
+  // Off the best chain: down to where the branch meets it.
+  Hash256 side_work;
+  WorkOfBits work;
+  std::int64_t h = best_.height_of(id);
+  while (h < 0) {
+    const auto side = side_.find(id);
+    if (side == side_.end()) return Hash256{};  // linked to nothing
+    side_work = add_work(side_work, work(entries_[id].bits));
+    if (side->second.parent == no_id) return side_work;
+    id = side->second.parent;
+    h = best_.height_of(id);
+  }
+  const auto height = static_cast<std::size_t>(h);
+  Hash256 w = work_marks_[height / 256];
+  for (std::size_t at = height / 256 * 256 + 1; at <= height; ++at) w = add_work(w, work(entries_[best_[at]].bits));
+  return add_work(w, side_work);
+}
+
+void BlockIndex::mark_work_from(std::size_t height) {
+  // Marks at heights below `height` stay; the rest are made again.
+  const std::size_t keep = std::min(work_marks_.size(), (height + 255) / 256);
+  work_marks_.resize(keep);
+  if (keep * 256 >= best_.size()) return;
+  WorkSum w(keep == 0 ? Hash256{} : work_marks_.back());
+  WorkOfBits work;
+  for (std::size_t at = keep == 0 ? 0 : (keep - 1) * 256 + 1; at < best_.size(); ++at) {
+    w.add(work(entries_[best_[at]].bits));
+    if (at % 256 == 0) work_marks_.push_back(w.value());
+  }
+}
+
+void BlockIndex::move_tip(std::uint32_t tip) {
+  // Down the new branch to where it meets the best chain.
+  std::vector<std::uint32_t> path;
+  std::optional<std::uint32_t> fork;
+  for (std::uint32_t at = tip;;) {
+    if (best_.height_of(at) >= 0) {
+      fork = at;
+      break;
+    }
+    path.push_back(at);
+    const auto side = side_.find(at);
+    if (side == side_.end() || side->second.parent == no_id) break;  // a branch from another genesis block
+    at = side->second.parent;
+  }
+  const std::size_t keep = fork ? static_cast<std::size_t>(best_.height_of(*fork)) + 1 : 0;
+  for (std::size_t h = keep; h < best_.size(); ++h) side_[best_[h]] = {static_cast<std::int64_t>(h), h == 0 ? no_id : best_[h - 1]};
+  best_.truncate(keep);
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    side_.erase(*it);
+    best_.push_back(*it);
+  }
+  mark_work_from(keep);
+}
+
+void BlockIndex::link_bulk(const std::optional<Hash256>& tip) {
+  // Every block pushed at once: the table made once (the second of a hash
+  // is a duplicate, dropped), then each parent found by hash.
+  const std::size_t n = entries_.size();
+  std::vector<std::uint32_t> parent(n, no_id);
+  slots_.assign(std::max<std::size_t>(64, static_cast<std::size_t>(static_cast<double>(n) * 1.25 / max_load)), no_id);
+  for (std::uint32_t id = 0; id < n; ++id) {
+    std::size_t at = slot_of(entries_[id].hash);
+    for (;; at = at + 1 == slots_.size() ? 0 : at + 1) {
+      if (slots_[at] == no_id) {
+        slots_[at] = id;
+        break;
+      }
+      if (entries_[slots_[at]].hash == entries_[id].hash) {
+        parent[id] = duplicate;
+        break;
+      }
+    }
+  }
+  std::vector<bool> genesis(n, false);
+  for (std::uint32_t id = 0; id < n; ++id) {
+    if (parent[id] == duplicate) continue;
+    genesis[id] = bulk_prev_[id].is_zero();
+    if (!genesis[id]) parent[id] = find_id(bulk_prev_[id]).value_or(no_id);
+  }
+  std::vector<Hash256> prev = std::move(bulk_prev_);
+  bulk_prev_ = {};
+  bulk_ = false;
+  link_all(std::move(parent), std::move(genesis), tip, [&](std::uint32_t id) { return prev[id]; });
+}
+
+void BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> genesis, const std::optional<Hash256>& tip,
+                          const std::function<Hash256(std::uint32_t)>& prev_of) {
+  // Heights by walking up (blocks come in any order), the tip, then the
+  // best chain laid out by height first (ids 0..height: one run), the rest
+  // after, duplicates dropped. The slots are the entries' (link_bulk).
+  const std::size_t n = entries_.size();
+  constexpr std::int32_t unknown = -2;
+  std::vector<std::int32_t> height(n, unknown);  // -1: linked to nothing
+  std::vector<std::uint32_t> path;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (parent[i] == duplicate) continue;
+    std::uint32_t at = i;
+    std::int32_t below = -1;  // the height under the path's top
+    bool linked = true;
+    for (;;) {
+      if (height[at] != unknown) {
+        below = height[at];
+        linked = below >= 0;
+        break;
+      }
+      path.push_back(at);
+      if (genesis[at]) break;
+      if (parent[at] == no_id) {
+        linked = false;
+        break;
+      }
+      at = parent[at];
+    }
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      if (!linked) {
+        height[*it] = -1;
+        continue;
+      }
+      height[*it] = ++below;
+      if (below > 0 && (entries_[parent[*it]].file_word & flag_failed) != 0) entries_[*it].file_word |= flag_failed;
+    }
+    path.clear();
+  }
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (height[i] == -1) orphans_.push_back({i, prev_of(i)});
+  }
+  // The tip: the node's, else the most work (among equals the first found:
+  // Core keeps the block it received first), never a failed block.
+  std::uint32_t best = no_id;
+  if (tip) {
+    const auto t = find_id(*tip);
+    if (t && height[*t] >= 0 && (entries_[*t].file_word & flag_failed) == 0) best = *t;
+  }
+  if (best == no_id) {
+    // Parents before children: by height (a counting sort).
+    std::int32_t top = -1;
+    for (std::uint32_t i = 0; i < n; ++i) top = std::max(top, height[i]);
+    std::vector<std::uint32_t> start(static_cast<std::size_t>(top) + 2, 0);
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (height[i] >= 0) ++start[static_cast<std::size_t>(height[i]) + 1];
+    }
+    for (std::size_t h = 1; h < start.size(); ++h) start[h] += start[h - 1];
+    std::vector<std::uint32_t> order(start.back());
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (height[i] >= 0) order[start[static_cast<std::size_t>(height[i])]++] = i;
+    }
+    std::vector<Hash256> work(n);
+    WorkOfBits work_of;
+    Hash256 best_work;
+    for (const std::uint32_t i : order) {
+      work[i] = add_work(height[i] == 0 ? Hash256{} : work[parent[i]], work_of(entries_[i].bits));
+      if ((entries_[i].file_word & flag_failed) != 0) continue;
+      if (best == no_id || !at_most(work[i], best_work) || (work[i] == best_work && i < best)) {
+        best = i;
+        best_work = work[i];
+      }
+    }
+  }
+  // The new order: the best chain by height, then every other block as it
+  // was, then the duplicates (dropped).
+  std::vector<std::uint32_t> new_id(n, no_id);
+  const std::uint32_t chain_length = best == no_id ? 0 : static_cast<std::uint32_t>(height[best]) + 1;
+  for (std::uint32_t at = best, h = chain_length; h != 0; at = parent[at]) new_id[at] = --h;
+  std::uint32_t next = chain_length;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (new_id[i] == no_id && parent[i] != duplicate) new_id[i] = next++;
+  }
+  const std::uint32_t kept = next;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (new_id[i] == no_id) new_id[i] = next++;
+  }
+  for (std::uint32_t i = 0; i < n; ++i) {
+    if (new_id[i] >= chain_length && new_id[i] < kept && height[i] >= 0)
+      side_[new_id[i]] = {height[i], genesis[i] ? no_id : new_id[parent[i]]};
+  }
+  for (Pending& o : orphans_) o.id = new_id[o.id];
+  std::sort(orphans_.begin(), orphans_.end(), [](const Pending& a, const Pending& b) { return a.id < b.id; });
+  parent = {};
+  height = {};
+  // The slots follow the ids; the entries moved into place, cycle by cycle.
+  for (std::uint32_t& slot : slots_) {
+    if (slot != no_id) slot = new_id[slot] < kept ? new_id[slot] : no_id;
+  }
+  for (std::uint32_t i = 0; i < n; ++i) {
+    while (new_id[i] != i) {
+      const std::uint32_t j = new_id[i];
+      std::swap(entries_[i], entries_[j]);
+      std::swap(new_id[i], new_id[j]);
+    }
+  }
+  new_id = {};
+  entries_.resize(kept);
+  best_ = ChainRuns();
+  for (std::uint32_t h = 0; h < chain_length; ++h) best_.push_back(h);
+  work_marks_.clear();
+  mark_work_from(0);
+}
+
+void BlockIndex::link_fresh() {
+  // The blocks to place: the new ones, and those that linked to nothing so
+  // far (their parent may have come). A block's parent is linked already,
+  // or is one of them: placed first (blocks come in any order).
+  std::vector<Pending> candidates = std::move(orphans_);
+  orphans_.clear();
+  candidates.insert(candidates.end(), fresh_.begin(), fresh_.end());
+  fresh_.clear();
+  std::unordered_map<std::uint32_t, std::size_t> candidate;  // id -> into candidates
+  for (std::size_t i = 0; i < candidates.size(); ++i) candidate.emplace(candidates[i].id, i);
+  constexpr std::int64_t unknown = -2;
+  std::vector<std::int64_t> height(candidates.size(), unknown);  // -1: linked to nothing
+  std::vector<std::uint32_t> parent(candidates.size(), no_id);
+  std::vector<std::size_t> path;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    std::size_t at = i;
+    std::int64_t below = -1;  // the height under the path's top
+    bool linked = true;
+    for (;;) {
+      if (height[at] != unknown) {
+        below = height[at];
+        linked = below >= 0;
+        break;
+      }
+      path.push_back(at);
+      const Pending& c = candidates[at];
+      if (c.prev.is_zero()) break;
+      const auto p = find_id(c.prev);
+      if (!p) {
+        linked = false;
+        break;
+      }
+      parent[at] = *p;
+      const auto waiting = candidate.find(*p);
+      if (waiting == candidate.end()) {
+        below = height_of_id(*p);
+        linked = below >= 0;
+        break;
+      }
+      at = waiting->second;
+    }
+    for (auto it = path.rbegin(); it != path.rend(); ++it) height[*it] = linked ? ++below : -1;
+    path.clear();
+  }
+  // What stays linked to nothing; the rest off the best chain for now,
+  // parents first, failed where a parent is.
+  std::vector<std::size_t> linked;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (height[i] < 0) {
+      orphans_.push_back(candidates[i]);
+      continue;
+    }
+    side_[candidates[i].id] = {height[i], parent[i]};
+    linked.push_back(i);
+  }
+  std::sort(orphans_.begin(), orphans_.end(), [](const Pending& a, const Pending& b) { return a.id < b.id; });
+  std::sort(linked.begin(), linked.end(), [&](std::size_t a, std::size_t b) { return height[a] < height[b]; });
+  for (const std::size_t i : linked) {
+    const std::uint32_t p = parent[i];
+    if (p != no_id && (entries_[p].file_word & flag_failed) != 0) entries_[candidates[i].id].file_word |= flag_failed;
+  }
+  // The tip: the most work; among equals, the one there first.
+  std::uint32_t tip = best_.size() == 0 ? no_id : best_[best_.size() - 1];
+  Hash256 tip_work = tip == no_id ? Hash256{} : chain_work(tip);
+  for (const std::size_t i : linked) {
+    const std::uint32_t id = candidates[i].id;
+    if ((entries_[id].file_word & flag_failed) != 0) continue;
+    const Hash256 w = chain_work(id);
+    if (tip == no_id || !at_most(w, tip_work) || (w == tip_work && id < tip)) {
+      tip = id;
+      tip_work = w;
+    }
+  }
+  if (tip != no_id && (best_.size() == 0 || tip != best_[best_.size() - 1])) move_tip(tip);
+}
+
+void BlockIndex::gather_problems() {
+  // What reading found, then the blocks linked to nothing.
+  problems_ = record_problems_;
+  problem_count_ = record_problem_count_;
+  for (const Pending& o : orphans_) {
+    ++problem_count_;
+    if (problems_.size() < max_listed) {
+      const IndexedBlock b = block(o.id);
+      problems_.push_back({IndexProblem::kind::unlinked, b.file, b.offset, 0, {}});
+    }
+  }
+  std::sort(problems_.begin(), problems_.end(),
+            [](const IndexProblem& a, const IndexProblem& b) { return std::tie(a.file, a.offset) < std::tie(b.file, b.offset); });
+}
+
 result<BlockIndex> BlockIndex::build(const std::string& blocks_dir, const XorKey& key, network net) {
-  BlockIndex index;
-  index.dir_ = blocks_dir;
-  index.key_ = key;
-  index.net_ = net;
+  BlockIndex index(blocks_dir, net, key);
   auto files = block_files(blocks_dir);
   if (!files) return files.error();
-  const std::size_t before = index.blocks_.size();
+  index.bulk_ = true;
   if (auto r = index.read_files(files.value(), 0, 0); !r) return r.error();
   if (index.uncommitted_) {
     index.add_record_problem(
         {IndexProblem::kind::unfinished_batch, index.uncommitted_->file, index.uncommitted_->offset, index.uncommitted_records_, {}});
   }
-  index.link(before);
+  index.link_bulk(std::nullopt);
+  index.gather_problems();
   return index;
 }
 
-result<BlockIndex> BlockIndex::build_from(const std::string& blocks_dir, const XorKey& key, network net, std::span<const KnownBlock> known,
-                                          const std::optional<Hash256>& tip, BlockPosition resume) {
+result<BlockIndex> BlockIndex::build_from(const std::string& blocks_dir, const XorKey& key, network net, const KnownBlocks& each,
+                                          const std::optional<Hash256>& tip) {
   BlockIndex index(blocks_dir, net, key);
-  index.blocks_.reserve(known.size());
-  for (const KnownBlock& k : known) {
-    if (!index.by_hash_.emplace(k.hash, index.blocks_.size()).second) continue;
-    IndexedBlock b;
-    b.hash = k.hash;
-    b.header = k.header;
-    b.file = k.at.file;
-    b.offset = k.at.offset;
-    b.failed = k.failed;
-    index.blocks_.push_back(b);
-  }
-  index.link(0);
-  if (tip) {
-    const auto at = index.by_hash_.find(*tip);
-    if (at != index.by_hash_.end() && index.blocks_[at->second].height >= 0 && !index.blocks_[at->second].failed) {
-      index.move_tip(at->second);
-    }
-  }
+  index.bulk_ = true;
+  auto resume = each(
+      [&](const KnownBlock& k) { index.push(k.hash, k.header.prev_block, k.at, k.header.time, k.header.bits, k.failed, k.undo_offset); });
+  if (!resume) return resume.error();
+  index.link_bulk(tip);
   auto files = block_files(blocks_dir);
   if (!files) return files.error();
-  const std::size_t before = index.blocks_.size();
-  if (auto r = index.read_files(files.value(), resume.file, resume.offset); !r) return r.error();
-  index.link(before);
+  if (auto r = index.read_files(files.value(), resume.value().file, resume.value().offset); !r) return r.error();
+  index.link_fresh();
+  index.gather_problems();
   return index;
 }
 
@@ -107,11 +582,11 @@ result<bool> BlockIndex::refresh() {
                 block_hash(decode_header(std::span<const std::byte>(bytes.value()).first(header_size)).value()) != last_record_hash_;
   }
   if (shrank || cut || rewritten) {
-    const Hash256 old_tip = best_.empty() ? Hash256{} : blocks_[best_.back()].hash;
+    const Hash256 old_tip = empty() ? Hash256{} : tip();
     auto again = build(dir_, key_, net_);
     if (!again) return again.error();
     *this = std::move(again).value();
-    return (best_.empty() ? Hash256{} : blocks_[best_.back()].hash) != old_tip;
+    return (empty() ? Hash256{} : tip()) != old_tip;
   }
   // An append whose writer died, and no writer since: nothing new can
   // follow it until one opens the directory (and removes it).
@@ -119,13 +594,14 @@ result<bool> BlockIndex::refresh() {
     auto batch = detail::read_batch_start(dir_);
     if (batch && batch.value() == uncommitted_) return false;
   }
-  const std::size_t before = blocks_.size();
+  const std::size_t before = entries_.size();
   const std::uint64_t problems_before = record_problem_count_;
   if (auto r = read_files(files.value(), resume_file_, resume_offset_); !r) return r.error();
-  if (blocks_.size() == before && record_problem_count_ == problems_before) return false;
-  const std::size_t old_tip = best_.empty() ? IndexedBlock::none : best_.back();
-  link(before);
-  return (best_.empty() ? IndexedBlock::none : best_.back()) != old_tip;
+  if (entries_.size() == before && record_problem_count_ == problems_before) return false;
+  const std::uint32_t old_tip = best_.size() == 0 ? no_id : best_[best_.size() - 1];
+  link_fresh();
+  gather_problems();
+  return (best_.size() == 0 ? no_id : best_[best_.size() - 1]) != old_tip;
 }
 
 result<void> BlockIndex::read_files(const std::vector<std::string>& files, unsigned from_file, std::uint64_t from_offset) {
@@ -190,18 +666,14 @@ result<void> BlockIndex::read_files(const std::vector<std::string>& files, unsig
       end = record->offset + 8 + record->bytes.size();
       // A record's length is at least 81 (BlockFileReader): the header decodes.
       const BlockHeader header = decode_header(record->bytes.first(header_size)).value();
-      IndexedBlock b;
-      b.hash = block_hash(header);
+      const Hash256 hash = block_hash(header);
       last_record_ = BlockPosition{number, record->offset};
-      last_record_hash_ = b.hash;
-      b.header = header;
-      b.file = number;
-      b.offset = record->offset;
-      if (!proof_of_work_ok(b.hash, header.bits, net_)) {
-        add_record_problem({IndexProblem::kind::bad_proof_of_work, number, b.offset, 0, {}});
+      last_record_hash_ = hash;
+      if (!proof_of_work_ok(hash, header.bits, net_)) {
+        add_record_problem({IndexProblem::kind::bad_proof_of_work, number, record->offset, 0, {}});
         continue;
       }
-      if (by_hash_.emplace(b.hash, blocks_.size()).second) blocks_.push_back(b);  // a duplicate: the first stays
+      push(hash, header.prev_block, {number, record->offset}, header.time, header.bits, false, std::nullopt);
     }
     if (uncommitted_) std::erase_if(skipped, [&](const SkippedBytes& k) { return is_uncommitted(number, k.offset); });
     const bool cut_short = !skipped.empty() && skipped.front().cut_short();
@@ -227,146 +699,72 @@ result<void> BlockIndex::read_files(const std::vector<std::string>& files, unsig
   return success();
 }
 
-void BlockIndex::link(std::size_t first_new) {
-  // The blocks to place: the new ones, and those that linked to nothing so
-  // far (their parent may have come). Each walks up to a linked ancestor
-  // first (blocks come in any order); a walk stops at a block already
-  // walked this round, so the work is linear.
-  std::vector<std::size_t> candidates = std::move(orphans_);
-  orphans_.clear();
-  for (std::size_t i = first_new; i < blocks_.size(); ++i) candidates.push_back(i);
-  walked_.resize(blocks_.size(), 0);
-  ++round_;
-  std::vector<std::size_t> path;
-  std::size_t tip = best_.empty() ? IndexedBlock::none : best_.back();
-  for (const std::size_t i : candidates) {
-    std::size_t at = i;
-    while (walked_[at] != round_ && blocks_[at].height < 0) {
-      walked_[at] = round_;
-      path.push_back(at);
-      if (blocks_[at].header.prev_block.is_zero()) break;
-      const auto parent = by_hash_.find(blocks_[at].header.prev_block);
-      if (parent == by_hash_.end()) break;
-      at = parent->second;
-    }
-    for (auto it = path.rbegin(); it != path.rend(); ++it) place(*it);
-    path.clear();
-  }
-  for (const std::size_t i : candidates) {
-    const IndexedBlock& b = blocks_[i];
-    if (b.height < 0) {
-      orphans_.push_back(i);
-      continue;
-    }
-    if (b.failed) continue;
-    // The tip: the most work; among equals, the first found (Core keeps
-    // the block it received first).
-    if (tip == IndexedBlock::none || !at_most(b.chainwork, blocks_[tip].chainwork) || (b.chainwork == blocks_[tip].chainwork && i < tip)) {
-      tip = i;
-    }
-  }
-  std::sort(orphans_.begin(), orphans_.end());
-  orphan_parents_.clear();
-  for (const std::size_t i : orphans_) orphan_parents_.insert(blocks_[i].header.prev_block);
-  move_tip(tip);
-  // The problems: what reading found, then the blocks linked to nothing.
-  problems_ = record_problems_;
-  problem_count_ = record_problem_count_;
-  for (const std::size_t i : orphans_) {
-    ++problem_count_;
-    if (problems_.size() < max_listed) problems_.push_back({IndexProblem::kind::unlinked, blocks_[i].file, blocks_[i].offset, 0, {}});
-  }
-  std::sort(problems_.begin(), problems_.end(),
-            [](const IndexProblem& a, const IndexProblem& b) { return std::tie(a.file, a.offset) < std::tie(b.file, b.offset); });
-}
-
-void BlockIndex::move_tip(std::size_t tip) {
-  if (tip == IndexedBlock::none || (!best_.empty() && best_.back() == tip)) return;
-  // From the new tip down to where it meets the old best chain.
-  const std::size_t kept = std::min(best_.size(), static_cast<std::size_t>(blocks_[tip].height) + 1);
-  best_.resize(static_cast<std::size_t>(blocks_[tip].height) + 1);
-  for (std::size_t at = tip; at != IndexedBlock::none; at = blocks_[at].parent) {
-    const auto h = static_cast<std::size_t>(blocks_[at].height);
-    if (h < kept && best_[h] == at) break;
-    best_[h] = at;
-  }
-}
-
 void BlockIndex::add(const BlockHeader& header, const Hash256& hash, BlockPosition at) {
-  if (by_hash_.contains(hash)) return;
-  IndexedBlock b;
-  b.hash = hash;
-  b.header = header;
-  b.file = at.file;
-  b.offset = at.offset;
-  by_hash_.emplace(hash, blocks_.size());
-  blocks_.push_back(b);
-  const std::size_t self = blocks_.size() - 1;
-  // The usual case, in constant time: its parent is linked and no block
-  // waits for it. (Otherwise the blocks waiting are linked too.)
-  if (orphan_parents_.contains(hash) || !place(self)) return link(self);
-  if (blocks_[self].failed) return;
-  if (best_.empty() || !at_most(blocks_[self].chainwork, blocks_[best_.back()].chainwork)) move_tip(self);
-}
-
-bool BlockIndex::place(std::size_t i) {
-  IndexedBlock& b = blocks_[i];
-  const Hash256 work = work_from_bits(b.header.bits);
-  if (b.header.prev_block.is_zero()) {
-    b.height = 0;
-    b.chainwork = work;
-    return true;
+  if (find_id(hash)) return;
+  push(hash, header.prev_block, at, header.time, header.bits, false, std::nullopt);
+  // The usual case, in constant time: on top of the tip, and no block
+  // waits for a parent.
+  if (best_.size() != 0 && orphans_.empty() && header.prev_block == tip()) {
+    best_.push_back(fresh_.back().id);
+    fresh_.clear();
+    mark_work_from(best_.size() - 1);
+    return;
   }
-  const auto parent = by_hash_.find(b.header.prev_block);
-  if (parent == by_hash_.end() || blocks_[parent->second].height < 0) return false;
-  const IndexedBlock& p = blocks_[parent->second];
-  b.parent = parent->second;
-  b.height = p.height + 1;
-  b.failed = b.failed || p.failed;
-  b.chainwork = add_work(p.chainwork, work);
-  return true;
+  link_fresh();
+  gather_problems();
 }
 
 std::int64_t BlockIndex::height_of(const Hash256& hash) const {
-  const IndexedBlock* b = find(hash);
-  if (b == nullptr || b->height < 0 || static_cast<std::size_t>(b->height) >= best_.size()) return -1;
-  return &blocks_[best_[static_cast<std::size_t>(b->height)]] == b ? b->height : -1;
+  const auto id = find_id(hash);
+  return id ? best_.height_of(*id) : -1;
 }
 
 std::vector<Hash256> BlockIndex::locator() const {
   std::vector<Hash256> hashes;
-  if (best_.empty()) return hashes;
+  if (empty()) return hashes;
   std::int64_t step = 1;
   for (std::int64_t h = height(); h > 0; h -= step) {
-    hashes.push_back(blocks_[best_[static_cast<std::size_t>(h)]].hash);
+    hashes.push_back(entries_[best_[static_cast<std::size_t>(h)]].hash);
     if (hashes.size() > 10) step *= 2;  // as Core: eleven one apart, then doubling
   }
-  hashes.push_back(blocks_[best_.front()].hash);
+  hashes.push_back(entries_[best_[0]].hash);
   return hashes;
 }
 
-const IndexedBlock* BlockIndex::find(const Hash256& hash) const {
-  const auto it = by_hash_.find(hash);
-  return it == by_hash_.end() ? nullptr : &blocks_[it->second];
-}
-
 ChainInfo BlockIndex::chain_info(const IndexedBlock& b) const {
-  ChainInfo info{b.height, -1, b.header.time, b.chainwork, std::nullopt};
-  const std::size_t self = static_cast<std::size_t>(&b - blocks_.data());
-  const bool on_best =
-      b.height >= 0 && static_cast<std::size_t>(b.height) < best_.size() && best_[static_cast<std::size_t>(b.height)] == self;
-  if (on_best) {
+  ChainInfo info{b.height, -1, b.time, chain_work(static_cast<std::uint32_t>(b.id)), std::nullopt};
+  if (on_best_chain(b)) {
     info.confirmations = static_cast<std::int64_t>(best_.size()) - b.height;
-    if (static_cast<std::size_t>(b.height) + 1 < best_.size()) info.next = blocks_[best_[static_cast<std::size_t>(b.height) + 1]].hash;
+    if (static_cast<std::size_t>(b.height) + 1 < best_.size()) info.next = entries_[best_[static_cast<std::size_t>(b.height) + 1]].hash;
   }
   // Core's GetMedianTimePast: the middle of the sorted times of the block
   // and up to ten ancestors.
   std::vector<std::uint32_t> times;
-  for (std::size_t at = self; at != IndexedBlock::none && times.size() < 11; at = blocks_[at].parent)
-    times.push_back(blocks_[at].header.time);
+  for (std::optional<std::uint32_t> at = static_cast<std::uint32_t>(b.id); at && times.size() < 11; at = parent_of(*at))
+    times.push_back(entries_[*at].time);
   std::sort(times.begin(), times.end());
   info.median_time = times[times.size() / 2];
   return info;
+}
+
+result<BlockHeader> BlockIndex::header(const IndexedBlock& b) const {
+  auto file = FileReader::open(file_path(b.file).c_str());
+  if (!file) return file.error();
+  std::array<std::byte, 8 + header_size> head{};
+  if (auto r = read_at(file.value().fd(), head, b.offset); !r) return error(r.error().code(), b.offset);
+  xor_in_place(head, key_, b.offset);
+  const Magic m = magic(net_);
+  if (!std::equal(m.begin(), m.end(), head.begin())) return error(blockfiles::errc::bad_magic, b.offset);
+  auto h = decode_header(std::span<const std::byte>(head).subspan(8));
+  if (!h || block_hash(h.value()) != b.hash) return error(blockfiles::errc::wrong_block, b.offset);
+  return h.value();
+}
+
+std::size_t BlockIndex::memory_bytes() const noexcept {
+  // (an unordered_map node: the pair, a next pointer, the cached hash; a bucket pointer)
+  constexpr std::size_t side_node = sizeof(std::pair<const std::uint32_t, SideLink>) + 2 * sizeof(void*) + sizeof(void*);
+  return entries_.capacity() * sizeof(Entry) + slots_.capacity() * sizeof(std::uint32_t) + best_.memory_bytes() + side_.size() * side_node +
+         orphans_.capacity() * sizeof(Pending) + work_marks_.capacity() * sizeof(Hash256);
 }
 
 std::string BlockIndex::file_path(unsigned file) const { return (std::filesystem::path(dir_) / block_file_name(file)).string(); }

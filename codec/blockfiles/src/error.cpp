@@ -25,6 +25,7 @@ const char* describe(int value) noexcept {
       return "the last blk file is damaged: a record that does not decode, or broken framing before a whole record";
     case blockfiles::errc::batch_in_progress: return "a batch of appends is already open";
     case blockfiles::errc::bad_batch_file: return ".blockwire-batch does not name a position of this directory's blk files";
+    case blockfiles::errc::wrong_block: return "the record there holds another block than the index says";
   }
   return nullptr;
 }

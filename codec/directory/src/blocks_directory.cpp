@@ -78,7 +78,7 @@ result<std::vector<std::byte>> BlocksDirectory::read_block(const IndexedBlock& b
   // of where it is.
   if (bytes.value().size() < header_size ||
       block_hash(decode_header(std::span<const std::byte>(bytes.value()).first(header_size)).value()) != block.hash) {
-    return error(directory::errc::wrong_block, block.offset);
+    return error(blockfiles::errc::wrong_block, block.offset);
   }
   return bytes;
 }
@@ -115,7 +115,7 @@ result<filters::GcsFilter> BlocksDirectory::basic_filter(const IndexedBlock& blo
 result<bool> BlocksDirectory::refresh() {
   auto moved = index_.refresh();
   if (!moved) return moved.error();
-  if (moved.value() && undo_) stale_undo_file_ = at_height(chain().size() - 1).file;
+  if (moved.value() && undo_) stale_undo_file_ = at_height(chain_size() - 1).file;
   if (stale_undo_file_) {
     // The new tip's undo records: its rev file read again, that one alone
     // (the rest were paired at open, or on an earlier tip). A failure is

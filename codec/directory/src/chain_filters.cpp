@@ -19,7 +19,7 @@ struct Made {
 };
 
 Made make_one(const BlocksDirectory& dir, std::uint64_t height) {
-  const IndexedBlock& b = dir.at_height(height);
+  const IndexedBlock b = dir.at_height(height);
   Made out;
   auto filter = dir.basic_filter(b, &out.bytes);
   if (filter) {
@@ -44,7 +44,7 @@ Made make_one(const BlocksDirectory& dir, std::uint64_t height) {
 }  // namespace
 
 std::optional<ChainFilterFailure> make_chain_filters(const BlocksDirectory& dir, FilterFile& file, const ChainFilters& spec) {
-  const std::uint64_t tip = dir.chain().size();
+  const std::uint64_t tip = dir.chain_size();
   const std::uint64_t end = spec.end == 0 ? tip : std::min(tip, spec.end);
   std::vector<Hash256> headers;  // every height's filter header so far
   for (std::size_t h = 0; h < file.size(); ++h) headers.push_back(file.header(h));
@@ -73,7 +73,7 @@ std::optional<ChainFilterFailure> make_chain_filters(const BlocksDirectory& dir,
       const std::uint64_t height = first + i;
       Made& r = results[i];
       if (!r.filter) return std::move(r.failure);
-      const Hash256& block = dir.at_height(height).hash;
+      const Hash256 block = dir.at_height(height).hash;
       headers.push_back(filters::filter_header(filters::filter_hash(*r.filter), headers.empty() ? Hash256{} : headers.back()));
       if (spec.keep) {
         if (auto w = file.append(block, r.filter->encoded()); !w) return ChainFilterFailure{std::nullopt, w.error(), w.error().message()};

@@ -3,6 +3,7 @@
 #include <blockwire/codec/encoding.hpp>
 #include <blockwire/codec/hashes.hpp>
 #include <blockwire/directory/core_index.hpp>
+#include <blockwire/directory/error.hpp>
 #include <blockwire/io/file.hpp>
 #include <blockwire/io/xor.hpp>
 
@@ -10,6 +11,7 @@
 #include <array>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <tuple>
 
 namespace blockwire::detail {
@@ -45,7 +47,8 @@ class RecordChecker {
     }
     xor_in_place(head, key_, at.offset);
     const auto where = name + ":" + std::to_string(at.offset) + ": ";
-    if (!std::equal(magic_.begin(), magic_.end(), head.begin())) return where + "no record begins there (the index has block " + short_hash(hash) + " there)";
+    if (!std::equal(magic_.begin(), magic_.end(), head.begin()))
+      return where + "no record begins there (the index has block " + short_hash(hash) + " there)";
     const auto header = decode_header(std::span<const std::byte>(head).subspan(8));
     if (!header || block_hash(header.value()) != hash) {
       return where + "the record there is not block " + short_hash(hash) + ", as the index says";
@@ -69,7 +72,8 @@ class RecordChecker {
 
 // Empty when the undo record at `at` checks against the block's parent
 // (Core's checksum over the parent's hash and the record).
-std::string check_undo(const std::string& dir, const XorKey& key, network net, BlockPosition at, const Hash256& parent, const Hash256& block) {
+std::string check_undo(const std::string& dir, const XorKey& key, network net, BlockPosition at, const Hash256& parent,
+                       const Hash256& block) {
   const std::string name = undo_file_name(at.file);
   auto reader = UndoFileReader::open((fs::path(dir) / name).string(), key, net, at.offset);
   if (!reader) return name + ": " + reader.error().message();
@@ -86,69 +90,90 @@ std::string check_undo(const std::string& dir, const XorKey& key, network net, B
 
 std::variant<CoreChain, std::string> read_core_chain(const std::string& blocks_dir, const XorKey& key, network net, bool undo) {
   const std::string index_dir = (fs::path(blocks_dir) / "index").string();
-  std::vector<KnownBlock> known;
-  std::vector<std::pair<Hash256, BlockPosition>> undo_records;
-  std::string why;
-  std::optional<Hash256> lying;  // an entry whose header is not its block's
-  auto read = read_core_block_index(
-      index_dir,
-      [&](const CoreBlockEntry& e) {
-        const auto at = e.block_record();
-        if (!at || lying) return;  // a header alone: no block to read
-        // Every header checked against its key: the chain's links, times
-        // and work come from them.
-        if (block_hash(e.header) != e.hash) {
-          lying = e.hash;
-          return;
-        }
-        known.push_back({e.hash, e.header, *at, e.failed()});
-        if (const auto u = e.undo_record()) undo_records.emplace_back(e.hash, *u);
-      },
-      &why);
-  if (!read) return index_dir + ": " + (why.empty() ? read.error().message() : why);
-  if (lying) return index_dir + ": the header of block " + short_hash(*lying) + " is not that block's";
-  if (known.empty()) return index_dir + ": no block with data in it";
-
   // The node's tip, when its chainstate is beside.
   std::optional<Hash256> tip;
   if (auto best = read_core_best_block(chainstate_beside(blocks_dir)); best) tip = best.value();
 
-  // Check before trusting: the last record the index knows (where reading
-  // goes on), a sample (the entries come by hash: every step-th is spread
-  // over the chain at random), and the tip below.
-  RecordChecker checker(blocks_dir, key, net);
-  const auto last = std::max_element(known.begin(), known.end(), [](const KnownBlock& a, const KnownBlock& b) {
-    return std::tie(a.at.file, a.at.offset) < std::tie(b.at.file, b.at.offset);
-  });
-  if (auto wrong = checker.check(last->hash, last->at); !wrong.empty()) return index_dir + ": " + wrong;
-  const std::size_t step = std::max<std::size_t>(1, known.size() / sample_size);
-  for (std::size_t i = 0; i < known.size(); i += step) {
-    if (auto wrong = checker.check(known[i].hash, known[i].at); !wrong.empty()) return index_dir + ": " + wrong;
-  }
-
-  auto index = BlockIndex::build_from(blocks_dir, key, net, known, tip, last->at);
-  if (!index) return index_dir + ": reading the blk files past what it knows: " + index.error().message();
+  // While the entries stream in: every header checked against its key (the
+  // chain's links, times and work come from them), the last record the
+  // index knows (where reading the blk files goes on), and a sample spread
+  // at random over the chain, to check against the files before trusting.
+  std::string why;
+  std::optional<Hash256> lying;
+  std::optional<KnownBlock> last;
+  std::vector<KnownBlock> sample;
+  std::mt19937_64 pick(0x5eed);
+  std::uint64_t seen = 0;
+  bool any_undo = false;
+  auto index = BlockIndex::build_from(
+      blocks_dir, key, net,
+      [&](const auto& add) -> result<BlockPosition> {
+        auto read = read_core_block_index(
+            index_dir,
+            [&](const CoreBlockEntry& e) {
+              const auto at = e.block_record();
+              if (!at) return;  // a header alone: no block to read
+              if (block_hash(e.header) != e.hash) {
+                if (!lying) lying = e.hash;
+                return;
+              }
+              const auto undo_at = e.undo_record();
+              any_undo = any_undo || undo_at.has_value();
+              KnownBlock k{e.hash, e.header, *at, e.failed(),
+                           undo_at ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(undo_at->offset)) : std::nullopt};
+              if (!last || std::tie(at->file, at->offset) > std::tie(last->at.file, last->at.offset)) last = k;
+              // (reservoir sampling: each entry kept with the same chance)
+              if (sample.size() < sample_size) {
+                sample.push_back(k);
+              } else if (const std::uint64_t slot = pick() % (seen + 1); slot < sample_size) {
+                sample[slot] = k;
+              }
+              ++seen;
+              add(k);
+            },
+            &why);
+        if (!read) return read.error();
+        if (lying) {
+          why = "the header of block " + short_hash(*lying) + " is not that block's";
+          return error(directory::errc::bad_index_entry);
+        }
+        if (!last) {
+          why = "no block with data in it";
+          return error(directory::errc::bad_index_entry);
+        }
+        return last->at;
+      },
+      tip);
+  if (!index) return index_dir + ": " + (why.empty() ? index.error().message() : why);
   CoreChain chain{std::move(index).value(), std::nullopt, {}};
   if (chain.index.empty()) return index_dir + ": no chain from a block whose parent is all zeros";
-  const IndexedBlock& top = chain.index.blocks()[chain.index.best_chain().back()];
+
+  // Checked against the files: the last record, the sample, the tip.
+  RecordChecker checker(blocks_dir, key, net);
+  if (auto wrong = checker.check(last->hash, last->at); !wrong.empty()) return index_dir + ": " + wrong;
+  for (const KnownBlock& k : sample) {
+    if (auto wrong = checker.check(k.hash, k.at); !wrong.empty()) return index_dir + ": " + wrong;
+  }
+  const IndexedBlock top = chain.index.at_height(chain.index.chain_size() - 1);
   if (auto wrong = checker.check(top.hash, {top.file, top.offset}); !wrong.empty()) return index_dir + ": " + wrong;
-  for (std::size_t i = known.size(); i < chain.index.blocks().size(); ++i) chain.files_read.push_back(chain.index.blocks()[i].file);
+  for (std::size_t id = seen; id < chain.index.size(); ++id) chain.files_read.push_back(chain.index.block(id).file);
   std::sort(chain.files_read.begin(), chain.files_read.end());
   chain.files_read.erase(std::unique(chain.files_read.begin(), chain.files_read.end()), chain.files_read.end());
-  if (!undo || undo_records.empty()) return chain;
+  if (!undo || !any_undo) return chain;
 
   // The tip's undo record (or that of one of the highest blocks that has
   // one) must check against its parent.
-  const std::size_t height = chain.index.best_chain().size();
+  const std::size_t height = chain.index.chain_size();
   for (std::size_t h = height; h-- > 1 && h + 16 > height;) {
-    const IndexedBlock& b = chain.index.blocks()[chain.index.best_chain()[h]];
-    const auto it = std::find_if(undo_records.begin(), undo_records.end(), [&](const auto& r) { return r.first == b.hash; });
-    if (it == undo_records.end()) continue;
-    if (auto wrong = check_undo(blocks_dir, key, net, it->second, b.header.prev_block, b.hash); !wrong.empty()) return index_dir + ": " + wrong;
+    const IndexedBlock b = chain.index.at_height(h);
+    if (!b.undo_offset) continue;
+    const Hash256 parent = chain.index.at_height(h - 1).hash;
+    if (auto wrong = check_undo(blocks_dir, key, net, {b.file, *b.undo_offset}, parent, b.hash); !wrong.empty())
+      return index_dir + ": " + wrong;
     break;
   }
-  auto known_undo = UndoIndex::known(blocks_dir, key, net, undo_records);
-  if (!known_undo) return index_dir + ": opening the rev files it names: " + known_undo.error().message();
+  auto known_undo = UndoIndex::known(blocks_dir, key, net);
+  if (!known_undo) return index_dir + ": opening the rev files: " + known_undo.error().message();
   chain.undo = std::move(known_undo).value();
   return chain;
 }

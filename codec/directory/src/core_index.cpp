@@ -5,6 +5,7 @@
 #include <blockwire/codec/wire.hpp>
 #include <blockwire/directory/core_index.hpp>
 #include <blockwire/directory/error.hpp>
+#include <blockwire/io/vector_writer.hpp>
 #include <blockwire/undo/varint.hpp>
 
 #include <leveldb/db.h>
@@ -20,10 +21,9 @@ namespace {
 constexpr char block_index_key = 'b';  // DB_BLOCK_INDEX (node/blockstorage.cpp)
 constexpr char best_block_key = 'B';   // DB_BEST_BLOCK (txdb.cpp)
 constexpr std::string_view obfuscation_key{"\x0e\x00obfuscate_key", 15};
+constexpr std::uint64_t client_version = 259900;  // what Core writes first, never read (CDiskBlockIndex::DUMMY_VERSION)
 
-std::span<const std::byte> bytes_of(const leveldb::Slice& s) noexcept {
-  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
-}
+std::span<const std::byte> bytes_of(const leveldb::Slice& s) noexcept { return {reinterpret_cast<const std::byte*>(s.data()), s.size()}; }
 
 }  // namespace
 
@@ -35,6 +35,22 @@ std::optional<BlockPosition> CoreBlockEntry::block_record() const noexcept {
 std::optional<BlockPosition> CoreBlockEntry::undo_record() const noexcept {
   if (!has_undo() || undo_pos < 8) return std::nullopt;
   return BlockPosition{file, undo_pos - 8u};
+}
+
+std::vector<std::byte> encode_core_block_entry(const CoreBlockEntry& e) {
+  std::vector<std::byte> out;
+  VectorWriter vector(out);
+  StreamWriter w{writer_ref(vector)};
+  undo::encode_varint(w, client_version);
+  undo::encode_varint(w, static_cast<std::uint64_t>(e.height));
+  undo::encode_varint(w, e.status);
+  undo::encode_varint(w, e.tx_count);
+  if ((e.status & (CoreBlockEntry::have_data | CoreBlockEntry::have_undo)) != 0) undo::encode_varint(w, e.file);
+  if (e.has_data()) undo::encode_varint(w, e.data_pos);
+  if (e.has_undo()) undo::encode_varint(w, e.undo_pos);
+  (void)w.flush();  // a vector cannot fail
+  encode_header(e.header, out);
+  return out;
 }
 
 result<CoreBlockEntry> decode_core_block_entry(const Hash256& hash, std::span<const std::byte> value) {
@@ -76,7 +92,8 @@ result<std::uint64_t> read_core_block_index(const std::string& index_dir, const 
     std::copy_n(bytes_of(key).begin() + 1, 32, hash.bytes().begin());
     auto entry = decode_core_block_entry(hash, bytes_of(it->value()));
     if (!entry) {
-      if (why != nullptr) *why = "the entry of block " + hash.to_hex() + " does not decode (byte " + std::to_string(entry.error().offset()) + ")";
+      if (why != nullptr)
+        *why = "the entry of block " + hash.to_hex() + " does not decode (byte " + std::to_string(entry.error().offset()) + ")";
       return entry.error();
     }
     each(entry.value());

@@ -12,7 +12,6 @@ const char* describe(int value) noexcept {
     case errc::input_changed: return "it changed while it was being packed";
     case errc::leveldb_corruption: return "the LevelDB database is damaged";
     case errc::bad_index_entry: return "an entry of the node's database does not decode";
-    case errc::wrong_block: return "the record there holds another block than the index says";
   }
   return nullptr;
 }

@@ -90,7 +90,7 @@ packed pack_blocks(const PackBlocks& spec) {
     if (!fresh) {
       auto index = BlockIndex::build(target, spec.key, spec.net);
       if (!index) return failure(index.error(), "reading " + spec.dir + ": " + index.error().message());
-      for (const IndexedBlock& b : index.value().blocks()) seen.insert(b.hash);
+      for (std::size_t id = 0; id < index.value().size(); ++id) seen.insert(index.value().block(id).hash);
     }
     for (std::size_t i = 0; i < spec.count; ++i) {
       if (!seen.insert(hashes[i]).second) {

@@ -26,7 +26,7 @@ result<bool> BlockStore::enable_filters() {
   {
     const std::unique_lock lock(mutex_);
     if (!dir_.has_undo()) return false;
-    for (const std::size_t i : dir_.chain()) chain.push_back(dir_.index().blocks()[i].hash);
+    for (std::size_t h = 0; h < dir_.chain_size(); ++h) chain.push_back(dir_.at_height(h).hash);
   }
   // The kept filters: their headers seed the cache, their bytes are read
   // instead of made (each checked against its block and hash when read).
@@ -56,8 +56,8 @@ result<filters::GcsFilter> BlockStore::filter_at(std::size_t height) const {
 // The index locked (shared) by the caller.
 result<filters::GcsFilter> BlockStore::filter_locked(std::size_t height) const {
   if (!filters_) return net::errc::filter_type_not_served;
-  if (height >= dir_.chain().size()) return net::errc::past_tip;
-  const IndexedBlock& b = dir_.at_height(height);
+  if (height >= dir_.chain_size()) return net::errc::past_tip;
+  const IndexedBlock b = dir_.at_height(height);
   if (kept_ && height < kept_->size() && kept_->block(height) == b.hash) {
     // Kept by `blockwire filters`; a writer may have cut and rewritten the
     // file since: used only if it still hashes as it did.
@@ -87,8 +87,8 @@ result<Hash256> BlockStore::filter_header_at(std::size_t height) const {
 // is the best chain's at its height has only best-chain entries below it.
 result<BlockStore::FilterEntry> BlockStore::entry_at(std::size_t height) const {
   const auto lock = this->lock();
-  if (height >= dir_.chain().size()) return net::errc::past_tip;
-  const auto hash_at = [&](std::size_t h) -> const Hash256& { return dir_.at_height(h).hash; };
+  if (height >= dir_.chain_size()) return net::errc::past_tip;
+  const auto hash_at = [&](std::size_t h) { return dir_.at_height(h).hash; };
   const std::lock_guard guard(filters_mutex_);
   if (height < headers_.size() && headers_[height].block == hash_at(height)) return headers_[height];
   // Below a fork (a reorg since they were made) the entries stay; from it
@@ -125,20 +125,17 @@ namespace {
 using clock = std::chrono::steady_clock;
 
 // The block at `height` of the best chain, if there is one (the index locked).
-const IndexedBlock* on_best_chain(const BlockIndex& index, std::int64_t height) {
-  const auto best = index.best_chain();
-  if (height < 0 || static_cast<std::size_t>(height) >= best.size()) return nullptr;
-  return &index.blocks()[best[static_cast<std::size_t>(height)]];
+std::optional<IndexedBlock> on_best_chain(const BlockIndex& index, std::int64_t height) {
+  if (height < 0 || static_cast<std::size_t>(height) >= index.chain_size()) return std::nullopt;
+  return index.at_height(static_cast<std::size_t>(height));
 }
-
-bool is_on_best_chain(const BlockIndex& index, const IndexedBlock& b) { return on_best_chain(index, b.height) == &b; }
 
 // Core's FindForkInGlobalIndex: the height of the first locator hash on our
 // best chain; the genesis block's (0) when none is.
 std::int64_t fork_point(const BlockIndex& index, const std::vector<Hash256>& locator) {
   for (const Hash256& hash : locator) {
-    const IndexedBlock* b = index.find(hash);
-    if (b != nullptr && is_on_best_chain(index, *b)) return b->height;
+    const auto b = index.find(hash);
+    if (b && index.on_best_chain(*b)) return b->height;
   }
   return 0;
 }
@@ -148,13 +145,18 @@ std::int64_t fork_point(const BlockIndex& index, const std::vector<Hash256>& loc
 p2p::Headers headers_after(const BlockIndex& index, const p2p::GetHeaders& request) {
   p2p::Headers out;
   if (request.locator.empty()) {
-    if (const IndexedBlock* b = index.find(request.stop)) out.headers.push_back(b->header);
+    if (const auto b = index.find(request.stop)) {
+      if (auto header = index.header(*b)) out.headers.push_back(header.value());
+    }
     return out;
   }
+  // (A header that cannot be read back ends the answer there.)
   for (std::int64_t h = fork_point(index, request.locator) + 1; out.headers.size() < p2p::max_headers; ++h) {
-    const IndexedBlock* b = on_best_chain(index, h);
-    if (b == nullptr) break;
-    out.headers.push_back(b->header);
+    const auto b = on_best_chain(index, h);
+    if (!b) break;
+    auto header = index.header(*b);
+    if (!header) break;
+    out.headers.push_back(header.value());
     if (b->hash == request.stop) break;
   }
   return out;
@@ -175,8 +177,8 @@ struct PeerState {
 p2p::Inv blocks_after(const BlockIndex& index, const p2p::GetBlocks& request, PeerState& state) {
   p2p::Inv inv;
   for (std::int64_t h = fork_point(index, request.locator) + 1;; ++h) {
-    const IndexedBlock* b = on_best_chain(index, h);
-    if (b == nullptr || b->hash == request.stop) break;
+    const auto b = on_best_chain(index, h);
+    if (!b || b->hash == request.stop) break;
     inv.items.push_back({p2p::inv::block, b->hash});
     if (inv.items.size() == max_getblocks_inv) {
       state.continuation = b->hash;
@@ -208,18 +210,16 @@ std::optional<std::vector<std::byte>> read_located(const Located& at, const XorK
 std::optional<Located> locate(const BlockStore& store, const Hash256& hash) {
   const auto lock = store.lock();
   const BlockIndex& index = store.index();
-  const IndexedBlock* b = index.find(hash);
-  if (b == nullptr) return std::nullopt;
-  const std::int64_t tip = static_cast<std::int64_t>(index.best_chain().size()) - 1;
-  return Located{index.file_path(b->file), b->offset, is_on_best_chain(index, *b) ? tip - b->height : -1, b->hash};
+  const auto b = index.find(hash);
+  if (!b) return std::nullopt;
+  return Located{index.file_path(b->file), b->offset, index.on_best_chain(*b) ? index.height() - b->height : -1, b->hash};
 }
 
 class Server {
  public:
   Server(Connection& peer, const BlockStore& store) : peer_(peer), store_(store) {
     const auto lock = store_.lock();
-    const auto best = store_.index().best_chain();
-    if (!best.empty()) state_.announced = store_.index().blocks()[best.back()].hash;
+    if (!store_.index().empty()) state_.announced = store_.index().tip();
     state_.cmpct_nonce = detail::random_nonce();
   }
 
@@ -268,17 +268,21 @@ class Server {
     {
       const auto lock = store_.lock();
       const BlockIndex& index = store_.index();
-      const auto best = index.best_chain();
-      if (best.empty()) return success();
-      tip = index.blocks()[best.back()].hash;
+      if (index.empty()) return success();
+      const IndexedBlock top = index.at_height(index.chain_size() - 1);
+      tip = top.hash;
       if (tip == state_.announced) return success();
-      const IndexedBlock* known = index.find(state_.announced);
-      if (known != nullptr && is_on_best_chain(index, *known) &&
-          static_cast<std::size_t>(index.blocks()[best.back()].height - known->height) <= max_blocks_to_announce) {
-        for (std::int64_t h = known->height + 1; h <= index.blocks()[best.back()].height; ++h)
-          fresh.push_back(on_best_chain(index, h)->header);
+      const auto known = index.find(state_.announced);
+      if (known && index.on_best_chain(*known) && static_cast<std::size_t>(top.height - known->height) <= max_blocks_to_announce) {
+        for (std::int64_t h = known->height + 1; h <= top.height; ++h) {
+          auto header = index.header(*on_best_chain(index, h));
+          if (!header) {  // (not read back: announced by inv)
+            fresh.clear();
+            break;
+          }
+          fresh.push_back(header.value());
+        }
       }
-      const IndexedBlock& top = index.blocks()[best.back()];
       if (fresh.size() == 1) single = Located{index.file_path(top.file), top.offset, 0, top.hash};
     }
     state_.announced = tip;
@@ -334,8 +338,7 @@ class Server {
         std::optional<Hash256> tip;
         {
           const auto lock = store_.lock();
-          const auto best = store_.index().best_chain();
-          if (!best.empty()) tip = store_.index().blocks()[best.back()].hash;
+          if (!store_.index().empty()) tip = store_.index().tip();
         }
         if (tip) {
           if (auto r = peer_.send(p2p::Inv{{{p2p::inv::block, *tip}}}); !r) return r;
@@ -377,9 +380,9 @@ class Server {
     std::optional<std::size_t> stop_height;  // nothing: off the best chain
     {
       const auto lock = store_.lock();
-      const IndexedBlock* b = store_.index().find(stop);
-      if (b == nullptr) return refuse(net::errc::filter_stop_unknown);
-      if (is_on_best_chain(store_.index(), *b)) stop_height = static_cast<std::size_t>(b->height);
+      const auto b = store_.index().find(stop);
+      if (!b) return refuse(net::errc::filter_stop_unknown);
+      if (store_.index().on_best_chain(*b)) stop_height = static_cast<std::size_t>(b->height);
     }
     if (!stop_height) {
       (void)announce();  // outside the lock: it takes it
@@ -392,9 +395,8 @@ class Server {
 
   std::vector<Hash256> best_hashes(std::size_t from, std::size_t to) const {
     const auto lock = store_.lock();
-    const auto best = store_.index().best_chain();
     std::vector<Hash256> out;
-    for (std::size_t h = from; h <= to && h < best.size(); ++h) out.push_back(store_.index().blocks()[best[h]].hash);
+    for (std::size_t h = from; h <= to && h < store_.index().chain_size(); ++h) out.push_back(store_.index().at_height(h).hash);
     return out;
   }
 

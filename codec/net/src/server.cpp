@@ -46,7 +46,7 @@ namespace {
 
 std::int32_t tip_height(const BlockStore& store) {
   const auto lock = store.lock();
-  return static_cast<std::int32_t>(store.index().best_chain().size()) - 1;
+  return static_cast<std::int32_t>(store.index().chain_size()) - 1;
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ result<std::vector<HashedHeader>> new_headers(const p2p::Headers& message, const
     const bool links = i == 0 ? chain.contains(h.prev_block) : h.prev_block == previous;
     if (!links) return error(net::errc::unconnected_headers, at);
     previous = hash;
-    if (chain.find(hash) == nullptr) fresh.push_back({h, hash});  // held already (linked or not): not fetched again
+    if (!chain.find(hash)) fresh.push_back({h, hash});  // held already (linked or not): not fetched again
   }
   last = previous;
   return fresh;

@@ -131,10 +131,10 @@ class Sweep {
   // Why shard first-last is not the chain's (empty: it is, or may be made
   // whole by this run).
   std::string stale(std::uint64_t first, std::uint64_t last) const {
-    const auto chain = dir_.chain();
-    if (last >= chain.size()) {
-      return "its last block, at height " + std::to_string(last) + ", is past the best chain's tip (height " +
-             std::to_string(chain.size() - 1) + "): a reorg to a shorter chain with more work";
+    const std::size_t chain = dir_.chain_size();
+    if (last >= chain) {
+      return "its last block, at height " + std::to_string(last) + ", is past the best chain's tip (height " + std::to_string(chain - 1) +
+             "): a reorg to a shorter chain with more work";
     }
     const std::string hash = dir_.at_height(last).hash.to_hex();
     std::error_code ec;
@@ -230,7 +230,7 @@ class Exporter {
   }
 
  private:
-  const IndexedBlock& block(std::uint64_t height) const { return dir_.at_height(height); }
+  IndexedBlock block(std::uint64_t height) const { return dir_.at_height(height); }
 
   std::vector<TablePlace> places_of(const Shard& s) const {
     std::vector<TablePlace> places;
@@ -245,7 +245,7 @@ class Exporter {
     for (const TablePlace& p : places) {
       if (!fs::is_regular_file(p.path(), ec)) return false;
     }
-    return last < dir_.chain().size() && ends_with_block(places[0].path(), block(last).hash.to_hex());
+    return last < dir_.chain_size() && ends_with_block(places[0].path(), block(last).hash.to_hex());
   }
 
   // The other shards of s's start, by their last height (end_block=N).
@@ -320,7 +320,7 @@ class Exporter {
     std::vector<Hash256> txids;
     for (std::uint64_t height = s.first; height <= s.last; ++height) {
       if (stop) return fail(r, "stopped after an I/O error elsewhere", true);
-      const IndexedBlock& b = block(height);
+      const IndexedBlock b = block(height);
       const std::string where = dir_.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) +
                                 " (" + b.hash.to_hex() + ")";
       auto bytes = dir_.read_block(b);
@@ -404,7 +404,7 @@ result<EtlOutput> EtlOutput::open(const std::string& out_dir) {
 result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlOutput& out, const EtlExport& spec) {
   if (spec.shard_blocks == 0 || spec.from % spec.shard_blocks != 0) return std::make_error_code(std::errc::invalid_argument);
   // No chain at all (a mistyped path): every shard would look past its tip.
-  if (dir.chain().empty()) return directory::errc::no_chain;
+  if (dir.chain_size() == 0) return directory::errc::no_chain;
   EtlReport report;
   if (dir.damaged()) {
     if (spec.note) spec.note(dir.path() + " has damage: no shard of " + out.path() + " is removed for not being on its chain");
@@ -416,7 +416,7 @@ result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlOutput& out, c
       return error(failure.code);
     }
   }
-  const std::uint64_t tip = dir.chain().size();
+  const std::uint64_t tip = dir.chain_size();
   const std::uint64_t end = spec.end == 0 ? tip : std::min(tip, spec.end);
   for (std::uint64_t first = spec.from; first < end; first += spec.shard_blocks) {
     ShardOutcome s;

@@ -286,24 +286,28 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
   index.net_ = net;
   auto files = undo_files(blocks_dir);
   if (!files) return files.error();
-  // Each blk file's blocks, the best chain's first (where two share a
-  // parent and the shape is not known, the best chain's is the likelier).
-  std::map<unsigned, std::vector<const IndexedBlock*>> by_file;
-  for (const std::size_t i : blocks.best_chain()) by_file[blocks.blocks()[i].file].push_back(&blocks.blocks()[i]);
-  {
-    std::vector<bool> on_best(blocks.blocks().size(), false);
-    for (const std::size_t i : blocks.best_chain()) on_best[i] = true;
-    for (std::size_t i = 0; i < blocks.blocks().size(); ++i) {
-      if (!on_best[i]) by_file[blocks.blocks()[i].file].push_back(&blocks.blocks()[i]);
-    }
+  // Each blk file's blocks (ids), the best chain's first (where two share
+  // a parent and the shape is not known, the best chain's is the likelier).
+  std::map<unsigned, std::vector<std::size_t>> by_file;
+  for (std::size_t h = 0; h < blocks.chain_size(); ++h) {
+    const IndexedBlock b = blocks.at_height(h);
+    if (!only_file || b.file == *only_file) by_file[b.file].push_back(b.id);
+  }
+  for (std::size_t id = 0; id < blocks.size(); ++id) {
+    const IndexedBlock b = blocks.block(id);
+    if ((!only_file || b.file == *only_file) && !blocks.on_best_chain(b)) by_file[b.file].push_back(id);
   }
   for (const std::string& path : files.value()) {
     const unsigned number = *undo_file_number(std::filesystem::path(path).filename().string());
     if (only_file && number != *only_file) continue;
     std::vector<UndoPairer::Candidate> candidates;
-    const std::vector<const IndexedBlock*>& in_file = by_file[number];
+    const std::vector<std::size_t>& in_file = by_file[number];
     candidates.reserve(in_file.size());
-    for (const IndexedBlock* b : in_file) candidates.push_back({b->hash, b->header.prev_block, std::nullopt});
+    for (const std::size_t id : in_file) {
+      const IndexedBlock b = blocks.block(id);
+      const auto parent = blocks.parent(b);  // (none: a genesis block, or one linked to nothing)
+      candidates.push_back({b.hash, parent ? parent->hash : Hash256{}, std::nullopt});
+    }
     UndoPairer pairer(std::move(candidates));
     auto reader = UndoFileReader::open(path, key, net);
     if (!reader) return reader.error();
@@ -331,29 +335,25 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
         continue;
       }
       const Where where{file_index, r.offset, static_cast<std::uint32_t>(r.bytes.size())};
-      index.paired_.emplace(in_file[*paired]->hash, where);
-      for (const std::size_t sibling : pairer.siblings(*paired, shape)) index.paired_.emplace(in_file[sibling]->hash, where);
+      index.paired_.emplace(pairer.hash(*paired), where);
+      for (const std::size_t sibling : pairer.siblings(*paired, shape)) index.paired_.emplace(pairer.hash(sibling), where);
     }
   }
   return index;
 }
 
-result<UndoIndex> UndoIndex::known(const std::string& blocks_dir, const XorKey& key, network net,
-                                   std::span<const std::pair<Hash256, BlockPosition>> records) {
+result<UndoIndex> UndoIndex::known(const std::string& blocks_dir, const XorKey& key, network net) {
   UndoIndex index;
   index.key_ = key;
   index.net_ = net;
-  std::map<unsigned, std::size_t> opened;  // file number -> into files_
-  for (const auto& [hash, at] : records) {
-    auto [file, fresh] = opened.emplace(at.file, index.files_.size());
-    if (fresh) {
-      const std::string path = (std::filesystem::path(blocks_dir) / undo_file_name(at.file)).string();
-      auto reader = FileReader::open(path.c_str());
-      if (!reader) return reader.error();
-      index.files_.push_back({at.file, FileDescriptor(::dup(reader.value().fd()), ownership::own)});
-      if (index.files_.back().fd.get() < 0) return last_system_error();
-    }
-    index.paired_.emplace(hash, Where{file->second, at.offset, 0});
+  auto files = undo_files(blocks_dir);
+  if (!files) return files.error();
+  for (const std::string& path : files.value()) {
+    auto reader = FileReader::open(path.c_str());
+    if (!reader) return reader.error();
+    index.files_.push_back(
+        {*undo_file_number(std::filesystem::path(path).filename().string()), FileDescriptor(::dup(reader.value().fd()), ownership::own)});
+    if (index.files_.back().fd.get() < 0) return last_system_error();
   }
   return index;
 }
@@ -362,40 +362,45 @@ bool UndoIndex::has_file(unsigned file) const noexcept {
   return std::any_of(files_.begin(), files_.end(), [file](const OpenFile& f) { return f.number == file; });
 }
 
+result<BlockUndo> UndoIndex::read(std::size_t file, std::uint64_t offset, std::uint32_t length) const {
+  const int fd = files_[file].fd.get();
+  if (length == 0) {
+    // Where an index put it: the frame says how long.
+    std::array<std::byte, 8> head{};
+    if (auto r = read_at(fd, head, offset); !r) {
+      if (r.error().code() == io::errc::truncated) return error(undo::errc::truncated_record, offset);
+      return error(r.error().code(), offset);
+    }
+    xor_in_place(head, key_, offset);
+    const Magic m = magic(net_);
+    if (!std::equal(m.begin(), m.end(), head.begin())) return error(undo::errc::bad_magic, offset);
+    length = wire::from_le<std::uint32_t>(std::array<std::byte, 4>{head[4], head[5], head[6], head[7]});
+    // Not more than the file holds: the length is what the bytes claim.
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return error(last_system_error(), offset);
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (offset > size || std::uint64_t{length} + 40 > size - offset) return error(undo::errc::truncated_record, offset);
+  }
+  std::vector<std::byte> bytes(length);
+  const std::uint64_t at = offset + 8;
+  if (auto r = read_at(fd, bytes, at); !r) {
+    if (r.error().code() == io::errc::truncated) return error(undo::errc::truncated_record, offset);  // shrank since it was read
+    return error(r.error().code(), offset);
+  }
+  xor_in_place(bytes, key_, at);
+  auto undo = decode_block_undo(bytes);
+  if (!undo) return error(undo.error().code(), offset);
+  return std::move(undo).value();
+}
+
 result<std::optional<BlockUndo>> UndoIndex::find(const Hash256& block_hash, std::uint64_t shape) const {
   const auto [first, last] = paired_.equal_range(block_hash);
   if (first == last) return std::optional<BlockUndo>{};
   std::optional<error> wrong;
   for (auto it = last; it != first;) {
     const Where& w = (--it)->second;
-    std::uint32_t length = w.length;
-    if (length == 0) {
-      // Where an index of the node's put it: the frame says how long.
-      std::array<std::byte, 8> head{};
-      if (auto r = read_at(files_[w.file].fd.get(), head, w.offset); !r) {
-        if (r.error().code() == io::errc::truncated) return error(undo::errc::truncated_record, w.offset);
-        return error(r.error().code(), w.offset);
-      }
-      xor_in_place(head, key_, w.offset);
-      const Magic m = magic(net_);
-      if (!std::equal(m.begin(), m.end(), head.begin())) return error(undo::errc::bad_magic, w.offset);
-      length = wire::from_le<std::uint32_t>(std::array<std::byte, 4>{head[4], head[5], head[6], head[7]});
-      // Not more than the file holds: the length is what the bytes claim.
-      struct stat st {};
-      if (::fstat(files_[w.file].fd.get(), &st) != 0) return error(last_system_error(), w.offset);
-      if (std::uint64_t{length} + 40 > static_cast<std::uint64_t>(st.st_size) - std::min<std::uint64_t>(w.offset, st.st_size)) {
-        return error(undo::errc::truncated_record, w.offset);
-      }
-    }
-    std::vector<std::byte> bytes(length);
-    const std::uint64_t at = w.offset + 8;
-    if (auto r = read_at(files_[w.file].fd.get(), bytes, at); !r) {
-      if (r.error().code() == io::errc::truncated) return error(undo::errc::truncated_record, w.offset);  // shrank since it was read
-      return error(r.error().code(), w.offset);
-    }
-    xor_in_place(bytes, key_, at);
-    auto undo = decode_block_undo(bytes);
-    if (!undo) return error(undo.error().code(), w.offset);
+    auto undo = read(w.file, w.offset, w.length);
+    if (!undo) return undo.error();
     if (undo_shape(undo.value()) == shape) return std::optional<BlockUndo>(std::move(undo).value());
     if (!wrong) wrong = error(undo::errc::wrong_shape, w.offset);  // the most recent one's place
   }
@@ -404,7 +409,15 @@ result<std::optional<BlockUndo>> UndoIndex::find(const Hash256& block_hash, std:
 
 result<BlockUndo> UndoIndex::undo_of(const IndexedBlock& block, const BlockView& view) const {
   if (block.height == 0) return BlockUndo{};
-  if (!has_file(block.file)) return undo::errc::no_rev_file;
+  const auto file = std::find_if(files_.begin(), files_.end(), [&](const OpenFile& f) { return f.number == block.file; });
+  if (file == files_.end()) return undo::errc::no_rev_file;
+  if (block.undo_offset) {
+    // Where an index of the node's says: read, and checked by its shape.
+    auto undo = read(static_cast<std::size_t>(file - files_.begin()), *block.undo_offset, 0);
+    if (!undo) return undo.error();
+    if (undo_shape(undo.value()) != undo_shape(view)) return error(undo::errc::wrong_shape, *block.undo_offset);
+    return undo;
+  }
   auto found = find(block.hash, undo_shape(view));
   if (!found) return found.error();
   if (!found.value()) return undo::errc::no_record;

@@ -18,25 +18,32 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace blockwire {
 
+// A block of the index, as a value: what the index holds of it in memory
+// (its header is read from its record on demand: BlockIndex::header).
 struct IndexedBlock {
   static constexpr std::size_t none = ~std::size_t{0};
   Hash256 hash;
-  BlockHeader header;
-  unsigned file = 0;          // N of blkNNNNN.dat
-  std::uint64_t offset = 0;   // of the record's magic
-  std::int64_t height = -1;   // -1: not linked to a block with a zero parent
-  Hash256 chainwork;          // the work of this block and its ancestors
-  std::size_t parent = none;  // in BlockIndex::blocks()
-  bool failed = false;        // an index of the node's marks it invalid (or it descends from such a block): never the tip
+  unsigned file = 0;         // N of blkNNNNN.dat
+  std::uint64_t offset = 0;  // of the record's magic
+  std::int64_t height = -1;  // -1: not linked to a block with a zero parent
+  std::uint32_t time = 0;    // the header's
+  std::uint32_t bits = 0;    // the header's
+  bool failed = false;       // an index of the node's marks it invalid (or it descends from such a block): never the tip
+  // Where its undo record's magic is in revNNNNN.dat (N = file), when an
+  // index of the node's (or blockwire's kept one) says.
+  std::optional<std::uint32_t> undo_offset;
+  std::size_t id = none;  // BlockIndex::block(id); stable until a refresh() builds the index again
 };
 
 // A block an index of the node's holds (Bitcoin Core's), with its record's
@@ -46,6 +53,7 @@ struct KnownBlock {
   BlockHeader header;
   BlockPosition at;  // of its record's magic
   bool failed = false;
+  std::optional<std::uint32_t> undo_offset;  // of its undo record's magic
 };
 
 // What getblock says of a block's place in the chain.
@@ -81,8 +89,7 @@ class BlockIndex {
  public:
   // An index of nothing yet, for `dir` (blocks are add()ed as they are
   // written there).
-  explicit BlockIndex(std::string dir = ".", network net = network::mainnet, const XorKey& key = {})
-      : dir_(std::move(dir)), key_(key), net_(net) {}
+  explicit BlockIndex(std::string dir = ".", network net = network::mainnet, const XorKey& key = {});
 
   // Reads every record's header of DIR's blk files (one that cannot be
   // opened is a problem; a read that fails midway is the error). Where a writer holds
@@ -91,13 +98,16 @@ class BlockIndex {
   static result<BlockIndex> build(const std::string& blocks_dir, const XorKey& key, network net = network::mainnet);
 
   // The index from blocks an index of the node's holds, its headers not
-  // read again: linked as build() links them, a failed block and its
-  // descendants never the tip; the tip `tip` where it is among them,
-  // linked and not failed (the node's own), else the most work. Then the
-  // blk files are read from `resume` on (a record's magic: what a writer
+  // read again: `each` hands every block to `add` (any order) and returns
+  // where the blk files' records go on past what it knows (a record's
+  // magic), or its error. They are linked as build() links them, a failed
+  // block and its descendants never the tip; the tip `tip` where it is
+  // among them, linked and not failed (the node's own), else the most
+  // work. Then the blk files are read from there on (what a writer
   // appended after the node's index was written), as refresh() reads them.
-  static result<BlockIndex> build_from(const std::string& blocks_dir, const XorKey& key, network net, std::span<const KnownBlock> known,
-                                       const std::optional<Hash256>& tip, BlockPosition resume);
+  using KnownBlocks = std::function<result<BlockPosition>(const std::function<void(const KnownBlock&)>& add)>;
+  static result<BlockIndex> build_from(const std::string& blocks_dir, const XorKey& key, network net, const KnownBlocks& each,
+                                       const std::optional<Hash256>& tip);
 
   // What was left out, the first max_listed of them in file order, and how
   // many there were in all.
@@ -115,13 +125,13 @@ class BlockIndex {
   void add(const BlockHeader& header, const Hash256& hash, BlockPosition at);
   // Whether the block is there and linked to a genesis block (on any branch).
   bool contains(const Hash256& hash) const {
-    const IndexedBlock* b = find(hash);
-    return b != nullptr && b->height >= 0;
+    const auto b = find(hash);
+    return b && b->height >= 0;
   }
-  bool empty() const noexcept { return best_.empty(); }
+  bool empty() const noexcept { return best_.size() == 0; }
   // The best chain's height (-1: none) and tip (precondition: !empty()).
   std::int64_t height() const noexcept { return static_cast<std::int64_t>(best_.size()) - 1; }
-  const Hash256& tip() const { return blocks_[best_.back()].hash; }
+  Hash256 tip() const { return entries_[best_[best_.size() - 1]].hash; }
   // The height of a block of the best chain; -1 for any other.
   std::int64_t height_of(const Hash256& hash) const;
   // Bitcoin Core's locator (CChain::GetLocator): the tip and the ten blocks
@@ -139,18 +149,75 @@ class BlockIndex {
   // best chain's tip changed. Pointers into blocks() do not survive it.
   result<bool> refresh();
 
-  std::span<const IndexedBlock> blocks() const noexcept { return blocks_; }
-  // Indexes into blocks(), the best chain's blocks by height from 0.
-  std::span<const std::size_t> best_chain() const noexcept { return best_; }
-  const IndexedBlock* find(const Hash256& hash) const;
+  // Every block (on the best chain or not, linked or not), by id from 0.
+  std::size_t size() const noexcept { return entries_.size(); }
+  IndexedBlock block(std::size_t id) const;
+  // The best chain's length, and its block at a height (precondition:
+  // height < chain_size()).
+  std::size_t chain_size() const noexcept { return best_.size(); }
+  IndexedBlock at_height(std::size_t height) const { return block(best_[height]); }
+  std::optional<IndexedBlock> find(const Hash256& hash) const;
+  // The block `block` builds on, when it is in the index and linked.
+  std::optional<IndexedBlock> parent(const IndexedBlock& block) const;
+  // Whether `block` is on the best chain.
+  bool on_best_chain(const IndexedBlock& block) const noexcept;
   ChainInfo chain_info(const IndexedBlock& block) const;
+  // The block's header, read from its record. Errors: the file's, why no
+  // record is there, blockfiles::errc::wrong_block where the record holds
+  // another block.
+  result<BlockHeader> header(const IndexedBlock& block) const;
   std::string file_path(unsigned file) const;
+  // What the index holds in memory, in bytes (its arrays' capacity).
+  std::size_t memory_bytes() const noexcept;
 
  private:
+  // A block in memory: 52 bytes.
+  struct Entry {
+    Hash256 hash;
+    std::uint32_t file_word;  // the file (20 bits), the offset's bits 32-39 (8), the flags (4)
+    std::uint32_t offset;     // the offset's low 32 bits
+    std::uint32_t undo_offset;
+    std::uint32_t time;
+    std::uint32_t bits;
+  };
+  // The best chain's ids by height, as runs of consecutive ids.
+  class ChainRuns {
+   public:
+    std::size_t size() const noexcept { return size_; }
+    std::uint32_t operator[](std::size_t height) const noexcept;
+    void push_back(std::uint32_t id);
+    void truncate(std::size_t size);
+    // The height of `id` on the chain, or -1.
+    std::int64_t height_of(std::uint32_t id) const noexcept;
+    std::size_t memory_bytes() const noexcept { return runs_.capacity() * sizeof(Run); }
+
+   private:
+    struct Run {
+      std::uint32_t height, id, length;
+    };
+    std::vector<Run> runs_;
+    std::size_t size_ = 0;
+  };
+  struct SideLink {  // a linked block off the best chain
+    std::int64_t height;
+    std::uint32_t parent;
+  };
+  struct Pending {  // a block not linked yet, and what it waits for
+    std::uint32_t id;
+    Hash256 prev;
+  };
+
   std::string dir_;
-  std::vector<IndexedBlock> blocks_;
-  std::map<Hash256, std::size_t> by_hash_;
-  std::vector<std::size_t> best_;
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> slots_;  // ids by hash, open addressing; empty: ~0
+  std::uint64_t slot_seed_ = 0;
+  ChainRuns best_;
+  std::unordered_map<std::uint32_t, SideLink> side_;
+  std::vector<Pending> orphans_;  // linked to nothing yet, by id
+  std::vector<Pending> fresh_;    // read or added since the last link_fresh()
+  bool bulk_ = false;             // building: blocks pushed without their slots, their parents in bulk_prev_
+  std::vector<Hash256> bulk_prev_;
+  std::vector<Hash256> work_marks_;  // the chain work at every 256th height of the best chain
   std::vector<IndexProblem> problems_;
   std::uint64_t problem_count_ = 0;
   bool being_written_ = false;
@@ -168,18 +235,29 @@ class BlockIndex {
   Hash256 last_record_hash_;                  // a refresh checks it is still there
   unsigned resume_file_ = 0;
   std::uint64_t resume_offset_ = 0;
-  // Linking: blocks whose parent is not (yet) there, and the walk's marks.
-  std::vector<std::size_t> orphans_;
-  std::set<Hash256> orphan_parents_;  // what they wait for
-  std::vector<unsigned> walked_;
-  unsigned round_ = 0;
 
   result<void> read_files(const std::vector<std::string>& files, unsigned from_file, std::uint64_t from_offset);
-  void link(std::size_t first_new);
-  void move_tip(std::size_t tip);
-  // Gives blocks_[i] its height, parent and chain work from its parent (or
-  // as a genesis block); false when the parent is not linked.
-  bool place(std::size_t i);
+  // Appends a block not linked yet (a hash already there: nothing).
+  void push(const Hash256& hash, const Hash256& prev, BlockPosition at, std::uint32_t time, std::uint32_t bits, bool failed,
+            std::optional<std::uint32_t> undo_offset);
+  // Links the blocks of a build all at once (their parents by hash, or
+  // given: `parent` an id or none, `genesis` where the parent is all
+  // zeros), laid out by height (`tip` the node's when given, else the most
+  // work); or the blocks in fresh_ one by one beside what is linked.
+  void link_bulk(const std::optional<Hash256>& tip);
+  void link_all(std::vector<std::uint32_t> parent, std::vector<bool> genesis, const std::optional<Hash256>& tip,
+                const std::function<Hash256(std::uint32_t)>& prev_of);
+  void link_fresh();
+  void move_tip(std::uint32_t tip);
+  void mark_work_from(std::size_t height);
+  Hash256 chain_work(std::uint32_t id) const;
+  std::int64_t height_of_id(std::uint32_t id) const noexcept;
+  std::optional<std::uint32_t> parent_of(std::uint32_t id) const noexcept;
+  std::optional<std::uint32_t> find_id(const Hash256& hash) const noexcept;
+  std::size_t slot_of(const Hash256& hash) const noexcept;
+  void index_slots();
+  void add_slot(std::uint32_t id);
+  void gather_problems();
   void add_record_problem(IndexProblem p);
 };
 

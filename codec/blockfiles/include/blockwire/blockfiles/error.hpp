@@ -29,6 +29,7 @@ enum class errc : int {
   damaged_last_file,        // the last blk file has a record that does not decode, or broken framing before a whole record
   batch_in_progress,        // begin_batch() while a batch is open
   bad_batch_file,           // DIR/.blockwire-batch does not name a position of this directory
+  wrong_block,              // the record where the index puts a block holds another block
 };
 
 const std::error_category& category() noexcept;

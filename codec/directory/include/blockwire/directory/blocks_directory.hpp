@@ -83,10 +83,10 @@ class BlocksDirectory {
   // blk00003.dat:1234 does not hold block 00ab...". Empty otherwise.
   const std::string& index_note() const noexcept { return index_note_; }
 
-  // The best chain, indexes into index().blocks() by height from 0; the
-  // block at a height (precondition: height < chain().size()).
-  std::span<const std::size_t> chain() const noexcept { return index_.best_chain(); }
-  const IndexedBlock& at_height(std::size_t height) const noexcept { return index_.blocks()[chain()[height]]; }
+  // The best chain's length, and its block at a height (precondition:
+  // height < chain_size()).
+  std::size_t chain_size() const noexcept { return index_.chain_size(); }
+  IndexedBlock at_height(std::size_t height) const { return index_.at_height(height); }
 
   // What the index left out (damage, failing proof of work, blocks linked
   // to nothing): the first BlockIndex::max_listed of them, and how many.

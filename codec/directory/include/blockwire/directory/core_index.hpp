@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace blockwire {
 
@@ -33,9 +34,9 @@ struct CoreBlockEntry {
   std::int32_t height = 0;
   std::uint32_t status = 0;
   std::uint32_t tx_count = 0;
-  unsigned file = 0;            // N of blkNNNNN.dat and revNNNNN.dat (with data or undo)
-  std::uint32_t data_pos = 0;   // of the block itself, past its record's 8-byte frame (Core's nDataPos)
-  std::uint32_t undo_pos = 0;   // of the undo data, past its frame (nUndoPos)
+  unsigned file = 0;           // N of blkNNNNN.dat and revNNNNN.dat (with data or undo)
+  std::uint32_t data_pos = 0;  // of the block itself, past its record's 8-byte frame (Core's nDataPos)
+  std::uint32_t undo_pos = 0;  // of the undo data, past its frame (nUndoPos)
 
   bool has_data() const noexcept { return (status & have_data) != 0; }
   bool has_undo() const noexcept { return (status & have_undo) != 0; }
@@ -47,6 +48,10 @@ struct CoreBlockEntry {
   std::optional<BlockPosition> undo_record() const noexcept;
 };
 
+// The value Core writes under the index's key "b" + hash (a writer of
+// Core's format for tests and benchmarks: blockwire never writes into a
+// node's index).
+std::vector<std::byte> encode_core_block_entry(const CoreBlockEntry& entry);
 // The value of the index's key "b" + `hash`. Errors:
 // directory::errc::bad_index_entry, with the offset where decoding stopped.
 result<CoreBlockEntry> decode_core_block_entry(const Hash256& hash, std::span<const std::byte> value);

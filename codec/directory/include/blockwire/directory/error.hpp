@@ -16,7 +16,6 @@ enum class errc : int {
   input_changed,       // a block read again to be written is not the one read first
   leveldb_corruption,  // a LevelDB database of the node's (block index, chainstate) is damaged
   bad_index_entry,     // an entry of Bitcoin Core's block index or chainstate does not decode
-  wrong_block,         // the record where the index puts a block holds another block
 };
 
 const std::error_category& category() noexcept;

@@ -130,6 +130,7 @@ class UndoPairer {
   // being over the parent, pairs a record with each of them as well (a
   // reorg's siblings, when their shapes are not known).
   std::vector<std::size_t> siblings(std::size_t block, std::uint64_t shape) const;
+  const Hash256& hash(std::size_t block) const noexcept { return blocks_[block].hash; }
   // Whether a search stopped for want of budget.
   bool budget_spent() const noexcept { return budget_ == 0; }
 
@@ -153,12 +154,11 @@ class UndoIndex {
   // damaged(); the files' I/O errors are errors.
   static result<UndoIndex> build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks, network net = network::mainnet,
                                  std::optional<unsigned> only_file = std::nullopt);
-  // Where the records are, as an index of the node's says (Bitcoin Core's
-  // undo positions, of each record's magic): nothing paired, nothing read
-  // but the rev files opened. A record is checked when it is read: its
-  // frame, and its shape against the block's.
-  static result<UndoIndex> known(const std::string& blocks_dir, const XorKey& key, network net,
-                                 std::span<const std::pair<Hash256, BlockPosition>> records);
+  // The directory's rev files opened, nothing paired: for blocks whose
+  // undo record's place an index of the node's gave (IndexedBlock::
+  // undo_offset), each read and checked when asked for (its frame, its
+  // shape against the block's).
+  static result<UndoIndex> known(const std::string& blocks_dir, const XorKey& key, network net = network::mainnet);
   // The undo data of the block `block_hash` (from the index given to
   // build()); nothing when no record paired with it. A record may pair
   // with several siblings (their checksum is over the same parent): the
@@ -167,7 +167,8 @@ class UndoIndex {
   // record that paired with it has the block's shape.
   result<std::optional<BlockUndo>> find(const Hash256& block_hash, std::uint64_t shape) const;
   // What every reader asks: the undo data of `block` (of the index given
-  // to build(), its bytes read as `view`). The genesis block's is empty
+  // to build(), its bytes read as `view`): at its undo_offset where an
+  // index gave one, else the record paired with it. The genesis block's is empty
   // (Core writes none); every other block has a record, whatever it holds
   // (a coinbase alone has an empty one). Errors: undo::errc::no_rev_file,
   // undo::errc::no_record, those of find(). Readers treat them alike: the
@@ -184,12 +185,16 @@ class UndoIndex {
   struct Where {
     std::size_t file;      // into files_
     std::uint64_t offset;  // of the record's magic
-    std::uint32_t length;  // of its CBlockUndo; 0: not known yet (known()), its frame says
+    std::uint32_t length;  // of its CBlockUndo
   };
   struct OpenFile {
     unsigned number;
     FileDescriptor fd;  // read with pread: find() moves no file position
   };
+  // The record at `offset` of files_[file], its CBlockUndo `length` bytes
+  // (0: as its frame says, checked against the file's size).
+  result<BlockUndo> read(std::size_t file, std::uint64_t offset, std::uint32_t length) const;
+
   XorKey key_{};
   network net_ = network::mainnet;
   std::multimap<Hash256, Where> paired_;  // in file order: the most recent record last
