@@ -59,10 +59,7 @@ std::variant<BlocksDirectory, int> open_directory(const char* command, const Dir
     // user's: a bad xor.dat); rev files, by what they hold.
     return dir.error().at != BlocksDirectory::Failure::part::undo ? usage_or_io : exit_status_of(dir.error().cause);
   }
-  if (!dir.value().index_note().empty()) {
-    std::fprintf(stderr, "blockwire %s: Bitcoin Core's block index not used: %s; every blk file was read instead\n", command,
-                 dir.value().index_note().c_str());
-  }
+  for (const std::string& note : dir.value().notes()) std::fprintf(stderr, "blockwire %s: %s\n", command, note.c_str());
   return std::move(dir).value();
 }
 

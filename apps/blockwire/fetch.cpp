@@ -10,6 +10,7 @@
 #include "text.hpp"
 
 #include <blockwire/blockfiles.hpp>
+#include <blockwire/directory.hpp>
 #include <blockwire/net.hpp>
 
 #include <chrono>
@@ -71,7 +72,9 @@ int fetch(const FetchOptions& o) {
     return usage_or_io;
   }
   report_repair("fetch", o.output_dir, writer.value());
-  auto index = BlockIndex::build(o.output_dir, key, net);
+  std::vector<std::string> notes;
+  auto index = BlocksDirectory::open_index(o.output_dir, key, net, &notes);
+  for (const std::string& note : notes) std::fprintf(stderr, "blockwire fetch: %s\n", note.c_str());
   if (!index) {
     std::fprintf(stderr, "blockwire fetch: reading %s: %s\n", o.output_dir.c_str(), index.error().message().c_str());
     return usage_or_io;
@@ -121,6 +124,14 @@ int fetch(const FetchOptions& o) {
   auto synced = net::sync_blocks(peer, writer.value(), chain, version.value().start_height, p, options);
   bar.finish();
   const auto closed = writer.value().close();
+  // What was appended joins the kept index (a fetch cut short keeps its
+  // committed blocks; a crash before this is read from the files next time).
+  if (closed) {
+    if (auto kept = BlocksDirectory::keep_index(chain); !kept) {
+      std::fprintf(stderr, "blockwire fetch: the index of %s could not be kept: %s\n", o.output_dir.c_str(),
+                   kept.error().message().c_str());
+    }
+  }
   const double seconds = std::chrono::duration<double>(clock::now() - start).count();
   if (!synced && p.local_failure) {
     const error& e = synced.error();

@@ -82,6 +82,20 @@ void lie_about(const std::string& blocks, const Hash256& hash, const std::functi
   REQUIRE(db->Put(sync, key_of(hash), leveldb::Slice(reinterpret_cast<const char*>(bytes.data()), bytes.size())).ok());
 }
 
+// Whether a note of the directory's says `what`.
+bool said(const BlocksDirectory& dir, const std::string& what) {
+  return std::any_of(dir.notes().begin(), dir.notes().end(), [&](const std::string& n) { return n.find(what) != std::string::npos; });
+}
+
+// Opened from Bitcoin Core's index (or the blk files), not from an index
+// blockwire kept of it.
+BlocksDirectory::opened open_core(const std::string& path, bool core_index = true) {
+  BlocksDirectory::Options o;
+  o.kept_index = false;
+  o.core_index = core_index;
+  return BlocksDirectory::open(path, o);
+}
+
 std::vector<Hash256> chain_hashes(const BlocksDirectory& dir) {
   std::vector<Hash256> out;
   for (std::size_t h = 0; h < dir.chain_size(); ++h) out.push_back(dir.at_height(h).hash);
@@ -153,11 +167,11 @@ TEST_CASE("Core's block index: every entry decodes, heights and tip as Core's RP
 }
 
 TEST_CASE("A directory with Core's index: its chain, positions and undo data are Core's, read without the blk files' records") {
-  auto opened = BlocksDirectory::open(core_data + "/blocks");
+  auto opened = open_core(core_data + "/blocks");
   REQUIRE(opened);
   const BlocksDirectory& dir = opened.value();
   CHECK(dir.source() == BlocksDirectory::index_source::core_index);
-  CHECK(dir.index_note().empty());
+  CHECK(dir.notes().empty());
   CHECK(dir.problem_count() == 0);
   CHECK(chain_hashes(dir) == core_chain());
   // The stale blocks are there, off the best chain.
@@ -167,9 +181,7 @@ TEST_CASE("A directory with Core's index: its chain, positions and undo data are
     CHECK(dir.index().height_of(b->hash) == -1);
   }
   // Positions as reading every record finds them.
-  BlocksDirectory::Options scan;
-  scan.core_index = false;
-  auto scanned = BlocksDirectory::open(core_data + "/blocks", scan);
+  auto scanned = open_core(core_data + "/blocks", false);
   REQUIRE(scanned);
   CHECK(scanned.value().source() == BlocksDirectory::index_source::blk_files);
   REQUIRE(scanned.value().index().size() == dir.index().size());
@@ -220,7 +232,7 @@ TEST_CASE("Blocks the node wrote after its index: read from the blk files past t
     auto db = open_index(copy.blocks);
     for (std::size_t h = hashes.size() - 3; h < hashes.size(); ++h) REQUIRE(db->Delete(leveldb::WriteOptions(), key_of(hashes[h])).ok());
   }
-  auto opened = BlocksDirectory::open(copy.blocks);
+  auto opened = open_core(copy.blocks);
   REQUIRE(opened);
   const BlocksDirectory& dir = opened.value();
   CHECK(dir.source() == BlocksDirectory::index_source::core_index);
@@ -235,7 +247,7 @@ TEST_CASE("Blocks the node wrote after its index: read from the blk files past t
   // Without the chainstate beside: the most work of the blocks not failed,
   // the same tip.
   fs::remove_all(copy.temp.file("chainstate"));
-  auto without = BlocksDirectory::open(copy.blocks);
+  auto without = open_core(copy.blocks);
   REQUIRE(without);
   CHECK(without.value().source() == BlocksDirectory::index_source::core_index);
   CHECK(chain_hashes(without.value()) == hashes);
@@ -260,22 +272,22 @@ TEST_CASE("An index that lies is found out, said, and the blk files read instead
     CAPTURE(lie.what);
     CoreCopy copy;
     lie_about(copy.blocks, lie.block, lie.change);
-    auto opened = BlocksDirectory::open(copy.blocks);
+    auto opened = open_core(copy.blocks);
     REQUIRE(opened);
     const BlocksDirectory& dir = opened.value();
     CHECK(dir.source() == BlocksDirectory::index_source::blk_files);
-    CHECK(dir.index_note().find(lie.said) != std::string::npos);
+    CHECK(said(dir, lie.said));
     CHECK(chain_hashes(dir) == hashes);
   }
   SUBCASE("a position off the sample: reading that block fails, never gives another") {
     CoreCopy copy;
     // Block 50's entry points at block 51's record: a lie the sample may
     // miss, but reading block 50 must not answer block 51.
-    auto scanned = BlocksDirectory::open(core_data + "/blocks");
+    auto scanned = open_core(core_data + "/blocks");
     REQUIRE(scanned);
     const IndexedBlock& next = scanned.value().at_height(51);
     lie_about(copy.blocks, hashes[50], [&](CoreBlockEntry& e) { e.data_pos = static_cast<std::uint32_t>(next.offset + 8); });
-    auto opened = BlocksDirectory::open(copy.blocks);
+    auto opened = open_core(copy.blocks);
     REQUIRE(opened);
     const BlocksDirectory& dir = opened.value();
     if (dir.source() == BlocksDirectory::index_source::core_index) {
@@ -283,7 +295,7 @@ TEST_CASE("An index that lies is found out, said, and the blk files read instead
       REQUIRE_FALSE(bytes);
       CHECK(bytes.error().code() == blockfiles::errc::wrong_block);
     } else {
-      CHECK(dir.index_note().find("blk00000.dat") != std::string::npos);
+      CHECK(said(dir, "blk00000.dat"));
     }
   }
 }
@@ -317,7 +329,7 @@ TEST_CASE("An index a running node holds locked: read all the same, nothing writ
   const bool is_held = lock_fd >= 0 && ::fcntl(lock_fd, F_GETLK, &held) == 0 && held.l_type != F_UNLCK;
   if (lock_fd >= 0) ::close(lock_fd);
   const auto before = listing(copy.temp.path);
-  auto opened = BlocksDirectory::open(copy.blocks);
+  auto opened = open_core(copy.blocks);
   const auto after = listing(copy.temp.path);
   ::kill(node, SIGKILL);
   ::waitpid(node, nullptr, 0);

@@ -42,11 +42,7 @@ std::string IndexProblem::message() const {
 
 namespace {
 
-constexpr std::uint32_t no_id = ~std::uint32_t{0};
-constexpr std::uint32_t duplicate = no_id - 1;  // (as a parent, in a build: the block is there already)
-constexpr std::uint32_t file_bits = 20;
-constexpr std::uint32_t flag_failed = 1u << 28;
-constexpr std::uint32_t flag_undo = 1u << 29;
+constexpr std::uint32_t duplicate = ~std::uint32_t{0} - 1;  // (as a parent, in a build: the block is there already)
 constexpr double max_load = 0.85;
 __extension__ using wide = unsigned __int128;  // (GCC and Clang)
 
@@ -180,8 +176,8 @@ void BlockIndex::push(const Hash256& hash, const Hash256& prev, BlockPosition at
   const auto id = static_cast<std::uint32_t>(entries_.size());
   Entry e;
   e.hash = hash;
-  e.file_word = (at.file & ((1u << file_bits) - 1)) | static_cast<std::uint32_t>((at.offset >> 32) & 0xff) << file_bits |
-                (failed ? flag_failed : 0) | (undo_offset ? flag_undo : 0);
+  e.file_word = (at.file & ((1u << Entry::file_bits) - 1)) | static_cast<std::uint32_t>((at.offset >> 32) & 0xff) << Entry::file_bits |
+                (failed ? Entry::failed : 0) | (undo_offset ? Entry::undo_known : 0);
   e.offset = static_cast<std::uint32_t>(at.offset);
   e.undo_offset = undo_offset.value_or(0);
   e.time = time;
@@ -199,13 +195,13 @@ IndexedBlock BlockIndex::block(std::size_t id) const {
   const Entry& e = entries_[id];
   IndexedBlock b;
   b.hash = e.hash;
-  b.file = e.file_word & ((1u << file_bits) - 1);
-  b.offset = (std::uint64_t{(e.file_word >> file_bits) & 0xff} << 32) | e.offset;
+  b.file = e.file_word & ((1u << Entry::file_bits) - 1);
+  b.offset = (std::uint64_t{(e.file_word >> Entry::file_bits) & 0xff} << 32) | e.offset;
   b.height = height_of_id(static_cast<std::uint32_t>(id));
   b.time = e.time;
   b.bits = e.bits;
-  b.failed = (e.file_word & flag_failed) != 0;
-  if ((e.file_word & flag_undo) != 0) b.undo_offset = e.undo_offset;
+  b.failed = (e.file_word & Entry::failed) != 0;
+  if ((e.file_word & Entry::undo_known) != 0) b.undo_offset = e.undo_offset;
   b.id = id;
   return b;
 }
@@ -327,7 +323,7 @@ void BlockIndex::link_bulk(const std::optional<Hash256>& tip) {
   link_all(std::move(parent), std::move(genesis), tip, [&](std::uint32_t id) { return prev[id]; });
 }
 
-void BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> genesis, const std::optional<Hash256>& tip,
+bool BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> genesis, const std::optional<Hash256>& tip,
                           const std::function<Hash256(std::uint32_t)>& prev_of) {
   // Heights by walking up (blocks come in any order), the tip, then the
   // best chain laid out by height first (ids 0..height: one run), the rest
@@ -361,7 +357,7 @@ void BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> g
         continue;
       }
       height[*it] = ++below;
-      if (below > 0 && (entries_[parent[*it]].file_word & flag_failed) != 0) entries_[*it].file_word |= flag_failed;
+      if (below > 0 && (entries_[parent[*it]].file_word & Entry::failed) != 0) entries_[*it].file_word |= Entry::failed;
     }
     path.clear();
   }
@@ -373,7 +369,7 @@ void BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> g
   std::uint32_t best = no_id;
   if (tip) {
     const auto t = find_id(*tip);
-    if (t && height[*t] >= 0 && (entries_[*t].file_word & flag_failed) == 0) best = *t;
+    if (t && height[*t] >= 0 && (entries_[*t].file_word & Entry::failed) == 0) best = *t;
   }
   if (best == no_id) {
     // Parents before children: by height (a counting sort).
@@ -393,7 +389,7 @@ void BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> g
     Hash256 best_work;
     for (const std::uint32_t i : order) {
       work[i] = add_work(height[i] == 0 ? Hash256{} : work[parent[i]], work_of(entries_[i].bits));
-      if ((entries_[i].file_word & flag_failed) != 0) continue;
+      if ((entries_[i].file_word & Entry::failed) != 0) continue;
       if (best == no_id || !at_most(work[i], best_work) || (work[i] == best_work && i < best)) {
         best = i;
         best_work = work[i];
@@ -413,6 +409,8 @@ void BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> g
   for (std::uint32_t i = 0; i < n; ++i) {
     if (new_id[i] == no_id) new_id[i] = next++;
   }
+  bool moved = false;
+  for (std::uint32_t i = 0; i < n && !moved; ++i) moved = new_id[i] != i;
   for (std::uint32_t i = 0; i < n; ++i) {
     if (new_id[i] >= chain_length && new_id[i] < kept && height[i] >= 0)
       side_[new_id[i]] = {height[i], genesis[i] ? no_id : new_id[parent[i]]};
@@ -438,6 +436,7 @@ void BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> g
   for (std::uint32_t h = 0; h < chain_length; ++h) best_.push_back(h);
   work_marks_.clear();
   mark_work_from(0);
+  return moved;
 }
 
 void BlockIndex::link_fresh() {
@@ -499,14 +498,14 @@ void BlockIndex::link_fresh() {
   std::sort(linked.begin(), linked.end(), [&](std::size_t a, std::size_t b) { return height[a] < height[b]; });
   for (const std::size_t i : linked) {
     const std::uint32_t p = parent[i];
-    if (p != no_id && (entries_[p].file_word & flag_failed) != 0) entries_[candidates[i].id].file_word |= flag_failed;
+    if (p != no_id && (entries_[p].file_word & Entry::failed) != 0) entries_[candidates[i].id].file_word |= Entry::failed;
   }
   // The tip: the most work; among equals, the one there first.
   std::uint32_t tip = best_.size() == 0 ? no_id : best_[best_.size() - 1];
   Hash256 tip_work = tip == no_id ? Hash256{} : chain_work(tip);
   for (const std::size_t i : linked) {
     const std::uint32_t id = candidates[i].id;
-    if ((entries_[id].file_word & flag_failed) != 0) continue;
+    if ((entries_[id].file_word & Entry::failed) != 0) continue;
     const Hash256 w = chain_work(id);
     if (tip == no_id || !at_most(w, tip_work) || (w == tip_work && id < tip)) {
       tip = id;
@@ -554,6 +553,7 @@ result<BlockIndex> BlockIndex::build_from(const std::string& blocks_dir, const X
       [&](const KnownBlock& k) { index.push(k.hash, k.header.prev_block, k.at, k.header.time, k.header.bits, k.failed, k.undo_offset); });
   if (!resume) return resume.error();
   index.link_bulk(tip);
+  index.first_read_ = index.size();
   auto files = block_files(blocks_dir);
   if (!files) return files.error();
   if (auto r = index.read_files(files.value(), resume.value().file, resume.value().offset); !r) return r.error();
@@ -758,6 +758,16 @@ result<BlockHeader> BlockIndex::header(const IndexedBlock& b) const {
   auto h = decode_header(std::span<const std::byte>(head).subspan(8));
   if (!h || block_hash(h.value()) != b.hash) return error(blockfiles::errc::wrong_block, b.offset);
   return h.value();
+}
+
+std::vector<unsigned> BlockIndex::files_without_undo(std::size_t from_id, std::size_t to_id) const {
+  std::set<unsigned> files;
+  const std::uint32_t genesis = best_.size() == 0 ? no_id : best_[0];
+  for (std::size_t id = from_id; id < std::min(to_id, entries_.size()); ++id) {
+    const Entry& e = entries_[id];
+    if ((e.file_word & Entry::undo_known) == 0 && id != genesis) files.insert(e.file_word & ((1u << Entry::file_bits) - 1));
+  }
+  return {files.begin(), files.end()};
 }
 
 std::size_t BlockIndex::memory_bytes() const noexcept {

@@ -5,7 +5,13 @@
 #include <blockwire/directory/blocks_directory.hpp>
 #include <blockwire/directory/error.hpp>
 
+#include <blockwire/io/hex.hpp>
+#include <blockwire/io/sha256.hpp>
+
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <unistd.h>
 
 namespace blockwire {
 
@@ -18,43 +24,82 @@ std::string BlocksDirectory::Failure::message(const std::string& path) const {
   return path + ": " + cause.message();
 }
 
+std::string BlocksDirectory::kept_index_path(const std::string& blocks_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = fs::weakly_canonical(fs::absolute(blocks_dir, ec), ec);
+  // A node's directory (its own index beside) or one that may not be
+  // written: the user's cache, a folder named by the directory's path.
+  if (!fs::exists(dir / "index", ec) && ::access(dir.c_str(), W_OK) == 0) return (dir / "blockwire-index").string();
+  fs::path cache;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] == '/') {
+    cache = xdg;
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] != '\0') {
+    cache = fs::path(home) / ".cache";
+  } else {
+    return {};
+  }
+  const std::string text = dir.string();
+  const Hash256 named = sha256(std::as_bytes(std::span(text.data(), text.size())));
+  return (cache / "blockwire" / "index" / to_hex(named.bytes().first(16))).string();
+}
+
 BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Options& options) {
   auto format = record_format(path, options.key, options.net);
   if (!format) return Failure{Failure::part::key, format.error()};
-  std::string note;
-  std::error_code ec;
-  if (options.core_index && std::filesystem::is_directory(std::filesystem::path(path) / "index", ec)) {
-    auto core = detail::read_core_chain(path, format.value().key, format.value().net, options.undo && !options.undo_file);
-    if (auto* chain = std::get_if<detail::CoreChain>(&core)) {
-      BlocksDirectory dir(path, std::move(chain->index));
-      dir.source_ = index_source::core_index;
-      if (!options.undo) return dir;
-      dir.undo_ = std::move(chain->undo);
-      // The blocks read past what the index knows: their records paired
-      // in their rev files (as refresh() reads a new tip's).
-      for (const unsigned file : chain->files_read) {
-        auto built = UndoIndex::build(path, dir.key(), dir.index_, dir.net(), file);
-        if (!built) {
-          if (options.undo_required) return Failure{Failure::part::undo, built.error()};
-          dir.undo_error_ = built.error();
-          break;
-        }
-        dir.recent_undo_.insert_or_assign(file, std::move(built).value());
-      }
-      if (options.undo_file && !dir.undo_) {
-        auto built = UndoIndex::build(path, dir.key(), dir.index_, dir.net(), options.undo_file);
-        if (!built) return Failure{Failure::part::undo, built.error()};
-        dir.undo_ = std::move(built).value();
-      }
-      return dir;
+  const XorKey key = format.value().key;
+  const network net = format.value().net;
+  std::vector<std::string> notes;
+  std::optional<BlockIndex> index;
+  index_source source = index_source::blk_files;
+  // The kept index first, then the node's, then every blk file.
+  const std::string kept_dir = options.kept_index ? kept_index_path(path) : std::string();
+  if (!kept_dir.empty()) {
+    auto loaded = BlockIndex::load(kept_dir, path, key, net);
+    if (auto* kept = std::get_if<BlockIndex>(&loaded)) {
+      index = std::move(*kept);
+      source = index_source::kept_index;
+    } else if (const auto& why = std::get<std::string>(loaded); !why.empty()) {
+      notes.push_back("the index kept in " + kept_dir + " was not used (" + why + "); it is made again");
     }
-    note = std::get<std::string>(core);
   }
-  auto index = BlockIndex::build(path, format.value().key, format.value().net);
-  if (!index) return Failure{Failure::part::blocks, index.error()};
-  BlocksDirectory dir(path, std::move(index).value());
-  dir.index_note_ = std::move(note);
-  if (!options.undo) return dir;
+  std::error_code ec;
+  if (!index && options.core_index && std::filesystem::is_directory(std::filesystem::path(path) / "index", ec)) {
+    auto core = detail::read_core_chain(path, key, net, options.undo);
+    if (auto* chain = std::get_if<BlockIndex>(&core)) {
+      index = std::move(*chain);
+      source = index_source::core_index;
+    } else {
+      notes.push_back("Bitcoin Core's block index not used: " + std::get<std::string>(core) + "; every blk file was read instead");
+    }
+  }
+  if (!index) {
+    auto built = BlockIndex::build(path, key, net);
+    if (!built) return Failure{Failure::part::blocks, built.error()};
+    index = std::move(built).value();
+  }
+  BlocksDirectory dir(path, std::move(*index));
+  dir.source_ = source;
+  dir.notes_ = std::move(notes);
+
+  // The undo records: where an index put them, the rest paired with their
+  // blocks in their rev files (those files alone).
+  bool undo_wanted = false;
+  bool learned = false;  // undo records paired for blocks an index held
+  const auto keep = [&]() {
+    if (kept_dir.empty()) return;
+    if (source == index_source::kept_index && dir.index_.size() == dir.index_.first_read() && !learned) return;  // nothing new
+    const auto paired = [&](const Hash256& hash) -> std::optional<std::uint32_t> {
+      return dir.paired_ ? dir.paired_->offset_of(hash) : std::nullopt;
+    };
+    if (auto saved = dir.index_.save(kept_dir, undo_wanted, paired, learned || source != index_source::kept_index); !saved) {
+      dir.notes_.push_back("the index could not be kept in " + kept_dir + ": " + saved.error().message());
+    }
+  };
+  if (!options.undo) {
+    keep();
+    return dir;
+  }
   const auto without_undo = [&](const error& e) -> opened {
     if (options.undo_required) return Failure{Failure::part::undo, e};
     dir.undo_error_ = e;
@@ -62,14 +107,46 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
   };
   auto revs = undo_files(path);
   if (!revs) return without_undo(revs.error());
-  if (revs.value().empty()) return dir;
-  auto built = UndoIndex::build(path, dir.key(), dir.index_, dir.net(), options.undo_file);
-  if (!built) return without_undo(built.error());
-  dir.undo_ = std::move(built).value();
+  if (revs.value().empty()) {
+    keep();
+    return dir;
+  }
+  undo_wanted = true;
+  auto known = UndoIndex::known(path, dir.key(), dir.net());
+  if (!known) return without_undo(known.error());
+  dir.undo_ = std::move(known).value();
+  std::vector<unsigned> files = dir.index_.files_without_undo();
+  if (options.undo_file) std::erase_if(files, [&](unsigned f) { return f != *options.undo_file; });
+  if (!files.empty()) {
+    learned = !dir.index_.files_without_undo(0, dir.index_.first_read()).empty();
+    auto built = UndoIndex::build(path, dir.key(), dir.index_, dir.net(), std::span<const unsigned>(files));
+    if (!built) return without_undo(built.error());
+    dir.paired_ = std::move(built).value();
+    dir.paired_files_.insert(files.begin(), files.end());
+  }
+  keep();
   return dir;
 }
 
 BlocksDirectory::opened BlocksDirectory::open(const std::string& path) { return open(path, Options{}); }
+
+result<BlockIndex> BlocksDirectory::open_index(const std::string& path, const XorKey& key, network net, std::vector<std::string>* notes) {
+  Options options;
+  options.key = key;
+  options.net = net;
+  options.undo = false;
+  auto opened = open(path, options);
+  if (!opened) return opened.error().cause;
+  if (notes != nullptr) *notes = opened.value().notes_;
+  return std::move(opened.value().index_);
+}
+
+result<void> BlocksDirectory::keep_index(const BlockIndex& index) {
+  const std::string kept_dir = kept_index_path(index.dir());
+  if (kept_dir.empty()) return success();
+  return index.save(
+      kept_dir, false, [](const Hash256&) { return std::optional<std::uint32_t>(); }, false);
+}
 
 result<std::vector<std::byte>> BlocksDirectory::read_block(const IndexedBlock& block) const {
   auto bytes = read_block_record(index_.file_path(block.file), block.offset, key(), net());
@@ -85,6 +162,7 @@ result<std::vector<std::byte>> BlocksDirectory::read_block(const IndexedBlock& b
 
 const UndoIndex* BlocksDirectory::undo_for(unsigned file) const noexcept {
   if (const auto recent = recent_undo_.find(file); recent != recent_undo_.end()) return &recent->second;
+  if (paired_ && paired_files_.contains(file)) return &*paired_;
   return undo_ ? &*undo_ : nullptr;
 }
 

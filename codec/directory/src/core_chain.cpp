@@ -88,7 +88,7 @@ std::string check_undo(const std::string& dir, const XorKey& key, network net, B
 
 }  // namespace
 
-std::variant<CoreChain, std::string> read_core_chain(const std::string& blocks_dir, const XorKey& key, network net, bool undo) {
+std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_dir, const XorKey& key, network net, bool undo) {
   const std::string index_dir = (fs::path(blocks_dir) / "index").string();
   // The node's tip, when its chainstate is beside.
   std::optional<Hash256> tip;
@@ -145,8 +145,8 @@ std::variant<CoreChain, std::string> read_core_chain(const std::string& blocks_d
       },
       tip);
   if (!index) return index_dir + ": " + (why.empty() ? index.error().message() : why);
-  CoreChain chain{std::move(index).value(), std::nullopt, {}};
-  if (chain.index.empty()) return index_dir + ": no chain from a block whose parent is all zeros";
+  BlockIndex chain = std::move(index).value();
+  if (chain.empty()) return index_dir + ": no chain from a block whose parent is all zeros";
 
   // Checked against the files: the last record, the sample, the tip.
   RecordChecker checker(blocks_dir, key, net);
@@ -154,27 +154,21 @@ std::variant<CoreChain, std::string> read_core_chain(const std::string& blocks_d
   for (const KnownBlock& k : sample) {
     if (auto wrong = checker.check(k.hash, k.at); !wrong.empty()) return index_dir + ": " + wrong;
   }
-  const IndexedBlock top = chain.index.at_height(chain.index.chain_size() - 1);
+  const IndexedBlock top = chain.at_height(chain.chain_size() - 1);
   if (auto wrong = checker.check(top.hash, {top.file, top.offset}); !wrong.empty()) return index_dir + ": " + wrong;
-  for (std::size_t id = seen; id < chain.index.size(); ++id) chain.files_read.push_back(chain.index.block(id).file);
-  std::sort(chain.files_read.begin(), chain.files_read.end());
-  chain.files_read.erase(std::unique(chain.files_read.begin(), chain.files_read.end()), chain.files_read.end());
   if (!undo || !any_undo) return chain;
 
   // The tip's undo record (or that of one of the highest blocks that has
   // one) must check against its parent.
-  const std::size_t height = chain.index.chain_size();
+  const std::size_t height = chain.chain_size();
   for (std::size_t h = height; h-- > 1 && h + 16 > height;) {
-    const IndexedBlock b = chain.index.at_height(h);
+    const IndexedBlock b = chain.at_height(h);
     if (!b.undo_offset) continue;
-    const Hash256 parent = chain.index.at_height(h - 1).hash;
+    const Hash256 parent = chain.at_height(h - 1).hash;
     if (auto wrong = check_undo(blocks_dir, key, net, {b.file, *b.undo_offset}, parent, b.hash); !wrong.empty())
       return index_dir + ": " + wrong;
     break;
   }
-  auto known_undo = UndoIndex::known(blocks_dir, key, net);
-  if (!known_undo) return index_dir + ": opening the rev files: " + known_undo.error().message();
-  chain.undo = std::move(known_undo).value();
   return chain;
 }
 

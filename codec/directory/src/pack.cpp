@@ -1,6 +1,7 @@
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
 #include <blockwire/directory/error.hpp>
+#include <blockwire/directory/blocks_directory.hpp>
 #include <blockwire/directory/pack.hpp>
 #include <blockwire/io/number_text.hpp>
 #include <blockwire/undo.hpp>
@@ -86,14 +87,15 @@ packed pack_blocks(const PackBlocks& spec) {
   Packed done;
   std::vector<bool> skip(spec.count, false);
   {
-    std::set<Hash256> seen;
+    std::optional<BlockIndex> there;
     if (!fresh) {
-      auto index = BlockIndex::build(target, spec.key, spec.net);
+      auto index = BlocksDirectory::open_index(target, spec.key, spec.net);
       if (!index) return failure(index.error(), "reading " + spec.dir + ": " + index.error().message());
-      for (std::size_t id = 0; id < index.value().size(); ++id) seen.insert(index.value().block(id).hash);
+      there = std::move(index).value();
     }
+    std::set<Hash256> seen;  // (among the blocks packed)
     for (std::size_t i = 0; i < spec.count; ++i) {
-      if (!seen.insert(hashes[i]).second) {
+      if ((there && there->find(hashes[i])) || !seen.insert(hashes[i]).second) {
         skip[i] = true;
         ++done.already_there;
       }

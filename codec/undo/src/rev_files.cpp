@@ -281,6 +281,18 @@ std::vector<std::size_t> UndoPairer::siblings(std::size_t block, std::uint64_t s
 
 result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks, network net,
                                    std::optional<unsigned> only_file) {
+  if (only_file) {
+    const unsigned one[] = {*only_file};
+    return build(blocks_dir, key, blocks, net, std::span<const unsigned>(one));
+  }
+  return build(blocks_dir, key, blocks, net, std::span<const unsigned>());
+}
+
+result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks, network net,
+                                   std::span<const unsigned> only_files) {
+  const auto wanted = [&](unsigned file) {
+    return only_files.empty() || std::find(only_files.begin(), only_files.end(), file) != only_files.end();
+  };
   UndoIndex index;
   index.key_ = key;
   index.net_ = net;
@@ -291,15 +303,15 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
   std::map<unsigned, std::vector<std::size_t>> by_file;
   for (std::size_t h = 0; h < blocks.chain_size(); ++h) {
     const IndexedBlock b = blocks.at_height(h);
-    if (!only_file || b.file == *only_file) by_file[b.file].push_back(b.id);
+    if (wanted(b.file)) by_file[b.file].push_back(b.id);
   }
   for (std::size_t id = 0; id < blocks.size(); ++id) {
     const IndexedBlock b = blocks.block(id);
-    if ((!only_file || b.file == *only_file) && !blocks.on_best_chain(b)) by_file[b.file].push_back(id);
+    if (wanted(b.file) && !blocks.on_best_chain(b)) by_file[b.file].push_back(id);
   }
   for (const std::string& path : files.value()) {
     const unsigned number = *undo_file_number(std::filesystem::path(path).filename().string());
-    if (only_file && number != *only_file) continue;
+    if (!wanted(number)) continue;
     std::vector<UndoPairer::Candidate> candidates;
     const std::vector<std::size_t>& in_file = by_file[number];
     candidates.reserve(in_file.size());
@@ -358,13 +370,20 @@ result<UndoIndex> UndoIndex::known(const std::string& blocks_dir, const XorKey& 
   return index;
 }
 
+std::optional<std::uint32_t> UndoIndex::offset_of(const Hash256& block_hash) const {
+  const auto [first, last] = paired_.equal_range(block_hash);
+  if (first == last || std::prev(last)->second.offset > 0xffffffff) return std::nullopt;
+  return static_cast<std::uint32_t>(std::prev(last)->second.offset);
+}
+
 bool UndoIndex::has_file(unsigned file) const noexcept {
   return std::any_of(files_.begin(), files_.end(), [file](const OpenFile& f) { return f.number == file; });
 }
 
-result<BlockUndo> UndoIndex::read(std::size_t file, std::uint64_t offset, std::uint32_t length) const {
+result<BlockUndo> UndoIndex::read(std::size_t file, std::uint64_t offset, std::uint32_t length, const Hash256& parent) const {
   const int fd = files_[file].fd.get();
-  if (length == 0) {
+  const bool placed = length == 0;
+  if (placed) {
     // Where an index put it: the frame says how long.
     std::array<std::byte, 8> head{};
     if (auto r = read_at(fd, head, offset); !r) {
@@ -381,13 +400,19 @@ result<BlockUndo> UndoIndex::read(std::size_t file, std::uint64_t offset, std::u
     const auto size = static_cast<std::uint64_t>(st.st_size);
     if (offset > size || std::uint64_t{length} + 40 > size - offset) return error(undo::errc::truncated_record, offset);
   }
-  std::vector<std::byte> bytes(length);
+  std::vector<std::byte> bytes(std::size_t{length} + (placed ? 32 : 0));
   const std::uint64_t at = offset + 8;
   if (auto r = read_at(fd, bytes, at); !r) {
     if (r.error().code() == io::errc::truncated) return error(undo::errc::truncated_record, offset);  // shrank since it was read
     return error(r.error().code(), offset);
   }
   xor_in_place(bytes, key_, at);
+  if (placed) {
+    Hash256 checksum;
+    std::copy(bytes.end() - 32, bytes.end(), checksum.bytes().begin());
+    bytes.resize(length);
+    if (undo_checksum(parent, bytes) != checksum) return error(undo::errc::bad_checksum, offset);
+  }
   auto undo = decode_block_undo(bytes);
   if (!undo) return error(undo.error().code(), offset);
   return std::move(undo).value();
@@ -413,7 +438,7 @@ result<BlockUndo> UndoIndex::undo_of(const IndexedBlock& block, const BlockView&
   if (file == files_.end()) return undo::errc::no_rev_file;
   if (block.undo_offset) {
     // Where an index of the node's says: read, and checked by its shape.
-    auto undo = read(static_cast<std::size_t>(file - files_.begin()), *block.undo_offset, 0);
+    auto undo = read(static_cast<std::size_t>(file - files_.begin()), *block.undo_offset, 0, view.header().prev_block);
     if (!undo) return undo.error();
     if (undo_shape(undo.value()) != undo_shape(view)) return error(undo::errc::wrong_shape, *block.undo_offset);
     return undo;

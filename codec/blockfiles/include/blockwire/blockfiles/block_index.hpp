@@ -25,6 +25,7 @@
 #include <span>
 #include <string>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 namespace blockwire {
@@ -109,6 +110,33 @@ class BlockIndex {
   static result<BlockIndex> build_from(const std::string& blocks_dir, const XorKey& key, network net, const KnownBlocks& each,
                                        const std::optional<Hash256>& tip);
 
+  // blockwire's kept index: the index as files in `kept_dir` (chain.dat,
+  // every block as it is in memory with its parent's place, appended to;
+  // state.dat, what it covers, replaced whole), so that the next open reads
+  // it instead of the blk files or the node's index. save() keeps a clean
+  // index alone (no problem) and the blocks up to the first whose undo
+  // record is wanted but not known (`undo_offset_of` gives those of blocks
+  // without one; `undo_wanted`: the directory has rev files): what follows
+  // is read again next time. chain.dat is appended to where it holds this
+  // index's blocks as they were loaded, else written anew.
+  // `rewrite`: written anew even where it could be appended to (undo
+  // records learned for blocks it holds).
+  result<void> save(const std::string& kept_dir, bool undo_wanted,
+                    const std::function<std::optional<std::uint32_t>(const Hash256&)>& undo_offset_of, bool rewrite) const;
+  // The index `kept_dir` holds, checked against the directory before it is
+  // trusted (the key and network, every blk file at least as long as it
+  // was, the last record it knows, the tip's and a sample's records), then
+  // the blk files read from where it stops. A string says why it was not
+  // used (none there, or it does not match: the caller builds anew).
+  static std::variant<BlockIndex, std::string> load(const std::string& kept_dir, const std::string& blocks_dir, const XorKey& key,
+                                                    network net);
+  // How many blocks came from an index (kept, or the node's) before any
+  // blk file was read: the ids below; the rest were read from the files.
+  std::size_t first_read() const noexcept { return first_read_; }
+  // The files of the blocks of ids [from_id, to_id) (but a genesis block)
+  // whose undo record's place is not known (IndexedBlock::undo_offset).
+  std::vector<unsigned> files_without_undo(std::size_t from_id = 0, std::size_t to_id = IndexedBlock::none) const;
+
   // What was left out, the first max_listed of them in file order, and how
   // many there were in all.
   static constexpr std::size_t max_listed = 1000;
@@ -179,7 +207,11 @@ class BlockIndex {
     std::uint32_t undo_offset;
     std::uint32_t time;
     std::uint32_t bits;
+    static constexpr std::uint32_t file_bits = 20;
+    static constexpr std::uint32_t failed = 1u << 28;      // (flags in file_word)
+    static constexpr std::uint32_t undo_known = 1u << 29;  // undo_offset is where the record is
   };
+  static constexpr std::uint32_t no_id = ~std::uint32_t{0};
   // The best chain's ids by height, as runs of consecutive ids.
   class ChainRuns {
    public:
@@ -216,6 +248,8 @@ class BlockIndex {
   std::vector<Pending> orphans_;  // linked to nothing yet, by id
   std::vector<Pending> fresh_;    // read or added since the last link_fresh()
   bool bulk_ = false;             // building: blocks pushed without their slots, their parents in bulk_prev_
+  std::size_t kept_records_ = 0;  // read from a kept index, their ids their places there (none moved since)
+  std::size_t first_read_ = 0;
   std::vector<Hash256> bulk_prev_;
   std::vector<Hash256> work_marks_;  // the chain work at every 256th height of the best chain
   std::vector<IndexProblem> problems_;
@@ -245,7 +279,8 @@ class BlockIndex {
   // zeros), laid out by height (`tip` the node's when given, else the most
   // work); or the blocks in fresh_ one by one beside what is linked.
   void link_bulk(const std::optional<Hash256>& tip);
-  void link_all(std::vector<std::uint32_t> parent, std::vector<bool> genesis, const std::optional<Hash256>& tip,
+  // (Returns whether any block's id changed.)
+  bool link_all(std::vector<std::uint32_t> parent, std::vector<bool> genesis, const std::optional<Hash256>& tip,
                 const std::function<Hash256(std::uint32_t)>& prev_of);
   void link_fresh();
   void move_tip(std::uint32_t tip);

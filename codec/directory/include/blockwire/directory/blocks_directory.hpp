@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,13 +38,24 @@ class BlocksDirectory {
     // index (DIR/index) when it is there and checks out, instead of
     // reading every blk file; false: read the blk files.
     bool core_index = true;
+    // Read the index blockwire kept of the directory (kept_index_path)
+    // when it checks out, and keep it (made, or extended by what the blk
+    // files hold past it); false: neither.
+    bool kept_index = true;
   };
 
   // Where the chain was taken from.
   enum class index_source : unsigned char {
+    kept_index,  // blockwire's own, kept from an earlier open, checked against the files, and the blk files past it
     core_index,  // Bitcoin Core's block index, checked against the files, and the blk files past what it knows
     blk_files,   // every record of every blk file
   };
+
+  // Where the index of `blocks_dir` is kept: DIR/blockwire-index, or for a
+  // node's directory (Bitcoin Core's index beside) or one that may not be
+  // written, $XDG_CACHE_HOME/blockwire/index/ (else ~/.cache/...) in a
+  // folder named by a hash of the directory's path. Empty: nowhere.
+  static std::string kept_index_path(const std::string& blocks_dir);
 
   // Which part of opening failed, and why.
   struct Failure {
@@ -74,14 +86,23 @@ class BlocksDirectory {
   static opened open(const std::string& path, const Options& options);
   static opened open(const std::string& path);
 
+  // The chain alone, for a writer that keeps it as it appends (fetch,
+  // pack): opened as open() opens it (the kept index, the node's, the blk
+  // files; no undo data), and kept again by keep_index() after appends.
+  // `notes` gets what notes() would say.
+  static result<BlockIndex> open_index(const std::string& path, const XorKey& key, network net, std::vector<std::string>* notes = nullptr);
+  static result<void> keep_index(const BlockIndex& index);
+
   const std::string& path() const noexcept { return path_; }
   const XorKey& key() const noexcept { return index_.key(); }
   network net() const noexcept { return index_.net(); }
   const BlockIndex& index() const noexcept { return index_; }
   index_source source() const noexcept { return source_; }
-  // Why Bitcoin Core's block index, though there, was not used: "DIR/index:
-  // blk00003.dat:1234 does not hold block 00ab...". Empty otherwise.
-  const std::string& index_note() const noexcept { return index_note_; }
+  // What a person should know of how the index was had, each a sentence
+  // naming the file: an index there that was not used, and why ("Bitcoin
+  // Core's block index not used: DIR/index: blk00003.dat:1234: the record
+  // there is not block 00ab..."); an index that could not be kept.
+  std::span<const std::string> notes() const noexcept { return notes_; }
 
   // The best chain's length, and its block at a height (precondition:
   // height < chain_size()).
@@ -131,8 +152,10 @@ class BlocksDirectory {
   std::string path_;
   BlockIndex index_;
   index_source source_ = index_source::blk_files;
-  std::string index_note_;
-  std::optional<UndoIndex> undo_;
+  std::vector<std::string> notes_;
+  std::optional<UndoIndex> undo_;    // the rev files, read where an index put each record
+  std::optional<UndoIndex> paired_;  // records paired with blocks no index placed, in paired_files_
+  std::set<unsigned> paired_files_;
   std::map<unsigned, UndoIndex> recent_undo_;  // rev files read again since open() (the tips'), by number
   std::optional<unsigned> stale_undo_file_;    // the tip's rev file, still to read again
   std::optional<error> undo_error_;            // why it could not be

@@ -22,6 +22,7 @@ enum class errc : int {
   height_too_large,        // a coin height past 2^31 - 1 (Core's 31-bit nHeight)
   no_rev_file,             // a directory with rev files, but not the one of this block's blk file
   no_record,               // the block's rev file holds no record that pairs with it (damaged, or not written yet)
+  bad_checksum,            // the record where an index puts it does not check against the block's parent (damaged, or another's)
 };
 
 const std::error_category& category() noexcept;

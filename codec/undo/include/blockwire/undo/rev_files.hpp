@@ -154,6 +154,9 @@ class UndoIndex {
   // damaged(); the files' I/O errors are errors.
   static result<UndoIndex> build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks, network net = network::mainnet,
                                  std::optional<unsigned> only_file = std::nullopt);
+  // The same for the rev files of these numbers alone (none: all).
+  static result<UndoIndex> build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks, network net,
+                                 std::span<const unsigned> only_files);
   // The directory's rev files opened, nothing paired: for blocks whose
   // undo record's place an index of the node's gave (IndexedBlock::
   // undo_offset), each read and checked when asked for (its frame, its
@@ -174,6 +177,9 @@ class UndoIndex {
   // undo::errc::no_record, those of find(). Readers treat them alike: the
   // block has no undo data.
   result<BlockUndo> undo_of(const IndexedBlock& block, const BlockView& view) const;
+  // Where the record paired with the block is (the most recent one's
+  // magic), for an index to keep.
+  std::optional<std::uint32_t> offset_of(const Hash256& block_hash) const;
   // Whether revNNNNN.dat exists (was read): a block of blkNNNNN.dat with no
   // undo data is then missing it.
   bool has_file(unsigned file) const noexcept;
@@ -192,8 +198,9 @@ class UndoIndex {
     FileDescriptor fd;  // read with pread: find() moves no file position
   };
   // The record at `offset` of files_[file], its CBlockUndo `length` bytes
-  // (0: as its frame says, checked against the file's size).
-  result<BlockUndo> read(std::size_t file, std::uint64_t offset, std::uint32_t length) const;
+  // (0: as its frame says, checked against the file's size, and its
+  // checksum against `parent`, as Core checks a record it reads).
+  result<BlockUndo> read(std::size_t file, std::uint64_t offset, std::uint32_t length, const Hash256& parent = {}) const;
 
   XorKey key_{};
   network net_ = network::mainnet;

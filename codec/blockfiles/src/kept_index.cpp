@@ -1,0 +1,425 @@
+// BlockIndex::save and load: the kept index's two files.
+//
+// chain.dat: an 8-byte magic, then a record a block, 56 bytes, in id order:
+// the block as the index holds it in memory (hash, file word, offset, undo
+// offset, time, bits) and its parent's record (~0: a parent all zeros).
+// Appended to; a record past what state.dat counts (an append cut short)
+// is not read.
+//
+// state.dat: what chain.dat covers, written to a temporary file and
+// renamed over the old one (so it is whole or the old one), hashed to
+// catch any other damage: the key and network of the directory, the
+// record count, where reading the blk files goes on, the last record it
+// knows (its place and hash), the tip, every blk file's size.
+#include <blockwire/blockfiles/block_directory.hpp>
+#include <blockwire/blockfiles/block_index.hpp>
+#include <blockwire/codec/encoding.hpp>
+#include <blockwire/codec/hashes.hpp>
+#include <blockwire/io/file.hpp>
+#include <blockwire/io/sha256.hpp>
+#include <blockwire/io/xor.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <tuple>
+#include <unistd.h>
+
+namespace blockwire {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::array<char, 8> chain_magic{'b', 'w', 'c', 'h', 'a', 'i', 'n', '1'};
+constexpr std::array<char, 8> state_magic{'b', 'w', 's', 't', 'a', 't', 'e', '1'};
+constexpr std::size_t record_size = 56;
+constexpr std::uint32_t no_parent = ~std::uint32_t{0};
+constexpr std::size_t checked_sample = 8;
+
+// Little-endian fields in and out of a byte buffer.
+struct Out {
+  std::vector<std::byte> bytes;
+  void u32(std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<std::byte>(v >> (8 * i)));
+  }
+  void u64(std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<std::byte>(v >> (8 * i)));
+  }
+  void raw(std::span<const std::byte> b) { bytes.insert(bytes.end(), b.begin(), b.end()); }
+  void magic(const std::array<char, 8>& m) { raw(std::as_bytes(std::span(m))); }
+};
+
+struct In {
+  std::span<const std::byte> bytes;
+  std::size_t at = 0;
+  bool ok = true;
+  std::span<const std::byte> take(std::size_t n) {
+    if (!ok || bytes.size() - at < n) {
+      ok = false;
+      static constexpr std::array<std::byte, 32> zeros{};
+      return std::span<const std::byte>(zeros).first(std::min<std::size_t>(n, 32));
+    }
+    const auto out = bytes.subspan(at, n);
+    at += n;
+    return out;
+  }
+  std::uint64_t le(std::size_t n) {
+    const auto b = take(n);
+    std::uint64_t v = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) v |= std::uint64_t{std::to_integer<std::uint8_t>(b[i])} << (8 * i);
+    return v;
+  }
+  std::uint32_t u32() { return static_cast<std::uint32_t>(le(4)); }
+  std::uint64_t u64() { return le(8); }
+  Hash256 hash() {
+    Hash256 h;
+    const auto b = take(32);
+    if (ok) std::copy(b.begin(), b.end(), h.bytes().begin());
+    return h;
+  }
+};
+
+struct State {
+  std::uint32_t magic = 0;  // the network's
+  XorKey key{};
+  std::uint64_t records = 0;
+  BlockPosition resume{0, 0};
+  BlockPosition last{0, 0};
+  Hash256 last_hash;
+  Hash256 tip;
+  Hash256 chain_hash;  // SHA-256 of chain.dat's magic and `records` records
+  std::vector<std::uint64_t> file_sizes;  // blk00000.dat, blk00001.dat, ...
+};
+
+std::vector<std::byte> encode_state(const State& s) {
+  Out o;
+  o.magic(state_magic);
+  o.u32(s.magic);
+  o.raw(s.key);
+  o.u64(s.records);
+  o.u32(s.resume.file);
+  o.u64(s.resume.offset);
+  o.u32(s.last.file);
+  o.u64(s.last.offset);
+  o.raw(s.last_hash.bytes());
+  o.raw(s.tip.bytes());
+  o.raw(s.chain_hash.bytes());
+  o.u32(static_cast<std::uint32_t>(s.file_sizes.size()));
+  for (const std::uint64_t size : s.file_sizes) o.u64(size);
+  const Hash256 check = sha256(o.bytes);
+  o.raw(check.bytes());
+  return o.bytes;
+}
+
+std::optional<State> decode_state(std::span<const std::byte> bytes) {
+  if (bytes.size() < 8 + 32) return std::nullopt;
+  const auto body = bytes.first(bytes.size() - 32);
+  if (!std::equal(body.begin(), body.begin() + 8, std::as_bytes(std::span(state_magic)).begin())) return std::nullopt;
+  Hash256 check;
+  std::copy(bytes.end() - 32, bytes.end(), check.bytes().begin());
+  if (sha256(body) != check) return std::nullopt;
+  In in{body, 8};
+  State s;
+  s.magic = in.u32();
+  const auto key = in.take(8);
+  if (in.ok) std::copy(key.begin(), key.end(), s.key.begin());
+  s.records = in.u64();
+  s.resume.file = in.u32();
+  s.resume.offset = in.u64();
+  s.last.file = in.u32();
+  s.last.offset = in.u64();
+  s.last_hash = in.hash();
+  s.tip = in.hash();
+  s.chain_hash = in.hash();
+  const std::uint32_t files = in.u32();
+  if (!in.ok || files > (body.size() - in.at) / 8) return std::nullopt;
+  for (std::uint32_t f = 0; f < files; ++f) s.file_sizes.push_back(in.u64());
+  if (!in.ok || in.at != body.size()) return std::nullopt;
+  return s;
+}
+
+std::uint32_t magic_word(network net) {
+  const Magic m = magic(net);
+  std::uint32_t v = 0;
+  std::memcpy(&v, m.data(), 4);
+  return v;
+}
+
+result<std::vector<std::byte>> read_whole(const std::string& path) {
+  auto file = FileReader::open(path.c_str());
+  if (!file) return file.error();
+  std::vector<std::byte> out;
+  std::array<std::byte, 4096> chunk{};
+  for (;;) {
+    auto got = file.value().read_some(chunk);
+    if (!got) return got.error();
+    if (got.value() == 0) return out;
+    out.insert(out.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(got.value()));
+  }
+}
+
+// Written whole under a temporary name, synced, then renamed over `path`.
+result<void> replace_file(const std::string& path, std::span<const std::byte> bytes) {
+  const std::string temporary = path + ".tmp";
+  auto file = FileWriter::create(temporary.c_str());
+  if (!file) return file.error();
+  if (auto r = file.value().write(bytes); !r) return r;
+  if (auto r = file.value().sync(); !r) return r;
+  if (auto r = file.value().close(); !r) return r;
+  std::error_code ec;
+  fs::rename(temporary, path, ec);
+  if (ec) return ec;
+  return success();
+}
+
+// The sizes of the directory's blk files, in number order from 0 (a
+// missing number: 0).
+result<std::vector<std::uint64_t>> file_sizes(const std::string& blocks_dir) {
+  auto files = block_files(blocks_dir);
+  if (!files) return files.error();
+  std::vector<std::uint64_t> sizes;
+  for (const std::string& path : files.value()) {
+    const unsigned n = *block_file_number(fs::path(path).filename().string());
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (ec) return ec;
+    if (sizes.size() <= n) sizes.resize(n + 1, 0);
+    sizes[n] = size;
+  }
+  return sizes;
+}
+
+// Whether the record at `at` holds the block `hash`: empty, or what is wrong.
+std::string check_record(const std::string& blocks_dir, const XorKey& key, network net, BlockPosition at, const Hash256& hash) {
+  const std::string name = block_file_name(at.file);
+  auto file = FileReader::open((fs::path(blocks_dir) / name).c_str());
+  if (!file) return name + ": " + file.error().message();
+  std::array<std::byte, 8 + header_size> head{};
+  if (auto r = read_at(file.value().fd(), head, at.offset); !r) return name + ":" + std::to_string(at.offset) + ": " + r.error().message();
+  xor_in_place(head, key, at.offset);
+  const Magic m = magic(net);
+  auto header = decode_header(std::span<const std::byte>(head).subspan(8));
+  if (!std::equal(m.begin(), m.end(), head.begin()) || !header || block_hash(header.value()) != hash) {
+    return name + ":" + std::to_string(at.offset) + ": the record there is not block " + hash.to_hex() + " any more";
+  }
+  return {};
+}
+
+}  // namespace
+
+result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
+                              const std::function<std::optional<std::uint32_t>(const Hash256&)>& undo_offset_of, bool rewrite) const {
+  if (problem_count_ != 0 || !orphans_.empty() || empty()) return success();  // damage is found again each time, never kept
+  // The blocks kept: every one but those from the first whose undo record
+  // is wanted and not known on (they are read again next time).
+  std::size_t kept = entries_.size();
+  std::vector<std::uint32_t> undo(entries_.size(), 0);
+  std::vector<bool> has_undo(entries_.size(), false);
+  for (std::uint32_t id = 0; id < entries_.size(); ++id) {
+    const IndexedBlock b = block(id);
+    if (b.undo_offset) {
+      undo[id] = *b.undo_offset;
+      has_undo[id] = true;
+    } else if (const auto found = undo_offset_of(b.hash)) {
+      undo[id] = *found;
+      has_undo[id] = true;
+    } else if (undo_wanted && b.height != 0 && id >= kept_records_) {
+      kept = id;
+      break;
+    }
+  }
+  // Where reading goes on: past the last block kept, or at the first left out.
+  BlockPosition resume{resume_file_, resume_offset_};
+  if (kept < entries_.size()) {
+    const IndexedBlock first_out = block(kept);
+    resume = {first_out.file, first_out.offset};
+  }
+  State state;
+  state.magic = magic_word(net_);
+  state.key = key_;
+  state.records = kept;
+  state.resume = resume;
+  state.tip = tip();
+  bool any = false;
+  for (std::uint32_t id = 0; id < kept; ++id) {
+    const IndexedBlock b = block(id);
+    if (!any || std::tie(b.file, b.offset) > std::tie(state.last.file, state.last.offset)) {
+      state.last = {b.file, b.offset};
+      state.last_hash = b.hash;
+      any = true;
+    }
+  }
+  if (!any || std::tie(state.last.file, state.last.offset) >= std::tie(resume.file, resume.offset)) return success();
+  auto sizes = file_sizes(dir_);
+  if (!sizes) return sizes.error();
+  state.file_sizes = std::move(sizes).value();
+
+  std::error_code ec;
+  fs::create_directories(kept_dir, ec);
+  if (ec) return ec;
+  const std::string chain_path = (fs::path(kept_dir) / "chain.dat").string();
+  // Appended where chain.dat holds this index's first blocks as they were
+  // loaded (no build has laid them out anew since); else written anew.
+  std::size_t from = 0;
+  if (!rewrite && kept_records_ != 0 && kept >= kept_records_) {
+    const std::uintmax_t size = fs::file_size(chain_path, ec);
+    if (!ec && size >= 8 + kept_records_ * record_size) from = kept_records_;
+  }
+  Out o;
+  o.bytes.reserve((1 << 20) + record_size);
+  if (from == 0) o.magic(chain_magic);
+  const auto record = [&](std::uint32_t id) {
+    const Entry& e = entries_[id];
+    o.raw(e.hash.bytes());
+    o.u32(has_undo[id] ? e.file_word | Entry::undo_known : e.file_word & ~Entry::undo_known);
+    o.u32(e.offset);
+    o.u32(undo[id]);
+    o.u32(e.time);
+    o.u32(e.bits);
+    const auto parent = parent_of(id);
+    o.u32(parent ? *parent : no_parent);
+  };
+  Sha256 chain_hash;
+  if (from == 0) {
+    const std::string temporary = chain_path + ".tmp";
+    auto file = FileWriter::create(temporary.c_str());
+    if (!file) return file.error();
+    for (std::uint32_t id = 0; id < kept; ++id) {
+      record(id);
+      if (o.bytes.size() >= (1 << 20) || id + 1 == kept) {
+        chain_hash.update(o.bytes);
+        if (auto r = file.value().write(o.bytes); !r) return r;
+        o.bytes.clear();
+      }
+    }
+    if (auto r = file.value().sync(); !r) return r;
+    if (auto r = file.value().close(); !r) return r;
+    fs::rename(temporary, chain_path, ec);
+    if (ec) return ec;
+  } else if (kept > from) {
+    // (A record past what state.dat counted, an append cut short, is
+    // written over.)
+    if (::truncate(chain_path.c_str(), static_cast<off_t>(8 + from * record_size)) != 0) return last_system_error();
+    // The hash covers the whole: what is there read back first.
+    {
+      auto old = FileReader::open(chain_path.c_str());
+      if (!old) return old.error();
+      std::vector<std::byte> chunk(1 << 20);
+      for (std::uint64_t at = 0, end = 8 + from * record_size; at < end;) {
+        const auto part = std::span<std::byte>(chunk).first(static_cast<std::size_t>(std::min<std::uint64_t>(chunk.size(), end - at)));
+        if (auto r = read_at(old.value().fd(), part, at); !r) return r;
+        chain_hash.update(part);
+        at += part.size();
+      }
+    }
+    auto file = FileWriter::append(chain_path.c_str());
+    if (!file) return file.error();
+    for (std::uint32_t id = static_cast<std::uint32_t>(from); id < kept; ++id) record(id);
+    chain_hash.update(o.bytes);
+    if (auto r = file.value().write(o.bytes); !r) return r;
+    if (auto r = file.value().sync(); !r) return r;
+    if (auto r = file.value().close(); !r) return r;
+  }
+  if (kept == from) return success();  // nothing new
+  state.chain_hash = chain_hash.finish();
+  return replace_file((fs::path(kept_dir) / "state.dat").string(), encode_state(state));
+}
+
+std::variant<BlockIndex, std::string> BlockIndex::load(const std::string& kept_dir, const std::string& blocks_dir, const XorKey& key,
+                                                       network net) {
+  const std::string state_path = (fs::path(kept_dir) / "state.dat").string();
+  std::error_code ec;
+  if (!fs::exists(state_path, ec)) return std::string();  // none kept: nothing to say
+  auto state_bytes = read_whole(state_path);
+  if (!state_bytes) return state_path + ": " + state_bytes.error().message();
+  const auto state = decode_state(state_bytes.value());
+  if (!state) return state_path + ": damaged";
+  if (state->magic != magic_word(net) || state->key != key) return state_path + ": made for another network or key";
+  // The blk files: none shorter than it was (a cut-back directory is
+  // another directory), the last record and the tip where they were.
+  auto sizes = file_sizes(blocks_dir);
+  if (!sizes) return blocks_dir + ": " + sizes.error().message();
+  for (std::size_t f = 0; f < state->file_sizes.size(); ++f) {
+    if (state->file_sizes[f] != 0 && (f >= sizes.value().size() || sizes.value()[f] < state->file_sizes[f])) {
+      return block_file_name(static_cast<unsigned>(f)) + " is shorter than when the index was kept";
+    }
+  }
+  if (auto wrong = check_record(blocks_dir, key, net, state->last, state->last_hash); !wrong.empty()) return wrong;
+
+  BlockIndex index(blocks_dir, net, key);
+  const std::string chain_path = (fs::path(kept_dir) / "chain.dat").string();
+  auto file = FileReader::open(chain_path.c_str());
+  if (!file) return chain_path + ": " + file.error().message();
+  const std::uint64_t n = state->records;
+  const std::uintmax_t size = fs::file_size(chain_path, ec);
+  if (ec || n > 0xfffffff0 || size < 8 + n * record_size) return chain_path + ": shorter than its state says";
+  index.entries_.reserve(n);
+  std::vector<std::uint32_t> parent;
+  parent.reserve(n);
+  std::vector<bool> genesis(n, false);
+  std::vector<std::byte> chunk(record_size * 16384);
+  std::array<std::byte, 8> head{};
+  if (auto r = read_at(file.value().fd(), head, 0); !r || !std::equal(head.begin(), head.end(), std::as_bytes(std::span(chain_magic)).begin())) {
+    return chain_path + ": not a kept index";
+  }
+  Sha256 chain_hash;
+  chain_hash.update(head);
+  for (std::uint64_t at = 0; at < n;) {
+    const std::uint64_t count = std::min<std::uint64_t>(n - at, chunk.size() / record_size);
+    const auto bytes = std::span<std::byte>(chunk).first(count * record_size);
+    if (auto r = read_at(file.value().fd(), bytes, 8 + at * record_size); !r) return chain_path + ": " + r.error().message();
+    chain_hash.update(bytes);
+    for (std::uint64_t i = 0; i < count; ++i) {
+      In in{bytes.subspan(i * record_size, record_size)};
+      Entry e;
+      e.hash = in.hash();
+      e.file_word = in.u32();
+      e.offset = in.u32();
+      e.undo_offset = in.u32();
+      e.time = in.u32();
+      e.bits = in.u32();
+      const std::uint32_t p = in.u32();
+      if (p != no_parent && p >= n) return chain_path + ": a record's parent is not there";
+      genesis[at + i] = p == no_parent;
+      parent.push_back(p == no_parent ? ~std::uint32_t{0} : p);
+      index.entries_.push_back(e);
+    }
+    at += count;
+  }
+  if (chain_hash.finish() != state->chain_hash) return chain_path + ": damaged (its hash is not the one kept)";
+  index.index_slots();
+  const std::size_t kept = n;
+  const bool moved = index.link_all(std::move(parent), std::move(genesis), state->tip, [](std::uint32_t) { return Hash256{}; });
+  if (index.empty() || index.tip() != state->tip || !index.orphans_.empty()) return chain_path + ": its chain does not hold together";
+  // The tip's record and a sample's, against the files.
+  {
+    const IndexedBlock top = index.at_height(index.chain_size() - 1);
+    if (auto wrong = check_record(blocks_dir, key, net, {top.file, top.offset}, top.hash); !wrong.empty()) return wrong;
+    std::mt19937_64 pick(std::random_device{}());
+    for (std::size_t i = 0; i < checked_sample; ++i) {
+      const IndexedBlock b = index.block(pick() % index.size());
+      if (auto wrong = check_record(blocks_dir, key, net, {b.file, b.offset}, b.hash); !wrong.empty()) return wrong;
+    }
+  }
+  index.kept_records_ = moved ? 0 : kept;
+  index.first_read_ = index.size();
+  index.last_record_ = state->last;
+  index.last_record_hash_ = state->last_hash;
+  index.resume_file_ = state->resume.file;
+  index.resume_offset_ = state->resume.offset;
+  auto files = block_files(blocks_dir);
+  if (!files) return blocks_dir + ": " + files.error().message();
+  if (auto r = index.read_files(files.value(), state->resume.file, state->resume.offset); !r) return blocks_dir + ": " + r.error().message();
+  if (index.uncommitted_) {
+    index.add_record_problem(
+        {IndexProblem::kind::unfinished_batch, index.uncommitted_->file, index.uncommitted_->offset, index.uncommitted_records_, {}});
+  }
+  index.link_fresh();
+  index.gather_problems();
+  return index;
+}
+
+}  // namespace blockwire
