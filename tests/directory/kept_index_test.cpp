@@ -145,7 +145,8 @@ TEST_CASE("A kept index that does not match the directory is said, not used, and
          fs::resize_file(path, fs::file_size(path) - 8 - last.size());
        },
        "shorter than when"},
-      {"the last record rewritten", [](Written& w) {
+      {"the last record rewritten",
+       [](Written& w) {
          // The last block's record replaced by another block 40 of the same size.
          const Block other = test::mine(block_hash(w.chain[39].header), 1'800'000'000, 40);
          std::vector<std::byte> bytes;

@@ -20,6 +20,7 @@
 #include <blockwire/io/hex.hpp>
 #include <blockwire/io/sha256.hpp>
 #include <blockwire/undo.hpp>
+#include <blockwire/undo/varint.hpp>
 
 #include "../support/bytes.hpp"
 
@@ -129,6 +130,23 @@ class CoreDatabases {
     out->chainstate_.reset(db);
     return out;
   }
+  // Each blk file's CBlockFileInfo ("f" + file number), as Core keeps it:
+  // its blocks, its bytes and its rev file's, its heights and times.
+  struct FileInfo {
+    std::uint64_t blocks = 0, size = 0, undo_size = 0, height_first = 0, height_last = 0, time_first = 0, time_last = 0;
+  };
+  void count(unsigned file, std::uint32_t height, std::uint32_t time, std::uint64_t end, std::uint64_t undo_end) {
+    if (files_.size() <= file) files_.resize(file + 1);
+    FileInfo& f = files_[file];
+    if (f.blocks++ == 0) {
+      f.height_first = height;
+      f.time_first = time;
+    }
+    f.height_last = std::max<std::uint64_t>(f.height_last, height);
+    f.time_last = std::max<std::uint64_t>(f.time_last, time);
+    f.size = end;
+    f.undo_size = std::max(f.undo_size, undo_end);
+  }
   bool add(const CoreBlockEntry& e) {
     std::string key(1, 'b');
     key.append(reinterpret_cast<const char*>(e.hash.bytes().data()), 32);
@@ -137,6 +155,20 @@ class CoreDatabases {
   }
   // The last batch, and the chainstate's best block under its key.
   bool finish(const Hash256& tip) {
+    for (std::uint32_t file = 0; file < files_.size(); ++file) {
+      std::vector<std::byte> value;
+      struct Sink {
+        std::vector<std::byte>& out;
+        void write(std::span<const std::byte> b) { out.insert(out.end(), b.begin(), b.end()); }
+      } sink{value};
+      const FileInfo& f = files_[file];
+      for (const std::uint64_t field : {f.blocks, f.size, f.undo_size, f.height_first, f.height_last, f.time_first, f.time_last}) {
+        undo::encode_varint(sink, field);
+      }
+      std::string key(1, 'f');
+      for (int i = 0; i < 4; ++i) key.push_back(static_cast<char>(file >> (8 * i)));
+      batch_.Put(key, slice_of(value));
+    }
     if (!flush()) return false;
     const XorKey key = random_xor_key();
     std::string value(1, static_cast<char>(key.size()));
@@ -165,6 +197,7 @@ class CoreDatabases {
   std::unique_ptr<leveldb::DB> chainstate_;
   leveldb::WriteBatch batch_;
   std::size_t pending_ = 0;
+  std::vector<FileInfo> files_;
 };
 
 }  // namespace
@@ -216,6 +249,7 @@ int main(int argc, char** argv) {
   std::vector<std::byte> bytes;
   CoinSet coins;
   UndoFileWriter undo_writer(dir, key, network::regtest);
+  std::uint64_t undo_end = 0;  // of the last undo record written
   std::unique_ptr<CoreDatabases> core;
   if (core_index && !(core = CoreDatabases::open(dir))) return 2;
   for (unsigned height = 0;; ++height) {
@@ -256,6 +290,7 @@ int main(int argc, char** argv) {
           return 2;
         }
         undo_pos = static_cast<std::uint32_t>(undo_at.value().offset + 8);
+        undo_end = undo_at.value().offset + 8 + serialized_size(undo.value()) + 32;
       }
     }
     if (core) {
@@ -268,6 +303,7 @@ int main(int argc, char** argv) {
       e.file = at.value().file;
       e.data_pos = static_cast<std::uint32_t>(at.value().offset + 8);
       e.undo_pos = undo_pos;
+      core->count(e.file, height, block.header.time, writer.value().position().offset, undo_end);
       if (!core->add(e)) return 2;
     }
     if (hex_out.is_open()) {

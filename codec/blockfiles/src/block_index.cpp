@@ -550,7 +550,11 @@ result<BlockIndex> BlockIndex::build_from(const std::string& blocks_dir, const X
   BlockIndex index(blocks_dir, net, key);
   index.bulk_ = true;
   auto resume = each(
-      [&](const KnownBlock& k) { index.push(k.hash, k.header.prev_block, k.at, k.header.time, k.header.bits, k.failed, k.undo_offset); });
+      [&](const KnownBlock& k) { index.push(k.hash, k.header.prev_block, k.at, k.header.time, k.header.bits, k.failed, k.undo_offset); },
+      [&](std::size_t n) {
+        index.entries_.reserve(n);
+        index.bulk_prev_.reserve(n);
+      });
   if (!resume) return resume.error();
   index.link_bulk(tip);
   index.first_read_ = index.size();

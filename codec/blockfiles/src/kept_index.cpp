@@ -90,7 +90,7 @@ struct State {
   BlockPosition last{0, 0};
   Hash256 last_hash;
   Hash256 tip;
-  Hash256 chain_hash;  // SHA-256 of chain.dat's magic and `records` records
+  Hash256 chain_hash;                     // SHA-256 of chain.dat's magic and `records` records
   std::vector<std::uint64_t> file_sizes;  // blk00000.dat, blk00001.dat, ...
 };
 
@@ -362,7 +362,8 @@ std::variant<BlockIndex, std::string> BlockIndex::load(const std::string& kept_d
   std::vector<bool> genesis(n, false);
   std::vector<std::byte> chunk(record_size * 16384);
   std::array<std::byte, 8> head{};
-  if (auto r = read_at(file.value().fd(), head, 0); !r || !std::equal(head.begin(), head.end(), std::as_bytes(std::span(chain_magic)).begin())) {
+  if (auto r = read_at(file.value().fd(), head, 0);
+      !r || !std::equal(head.begin(), head.end(), std::as_bytes(std::span(chain_magic)).begin())) {
     return chain_path + ": not a kept index";
   }
   Sha256 chain_hash;
@@ -412,7 +413,8 @@ std::variant<BlockIndex, std::string> BlockIndex::load(const std::string& kept_d
   index.resume_offset_ = state->resume.offset;
   auto files = block_files(blocks_dir);
   if (!files) return blocks_dir + ": " + files.error().message();
-  if (auto r = index.read_files(files.value(), state->resume.file, state->resume.offset); !r) return blocks_dir + ": " + r.error().message();
+  if (auto r = index.read_files(files.value(), state->resume.file, state->resume.offset); !r)
+    return blocks_dir + ": " + r.error().message();
   if (index.uncommitted_) {
     index.add_record_problem(
         {IndexProblem::kind::unfinished_batch, index.uncommitted_->file, index.uncommitted_->offset, index.uncommitted_records_, {}});

@@ -107,7 +107,7 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
   bool any_undo = false;
   auto index = BlockIndex::build_from(
       blocks_dir, key, net,
-      [&](const auto& add) -> result<BlockPosition> {
+      [&](const auto& add, const auto& reserve) -> result<BlockPosition> {
         auto read = read_core_block_index(
             index_dir,
             [&](const CoreBlockEntry& e) {
@@ -131,7 +131,7 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
               ++seen;
               add(k);
             },
-            &why);
+            &why, [&](std::uint64_t n) { reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 26))); });
         if (!read) return read.error();
         if (lying) {
           why = "the header of block " + short_hash(*lying) + " is not that block's";

@@ -20,6 +20,7 @@ namespace {
 
 constexpr char block_index_key = 'b';  // DB_BLOCK_INDEX (node/blockstorage.cpp)
 constexpr char best_block_key = 'B';   // DB_BEST_BLOCK (txdb.cpp)
+constexpr char file_info_key = 'f';    // DB_BLOCK_FILES (node/blockstorage.cpp)
 constexpr std::string_view obfuscation_key{"\x0e\x00obfuscate_key", 15};
 constexpr std::uint64_t client_version = 259900;  // what Core writes first, never read (CDiskBlockIndex::DUMMY_VERSION)
 
@@ -74,12 +75,22 @@ result<CoreBlockEntry> decode_core_block_entry(const Hash256& hash, std::span<co
 }
 
 result<std::uint64_t> read_core_block_index(const std::string& index_dir, const std::function<void(const CoreBlockEntry&)>& each,
-                                            std::string* why) {
+                                            std::string* why, const std::function<void(std::uint64_t)>& expect) {
   auto snapshot = detail::LevelDbSnapshot::open(index_dir, why);
   if (!snapshot) return snapshot.error();
   leveldb::ReadOptions options;
   options.fill_cache = false;  // one pass
   std::unique_ptr<leveldb::Iterator> it(snapshot.value().db().NewIterator(options));
+  if (expect) {
+    // "f" + file number -> CBlockFileInfo, its block count first.
+    std::uint64_t blocks = 0;
+    for (it->Seek(leveldb::Slice(&file_info_key, 1)); it->Valid() && it->key().size() > 0 && it->key()[0] == file_info_key; it->Next()) {
+      DecodingContext ctx(bytes_of(it->value()));
+      const std::uint64_t n = undo::decode_varint(ctx, 0xffffffff);
+      if (ctx.ok()) blocks += n;
+    }
+    expect(blocks);
+  }
   std::uint64_t count = 0;
   for (it->Seek(leveldb::Slice(&block_index_key, 1)); it->Valid(); it->Next()) {
     const leveldb::Slice key = it->key();

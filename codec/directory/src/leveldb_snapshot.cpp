@@ -5,7 +5,11 @@
 #include <leveldb/db.h>
 #include <leveldb/env.h>
 
+#include <cerrno>
 #include <cstdarg>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -32,6 +36,30 @@ class UnsyncedFile final : public leveldb::WritableFile {
   std::unique_ptr<leveldb::WritableFile> file_;
 };
 
+// A table read with pread(2), not mapped: mapped tables' pages count as
+// the process's resident memory (the whole index, read once, would).
+class PreadFile final : public leveldb::RandomAccessFile {
+ public:
+  PreadFile(std::string name, int fd) : name_(std::move(name)), fd_(fd) {}
+  ~PreadFile() override { ::close(fd_); }
+  leveldb::Status Read(std::uint64_t offset, std::size_t n, leveldb::Slice* result, char* scratch) const override {
+    std::size_t done = 0;
+    while (done < n) {
+      const ssize_t got = ::pread(fd_, scratch + done, n - done, static_cast<off_t>(offset + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) return leveldb::Status::IOError(name_, std::strerror(errno));
+      if (got == 0) break;
+      done += static_cast<std::size_t>(got);
+    }
+    *result = leveldb::Slice(scratch, done);
+    return leveldb::Status::OK();
+  }
+
+ private:
+  std::string name_;
+  int fd_;
+};
+
 class SilentLogger final : public leveldb::Logger {
  public:
   void Logv(const char*, std::va_list) override {}
@@ -49,7 +77,13 @@ class OverlayEnv final : public leveldb::EnvWrapper {
     return target()->NewSequentialFile(source(f), r);
   }
   leveldb::Status NewRandomAccessFile(const std::string& f, leveldb::RandomAccessFile** r) override {
-    return target()->NewRandomAccessFile(source(f), r);
+    const std::string path = source(f);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      return errno == ENOENT ? leveldb::Status::NotFound(path, std::strerror(errno)) : leveldb::Status::IOError(path, std::strerror(errno));
+    }
+    *r = new PreadFile(path, fd);
+    return leveldb::Status::OK();
   }
   leveldb::Status NewWritableFile(const std::string& f, leveldb::WritableFile** r) override {
     unhide(f);
@@ -171,6 +205,7 @@ result<LevelDbSnapshot> LevelDbSnapshot::open(const std::string& db_dir, std::st
     options.info_log = &state->logger;
     options.create_if_missing = false;
     options.max_open_files = 64;
+    options.compression = leveldb::kNoCompression;  // (the table its log is replayed into: read once, thrown away)
     leveldb::DB* db = nullptr;
     status = leveldb::DB::Open(options, state->dir, &db);
     if (status.ok()) {

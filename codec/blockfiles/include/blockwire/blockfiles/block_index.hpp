@@ -106,7 +106,9 @@ class BlockIndex {
   // among them, linked and not failed (the node's own), else the most
   // work. Then the blk files are read from there on (what a writer
   // appended after the node's index was written), as refresh() reads them.
-  using KnownBlocks = std::function<result<BlockPosition>(const std::function<void(const KnownBlock&)>& add)>;
+  // (`reserve`: room for that many blocks, where `each` knows beforehand.)
+  using KnownBlocks = std::function<result<BlockPosition>(const std::function<void(const KnownBlock&)>& add,
+                                                          const std::function<void(std::size_t)>& reserve)>;
   static result<BlockIndex> build_from(const std::string& blocks_dir, const XorKey& key, network net, const KnownBlocks& each,
                                        const std::optional<Hash256>& tip);
 

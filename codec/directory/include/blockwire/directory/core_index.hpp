@@ -61,8 +61,11 @@ result<CoreBlockEntry> decode_core_block_entry(const Hash256& hash, std::span<co
 // directory that is not a LevelDB database (std::errc), a damaged one
 // (directory::errc::leveldb_corruption), an entry that does not decode
 // (bad_index_entry); `why`, when given, is set to what went wrong in words.
+// `expect`, when given, is told first how many blocks with data the
+// index's file records count (CBlockFileInfo's nBlocks, summed): room to
+// reserve.
 result<std::uint64_t> read_core_block_index(const std::string& index_dir, const std::function<void(const CoreBlockEntry&)>& each,
-                                            std::string* why = nullptr);
+                                            std::string* why = nullptr, const std::function<void(std::uint64_t)>& expect = {});
 
 // The block the chainstate in `chainstate_dir` is at (its "B" key): the
 // node's tip when it last wrote its coins. Nothing when the key is absent
