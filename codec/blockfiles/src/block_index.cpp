@@ -703,9 +703,9 @@ result<void> BlockIndex::read_files(const std::vector<std::string>& files, unsig
   return success();
 }
 
-void BlockIndex::add(const BlockHeader& header, const Hash256& hash, BlockPosition at) {
+void BlockIndex::add(const BlockHeader& header, const Hash256& hash, BlockPosition at, std::optional<std::uint32_t> undo_offset) {
   if (find_id(hash)) return;
-  push(hash, header.prev_block, at, header.time, header.bits, false, std::nullopt);
+  push(hash, header.prev_block, at, header.time, header.bits, false, undo_offset);
   // The usual case, in constant time: on top of the tip, and no block
   // waits for a parent.
   if (best_.size() != 0 && orphans_.empty() && header.prev_block == tip()) {

@@ -260,6 +260,9 @@ result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
   std::error_code ec;
   fs::create_directories(kept_dir, ec);
   if (ec) return ec;
+  // One writer at a time; another process keeping it now: left to it.
+  auto lock = lock_file((fs::path(kept_dir) / "lock").c_str(), true);
+  if (!lock) return lock.error().code() == io::errc::locked ? success() : result<void>(lock.error());
   const std::string chain_path = (fs::path(kept_dir) / "chain.dat").string();
   // Appended where chain.dat holds this index's first blocks as they were
   // loaded (no build has laid them out anew since); else written anew.

@@ -83,17 +83,13 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
   dir.notes_ = std::move(notes);
 
   // The undo records: where an index put them, the rest paired with their
-  // blocks in their rev files (those files alone).
-  bool undo_wanted = false;
+  // blocks in their rev files (those files alone). Then the index is kept,
+  // with what it learned.
+  dir.kept_dir_ = kept_dir;
   bool learned = false;  // undo records paired for blocks an index held
-  const auto keep = [&]() {
-    if (kept_dir.empty()) return;
-    if (source == index_source::kept_index && dir.index_.size() == dir.index_.first_read() && !learned) return;  // nothing new
-    const auto paired = [&](const Hash256& hash) -> std::optional<std::uint32_t> {
-      return dir.paired_ ? dir.paired_->offset_of(hash) : std::nullopt;
-    };
-    if (auto saved = dir.index_.save(kept_dir, undo_wanted, paired, learned || source != index_source::kept_index); !saved) {
-      dir.notes_.push_back("the index could not be kept in " + kept_dir + ": " + saved.error().message());
+  const auto keep = [&] {
+    if (source != index_source::kept_index || dir.index_.size() != dir.index_.first_read() || learned) {
+      dir.keep(learned || source != index_source::kept_index);
     }
   };
   if (!options.undo) {
@@ -111,7 +107,7 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
     keep();
     return dir;
   }
-  undo_wanted = true;
+  dir.undo_wanted_ = true;
   auto known = UndoIndex::known(path, dir.key(), dir.net());
   if (!known) return without_undo(known.error());
   dir.undo_ = std::move(known).value();
@@ -190,6 +186,19 @@ result<filters::GcsFilter> BlocksDirectory::basic_filter(const IndexedBlock& blo
   return directory::errc::no_undo_data;
 }
 
+void BlocksDirectory::keep(bool rewrite) {
+  if (kept_dir_.empty()) return;
+  const auto paired = [&](const Hash256& hash) -> std::optional<std::uint32_t> {
+    for (const auto& [file, recent] : recent_undo_) {
+      if (auto at = recent.offset_of(hash)) return at;
+    }
+    return paired_ ? paired_->offset_of(hash) : std::nullopt;
+  };
+  if (auto saved = index_.save(kept_dir_, undo_wanted_, paired, rewrite); !saved) {
+    notes_.push_back("the index could not be kept in " + kept_dir_ + ": " + saved.error().message());
+  }
+}
+
 result<bool> BlocksDirectory::refresh() {
   auto moved = index_.refresh();
   if (!moved) return moved.error();
@@ -208,6 +217,7 @@ result<bool> BlocksDirectory::refresh() {
     stale_undo_file_.reset();
     undo_error_.reset();
   }
+  if (moved.value()) keep(false);  // what a writer appended, kept (a failure is a note)
   return moved;
 }
 

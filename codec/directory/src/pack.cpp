@@ -86,8 +86,8 @@ packed pack_blocks(const PackBlocks& spec) {
   // Blocks the directory already holds are not added again.
   Packed done;
   std::vector<bool> skip(spec.count, false);
+  std::optional<BlockIndex> there;  // what the directory held: kept again with what is appended
   {
-    std::optional<BlockIndex> there;
     if (!fresh) {
       auto index = BlocksDirectory::open_index(target, spec.key, spec.net);
       if (!index) return failure(index.error(), "reading " + spec.dir + ": " + index.error().message());
@@ -114,6 +114,13 @@ packed pack_blocks(const PackBlocks& spec) {
     return f;
   };
   UndoFileWriter undo_writer(target, spec.key, spec.net);  // under the BlockFileWriter's lock
+  struct Appended {
+    BlockHeader header;
+    Hash256 hash;
+    BlockPosition at;
+    std::optional<std::uint32_t> undo_at;
+  };
+  std::vector<Appended> appended;
   BlockPosition last{};
   for (std::size_t i = 0; i < spec.count; ++i) {
     if (skip[i]) continue;
@@ -141,12 +148,17 @@ packed pack_blocks(const PackBlocks& spec) {
     last = at.value();
     done.bytes += bytes.size();
     ++done.blocks;
+    std::optional<std::uint32_t> undo_at;
     if (spec.undo && i > 0) {
-      if (auto r = undo_writer.append(undos[i], hashes[i - 1], at.value().file); !r) {
+      auto r = undo_writer.append(undos[i], hashes[i - 1], at.value().file);
+      if (!r) {
         return undone(failure(r.error(), "writing the undo data of " + spec.name(i) + " into " + spec.dir + "/" +
                                              undo_file_name(at.value().file) + ": " + r.error().message()));
       }
+      undo_at = static_cast<std::uint32_t>(r.value().offset);
     }
+    if (there)
+      appended.push_back({decode_header(std::span<const std::byte>(bytes).first(header_size)).value(), hashes[i], at.value(), undo_at});
   }
   done.last_file = last.file;
   if (auto r = undo_writer.close(); !r) {
@@ -156,6 +168,12 @@ packed pack_blocks(const PackBlocks& spec) {
   if (auto r = writer.value().commit_batch(); !r) return undone(failure(r.error(), "syncing " + spec.dir + ": " + r.error().message()));
   if (auto r = writer.value().close(); !r) {
     return failure(r.error(), "closing " + spec.dir + "/" + block_file_name(last.file) + ": " + r.error().message());
+  }
+  // The kept index extended (a failure to keep it is not the pack's: the
+  // next open reads these blocks from the files).
+  if (there) {
+    for (const Appended& a : appended) there->add(a.header, a.hash, a.at, a.undo_at);
+    if (auto r = BlocksDirectory::keep_index(*there); !r) say("the index of " + spec.dir + " could not be kept: " + r.error().message());
   }
   if (staged) {
     if (auto r = staged->publish(); !r) {

@@ -152,7 +152,8 @@ class BlockIndex {
   // A block written at `at`, its header already checked (proof of work, a
   // known parent or none at all): linked, and the best chain moved to it
   // when it has more work than the tip. A hash already there is left alone.
-  void add(const BlockHeader& header, const Hash256& hash, BlockPosition at);
+  // `undo_offset`: where its undo record was written (revNNNNN.dat's magic).
+  void add(const BlockHeader& header, const Hash256& hash, BlockPosition at, std::optional<std::uint32_t> undo_offset = std::nullopt);
   // Whether the block is there and linked to a genesis block (on any branch).
   bool contains(const Hash256& hash) const {
     const auto b = find(hash);

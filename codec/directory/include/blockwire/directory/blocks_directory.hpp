@@ -149,8 +149,14 @@ class BlocksDirectory {
   BlocksDirectory(std::string path, BlockIndex index) : path_(std::move(path)), index_(std::move(index)) {}
   const UndoIndex* undo_for(unsigned file) const noexcept;
 
+  // Keeps the index in kept_dir_ (BlockIndex::save), with the undo
+  // records paired so far; a failure is a note.
+  void keep(bool rewrite);
+
   std::string path_;
   BlockIndex index_;
+  std::string kept_dir_;      // where the index is kept (empty: nowhere)
+  bool undo_wanted_ = false;  // the directory has rev files, and undo data was asked for
   index_source source_ = index_source::blk_files;
   std::vector<std::string> notes_;
   std::optional<UndoIndex> undo_;    // the rev files, read where an index put each record
