@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 
 namespace fs = std::filesystem;
@@ -247,6 +248,7 @@ TEST_CASE("Undo records paired once are kept: the next open reads each where the
   const auto first = open(dir, true);
   CHECK(first.source() == source::blk_files);
   const auto second = open(dir, true);
+  CHECK(second.notes().empty());
   CHECK(second.source() == source::kept_index);
   std::size_t placed = 0;
   for (std::size_t h = 1; h < second.chain_size(); ++h) {
@@ -276,4 +278,62 @@ TEST_CASE("A block's record changed after the index was kept: reading it fails, 
   REQUIRE_FALSE(bytes);
   CHECK(bytes.error().code() == blockfiles::errc::wrong_block);
   CHECK_FALSE(opened.index().header(b));
+}
+
+TEST_CASE("A block whose undo record the node has not written yet is read again next time, and kept once its record is there") {
+  test::TempDir cache;
+  const char* before_cache = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = before_cache != nullptr ? before_cache : "";
+  ::setenv("XDG_CACHE_HOME", cache.path.c_str(), 1);
+  test::TempDir data;
+  const std::string dir = data.file("blocks");
+  fs::copy(core_data + "/blocks", dir, fs::copy_options::recursive);
+  fs::remove_all(fs::path(dir) / "index");  // its blocks read from the files, their records paired
+  // The tip's undo record cut off, as a node that wrote the block and not yet its undo data leaves it.
+  std::uint64_t tip_record = 0;
+  const auto rev = fs::path(dir) / "rev00000.dat";
+  const std::string full = [&] {
+    std::ifstream in(rev, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }();
+  const std::uint64_t records_end = undo_records_end(rev.string(), read_xor_key(dir).value(), network::regtest).value();
+  // The last record: walk the frames to find where it begins.
+  std::uint64_t last = 0;
+  for (std::uint64_t at = 0; at < records_end;) {
+    last = at;
+    at = UndoIndex::record_end(rev.string(), read_xor_key(dir).value(), network::regtest, at).value();
+  }
+  tip_record = last;
+  fs::resize_file(rev, tip_record);
+
+  const auto first = open(dir, true);
+  CHECK(first.source() == source::blk_files);
+  const IndexedBlock tip = first.at_height(first.chain_size() - 1);
+  CHECK_FALSE(tip.undo_offset);
+  const auto second = open(dir, true);
+  CHECK(second.notes().empty());
+  CHECK(second.source() == source::kept_index);
+  CHECK(second.index().first_read() < second.index().size());  // the tip read from the files again
+
+  // The record written: found, and kept.
+  {
+    std::ofstream out(rev, std::ios::binary | std::ios::trunc);
+    out << full;
+  }
+  const auto third = open(dir, true);
+  CHECK(third.source() == source::kept_index);
+  const IndexedBlock tip3 = third.at_height(third.chain_size() - 1);
+  auto bytes = third.read_block(tip3);
+  REQUIRE(bytes);
+  auto view = BlockView::parse(bytes.value());
+  REQUIRE(view);
+  CHECK(third.undo_of(tip3, view.value()));
+  const auto fourth = open(dir, true);
+  CHECK(fourth.index().first_read() == fourth.index().size());
+  CHECK(fourth.at_height(fourth.chain_size() - 1).undo_offset == std::optional<std::uint32_t>(static_cast<std::uint32_t>(tip_record)));
+  if (before_cache != nullptr) {
+    ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  } else {
+    ::unsetenv("XDG_CACHE_HOME");
+  }
 }

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <system_error>
 #include <unistd.h>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -764,14 +765,23 @@ result<BlockHeader> BlockIndex::header(const IndexedBlock& b) const {
   return h.value();
 }
 
-std::vector<unsigned> BlockIndex::files_without_undo(std::size_t from_id, std::size_t to_id) const {
-  std::set<unsigned> files;
+std::vector<BlockIndex::UndoGap> BlockIndex::files_without_undo() const {
+  std::map<unsigned, UndoGap> files;
+  std::set<unsigned> lacking;
   const std::uint32_t genesis = best_.size() == 0 ? no_id : best_[0];
-  for (std::size_t id = from_id; id < std::min(to_id, entries_.size()); ++id) {
+  for (std::size_t id = 0; id < entries_.size(); ++id) {
     const Entry& e = entries_[id];
-    if ((e.file_word & Entry::undo_known) == 0 && id != genesis) files.insert(e.file_word & ((1u << Entry::file_bits) - 1));
+    const unsigned file = e.file_word & ((1u << Entry::file_bits) - 1);
+    UndoGap& gap = files.try_emplace(file, UndoGap{file, std::nullopt}).first->second;
+    if ((e.file_word & Entry::undo_known) != 0) {
+      gap.last_known = std::max(gap.last_known.value_or(0), e.undo_offset);
+    } else if (id != genesis) {
+      lacking.insert(file);
+    }
   }
-  return {files.begin(), files.end()};
+  std::vector<UndoGap> out;
+  for (const unsigned file : lacking) out.push_back(files.at(file));
+  return out;
 }
 
 std::size_t BlockIndex::memory_bytes() const noexcept {

@@ -213,8 +213,8 @@ std::string check_record(const std::string& blocks_dir, const XorKey& key, netwo
 result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
                               const std::function<std::optional<std::uint32_t>(const Hash256&)>& undo_offset_of, bool rewrite) const {
   if (problem_count_ != 0 || !orphans_.empty() || empty()) return success();  // damage is found again each time, never kept
-  // The blocks kept: every one but those from the first whose undo record
-  // is wanted and not known on (they are read again next time).
+  // The blocks kept: every one but those from the first near the tip whose
+  // undo record is wanted and not known on (they are read again next time).
   std::size_t kept = entries_.size();
   std::vector<std::uint32_t> undo(entries_.size(), 0);
   std::vector<bool> has_undo(entries_.size(), false);
@@ -226,7 +226,9 @@ result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
     } else if (const auto found = undo_offset_of(b.hash)) {
       undo[id] = *found;
       has_undo[id] = true;
-    } else if (undo_wanted && b.height != 0 && id >= kept_records_) {
+    } else if (undo_wanted && id >= first_read_ && b.height > 0 && b.height + 6 >= height()) {
+      // Read from the files near the tip, its record not written yet (a
+      // node writes it after the block): read again next time.
       kept = id;
       break;
     }
@@ -242,7 +244,13 @@ result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
   state.key = key_;
   state.records = kept;
   state.resume = resume;
-  state.tip = tip();
+  // The tip of what is kept: the best chain's highest block among them.
+  for (std::size_t h = best_.size(); h-- > 0;) {
+    if (best_[h] < kept) {
+      state.tip = entries_[best_[h]].hash;
+      break;
+    }
+  }
   bool any = false;
   for (std::uint32_t id = 0; id < kept; ++id) {
     const IndexedBlock b = block(id);

@@ -111,14 +111,29 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
   auto known = UndoIndex::known(path, dir.key(), dir.net());
   if (!known) return without_undo(known.error());
   dir.undo_ = std::move(known).value();
-  std::vector<unsigned> files = dir.index_.files_without_undo();
-  if (options.undo_file) std::erase_if(files, [&](unsigned f) { return f != *options.undo_file; });
+  // The blocks no index placed: their rev files read from past the last
+  // record placed there (records are written in order), and paired.
+  std::vector<UndoIndex::FileFrom> files;
+  for (const BlockIndex::UndoGap& gap : dir.index_.files_without_undo()) {
+    if (options.undo_file && gap.file != *options.undo_file) continue;
+    std::uint64_t from = 0;
+    if (gap.last_known) {
+      auto end =
+          UndoIndex::record_end((std::filesystem::path(path) / undo_file_name(gap.file)).string(), dir.key(), dir.net(), *gap.last_known);
+      if (end) from = end.value();  // (else from the start: damage is found by pairing)
+    }
+    files.push_back({gap.file, from});
+  }
   if (!files.empty()) {
-    learned = !dir.index_.files_without_undo(0, dir.index_.first_read()).empty();
-    auto built = UndoIndex::build(path, dir.key(), dir.index_, dir.net(), std::span<const unsigned>(files));
+    auto built = UndoIndex::build(path, dir.key(), dir.index_, dir.net(), std::span<const UndoIndex::FileFrom>(files));
     if (!built) return without_undo(built.error());
     dir.paired_ = std::move(built).value();
-    dir.paired_files_.insert(files.begin(), files.end());
+    for (const UndoIndex::FileFrom& f : files) dir.paired_files_.insert(f.file);
+    // Records found for blocks an index held: kept, the index written anew.
+    for (std::size_t id = 0; id < dir.index_.first_read() && !learned; ++id) {
+      const IndexedBlock b = dir.index_.block(id);
+      learned = !b.undo_offset && b.height != 0 && dir.paired_->offset_of(b.hash).has_value();
+    }
   }
   keep();
   return dir;

@@ -282,17 +282,30 @@ std::vector<std::size_t> UndoPairer::siblings(std::size_t block, std::uint64_t s
 result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks, network net,
                                    std::optional<unsigned> only_file) {
   if (only_file) {
-    const unsigned one[] = {*only_file};
-    return build(blocks_dir, key, blocks, net, std::span<const unsigned>(one));
+    const FileFrom one[] = {{*only_file, 0}};
+    return build(blocks_dir, key, blocks, net, std::span<const FileFrom>(one));
   }
-  return build(blocks_dir, key, blocks, net, std::span<const unsigned>());
+  return build(blocks_dir, key, blocks, net, std::span<const FileFrom>());
+}
+
+result<std::uint64_t> UndoIndex::record_end(const std::string& path, const XorKey& key, network net, std::uint64_t offset) {
+  auto reader = UndoFileReader::open(path, key, net, offset);
+  if (!reader) return reader.error();
+  auto record = reader.value().next();
+  if (!record) return record.error();
+  if (!record.value()) return offset;
+  return offset + 8 + record.value()->bytes.size() + 32;
 }
 
 result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks, network net,
-                                   std::span<const unsigned> only_files) {
-  const auto wanted = [&](unsigned file) {
-    return only_files.empty() || std::find(only_files.begin(), only_files.end(), file) != only_files.end();
+                                   std::span<const FileFrom> only_files) {
+  const auto from_of = [&](unsigned file) -> std::optional<std::uint64_t> {
+    if (only_files.empty()) return 0;
+    const auto it = std::find_if(only_files.begin(), only_files.end(), [&](const FileFrom& f) { return f.file == file; });
+    if (it == only_files.end()) return std::nullopt;
+    return it->offset;
   };
+  const auto wanted = [&](unsigned file) { return from_of(file).has_value(); };
   UndoIndex index;
   index.key_ = key;
   index.net_ = net;
@@ -321,7 +334,7 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
       candidates.push_back({b.hash, parent ? parent->hash : Hash256{}, std::nullopt});
     }
     UndoPairer pairer(std::move(candidates));
-    auto reader = UndoFileReader::open(path, key, net);
+    auto reader = UndoFileReader::open(path, key, net, *from_of(number));
     if (!reader) return reader.error();
     auto fd = FileReader::open(path.c_str());
     if (!fd) return fd.error();

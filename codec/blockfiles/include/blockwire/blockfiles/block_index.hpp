@@ -135,9 +135,15 @@ class BlockIndex {
   // How many blocks came from an index (kept, or the node's) before any
   // blk file was read: the ids below; the rest were read from the files.
   std::size_t first_read() const noexcept { return first_read_; }
-  // The files of the blocks of ids [from_id, to_id) (but a genesis block)
-  // whose undo record's place is not known (IndexedBlock::undo_offset).
-  std::vector<unsigned> files_without_undo(std::size_t from_id = 0, std::size_t to_id = IndexedBlock::none) const;
+  // The files with blocks (but a genesis block) whose undo record's place
+  // is not known (IndexedBlock::undo_offset), each with the furthest
+  // record's place it does know in that file (its rev records are written
+  // in order: what is new follows it).
+  struct UndoGap {
+    unsigned file;
+    std::optional<std::uint32_t> last_known;
+  };
+  std::vector<UndoGap> files_without_undo() const;
 
   // What was left out, the first max_listed of them in file order, and how
   // many there were in all.

@@ -154,9 +154,18 @@ class UndoIndex {
   // damaged(); the files' I/O errors are errors.
   static result<UndoIndex> build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks, network net = network::mainnet,
                                  std::optional<unsigned> only_file = std::nullopt);
-  // The same for the rev files of these numbers alone (none: all).
+  // The same for the rev files of these numbers alone (none: all), each
+  // read from an offset of a record's magic (what follows the records
+  // whose places are known already; 0: the whole file).
+  struct FileFrom {
+    unsigned file;
+    std::uint64_t offset;
+  };
   static result<UndoIndex> build(const std::string& blocks_dir, const XorKey& key, const BlockIndex& blocks, network net,
-                                 std::span<const unsigned> only_files);
+                                 std::span<const FileFrom> only_files);
+  // Where the record at `offset` of `path` ends (the offset of the next
+  // record's magic). Errors: the reader's.
+  static result<std::uint64_t> record_end(const std::string& path, const XorKey& key, network net, std::uint64_t offset);
   // The directory's rev files opened, nothing paired: for blocks whose
   // undo record's place an index of the node's gave (IndexedBlock::
   // undo_offset), each read and checked when asked for (its frame, its
