@@ -9,7 +9,10 @@
 #include "../support/chain.hpp"
 #include "../support/temp_dir.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
+#include <random>
 
 using namespace blockwire;
 
@@ -173,4 +176,108 @@ TEST_CASE("BlockIndex::refresh: records an unfinished batch left, removed and wr
   CHECK_FALSE(index.find(block_hash(chain[2].header)));
   REQUIRE(index.find(block_hash(other.header)));
   CHECK(index.tip() == block_hash(other.header));
+}
+
+namespace {
+
+// A tree of blocks, each on a parent chosen at random among those before it
+// (so that branches grow and overtake), with bits that differ (regtest's
+// limit and easier-to-state ones) so that the most work is not the longest.
+struct Tree {
+  std::vector<Block> blocks;
+  std::vector<int> parent;  // -1: the genesis block
+};
+
+Tree random_tree(std::mt19937& rng, int n) {
+  Tree t;
+  t.blocks.push_back(test::mine(Hash256{}, 1000, 0));
+  t.parent.push_back(-1);
+  for (int i = 1; i < n; ++i) {
+    // Mostly on the newest blocks (a chain with forks), now and then deep.
+    const int p = rng() % 4 == 0 ? static_cast<int>(rng() % t.blocks.size())
+                                 : static_cast<int>(t.blocks.size()) - 1 - static_cast<int>(rng() % 3 % t.blocks.size());
+    Block b = test::mine(block_hash(t.blocks[static_cast<std::size_t>(p)].header), 1000 + 600 * static_cast<std::uint32_t>(i),
+                         static_cast<std::uint32_t>(i));
+    if (rng() % 5 == 0) {  // a block that claims more work: a lower target, mined again
+      b.header.bits = 0x207ffff0 - static_cast<std::uint32_t>(rng() % 8) * 0x10;
+      const Hash256 target = *target_from_bits(b.header.bits);
+      while (!at_most(block_hash(b.header), target)) ++b.header.nonce;
+    }
+    t.blocks.push_back(b);
+    t.parent.push_back(p);
+  }
+  return t;
+}
+
+// The tip as Core picks it, worked out from the tree itself: the most work,
+// the first received among equals (`order`: the blocks in the order given).
+std::size_t expected_tip(const Tree& t, const std::vector<std::size_t>& order, std::vector<Hash256>& work) {
+  work.assign(t.blocks.size(), Hash256{});
+  for (std::size_t i = 0; i < t.blocks.size(); ++i) {
+    const Hash256 own = work_from_bits(t.blocks[i].header.bits);
+    work[i] = t.parent[i] < 0 ? own : add_work(work[static_cast<std::size_t>(t.parent[i])], own);
+  }
+  std::size_t tip = order[0];
+  for (const std::size_t i : order) {
+    if (!at_most(work[i], work[tip])) tip = i;
+  }
+  return tip;
+}
+
+}  // namespace
+
+TEST_CASE("BlockIndex on random trees written in random order: built at once, or block by block, as Core would pick the chain") {
+  std::mt19937 rng(20261202);
+  for (int round = 0; round < 6; ++round) {
+    CAPTURE(round);
+    const Tree t = random_tree(rng, 150);
+    std::vector<std::size_t> order(t.blocks.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    if (round % 2 == 1) std::shuffle(order.begin() + 1, order.end(), rng);  // children before parents too
+    test::TempDir dir;
+    {
+      auto writer = BlockFileWriter::open(dir.path.string(), XorKey{}, network::regtest);
+      REQUIRE(writer);
+      for (const std::size_t i : order) REQUIRE(writer.value().append(t.blocks[i]));
+      REQUIRE(writer.value().append(t.blocks[order[5]]));  // a duplicate: the first stays
+    }
+    // Among equals the first received wins, and a parent comes before its
+    // child: the order of linking, not of the file, for the block by block index.
+    std::vector<Hash256> work;
+    auto built = BlockIndex::build(dir.path.string(), XorKey{}, network::regtest);
+    REQUIRE(built);
+    const BlockIndex& index = built.value();
+    CHECK(index.size() == t.blocks.size());
+    CHECK(index.problem_count() == 0);
+    const std::size_t tip = expected_tip(t, order, work);
+    CHECK(index.tip() == block_hash(t.blocks[tip].header));
+    // Every block: its height, its place on or off the best chain, its chain work.
+    std::vector<int> height(t.blocks.size());
+    for (std::size_t i = 0; i < t.blocks.size(); ++i) height[i] = t.parent[i] < 0 ? 0 : height[static_cast<std::size_t>(t.parent[i])] + 1;
+    std::vector<bool> on_best(t.blocks.size(), false);
+    for (int at = static_cast<int>(tip); at >= 0; at = t.parent[static_cast<std::size_t>(at)]) on_best[static_cast<std::size_t>(at)] = true;
+    for (std::size_t i = 0; i < t.blocks.size(); ++i) {
+      const auto b = index.find(block_hash(t.blocks[i].header));
+      REQUIRE(b);
+      CHECK(b->height == height[i]);
+      CHECK(index.on_best_chain(*b) == on_best[i]);
+      CHECK(index.chain_info(*b).chainwork == work[i]);
+      const auto p = index.parent(*b);
+      CHECK(p.has_value() == (t.parent[i] >= 0));
+      if (p) CHECK(p->hash == block_hash(t.blocks[static_cast<std::size_t>(t.parent[i])].header));
+    }
+    // Block by block, parents first, as a sync adds them: the same chain.
+    BlockIndex grown(dir.path.string(), network::regtest);
+    std::vector<std::size_t> by_arrival(order);
+    std::stable_sort(by_arrival.begin(), by_arrival.end(), [&](std::size_t a, std::size_t b) { return height[a] < height[b]; });
+    for (const std::size_t i : by_arrival) grown.add(t.blocks[i].header, block_hash(t.blocks[i].header), {0, 0});
+    CHECK(grown.tip() == block_hash(t.blocks[expected_tip(t, by_arrival, work)].header));
+    std::map<Hash256, std::size_t> which;
+    for (std::size_t i = 0; i < t.blocks.size(); ++i) which[block_hash(t.blocks[i].header)] = i;
+    for (std::size_t h = 0; h < grown.chain_size(); ++h) {
+      const IndexedBlock b = grown.at_height(h);
+      CHECK(b.height == static_cast<std::int64_t>(h));
+      CHECK(grown.chain_info(b).chainwork == work[which.at(b.hash)]);
+    }
+  }
 }

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <optional>
 
 namespace fs = std::filesystem;
 using namespace blockwire;
@@ -83,6 +84,45 @@ Shape rebuilt(const std::string& dir) {
 bool said(const BlocksDirectory& dir, const std::string& what) {
   return std::any_of(dir.notes().begin(), dir.notes().end(), [&](const std::string& n) { return n.find(what) != std::string::npos; });
 }
+
+// Every block's undo data (but genesis') as `second` reads it equals what
+// `first` read; how many blocks of `second` had their record placed.
+std::size_t same_undo(const BlocksDirectory& first, const BlocksDirectory& second) {
+  std::size_t placed = 0;
+  for (std::size_t h = 1; h < second.chain_size(); ++h) {
+    const IndexedBlock b = second.at_height(h);
+    placed += b.undo_offset.has_value();
+    auto bytes = second.read_block(b);
+    REQUIRE(bytes);
+    auto view = BlockView::parse(bytes.value());
+    REQUIRE(view);
+    auto undo = second.undo_of(b, view.value());
+    auto expected = first.undo_of(first.at_height(h), view.value());
+    REQUIRE(undo);
+    REQUIRE(expected);
+    CHECK(undo.value() == expected.value());
+  }
+  return placed;
+}
+
+// The user's cache in a temporary folder while it lives ($XDG_CACHE_HOME).
+struct CacheAt {
+  test::TempDir dir;
+  std::optional<std::string> before;
+  CacheAt() {
+    if (const char* was = std::getenv("XDG_CACHE_HOME")) before = was;
+    ::setenv("XDG_CACHE_HOME", dir.path.c_str(), 1);
+  }
+  ~CacheAt() {
+    if (before) {
+      ::setenv("XDG_CACHE_HOME", before->c_str(), 1);
+    } else {
+      ::unsetenv("XDG_CACHE_HOME");
+    }
+  }
+  CacheAt(const CacheAt&) = delete;
+  CacheAt& operator=(const CacheAt&) = delete;
+};
 
 void corrupt(const std::string& path, std::uint64_t at) {
   std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
@@ -199,45 +239,25 @@ TEST_CASE("An append to the kept index cut short (a crash before its state is re
 }
 
 TEST_CASE("A blocks directory of a node's: its index kept in the user's cache, nothing written into the node's directories") {
-  test::TempDir cache;
-  const char* before_cache = std::getenv("XDG_CACHE_HOME");
-  const std::string saved = before_cache != nullptr ? before_cache : "";
-  ::setenv("XDG_CACHE_HOME", cache.path.c_str(), 1);
+  const CacheAt cache;
   test::TempDir data;
   fs::copy(core_data + "/blocks", data.file("blocks"), fs::copy_options::recursive);
   fs::copy(core_data + "/chainstate", data.file("chainstate"), fs::copy_options::recursive);
   std::map<std::string, std::uintmax_t> listing;
   for (const auto& e : fs::recursive_directory_iterator(data.path)) listing[e.path().string()] = e.is_regular_file() ? e.file_size() : 0;
   const std::string where = BlocksDirectory::kept_index_path(data.file("blocks"));
-  CHECK(where.rfind(cache.path.string(), 0) == 0);
+  CHECK(where.rfind(cache.dir.path.string(), 0) == 0);
   const auto first = open(data.file("blocks"), true);
   CHECK(first.source() == source::core_index);
   const auto second = open(data.file("blocks"), true);
   CHECK(second.source() == source::kept_index);
   CHECK(shape_of(second) == shape_of(first));
   // The undo records where Core's index put them, kept: read, as Core's.
-  for (std::size_t h = 1; h < second.chain_size(); ++h) {
-    const IndexedBlock b = second.at_height(h);
-    REQUIRE(b.undo_offset);
-    auto bytes = second.read_block(b);
-    REQUIRE(bytes);
-    auto view = BlockView::parse(bytes.value());
-    REQUIRE(view);
-    auto undo = second.undo_of(b, view.value());
-    auto expected = first.undo_of(first.at_height(h), view.value());
-    REQUIRE(undo);
-    REQUIRE(expected);
-    CHECK(undo.value() == expected.value());
-  }
+  CHECK(same_undo(first, second) == second.chain_size() - 1);
   std::map<std::string, std::uintmax_t> after;
   for (const auto& e : fs::recursive_directory_iterator(data.path)) after[e.path().string()] = e.is_regular_file() ? e.file_size() : 0;
   CHECK(after == listing);
   CHECK(fs::exists(fs::path(where) / "state.dat"));
-  if (before_cache != nullptr) {
-    ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
-  } else {
-    ::unsetenv("XDG_CACHE_HOME");
-  }
 }
 
 TEST_CASE("Undo records paired once are kept: the next open reads each where the first found it") {
@@ -250,21 +270,7 @@ TEST_CASE("Undo records paired once are kept: the next open reads each where the
   const auto second = open(dir, true);
   CHECK(second.notes().empty());
   CHECK(second.source() == source::kept_index);
-  std::size_t placed = 0;
-  for (std::size_t h = 1; h < second.chain_size(); ++h) {
-    const IndexedBlock b = second.at_height(h);
-    placed += b.undo_offset.has_value();
-    auto bytes = second.read_block(b);
-    REQUIRE(bytes);
-    auto view = BlockView::parse(bytes.value());
-    REQUIRE(view);
-    auto undo = second.undo_of(b, view.value());
-    auto expected = first.undo_of(first.at_height(h), view.value());
-    REQUIRE(undo);
-    REQUIRE(expected);
-    CHECK(undo.value() == expected.value());
-  }
-  CHECK(placed == second.chain_size() - 1);
+  CHECK(same_undo(first, second) == second.chain_size() - 1);
 }
 
 TEST_CASE("A block's record changed after the index was kept: reading it fails, it never answers another block") {
@@ -281,10 +287,7 @@ TEST_CASE("A block's record changed after the index was kept: reading it fails, 
 }
 
 TEST_CASE("A block whose undo record the node has not written yet is read again next time, and kept once its record is there") {
-  test::TempDir cache;
-  const char* before_cache = std::getenv("XDG_CACHE_HOME");
-  const std::string saved = before_cache != nullptr ? before_cache : "";
-  ::setenv("XDG_CACHE_HOME", cache.path.c_str(), 1);
+  const CacheAt cache;
   test::TempDir data;
   const std::string dir = data.file("blocks");
   fs::copy(core_data + "/blocks", dir, fs::copy_options::recursive);
@@ -331,9 +334,4 @@ TEST_CASE("A block whose undo record the node has not written yet is read again 
   const auto fourth = open(dir, true);
   CHECK(fourth.index().first_read() == fourth.index().size());
   CHECK(fourth.at_height(fourth.chain_size() - 1).undo_offset == std::optional<std::uint32_t>(static_cast<std::uint32_t>(tip_record)));
-  if (before_cache != nullptr) {
-    ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
-  } else {
-    ::unsetenv("XDG_CACHE_HOME");
-  }
 }

@@ -99,6 +99,52 @@ class WorkSum {
   std::uint64_t limbs_[4] = {};
 };
 
+// What is under a block, for walk_heights.
+struct Under {
+  enum kind_t : unsigned char { genesis, block, height, nothing } kind;
+  std::size_t block_index = 0;  // (block) another of the blocks walked
+  std::int64_t known = 0;       // (height) the height of a block linked already
+};
+
+// The heights of blocks that come in any order: from each, up through the
+// ones not placed yet to a genesis block, a height known, or nothing (the
+// whole path linked to nothing: -1). `unknown` marks a height not made
+// yet; `under(i)` says what is under block i; `placed(i)` is called for
+// each block given a height >= 0, parents first.
+template <class T, class UnderOf, class Placed>
+void walk_heights(std::vector<T>& height, T unknown, const UnderOf& under, const Placed& placed) {
+  std::vector<std::size_t> path;
+  for (std::size_t i = 0; i < height.size(); ++i) {
+    std::size_t at = i;
+    std::int64_t below = -1;  // the height under the path's top
+    bool linked = true;
+    for (;;) {
+      if (height[at] != unknown) {
+        below = height[at];
+        linked = below >= 0;
+        break;
+      }
+      path.push_back(at);
+      const Under u = under(at);
+      if (u.kind == Under::genesis) break;
+      if (u.kind == Under::nothing || (u.kind == Under::height && u.known < 0)) {
+        linked = false;
+        break;
+      }
+      if (u.kind == Under::height) {
+        below = u.known;
+        break;
+      }
+      at = u.block_index;
+    }
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      height[*it] = static_cast<T>(linked ? ++below : -1);
+      if (linked) placed(*it);
+    }
+    path.clear();
+  }
+}
+
 }  // namespace
 
 BlockIndex::BlockIndex(std::string dir, network net, const XorKey& key)
@@ -332,36 +378,19 @@ bool BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> g
   const std::size_t n = entries_.size();
   constexpr std::int32_t unknown = -2;
   std::vector<std::int32_t> height(n, unknown);  // -1: linked to nothing
-  std::vector<std::uint32_t> path;
   for (std::uint32_t i = 0; i < n; ++i) {
-    if (parent[i] == duplicate) continue;
-    std::uint32_t at = i;
-    std::int32_t below = -1;  // the height under the path's top
-    bool linked = true;
-    for (;;) {
-      if (height[at] != unknown) {
-        below = height[at];
-        linked = below >= 0;
-        break;
-      }
-      path.push_back(at);
-      if (genesis[at]) break;
-      if (parent[at] == no_id) {
-        linked = false;
-        break;
-      }
-      at = parent[at];
-    }
-    for (auto it = path.rbegin(); it != path.rend(); ++it) {
-      if (!linked) {
-        height[*it] = -1;
-        continue;
-      }
-      height[*it] = ++below;
-      if (below > 0 && (entries_[parent[*it]].file_word & Entry::failed) != 0) entries_[*it].file_word |= Entry::failed;
-    }
-    path.clear();
+    if (parent[i] == duplicate) height[i] = -3;  // (not walked)
   }
+  walk_heights(
+      height, unknown,
+      [&](std::size_t i) -> Under {
+        if (genesis[i]) return {Under::genesis};
+        if (parent[i] == no_id) return {Under::nothing};
+        return {Under::block, parent[i]};
+      },
+      [&](std::size_t i) {  // a failed block's descendants are failed
+        if (!genesis[i] && (entries_[parent[i]].file_word & Entry::failed) != 0) entries_[i].file_word |= Entry::failed;
+      });
   for (std::uint32_t i = 0; i < n; ++i) {
     if (height[i] == -1) orphans_.push_back({i, prev_of(i)});
   }
@@ -453,37 +482,21 @@ void BlockIndex::link_fresh() {
   constexpr std::int64_t unknown = -2;
   std::vector<std::int64_t> height(candidates.size(), unknown);  // -1: linked to nothing
   std::vector<std::uint32_t> parent(candidates.size(), no_id);
-  std::vector<std::size_t> path;
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    std::size_t at = i;
-    std::int64_t below = -1;  // the height under the path's top
-    bool linked = true;
-    for (;;) {
-      if (height[at] != unknown) {
-        below = height[at];
-        linked = below >= 0;
-        break;
-      }
-      path.push_back(at);
-      const Pending& c = candidates[at];
-      if (c.prev.is_zero()) break;
-      const auto p = find_id(c.prev);
-      if (!p) {
-        linked = false;
-        break;
-      }
-      parent[at] = *p;
-      const auto waiting = candidate.find(*p);
-      if (waiting == candidate.end()) {
-        below = height_of_id(*p);
-        linked = below >= 0;
-        break;
-      }
-      at = waiting->second;
-    }
-    for (auto it = path.rbegin(); it != path.rend(); ++it) height[*it] = linked ? ++below : -1;
-    path.clear();
-  }
+  walk_heights(
+      height, unknown,
+      [&](std::size_t i) -> Under {
+        if (candidates[i].prev.is_zero()) return {Under::genesis};
+        const auto p = find_id(candidates[i].prev);
+        if (!p) return {Under::nothing};
+        parent[i] = *p;
+        const auto waiting = candidate.find(*p);
+        if (waiting != candidate.end()) return {Under::block, waiting->second};
+        return {Under::height, 0, height_of_id(*p)};
+      },
+      [&](std::size_t i) {  // a failed block's descendants are failed
+        if (parent[i] != no_id && (entries_[parent[i]].file_word & Entry::failed) != 0)
+          entries_[candidates[i].id].file_word |= Entry::failed;
+      });
   // What stays linked to nothing; the rest off the best chain for now,
   // parents first, failed where a parent is.
   std::vector<std::size_t> linked;
@@ -497,17 +510,20 @@ void BlockIndex::link_fresh() {
   }
   std::sort(orphans_.begin(), orphans_.end(), [](const Pending& a, const Pending& b) { return a.id < b.id; });
   std::sort(linked.begin(), linked.end(), [&](std::size_t a, std::size_t b) { return height[a] < height[b]; });
-  for (const std::size_t i : linked) {
-    const std::uint32_t p = parent[i];
-    if (p != no_id && (entries_[p].file_word & Entry::failed) != 0) entries_[candidates[i].id].file_word |= Entry::failed;
-  }
-  // The tip: the most work; among equals, the one there first.
+  // The tip: the most work; among equals, the one there first. Each one's
+  // work from its parent's (parents first: one step each).
   std::uint32_t tip = best_.size() == 0 ? no_id : best_[best_.size() - 1];
   Hash256 tip_work = tip == no_id ? Hash256{} : chain_work(tip);
+  std::vector<Hash256> work(candidates.size());
+  WorkOfBits work_of;
   for (const std::size_t i : linked) {
     const std::uint32_t id = candidates[i].id;
+    const std::uint32_t p = parent[i];
+    const auto waiting = p == no_id ? candidate.end() : candidate.find(p);
+    const Hash256 below = p == no_id ? Hash256{} : waiting != candidate.end() ? work[waiting->second] : chain_work(p);
+    work[i] = add_work(below, work_of(entries_[id].bits));
     if ((entries_[id].file_word & Entry::failed) != 0) continue;
-    const Hash256 w = chain_work(id);
+    const Hash256& w = work[i];
     if (tip == no_id || !at_most(w, tip_work) || (w == tip_work && id < tip)) {
       tip = id;
       tip_work = w;
