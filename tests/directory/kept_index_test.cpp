@@ -8,12 +8,14 @@
 #include <blockwire/directory.hpp>
 
 #include <doctest/doctest.h>
+#include <leveldb/db.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 
 namespace fs = std::filesystem;
@@ -286,52 +288,110 @@ TEST_CASE("A block's record changed after the index was kept: reading it fails, 
   CHECK_FALSE(opened.index().header(b));
 }
 
-TEST_CASE("A block whose undo record the node has not written yet is read again next time, and kept once its record is there") {
+TEST_CASE("A block whose undo record the node has not written yet: found once its record is there, and kept") {
   const CacheAt cache;
-  test::TempDir data;
-  const std::string dir = data.file("blocks");
-  fs::copy(core_data + "/blocks", dir, fs::copy_options::recursive);
-  fs::remove_all(fs::path(dir) / "index");  // its blocks read from the files, their records paired
-  // The tip's undo record cut off, as a node that wrote the block and not yet its undo data leaves it.
-  std::uint64_t tip_record = 0;
-  const auto rev = fs::path(dir) / "rev00000.dat";
-  const std::string full = [&] {
-    std::ifstream in(rev, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }();
-  const std::uint64_t records_end = undo_records_end(rev.string(), read_xor_key(dir).value(), network::regtest).value();
-  // The last record: walk the frames to find where it begins.
-  std::uint64_t last = 0;
-  for (std::uint64_t at = 0; at < records_end;) {
-    last = at;
-    at = UndoIndex::record_end(rev.string(), read_xor_key(dir).value(), network::regtest, at).value();
-  }
-  tip_record = last;
-  fs::resize_file(rev, tip_record);
+  for (const bool core_index : {true, false}) {
+    CAPTURE(core_index);
+    test::TempDir data;
+    const std::string dir = data.file("blocks");
+    fs::copy(core_data + "/blocks", dir, fs::copy_options::recursive);
+    const auto hashes = [&] {
+      BlocksDirectory::Options o;
+      o.kept_index = false;
+      return shape_of(BlocksDirectory::open(dir, o).value()).chain;
+    }();
+    if (core_index) {
+      // Core's index as the node wrote it before its last three blocks: read from the files past it.
+      leveldb::DB* raw = nullptr;
+      REQUIRE(leveldb::DB::Open(leveldb::Options(), dir + "/index", &raw).ok());
+      std::unique_ptr<leveldb::DB> db(raw);
+      for (std::size_t h = hashes.size() - 3; h < hashes.size(); ++h) {
+        std::string key(1, 'b');
+        key.append(reinterpret_cast<const char*>(hashes[h].bytes().data()), 32);
+        REQUIRE(db->Delete(leveldb::WriteOptions(), key).ok());
+      }
+    } else {
+      fs::remove_all(fs::path(dir) / "index");  // its blocks read from the files, their records paired
+    }
+    // The tip's undo record cut off, as a node that wrote the block and not yet its undo data leaves it.
+    const auto rev = fs::path(dir) / "rev00000.dat";
+    const std::string full = [&] {
+      std::ifstream in(rev, std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    }();
+    const XorKey key = read_xor_key(dir).value();
+    const std::uint64_t records_end = undo_records_end(rev.string(), key, network::regtest).value();
+    std::uint64_t tip_record = 0;  // the last record: the frames walked to where it begins
+    for (std::uint64_t at = 0; at < records_end; at = UndoIndex::record_end(rev.string(), key, network::regtest, at).value())
+      tip_record = at;
+    fs::resize_file(rev, tip_record);
+    const auto undo_of_tip = [](const BlocksDirectory& d) {
+      const IndexedBlock tip = d.at_height(d.chain_size() - 1);
+      auto bytes = d.read_block(tip);
+      REQUIRE(bytes);
+      auto view = BlockView::parse(bytes.value());
+      REQUIRE(view);
+      return d.undo_of(tip, view.value()).has_value();
+    };
 
-  const auto first = open(dir, true);
-  CHECK(first.source() == source::blk_files);
-  const IndexedBlock tip = first.at_height(first.chain_size() - 1);
-  CHECK_FALSE(tip.undo_offset);
-  const auto second = open(dir, true);
-  CHECK(second.notes().empty());
-  CHECK(second.source() == source::kept_index);
-  CHECK(second.index().first_read() < second.index().size());  // the tip read from the files again
+    const auto first = open(dir, true);
+    CHECK(first.source() == (core_index ? source::core_index : source::blk_files));
+    CHECK(first.chain_size() == hashes.size());
+    CHECK_FALSE(undo_of_tip(first));
+    const auto second = open(dir, true);
+    CHECK(second.notes().empty());
+    CHECK(second.source() == source::kept_index);
+    CHECK_FALSE(undo_of_tip(second));
+    // (Read past a node's index, the tip is read from the files again until its record is there.)
+    if (core_index) CHECK(second.index().first_read() < second.index().size());
 
-  // The record written: found, and kept.
-  {
-    std::ofstream out(rev, std::ios::binary | std::ios::trunc);
-    out << full;
+    // The record written: found, and kept.
+    {
+      std::ofstream out(rev, std::ios::binary | std::ios::trunc);
+      out << full;
+    }
+    const auto third = open(dir, true);
+    CHECK(third.source() == source::kept_index);
+    CHECK(undo_of_tip(third));
+    const auto fourth = open(dir, true);
+    CHECK(fourth.source() == source::kept_index);
+    CHECK(fourth.index().first_read() == fourth.index().size());
+    CHECK(fourth.at_height(fourth.chain_size() - 1).undo_offset == std::optional<std::uint32_t>(static_cast<std::uint32_t>(tip_record)));
+    CHECK(shape_of(fourth).chain == hashes);
   }
-  const auto third = open(dir, true);
-  CHECK(third.source() == source::kept_index);
-  const IndexedBlock tip3 = third.at_height(third.chain_size() - 1);
-  auto bytes = third.read_block(tip3);
-  REQUIRE(bytes);
-  auto view = BlockView::parse(bytes.value());
-  REQUIRE(view);
-  CHECK(third.undo_of(tip3, view.value()));
-  const auto fourth = open(dir, true);
-  CHECK(fourth.index().first_read() == fourth.index().size());
-  CHECK(fourth.at_height(fourth.chain_size() - 1).undo_offset == std::optional<std::uint32_t>(static_cast<std::uint32_t>(tip_record)));
+}
+
+TEST_CASE("A blk file whose pre-allocated zeros are cut off (as Core does when it moves to the next file) keeps its kept index") {
+  Written w(20);
+  const auto path = fs::path(w.dir) / "blk00000.dat";
+  const auto size = fs::file_size(path);
+  fs::resize_file(path, size + (1 << 20));  // Core's pre-allocation: zeros past the records
+  CHECK(open(w.dir).source() == source::blk_files);
+  CHECK(open(w.dir).source() == source::kept_index);
+  fs::resize_file(path, size);  // finalized: cut back to its records
+  const auto again = open(w.dir);
+  CHECK(again.source() == source::kept_index);
+  CHECK(again.notes().empty());
+  CHECK(shape_of(again) == rebuilt(w.dir));
+}
+
+TEST_CASE("Two openers of one directory: what one kept is not appended to by the other as if it were its own") {
+  Written w(20);
+  (void)open(w.dir);
+  BlocksDirectory::Options o;
+  o.undo = false;
+  auto older = BlocksDirectory::open(w.dir, o);  // reads the kept index, then lives on
+  REQUIRE(older);
+  REQUIRE(older.value().source() == source::kept_index);
+  w.append(3);
+  const auto newer = open(w.dir);  // keeps the three blocks first
+  CHECK(newer.source() == source::kept_index);
+  w.append(2);
+  REQUIRE(older.value().refresh());  // its five new blocks kept over what the other wrote
+  CHECK(older.value().chain_size() == 26);
+  const auto last = open(w.dir);
+  CHECK(last.source() == source::kept_index);
+  CHECK(last.notes().empty());
+  CHECK(last.index().first_read() == 26);
+  CHECK(shape_of(last) == rebuilt(w.dir));
 }

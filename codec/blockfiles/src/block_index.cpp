@@ -109,10 +109,12 @@ struct Under {
 // The heights of blocks that come in any order: from each, up through the
 // ones not placed yet to a genesis block, a height known, or nothing (the
 // whole path linked to nothing: -1). `unknown` marks a height not made
-// yet; `under(i)` says what is under block i; `placed(i)` is called for
-// each block given a height >= 0, parents first.
+// yet (a negative value other than -1 and -4); `under(i)` says what is
+// under block i; `placed(i)` is called for each block given a height >= 0,
+// parents first.
 template <class T, class UnderOf, class Placed>
 void walk_heights(std::vector<T>& height, T unknown, const UnderOf& under, const Placed& placed) {
+  constexpr T on_path = -4;
   std::vector<std::size_t> path;
   for (std::size_t i = 0; i < height.size(); ++i) {
     std::size_t at = i;
@@ -125,6 +127,7 @@ void walk_heights(std::vector<T>& height, T unknown, const UnderOf& under, const
         break;
       }
       path.push_back(at);
+      height[at] = on_path;  // met again: a cycle of parents (a damaged kept index), linked to nothing
       const Under u = under(at);
       if (u.kind == Under::genesis) break;
       if (u.kind == Under::nothing || (u.kind == Under::height && u.known < 0)) {
@@ -218,13 +221,13 @@ void BlockIndex::add_slot(std::uint32_t id) {
 }
 
 void BlockIndex::push(const Hash256& hash, const Hash256& prev, BlockPosition at, std::uint32_t time, std::uint32_t bits, bool failed,
-                      std::optional<std::uint32_t> undo_offset) {
+                      std::optional<std::uint32_t> undo_offset, bool may_be_tip) {
   if (!bulk_ && find_id(hash)) return;  // a duplicate: the first stays (in a build: found when linked)
   const auto id = static_cast<std::uint32_t>(entries_.size());
   Entry e;
   e.hash = hash;
   e.file_word = (at.file & ((1u << Entry::file_bits) - 1)) | static_cast<std::uint32_t>((at.offset >> 32) & 0xff) << Entry::file_bits |
-                (failed ? Entry::failed : 0) | (undo_offset ? Entry::undo_known : 0);
+                (failed ? Entry::failed : 0) | (undo_offset ? Entry::undo_known : 0) | (may_be_tip ? 0 : Entry::not_tip);
   e.offset = static_cast<std::uint32_t>(at.offset);
   e.undo_offset = undo_offset.value_or(0);
   e.time = time;
@@ -419,7 +422,7 @@ bool BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> g
     Hash256 best_work;
     for (const std::uint32_t i : order) {
       work[i] = add_work(height[i] == 0 ? Hash256{} : work[parent[i]], work_of(entries_[i].bits));
-      if ((entries_[i].file_word & Entry::failed) != 0) continue;
+      if ((entries_[i].file_word & (Entry::failed | Entry::not_tip)) != 0) continue;
       if (best == no_id || !at_most(work[i], best_work) || (work[i] == best_work && i < best)) {
         best = i;
         best_work = work[i];
@@ -558,6 +561,7 @@ result<BlockIndex> BlockIndex::build(const std::string& blocks_dir, const XorKey
         {IndexProblem::kind::unfinished_batch, index.uncommitted_->file, index.uncommitted_->offset, index.uncommitted_records_, {}});
   }
   index.link_bulk(std::nullopt);
+  index.first_read_ = index.size();  // (placed by the build: what a refresh reads comes after)
   index.gather_problems();
   return index;
 }
@@ -567,7 +571,9 @@ result<BlockIndex> BlockIndex::build_from(const std::string& blocks_dir, const X
   BlockIndex index(blocks_dir, net, key);
   index.bulk_ = true;
   auto resume = each(
-      [&](const KnownBlock& k) { index.push(k.hash, k.header.prev_block, k.at, k.header.time, k.header.bits, k.failed, k.undo_offset); },
+      [&](const KnownBlock& k) {
+        index.push(k.hash, k.header.prev_block, k.at, k.header.time, k.header.bits, k.failed, k.undo_offset, k.may_be_tip);
+      },
       [&](std::size_t n) {
         index.entries_.reserve(n);
         index.bulk_prev_.reserve(n);
@@ -606,7 +612,9 @@ result<bool> BlockIndex::refresh() {
     const Hash256 old_tip = empty() ? Hash256{} : tip();
     auto again = build(dir_, key_, net_);
     if (!again) return again.error();
+    const std::uint64_t generation = generation_ + 1;
     *this = std::move(again).value();
+    generation_ = generation;
     return (empty() ? Hash256{} : tip()) != old_tip;
   }
   // An append whose writer died, and no writer since: nothing new can

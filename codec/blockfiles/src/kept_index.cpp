@@ -211,7 +211,7 @@ std::string check_record(const std::string& blocks_dir, const XorKey& key, netwo
 }  // namespace
 
 result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
-                              const std::function<std::optional<std::uint32_t>(const Hash256&)>& undo_offset_of, bool rewrite) const {
+                              const std::function<std::optional<std::uint32_t>(const Hash256&)>& undo_offset_of, bool rewrite) {
   if (problem_count_ != 0 || !orphans_.empty() || empty()) return success();  // damage is found again each time, never kept
   // The blocks kept: every one but those from the first near the tip whose
   // undo record is wanted and not known on (they are read again next time).
@@ -233,11 +233,12 @@ result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
       break;
     }
   }
-  // Where reading goes on: past the last block kept, or at the first left out.
+  // Where reading goes on: past the last block kept, or at the first
+  // record of those left out (ids are not file order: the lowest place).
   BlockPosition resume{resume_file_, resume_offset_};
-  if (kept < entries_.size()) {
-    const IndexedBlock first_out = block(kept);
-    resume = {first_out.file, first_out.offset};
+  for (std::size_t id = kept; id < entries_.size(); ++id) {
+    const IndexedBlock out = block(id);
+    if (std::tie(out.file, out.offset) < std::tie(resume.file, resume.offset)) resume = {out.file, out.offset};
   }
   State state;
   state.magic = magic_word(net_);
@@ -251,6 +252,9 @@ result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
       break;
     }
   }
+  // The last record kept, and how long each blk file must be at least (its
+  // last record kept: Core cuts a file's pre-allocated zeros off when it
+  // moves to the next, so the size it had says nothing).
   bool any = false;
   for (std::uint32_t id = 0; id < kept; ++id) {
     const IndexedBlock b = block(id);
@@ -259,11 +263,12 @@ result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
       state.last_hash = b.hash;
       any = true;
     }
+    if (state.file_sizes.size() <= b.file) state.file_sizes.resize(b.file + 1, 0);
+    state.file_sizes[b.file] = std::max<std::uint64_t>(state.file_sizes[b.file], b.offset + 8 + header_size);
   }
+  // (Blocks kept past the first left out: a reading from there would read
+  // them twice and find the ones between. Not kept this time.)
   if (!any || std::tie(state.last.file, state.last.offset) >= std::tie(resume.file, resume.offset)) return success();
-  auto sizes = file_sizes(dir_);
-  if (!sizes) return sizes.error();
-  state.file_sizes = std::move(sizes).value();
 
   std::error_code ec;
   fs::create_directories(kept_dir, ec);
@@ -272,12 +277,14 @@ result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
   auto lock = lock_file((fs::path(kept_dir) / "lock").c_str(), true);
   if (!lock) return lock.error().code() == io::errc::locked ? success() : result<void>(lock.error());
   const std::string chain_path = (fs::path(kept_dir) / "chain.dat").string();
-  // Appended where chain.dat holds this index's first blocks as they were
-  // loaded (no build has laid them out anew since); else written anew.
+  // Appended where chain.dat is still what this index read or wrote (its
+  // blocks with the same ids: no build laid them out anew, no other
+  // process wrote it since); else written anew.
   std::size_t from = 0;
   if (!rewrite && kept_records_ != 0 && kept >= kept_records_) {
-    const std::uintmax_t size = fs::file_size(chain_path, ec);
-    if (!ec && size >= 8 + kept_records_ * record_size) from = kept_records_;
+    auto bytes = read_whole((fs::path(kept_dir) / "state.dat").string());
+    const auto there = bytes ? decode_state(bytes.value()) : std::nullopt;
+    if (there && there->records == kept_records_ && there->chain_hash == kept_chain_hash_) from = kept_records_;
   }
   Out o;
   o.bytes.reserve((1 << 20) + record_size);
@@ -336,7 +343,10 @@ result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
   }
   if (kept == from) return success();  // nothing new
   state.chain_hash = chain_hash.finish();
-  return replace_file((fs::path(kept_dir) / "state.dat").string(), encode_state(state));
+  if (auto r = replace_file((fs::path(kept_dir) / "state.dat").string(), encode_state(state)); !r) return r;
+  kept_records_ = kept;  // chain.dat holds blocks 0..kept-1 by id now
+  kept_chain_hash_ = state.chain_hash;
+  return success();
 }
 
 std::variant<BlockIndex, std::string> BlockIndex::load(const std::string& kept_dir, const std::string& blocks_dir, const XorKey& key,
@@ -355,7 +365,7 @@ std::variant<BlockIndex, std::string> BlockIndex::load(const std::string& kept_d
   if (!sizes) return blocks_dir + ": " + sizes.error().message();
   for (std::size_t f = 0; f < state->file_sizes.size(); ++f) {
     if (state->file_sizes[f] != 0 && (f >= sizes.value().size() || sizes.value()[f] < state->file_sizes[f])) {
-      return block_file_name(static_cast<unsigned>(f)) + " is shorter than when the index was kept";
+      return block_file_name(static_cast<unsigned>(f)) + " is shorter than when the index was kept (it ends before a block it knows)";
     }
   }
   if (auto wrong = check_record(blocks_dir, key, net, state->last, state->last_hash); !wrong.empty()) return wrong;
@@ -417,6 +427,7 @@ std::variant<BlockIndex, std::string> BlockIndex::load(const std::string& kept_d
     }
   }
   index.kept_records_ = moved ? 0 : kept;
+  index.kept_chain_hash_ = state->chain_hash;
   index.first_read_ = index.size();
   index.last_record_ = state->last;
   index.last_record_hash_ = state->last_hash;

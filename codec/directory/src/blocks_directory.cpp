@@ -152,7 +152,7 @@ result<BlockIndex> BlocksDirectory::open_index(const std::string& path, const Xo
   return std::move(opened.value().index_);
 }
 
-result<void> BlocksDirectory::keep_index(const BlockIndex& index) {
+result<void> BlocksDirectory::keep_index(BlockIndex& index) {
   const std::string kept_dir = kept_index_path(index.dir());
   if (kept_dir.empty()) return success();
   return index.save(
@@ -215,8 +215,28 @@ void BlocksDirectory::keep(bool rewrite) {
 }
 
 result<bool> BlocksDirectory::refresh() {
+  const std::uint64_t generation = index_.generation();
   auto moved = index_.refresh();
   if (!moved) return moved.error();
+  if (index_.generation() != generation && undo_wanted_) {
+    // Built anew (a writer cut the files back): no undo record is placed,
+    // every rev file paired again.
+    recent_undo_.clear();
+    stale_undo_file_.reset();
+    auto built = UndoIndex::build(path_, key(), index_, net());
+    if (!built) {
+      undo_error_ = built.error();
+      paired_.reset();
+      paired_files_.clear();
+      return moved;
+    }
+    paired_ = std::move(built).value();
+    paired_files_.clear();
+    for (std::size_t id = 0; id < index_.size(); ++id) paired_files_.insert(index_.block(id).file);
+    undo_error_.reset();
+    keep(true);
+    return moved;
+  }
   if (moved.value() && undo_) stale_undo_file_ = at_height(chain_size() - 1).file;
   if (stale_undo_file_) {
     // The new tip's undo records: its rev file read again, that one alone

@@ -1,5 +1,6 @@
 #include "core_chain.hpp"
 
+#include <blockwire/codec/check.hpp>
 #include <blockwire/codec/encoding.hpp>
 #include <blockwire/codec/hashes.hpp>
 #include <blockwire/directory/core_index.hpp>
@@ -90,9 +91,11 @@ std::string check_undo(const std::string& dir, const XorKey& key, network net, B
 
 std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_dir, const XorKey& key, network net, bool undo) {
   const std::string index_dir = (fs::path(blocks_dir) / "index").string();
-  // The node's tip, when its chainstate is beside.
+  // The tip: the most work among the blocks the node validated to the end
+  // (its tip when it wrote the index; its chainstate's best block may be
+  // hours behind); the chainstate's best block where none says so.
   std::optional<Hash256> tip;
-  if (auto best = read_core_best_block(chainstate_beside(blocks_dir)); best) tip = best.value();
+  bool any_validated = false;
 
   // While the entries stream in: every header checked against its key (the
   // chain's links, times and work come from them), the last record the
@@ -113,14 +116,20 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
             [&](const CoreBlockEntry& e) {
               const auto at = e.block_record();
               if (!at) return;  // a header alone: no block to read
-              if (block_hash(e.header) != e.hash) {
+              if (block_hash(e.header) != e.hash || !proof_of_work_ok(e.hash, e.header.bits, net)) {
                 if (!lying) lying = e.hash;
                 return;
               }
+              const bool validated = !e.failed() && (e.status & CoreBlockEntry::valid_mask) >= CoreBlockEntry::valid_scripts;
+              any_validated = any_validated || validated;
               const auto undo_at = e.undo_record();
               any_undo = any_undo || undo_at.has_value();
-              KnownBlock k{e.hash, e.header, *at, e.failed(),
-                           undo_at ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(undo_at->offset)) : std::nullopt};
+              KnownBlock k{e.hash,
+                           e.header,
+                           *at,
+                           e.failed(),
+                           undo_at ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(undo_at->offset)) : std::nullopt,
+                           validated};
               if (!last || std::tie(at->file, at->offset) > std::tie(last->at.file, last->at.offset)) last = k;
               // (reservoir sampling: each entry kept with the same chance)
               if (sample.size() < sample_size) {
@@ -131,15 +140,18 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
               ++seen;
               add(k);
             },
-            &why, [&](std::uint64_t n) { reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 26))); });
+            &why, [&](std::uint64_t n) { reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 23))); });
         if (!read) return read.error();
         if (lying) {
-          why = "the header of block " + short_hash(*lying) + " is not that block's";
+          why = "the header of block " + short_hash(*lying) + " is not that block's, or its proof of work fails";
           return error(directory::errc::bad_index_entry);
         }
         if (!last) {
           why = "no block with data in it";
           return error(directory::errc::bad_index_entry);
+        }
+        if (!any_validated) {
+          if (auto best = read_core_best_block(chainstate_beside(blocks_dir)); best) tip = best.value();
         }
         return last->at;
       },

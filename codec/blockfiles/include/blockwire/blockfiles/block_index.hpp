@@ -55,6 +55,7 @@ struct KnownBlock {
   BlockPosition at;  // of its record's magic
   bool failed = false;
   std::optional<std::uint32_t> undo_offset;  // of its undo record's magic
+  bool may_be_tip = true;                    // false: the node has not validated it to the end (no tip of a build without one given)
 };
 
 // What getblock says of a block's place in the chain.
@@ -102,9 +103,9 @@ class BlockIndex {
   // read again: `each` hands every block to `add` (any order) and returns
   // where the blk files' records go on past what it knows (a record's
   // magic), or its error. They are linked as build() links them, a failed
-  // block and its descendants never the tip; the tip `tip` where it is
-  // among them, linked and not failed (the node's own), else the most
-  // work. Then the blk files are read from there on (what a writer
+  // block and its descendants never the tip; the tip `tip` (read after
+  // `each` returns: it may set it) where it is among them, linked and not
+  // failed (the node's own), else the most work of those that may be tips. Then the blk files are read from there on (what a writer
   // appended after the node's index was written), as refresh() reads them.
   // (`reserve`: room for that many blocks, where `each` knows beforehand.)
   using KnownBlocks = std::function<result<BlockPosition>(const std::function<void(const KnownBlock&)>& add,
@@ -124,7 +125,7 @@ class BlockIndex {
   // `rewrite`: written anew even where it could be appended to (undo
   // records learned for blocks it holds).
   result<void> save(const std::string& kept_dir, bool undo_wanted,
-                    const std::function<std::optional<std::uint32_t>(const Hash256&)>& undo_offset_of, bool rewrite) const;
+                    const std::function<std::optional<std::uint32_t>(const Hash256&)>& undo_offset_of, bool rewrite);
   // The index `kept_dir` holds, checked against the directory before it is
   // trusted (the key and network, every blk file at least as long as it
   // was, the last record it knows, the tip's and a sample's records), then
@@ -132,8 +133,12 @@ class BlockIndex {
   // used (none there, or it does not match: the caller builds anew).
   static std::variant<BlockIndex, std::string> load(const std::string& kept_dir, const std::string& blocks_dir, const XorKey& key,
                                                     network net);
-  // How many blocks came from an index (kept, or the node's) before any
-  // blk file was read: the ids below; the rest were read from the files.
+  // How many times refresh() built the index anew (a writer cut the files
+  // back): ids and undo places from before do not hold.
+  std::uint64_t generation() const noexcept { return generation_; }
+  // How many blocks the build or load placed (from an index, kept or the
+  // node's, or every blk file): the ids below; the rest were read from the
+  // files since (past where an index stops, or by refresh()).
   std::size_t first_read() const noexcept { return first_read_; }
   // The files with blocks (but a genesis block) whose undo record's place
   // is not known (IndexedBlock::undo_offset), each with the furthest
@@ -219,6 +224,7 @@ class BlockIndex {
     static constexpr std::uint32_t file_bits = 20;
     static constexpr std::uint32_t failed = 1u << 28;      // (flags in file_word)
     static constexpr std::uint32_t undo_known = 1u << 29;  // undo_offset is where the record is
+    static constexpr std::uint32_t not_tip = 1u << 30;     // never the tip a build picks by work
   };
   static constexpr std::uint32_t no_id = ~std::uint32_t{0};
   // The best chain's ids by height, as runs of consecutive ids.
@@ -257,7 +263,9 @@ class BlockIndex {
   std::vector<Pending> orphans_;  // linked to nothing yet, by id
   std::vector<Pending> fresh_;    // read or added since the last link_fresh()
   bool bulk_ = false;             // building: blocks pushed without their slots, their parents in bulk_prev_
-  std::size_t kept_records_ = 0;  // read from a kept index, their ids their places there (none moved since)
+  std::size_t kept_records_ = 0;  // read from a kept index (or written to it), their ids their places there
+  Hash256 kept_chain_hash_;       // of chain.dat as read or written: appended to only while it is still that
+  std::uint64_t generation_ = 0;
   std::size_t first_read_ = 0;
   std::vector<Hash256> bulk_prev_;
   std::vector<Hash256> work_marks_;  // the chain work at every 256th height of the best chain
@@ -282,7 +290,7 @@ class BlockIndex {
   result<void> read_files(const std::vector<std::string>& files, unsigned from_file, std::uint64_t from_offset);
   // Appends a block not linked yet (a hash already there: nothing).
   void push(const Hash256& hash, const Hash256& prev, BlockPosition at, std::uint32_t time, std::uint32_t bits, bool failed,
-            std::optional<std::uint32_t> undo_offset);
+            std::optional<std::uint32_t> undo_offset, bool may_be_tip = true);
   // Links the blocks of a build all at once (their parents by hash, or
   // given: `parent` an id or none, `genesis` where the parent is all
   // zeros), laid out by height (`tip` the node's when given, else the most

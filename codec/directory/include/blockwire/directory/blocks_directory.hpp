@@ -91,7 +91,7 @@ class BlocksDirectory {
   // files; no undo data), and kept again by keep_index() after appends.
   // `notes` gets what notes() would say.
   static result<BlockIndex> open_index(const std::string& path, const XorKey& key, network net, std::vector<std::string>* notes = nullptr);
-  static result<void> keep_index(const BlockIndex& index);
+  static result<void> keep_index(BlockIndex& index);
 
   const std::string& path() const noexcept { return path_; }
   const XorKey& key() const noexcept { return index_.key(); }
