@@ -417,13 +417,25 @@ bool BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> g
     for (std::uint32_t i = 0; i < n; ++i) {
       if (height[i] >= 0) order[start[static_cast<std::size_t>(height[i])]++] = i;
     }
-    std::vector<Hash256> work(n);
+    // In 128 bits (16 bytes a block, not 32): a chain's work stays far
+    // below 2^128 (mainnet's is about 2^95); past it, it saturates.
+    std::vector<wide> work(n);
     WorkOfBits work_of;
-    Hash256 best_work;
+    std::uint32_t last_bits = 0;
+    wide last_work = 0;
+    wide best_work = 0;
     for (const std::uint32_t i : order) {
-      work[i] = add_work(height[i] == 0 ? Hash256{} : work[parent[i]], work_of(entries_[i].bits));
+      if (entries_[i].bits != last_bits || last_work == 0) {
+        last_bits = entries_[i].bits;
+        const Hash256& w = work_of(last_bits);
+        std::uint64_t limbs[4];
+        std::memcpy(limbs, w.bytes().data(), 32);
+        last_work = limbs[2] != 0 || limbs[3] != 0 ? ~wide{0} : (wide{limbs[1]} << 64 | limbs[0]);
+      }
+      const wide below = height[i] == 0 ? 0 : work[parent[i]];
+      work[i] = below + last_work < below ? ~wide{0} : below + last_work;
       if ((entries_[i].file_word & (Entry::failed | Entry::not_tip)) != 0) continue;
-      if (best == no_id || !at_most(work[i], best_work) || (work[i] == best_work && i < best)) {
+      if (best == no_id || work[i] > best_work || (work[i] == best_work && i < best)) {
         best = i;
         best_work = work[i];
       }
