@@ -69,20 +69,20 @@ class BlocksDirectory {
   using opened = BOOST_OUTCOME_V2_NAMESPACE::basic_result<BlocksDirectory, Failure, BOOST_OUTCOME_V2_NAMESPACE::policy::terminate>;
 
   // Reads the directory's key, finds its network, indexes its blocks and,
-  // with options.undo, their undo records. Where Bitcoin Core's block
-  // index is beside the files (DIR/index) it is read (a private snapshot:
-  // nothing is written into it, and a running node's lock does not stop
-  // it) and checked: the tip's record and a sample spread over the chain
-  // must hold the blocks it names, and the tip's undo record must check
-  // against its parent. Then the chain is the node's (its tip from the
-  // chainstate beside, DIR/../chainstate, else the most work of the blocks
-  // it has not marked invalid), the undo records are where it says, and
-  // only what follows the last record it knows is read from the blk files
-  // (what a running node wrote since). Where it is not there, or does not
-  // check out (index_note() says why), every header of every blk file is
-  // read and checked (BlockIndex::build) and the rev files' records are
-  // paired with their blocks (UndoIndex::build). Damage is not a failure:
-  // it is in problems(), and the chain is what is left.
+  // with options.undo, their undo records. The index comes from the first
+  // of these that is there and checks out (docs/design.md, "A directory's
+  // chain"): the index blockwire kept of it (kept_index_path), Bitcoin
+  // Core's block index beside the files (DIR/index: read from a private
+  // snapshot, nothing written into it, a running node's lock no obstacle;
+  // every header checked against its key, a sample of records, the last
+  // and the tip's against the files), else every header of every blk file
+  // (BlockIndex::build). After an index, only what follows the last record
+  // it knows is read from the blk files. notes() says why one that was
+  // there was not used. Undo records are read where an index put them;
+  // the others are paired with their blocks (UndoIndex::build), in their
+  // rev files alone. The index is then kept, with what was read past it.
+  // Damage is not a failure: it is in problems(), and the chain is what is
+  // left.
   static opened open(const std::string& path, const Options& options);
   static opened open(const std::string& path);
 
