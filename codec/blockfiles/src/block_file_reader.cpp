@@ -1,4 +1,6 @@
 #include <blockwire/blockfiles/block_file_reader.hpp>
+#include <blockwire/codec/encoding.hpp>
+#include <blockwire/codec/hashes.hpp>
 #include <blockwire/io/file.hpp>
 
 #include <algorithm>
@@ -167,6 +169,19 @@ std::string SkippedBytes::message() const {
     text += " (" + std::to_string(claimed_length) + " bytes)";
   }
   return text;
+}
+
+result<BlockHeader> read_block_header(const std::string& path, std::uint64_t offset, const XorKey& key, network net, const Hash256& hash) {
+  auto file = FileReader::open(path.c_str());
+  if (!file) return file.error();
+  std::array<std::byte, 8 + header_size> head{};
+  if (auto r = read_at(file.value().fd(), head, offset); !r) return error(r.error().code(), offset);
+  xor_in_place(head, key, offset);
+  const Magic m = magic(net);
+  if (!std::equal(m.begin(), m.end(), head.begin())) return error(blockfiles::errc::bad_magic, offset);
+  auto header = decode_header(std::span<const std::byte>(head).subspan(8));
+  if (!header || block_hash(header.value()) != hash) return error(blockfiles::errc::wrong_block, offset);
+  return header.value();
 }
 
 result<std::vector<std::byte>> read_block_record(const std::string& path, std::uint64_t offset, const XorKey& key, network net) {

@@ -789,16 +789,7 @@ ChainInfo BlockIndex::chain_info(const IndexedBlock& b) const {
 }
 
 result<BlockHeader> BlockIndex::header(const IndexedBlock& b) const {
-  auto file = FileReader::open(file_path(b.file).c_str());
-  if (!file) return file.error();
-  std::array<std::byte, 8 + header_size> head{};
-  if (auto r = read_at(file.value().fd(), head, b.offset); !r) return error(r.error().code(), b.offset);
-  xor_in_place(head, key_, b.offset);
-  const Magic m = magic(net_);
-  if (!std::equal(m.begin(), m.end(), head.begin())) return error(blockfiles::errc::bad_magic, b.offset);
-  auto h = decode_header(std::span<const std::byte>(head).subspan(8));
-  if (!h || block_hash(h.value()) != b.hash) return error(blockfiles::errc::wrong_block, b.offset);
-  return h.value();
+  return read_block_header(file_path(b.file), b.offset, key_, net_, b.hash);
 }
 
 std::vector<BlockIndex::UndoGap> BlockIndex::files_without_undo() const {

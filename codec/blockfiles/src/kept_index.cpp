@@ -12,6 +12,7 @@
 // record count, where reading the blk files goes on, the last record it
 // knows (its place and hash), the tip, every blk file's size.
 #include <blockwire/blockfiles/block_directory.hpp>
+#include <blockwire/blockfiles/block_file_reader.hpp>
 #include <blockwire/blockfiles/block_index.hpp>
 #include <blockwire/codec/encoding.hpp>
 #include <blockwire/codec/hashes.hpp>
@@ -195,17 +196,13 @@ result<std::vector<std::uint64_t>> file_sizes(const std::string& blocks_dir) {
 // Whether the record at `at` holds the block `hash`: empty, or what is wrong.
 std::string check_record(const std::string& blocks_dir, const XorKey& key, network net, BlockPosition at, const Hash256& hash) {
   const std::string name = block_file_name(at.file);
-  auto file = FileReader::open((fs::path(blocks_dir) / name).c_str());
-  if (!file) return name + ": " + file.error().message();
-  std::array<std::byte, 8 + header_size> head{};
-  if (auto r = read_at(file.value().fd(), head, at.offset); !r) return name + ":" + std::to_string(at.offset) + ": " + r.error().message();
-  xor_in_place(head, key, at.offset);
-  const Magic m = magic(net);
-  auto header = decode_header(std::span<const std::byte>(head).subspan(8));
-  if (!std::equal(m.begin(), m.end(), head.begin()) || !header || block_hash(header.value()) != hash) {
+  auto header = read_block_header((fs::path(blocks_dir) / name).string(), at.offset, key, net, hash);
+  if (header) return {};
+  const error& e = header.error();
+  if (e.code() == blockfiles::errc::bad_magic || e.code() == blockfiles::errc::wrong_block) {
     return name + ":" + std::to_string(at.offset) + ": the record there is not block " + hash.to_hex() + " any more";
   }
-  return {};
+  return name + ": " + e.message();
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
-#include <map>
 #include <random>
 #include <tuple>
 
@@ -32,44 +31,19 @@ std::string chainstate_beside(const std::string& blocks_dir) {
   return (p.parent_path() / "chainstate").string();
 }
 
-// Reads the frame and header of block records, keeping each file open.
-class RecordChecker {
- public:
-  RecordChecker(std::string dir, const XorKey& key, network net) : dir_(std::move(dir)), key_(key), magic_(magic(net)) {}
-
-  // Empty when the record at `at` is the block `hash`; else what is wrong.
-  std::string check(const Hash256& hash, BlockPosition at) {
-    const std::string name = block_file_name(at.file);
-    auto fd = file(at.file);
-    if (!fd) return name + ": " + fd.error().message();
-    std::array<std::byte, 8 + header_size> head{};
-    if (auto r = read_at(fd.value(), head, at.offset); !r) {
-      return name + ":" + std::to_string(at.offset) + ": " + r.error().message() + " (the index has block " + short_hash(hash) + " there)";
-    }
-    xor_in_place(head, key_, at.offset);
-    const auto where = name + ":" + std::to_string(at.offset) + ": ";
-    if (!std::equal(magic_.begin(), magic_.end(), head.begin()))
-      return where + "no record begins there (the index has block " + short_hash(hash) + " there)";
-    const auto header = decode_header(std::span<const std::byte>(head).subspan(8));
-    if (!header || block_hash(header.value()) != hash) {
-      return where + "the record there is not block " + short_hash(hash) + ", as the index says";
-    }
-    return {};
-  }
-
- private:
-  result<int> file(unsigned number) {
-    if (const auto it = open_.find(number); it != open_.end()) return it->second.fd();
-    auto opened = FileReader::open((fs::path(dir_) / block_file_name(number)).c_str());
-    if (!opened) return opened.error();
-    return open_.emplace(number, std::move(opened).value()).first->second.fd();
-  }
-
-  std::string dir_;
-  XorKey key_;
-  Magic magic_;
-  std::map<unsigned, FileReader> open_;
-};
+// Empty when the record at `at` is the block `hash`, as the index says;
+// else what is wrong, for a person.
+std::string check_record(const std::string& dir, const XorKey& key, network net, const Hash256& hash, BlockPosition at) {
+  const std::string name = block_file_name(at.file);
+  auto header = read_block_header((fs::path(dir) / name).string(), at.offset, key, net, hash);
+  if (header) return {};
+  const error& e = header.error();
+  const std::string where = name + ":" + std::to_string(at.offset) + ": ";
+  if (e.code() == blockfiles::errc::bad_magic) return where + "no record begins there (the index has block " + short_hash(hash) + " there)";
+  if (e.code() == blockfiles::errc::wrong_block) return where + "the record there is not block " + short_hash(hash) + ", as the index says";
+  if (e.code() == io::errc::truncated) return where + e.message() + " (the index has block " + short_hash(hash) + " there)";
+  return name + ": " + e.message();
+}
 
 // Empty when the undo record at `at` checks against the block's parent
 // (Core's checksum over the parent's hash and the record).
@@ -161,13 +135,12 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
   if (chain.empty()) return index_dir + ": no chain from a block whose parent is all zeros";
 
   // Checked against the files: the last record, the sample, the tip.
-  RecordChecker checker(blocks_dir, key, net);
-  if (auto wrong = checker.check(last->hash, last->at); !wrong.empty()) return index_dir + ": " + wrong;
+  if (auto wrong = check_record(blocks_dir, key, net, last->hash, last->at); !wrong.empty()) return index_dir + ": " + wrong;
   for (const KnownBlock& k : sample) {
-    if (auto wrong = checker.check(k.hash, k.at); !wrong.empty()) return index_dir + ": " + wrong;
+    if (auto wrong = check_record(blocks_dir, key, net, k.hash, k.at); !wrong.empty()) return index_dir + ": " + wrong;
   }
   const IndexedBlock top = chain.at_height(chain.chain_size() - 1);
-  if (auto wrong = checker.check(top.hash, {top.file, top.offset}); !wrong.empty()) return index_dir + ": " + wrong;
+  if (auto wrong = check_record(blocks_dir, key, net, top.hash, {top.file, top.offset}); !wrong.empty()) return index_dir + ": " + wrong;
   if (!undo || !any_undo) return chain;
 
   // The tip's undo record (or that of one of the highest blocks that has

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <blockwire/blockfiles/error.hpp>
+#include <blockwire/codec/block.hpp>
 #include <blockwire/codec/network.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/reader.hpp>
@@ -105,5 +106,11 @@ class BlockFileReader {
 // why no record starts there (bad_magic: often the wrong key or network).
 result<std::vector<std::byte>> read_block_record(const std::string& path, std::uint64_t offset, const XorKey& key,
                                                  network net = network::mainnet);
+
+// The header of the record at `offset`, which must be the block `hash`: the
+// record's magic and header read (88 bytes), not its block. Errors: the
+// file's, blockfiles::errc::bad_magic, blockfiles::errc::wrong_block, each
+// with the offset.
+result<BlockHeader> read_block_header(const std::string& path, std::uint64_t offset, const XorKey& key, network net, const Hash256& hash);
 
 }  // namespace blockwire
