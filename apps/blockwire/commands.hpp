@@ -86,6 +86,12 @@ struct ServeOptions : DirectoryOptions {
 int inspect(const InspectOptions& options);
 int fetch(const FetchOptions& options);
 int serve(const ServeOptions& options);
+
+struct UtxosOptions {
+  std::string chainstate;  // a node's chainstate folder
+  bool json = false;
+};
+int utxos(const UtxosOptions& options);
 int blocks(const BlocksOptions& options);
 int filters_command(const FiltersOptions& options);
 int export_command(const ExportOptions& options);

@@ -220,6 +220,16 @@ int main(int argc, char** argv) {
       ->type_name("SECONDS");
   add_directory_options(*serve_cmd, serve.xor_key, serve.net);
 
+  cli::UtxosOptions utxos;
+  auto* utxos_cmd =
+      app.add_subcommand("utxos",
+                         "The UTXO set of a Bitcoin Core node's chainstate (DATADIR/chainstate), read in key order from a\n"
+                         "private snapshot (nothing written into it; a running node's lock no obstacle): what gettxoutsetinfo\n"
+                         "says with hash_type hash_serialized_3 (best block, transactions, txouts, bogosize, the hash, the total\n"
+                         "amount). A damaged chainstate is an error naming the coin, never a short set.");
+  utxos_cmd->add_option("chainstate", utxos.chainstate, "a node's chainstate folder")->required()->type_name("CHAINSTATE");
+  utxos_cmd->add_flag("--json", utxos.json, "as gettxoutsetinfo's JSON (its keys, in its order)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -243,6 +253,7 @@ int main(int argc, char** argv) {
                : *export_cmd  ? cli::export_command(exports)
                : *fetch_cmd   ? cli::fetch(fetch)
                : *serve_cmd   ? cli::serve(serve)
+               : *utxos_cmd   ? cli::utxos(utxos)
                               : cli::pack(pack);
   // What was printed must have arrived: a full disk or a closed pipe
   // behind standard output is an I/O error, not a success.

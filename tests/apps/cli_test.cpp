@@ -10,6 +10,8 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
 #include "../support/test_data.hpp"
 #include "../support/bytes.hpp"
 #include "../io/test_support.hpp"
@@ -695,4 +697,18 @@ TEST_CASE("blocks: a directory's best chain in height order, with getblock's cha
   CHECK(j["confirmations"] == -1);
   CHECK(j["height"] == 2);
   CHECK_FALSE(j.contains("nextblockhash"));
+}
+
+TEST_CASE("utxos --json: what Core's gettxoutsetinfo answered of the same chainstate, key for key; a missing one, exit 2") {
+  const Run r = run("utxos " + data("core-regtest/chainstate") + " --json");
+  REQUIRE(r.status == 0);
+  const auto ours = nlohmann::json::parse(r.out);
+  std::ifstream in(data("core-regtest/rpc/gettxoutsetinfo_hash_serialized_3.json"));
+  REQUIRE(in);
+  const auto core = nlohmann::json::parse(in);
+  for (const char* key : {"bestblock", "txouts", "bogosize", "hash_serialized_3", "total_amount", "transactions"}) {
+    CAPTURE(key);
+    CHECK(ours[key] == core[key]);
+  }
+  CHECK(run("utxos " + data("core-regtest/no-such-chainstate")).status == 2);
 }

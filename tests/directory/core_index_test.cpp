@@ -5,6 +5,7 @@
 
 #include <blockwire/codec/hashes.hpp>
 #include <blockwire/directory.hpp>
+#include <blockwire/directory/core_chainstate.hpp>
 #include <blockwire/directory/core_index.hpp>
 #include <blockwire/io/hex.hpp>
 

@@ -3,6 +3,7 @@
 #include <blockwire/codec/check.hpp>
 #include <blockwire/codec/encoding.hpp>
 #include <blockwire/codec/hashes.hpp>
+#include <blockwire/directory/core_chainstate.hpp>
 #include <blockwire/directory/core_index.hpp>
 #include <blockwire/directory/error.hpp>
 #include <blockwire/io/file.hpp>

@@ -18,10 +18,8 @@
 namespace blockwire {
 namespace {
 
-constexpr char block_index_key = 'b';  // DB_BLOCK_INDEX (node/blockstorage.cpp)
-constexpr char best_block_key = 'B';   // DB_BEST_BLOCK (txdb.cpp)
-constexpr char file_info_key = 'f';    // DB_BLOCK_FILES (node/blockstorage.cpp)
-constexpr std::string_view obfuscation_key{"\x0e\x00obfuscate_key", 15};
+constexpr char block_index_key = 'b';             // DB_BLOCK_INDEX (node/blockstorage.cpp)
+constexpr char file_info_key = 'f';               // DB_BLOCK_FILES (node/blockstorage.cpp)
 constexpr std::uint64_t client_version = 259900;  // what Core writes first, never read (CDiskBlockIndex::DUMMY_VERSION)
 
 std::span<const std::byte> bytes_of(const leveldb::Slice& s) noexcept { return {reinterpret_cast<const std::byte*>(s.data()), s.size()}; }
@@ -115,45 +113,6 @@ result<std::uint64_t> read_core_block_index(const std::string& index_dir, const 
     return s.IsCorruption() ? error(directory::errc::leveldb_corruption) : error(std::make_error_code(std::errc::io_error));
   }
   return count;
-}
-
-result<std::optional<Hash256>> read_core_best_block(const std::string& chainstate_dir, std::string* why) {
-  auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir, why);
-  if (!snapshot) return snapshot.error();
-  leveldb::DB& db = snapshot.value().db();
-  const auto get = [&](leveldb::Slice key, std::string& out) -> result<bool> {
-    const leveldb::Status s = db.Get(leveldb::ReadOptions(), key, &out);
-    if (s.IsNotFound()) return false;
-    if (s.ok()) return true;
-    if (why != nullptr) *why = s.ToString();
-    return s.IsCorruption() ? error(directory::errc::leveldb_corruption) : error(std::make_error_code(std::errc::io_error));
-  };
-  // The key: a serialized vector (its length, then the bytes); none (an
-  // old chainstate): no obfuscation.
-  std::string key_value;
-  auto has_key = get(leveldb::Slice(obfuscation_key.data(), obfuscation_key.size()), key_value);
-  if (!has_key) return has_key.error();
-  std::vector<std::byte> key;
-  if (has_key.value()) {
-    if (key_value.empty() || static_cast<std::size_t>(static_cast<unsigned char>(key_value[0])) != key_value.size() - 1) {
-      if (why != nullptr) *why = "its obfuscation key does not decode";
-      return error(directory::errc::bad_index_entry, 0);
-    }
-    for (std::size_t i = 1; i < key_value.size(); ++i) key.push_back(static_cast<std::byte>(key_value[i]));
-  }
-  std::string best;
-  auto has_best = get(leveldb::Slice(&best_block_key, 1), best);
-  if (!has_best) return has_best.error();
-  if (!has_best.value()) return std::optional<Hash256>{};
-  if (best.size() != 32) {
-    if (why != nullptr) *why = "its best block is " + std::to_string(best.size()) + " bytes, not 32";
-    return error(directory::errc::bad_index_entry, 0);
-  }
-  Hash256 hash;
-  for (std::size_t i = 0; i < 32; ++i) {
-    hash.bytes()[i] = static_cast<std::byte>(best[i]) ^ (key.empty() ? std::byte{0} : key[i % key.size()]);
-  }
-  return std::optional<Hash256>(hash);
 }
 
 }  // namespace blockwire

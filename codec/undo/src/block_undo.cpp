@@ -85,6 +85,18 @@ result<BlockUndo> decode_block_undo(std::span<const std::byte> bytes) {
   return undo;
 }
 
+result<SpentCoin> decode_chainstate_coin(std::span<const std::byte> bytes) {
+  DecodingContext ctx(bytes);
+  SpentCoin coin;
+  const std::uint64_t code = undo::decode_varint(ctx, 0xffffffff);
+  coin.height = static_cast<std::uint32_t>(code >> 1);
+  coin.coinbase = (code & 1) != 0;
+  coin.value = static_cast<std::int64_t>(decompress_amount(undo::decode_varint(ctx)));
+  if (ctx.ok()) undo::detail::decompress_script(ctx, coin.script_pubkey);
+  if (auto r = w::finish_exact(ctx, bytes.size()); !r) return r.error();
+  return coin;
+}
+
 result<BlockUndo> decode_block_undo(StreamReader& in) {
   DecodingContext ctx(in);
   BlockUndo undo;

@@ -5,6 +5,8 @@
 
 #include <blockwire/directory/blocks_directory.hpp>
 #include <blockwire/directory/chain_filters.hpp>
+#include <blockwire/directory/core_chainstate.hpp>
+#include <blockwire/directory/core_index.hpp>
 #include <blockwire/directory/error.hpp>
 #include <blockwire/directory/filter_file.hpp>
 #include <blockwire/directory/pack.hpp>

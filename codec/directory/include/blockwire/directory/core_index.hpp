@@ -1,9 +1,7 @@
-// Bitcoin Core's own records of a blocks directory, read from its LevelDB
-// databases: the block index (DIR/index: "b" + hash -> CDiskBlockIndex, not
-// obfuscated) and the chainstate's best block (DATADIR/chainstate: "B",
-// obfuscated with the key under "\x0e\x00obfuscate_key"). Read without
-// writing a byte into them and while the node runs (it holds their locks):
-// each is opened as a private snapshot laid over the node's files.
+// Bitcoin Core's block index (DIR/index: "b" + hash -> CDiskBlockIndex, not
+// obfuscated), read from its LevelDB database without writing a byte into
+// it and while the node runs (it holds its lock): opened as a private
+// snapshot laid over the node's files. Its chainstate: core_chainstate.hpp.
 #pragma once
 
 #include <blockwire/blockfiles/block_file_writer.hpp>  // BlockPosition
@@ -66,10 +64,5 @@ result<CoreBlockEntry> decode_core_block_entry(const Hash256& hash, std::span<co
 // reserve.
 result<std::uint64_t> read_core_block_index(const std::string& index_dir, const std::function<void(const CoreBlockEntry&)>& each,
                                             std::string* why = nullptr, const std::function<void(std::uint64_t)>& expect = {});
-
-// The block the chainstate in `chainstate_dir` is at (its "B" key): the
-// node's tip when it last wrote its coins. Nothing when the key is absent
-// (a chainstate in the middle of a flush). Errors as for the index.
-result<std::optional<Hash256>> read_core_best_block(const std::string& chainstate_dir, std::string* why = nullptr);
 
 }  // namespace blockwire

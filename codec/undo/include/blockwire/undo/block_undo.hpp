@@ -51,6 +51,10 @@ std::size_t serialized_size(const BlockUndo& undo);
 // Errors carry the byte offset: truncated input, trailing bytes, a
 // non-canonical or too large count, varint_overflow,
 // invalid_compressed_key. Allocation follows the bytes present.
+// A coin as Bitcoin Core's chainstate holds it (a Coin: VARINT(height * 2 +
+// coinbase), the compressed amount and script; the value of a "C" key, once
+// un-obfuscated). Errors: the decoding's, with the offset.
+result<SpentCoin> decode_chainstate_coin(std::span<const std::byte> bytes);
 result<BlockUndo> decode_block_undo(std::span<const std::byte> bytes);
 result<BlockUndo> decode_block_undo(StreamReader& in);
 

@@ -1,0 +1,116 @@
+// Bitcoin Core's chainstate read as its UTXO set, against what Core's own
+// node answered of it (tests/data/core-regtest: gettxoutsetinfo with
+// hash_type hash_serialized_3), and copies of it damaged.
+#include "../support/temp_dir.hpp"
+
+#include <blockwire/directory/core_chainstate.hpp>
+#include <blockwire/directory/error.hpp>
+
+#include <doctest/doctest.h>
+#include <leveldb/db.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+namespace fs = std::filesystem;
+using namespace blockwire;
+
+namespace {
+
+const std::string core_data = BLOCKWIRE_TEST_DATA "/core-regtest";
+
+// The chainstate copied, writable, and opened as a node would write it.
+struct ChainstateCopy {
+  test::TempDir temp;
+  std::string dir = temp.file("chainstate");
+  ChainstateCopy() {
+    fs::copy(core_data + "/chainstate", dir, fs::copy_options::recursive);
+    for (const auto& e : fs::recursive_directory_iterator(dir)) fs::permissions(e.path(), fs::perms::owner_write, fs::perm_options::add);
+  }
+  std::unique_ptr<leveldb::DB> open() const {
+    leveldb::DB* db = nullptr;
+    REQUIRE(leveldb::DB::Open(leveldb::Options(), dir, &db).ok());
+    return std::unique_ptr<leveldb::DB>(db);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Core's chainstate: the UTXO set's count, total, best block and hash_serialized_3 as Core's gettxoutsetinfo gives them") {
+  std::ifstream in(core_data + "/rpc/gettxoutsetinfo_hash_serialized_3.json");
+  REQUIRE(in);
+  const auto core = nlohmann::json::parse(in);
+  std::string why;
+  auto info = core_utxo_set_info(core_data + "/chainstate", &why);
+  REQUIRE_MESSAGE(info, why);
+  CHECK(info.value().best_block.to_hex() == core["bestblock"].get<std::string>());
+  CHECK(info.value().txouts == core["txouts"].get<std::uint64_t>());
+  CHECK(info.value().transactions == core["transactions"].get<std::uint64_t>());
+  CHECK(info.value().bogosize == core["bogosize"].get<std::uint64_t>());
+  CHECK(info.value().total_amount == std::llround(core["total_amount"].get<double>() * 1e8));
+  CHECK(info.value().hash_serialized_3.to_hex() == core["hash_serialized_3"].get<std::string>());
+  // The coins in key order: by txid's bytes, then output index.
+  std::optional<OutPoint> last;
+  std::uint64_t in_order = 0;
+  auto count = read_core_coins(core_data + "/chainstate", [&](const CoreCoin& c) {
+    in_order += !last || *last < c.outpoint;
+    last = c.outpoint;
+  });
+  REQUIRE(count);
+  CHECK(count.value() == 316);
+  CHECK(in_order == 316);
+}
+
+TEST_CASE("A damaged chainstate is an error naming what is wrong, never a short set") {
+  SUBCASE("a coin whose value does not decode: the coin is named") {
+    ChainstateCopy copy;
+    std::string victim;
+    {
+      auto db = copy.open();
+      std::unique_ptr<leveldb::Iterator> it(db->NewIterator(leveldb::ReadOptions()));
+      for (it->Seek("C"); it->Valid() && it->key().starts_with("C"); it->Next()) victim = it->key().ToString();  // the last coin
+      REQUIRE(!victim.empty());
+      REQUIRE(db->Put(leveldb::WriteOptions(), victim, std::string(1, '\x00')).ok());
+    }
+    std::string why;
+    auto info = core_utxo_set_info(copy.dir, &why);
+    REQUIRE_FALSE(info);
+    CHECK(info.error().code() == directory::errc::bad_index_entry);
+    CHECK(why.find("does not decode") != std::string::npos);
+    CHECK(why.find(":") != std::string::npos);
+  }
+  SUBCASE("no best block (a chainstate in the middle of a write)") {
+    ChainstateCopy copy;
+    REQUIRE(copy.open()->Delete(leveldb::WriteOptions(), "B").ok());
+    std::string why;
+    auto info = core_utxo_set_info(copy.dir, &why);
+    REQUIRE_FALSE(info);
+    CHECK(why.find("no best block") != std::string::npos);
+  }
+  SUBCASE("a table file cut short: LevelDB's damage is said") {
+    ChainstateCopy copy;
+    {
+      auto db = copy.open();
+      db->CompactRange(nullptr, nullptr);  // the coins into a table file
+    }
+    std::string table;
+    for (const auto& e : fs::directory_iterator(copy.dir)) {
+      if (e.path().extension() == ".ldb") table = e.path().string();
+    }
+    REQUIRE(!table.empty());
+    fs::resize_file(table, fs::file_size(table) / 2);
+    std::string why;
+    auto info = core_utxo_set_info(copy.dir, &why);
+    REQUIRE_FALSE(info);
+    CHECK_FALSE(why.empty());
+  }
+  SUBCASE("not a chainstate") {
+    test::TempDir empty;
+    std::string why;
+    CHECK_FALSE(core_utxo_set_info(empty.path.string(), &why));
+    CHECK_FALSE(core_utxo_set_info(empty.file("missing"), &why));
+  }
+}
