@@ -75,7 +75,8 @@ result<std::optional<Hash256>> read_core_best_block(const std::string& chainstat
   return best_block_of(snapshot.value().db(), key.value(), why);
 }
 
-result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each, std::string* why) {
+result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each,
+                                      std::string* why) {
   auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir, why);
   if (!snapshot) return snapshot.error();
   auto key = key_of(snapshot.value().db(), why);
@@ -95,7 +96,8 @@ result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const s
     ctx.read(std::span<std::byte, 32>(txid));
     const std::uint64_t index = undo::decode_varint(ctx, 0xffffffff);
     if (!ctx.ok() || ctx.offset() != k.size() - 1) {
-      if (why != nullptr) *why = "a coin's key of " + std::to_string(k.size()) + " bytes does not decode (after " + std::to_string(count) + " coins)";
+      if (why != nullptr)
+        *why = "a coin's key of " + std::to_string(k.size()) + " bytes does not decode (after " + std::to_string(count) + " coins)";
       return error(directory::errc::bad_index_entry, count);
     }
     std::copy(txid.begin(), txid.end(), c.outpoint.txid.bytes().begin());

@@ -44,7 +44,7 @@ struct UtxoSetInfo {
   Hash256 best_block;
   std::uint64_t transactions = 0;  // with an unspent output
   std::uint64_t txouts = 0;
-  std::uint64_t bogosize = 0;  // Core's database-independent size: 50 bytes a coin plus its script
+  std::uint64_t bogosize = 0;     // Core's database-independent size: 50 bytes a coin plus its script
   std::int64_t total_amount = 0;  // satoshis
   // SHA256d of every coin as kernel/coinstats.cpp serializes it
   // (TxOutSer: the outpoint, uint32 height * 2 + coinbase, the output), in
