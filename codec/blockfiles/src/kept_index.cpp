@@ -16,6 +16,7 @@
 #include <blockwire/blockfiles/block_index.hpp>
 #include <blockwire/codec/encoding.hpp>
 #include <blockwire/codec/hashes.hpp>
+#include <blockwire/codec/wire.hpp>
 #include <blockwire/io/file.hpp>
 #include <blockwire/io/sha256.hpp>
 #include <blockwire/io/xor.hpp>
@@ -40,47 +41,11 @@ constexpr std::size_t record_size = 56;
 constexpr std::uint32_t no_parent = ~std::uint32_t{0};
 constexpr std::size_t checked_sample = 8;
 
-// Little-endian fields in and out of a byte buffer.
+// The files' fields are the wire toolkit's (little-endian integers, raw
+// hashes): written into a byte buffer, read through a DecodingContext.
 struct Out {
   std::vector<std::byte> bytes;
-  void u32(std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<std::byte>(v >> (8 * i)));
-  }
-  void u64(std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<std::byte>(v >> (8 * i)));
-  }
-  void raw(std::span<const std::byte> b) { bytes.insert(bytes.end(), b.begin(), b.end()); }
-  void magic(const std::array<char, 8>& m) { raw(std::as_bytes(std::span(m))); }
-};
-
-struct In {
-  std::span<const std::byte> bytes;
-  std::size_t at = 0;
-  bool ok = true;
-  std::span<const std::byte> take(std::size_t n) {
-    if (!ok || bytes.size() - at < n) {
-      ok = false;
-      static constexpr std::array<std::byte, 32> zeros{};
-      return std::span<const std::byte>(zeros).first(std::min<std::size_t>(n, 32));
-    }
-    const auto out = bytes.subspan(at, n);
-    at += n;
-    return out;
-  }
-  std::uint64_t le(std::size_t n) {
-    const auto b = take(n);
-    std::uint64_t v = 0;
-    for (std::size_t i = 0; i < b.size(); ++i) v |= std::uint64_t{std::to_integer<std::uint8_t>(b[i])} << (8 * i);
-    return v;
-  }
-  std::uint32_t u32() { return static_cast<std::uint32_t>(le(4)); }
-  std::uint64_t u64() { return le(8); }
-  Hash256 hash() {
-    Hash256 h;
-    const auto b = take(32);
-    if (ok) std::copy(b.begin(), b.end(), h.bytes().begin());
-    return h;
-  }
+  void write(std::span<const std::byte> b) { bytes.insert(bytes.end(), b.begin(), b.end()); }
 };
 
 struct State {
@@ -97,21 +62,20 @@ struct State {
 
 std::vector<std::byte> encode_state(const State& s) {
   Out o;
-  o.magic(state_magic);
-  o.u32(s.magic);
-  o.raw(s.key);
-  o.u64(s.records);
-  o.u32(s.resume.file);
-  o.u64(s.resume.offset);
-  o.u32(s.last.file);
-  o.u64(s.last.offset);
-  o.raw(s.last_hash.bytes());
-  o.raw(s.tip.bytes());
-  o.raw(s.chain_hash.bytes());
-  o.u32(static_cast<std::uint32_t>(s.file_sizes.size()));
-  for (const std::uint64_t size : s.file_sizes) o.u64(size);
-  const Hash256 check = sha256(o.bytes);
-  o.raw(check.bytes());
+  o.write(std::as_bytes(std::span(state_magic)));
+  wire::encode_u32(o, s.magic);
+  o.write(s.key);
+  wire::encode_u64(o, s.records);
+  wire::encode_u32(o, s.resume.file);
+  wire::encode_u64(o, s.resume.offset);
+  wire::encode_u32(o, s.last.file);
+  wire::encode_u64(o, s.last.offset);
+  wire::encode_hash(o, s.last_hash);
+  wire::encode_hash(o, s.tip);
+  wire::encode_hash(o, s.chain_hash);
+  wire::encode_u32(o, static_cast<std::uint32_t>(s.file_sizes.size()));
+  for (const std::uint64_t size : s.file_sizes) wire::encode_u64(o, size);
+  wire::encode_hash(o, sha256(o.bytes));
   return o.bytes;
 }
 
@@ -122,23 +86,22 @@ std::optional<State> decode_state(std::span<const std::byte> bytes) {
   Hash256 check;
   std::copy(bytes.end() - 32, bytes.end(), check.bytes().begin());
   if (sha256(body) != check) return std::nullopt;
-  In in{body, 8};
+  DecodingContext in(body.subspan(8));
   State s;
-  s.magic = in.u32();
-  const auto key = in.take(8);
-  if (in.ok) std::copy(key.begin(), key.end(), s.key.begin());
-  s.records = in.u64();
-  s.resume.file = in.u32();
-  s.resume.offset = in.u64();
-  s.last.file = in.u32();
-  s.last.offset = in.u64();
-  s.last_hash = in.hash();
-  s.tip = in.hash();
-  s.chain_hash = in.hash();
-  const std::uint32_t files = in.u32();
-  if (!in.ok || files > (body.size() - in.at) / 8) return std::nullopt;
-  for (std::uint32_t f = 0; f < files; ++f) s.file_sizes.push_back(in.u64());
-  if (!in.ok || in.at != body.size()) return std::nullopt;
+  s.magic = wire::decode_u32(in);
+  in.read(std::span<std::byte, 8>(s.key));
+  s.records = wire::decode_u64(in);
+  s.resume.file = wire::decode_u32(in);
+  s.resume.offset = wire::decode_u64(in);
+  s.last.file = wire::decode_u32(in);
+  s.last.offset = wire::decode_u64(in);
+  wire::decode_hash(in, s.last_hash);
+  wire::decode_hash(in, s.tip);
+  wire::decode_hash(in, s.chain_hash);
+  const std::uint32_t files = wire::decode_u32(in);
+  if (!in.ok() || files > (body.size() - 8 - in.offset()) / 8) return std::nullopt;
+  for (std::uint32_t f = 0; f < files; ++f) s.file_sizes.push_back(wire::decode_u64(in));
+  if (!in.ok() || in.offset() != body.size() - 8) return std::nullopt;
   return s;
 }
 
@@ -285,17 +248,17 @@ result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
   }
   Out o;
   o.bytes.reserve((1 << 20) + record_size);
-  if (from == 0) o.magic(chain_magic);
+  if (from == 0) o.write(std::as_bytes(std::span(chain_magic)));
   const auto record = [&](std::uint32_t id) {
     const Entry& e = entries_[id];
-    o.raw(e.hash.bytes());
-    o.u32(has_undo[id] ? e.file_word | Entry::undo_known : e.file_word & ~Entry::undo_known);
-    o.u32(e.offset);
-    o.u32(undo[id]);
-    o.u32(e.time);
-    o.u32(e.bits);
+    wire::encode_hash(o, e.hash);
+    wire::encode_u32(o, has_undo[id] ? e.file_word | Entry::undo_known : e.file_word & ~Entry::undo_known);
+    wire::encode_u32(o, e.offset);
+    wire::encode_u32(o, undo[id]);
+    wire::encode_u32(o, e.time);
+    wire::encode_u32(o, e.bits);
     const auto parent = parent_of(id);
-    o.u32(parent ? *parent : no_parent);
+    wire::encode_u32(o, parent ? *parent : no_parent);
   };
   Sha256 chain_hash;
   if (from == 0) {
@@ -391,16 +354,16 @@ std::variant<BlockIndex, std::string> BlockIndex::load(const std::string& kept_d
     const auto bytes = std::span<std::byte>(chunk).first(count * record_size);
     if (auto r = read_at(file.value().fd(), bytes, 8 + at * record_size); !r) return chain_path + ": " + r.error().message();
     chain_hash.update(bytes);
+    DecodingContext in(bytes);  // (whole records: every field is there)
     for (std::uint64_t i = 0; i < count; ++i) {
-      In in{bytes.subspan(i * record_size, record_size)};
       Entry e;
-      e.hash = in.hash();
-      e.file_word = in.u32();
-      e.offset = in.u32();
-      e.undo_offset = in.u32();
-      e.time = in.u32();
-      e.bits = in.u32();
-      const std::uint32_t p = in.u32();
+      wire::decode_hash(in, e.hash);
+      e.file_word = wire::decode_u32(in);
+      e.offset = wire::decode_u32(in);
+      e.undo_offset = wire::decode_u32(in);
+      e.time = wire::decode_u32(in);
+      e.bits = wire::decode_u32(in);
+      const std::uint32_t p = wire::decode_u32(in);
       if (p != no_parent && p >= n) return chain_path + ": a record's parent is not there";
       genesis[at + i] = p == no_parent;
       parent.push_back(p == no_parent ? ~std::uint32_t{0} : p);

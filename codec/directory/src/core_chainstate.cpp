@@ -1,5 +1,6 @@
 #include "leveldb_snapshot.hpp"
 
+#include <blockwire/codec/wire.hpp>
 #include <blockwire/directory/core_chainstate.hpp>
 #include <blockwire/directory/error.hpp>
 #include <blockwire/io/decoding_context.hpp>
@@ -22,12 +23,8 @@ constexpr char best_block_key = 'B';  // DB_BEST_BLOCK (txdb.cpp)
 constexpr char coin_key = 'C';        // DB_COIN
 constexpr std::string_view obfuscation_key{"\x0e\x00obfuscate_key", 15};
 
-std::span<const std::byte> bytes_of(const leveldb::Slice& s) noexcept { return {reinterpret_cast<const std::byte*>(s.data()), s.size()}; }
-
-error failure_of(const leveldb::Status& s, std::string* why) {
-  if (why != nullptr) *why = s.ToString();
-  return s.IsCorruption() ? error(directory::errc::leveldb_corruption) : error(std::make_error_code(std::errc::io_error));
-}
+using detail::bytes_of;
+using detail::leveldb_failure;
 
 // The database's obfuscation key: a serialized vector (its length, then the
 // bytes); none (an old chainstate): no obfuscation.
@@ -35,7 +32,7 @@ result<std::vector<std::byte>> key_of(leveldb::DB& db, std::string* why) {
   std::string value;
   const leveldb::Status s = db.Get(leveldb::ReadOptions(), leveldb::Slice(obfuscation_key.data(), obfuscation_key.size()), &value);
   if (s.IsNotFound()) return std::vector<std::byte>{};
-  if (!s.ok()) return failure_of(s, why);
+  if (!s.ok()) return leveldb_failure(s, why);
   if (value.empty() || static_cast<std::size_t>(static_cast<unsigned char>(value[0])) != value.size() - 1) {
     if (why != nullptr) *why = "its obfuscation key does not decode";
     return error(directory::errc::bad_index_entry, 0);
@@ -54,7 +51,7 @@ result<std::optional<Hash256>> best_block_of(leveldb::DB& db, const std::vector<
   std::string value;
   const leveldb::Status s = db.Get(leveldb::ReadOptions(), leveldb::Slice(&best_block_key, 1), &value);
   if (s.IsNotFound()) return std::optional<Hash256>{};
-  if (!s.ok()) return failure_of(s, why);
+  if (!s.ok()) return leveldb_failure(s, why);
   if (value.size() != 32) {
     if (why != nullptr) *why = "its best block is " + std::to_string(value.size()) + " bytes, not 32";
     return error(directory::errc::bad_index_entry, 0);
@@ -116,7 +113,7 @@ result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const s
     each(c);
     ++count;
   }
-  if (const leveldb::Status s = it->status(); !s.ok()) return failure_of(s, why);
+  if (const leveldb::Status s = it->status(); !s.ok()) return leveldb_failure(s, why);
   return count;
 }
 
@@ -130,41 +127,27 @@ result<UtxoSetInfo> core_utxo_set_info(const std::string& chainstate_dir, std::s
   UtxoSetInfo info;
   info.best_block = *best.value();
   Sha256 hash;
-  std::vector<std::byte> out;
+  StreamWriter sink{writer_ref(hash)};
   std::optional<Hash256> last_txid;
   auto read = read_core_coins(
       chainstate_dir,
       [&](const CoreCoin& c) {
         // TxOutSer: the outpoint, uint32 height * 2 + coinbase, the output
         // (int64 amount, the script with its compact size).
-        out.clear();
-        const auto le = [&](std::uint64_t v, int n) {
-          for (int i = 0; i < n; ++i) out.push_back(static_cast<std::byte>(v >> (8 * i)));
-        };
-        out.insert(out.end(), c.outpoint.txid.bytes().begin(), c.outpoint.txid.bytes().end());
-        le(c.outpoint.index, 4);
-        le(std::uint64_t{c.coin.height} * 2 + (c.coin.coinbase ? 1 : 0), 4);
-        le(static_cast<std::uint64_t>(c.coin.value), 8);
-        const std::size_t n = c.coin.script_pubkey.size();
-        if (n < 253) {
-          le(n, 1);
-        } else if (n <= 0xffff) {
-          out.push_back(std::byte{253});
-          le(n, 2);
-        } else {
-          out.push_back(std::byte{254});
-          le(n, 4);
-        }
-        out.insert(out.end(), c.coin.script_pubkey.begin(), c.coin.script_pubkey.end());
-        hash.update(out);
+        wire::encode_hash(sink, c.outpoint.txid);
+        wire::encode_u32(sink, c.outpoint.index);
+        wire::encode_u32(sink, c.coin.height * 2 + (c.coin.coinbase ? 1 : 0));
+        wire::encode_i64(sink, c.coin.value);
+        wire::encode_bytes(sink, c.coin.script_pubkey);
         ++info.txouts;
         info.total_amount += c.coin.value;
-        info.bogosize += 50 + n;
+        info.bogosize += 50 + c.coin.script_pubkey.size();
         if (last_txid != c.outpoint.txid) ++info.transactions;
         last_txid = c.outpoint.txid;
       },
       why);
   if (!read) return read.error();
+  (void)sink.flush();  // hashing cannot fail
   info.hash_serialized_3 = sha256d_of(hash);
   return info;
 }

@@ -22,8 +22,6 @@ constexpr char block_index_key = 'b';             // DB_BLOCK_INDEX (node/blocks
 constexpr char file_info_key = 'f';               // DB_BLOCK_FILES (node/blockstorage.cpp)
 constexpr std::uint64_t client_version = 259900;  // what Core writes first, never read (CDiskBlockIndex::DUMMY_VERSION)
 
-std::span<const std::byte> bytes_of(const leveldb::Slice& s) noexcept { return {reinterpret_cast<const std::byte*>(s.data()), s.size()}; }
-
 }  // namespace
 
 std::optional<BlockPosition> CoreBlockEntry::block_record() const noexcept {
@@ -83,7 +81,7 @@ result<std::uint64_t> read_core_block_index(const std::string& index_dir, const 
     // "f" + file number -> CBlockFileInfo, its block count first.
     std::uint64_t blocks = 0;
     for (it->Seek(leveldb::Slice(&file_info_key, 1)); it->Valid() && it->key().size() > 0 && it->key()[0] == file_info_key; it->Next()) {
-      DecodingContext ctx(bytes_of(it->value()));
+      DecodingContext ctx(detail::bytes_of(it->value()));
       const std::uint64_t n = undo::decode_varint(ctx, 0xffffffff);
       if (ctx.ok()) blocks += n;
     }
@@ -98,8 +96,8 @@ result<std::uint64_t> read_core_block_index(const std::string& index_dir, const 
       return error(directory::errc::bad_index_entry, count);
     }
     Hash256 hash;
-    std::copy_n(bytes_of(key).begin() + 1, 32, hash.bytes().begin());
-    auto entry = decode_core_block_entry(hash, bytes_of(it->value()));
+    std::copy_n(detail::bytes_of(key).begin() + 1, 32, hash.bytes().begin());
+    auto entry = decode_core_block_entry(hash, detail::bytes_of(it->value()));
     if (!entry) {
       if (why != nullptr)
         *why = "the entry of block " + hash.to_hex() + " does not decode (byte " + std::to_string(entry.error().offset()) + ")";
@@ -108,10 +106,7 @@ result<std::uint64_t> read_core_block_index(const std::string& index_dir, const 
     each(entry.value());
     ++count;
   }
-  if (const leveldb::Status s = it->status(); !s.ok()) {
-    if (why != nullptr) *why = s.ToString();
-    return s.IsCorruption() ? error(directory::errc::leveldb_corruption) : error(std::make_error_code(std::errc::io_error));
-  }
+  if (const leveldb::Status s = it->status(); !s.ok()) return detail::leveldb_failure(s, why);
   return count;
 }
 

@@ -156,13 +156,14 @@ class OverlayEnv final : public leveldb::EnvWrapper {
   std::set<std::string> hidden_;
 };
 
-std::error_code code_of(const leveldb::Status& s) {
+}  // namespace
+
+error leveldb_failure(const leveldb::Status& s, std::string* why) {
+  if (why != nullptr) *why = s.ToString();
   if (s.IsNotFound()) return std::make_error_code(std::errc::no_such_file_or_directory);
   if (s.IsCorruption()) return directory::errc::leveldb_corruption;
   return std::make_error_code(std::errc::io_error);
 }
-
-}  // namespace
 
 struct LevelDbSnapshot::State {
   std::string dir;  // the private one
@@ -213,8 +214,7 @@ result<LevelDbSnapshot> LevelDbSnapshot::open(const std::string& db_dir, std::st
       return LevelDbSnapshot(std::move(state));
     }
   }
-  if (why != nullptr) *why = status.ToString();
-  return code_of(status);
+  return leveldb_failure(status, why);
 }
 
 }  // namespace blockwire::detail

@@ -16,7 +16,12 @@
 
 #include <blockwire/io/error.hpp>
 
+#include <leveldb/slice.h>
+#include <leveldb/status.h>
+
+#include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 
 namespace leveldb {
@@ -41,5 +46,15 @@ class LevelDbSnapshot {
   explicit LevelDbSnapshot(std::unique_ptr<State> state) noexcept;
   std::unique_ptr<State> state_;
 };
+
+// A LevelDB key or value as bytes.
+inline std::span<const std::byte> bytes_of(const leveldb::Slice& s) noexcept {
+  return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+
+// What a LevelDB failure is: std::errc::no_such_file_or_directory,
+// directory::errc::leveldb_corruption, or std::errc::io_error; `why`, when
+// given, gets LevelDB's words.
+error leveldb_failure(const leveldb::Status& s, std::string* why = nullptr);
 
 }  // namespace blockwire::detail
