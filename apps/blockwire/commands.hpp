@@ -89,7 +89,11 @@ int serve(const ServeOptions& options);
 
 struct UtxosOptions {
   std::string chainstate;  // a node's chainstate folder
+  std::string snapshot;    // --snapshot FILE: Core's dumptxoutset format
+  network net = network::mainnet;
+  bool net_from_records = true;  // the network of CHAINSTATE/../blocks, unless --network
   bool json = false;
+  bool progress = true;
 };
 int utxos(const UtxosOptions& options);
 int blocks(const BlocksOptions& options);

@@ -226,9 +226,17 @@ int main(int argc, char** argv) {
                          "The UTXO set of a Bitcoin Core node's chainstate (DATADIR/chainstate), read in key order from a\n"
                          "private snapshot (nothing written into it; a running node's lock no obstacle): what gettxoutsetinfo\n"
                          "says with hash_type hash_serialized_3 (best block, transactions, txouts, bogosize, the hash, the total\n"
-                         "amount). A damaged chainstate is an error naming the coin, never a short set.");
+                         "amount). A damaged chainstate is an error naming the coin, never a short set. The network (for\n"
+                         "--snapshot's magic) is that of the blocks directory beside (CHAINSTATE/../blocks) unless --network\n"
+                         "says.");
   utxos_cmd->add_option("chainstate", utxos.chainstate, "a node's chainstate folder")->required()->type_name("CHAINSTATE");
   utxos_cmd->add_flag("--json", utxos.json, "as gettxoutsetinfo's JSON (its keys, in its order)");
+  utxos_cmd
+      ->add_option("--snapshot", utxos.snapshot,
+                   "also write the set as Bitcoin Core's dumptxoutset does (loadable by its loadtxoutset), whole or not at all")
+      ->type_name("FILE");
+  add_network_option(*utxos_cmd, utxos.net);
+  utxos_cmd->add_flag("!--no-progress", utxos.progress, "no progress bar (shown on a terminal only)");
 
   try {
     app.parse(argc, argv);
@@ -246,6 +254,7 @@ int main(int argc, char** argv) {
   exports.net_from_records = !network_given(export_cmd);
   fetch.net_from_records = !network_given(fetch_cmd);
   serve.net_from_records = !network_given(serve_cmd);
+  utxos.net_from_records = !network_given(utxos_cmd);
   int status = *inspect_cmd   ? cli::inspect(inspect)
                : *scan_cmd    ? cli::scan(scan)
                : *blocks_cmd  ? cli::blocks(blocks)

@@ -16,10 +16,19 @@ bool Progress::due() {
   return true;
 }
 
-void Progress::draw(double fraction, const std::string& text, std::uint64_t bytes) const {
+void Progress::draw(double fraction, const std::string& text, std::optional<std::uint64_t> bytes) const {
   const double seconds = std::chrono::duration<double>(last_ - start_).count();
-  std::fprintf(stderr, "\r[%-30.*s] %s  %.0f MB/s ", static_cast<int>(fraction * 30), "##############################", text.c_str(),
-               seconds > 0 ? static_cast<double>(bytes) / seconds / 1e6 : 0.0);
+  std::fprintf(stderr, "\r[%-30.*s] %s", static_cast<int>(fraction * 30), "##############################", text.c_str());
+  if (bytes) std::fprintf(stderr, "  %.0f MB/s", seconds > 0 ? static_cast<double>(*bytes) / seconds / 1e6 : 0.0);
+  std::fputc(' ', stderr);
+}
+
+void Progress::update_count(double fraction, std::uint64_t count) {
+  if (!due()) return;
+  const double seconds = std::chrono::duration<double>(last_ - start_).count();
+  std::string text = with_commas(count) + " " + unit_ + "s";
+  if (seconds > 0) text += "  " + with_commas(static_cast<std::uint64_t>(static_cast<double>(count) / seconds)) + " " + unit_ + "s/s";
+  draw(fraction, text, std::nullopt);
 }
 
 void Progress::update(std::uint64_t done, std::uint64_t count) {

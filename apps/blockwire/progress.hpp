@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace blockwire::cli {
@@ -17,13 +18,15 @@ class Progress {
   // The same bar for work measured otherwise: `fraction` done, `text` in
   // the middle, `bytes` so far for the rate.
   void update(double fraction, std::uint64_t bytes, const std::string& text);
+  // Work that is not bytes: `count` of the unit so far, its rate per second.
+  void update_count(double fraction, std::uint64_t count);
   // Clears the bar.
   void finish();
 
  private:
   using clock = std::chrono::steady_clock;
   bool due();  // enabled, and the last redraw a fifth of a second ago
-  void draw(double fraction, const std::string& text, std::uint64_t bytes) const;
+  void draw(double fraction, const std::string& text, std::optional<std::uint64_t> bytes) const;
   bool enabled_;
   std::uint64_t total_;
   std::string unit_;

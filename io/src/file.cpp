@@ -79,13 +79,11 @@ result<void> sync_directory(const char* path) noexcept {
   return dir.close();
 }
 
-result<void> write_file_atomically(const char* path, std::span<const std::byte> bytes) noexcept {
+result<ReplacingFile> ReplacingFile::create(const char* path) noexcept {
+  std::string target;
   std::string temporary;
-  std::string parent;
   try {
-    const std::string target(path);
-    const auto slash = target.rfind('/');
-    parent = slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
+    target = path;
     temporary = target + ".tmp-";
   } catch (const std::bad_alloc&) {
     return std::error_code(ENOMEM, std::system_category());
@@ -93,28 +91,51 @@ result<void> write_file_atomically(const char* path, std::span<const std::byte> 
   // Created like any new file (0644 less the umask), under a name no one
   // else has: mkstemp's would be 0600.
   const std::size_t stem = temporary.size();
-  int fd = -1;
-  for (unsigned attempt = 0; fd < 0; ++attempt) {
+  for (unsigned attempt = 0;; ++attempt) {
     temporary.resize(stem);
     temporary += std::to_string(::getpid()) + "-" + std::to_string(static_cast<unsigned long>(::clock()) + attempt * 7919u);
     auto opened = open_file(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL);
-    if (opened) {
-      fd = opened.value();
-    } else if (opened.error().code() != std::errc::file_exists || attempt == 100) {
-      return opened.error();
-    }
+    if (opened) return ReplacingFile(FileDescriptor(opened.value(), ownership::own), std::move(target), std::move(temporary));
+    if (opened.error().code() != std::errc::file_exists || attempt == 100) return opened.error();
   }
-  FileDescriptor file(fd, ownership::own);
-  const auto fail = [&](std::error_code e) -> result<void> {
-    (void)file.close();
-    ::unlink(temporary.c_str());
-    return e;
-  };
-  if (auto r = write_all(fd, bytes); !r) return fail(r.error().code());
-  if (::fsync(fd) != 0) return fail(last_system_error());
-  if (auto r = file.close(); !r) return fail(r.error().code());
-  if (::rename(temporary.c_str(), path) != 0) return fail(last_system_error());
+}
+
+ReplacingFile::~ReplacingFile() {
+  if (temporary_.empty()) return;
+  (void)file_.close();
+  ::unlink(temporary_.c_str());
+}
+
+result<void> ReplacingFile::write(std::span<const std::byte> bytes) noexcept { return write_all(file_.get(), bytes); }
+
+result<void> ReplacingFile::write_at(std::span<const std::byte> bytes, std::uint64_t offset) noexcept {
+  while (!bytes.empty()) {
+    const ssize_t n = ::pwrite(file_.get(), bytes.data(), bytes.size(), static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return last_system_error();
+    }
+    bytes = bytes.subspan(static_cast<std::size_t>(n));
+    offset += static_cast<std::uint64_t>(n);
+  }
+  return success();
+}
+
+result<void> ReplacingFile::commit() noexcept {
+  if (::fsync(file_.get()) != 0) return last_system_error();
+  if (auto r = file_.close(); !r) return r;
+  if (::rename(temporary_.c_str(), path_.c_str()) != 0) return last_system_error();
+  temporary_.clear();
+  const auto slash = path_.rfind('/');
+  const std::string parent = slash == std::string::npos ? "." : slash == 0 ? "/" : path_.substr(0, slash);
   return sync_directory(parent.c_str());
+}
+
+result<void> write_file_atomically(const char* path, std::span<const std::byte> bytes) noexcept {
+  auto file = ReplacingFile::create(path);
+  if (!file) return file.error();
+  if (auto r = file.value().write(bytes); !r) return r;
+  return file.value().commit();
 }
 
 result<FileWriter> FileWriter::create_new(const char* path) noexcept {

@@ -712,3 +712,16 @@ TEST_CASE("utxos --json: what Core's gettxoutsetinfo answered of the same chains
   }
   CHECK(run("utxos " + data("core-regtest/no-such-chainstate")).status == 2);
 }
+
+TEST_CASE("utxos --snapshot: Core's dumptxoutset file byte for byte, its network taken from the blocks beside the chainstate") {
+  TempDir out;
+  const std::string path = out.file("utxo.dat");
+  const Run r = run("utxos " + data("core-regtest/chainstate") + " --snapshot " + path);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("0c40457f115ec84e0acb157994b355bdd2727ca27e2b905070de794b8213b5bb") != std::string::npos);
+  CHECK(read_text(path) == read_text(data("core-regtest/utxo.dat")));
+  // Another network's magic when told.
+  REQUIRE(run("utxos " + data("core-regtest/chainstate") + " --network signet --snapshot " + path).status == 0);
+  CHECK(read_text(path) != read_text(data("core-regtest/utxo.dat")));
+  CHECK(run("utxos " + data("core-regtest/chainstate") + " --snapshot " + out.file("no/such/folder/utxo.dat")).status == 2);
+}

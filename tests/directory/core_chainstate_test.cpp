@@ -114,3 +114,66 @@ TEST_CASE("A damaged chainstate is an error naming what is wrong, never a short 
     CHECK_FALSE(core_utxo_set_info(empty.file("missing"), &why));
   }
 }
+
+TEST_CASE("The set as Core's dumptxoutset: byte for byte the file Core's node wrote of the same chainstate") {
+  test::TempDir temp;
+  const std::string path = temp.file("utxo.dat");
+  std::string why;
+  std::vector<CoinsProgress> seen;
+  auto info =
+      write_core_snapshot(core_data + "/chainstate", path, network::regtest, &why, [&](const CoinsProgress& p) { seen.push_back(p); });
+  REQUIRE_MESSAGE(info, why);
+  std::ifstream ours(path, std::ios::binary), core(core_data + "/utxo.dat", std::ios::binary);
+  REQUIRE(core);
+  const std::string ours_bytes{std::istreambuf_iterator<char>(ours), {}}, core_bytes{std::istreambuf_iterator<char>(core), {}};
+  CHECK(ours_bytes.size() == core_bytes.size());
+  CHECK(ours_bytes == core_bytes);
+  std::ifstream answer(core_data + "/rpc/dumptxoutset.json");
+  const auto said = nlohmann::json::parse(answer);
+  CHECK(info.value().txouts == said["coins_written"].get<std::uint64_t>());
+  CHECK(info.value().best_block.to_hex() == said["base_hash"].get<std::string>());
+  CHECK(info.value().hash_serialized_3.to_hex() == said["txoutset_hash"].get<std::string>());
+  REQUIRE_FALSE(seen.empty());
+  CHECK(seen.back().coins == 316);
+  CHECK(seen.back().fraction == 1.0);
+}
+
+TEST_CASE("A snapshot that fails leaves the file there before it, and no other") {
+  test::TempDir temp;
+  const std::string path = temp.file("utxo.dat");
+  {
+    std::ofstream old(path);
+    old << "an older snapshot";
+  }
+  ChainstateCopy copy;
+  REQUIRE(copy.open()->Delete(leveldb::WriteOptions(), "B").ok());
+  std::string why;
+  CHECK_FALSE(write_core_snapshot(copy.dir, path, network::regtest, &why));
+  std::ifstream old(path);
+  std::string kept;
+  std::getline(old, kept);
+  CHECK(kept == "an older snapshot");
+  CHECK(std::distance(fs::directory_iterator(temp.path), fs::directory_iterator()) == 1);  // no temporary file left
+  SUBCASE("a folder that is not there") {
+    CHECK_FALSE(write_core_snapshot(core_data + "/chainstate", temp.file("missing/utxo.dat"), network::regtest, &why));
+    CHECK(why.find("writing") != std::string::npos);
+  }
+}
+
+TEST_CASE("A chainstate under another obfuscation key is an error, never a set of other coins") {
+  ChainstateCopy copy;
+  {
+    auto db = copy.open();
+    std::string key;
+    const std::string name("\x0e\x00obfuscate_key", 15);
+    REQUIRE(db->Get(leveldb::ReadOptions(), name, &key).ok());
+    REQUIRE(key.size() == 9);
+    for (std::size_t i = 1; i < key.size(); ++i) key[i] = static_cast<char>(key[i] ^ 0x5a);
+    REQUIRE(db->Put(leveldb::WriteOptions(), name, key).ok());
+  }
+  std::string why;
+  auto info = core_utxo_set_info(copy.dir, &why);
+  REQUIRE_FALSE(info);
+  CHECK(info.error().code() == directory::errc::bad_index_entry);
+  CHECK(why.find("does not decode") != std::string::npos);
+}

@@ -4,7 +4,10 @@
 #include <blockwire/directory/core_chainstate.hpp>
 #include <blockwire/directory/error.hpp>
 #include <blockwire/io/decoding_context.hpp>
+#include <blockwire/io/file.hpp>
 #include <blockwire/io/sha256.hpp>
+#include <blockwire/io/little_endian.hpp>
+#include <blockwire/io/vector_writer.hpp>
 #include <blockwire/undo/varint.hpp>
 
 #include <leveldb/db.h>
@@ -110,6 +113,7 @@ result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const s
       return error(directory::errc::bad_index_entry, count);
     }
     c.coin = std::move(coin).value();
+    c.stored = value;
     each(c);
     ++count;
   }
@@ -117,38 +121,128 @@ result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const s
   return count;
 }
 
-result<UtxoSetInfo> core_utxo_set_info(const std::string& chainstate_dir, std::string* why) {
+namespace {
+
+// What gettxoutsetinfo says of a set, taken coin by coin in key order.
+class SetSummary {
+ public:
+  explicit SetSummary(const Hash256& best_block) { info_.best_block = best_block; }
+  void add(const CoreCoin& c) {
+    // TxOutSer: the outpoint, uint32 height * 2 + coinbase, the output
+    // (int64 amount, the script with its compact size).
+    wire::encode_hash(sink_, c.outpoint.txid);
+    wire::encode_u32(sink_, c.outpoint.index);
+    wire::encode_u32(sink_, c.coin.height * 2 + (c.coin.coinbase ? 1 : 0));
+    wire::encode_i64(sink_, c.coin.value);
+    wire::encode_bytes(sink_, c.coin.script_pubkey);
+    ++info_.txouts;
+    info_.total_amount += c.coin.value;
+    info_.bogosize += 50 + c.coin.script_pubkey.size();
+    if (info_.txouts == 1 || last_txid_ != c.outpoint.txid) ++info_.transactions;
+    last_txid_ = c.outpoint.txid;
+  }
+  UtxoSetInfo finish() {
+    (void)sink_.flush();  // hashing cannot fail
+    info_.hash_serialized_3 = sha256d_of(hash_);
+    return info_;
+  }
+
+ private:
+  UtxoSetInfo info_;
+  Sha256 hash_;
+  StreamWriter sink_{writer_ref(hash_)};
+  Hash256 last_txid_;
+};
+
+constexpr std::uint64_t progress_every = 65536;
+
+CoinsProgress progress_after(const OutPoint& last, std::uint64_t coins) {
+  const auto b = last.txid.bytes();
+  const std::uint32_t top = (std::to_integer<std::uint32_t>(b[0]) << 24) | (std::to_integer<std::uint32_t>(b[1]) << 16) |
+                            (std::to_integer<std::uint32_t>(b[2]) << 8) | std::to_integer<std::uint32_t>(b[3]);
+  return {coins, static_cast<double>(top) / 4294967296.0};
+}
+
+// The best block, required, then every coin to `each` and to the summary.
+result<UtxoSetInfo> summarize_set(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each, std::string* why,
+                                  const CoinsProgressFn& progress) {
   auto best = read_core_best_block(chainstate_dir, why);
   if (!best) return best.error();
   if (!best.value()) {
     if (why != nullptr) *why = "no best block (its \"B\" key): a chainstate in the middle of a write";
     return error(directory::errc::bad_index_entry);
   }
-  UtxoSetInfo info;
-  info.best_block = *best.value();
-  Sha256 hash;
-  StreamWriter sink{writer_ref(hash)};
-  std::optional<Hash256> last_txid;
+  SetSummary summary(*best.value());
+  std::uint64_t coins = 0;
   auto read = read_core_coins(
       chainstate_dir,
       [&](const CoreCoin& c) {
-        // TxOutSer: the outpoint, uint32 height * 2 + coinbase, the output
-        // (int64 amount, the script with its compact size).
-        wire::encode_hash(sink, c.outpoint.txid);
-        wire::encode_u32(sink, c.outpoint.index);
-        wire::encode_u32(sink, c.coin.height * 2 + (c.coin.coinbase ? 1 : 0));
-        wire::encode_i64(sink, c.coin.value);
-        wire::encode_bytes(sink, c.coin.script_pubkey);
-        ++info.txouts;
-        info.total_amount += c.coin.value;
-        info.bogosize += 50 + c.coin.script_pubkey.size();
-        if (last_txid != c.outpoint.txid) ++info.transactions;
-        last_txid = c.outpoint.txid;
+        summary.add(c);
+        if (each) each(c);
+        if (++coins % progress_every == 0 && progress) progress(progress_after(c.outpoint, coins));
       },
       why);
   if (!read) return read.error();
-  (void)sink.flush();  // hashing cannot fail
-  info.hash_serialized_3 = sha256d_of(hash);
+  if (progress) progress({coins, 1.0});
+  return summary.finish();
+}
+
+}  // namespace
+
+result<UtxoSetInfo> core_utxo_set_info(const std::string& chainstate_dir, std::string* why, const CoinsProgressFn& progress) {
+  return summarize_set(chainstate_dir, {}, why, progress);
+}
+
+result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const std::string& path, network net, std::string* why,
+                                        const CoinsProgressFn& progress) {
+  const auto failed_writing = [&](const error& e) -> error {
+    if (why != nullptr) *why = "writing " + path + ": " + e.message();
+    return e;
+  };
+  auto file = ReplacingFile::create(path.c_str());
+  if (!file) return failed_writing(file.error());
+  StreamWriter out{writer_ref(file.value())};
+  // The metadata, its coin count a placeholder until the end.
+  constexpr std::array<std::byte, 5> snapshot_magic{std::byte{'u'}, std::byte{'t'}, std::byte{'x'}, std::byte{'o'}, std::byte{0xff}};
+  constexpr std::uint16_t snapshot_version = 2;
+  out.write(snapshot_magic);
+  wire::encode_u16(out, snapshot_version);
+  out.write(magic(net));
+  const std::uint64_t base_block_at = out.bytes_written();
+  wire::encode_hash(out, Hash256{});
+  const std::uint64_t count_at = out.bytes_written();
+  wire::encode_u64(out, 0);
+  // Each txid's coins gathered, then written behind it and their count.
+  Hash256 txid;
+  std::uint64_t in_group = 0;
+  std::vector<std::byte> group;
+  const auto write_group = [&] {
+    if (in_group == 0) return;
+    wire::encode_hash(out, txid);
+    wire::encode_compact_size(out, in_group);
+    out.write(group);
+    group.clear();
+    in_group = 0;
+  };
+  auto info = summarize_set(
+      chainstate_dir,
+      [&](const CoreCoin& c) {
+        if (in_group != 0 && c.outpoint.txid != txid) write_group();
+        txid = c.outpoint.txid;
+        VectorWriter grows(group);
+        BufferedWriter<VectorWriter&, 0> coin(grows);
+        wire::encode_compact_size(coin, c.outpoint.index);
+        coin.write(c.stored);
+        ++in_group;
+      },
+      why, progress);
+  if (!info) return info.error();
+  write_group();
+  if (auto r = out.flush(); !r) return failed_writing(r.error());
+  const auto count = to_le(info.value().txouts);
+  if (auto r = file.value().write_at(info.value().best_block.bytes(), base_block_at); !r) return failed_writing(r.error());
+  if (auto r = file.value().write_at(count, count_at); !r) return failed_writing(r.error());
+  if (auto r = file.value().commit(); !r) return failed_writing(r.error());
   return info;
 }
 

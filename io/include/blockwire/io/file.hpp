@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
+#include <utility>
 
 namespace blockwire {
 
@@ -55,10 +57,36 @@ class FileReader {
   FileDescriptor fd_;
 };
 
-// `bytes` into `path` whole or not at all: written under a temporary name
-// beside it (mode 0644), synced, renamed over `path`, and the directory
-// synced. A crash or a full disk leaves the old file (or none), never a
-// short one; a failed write removes the temporary file.
+// A file that takes `path`'s place whole or not at all, however long it is
+// written: it grows under a temporary name beside `path` (mode 0644 less
+// the umask); commit() syncs it, renames it over `path` and syncs the
+// directory. A crash or a full disk leaves the old file (or none), never a
+// short one; dropped uncommitted (a failure on the way), the temporary file
+// is removed.
+class ReplacingFile {
+ public:
+  static result<ReplacingFile> create(const char* path) noexcept;
+  ReplacingFile(ReplacingFile&& other) noexcept
+      : file_(std::move(other.file_)), path_(std::move(other.path_)), temporary_(std::exchange(other.temporary_, {})) {}
+  ReplacingFile& operator=(ReplacingFile&&) = delete;
+  ReplacingFile(const ReplacingFile&) = delete;
+  ReplacingFile& operator=(const ReplacingFile&) = delete;
+  ~ReplacingFile();
+
+  result<void> write(std::span<const std::byte> bytes) noexcept;
+  // Over bytes written before (a count known only at the end), at `offset`.
+  result<void> write_at(std::span<const std::byte> bytes, std::uint64_t offset) noexcept;
+  result<void> commit() noexcept;
+
+ private:
+  ReplacingFile(FileDescriptor file, std::string path, std::string temporary) noexcept
+      : file_(std::move(file)), path_(std::move(path)), temporary_(std::move(temporary)) {}
+  FileDescriptor file_;
+  std::string path_;
+  std::string temporary_;  // empty once renamed or removed
+};
+
+// `bytes` into `path` whole or not at all (a ReplacingFile).
 result<void> write_file_atomically(const char* path, std::span<const std::byte> bytes) noexcept;
 // fsync(2) of a directory: the names created, renamed or removed in it last.
 result<void> sync_directory(const char* path) noexcept;

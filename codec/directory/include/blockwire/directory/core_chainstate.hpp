@@ -6,6 +6,7 @@
 // key order, never the whole set in memory.
 #pragma once
 
+#include <blockwire/codec/network.hpp>
 #include <blockwire/codec/transaction.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/hash256.hpp>
@@ -29,7 +30,8 @@ result<std::optional<Hash256>> read_core_best_block(const std::string& chainstat
 // One coin of the set.
 struct CoreCoin {
   OutPoint outpoint;
-  SpentCoin coin;  // height, coinbase, value, script
+  SpentCoin coin;                     // height, coinbase, value, script
+  std::span<const std::byte> stored;  // the value as the chainstate holds it, un-obfuscated (valid in `each` only)
 };
 
 // Every coin, in the chainstate's key order (by txid's bytes, then output
@@ -51,8 +53,29 @@ struct UtxoSetInfo {
   // key order.
   Hash256 hash_serialized_3;
 };
-// The whole set read once. Errors: read_core_coins's; a chainstate with no
-// best block: directory::errc::bad_index_entry.
-result<UtxoSetInfo> core_utxo_set_info(const std::string& chainstate_dir, std::string* why = nullptr);
+// How far a pass over the set has come: coins read, and the share of the
+// key space behind it (txids are uniform, so the first bytes of the last
+// one read say it; exact at the end).
+struct CoinsProgress {
+  std::uint64_t coins = 0;
+  double fraction = 0;
+};
+using CoinsProgressFn = std::function<void(const CoinsProgress&)>;
+
+// The whole set read once; `progress`, when given, every 65,536 coins and
+// at the end. Errors: read_core_coins's; a chainstate with no best block:
+// directory::errc::bad_index_entry.
+result<UtxoSetInfo> core_utxo_set_info(const std::string& chainstate_dir, std::string* why = nullptr, const CoinsProgressFn& progress = {});
+
+// The set as Core's dumptxoutset writes it (node/utxo_snapshot.h's
+// SnapshotMetadata: "utxo" 0xff, version 2, the network's magic, the base
+// block, the coin count; then for each txid in key order: the txid, a
+// compact size count and each coin as a compact size output index and the
+// chainstate's Coin), into `path` whole or not at all (ReplacingFile): a
+// failure leaves no short file behind. `net`: whose magic, the chainstate
+// does not say. Returns the UtxoSetInfo of what was written, read in the
+// same pass. Errors: core_utxo_set_info's, writing's (std::errc).
+result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const std::string& path, network net, std::string* why = nullptr,
+                                        const CoinsProgressFn& progress = {});
 
 }  // namespace blockwire
