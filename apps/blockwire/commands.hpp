@@ -73,8 +73,10 @@ struct FetchOptions {
   std::string xor_key;  // for a new directory; default random
   network net = network::mainnet;
   bool net_from_records = false;
-  std::uint64_t max_blocks = 0;  // 0: to the peer's tip
-  unsigned timeout_seconds = 0;  // 0: the library's defaults
+  std::uint64_t max_blocks = 0;     // 0: to the peer's tip
+  unsigned timeout_seconds = 0;     // 0: the library's defaults
+  bool undo = true;                 // keep the UTXO set, write each block's undo record
+  std::uint64_t dbcache_mib = 256;  // the set's changes held in memory before a flush
   bool json = false;
   bool progress = true;
 };

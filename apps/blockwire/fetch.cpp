@@ -84,6 +84,39 @@ int fetch(const FetchOptions& o) {
   const bool damaged = report_index_problems("fetch", o.output_dir, index.value());
   BlockIndex& chain = index.value();  // kept as blocks are appended
   const std::int64_t start_height = chain.height();
+  // The UTXO set kept beside, for the undo records: brought to the
+  // directory's tip first (built from its blocks the first time).
+  std::optional<UtxoStore> coins;
+  if (o.undo) {
+    Progress building(o.progress && !o.json && isatty(STDERR_FILENO) != 0, 0, "block");
+    UtxoStore::Options store_options;
+    store_options.cache_bytes = static_cast<std::size_t>(o.dbcache_mib) << 20;
+    store_options.progress = [&building](std::uint64_t done, std::uint64_t total) {
+      building.update(total == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total), 0,
+                      "the UTXO set: " + with_commas(done) + " of " + count_of(total, "block"));
+    };
+    std::string why;
+    auto opened = UtxoStore::open(chain, store_options, &why);
+    building.finish();
+    if (!opened) {
+      std::fprintf(stderr, "blockwire fetch: %s: the UTXO set: %s\n", o.output_dir.c_str(),
+                   why.empty() ? opened.error().message().c_str() : why.c_str());
+      return exit_status_of(opened.error());
+    }
+    coins.emplace(std::move(opened).value());
+    const UtxoStore::Opening& caught_up = coins->opening();
+    if (caught_up.undo_bytes_cut != 0) {
+      std::fprintf(stderr, "blockwire fetch: %s: cut off %s bytes of undo records written after the UTXO set's last flush (a crash)\n",
+                   o.output_dir.c_str(), with_commas(caught_up.undo_bytes_cut).c_str());
+    }
+    if (caught_up.blocks_connected != 0) {
+      std::fprintf(stderr, "blockwire fetch: %s: the UTXO set %s: %s connected, their undo records written where missing\n",
+                   o.output_dir.c_str(),
+                   caught_up.from_height < 0 ? "built from the directory's blocks"
+                                             : ("was at height " + std::to_string(caught_up.from_height)).c_str(),
+                   count_of(caught_up.blocks_connected, "block").c_str());
+    }
+  }
 
   const net::Timeouts timeouts = timeouts_from_option(o.timeout_seconds);
   const auto start = clock::now();
@@ -110,6 +143,16 @@ int fetch(const FetchOptions& o) {
   Progress bar(o.progress && !o.json && isatty(STDERR_FILENO) != 0, 0, "block");
   net::SyncOptions options;
   options.max_blocks = o.max_blocks;
+  std::string connect_failure;
+  if (coins)
+    options.appended = [&](const Block& block, const Hash256& hash, BlockPosition at) {
+      auto connected = coins->connect(block, hash, at);
+      if (!connected) {
+        connect_failure = "block " + hash.to_hex() + " (height " + std::to_string(chain.height() + 1) +
+                          "): connecting it to the UTXO set for its undo record: " + connected.error().message();
+      }
+      return connected;
+    };
   options.progress = [&bar](const net::SyncProgress& s) {
     const double fraction = s.peer_height <= 0 ? 1.0 : std::min(1.0, static_cast<double>(s.height) / static_cast<double>(s.peer_height));
     std::string text = "height ";
@@ -123,16 +166,28 @@ int fetch(const FetchOptions& o) {
   net::SyncProgress p;
   auto synced = net::sync_blocks(peer, writer.value(), chain, version.value().start_height, p, options);
   bar.finish();
+  // The set and the undo records of every block connected, before the
+  // index says they are there.
+  const auto flushed = coins && connect_failure.empty() ? coins->flush() : result<void>(success());
+  if (!flushed) {
+    std::fprintf(stderr, "blockwire fetch: %s: writing the UTXO set: %s (the next fetch connects these blocks again)\n",
+                 o.output_dir.c_str(), flushed.error().message().c_str());
+  }
   const auto closed = writer.value().close();
   // What was appended joins the kept index (a fetch cut short keeps its
   // committed blocks; a crash before this is read from the files next time).
-  if (closed) {
+  if (closed && flushed) {
     if (auto kept = BlocksDirectory::keep_index(chain); !kept) {
       std::fprintf(stderr, "blockwire fetch: the index of %s could not be kept: %s\n", o.output_dir.c_str(),
                    kept.error().message().c_str());
     }
   }
   const double seconds = std::chrono::duration<double>(clock::now() - start).count();
+  if (!synced && !connect_failure.empty()) {
+    std::fprintf(stderr, "blockwire fetch: %s\nblockwire fetch: %s holds whole, checked blocks up to height %lld\n",
+                 connect_failure.c_str(), o.output_dir.c_str(), static_cast<long long>(chain.height()));
+    return exit_status_of(synced.error());
+  }
   if (!synced && p.local_failure) {
     const error& e = synced.error();
     std::fprintf(stderr, "blockwire fetch: writing %s: %s%s; %s holds whole, checked blocks up to height %lld\n", o.output_dir.c_str(),
@@ -158,6 +213,7 @@ int fetch(const FetchOptions& o) {
     std::fprintf(stderr, "blockwire fetch: closing %s: %s\n", o.output_dir.c_str(), closed.error().message().c_str());
     return usage_or_io;
   }
+  if (!flushed) return usage_or_io;
   const double mb_per_s = seconds > 0 ? static_cast<double>(p.bytes) / seconds / 1e6 : 0.0;
   const bool at_tip = p.stopped == net::SyncProgress::stop::tip_reached;
   if (o.json) {

@@ -171,7 +171,10 @@ int main(int argc, char** argv) {
                          "flight, each checked (check_block) and appended whole in chain order. A rerun goes on from where\n"
                          "the last one stopped (a torn last record a crash left is cut off, and said); the directory is locked\n"
                          "while fetching. A peer that breaks the protocol or sends a bad block ends the run with exit status 1,\n"
-                         "naming what it did and at which byte; so does damage found in DIR (after the sync).");
+                         "naming what it did and at which byte; so does damage found in DIR (after the sync). Each block's undo\n"
+                         "record is written into revNNNNN.dat as Bitcoin Core writes it, from a UTXO set kept beside the blocks\n"
+                         "(DIR/blockwire-utxos, in the format of Core's chainstate; built from the directory's blocks the first\n"
+                         "time), so that filters, fees and prevouts of fetched blocks need no node.");
   fetch_cmd->add_option("peer", fetch.peer, "the node: HOST, HOST:PORT or [IPv6]:PORT (default port: the network's)")
       ->required()
       ->type_name("HOST[:PORT]");
@@ -189,6 +192,15 @@ int main(int argc, char** argv) {
   fetch_cmd->add_option("--xor-key", fetch.xor_key, "a new directory's key (default: random, as Core 28+)")->type_name("HEX");
   fetch_cmd->add_flag("--json", fetch.json, "print the summary as JSON");
   fetch_cmd->add_flag("!--no-progress", fetch.progress, "no progress bar (shown on a terminal only)");
+  fetch_cmd
+      ->add_option("--dbcache", fetch.dbcache_mib,
+                   "MiB of UTXO set changes held in memory before they are written with the undo records synced (default 256;\n"
+                   "Core's -dbcache): more is faster, less loses less to a crash")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20))
+      ->type_name("MIB");
+  fetch_cmd->add_flag("!--no-undo", fetch.undo,
+                      "blocks alone: no UTXO set kept (DIR/blockwire-utxos) and no undo records written, so a chain whose blocks\n"
+                      "spend what it never made is fetched too; filters, fees and prevouts then need rev files from elsewhere");
   add_network_option(*fetch_cmd, fetch.net);
 
   cli::ServeOptions serve;

@@ -53,6 +53,19 @@ def record_offsets(directory, name='blk00000.dat'):
     return out
 
 
+def undo_records(directory):
+    """Each rev record's data and checksum, un-obfuscated, in file order over every rev file."""
+    out = []
+    for name in sorted(n for n in os.listdir(directory) if n.startswith('rev')):
+        data = xor(open(os.path.join(directory, name), 'rb').read(), key_of(directory), 0)
+        at = 0
+        while at + 8 <= len(data):
+            (n,) = struct.unpack('<I', data[at + 4:at + 8])
+            out.append(data[at + 8:at + 8 + n + 32])
+            at += 8 + n + 32
+    return out
+
+
 def patch(directory, name, offset, plain):
     """Writes `plain` (un-obfuscated bytes) at `offset` of a file, obfuscated as the file is."""
     path = os.path.join(directory, name)
@@ -98,23 +111,58 @@ def scenario_kill_fetch():
     repaired = 0
     with server:
         started = time.time()
-        assert subprocess.run(fetch_args(port, os.path.join(work, 'timing')), capture_output=True, timeout=60).returncode == 0
+        assert subprocess.run(fetch_args(port, os.path.join(work, 'timing'), '--no-undo'), capture_output=True, timeout=60).returncode == 0
         took = time.time() - started
         for trial in range(10):
             shutil.rmtree(target, ignore_errors=True) if trial % 3 == 0 else None  # from the start again, now and then
-            with peers.Process(fetch_args(port, target)) as p:
+            with peers.Process(fetch_args(port, target, '--no-undo')) as p:
                 time.sleep(random.uniform(0.1, 0.9) * took)
                 os.kill(p.proc.pid, signal.SIGKILL)
                 p.proc.wait()
             # Never refused for what a crash leaves; each rerun may be killed too, so look at the last one.
-            r = subprocess.run(fetch_args(port, target, '--max-blocks', '1'), capture_output=True, text=True, timeout=60)
+            r = subprocess.run(fetch_args(port, target, '--no-undo', '--max-blocks', '1'), capture_output=True, text=True, timeout=60)
             assert r.returncode == 0, (trial, r.returncode, r.stderr)
             repaired += 'cut off a torn record' in r.stderr
-        final = subprocess.run(fetch_args(port, target), capture_output=True, text=True, timeout=60)
+        final = subprocess.run(fetch_args(port, target, '--no-undo'), capture_output=True, text=True, timeout=60)
         assert final.returncode == 0, final.stderr
         server.stop()
     check_records(target, blocks)
     print(f'{repaired} of the reruns cut off a torn record')
+
+
+def scenario_kill_fetch_undo():
+    """kill -9 of fetch while it writes undo records and flushes its UTXO set (--dbcache 1: often): every rerun
+    goes on, and the end holds the undo records the source's chain has (made_chain's, made by a coin set in
+    memory), record for record, and the UTXO set of a fetch never killed."""
+    source, _ = chain('source', 40000, '--undo')
+    target, clean = os.path.join(work, 'fetched'), os.path.join(work, 'clean')
+    server, port = peers.start_serve(blockwire, source)
+    cut = 0
+    with server:
+        started = time.time()
+        assert subprocess.run(fetch_args(port, clean, '--dbcache', '1'), capture_output=True, timeout=60).returncode == 0
+        took = time.time() - started
+        for trial in range(8):
+            shutil.rmtree(target, ignore_errors=True) if trial % 4 == 0 else None
+            with peers.Process(fetch_args(port, target, '--dbcache', '1')) as p:
+                time.sleep(random.uniform(0.05, 0.95) * took)
+                os.kill(p.proc.pid, signal.SIGKILL)
+                p.proc.wait()
+            r = subprocess.run(fetch_args(port, target, '--max-blocks', '1', '--dbcache', '1'), capture_output=True, text=True,
+                               timeout=60)
+            assert r.returncode == 0, (trial, r.returncode, r.stderr)
+            cut += 'bytes of undo records written after the UTXO set' in r.stderr
+        final = subprocess.run(fetch_args(port, target), capture_output=True, text=True, timeout=60)
+        assert final.returncode == 0, final.stderr
+        server.stop()
+    ours, theirs = undo_records(target), undo_records(source)
+    assert len(ours) == 40000 and ours == theirs, (len(ours), len(theirs))
+    assert undo_records(clean) == theirs
+    sets = [run('utxos', os.path.join(d, 'blockwire-utxos'), '--json') for d in (target, clean)]
+    assert all(r.returncode == 0 for r in sets), [r.stderr for r in sets]
+    assert json.loads(sets[0].stdout) == json.loads(sets[1].stdout)
+    check_records(target, peers.records(source))
+    print(f'{cut} of the reruns cut off undo records past the last flush')
 
 
 def pack_inputs(blocks, first, count):
@@ -222,19 +270,19 @@ def scenario_disk_full():
                     free = os.statvfs(mount).f_bavail * os.statvfs(mount).f_frsize
                     with open(filler, 'wb') as f:
                         f.write(b'\0' * max(0, free - limit))
-                    r = subprocess.run(fetch_args(port, target), capture_output=True, text=True, timeout=60)
+                    r = subprocess.run(fetch_args(port, target, '--no-undo'), capture_output=True, text=True, timeout=60)
                     os.remove(filler)
                 else:
                     def cap(n=limit):
                         resource.setrlimit(resource.RLIMIT_FSIZE, (n, n))
-                    r = subprocess.run(fetch_args(port, target), capture_output=True, text=True, timeout=60, preexec_fn=cap)
+                    r = subprocess.run(fetch_args(port, target, '--no-undo'), capture_output=True, text=True, timeout=60, preexec_fn=cap)
                 assert r.returncode == 2, (limit, r.returncode, r.stderr)
                 assert 'No space left' in r.stderr or 'File too large' in r.stderr, r.stderr
                 if mount:  # room for the rest: a directory beside it on the real disk holds the same files
                     moved = os.path.join(work, f'moved{limit}')
                     shutil.copytree(target, moved, symlinks=True) if os.path.exists(target) else os.makedirs(moved)
                     target = moved
-                again = subprocess.run(fetch_args(port, target), capture_output=True, text=True, timeout=60)
+                again = subprocess.run(fetch_args(port, target, '--no-undo'), capture_output=True, text=True, timeout=60)
                 assert again.returncode == 0, (limit, again.stderr)
                 check_records(target, blocks)
             server.stop()

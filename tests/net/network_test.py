@@ -55,6 +55,55 @@ def fetch(port, directory, *extra):
     return run('fetch', f'127.0.0.1:{port}', '-o', directory, '--network', 'regtest', '--no-progress', *extra)
 
 
+def rev_records(directory):
+    """Each rev record's data and checksum, un-obfuscated, in file order, up to Core's zeros."""
+    data = peers.xor(open(os.path.join(directory, 'rev00000.dat'), 'rb').read(), peers.key_of(directory), 0)
+    out, at = [], 0
+    while at + 8 <= len(data) and data[at:at + 4] == bytes.fromhex('fabfb5da'):
+        (n,) = struct.unpack('<I', data[at + 4:at + 8])
+        out.append(data[at + 8:at + 8 + n + 32])
+        at += 8 + n + 32
+    return out
+
+
+def scenario_core_undo():
+    """fetch of the chain Bitcoin Core's node wrote (served from its own directory) into an empty directory: every
+    undo record fetch writes is the one Core wrote for the same block (its checksum binds it to the block's
+    parent), the UTXO set fetch kept hashes as Core's gettxoutsetinfo says, and filters and export of the fetched
+    directory equal those of Core's."""
+    core = os.path.join(work, 'core')
+    shutil.copytree(os.path.join(data_dir, 'core-regtest', 'blocks'), core)
+    target = os.path.join(work, 'fetched')
+    server, port = peers.start_serve(blockwire, core, '--network', 'regtest')
+    with server:
+        r = fetch(port, target)
+        assert r.returncode == 0, r.stderr
+        server.stop()
+    hashes = json.load(open(os.path.join(data_dir, 'core-regtest', 'rpc', 'getblockhash.json')))
+    ours, theirs = rev_records(target), rev_records(core)
+    assert len(ours) == len(hashes) - 1 == 237 and len(theirs) == 240
+    for height, record in enumerate(ours, start=1):
+        parent = bytes.fromhex(hashes[height - 1])[::-1]
+        assert hashlib.sha256(hashlib.sha256(parent + record[:-32]).digest()).digest() == record[-32:], height
+        assert record in theirs, f'the undo record of block {height} is not the one Core wrote'
+    info = json.load(open(os.path.join(data_dir, 'core-regtest', 'rpc', 'gettxoutsetinfo_hash_serialized_3.json')))
+    utxos = run('utxos', os.path.join(target, 'blockwire-utxos'), '--json')
+    assert utxos.returncode == 0, utxos.stderr
+    ours_info = json.loads(utxos.stdout)
+    for key in ('bestblock', 'txouts', 'transactions', 'bogosize', 'hash_serialized_3'):
+        assert ours_info[key] == info[key], key
+    filters = [run('filters', d, '--json') for d in (target, core)]
+    assert filters[0].returncode == 0 and filters[0].stdout == filters[1].stdout, filters[0].stderr
+    exports = []
+    for d in (target, core):
+        out = d + '-export'
+        e = run('export', d, '-o', out, '--no-progress')
+        assert e.returncode == 0, e.stderr
+        exports.append({os.path.relpath(os.path.join(p, n), out): open(os.path.join(p, n), 'rb').read()
+                        for p, _, names in os.walk(out) for n in names if not n.startswith('.')})
+    assert exports[0] == exports[1] and len(exports[0]) >= 2, sorted(exports[0])
+
+
 def scenario_serve_fetch_resume():
     directory, blocks = chain()
     server, port = peers.start_serve(blockwire, directory)

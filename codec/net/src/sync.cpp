@@ -66,7 +66,16 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
       progress.local_failure = true;
       return at.error();
     }
-    chain.add(block.header, hash, at.value());
+    std::optional<std::uint32_t> undo_at;
+    if (options.appended) {
+      auto connected = options.appended(block, hash, at.value());
+      if (!connected) {
+        progress.local_failure = true;
+        return connected.error();
+      }
+      undo_at = connected.value();
+    }
+    chain.add(block.header, hash, at.value(), undo_at);
     ++progress.blocks;
     progress.bytes += writer.position().offset - at.value().offset - 8;  // the record's block, without its frame
     progress.height = chain.height();

@@ -97,6 +97,14 @@ result<SpentCoin> decode_chainstate_coin(std::span<const std::byte> bytes) {
   return coin;
 }
 
+void encode_chainstate_coin(const SpentCoin& coin, std::vector<std::byte>& out) {
+  VectorWriter grows(out);
+  BufferedWriter<VectorWriter&, 0> sink(grows);
+  undo::encode_varint(sink, std::uint64_t{coin.height} * 2 + (coin.coinbase ? 1 : 0));
+  undo::encode_varint(sink, compress_amount(static_cast<std::uint64_t>(coin.value)));
+  undo::detail::compress_script(sink, coin.script_pubkey);
+}
+
 result<BlockUndo> decode_block_undo(StreamReader& in) {
   DecodingContext ctx(in);
   BlockUndo undo;

@@ -11,3 +11,4 @@
 #include <blockwire/directory/filter_file.hpp>
 #include <blockwire/directory/pack.hpp>
 #include <blockwire/directory/scan.hpp>
+#include <blockwire/directory/utxo_store.hpp>

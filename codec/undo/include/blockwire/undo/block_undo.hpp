@@ -55,6 +55,8 @@ std::size_t serialized_size(const BlockUndo& undo);
 // coinbase), the compressed amount and script; the value of a "C" key, once
 // un-obfuscated). Errors: the decoding's, with the offset.
 result<SpentCoin> decode_chainstate_coin(std::span<const std::byte> bytes);
+// The same coin written so (appended to `out`).
+void encode_chainstate_coin(const SpentCoin& coin, std::vector<std::byte>& out);
 result<BlockUndo> decode_block_undo(std::span<const std::byte> bytes);
 result<BlockUndo> decode_block_undo(StreamReader& in);
 

@@ -1,0 +1,93 @@
+// The UTXO set a blocks directory keeps of its own best chain, so that a
+// writer that appends blocks (fetch) writes each one's undo record as a
+// node does: DIR/blockwire-utxos, a LevelDB database in the format of Bitcoin
+// Core's chainstate ("C" + txid + VARINT(output index) -> Coin, "B" -> the
+// block it is at; not obfuscated: read_core_coins and `blockwire utxos`
+// read it as they read a node's), a memory cache in front.
+//
+// Crash-safe as the blk files are: flush() syncs the rev files first, then
+// writes every change, the best block and where the rev files end in one
+// synced LevelDB write. open() cuts off what rev files hold past that end
+// (records of blocks connected after the last flush; a crash lost their
+// coins) and connects the best chain's blocks after the set's best block
+// again, from the blk files, writing their undo records anew: whatever a
+// crash interrupted, the set, the blocks and the rev files agree again.
+#pragma once
+
+#include <blockwire/blockfiles.hpp>
+#include <blockwire/codec/block.hpp>
+#include <blockwire/io/error.hpp>
+#include <blockwire/io/hash256.hpp>
+#include <blockwire/undo/block_undo.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace blockwire {
+
+class UtxoStore {
+ public:
+  struct Options {
+    // Changes held in memory before they are written (a flush), roughly.
+    std::size_t cache_bytes = std::size_t{256} << 20;
+    // While open() connects blocks again: done of total.
+    std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+  };
+
+  // Where the set of `blocks_dir` is kept.
+  static std::string path_of(const std::string& blocks_dir);
+
+  // Opens (or makes) the set of `chain`'s directory and brings it to
+  // `chain`'s tip, as the header says. A block of the best chain whose undo
+  // record the directory already holds (a node's or pack's rev files) is
+  // not written again. Call it holding the directory's BlockFileWriter.
+  // Errors: LevelDB's (directory::errc::leveldb_corruption, std::errc),
+  // reading a block (blockfiles'), undo::errc::missing_coin (a block
+  // spends what the chain before it never made: a directory that does not
+  // start at its genesis block), writing a rev file (std::errc). `why`
+  // says which block, in words.
+  static result<UtxoStore> open(const BlockIndex& chain, const Options& options, std::string* why = nullptr);
+  static result<UtxoStore> open(const BlockIndex& chain, std::string* why = nullptr) { return open(chain, Options{}, why); }
+  UtxoStore(UtxoStore&&) noexcept;
+  UtxoStore& operator=(UtxoStore&&) noexcept;
+  ~UtxoStore();  // no flush: what was not flushed is connected again by the next open()
+
+  // `block` (`hash`), whose parent is the set's best block, appended at
+  // `at`: its inputs spent, its outputs added, and its undo record written
+  // into revNNNNN.dat (N = at.file), as Core's ConnectBlock and
+  // WriteBlockUndo do. Returns the record's offset (for the index). The
+  // genesis block has no undo record (nothing returned). Errors:
+  // undo::errc::missing_coin, directory::errc::not_one_chain (a block on
+  // another branch: the set follows one chain), LevelDB's, the rev file's.
+  // After an error the store takes nothing more until reopened.
+  result<std::optional<std::uint32_t>> connect(const Block& block, const Hash256& hash, BlockPosition at);
+
+  // The rev files synced, then the changes and the best block written in
+  // one synced LevelDB write. Also when the cache is full, from connect().
+  result<void> flush();
+
+  // The block the set is at (after connect(): the last connected); all
+  // zeros before the genesis block.
+  const Hash256& best_block() const noexcept;
+  std::uint64_t coins_connected() const noexcept;  // coins added since open(), for a summary
+
+  // What open() did to catch up: the bytes of undo records past the last
+  // flush it cut off, and the blocks it connected (from the set's best
+  // block, or the genesis block for a new set, to the chain's tip).
+  struct Opening {
+    std::uint64_t undo_bytes_cut = 0;
+    std::uint64_t blocks_connected = 0;
+    std::int64_t from_height = -1;  // the set's best block's height when opened
+  };
+  const Opening& opening() const noexcept;
+
+ private:
+  struct State;
+  explicit UtxoStore(std::unique_ptr<State> state) noexcept;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace blockwire
