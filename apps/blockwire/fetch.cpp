@@ -144,15 +144,14 @@ int fetch(const FetchOptions& o) {
   net::SyncOptions options;
   options.max_blocks = o.max_blocks;
   std::string connect_failure;
-  if (coins)
-    options.appended = [&](const Block& block, const Hash256& hash, BlockPosition at) {
-      auto connected = coins->connect(block, hash, at);
-      if (!connected) {
-        connect_failure = "block " + hash.to_hex() + " (height " + std::to_string(chain.height() + 1) +
-                          "): connecting it to the UTXO set for its undo record: " + connected.error().message();
-      }
-      return connected;
+  if (coins) {
+    options.appended = [&](const Block& block, const Hash256& hash) {
+      std::string why;
+      auto followed = coins->follow(chain, &block, hash, &why);
+      if (!followed) connect_failure = "the UTXO set, for the undo records: " + (why.empty() ? followed.error().message() : why);
+      return followed;
     };
+  }
   options.progress = [&bar](const net::SyncProgress& s) {
     const double fraction = s.peer_height <= 0 ? 1.0 : std::min(1.0, static_cast<double>(s.height) / static_cast<double>(s.peer_height));
     std::string text = "height ";

@@ -104,6 +104,41 @@ def scenario_core_undo():
     assert exports[0] == exports[1] and len(exports[0]) >= 2, sorted(exports[0])
 
 
+def scenario_core_reorg():
+    """fetch of the branch Bitcoin Core's node later left (its blocks 234-236, which it connected, then
+    invalidated), then of its best chain: fetch takes the three off its UTXO set with their undo records and
+    connects the four of the new branch. Every undo record written, stale ones too, is the one Core wrote; the set
+    hashes as Core's gettxoutsetinfo; filters equal those of Core's directory."""
+    core = os.path.join(work, 'core')
+    shutil.copytree(os.path.join(data_dir, 'core-regtest', 'blocks'), core)
+    rpc = os.path.join(data_dir, 'core-regtest', 'rpc')
+    hashes = json.load(open(os.path.join(rpc, 'getblockhash.json')))
+    by_hash = {CBlock.deserialize(b).GetHash()[::-1].hex(): b for b in peers.records(core)}
+    stale = [bytes.fromhex(s['getblock0']) for s in json.load(open(os.path.join(rpc, 'stale_blocks.json')))]
+    old_branch = [by_hash[h] for h in hashes[:234]]
+    while stale:  # in chain order: each one's parent the branch's last
+        tip = CBlock.deserialize(old_branch[-1]).GetHash()
+        following = next(b for b in stale if CBlock.deserialize(b).hashPrevBlock == tip)
+        old_branch.append(following)
+        stale.remove(following)
+    target = os.path.join(work, 'fetched')
+    _, first = fetch_from_node(old_branch, target)
+    assert first.returncode == 0, first.stderr
+    server, port = peers.start_serve(blockwire, core, '--network', 'regtest')
+    with server:
+        second = fetch(port, target)
+        assert second.returncode == 0, second.stderr
+        server.stop()
+    ours, theirs = rev_records(target), rev_records(core)
+    assert len(ours) == 240 and sorted(ours) == sorted(theirs), (len(ours), len([r for r in ours if r not in theirs]))
+    info = json.load(open(os.path.join(rpc, 'gettxoutsetinfo_hash_serialized_3.json')))
+    utxos = run('utxos', os.path.join(target, 'blockwire-utxos'), '--json')
+    assert utxos.returncode == 0, utxos.stderr
+    assert json.loads(utxos.stdout)['hash_serialized_3'] == info['hash_serialized_3']
+    filters = [run('filters', d, '--json') for d in (target, core)]
+    assert filters[0].returncode == 0 and filters[0].stdout == filters[1].stdout, filters[0].stderr
+
+
 def scenario_serve_fetch_resume():
     directory, blocks = chain()
     server, port = peers.start_serve(blockwire, directory)

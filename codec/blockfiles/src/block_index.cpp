@@ -256,6 +256,13 @@ IndexedBlock BlockIndex::block(std::size_t id) const {
   return b;
 }
 
+void BlockIndex::set_undo_offset(const Hash256& hash, std::uint32_t undo_offset) {
+  const auto id = find_id(hash);
+  if (!id) return;
+  entries_[*id].undo_offset = undo_offset;
+  entries_[*id].file_word |= Entry::undo_known;
+}
+
 std::optional<IndexedBlock> BlockIndex::find(const Hash256& hash) const {
   const auto id = find_id(hash);
   if (!id) return std::nullopt;

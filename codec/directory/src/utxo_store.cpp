@@ -88,6 +88,7 @@ struct UtxoStore::State {
   std::unordered_map<OutPoint, Change, OutPointHash> changes;
   std::size_t change_bytes = 0;
   std::uint64_t coins_connected = 0;
+  std::uint64_t blocks_connected = 0;
   Opening opening;
   bool failed = false;
 
@@ -208,6 +209,129 @@ struct UtxoStore::State {
     }
     return undo_at;
   }
+
+  // A block of the chain, read from its blk file.
+  result<Block> read_block(const IndexedBlock& b) const {
+    auto read = read_block_record((fs::path(dir) / block_file_name(b.file)).string(), b.offset, key, net);
+    if (!read) return read.error();
+    return decode_block(read.value());
+  }
+
+  // The best block taken off: its outputs removed, the coins it spent put
+  // back from its undo record (read where the index says it is, checked
+  // against its checksum), as Core's DisconnectBlock does.
+  // The undo record of a block of the chain: where the index says it is,
+  // checked against its checksum; else (a fetch keeps no index of the
+  // blocks it appends) where the directory's records pair with it.
+  result<BlockUndo> undo_of(const IndexedBlock& b, const Block& block) const {
+    if (!b.undo_offset) {
+      BlocksDirectory::Options o;
+      o.key = key;
+      o.net = net;
+      // Nothing kept of a reading in the middle of a reorganization: the
+      // new branch's records are not written yet.
+      o.kept_index = false;
+      auto opened = BlocksDirectory::open(dir, o);
+      if (!opened) return opened.error().cause;
+      const auto there = opened.value().index().find(b.hash);
+      if (!there) return error(undo::errc::no_rev_file);
+      std::vector<std::byte> bytes;
+      encode_block(block, bytes);
+      auto view = BlockView::parse(bytes);
+      if (!view) return view.error();
+      return opened.value().undo_of(*there, view.value());
+    }
+    auto reader = UndoFileReader::open((fs::path(dir) / undo_file_name(b.file)).string(), key, net, *b.undo_offset);
+    if (!reader) return reader.error();
+    auto record = reader.value().next();
+    if (!record) return record.error();
+    if (!record.value() || record.value()->offset != *b.undo_offset ||
+        undo_checksum(block.header.prev_block, record.value()->bytes) != record.value()->checksum) {
+      return error(undo::errc::bad_checksum);
+    }
+    return decode_block_undo(record.value()->bytes);
+  }
+
+  // The best block taken off: its outputs removed, the coins it spent put
+  // back from its undo record, as Core's DisconnectBlock does.
+  result<void> disconnect(const IndexedBlock& b) {
+    if (failed) return error(directory::errc::not_one_chain);
+    failed = true;  // until it is off
+    auto block = read_block(b);
+    if (!block) return block.error();
+    auto undo = undo_of(b, block.value());
+    if (!undo) return undo.error();
+    if (auto r = check_shape(undo.value(), block.value()); !r) return r;
+    for (std::size_t t = block.value().transactions.size(); t-- > 0;) {
+      const Transaction& tx = block.value().transactions[t];
+      const Hash256 id = tx.txid();
+      for (std::uint32_t o = 0; o < tx.output_count(); ++o) {
+        if (unspendable(tx.output(o).script_pubkey())) continue;
+        auto [it, inserted] = changes.try_emplace(OutPoint{id, o});
+        if (!inserted && it->second.fresh) {
+          changes.erase(it);
+        } else {
+          it->second = Change{std::nullopt, false};
+        }
+      }
+      if (t == 0) continue;
+      std::vector<SpentCoin>& spent = undo.value().transactions[t - 1].coins;
+      std::size_t i = 0;
+      for (const InputView in : tx.inputs()) {
+        change_bytes += sizeof(OutPoint) + sizeof(Change) + 32 + spent[i].script_pubkey.size();
+        changes[in.prevout()] = Change{std::move(spent[i++]), false};
+      }
+    }
+    best = block.value().header.prev_block;
+    --best_height;
+    failed = false;
+    return success();
+  }
+
+  // To the chain's tip: off the old branch back to where the new one
+  // forks, then the new one's blocks connected, each one's undo record
+  // written (unless `paired` has it) and its place given to the chain.
+  result<void> follow(BlockIndex& chain, const Block* appended, const Hash256& appended_hash, const BlocksDirectory* paired,
+                      std::string* why) {
+    if (chain.empty() || (best_height >= 0 && chain.tip() == best)) return success();
+    const auto said = [&](const error& e, const IndexedBlock& b, const std::string& what) {
+      if (why != nullptr) *why = "block " + b.hash.to_hex() + " (height " + std::to_string(b.height) + "): " + what + ": " + e.message();
+      return e;
+    };
+    while (best_height >= 0) {
+      const auto b = chain.find(best);
+      if (!b) return error(directory::errc::not_one_chain);
+      if (chain.on_best_chain(*b)) break;
+      if (auto r = disconnect(*b); !r) return said(r.error(), *b, "taking it off the UTXO set for a reorganization");
+    }
+    const std::int64_t tip = chain.height();
+    const std::int64_t start = best_height;
+    for (std::int64_t h = best_height + 1; h <= tip; ++h) {
+      const IndexedBlock b = chain.at_height(static_cast<std::size_t>(h));
+      std::optional<Block> read;
+      if (appended == nullptr || b.hash != appended_hash) {
+        auto got = read_block(b);
+        if (!got) return said(got.error(), b, "reading it");
+        read.emplace(std::move(got).value());
+      }
+      const Block& block = read ? *read : *appended;
+      bool has_record = false;
+      if (paired != nullptr && h > 0) {
+        if (const auto there = paired->index().find(b.hash)) {
+          std::vector<std::byte> bytes;
+          encode_block(block, bytes);
+          auto view = BlockView::parse(bytes);
+          has_record = view && paired->undo_of(*there, view.value()).has_value();
+        }
+      }
+      auto connected = connect(block, b.hash, BlockPosition{b.file, b.offset}, !has_record);
+      if (!connected) return said(connected.error(), b, "connecting it to the UTXO set");
+      if (connected.value()) chain.set_undo_offset(b.hash, *connected.value());
+      ++blocks_connected;
+      if (options.progress) options.progress(static_cast<std::uint64_t>(h - start), static_cast<std::uint64_t>(tip - start));
+    }
+    return success();
+  }
 };
 
 std::string UtxoStore::path_of(const std::string& blocks_dir) { return (fs::path(blocks_dir) / "blockwire-utxos").string(); }
@@ -217,7 +341,7 @@ UtxoStore::UtxoStore(UtxoStore&&) noexcept = default;
 UtxoStore& UtxoStore::operator=(UtxoStore&&) noexcept = default;
 UtxoStore::~UtxoStore() = default;
 
-result<UtxoStore> UtxoStore::open(const BlockIndex& chain, const Options& options, std::string* why) {
+result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std::string* why) {
   auto state = std::make_unique<State>();
   state->dir = chain.dir();
   state->key = chain.key();
@@ -267,59 +391,42 @@ result<UtxoStore> UtxoStore::open(const BlockIndex& chain, const Options& option
   }
   if (!state->best.is_zero()) {
     const auto at = chain.find(state->best);
-    if (!at || !chain.on_best_chain(*at)) {
+    if (!at || at->height < 0) {
       if (why != nullptr) {
         *why = "the UTXO set in " + path_of(chain.dir()) + " is at block " + state->best.to_hex() +
-               ", not on the directory's best chain; remove that folder to build the set again from the blocks";
+               ", which the directory does not hold; remove that folder to build the set again from the blocks";
       }
       return error(directory::errc::not_one_chain);
     }
     state->best_height = at->height;
   }
 
-  // The best chain's blocks past the set's, connected; their undo records
-  // written unless the directory has them (rev files from before the set:
-  // a node's, pack's; after the cut, no record of ours is past the set).
-  const std::int64_t tip = chain.height();
+  // The set brought to the chain's tip; the undo records of blocks that
+  // have one already (rev files from before the set: a node's, pack's;
+  // after the cut, no record of ours is past the set) not written again.
   std::optional<BlocksDirectory> paired;
-  if (tip > state->best_height && undo_end_now(chain.dir()).any) {
+  if (chain.height() > state->best_height && undo_end_now(chain.dir()).any) {
     BlocksDirectory::Options o;
     o.key = chain.key();
     o.net = chain.net();
     o.undo_required = false;
+    o.kept_index = false;  // the records of the blocks past the set are about to be written
     auto opened = BlocksDirectory::open(chain.dir(), o);
     if (opened) paired.emplace(std::move(opened).value());
   }
-  const std::int64_t start = state->best_height;
-  state->opening.from_height = start;
-  for (std::int64_t h = start + 1; h <= tip; ++h) {
-    const IndexedBlock b = chain.at_height(static_cast<std::size_t>(h));
-    const std::string file = (fs::path(chain.dir()) / block_file_name(b.file)).string();
-    auto read = read_block_record(file, b.offset, chain.key(), chain.net());
-    const auto said = [&](const error& e, const std::string& what) {
-      if (why != nullptr) *why = "block " + b.hash.to_hex() + " (height " + std::to_string(h) + "): " + what + ": " + e.message();
-      return e;
-    };
-    if (!read) return said(read.error(), "reading it");
-    auto view = BlockView::parse(read.value());
-    if (!view) return said(view.error(), "decoding it");
-    bool has_record = false;
-    if (paired && h > 0) {
-      if (const auto there = paired->index().find(b.hash)) has_record = paired->undo_of(*there, view.value()).has_value();
-    }
-    auto connected = state->connect(view.value().to_block(), b.hash, BlockPosition{b.file, b.offset}, !has_record);
-    if (!connected) return said(connected.error(), "connecting it to the UTXO set");
-    if (options.progress) options.progress(static_cast<std::uint64_t>(h - start), static_cast<std::uint64_t>(tip - start));
-  }
-  if (tip > start) {
-    state->opening.blocks_connected = static_cast<std::uint64_t>(tip - start);
+  state->opening.from_height = state->best_height;
+  const std::uint64_t before = state->blocks_connected;
+  if (auto r = state->follow(chain, nullptr, Hash256{}, paired ? &*paired : nullptr, why); !r) return r.error();
+  state->opening.blocks_connected = state->blocks_connected - before;
+  state->options.progress = nullptr;  // open()'s alone
+  if (state->opening.blocks_connected != 0) {
     if (auto r = state->flush(); !r) return r.error();
   }
   return UtxoStore(std::move(state));
 }
 
-result<std::optional<std::uint32_t>> UtxoStore::connect(const Block& block, const Hash256& hash, BlockPosition at) {
-  return state_->connect(block, hash, at, true);
+result<void> UtxoStore::follow(BlockIndex& chain, const Block* appended, const Hash256& appended_hash, std::string* why) {
+  return state_->follow(chain, appended, appended_hash, nullptr, why);
 }
 
 result<void> UtxoStore::flush() { return state_->flush(); }

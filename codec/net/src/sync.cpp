@@ -66,16 +66,13 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
       progress.local_failure = true;
       return at.error();
     }
-    std::optional<std::uint32_t> undo_at;
+    chain.add(block.header, hash, at.value());
     if (options.appended) {
-      auto connected = options.appended(block, hash, at.value());
-      if (!connected) {
+      if (auto r = options.appended(block, hash); !r) {
         progress.local_failure = true;
-        return connected.error();
+        return r;
       }
-      undo_at = connected.value();
     }
-    chain.add(block.header, hash, at.value(), undo_at);
     ++progress.blocks;
     progress.bytes += writer.position().offset - at.value().offset - 8;  // the record's block, without its frame
     progress.height = chain.height();

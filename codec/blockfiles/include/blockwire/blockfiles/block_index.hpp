@@ -165,6 +165,9 @@ class BlockIndex {
   // when it has more work than the tip. A hash already there is left alone.
   // `undo_offset`: where its undo record was written (revNNNNN.dat's magic).
   void add(const BlockHeader& header, const Hash256& hash, BlockPosition at, std::optional<std::uint32_t> undo_offset = std::nullopt);
+  // Where the undo record of a block already there was written (a writer
+  // connects a block after it is linked). Nothing for an unknown hash.
+  void set_undo_offset(const Hash256& hash, std::uint32_t undo_offset);
   // Whether the block is there and linked to a genesis block (on any branch).
   bool contains(const Hash256& hash) const {
     const auto b = find(hash);

@@ -49,28 +49,33 @@ class UtxoStore {
   // spends what the chain before it never made: a directory that does not
   // start at its genesis block), writing a rev file (std::errc). `why`
   // says which block, in words.
-  static result<UtxoStore> open(const BlockIndex& chain, const Options& options, std::string* why = nullptr);
-  static result<UtxoStore> open(const BlockIndex& chain, std::string* why = nullptr) { return open(chain, Options{}, why); }
+  static result<UtxoStore> open(BlockIndex& chain, const Options& options, std::string* why = nullptr);
+  static result<UtxoStore> open(BlockIndex& chain, std::string* why = nullptr) { return open(chain, Options{}, why); }
   UtxoStore(UtxoStore&&) noexcept;
   UtxoStore& operator=(UtxoStore&&) noexcept;
   ~UtxoStore();  // no flush: what was not flushed is connected again by the next open()
 
-  // `block` (`hash`), whose parent is the set's best block, appended at
-  // `at`: its inputs spent, its outputs added, and its undo record written
-  // into revNNNNN.dat (N = at.file), as Core's ConnectBlock and
-  // WriteBlockUndo do. Returns the record's offset (for the index). The
-  // genesis block has no undo record (nothing returned). Errors:
-  // undo::errc::missing_coin, directory::errc::not_one_chain (a block on
-  // another branch: the set follows one chain), LevelDB's, the rev file's.
-  // After an error the store takes nothing more until reopened.
-  result<std::optional<std::uint32_t>> connect(const Block& block, const Hash256& hash, BlockPosition at);
+  // The set moved to `chain`'s best tip, as a node's ActivateBestChain
+  // moves its own: the old best chain's blocks back to where the new one
+  // forks taken off (their undo records read back where the index says,
+  // checked), the new one's connected: their inputs spent, their outputs
+  // added, each one's undo record written into revNNNNN.dat (N: its blk
+  // file) as Core's ConnectBlock and WriteBlockUndo do, and its place
+  // given to `chain` (set_undo_offset). A block on a side branch with less
+  // work changes nothing. `appended` (`appended_hash`): the block just
+  // appended, already decoded; the others are read from the blk files.
+  // Errors: undo::errc::missing_coin (a block spends what its chain never
+  // made), a block of the old branch whose undo record is not known
+  // (undo::errc::no_rev_file) or fails its checks, LevelDB's, the files';
+  // `why` names the block. After an error the store takes nothing more
+  // until reopened.
+  result<void> follow(BlockIndex& chain, const Block* appended = nullptr, const Hash256& appended_hash = {}, std::string* why = nullptr);
 
   // The rev files synced, then the changes and the best block written in
-  // one synced LevelDB write. Also when the cache is full, from connect().
+  // one synced LevelDB write. Also when the cache is full, from follow().
   result<void> flush();
 
-  // The block the set is at (after connect(): the last connected); all
-  // zeros before the genesis block.
+  // The block the set is at; all zeros before the genesis block.
   const Hash256& best_block() const noexcept;
   std::uint64_t coins_connected() const noexcept;  // coins added since open(), for a summary
 

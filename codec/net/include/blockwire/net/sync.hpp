@@ -17,7 +17,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <vector>
 
 namespace blockwire::net {
@@ -38,11 +37,10 @@ struct SyncOptions {
   std::uint64_t max_blocks = 0;                       // stop after this many appended; 0: up to the peer's tip
   std::size_t max_in_flight = 16;                     // Core's MAX_BLOCKS_IN_TRANSIT_PER_PEER
   std::function<void(const SyncProgress&)> progress;  // after each block
-  // Each block once appended, before the index takes it (a UtxoStore's
-  // connect: its undo record written); what it returns is the block's undo
-  // record's offset for the index. Its error ends the sync as the writer's
-  // would (local_failure).
-  std::function<result<std::optional<std::uint32_t>>(const Block&, const Hash256&, BlockPosition)> appended;
+  // Each block once appended and in the index (a UtxoStore's follow: the
+  // undo records written). Its error ends the sync as the writer's would
+  // (local_failure).
+  std::function<result<void>(const Block&, const Hash256&)> appended;
 };
 
 // Syncs `chain` (the directory's index, BlockIndex: the blocks it holds,
