@@ -92,6 +92,9 @@ int serve(const ServeOptions& options);
 struct UtxosOptions {
   std::string chainstate;  // a node's chainstate folder
   std::string snapshot;    // --snapshot FILE: Core's dumptxoutset format
+  std::string tables;      // --tables OUT: the utxos table
+  tables::export_format format = tables::export_format::ndjson;
+  std::string blocks;  // the node's blocks directory; default CHAINSTATE/../blocks
   network net = network::mainnet;
   bool net_from_records = true;  // the network of CHAINSTATE/../blocks, unless --network
   bool json = false;

@@ -14,6 +14,7 @@
 
 using namespace blockwire;
 using cli::add_directory_options;
+using cli::add_format_option;
 using cli::add_network_option;
 using cli::whole_number;
 
@@ -139,20 +140,7 @@ int main(int argc, char** argv) {
       ->check(whole_number())
       ->type_name("HEIGHT");
   export_cmd->add_option("--count", exports.count, "how many blocks (default: to the tip)")->check(whole_number(1))->type_name("N");
-  export_cmd
-      ->add_option_function<std::string>(
-          "--format",
-          [&exports](const std::string& value) {
-            if (value == "ndjson") {
-              exports.format = tables::export_format::ndjson;
-            } else if (value == "csv") {
-              exports.format = tables::export_format::csv;
-            } else {
-              throw CLI::ValidationError("--format", "'" + value + "' is not ndjson or csv");
-            }
-          },
-          "ndjson (default): blocks and transactions, a JSON object a line; csv: four flat tables")
-      ->type_name("ndjson|csv");
+  add_format_option(*export_cmd, exports.format, "ndjson (default): blocks and transactions, a JSON object a line; csv: four flat tables");
   export_cmd->add_option("--shard-blocks", exports.shard_blocks, "heights a shard (default 1000)")->check(whole_number(1))->type_name("N");
   export_cmd
       ->add_option("--threads", exports.threads,
@@ -247,6 +235,15 @@ int main(int argc, char** argv) {
       ->add_option("--snapshot", utxos.snapshot,
                    "also write the set as Bitcoin Core's dumptxoutset does (loadable by its loadtxoutset), whole or not at all")
       ->type_name("FILE");
+  utxos_cmd
+      ->add_option("--tables", utxos.tables,
+                   "also write the set as a table (a row a coin: its output's columns as export's outputs table has them, its\n"
+                   "block's height, hash and time) in OUT/utxos/height=H/, loadable by DuckDB beside export's tables")
+      ->type_name("OUT")
+      ->excludes("--snapshot");
+  add_format_option(*utxos_cmd, utxos.format, "of --tables: ndjson (default) or csv");
+  utxos_cmd->add_option("--blocks", utxos.blocks, "the node's blocks directory, for --tables (default: CHAINSTATE/../blocks)")
+      ->type_name("DIR");
   add_network_option(*utxos_cmd, utxos.net);
   utxos_cmd->add_flag("!--no-progress", utxos.progress, "no progress bar (shown on a terminal only)");
 

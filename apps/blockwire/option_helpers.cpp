@@ -6,6 +6,22 @@
 namespace blockwire::cli {
 
 // --network NAME, checked and turned into the enum.
+void add_format_option(CLI::App& app, tables::export_format& format, const std::string& help) {
+  app.add_option_function<std::string>(
+         "--format",
+         [&format](const std::string& value) {
+           if (value == "ndjson") {
+             format = tables::export_format::ndjson;
+           } else if (value == "csv") {
+             format = tables::export_format::csv;
+           } else {
+             throw CLI::ValidationError("--format", "'" + value + "' is not ndjson or csv");
+           }
+         },
+         help)
+      ->type_name("ndjson|csv");
+}
+
 void add_network_option(CLI::App& app, network& net) {
   app.add_option_function<std::string>(
          "--network",

@@ -3,6 +3,7 @@
 
 #include <blockwire/codec/network.hpp>
 #include <blockwire/net/connection.hpp>
+#include <blockwire/tables/etl_rows.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -13,6 +14,8 @@ namespace blockwire::cli {
 
 // --network NAME, checked and turned into the enum.
 void add_network_option(CLI::App& app, network& net);
+// --format ndjson|csv, the tables' format.
+void add_format_option(CLI::App& app, tables::export_format& format, const std::string& help);
 // What every command reading a blocks directory takes: its key and network.
 void add_directory_options(CLI::App& app, std::string& xor_key, network& net);
 // A whole number of at least `min` that fits 64 bits, written in digits

@@ -1,6 +1,7 @@
 // blockwire utxos: a node's UTXO set, as gettxoutsetinfo (hash_serialized_3)
 // says it, read from its chainstate (core_utxo_set_info); with --snapshot
-// written as dumptxoutset writes it too (write_core_snapshot).
+// written as dumptxoutset writes it too (write_core_snapshot), with
+// --tables as a table beside export's (export_utxos).
 #include "commands.hpp"
 #include "progress.hpp"
 #include "text.hpp"
@@ -10,27 +11,89 @@
 #include <blockwire/io/number_text.hpp>
 #include <blockwire/tables/core_json.hpp>
 #include <blockwire/tables/json_writer.hpp>
+#include <blockwire/tables/utxo_table.hpp>
 
 #include <cstdio>
 #include <filesystem>
 #include <unistd.h>
+#include <variant>
 
 namespace blockwire::cli {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// The set as the utxos table in OUT (export_utxos), with the blocks
+// directory's chain for the blocks' hashes and times; the exit status on
+// failure, with the problem said.
+std::variant<tables::UtxoExportReport, int> write_table(const UtxosOptions& o, const std::string& blocks, network net,
+                                                        const CoinsProgressFn& progress, Progress& bar) {
+  std::error_code ec;
+  if (!fs::is_directory(blocks, ec)) {
+    std::fprintf(stderr, "blockwire utxos: %s: not a blocks directory (--tables needs the node's, for each coin's block: --blocks DIR)\n",
+                 blocks.c_str());
+    return usage_or_io;
+  }
+  auto out = tables::EtlOutput::open(o.tables);
+  if (!out) {
+    if (out.error().code() == io::errc::locked) {
+      std::fprintf(stderr, "blockwire utxos: %s: an export into it is running; wait for it to end\n", o.tables.c_str());
+    } else {
+      std::fprintf(stderr, "blockwire utxos: --tables %s: %s\n", o.tables.c_str(), out.error().message().c_str());
+    }
+    return usage_or_io;
+  }
+  auto format = record_format(blocks, std::nullopt, net);
+  if (!format) {
+    std::fprintf(stderr, "blockwire utxos: %s\n", xor_key_error_message(blocks, format.error()).c_str());
+    return usage_or_io;
+  }
+  std::vector<std::string> notes;
+  auto index = BlocksDirectory::open_index(blocks, format.value().key, net, &notes);
+  for (const std::string& note : notes) std::fprintf(stderr, "blockwire utxos: %s\n", note.c_str());
+  if (!index) {
+    std::fprintf(stderr, "blockwire utxos: reading %s: %s\n", blocks.c_str(), index.error().message().c_str());
+    return exit_status_of(index.error());
+  }
+  tables::UtxoExport spec;
+  spec.format = o.format;
+  spec.progress = progress;
+  std::string why;
+  auto made = tables::export_utxos(o.chainstate, index.value(), out.value(), spec, &why);
+  bar.finish();
+  if (!made) {
+    std::fprintf(stderr, "blockwire utxos: %s: %s\n", o.chainstate.c_str(), why.empty() ? made.error().message().c_str() : why.c_str());
+    return exit_status_of(made.error());
+  }
+  return std::move(made).value();
+}
+
+}  // namespace
+
 int utxos(const UtxosOptions& o) {
+  const std::string blocks = !o.blocks.empty() ? o.blocks : (fs::path(o.chainstate) / ".." / "blocks").lexically_normal().string();
   network net = o.net;
   if (o.net_from_records) {
-    const std::string blocks = (std::filesystem::path(o.chainstate) / ".." / "blocks").lexically_normal().string();
     std::error_code ec;
-    if (std::filesystem::is_directory(blocks, ec)) {
+    if (fs::is_directory(blocks, ec)) {
       if (auto format = record_format(blocks)) net = format.value().net;
     }
   }
   Progress bar(o.progress && !o.json && isatty(STDERR_FILENO) != 0, 0, "coin");
   const CoinsProgressFn progress = [&bar](const CoinsProgress& p) { bar.update_count(p.fraction, p.coins); };
+  std::optional<tables::UtxoExportReport> table;
   std::string why;
-  auto info = o.snapshot.empty() ? core_utxo_set_info(o.chainstate, &why, progress)
-                                 : write_core_snapshot(o.chainstate, o.snapshot, net, &why, progress);
+  result<UtxoSetInfo> info = UtxoSetInfo{};
+  if (!o.tables.empty()) {
+    auto made = write_table(o, blocks, net, progress, bar);
+    if (const int* status = std::get_if<int>(&made)) return *status;
+    table = std::get<tables::UtxoExportReport>(std::move(made));
+    info = table->info;
+  } else {
+    info = o.snapshot.empty() ? core_utxo_set_info(o.chainstate, &why, progress)
+                              : write_core_snapshot(o.chainstate, o.snapshot, net, &why, progress);
+  }
   bar.finish();
   if (!info) {
     std::fprintf(stderr, "blockwire utxos: %s: %s\n", o.chainstate.c_str(), why.empty() ? info.error().message().c_str() : why.c_str());
@@ -56,6 +119,10 @@ int utxos(const UtxosOptions& o) {
   std::printf("bogosize           %s\n", with_commas(u.bogosize).c_str());
   std::printf("total amount       %s BTC\n", tables::amount_text(u.total_amount).c_str());
   std::printf("hash_serialized_3  %s\n", u.hash_serialized_3.to_hex().c_str());
+  if (table) {
+    std::printf("height             %s\n", with_commas(static_cast<std::uint64_t>(table->height)).c_str());
+    std::printf("table              %s (%s)\n", table->folder.c_str(), count_of(table->parts, "part").c_str());
+  }
   if (!o.snapshot.empty()) {
     std::printf("snapshot           %s (%s's, loadable by loadtxoutset on a node that has the block)\n", o.snapshot.c_str(),
                 std::string(name(net)).c_str());

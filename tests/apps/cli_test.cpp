@@ -713,6 +713,20 @@ TEST_CASE("utxos --json: what Core's gettxoutsetinfo answered of the same chains
   CHECK(run("utxos " + data("core-regtest/no-such-chainstate")).status == 2);
 }
 
+TEST_CASE("utxos --tables: a chainstate whose best block the blocks directory does not hold is said, and leaves nothing behind") {
+  TempDir out;
+  const Run r =
+      run("utxos " + data("core-regtest/chainstate") + " --tables " + out.file("t") + " --blocks " + out.path.string(), out.file("err"));
+  CHECK(r.status != 0);
+  CHECK(read_text(out.file("err")).find("is not in") != std::string::npos);
+  std::size_t left = 0;  // no height folder, no hidden one
+  for (const auto& e : std::filesystem::recursive_directory_iterator(out.file("t"))) {
+    left += e.path().filename().string().find("height") != std::string::npos ? 1 : 0;
+  }
+  CHECK(left == 0);
+  CHECK(run("utxos " + data("core-regtest/chainstate") + " --tables " + out.file("t") + " --snapshot " + out.file("s")).status == 2);
+}
+
 TEST_CASE("utxos --snapshot: Core's dumptxoutset file byte for byte, its network taken from the blocks beside the chainstate") {
   TempDir out;
   const std::string path = out.file("utxo.dat");

@@ -193,6 +193,11 @@ result<UtxoSetInfo> core_utxo_set_info(const std::string& chainstate_dir, std::s
   return summarize_set(chainstate_dir, {}, why, progress);
 }
 
+result<UtxoSetInfo> read_core_utxo_set(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each,
+                                       std::string* why, const CoinsProgressFn& progress) {
+  return summarize_set(chainstate_dir, each, why, progress);
+}
+
 result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const std::string& path, network net, std::string* why,
                                         const CoinsProgressFn& progress) {
   const auto failed_writing = [&](const error& e) -> error {

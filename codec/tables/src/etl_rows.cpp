@@ -478,4 +478,37 @@ void write_export_rows(const ExportFiles& files, const ExportBlock& b) {
   }
 }
 
+namespace {
+
+template <class Row>
+void utxo_fields(Row& r, const UtxoRow& u) {
+  const ScriptFacts facts = script_facts(u.coin.script_pubkey, u.net);
+  r.field("transaction_hash", u.outpoint.txid);
+  r.field("index", std::uint64_t{u.outpoint.index});
+  r.field("block_number", std::uint64_t{u.coin.height});
+  r.field("block_hash", Maybe<Hash256>{u.block_hash != nullptr, u.block_hash != nullptr ? *u.block_hash : Hash256{}});
+  r.field("block_timestamp", Maybe<std::uint64_t>{u.block_timestamp.has_value(), u.block_timestamp.value_or(0)});
+  r.field("is_coinbase", u.coin.coinbase);
+  r.field("script_hex", Hex{u.coin.script_pubkey});
+  r.field("required_signatures", maybe(facts.required));
+  r.field("type", facts.type);
+  r.field("addresses", Addresses{&facts.address});
+  r.field("value", u.coin.value);
+}
+
+}  // namespace
+
+void write_utxo_header(export_format f, TextOut& out) {
+  if (f != export_format::csv) return;
+  const OutPoint none;
+  const SpentCoin empty;
+  row<CsvHeader>(out, [&](auto& r) { utxo_fields(r, UtxoRow{none, empty, nullptr, std::nullopt, network::mainnet}); });
+}
+
+void write_utxo_row(export_format f, TextOut& out, const UtxoRow& u) {
+  if (f == export_format::csv) return row<CsvRow>(out, [&](auto& r) { utxo_fields(r, u); });
+  row<JsonRow>(out, [&](auto& r) { utxo_fields(r, u); });
+  out.put('\n');
+}
+
 }  // namespace blockwire::tables

@@ -7,3 +7,4 @@
 #include <blockwire/tables/etl_rows.hpp>
 #include <blockwire/tables/json_writer.hpp>
 #include <blockwire/tables/text_out.hpp>
+#include <blockwire/tables/utxo_table.hpp>

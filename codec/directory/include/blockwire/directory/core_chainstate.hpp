@@ -66,6 +66,10 @@ using CoinsProgressFn = std::function<void(const CoinsProgress&)>;
 // at the end. Errors: read_core_coins's; a chainstate with no best block:
 // directory::errc::bad_index_entry.
 result<UtxoSetInfo> core_utxo_set_info(const std::string& chainstate_dir, std::string* why = nullptr, const CoinsProgressFn& progress = {});
+// The same pass handing each coin to `each` too (what read_core_coins
+// gives), for whatever is made of the set besides its summary.
+result<UtxoSetInfo> read_core_utxo_set(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each,
+                                       std::string* why = nullptr, const CoinsProgressFn& progress = {});
 
 // The set as Core's dumptxoutset writes it (node/utxo_snapshot.h's
 // SnapshotMetadata: "utxo" 0xff, version 2, the network's magic, the base

@@ -11,6 +11,7 @@
 #include <blockwire/undo/block_undo.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -46,5 +47,19 @@ void write_export_headers(const ExportFiles& files);
 // The block's row, and a row for each of its transactions (and for CSV,
 // each input and output).
 void write_export_rows(const ExportFiles& files, const ExportBlock& block);
+
+// A coin of the UTXO set as a row of the utxos table: the output's columns
+// as the outputs table has them (the two join on transaction_hash and
+// index), its block's height, and its block's hash and time when known
+// (null otherwise).
+struct UtxoRow {
+  const OutPoint& outpoint;
+  const SpentCoin& coin;
+  const Hash256* block_hash;  // null: not known
+  std::optional<std::uint32_t> block_timestamp;
+  network net;
+};
+void write_utxo_header(export_format f, TextOut& out);
+void write_utxo_row(export_format f, TextOut& out, const UtxoRow& row);
 
 }  // namespace blockwire::tables

@@ -1,0 +1,45 @@
+// A node's UTXO set (its chainstate, read as read_core_coins reads it) as
+// a table beside the export's, in the same formats (etl_rows.hpp's utxos
+// row), laid out Hive-style by the height the set is at:
+//   OUT/utxos/height=HHHHHHHH/utxos_HHHHHHHH_PPPP.EXT
+// P: parts of `part_coins` coins each, in the chainstate's key order. A
+// height's folder is made whole or not at all: its parts are written in a
+// hidden folder beside (engines skip names that begin with a dot), synced,
+// and the folder renamed into place, replacing one of the same height;
+// what a crash left of a run is removed by the next. OUT is locked as for
+// an export (EtlOutput).
+#pragma once
+
+#include <blockwire/directory.hpp>
+#include <blockwire/io/error.hpp>
+#include <blockwire/tables/etl_export.hpp>
+#include <blockwire/tables/etl_rows.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace blockwire::tables {
+
+struct UtxoExport {
+  export_format format = export_format::ndjson;
+  std::uint64_t part_coins = std::uint64_t{1} << 20;
+  CoinsProgressFn progress;
+};
+
+struct UtxoExportReport {
+  UtxoSetInfo info;         // of the coins written (the hash as gettxoutsetinfo's)
+  std::int64_t height = 0;  // of the set's best block
+  std::string folder;       // OUT/utxos/height=HHHHHHHH
+  std::uint64_t parts = 0;
+};
+
+// Every coin of the chainstate in `chainstate_dir` as a row, with the hash
+// and time of the block at its height on `blocks`' chain to the
+// chainstate's best block (the node's blocks directory: its index).
+// Errors: read_core_coins's; a best block `blocks` does not hold
+// (directory::errc::not_one_chain); writing's (the system's). `why` says
+// which, in words.
+result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const BlockIndex& blocks, const EtlOutput& out,
+                                      const UtxoExport& spec, std::string* why = nullptr);
+
+}  // namespace blockwire::tables

@@ -1,0 +1,143 @@
+#include <blockwire/directory/error.hpp>
+#include <blockwire/io/file.hpp>
+#include <blockwire/io/direct_file.hpp>
+#include <blockwire/tables/text_out.hpp>
+#include <blockwire/tables/utxo_table.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <unistd.h>
+#include <vector>
+
+namespace blockwire::tables {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ChainBlock {
+  Hash256 hash;
+  std::uint32_t time = 0;
+};
+
+// The chain from the genesis block to `tip`, by height.
+std::vector<ChainBlock> chain_to(const BlockIndex& blocks, const IndexedBlock& tip) {
+  std::vector<ChainBlock> chain(static_cast<std::size_t>(tip.height) + 1);
+  std::optional<IndexedBlock> b = tip;
+  while (b && b->height >= 0) {
+    chain[static_cast<std::size_t>(b->height)] = {b->hash, b->time};
+    b = blocks.parent(*b);
+  }
+  return chain;
+}
+
+// What an earlier run left: folders being written or replaced.
+void remove_leftovers(const fs::path& table) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(table, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.starts_with(".height=")) fs::remove_all(e.path(), ec);
+  }
+}
+
+}  // namespace
+
+result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const BlockIndex& blocks, const EtlOutput& out,
+                                      const UtxoExport& spec, std::string* why) {
+  auto best = read_core_best_block(chainstate_dir, why);
+  if (!best) return best.error();
+  const auto tip = best.value() ? blocks.find(*best.value()) : std::nullopt;
+  if (!tip || tip->height < 0) {
+    if (why != nullptr) {
+      *why = best.value() ? "its best block " + best.value()->to_hex() + " is not in " + blocks.dir() + " (the node's blocks directory?)"
+                          : "no best block (its \"B\" key): a chainstate in the middle of a write";
+    }
+    return error(directory::errc::not_one_chain);
+  }
+  const std::vector<ChainBlock> chain = chain_to(blocks, *tip);
+
+  UtxoExportReport report;
+  report.height = tip->height;
+  const fs::path table = fs::path(out.path()) / "utxos";
+  const std::string height = shard_number(static_cast<std::uint64_t>(tip->height));
+  const fs::path folder = table / ("height=" + height);
+  const fs::path partial = table / (".height=" + height + ".partial-" + std::to_string(::getpid()));
+  report.folder = folder.string();
+  const auto failed = [&](const std::string& what, const error& e) -> error {
+    if (why != nullptr) *why = what + ": " + e.message();
+    std::error_code ec;
+    fs::remove_all(partial, ec);
+    return e;
+  };
+  std::error_code ec;
+  fs::create_directories(table, ec);
+  if (ec) return failed(table.string(), ec);
+  remove_leftovers(table);
+  fs::create_directories(partial, ec);
+  if (ec) return failed(partial.string(), ec);
+
+  // One part open at a time; a part's failure stops the run at its coin.
+  std::unique_ptr<TextOut> part;
+  std::optional<error> write_failure;
+  std::string failed_file;
+  const auto finish_part = [&] {
+    if (!part || write_failure) return;
+    if (auto done = part->finish(); !done) write_failure = done.error();
+    part.reset();
+  };
+  const auto next_part = [&] {
+    finish_part();
+    if (write_failure) return;
+    char number[8];
+    std::snprintf(number, sizeof number, "%04llu", static_cast<unsigned long long>(report.parts));
+    const fs::path path = partial / ("utxos_" + height + "_" + number + "." + std::string(export_extension(spec.format)));
+    auto file = DirectFileWriter::create(path.c_str());
+    if (!file) {
+      write_failure = file.error();
+      failed_file = path.string();
+      return;
+    }
+    part = std::make_unique<TextOut>(std::move(file).value());
+    write_utxo_header(spec.format, *part);
+    ++report.parts;
+  };
+  std::uint64_t coins = 0;
+  const std::uint64_t per_part = std::max<std::uint64_t>(1, spec.part_coins);
+  std::string read_why;
+  auto info = read_core_utxo_set(
+      chainstate_dir,
+      [&](const CoreCoin& c) {
+        if (write_failure) return;
+        if (coins++ % per_part == 0) next_part();
+        if (write_failure) return;
+        const bool known = c.coin.height < chain.size();
+        const ChainBlock* at = known ? &chain[c.coin.height] : nullptr;
+        write_utxo_row(spec.format, *part,
+                       {c.outpoint, c.coin, at != nullptr ? &at->hash : nullptr,
+                        at != nullptr ? std::optional<std::uint32_t>(at->time) : std::nullopt, blocks.net()});
+      },
+      &read_why, spec.progress);
+  if (!info) {
+    if (why != nullptr) *why = read_why;
+    return failed(chainstate_dir, info.error());
+  }
+  if (coins == 0) next_part();  // an empty set still has its (empty) table
+  finish_part();
+  if (write_failure) return failed(failed_file.empty() ? partial.string() : failed_file, *write_failure);
+  report.info = info.value();
+
+  // Into place, over an older folder of the same height.
+  const fs::path old = table / (".height=" + height + ".old-" + std::to_string(::getpid()));
+  if (fs::exists(folder, ec)) {
+    fs::rename(folder, old, ec);
+    if (ec) return failed(folder.string(), ec);
+  }
+  fs::rename(partial, folder, ec);
+  if (ec) return failed(folder.string(), ec);
+  fs::remove_all(old, ec);
+  if (auto r = sync_directory(table.c_str()); !r) return failed(table.string(), r.error());
+  return report;
+}
+
+}  // namespace blockwire::tables
