@@ -386,13 +386,17 @@ if os.path.exists(os.path.join(results, "export.json")):
 with open(os.path.join(results, "fetch.json")) as f:
     fetch = json.load(f)
 w("## Fetching from a node\n")
+undo, plain = fetch["undo"], fetch["no-undo"]
 w(f"`blockwire fetch` from `blockwire serve`, two processes over loopback (`bench/fetch_throughput`): a regtest chain "
-  f"made by the library, its blocks filled in turn with the transactions of the two real blocks "
-  f"({fetch['bytes'] / 1e6:,.0f} MB, the size of the scan directory, which is no chain and cannot be synced), in the "
-  f"page cache, fetched into a new directory three times: **{fetch['median_mb_per_s']:,.0f} MB/s** median "
-  f"(runs: {', '.join(f'{r:,.0f}' for r in fetch['mb_per_s'])} MB/s; issue 14's target: 300 MB/s). Peak resident "
-  f"memory: fetch {fetch['fetch_peak_kib'] / 1024:,.1f} MiB, serve {fetch['serve_peak_kib'] / 1024:,.1f} MiB "
-  f"(target: 64 MiB each).\n")
+  f"made by the library (`make_chain --wide 3000`: {undo['bytes'] / 1e6:,.0f} MB of blocks of about 550 kB, each "
+  f"spending the 3,000 outputs of the block before into 3,000 new ones), in the page cache, fetched into a new "
+  f"directory {len(undo['seconds'])} times in each mode, interleaved. With undo data (the default: the UTXO set kept, "
+  f"every block's rev record written): **{undo['median_mb_per_s']:,.0f} MB/s** median, {undo['median_seconds']:.2f} s "
+  f"(runs: {', '.join(f'{r:,.0f}' for r in undo['mb_per_s'])} MB/s); without (`--no-undo`): "
+  f"**{plain['median_mb_per_s']:,.0f} MB/s**, {plain['median_seconds']:.2f} s (runs: "
+  f"{', '.join(f'{r:,.0f}' for r in plain['mb_per_s'])} MB/s): undo data takes {fetch['undo_time_ratio']:.2f}x the "
+  f"time (issue 36's bound: 1.5x). Peak resident memory: fetch {fetch['fetch_peak_kib'] / 1024:,.1f} MiB, serve "
+  f"{fetch['serve_peak_kib'] / 1024:,.1f} MiB (target: 64 MiB each).\n")
 w("Where the time went (`perf record` of both processes, one run, at commit 0b81408, before the ids were hashed side "
   "by side): SHA-256 in OpenSSL was 47% of fetch's CPU time (the envelope's checksum over each payload, then the "
   "txids and wtxids check_block hashes: three passes over the bytes) and 60% of serve's (the checksum); the kernel's "

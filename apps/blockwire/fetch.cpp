@@ -145,9 +145,9 @@ int fetch(const FetchOptions& o) {
   options.max_blocks = o.max_blocks;
   std::string connect_failure;
   if (coins) {
-    options.appended = [&](const Block& block, const Hash256& hash) {
+    options.appended = [&](const Block& block, const Hash256& hash, std::span<const TxIds> ids) {
       std::string why;
-      auto followed = coins->follow(chain, &block, hash, &why);
+      auto followed = coins->follow(chain, &block, hash, ids, &why);
       if (!followed) connect_failure = "the UTXO set, for the undo records: " + (why.empty() ? followed.error().message() : why);
       return followed;
     };

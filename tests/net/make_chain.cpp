@@ -7,13 +7,16 @@
 // make megabyte blocks; given twice or more, the blocks take turns. Writes the blocks directory, and with --hex each
 // block's hex on a line of its own (for the Python peers); with --undo the
 // rev files too, undo data made from the chain itself (blockwire::undo).
+// --wide K adds to every block from height 2 a transaction that spends
+// the K outputs of the one before it (the first: a coinbase) into K
+// outputs: megabyte blocks whose every input spends the chain's own coins.
 // --coinbase-only leaves the spends out: every block has one shape, as
 // mainnet's early blocks do (the hard case for pairing undo records).
 // --core-index writes what Bitcoin Core keeps beside such a directory: its
 // block index (DIR/index, every block's height, status and positions) and
 // a chainstate whose best block is the tip (DIR/../chainstate, its key
 // alone), in Core's formats, as a node's data directory holds them.
-//   make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only] [--core-index]
+//   make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only] [--core-index] [--wide K]
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
 #include <blockwire/directory/core_index.hpp>
@@ -69,6 +72,36 @@ Transaction segwit_spend(const Hash256& coinbase_txid, std::uint32_t height, std
       bytes({0x6a, 0x04, 0x62, 0x77, 0x69, 0x72}),                                   // OP_RETURN "bwir"
   };
   for (const auto& script : scripts) tx.add_output(std::min<std::int64_t>(9'000'000, spent / 10), script);
+  return tx.build();
+}
+
+// --wide K: a transaction of K segwit inputs (each spending one of
+// `spent`, a signature and a key in its witness) and K outputs of the
+// common types, worth what they spend: a block's worth of coins spent and
+// made, all of them the chain's own, as a node connecting real blocks
+// spends and makes them.
+Transaction wide_spend(const std::vector<std::pair<OutPoint, std::int64_t>>& spent, std::size_t outputs, std::uint32_t height) {
+  TransactionBuilder tx;
+  tx.version = 2;
+  std::int64_t total = 0;
+  for (const auto& [point, value] : spent) {
+    tx.add_input(point, {}, 0xfffffffd);
+    total += value;
+  }
+  const auto key = concat({bytes({0x03}), repeated(32, static_cast<int>(height & 0xff))});
+  for (std::size_t i = 0; i < spent.size(); ++i) {
+    const auto signature = concat({bytes({0x30, 0x44}), repeated(69, static_cast<int>((height + i) & 0xff)), bytes({0x01})});
+    const std::span<const std::byte> items[] = {signature, key};
+    tx.set_witness(i, items);
+  }
+  for (std::size_t o = 0; o < outputs; ++o) {
+    const int fill = static_cast<int>((height * 7 + o) & 0xff);
+    const std::vector<std::byte> script = o % 3 == 0   ? concat({bytes({0x00, 0x14}), repeated(20, fill)})
+                                          : o % 3 == 1 ? concat({bytes({0x51, 0x20}), repeated(32, fill)})
+                                                       : concat({bytes({0x76, 0xa9, 0x14}), repeated(20, fill), bytes({0x88, 0xac})});
+    const std::int64_t share = total / static_cast<std::int64_t>(outputs);
+    tx.add_output(o + 1 == outputs ? total - share * static_cast<std::int64_t>(outputs - 1) : share, script);
+  }
   return tx.build();
 }
 
@@ -204,7 +237,9 @@ class CoreDatabases {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only]\n");
+    std::fprintf(
+        stderr,
+        "usage: make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only] [--core-index] [--wide K]\n");
     return 2;
   }
   const std::string dir = argv[1];
@@ -215,6 +250,7 @@ int main(int argc, char** argv) {
   bool with_undo = false;
   bool coinbase_only = false;
   bool core_index = false;
+  std::size_t wide = 0;
   for (int i = 3; i < argc; ++i) {
     if (std::strcmp(argv[i], "--fill") == 0 && i + 1 < argc) {
       std::ifstream in(argv[++i], std::ios::binary);
@@ -233,6 +269,8 @@ int main(int argc, char** argv) {
       coinbase_only = true;
     } else if (std::strcmp(argv[i], "--core-index") == 0) {
       core_index = true;
+    } else if (std::strcmp(argv[i], "--wide") == 0 && i + 1 < argc) {
+      wide = static_cast<std::size_t>(std::stoul(argv[++i]));
     } else if (std::strcmp(argv[i], "--plain") == 0) {
       key = XorKey{};
     } else {
@@ -249,7 +287,8 @@ int main(int argc, char** argv) {
   std::vector<std::byte> bytes;
   CoinSet coins;
   UndoFileWriter undo_writer(dir, key, network::regtest);
-  std::uint64_t undo_end = 0;  // of the last undo record written
+  std::uint64_t undo_end = 0;                                   // of the last undo record written
+  std::vector<std::pair<OutPoint, std::int64_t>> wide_outputs;  // what the next wide transaction spends
   std::unique_ptr<CoreDatabases> core;
   if (core_index && !(core = CoreDatabases::open(dir))) return 2;
   for (unsigned height = 0;; ++height) {
@@ -316,7 +355,18 @@ int main(int argc, char** argv) {
     const bool spends = !coinbase_only && height + 1 >= 2 && (height + 1) % 3 == 0;
     const Transaction spend = spends ? segwit_spend(coinbase_txid, height + 1, subsidy(height)) : Transaction{};
     static const std::vector<Transaction> none;
-    const auto& fill = fills.empty() ? none : fills[height % fills.size()];
+    std::vector<Transaction> wide_fill;
+    if (wide != 0 && height + 1 >= 2) {
+      // The last wide transaction's outputs, or to begin the coinbase of
+      // the block before.
+      if (wide_outputs.empty()) wide_outputs.push_back({OutPoint{coinbase_txid, 0}, subsidy(height)});
+      wide_fill.push_back(wide_spend(wide_outputs, wide, height + 1));
+      const Hash256 id = wide_fill.back().txid();
+      wide_outputs.clear();
+      for (std::uint32_t o = 0; o < wide_fill.back().output_count(); ++o)
+        wide_outputs.push_back({OutPoint{id, o}, wide_fill.back().output(o).value()});
+    }
+    const auto& fill = wide != 0 ? wide_fill : fills.empty() ? none : fills[height % fills.size()];
     block = make_block(block_hash(block.header), height + 1, spends ? &spend : nullptr, fill);
   }
   if (core && !core->finish(block_hash(block.header))) return 2;

@@ -103,7 +103,7 @@ struct UtxoStore::State {
   }
 
   // The block's coins spent and made; its undo data.
-  result<BlockUndo> apply(const Block& block, std::uint32_t height) {
+  result<BlockUndo> apply(const Block& block, std::uint32_t height, std::span<const TxIds> ids) {
     BlockUndo undo;
     undo.transactions.reserve(block.transactions.empty() ? 0 : block.transactions.size() - 1);
     for (std::size_t t = 0; t < block.transactions.size(); ++t) {
@@ -133,7 +133,7 @@ struct UtxoStore::State {
           change_bytes += sizeof(OutPoint) + sizeof(Change) + 32;
         }
       }
-      const Hash256 id = tx.txid();
+      const Hash256 id = ids.size() == block.transactions.size() ? ids[t].txid : tx.txid();
       for (std::uint32_t o = 0; o < tx.output_count(); ++o) {
         const OutputView out = tx.output(o);
         const auto script = out.script_pubkey();
@@ -185,14 +185,15 @@ struct UtxoStore::State {
     return success();
   }
 
-  result<std::optional<std::uint32_t>> connect(const Block& block, const Hash256& hash, BlockPosition at, bool write_undo) {
+  result<std::optional<std::uint32_t>> connect(const Block& block, const Hash256& hash, BlockPosition at, bool write_undo,
+                                               std::span<const TxIds> ids) {
     if (failed) return error(directory::errc::not_one_chain);
     failed = true;  // until this block is in
     const bool first = best_height < 0;
     if (first ? !block.header.prev_block.is_zero() : block.header.prev_block != best) return error(directory::errc::not_one_chain);
     const auto height = static_cast<std::uint32_t>(best_height + 1);
     // The genesis block's outputs are no coins: Core never connects it.
-    auto undo = first ? result<BlockUndo>(BlockUndo{}) : apply(block, height);
+    auto undo = first ? result<BlockUndo>(BlockUndo{}) : apply(block, height, ids);
     if (!undo) return undo.error();
     std::optional<std::uint32_t> undo_at;
     if (!first && write_undo) {
@@ -291,8 +292,8 @@ struct UtxoStore::State {
   // To the chain's tip: off the old branch back to where the new one
   // forks, then the new one's blocks connected, each one's undo record
   // written (unless `paired` has it) and its place given to the chain.
-  result<void> follow(BlockIndex& chain, const Block* appended, const Hash256& appended_hash, const BlocksDirectory* paired,
-                      std::string* why) {
+  result<void> follow(BlockIndex& chain, const Block* appended, const Hash256& appended_hash, std::span<const TxIds> appended_ids,
+                      const BlocksDirectory* paired, std::string* why) {
     if (chain.empty() || (best_height >= 0 && chain.tip() == best)) return success();
     const auto said = [&](const error& e, const IndexedBlock& b, const std::string& what) {
       if (why != nullptr) *why = "block " + b.hash.to_hex() + " (height " + std::to_string(b.height) + "): " + what + ": " + e.message();
@@ -324,7 +325,7 @@ struct UtxoStore::State {
           has_record = view && paired->undo_of(*there, view.value()).has_value();
         }
       }
-      auto connected = connect(block, b.hash, BlockPosition{b.file, b.offset}, !has_record);
+      auto connected = connect(block, b.hash, BlockPosition{b.file, b.offset}, !has_record, read ? std::span<const TxIds>() : appended_ids);
       if (!connected) return said(connected.error(), b, "connecting it to the UTXO set");
       if (connected.value()) chain.set_undo_offset(b.hash, *connected.value());
       ++blocks_connected;
@@ -416,7 +417,7 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
   }
   state->opening.from_height = state->best_height;
   const std::uint64_t before = state->blocks_connected;
-  if (auto r = state->follow(chain, nullptr, Hash256{}, paired ? &*paired : nullptr, why); !r) return r.error();
+  if (auto r = state->follow(chain, nullptr, Hash256{}, {}, paired ? &*paired : nullptr, why); !r) return r.error();
   state->opening.blocks_connected = state->blocks_connected - before;
   state->options.progress = nullptr;  // open()'s alone
   if (state->opening.blocks_connected != 0) {
@@ -425,8 +426,9 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
   return UtxoStore(std::move(state));
 }
 
-result<void> UtxoStore::follow(BlockIndex& chain, const Block* appended, const Hash256& appended_hash, std::string* why) {
-  return state_->follow(chain, appended, appended_hash, nullptr, why);
+result<void> UtxoStore::follow(BlockIndex& chain, const Block* appended, const Hash256& appended_hash, std::span<const TxIds> appended_ids,
+                               std::string* why) {
+  return state_->follow(chain, appended, appended_hash, appended_ids, nullptr, why);
 }
 
 result<void> UtxoStore::flush() { return state_->flush(); }

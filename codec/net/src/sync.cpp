@@ -60,7 +60,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
   progress = SyncProgress{};
   progress.peer_height = peer_height;
   progress.height = chain.height();
-  const auto append = [&](const Block& block, const Hash256& hash) -> result<void> {
+  const auto append = [&](const Block& block, const Hash256& hash, std::span<const TxIds> ids) -> result<void> {
     const auto at = writer.append(block);
     if (!at) {
       progress.local_failure = true;
@@ -68,7 +68,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
     }
     chain.add(block.header, hash, at.value());
     if (options.appended) {
-      if (auto r = options.appended(block, hash); !r) {
+      if (auto r = options.appended(block, hash, ids); !r) {
         progress.local_failure = true;
         return r;
       }
@@ -86,7 +86,10 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
   const auto progressed = [&] { stall_until = clock::now() + peer.timeouts().idle; };
 
   if (chain.empty()) {  // the genesis block: every node writes its own
-    if (auto r = append(genesis_block(chain.net()), genesis_hash(chain.net())); !r) return r;
+    const Block genesis = genesis_block(chain.net());
+    std::vector<TxIds> ids(genesis.transactions.size());
+    tx_ids(genesis.transactions, ids);
+    if (auto r = append(genesis, genesis_hash(chain.net()), ids); !r) return r;
   }
   const std::size_t window = std::max<std::size_t>(1, options.max_in_flight);
   const auto done = [&] { return options.max_blocks != 0 && progress.blocks >= options.max_blocks; };
@@ -150,8 +153,8 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
     // Blocks in chain order, `window` in flight; one that comes early
     // waits (at most window - 1 of them) for those before it.
     std::size_t next_request = 0, next_append = 0;
-    std::map<Hash256, std::size_t> in_flight;  // hash -> position in `wanted`
-    std::map<std::size_t, Block> early;
+    std::map<Hash256, std::size_t> in_flight;                           // hash -> position in `wanted`
+    std::map<std::size_t, std::pair<Block, std::vector<TxIds>>> early;  // with its transactions' ids, hashed once
     while (next_append < wanted.size()) {
       if (next_request < wanted.size() && in_flight.size() + early.size() < window) {
         p2p::GetData request;
@@ -178,12 +181,14 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
       const std::uint64_t at = peer.last_message_offset();
       const auto it = in_flight.find(block_hash(got->block.header));
       if (it == in_flight.end()) return error(net::errc::unrequested_block, at);
-      if (auto checked = check_block(got->block); !checked) return error(checked.error().code(), at);
+      std::vector<TxIds> ids(got->block.transactions.size());
+      tx_ids(got->block.transactions, ids);
+      if (auto checked = check_block(got->block, ids); !checked) return error(checked.error().code(), at);
       progressed();
-      early.emplace(it->second, std::move(got->block));
+      early.emplace(it->second, std::pair(std::move(got->block), std::move(ids)));
       in_flight.erase(it);
       for (auto e = early.begin(); e != early.end() && e->first == next_append; e = early.erase(e), ++next_append) {
-        if (auto r = append(e->second, wanted[e->first].hash); !r) return r;
+        if (auto r = append(e->second.first, wanted[e->first].hash, e->second.second); !r) return r;
       }
     }
   }

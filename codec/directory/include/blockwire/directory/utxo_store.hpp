@@ -16,6 +16,7 @@
 
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec/block.hpp>
+#include <blockwire/codec/hashes.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/hash256.hpp>
 #include <blockwire/undo/block_undo.hpp>
@@ -24,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 namespace blockwire {
@@ -62,14 +64,16 @@ class UtxoStore {
   // added, each one's undo record written into revNNNNN.dat (N: its blk
   // file) as Core's ConnectBlock and WriteBlockUndo do, and its place
   // given to `chain` (set_undo_offset). A block on a side branch with less
-  // work changes nothing. `appended` (`appended_hash`): the block just
+  // work changes nothing. `appended` (`appended_hash`, and its
+  // transactions' ids when known: not hashed again): the block just
   // appended, already decoded; the others are read from the blk files.
   // Errors: undo::errc::missing_coin (a block spends what its chain never
   // made), a block of the old branch whose undo record is not known
   // (undo::errc::no_rev_file) or fails its checks, LevelDB's, the files';
   // `why` names the block. After an error the store takes nothing more
   // until reopened.
-  result<void> follow(BlockIndex& chain, const Block* appended = nullptr, const Hash256& appended_hash = {}, std::string* why = nullptr);
+  result<void> follow(BlockIndex& chain, const Block* appended = nullptr, const Hash256& appended_hash = {},
+                      std::span<const TxIds> appended_ids = {}, std::string* why = nullptr);
 
   // The rev files synced, then the changes and the best block written in
   // one synced LevelDB write. Also when the cache is full, from follow().

@@ -37,10 +37,10 @@ struct SyncOptions {
   std::uint64_t max_blocks = 0;                       // stop after this many appended; 0: up to the peer's tip
   std::size_t max_in_flight = 16;                     // Core's MAX_BLOCKS_IN_TRANSIT_PER_PEER
   std::function<void(const SyncProgress&)> progress;  // after each block
-  // Each block once appended and in the index (a UtxoStore's follow: the
-  // undo records written). Its error ends the sync as the writer's would
-  // (local_failure).
-  std::function<result<void>(const Block&, const Hash256&)> appended;
+  // Each block once appended and in the index, with its transactions' ids
+  // (a UtxoStore's follow: the undo records written). Its error ends the
+  // sync as the writer's would (local_failure).
+  std::function<result<void>(const Block&, const Hash256&, std::span<const TxIds>)> appended;
 };
 
 // Syncs `chain` (the directory's index, BlockIndex: the blocks it holds,
