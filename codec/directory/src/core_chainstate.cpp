@@ -8,6 +8,7 @@
 #include <blockwire/io/sha256.hpp>
 #include <blockwire/io/little_endian.hpp>
 #include <blockwire/io/vector_writer.hpp>
+#include <blockwire/io/xor.hpp>
 #include <blockwire/undo/varint.hpp>
 
 #include <leveldb/db.h>
@@ -47,7 +48,12 @@ result<std::vector<std::byte>> key_of(leveldb::DB& db, std::string* why) {
 
 void unobfuscate(std::span<std::byte> value, const std::vector<std::byte>& key) {
   if (key.empty()) return;
-  for (std::size_t i = 0; i < value.size(); ++i) value[i] ^= key[i % key.size()];
+  if (key.size() == 8) {  // Core's: the block files' XOR, a word at a time
+    XorKey word;
+    std::copy(key.begin(), key.end(), word.begin());
+    return xor_in_place(value, word, 0);
+  }
+  for (std::size_t i = 0, k = 0; i < value.size(); ++i, k = k + 1 == key.size() ? 0 : k + 1) value[i] ^= key[k];
 }
 
 result<std::optional<Hash256>> best_block_of(leveldb::DB& db, const std::vector<std::byte>& key, std::string* why) {
