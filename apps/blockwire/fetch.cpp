@@ -95,8 +95,11 @@ int fetch(const FetchOptions& o) {
       building.update(total == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total), 0,
                       "the UTXO set: " + with_commas(done) + " of " + count_of(total, "block"));
     };
+    Progress importing(o.progress && !o.json && isatty(STDERR_FILENO) != 0, 0, "coin");
+    store_options.import_progress = [&importing](const CoinsProgress& p) { importing.update_count(p.fraction, p.coins); };
     std::string why;
     auto opened = UtxoStore::open(chain, store_options, &why);
+    importing.finish();
     building.finish();
     if (!opened) {
       std::fprintf(stderr, "blockwire fetch: %s: the UTXO set: %s\n", o.output_dir.c_str(),
@@ -105,6 +108,11 @@ int fetch(const FetchOptions& o) {
     }
     coins.emplace(std::move(opened).value());
     const UtxoStore::Opening& caught_up = coins->opening();
+    if (!caught_up.imported_from.empty()) {
+      std::fprintf(stderr, "blockwire fetch: %s: the UTXO set copied from Bitcoin Core's %s: %s at height %lld\n", o.output_dir.c_str(),
+                   caught_up.imported_from.c_str(), count_of(caught_up.coins_imported, "coin").c_str(),
+                   static_cast<long long>(caught_up.from_height));
+    }
     if (caught_up.undo_bytes_cut != 0) {
       std::fprintf(stderr, "blockwire fetch: %s: cut off %s bytes of undo records written after the UTXO set's last flush (a crash)\n",
                    o.output_dir.c_str(), with_commas(caught_up.undo_bytes_cut).c_str());

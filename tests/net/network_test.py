@@ -102,6 +102,21 @@ def scenario_core_undo():
         exports.append({os.path.relpath(os.path.join(p, n), out): open(os.path.join(p, n), 'rb').read()
                         for p, _, names in os.walk(out) for n in names if not n.startswith('.')})
     assert exports[0] == exports[1] and len(exports[0]) >= 2, sorted(exports[0])
+    # Into a copy of the node's data directory (blocks beside chainstate): the set is copied from Core's chainstate,
+    # not built from the blocks, and Core's rev files are left as they were.
+    node = os.path.join(work, 'node')
+    for part in ('blocks', 'chainstate'):
+        shutil.copytree(os.path.join(data_dir, 'core-regtest', part), os.path.join(node, part))
+    rev = open(os.path.join(node, 'blocks', 'rev00000.dat'), 'rb').read()
+    server, port = peers.start_serve(blockwire, core, '--network', 'regtest')
+    with server:
+        r = fetch(port, os.path.join(node, 'blocks'))
+        assert r.returncode == 0, r.stderr
+        server.stop()
+    assert "the UTXO set copied from Bitcoin Core's" in r.stderr and '316 coins at height 237' in r.stderr, r.stderr
+    assert open(os.path.join(node, 'blocks', 'rev00000.dat'), 'rb').read() == rev
+    copied = run('utxos', os.path.join(node, 'blocks', 'blockwire-utxos'), '--json')
+    assert copied.returncode == 0 and json.loads(copied.stdout)['hash_serialized_3'] == info['hash_serialized_3'], copied.stderr
 
 
 def scenario_core_reorg():

@@ -2,6 +2,7 @@
 
 #include <blockwire/codec/wire.hpp>
 #include <blockwire/directory/blocks_directory.hpp>
+#include <blockwire/directory/core_chainstate.hpp>
 #include <blockwire/directory/error.hpp>
 #include <blockwire/directory/utxo_store.hpp>
 #include <blockwire/io/decoding_context.hpp>
@@ -211,6 +212,48 @@ struct UtxoStore::State {
     return undo_at;
   }
 
+  // A new set: a copy of the node's chainstate beside, when it is at a
+  // block of the chain (else nothing: the set is built from the blocks).
+  result<void> import_core_chainstate(const BlockIndex& chain, std::string* why) {
+    const std::string chainstate = (fs::path(dir) / ".." / "chainstate").lexically_normal().string();
+    std::error_code ec;
+    if (!fs::is_directory(chainstate, ec)) return success();
+    auto at = read_core_best_block(chainstate);
+    if (!at || !at.value()) return success();  // not a chainstate, or one in the middle of a flush
+    const auto b = chain.find(*at.value());
+    if (!b || b->height < 0) return success();
+    leveldb::WriteBatch batch;
+    std::optional<error> failure;
+    std::uint64_t coins = 0;
+    auto read = read_core_coins(
+        chainstate,
+        [&](const CoreCoin& c) {
+          if (failure) return;
+          batch.Put(key_of(c.outpoint), leveldb::Slice(reinterpret_cast<const char*>(c.stored.data()), c.stored.size()));
+          if (batch.ApproximateSize() > (std::size_t{16} << 20)) {
+            if (const leveldb::Status st = db->Write(leveldb::WriteOptions(), &batch); !st.ok()) failure = leveldb_failure(st, why);
+            batch.Clear();
+          }
+          if (++coins % 65536 == 0 && options.import_progress) {
+            const auto top = c.outpoint.txid.bytes();
+            options.import_progress({coins, static_cast<double>(std::to_integer<unsigned>(top[0])) / 256.0});
+          }
+        },
+        why);
+    if (!read) {
+      if (why != nullptr) *why = chainstate + ": " + *why;
+      return read.error();
+    }
+    if (failure) return *failure;
+    if (const leveldb::Status st = db->Write(leveldb::WriteOptions(), &batch); !st.ok()) return leveldb_failure(st, why);
+    if (options.import_progress) options.import_progress({coins, 1.0});
+    best = b->hash;
+    best_height = b->height;
+    opening.imported_from = chainstate;
+    opening.coins_imported = coins;
+    return success();
+  }
+
   // A block of the chain, read from its blk file.
   result<Block> read_block(const IndexedBlock& b) const {
     auto read = read_block_record((fs::path(dir) / block_file_name(b.file)).string(), b.offset, key, net);
@@ -360,6 +403,7 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
   std::string value;
   leveldb::Status s = db->Get(leveldb::ReadOptions(), leveldb::Slice(&best_block_key, 1), &value);
   if (s.IsNotFound()) {
+    if (auto r = state->import_core_chainstate(chain, why); !r) return r.error();
     if (auto r = state->flush(); !r) return r.error();
   } else {
     if (!s.ok()) return leveldb_failure(s, why);

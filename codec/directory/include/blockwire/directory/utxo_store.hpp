@@ -17,6 +17,7 @@
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec/block.hpp>
 #include <blockwire/codec/hashes.hpp>
+#include <blockwire/directory/core_chainstate.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/hash256.hpp>
 #include <blockwire/undo/block_undo.hpp>
@@ -37,13 +38,19 @@ class UtxoStore {
     std::size_t cache_bytes = std::size_t{256} << 20;
     // While open() connects blocks again: done of total.
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+    // While a new set is copied from Bitcoin Core's chainstate beside.
+    CoinsProgressFn import_progress;
   };
 
   // Where the set of `blocks_dir` is kept.
   static std::string path_of(const std::string& blocks_dir);
 
   // Opens (or makes) the set of `chain`'s directory and brings it to
-  // `chain`'s tip, as the header says. A block of the best chain whose undo
+  // `chain`'s tip, as the header says. A new set for a node's blocks
+  // directory starts as a copy of the node's chainstate beside
+  // (DIR/../chainstate, read as read_core_coins reads it) when its best
+  // block is one of `chain`'s: minutes, where connecting every block from
+  // the genesis block would take hours. A block of the best chain whose undo
   // record the directory already holds (a node's or pack's rev files) is
   // not written again. Call it holding the directory's BlockFileWriter.
   // Errors: LevelDB's (directory::errc::leveldb_corruption, std::errc),
@@ -90,6 +97,8 @@ class UtxoStore {
     std::uint64_t undo_bytes_cut = 0;
     std::uint64_t blocks_connected = 0;
     std::int64_t from_height = -1;  // the set's best block's height when opened
+    std::string imported_from;      // a new set copied from this chainstate of Core's (empty: none)
+    std::uint64_t coins_imported = 0;
   };
   const Opening& opening() const noexcept;
 
