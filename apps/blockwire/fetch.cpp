@@ -91,6 +91,8 @@ int fetch(const FetchOptions& o) {
     Progress building(o.progress && !o.json && isatty(STDERR_FILENO) != 0, 0, "block");
     UtxoStore::Options store_options;
     store_options.cache_bytes = static_cast<std::size_t>(o.dbcache_mib) << 20;
+    BlockFileWriter& blocks = writer.value();
+    store_options.before_flush = [&blocks] { return blocks.sync(); };
     store_options.progress = [&building](std::uint64_t done, std::uint64_t total) {
       building.update(total == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total), 0,
                       "the UTXO set: " + with_commas(done) + " of " + count_of(total, "block"));
@@ -114,8 +116,8 @@ int fetch(const FetchOptions& o) {
                    static_cast<long long>(caught_up.from_height));
     }
     if (caught_up.undo_bytes_cut != 0) {
-      std::fprintf(stderr, "blockwire fetch: %s: cut off %s bytes of undo records written after the UTXO set's last flush (a crash)\n",
-                   o.output_dir.c_str(), with_commas(caught_up.undo_bytes_cut).c_str());
+      std::fprintf(stderr, "blockwire fetch: %s: cut off a torn undo record (%s bytes) a crash left\n", o.output_dir.c_str(),
+                   with_commas(caught_up.undo_bytes_cut).c_str());
     }
     if (caught_up.blocks_connected != 0) {
       std::fprintf(stderr, "blockwire fetch: %s: the UTXO set %s: %s connected, their undo records written where missing\n",
@@ -183,7 +185,9 @@ int fetch(const FetchOptions& o) {
   const auto closed = writer.value().close();
   // What was appended joins the kept index (a fetch cut short keeps its
   // committed blocks; a crash before this is read from the files next time).
-  if (closed && flushed) {
+  // (Not after a block the set could not take: the index would hold it,
+  // and undo places the next open does not.)
+  if (closed && flushed && connect_failure.empty()) {
     if (auto kept = BlocksDirectory::keep_index(chain); !kept) {
       std::fprintf(stderr, "blockwire fetch: the index of %s could not be kept: %s\n", o.output_dir.c_str(),
                    kept.error().message().c_str());
@@ -191,8 +195,8 @@ int fetch(const FetchOptions& o) {
   }
   const double seconds = std::chrono::duration<double>(clock::now() - start).count();
   if (!synced && !connect_failure.empty()) {
-    std::fprintf(stderr, "blockwire fetch: %s\nblockwire fetch: %s holds whole, checked blocks up to height %lld\n",
-                 connect_failure.c_str(), o.output_dir.c_str(), static_cast<long long>(chain.height()));
+    std::fprintf(stderr, "blockwire fetch: %s\nblockwire fetch: the block was taken out again; %s holds the blocks before it\n",
+                 connect_failure.c_str(), o.output_dir.c_str());
     return exit_status_of(synced.error());
   }
   if (!synced && p.local_failure) {

@@ -233,7 +233,8 @@ int main(int argc, char** argv) {
   utxos_cmd->add_flag("--json", utxos.json, "as gettxoutsetinfo's JSON (its keys, in its order)");
   utxos_cmd
       ->add_option("--snapshot", utxos.snapshot,
-                   "also write the set as Bitcoin Core's dumptxoutset does (loadable by its loadtxoutset), whole or not at all")
+                   "also write the set as Bitcoin Core's dumptxoutset does, whole or not at all (Core's loadtxoutset takes\n"
+                   "one at a height its chain parameters list, on a node that has the block's header)")
       ->type_name("FILE");
   utxos_cmd
       ->add_option("--tables", utxos.tables,

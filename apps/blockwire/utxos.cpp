@@ -76,9 +76,17 @@ int utxos(const UtxosOptions& o) {
   network net = o.net;
   if (o.net_from_records) {
     std::error_code ec;
+    std::optional<network> found;
     if (fs::is_directory(blocks, ec)) {
-      if (auto format = record_format(blocks)) net = format.value().net;
+      if (auto format = record_format(blocks); format && network_of(blocks, format.value().key)) found = format.value().net;
     }
+    // The magic a snapshot carries is never guessed.
+    if (!found && !o.snapshot.empty()) {
+      std::fprintf(stderr, "blockwire utxos: which network is %s? No blocks directory beside it says (%s): --network NAME\n",
+                   o.chainstate.c_str(), blocks.c_str());
+      return usage_or_io;
+    }
+    if (found) net = *found;
   }
   Progress bar(o.progress && !o.json && isatty(STDERR_FILENO) != 0, 0, "coin");
   const CoinsProgressFn progress = [&bar](const CoinsProgress& p) { bar.update_count(p.fraction, p.coins); };
@@ -124,8 +132,7 @@ int utxos(const UtxosOptions& o) {
     std::printf("table              %s (%s)\n", table->folder.c_str(), count_of(table->parts, "part").c_str());
   }
   if (!o.snapshot.empty()) {
-    std::printf("snapshot           %s (%s's, loadable by loadtxoutset on a node that has the block)\n", o.snapshot.c_str(),
-                std::string(name(net)).c_str());
+    std::printf("snapshot           %s (%s's magic)\n", o.snapshot.c_str(), std::string(name(net)).c_str());
   }
   return ok;
 }

@@ -157,9 +157,8 @@ struct BlockFileWriter::State {
     if (!file) return blockfiles::errc::writer_closed;
     if (length > max_block_size) return blockfiles::errc::block_too_large;  // no reader would take it
     if (size != 0 && size + 8 + length > max_blockfile_size) {
-      if (batch) {  // commit_batch() syncs only the file it has open
-        if (auto r = file->sync(); !r) return failure = r.error();
-      }
+      // commit_batch() and sync() sync only the file open then.
+      if (auto r = file->sync(); !r) return failure = r.error();
       if (auto r = file->close(); !r) return failure = r.error();
       file.reset();
       if (auto r = create_file(number + 1); !r) return failure = r.error();
@@ -332,6 +331,15 @@ result<void> BlockFileWriter::commit_batch() {
   if (auto r = sync_directory(s.dir.c_str()); !r) return s.failure = r.error();  // the files the batch created
   if (::unlink(s.batch_path().c_str()) != 0) return s.failure = error(last_system_error());
   s.batch.reset();
+  if (auto r = sync_directory(s.dir.c_str()); !r) return s.failure = r.error();
+  return success();
+}
+
+result<void> BlockFileWriter::sync() {
+  if (!state_ || !state_->file) return blockfiles::errc::writer_closed;
+  State& s = *state_;
+  if (s.failure) return s.failure;
+  if (auto r = s.file->sync(); !r) return s.failure = r.error();
   if (auto r = sync_directory(s.dir.c_str()); !r) return s.failure = r.error();
   return success();
 }

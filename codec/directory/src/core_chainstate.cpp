@@ -81,15 +81,14 @@ result<std::optional<Hash256>> read_core_best_block(const std::string& chainstat
   return best_block_of(snapshot.value().db(), key.value(), why);
 }
 
-result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each,
-                                      std::string* why) {
-  auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir, why);
-  if (!snapshot) return snapshot.error();
-  auto key = key_of(snapshot.value().db(), why);
-  if (!key) return key.error();
+namespace {
+
+// Every coin of an open database (the key its values are XORed with).
+result<std::uint64_t> coins_in(leveldb::DB& db, const std::vector<std::byte>& key, const std::function<void(const CoreCoin&)>& each,
+                               std::string* why) {
   leveldb::ReadOptions options;
   options.fill_cache = false;  // one pass
-  std::unique_ptr<leveldb::Iterator> it(snapshot.value().db().NewIterator(options));
+  std::unique_ptr<leveldb::Iterator> it(db.NewIterator(options));
   std::uint64_t count = 0;
   std::vector<std::byte> value;
   CoreCoin c;
@@ -110,7 +109,7 @@ result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const s
     c.outpoint.index = static_cast<std::uint32_t>(index);
     const auto v = bytes_of(it->value());
     value.assign(v.begin(), v.end());
-    unobfuscate(value, key.value());
+    unobfuscate(value, key);
     auto coin = decode_chainstate_coin(value);
     if (!coin) {
       if (why != nullptr) {
@@ -125,6 +124,17 @@ result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const s
   }
   if (const leveldb::Status s = it->status(); !s.ok()) return leveldb_failure(s, why);
   return count;
+}
+
+}  // namespace
+
+result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each,
+                                      std::string* why) {
+  auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir, why);
+  if (!snapshot) return snapshot.error();
+  auto key = key_of(snapshot.value().db(), why);
+  if (!key) return key.error();
+  return coins_in(snapshot.value().db(), key.value(), each, why);
 }
 
 namespace {
@@ -172,7 +182,13 @@ CoinsProgress progress_after(const OutPoint& last, std::uint64_t coins) {
 // The best block, required, then every coin to `each` and to the summary.
 result<UtxoSetInfo> summarize_set(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each, std::string* why,
                                   const CoinsProgressFn& progress) {
-  auto best = read_core_best_block(chainstate_dir, why);
+  // The best block and the coins from one snapshot: a node flushing
+  // meanwhile changes neither.
+  auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir, why);
+  if (!snapshot) return snapshot.error();
+  auto key = key_of(snapshot.value().db(), why);
+  if (!key) return key.error();
+  auto best = best_block_of(snapshot.value().db(), key.value(), why);
   if (!best) return best.error();
   if (!best.value()) {
     if (why != nullptr) *why = "no best block (its \"B\" key): a chainstate in the middle of a write";
@@ -180,8 +196,8 @@ result<UtxoSetInfo> summarize_set(const std::string& chainstate_dir, const std::
   }
   SetSummary summary(*best.value());
   std::uint64_t coins = 0;
-  auto read = read_core_coins(
-      chainstate_dir,
+  auto read = coins_in(
+      snapshot.value().db(), key.value(),
       [&](const CoreCoin& c) {
         summary.add(c);
         if (each) each(c);

@@ -91,6 +91,7 @@ struct UtxoStore::State {
   std::uint64_t coins_connected = 0;
   std::uint64_t blocks_connected = 0;
   Opening opening;
+  std::optional<BlocksDirectory> pairing;  // the directory's records paired, while a follow() takes blocks off
   bool failed = false;
 
   result<std::optional<SpentCoin>> stored_coin(const OutPoint& point) {
@@ -142,7 +143,10 @@ struct UtxoStore::State {
         SpentCoin coin{height, t == 0, out.value(), std::vector<std::byte>(script.begin(), script.end())};
         change_bytes += sizeof(OutPoint) + sizeof(Change) + 32 + script.size();
         auto [it, inserted] = changes.try_emplace(OutPoint{id, o});
-        it->second.fresh = inserted;  // over a spent coin the database holds: written over it
+        // Over a spent coin the database holds: written over it. A
+        // coinbase's may repeat an older one's outpoint (before BIP30) that
+        // the database holds: never fresh, as in Core's AddCoins.
+        it->second.fresh = inserted && t != 0;
         it->second.coin = std::move(coin);
         ++coins_connected;
       }
@@ -158,6 +162,12 @@ struct UtxoStore::State {
     if (undo_writer) {
       if (auto r = undo_writer->close(); !r) return r;
     }
+    // The blocks and the rev files' names on the disk before the set says
+    // it is past them.
+    if (options.before_flush) {
+      if (auto r = options.before_flush(); !r) return r;
+    }
+    if (auto r = sync_directory(dir.c_str()); !r) return r;
     undo_end = undo_end_now(dir);
     leveldb::WriteBatch batch;
     std::vector<std::byte> value;
@@ -212,6 +222,37 @@ struct UtxoStore::State {
     return undo_at;
   }
 
+  // A record a crash tore (the last of a rev file written since the last
+  // flush: its magic where the whole records end) cut off. Core's zeros
+  // past its records are no record: left alone.
+  result<void> cut_torn_records() {
+    auto files = undo_files(dir);
+    if (!files) return files.error();
+    const Magic m = magic(net);
+    for (const std::string& f : files.value()) {
+      if (undo_file_number(fs::path(f).filename().string()).value_or(0) < undo_end.file) continue;
+      auto end = undo_records_end(f, key, net);
+      if (!end) return end.error();
+      std::error_code ec;
+      const std::uint64_t size = fs::file_size(f, ec);
+      if (ec) return ec;
+      if (end.value() + 4 > size) {
+        if (end.value() == size) continue;
+      } else {
+        auto file = FileReader::open(f.c_str());
+        if (!file) return file.error();
+        std::array<std::byte, 4> head{};
+        if (auto r = read_at(file.value().fd(), head, end.value()); !r) return r;
+        xor_in_place(head, key, end.value());
+        if (!std::equal(m.begin(), m.end(), head.begin())) continue;  // zeros, or damage a reader reports
+      }
+      fs::resize_file(f, end.value(), ec);
+      if (ec) return ec;
+      opening.undo_bytes_cut += size - end.value();
+    }
+    return success();
+  }
+
   // A new set: a copy of the node's chainstate beside, when it is at a
   // block of the chain (else nothing: the set is built from the blocks).
   result<void> import_core_chainstate(const BlockIndex& chain, std::string* why) {
@@ -225,7 +266,7 @@ struct UtxoStore::State {
     leveldb::WriteBatch batch;
     std::optional<error> failure;
     std::uint64_t coins = 0;
-    auto read = read_core_coins(
+    auto read = read_core_utxo_set(
         chainstate,
         [&](const CoreCoin& c) {
           if (failure) return;
@@ -245,6 +286,10 @@ struct UtxoStore::State {
       return read.error();
     }
     if (failure) return *failure;
+    if (read.value().best_block != b->hash) {  // (the same snapshot's: read again, the key moved)
+      if (why != nullptr) *why = chainstate + ": its best block changed while it was copied (a node writing it?)";
+      return error(directory::errc::not_one_chain);
+    }
     if (const leveldb::Status st = db->Write(leveldb::WriteOptions(), &batch); !st.ok()) return leveldb_failure(st, why);
     if (options.import_progress) options.import_progress({coins, 1.0});
     best = b->hash;
@@ -267,23 +312,26 @@ struct UtxoStore::State {
   // The undo record of a block of the chain: where the index says it is,
   // checked against its checksum; else (a fetch keeps no index of the
   // blocks it appends) where the directory's records pair with it.
-  result<BlockUndo> undo_of(const IndexedBlock& b, const Block& block) const {
+  result<BlockUndo> undo_of(const IndexedBlock& b, const Block& block) {
     if (!b.undo_offset) {
-      BlocksDirectory::Options o;
-      o.key = key;
-      o.net = net;
-      // Nothing kept of a reading in the middle of a reorganization: the
-      // new branch's records are not written yet.
-      o.kept_index = false;
-      auto opened = BlocksDirectory::open(dir, o);
-      if (!opened) return opened.error().cause;
-      const auto there = opened.value().index().find(b.hash);
+      if (!pairing) {
+        BlocksDirectory::Options o;
+        o.key = key;
+        o.net = net;
+        // Nothing kept of a reading in the middle of a reorganization: the
+        // new branch's records are not written yet.
+        o.kept_index = false;
+        auto opened = BlocksDirectory::open(dir, o);
+        if (!opened) return opened.error().cause;
+        pairing.emplace(std::move(opened).value());
+      }
+      const auto there = pairing->index().find(b.hash);
       if (!there) return error(undo::errc::no_rev_file);
       std::vector<std::byte> bytes;
       encode_block(block, bytes);
       auto view = BlockView::parse(bytes);
       if (!view) return view.error();
-      return opened.value().undo_of(*there, view.value());
+      return pairing->undo_of(*there, view.value());
     }
     auto reader = UndoFileReader::open((fs::path(dir) / undo_file_name(b.file)).string(), key, net, *b.undo_offset);
     if (!reader) return reader.error();
@@ -348,6 +396,7 @@ struct UtxoStore::State {
       if (chain.on_best_chain(*b)) break;
       if (auto r = disconnect(*b); !r) return said(r.error(), *b, "taking it off the UTXO set for a reorganization");
     }
+    pairing.reset();  // (read for the blocks taken off, once)
     const std::int64_t tip = chain.height();
     const std::int64_t start = best_height;
     for (std::int64_t h = best_height + 1; h <= tip; ++h) {
@@ -359,8 +408,11 @@ struct UtxoStore::State {
         read.emplace(std::move(got).value());
       }
       const Block& block = read ? *read : *appended;
-      bool has_record = false;
-      if (paired != nullptr && h > 0) {
+      // A block connected before (a reorganization back to its branch)
+      // has its record where the index says: not written twice, as Core
+      // writes undo data only where a block has none.
+      bool has_record = b.undo_offset && undo_of(b, block).has_value();
+      if (!has_record && paired != nullptr && h > 0) {
         if (const auto there = paired->index().find(b.hash)) {
           std::vector<std::byte> bytes;
           encode_block(block, bytes);
@@ -397,12 +449,16 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
   if (const leveldb::Status s = leveldb::DB::Open(db_options, path_of(chain.dir()), &db); !s.ok()) return leveldb_failure(s, why);
   state->db.reset(db);
 
-  // Where the set is, and where the rev files ended then. A set made now
-  // is at nothing yet, and the rev files there (a node's, pack's) are
-  // marked as not its own: never cut.
+  // Where the set is, and where the rev files ended then. A database with
+  // no best block is one a crash interrupted while it was first filled:
+  // made again, from nothing.
   std::string value;
   leveldb::Status s = db->Get(leveldb::ReadOptions(), leveldb::Slice(&best_block_key, 1), &value);
   if (s.IsNotFound()) {
+    state->db.reset();
+    if (const leveldb::Status d = leveldb::DestroyDB(path_of(chain.dir()), leveldb::Options()); !d.ok()) return leveldb_failure(d, why);
+    if (const leveldb::Status o = leveldb::DB::Open(db_options, path_of(chain.dir()), &db); !o.ok()) return leveldb_failure(o, why);
+    state->db.reset(db);
     if (auto r = state->import_core_chainstate(chain, why); !r) return r.error();
     if (auto r = state->flush(); !r) return r.error();
   } else {
@@ -416,24 +472,6 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
     const auto e = bytes_of(leveldb::Slice(end));
     state->undo_end = {load_le<std::uint32_t>(e.data()), load_le<std::uint64_t>(e.data() + 4), true};
   }
-  // Records past that end are of blocks connected after the last flush
-  // (a crash lost their coins): cut off, they are written again below.
-  auto files = undo_files(chain.dir());
-  if (!files) return files.error();
-  for (const std::string& f : files.value()) {
-    const unsigned n = undo_file_number(fs::path(f).filename().string()).value_or(0);
-    std::error_code ec;
-    const std::uint64_t size = fs::file_size(f, ec);
-    if (ec) return ec;
-    if (n > state->undo_end.file || (n == state->undo_end.file && state->undo_end.size == 0)) {
-      fs::remove(f, ec);
-      state->opening.undo_bytes_cut += size;
-    } else if (n == state->undo_end.file && size > state->undo_end.size) {
-      fs::resize_file(f, state->undo_end.size, ec);
-      state->opening.undo_bytes_cut += size - state->undo_end.size;
-    }
-    if (ec) return ec;
-  }
   if (!state->best.is_zero()) {
     const auto at = chain.find(state->best);
     if (!at || at->height < 0) {
@@ -446,24 +484,34 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
     state->best_height = at->height;
   }
 
-  // The set brought to the chain's tip; the undo records of blocks that
-  // have one already (rev files from before the set: a node's, pack's;
-  // after the cut, no record of ours is past the set) not written again.
   std::optional<BlocksDirectory> paired;
-  if (chain.height() > state->best_height && undo_end_now(chain.dir()).any) {
-    BlocksDirectory::Options o;
-    o.key = chain.key();
-    o.net = chain.net();
-    o.undo_required = false;
-    o.kept_index = false;  // the records of the blocks past the set are about to be written
-    auto opened = BlocksDirectory::open(chain.dir(), o);
-    if (opened) paired.emplace(std::move(opened).value());
+  if (chain.height() > state->best_height) {
+    // Blocks past the set: a crash came after they were appended, before
+    // the flush that would have held their coins. Their undo records, as
+    // far as they were written, stay (they are what would be written
+    // again); a record torn by the crash is cut off.
+    if (auto r = state->cut_torn_records(); !r) return r.error();
+    // The records already there (ours, or a node's or pack's from before
+    // the set) are paired with their blocks and not written again.
+    if (undo_end_now(chain.dir()).any) {
+      BlocksDirectory::Options o;
+      o.key = chain.key();
+      o.net = chain.net();
+      o.kept_index = false;  // a reading in the middle of catching up: nothing kept of it
+      auto opened = BlocksDirectory::open(chain.dir(), o);
+      if (!opened) {
+        if (why != nullptr) *why = opened.error().message(chain.dir());
+        return opened.error().cause;
+      }
+      paired.emplace(std::move(opened).value());
+    }
   }
   state->opening.from_height = state->best_height;
   const std::uint64_t before = state->blocks_connected;
   if (auto r = state->follow(chain, nullptr, Hash256{}, {}, paired ? &*paired : nullptr, why); !r) return r.error();
   state->opening.blocks_connected = state->blocks_connected - before;
   state->options.progress = nullptr;  // open()'s alone
+  state->options.import_progress = nullptr;
   if (state->opening.blocks_connected != 0) {
     if (auto r = state->flush(); !r) return r.error();
   }

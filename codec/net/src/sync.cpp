@@ -69,6 +69,10 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
     chain.add(block.header, hash, at.value());
     if (options.appended) {
       if (auto r = options.appended(block, hash, ids); !r) {
+        // A block its user cannot take (one that spends what its chain
+        // never made) does not stay in the files, to be refused at every
+        // start after: taken out, it is fetched again, and refused again.
+        (void)writer.rewind(at.value());
         progress.local_failure = true;
         return r;
       }

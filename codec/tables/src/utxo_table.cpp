@@ -32,12 +32,22 @@ std::vector<ChainBlock> chain_to(const BlockIndex& blocks, const IndexedBlock& t
   return chain;
 }
 
-// What an earlier run left: folders being written or replaced.
+// What an earlier run left: folders being written, removed; one being
+// replaced, put back when a crash came between the two renames.
 void remove_leftovers(const fs::path& table) {
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(table, ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.starts_with(".height=")) fs::remove_all(e.path(), ec);
+  std::vector<fs::path> found;
+  for (const auto& e : fs::directory_iterator(table, ec)) found.push_back(e.path());
+  for (const fs::path& p : found) {
+    const std::string name = p.filename().string();
+    if (!name.starts_with(".height=")) continue;
+    const auto old = name.find(".old-");
+    const fs::path replaced = table / name.substr(1, old == std::string::npos ? 0 : old - 1);
+    if (old != std::string::npos && !fs::exists(replaced, ec)) {
+      fs::rename(p, replaced, ec);
+    } else {
+      fs::remove_all(p, ec);
+    }
   }
 }
 
@@ -119,14 +129,23 @@ result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const B
       },
       &read_why, spec.progress);
   if (!info) {
+    std::error_code ec;
+    fs::remove_all(partial, ec);
     if (why != nullptr) *why = read_why;
-    return failed(chainstate_dir, info.error());
+    return info.error();
+  }
+  if (info.value().best_block != tip->hash) {
+    std::error_code ec;
+    fs::remove_all(partial, ec);
+    if (why != nullptr) *why = "its best block changed while it was read (a node writing it?): run again";
+    return error(directory::errc::not_one_chain);
   }
   if (coins == 0) next_part();  // an empty set still has its (empty) table
   finish_part();
   if (write_failure) return failed(failed_file.empty() ? partial.string() : failed_file, *write_failure);
   report.info = info.value();
 
+  if (auto r = sync_directory(partial.c_str()); !r) return failed(partial.string(), r.error());
   // Into place, over an older folder of the same height.
   const fs::path old = table / (".height=" + height + ".old-" + std::to_string(::getpid()));
   if (fs::exists(folder, ec)) {

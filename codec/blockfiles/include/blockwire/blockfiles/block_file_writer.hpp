@@ -102,6 +102,12 @@ class BlockFileWriter {
   result<void> begin_batch();
   result<void> commit_batch();
 
+  // What was appended, on the disk: the file open now synced, and the
+  // directory (the names of the files this writer made). The files it
+  // left before were synced when it moved past them. For a reader of its
+  // own that must never be ahead of the blocks (a UTXO set's flush).
+  result<void> sync();
+
   // What open() repaired, if anything.
   const std::optional<BlockFileRepair>& repaired() const noexcept;
 

@@ -5,13 +5,14 @@
 // block it is at; not obfuscated: read_core_coins and `blockwire utxos`
 // read it as they read a node's), a memory cache in front.
 //
-// Crash-safe as the blk files are: flush() syncs the rev files first, then
-// writes every change, the best block and where the rev files end in one
-// synced LevelDB write. open() cuts off what rev files hold past that end
-// (records of blocks connected after the last flush; a crash lost their
-// coins) and connects the best chain's blocks after the set's best block
-// again, from the blk files, writing their undo records anew: whatever a
-// crash interrupted, the set, the blocks and the rev files agree again.
+// Crash-safe as the blk files are: flush() syncs the rev files (and, by
+// Options::before_flush, the blocks) first, then writes every change, the
+// best block and where the rev files ended in one synced LevelDB write.
+// After a crash, open() connects the best chain's blocks after the set's
+// best block again, from the blk files: their undo records already written
+// are paired with them and kept (a record the crash tore is cut off), the
+// others written. Whatever a crash interrupted, the set, the blocks and
+// the rev files agree again, and no record is there twice.
 #pragma once
 
 #include <blockwire/blockfiles.hpp>
@@ -40,6 +41,10 @@ class UtxoStore {
     std::function<void(std::uint64_t done, std::uint64_t total)> progress;
     // While a new set is copied from Bitcoin Core's chainstate beside.
     CoinsProgressFn import_progress;
+    // Before each flush writes the set: what the blocks' writer must make
+    // durable first (BlockFileWriter::sync), so that the set is never past
+    // the blocks on the disk.
+    std::function<result<void>()> before_flush;
   };
 
   // Where the set of `blocks_dir` is kept.
@@ -90,9 +95,9 @@ class UtxoStore {
   const Hash256& best_block() const noexcept;
   std::uint64_t coins_connected() const noexcept;  // coins added since open(), for a summary
 
-  // What open() did to catch up: the bytes of undo records past the last
-  // flush it cut off, and the blocks it connected (from the set's best
-  // block, or the genesis block for a new set, to the chain's tip).
+  // What open() did to catch up: the bytes of a torn undo record it cut
+  // off, and the blocks it connected (from the set's best block, or the
+  // genesis block for a new set, to the chain's tip).
   struct Opening {
     std::uint64_t undo_bytes_cut = 0;
     std::uint64_t blocks_connected = 0;

@@ -39,7 +39,9 @@ struct SyncOptions {
   std::function<void(const SyncProgress&)> progress;  // after each block
   // Each block once appended and in the index, with its transactions' ids
   // (a UtxoStore's follow: the undo records written). Its error ends the
-  // sync as the writer's would (local_failure).
+  // sync as the writer's would (local_failure), the block's record taken
+  // out of the files again (BlockFileWriter::rewind; the index keeps it:
+  // do not keep the index after such an error).
   std::function<result<void>(const Block&, const Hash256&, std::span<const TxIds>)> appended;
 };
 
