@@ -102,10 +102,10 @@ class BlockFileWriter {
   result<void> begin_batch();
   result<void> commit_batch();
 
-  // What was appended, on the disk: the file open now synced, and the
-  // directory (the names of the files this writer made). The files it
-  // left before were synced when it moved past them. For a reader of its
-  // own that must never be ahead of the blocks (a UTXO set's flush).
+  // What was appended, on the disk: the files written since the last call
+  // (or since open) synced, and the directory (the names of the files this
+  // writer made). For a reader of its own that must never be ahead of the
+  // blocks (a UTXO set's flush).
   result<void> sync();
 
   // What open() repaired, if anything.
