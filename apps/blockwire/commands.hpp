@@ -101,6 +101,11 @@ struct UtxosOptions {
   bool progress = true;
 };
 int utxos(const UtxosOptions& options);
+struct RestOptions : DirectoryOptions {
+  std::string listen = "127.0.0.1:8332";  // ADDR:PORT (Core's RPC port, where its REST answers)
+  unsigned threads = 0;                   // 0: one a core
+};
+int rest_command(const RestOptions& options);
 int blocks(const BlocksOptions& options);
 int filters_command(const FiltersOptions& options);
 int export_command(const ExportOptions& options);

@@ -220,6 +220,22 @@ int main(int argc, char** argv) {
       ->type_name("SECONDS");
   add_directory_options(*serve_cmd, serve.xor_key, serve.net);
 
+  cli::RestOptions rest;
+  auto* rest_cmd =
+      app.add_subcommand("rest",
+                         "Bitcoin Core's REST interface over a blocks directory, no node: /rest/block, /rest/block/notxdetails,\n"
+                         "/rest/blockpart, /rest/headers, /rest/blockhashbyheight, /rest/blockfilter, /rest/blockfilterheaders,\n"
+                         "/rest/spenttxouts, /rest/chaininfo, /rest/mempool (an empty one), in .bin, .hex and .json where Core has\n"
+                         "them, with Core's status codes and error texts. HTTP/1.1 with keep-alive (Boost.Beast), a thread a core;\n"
+                         "a request's headers are bounded (16 KiB) and its reading (10 s, 60 s idle between requests). Blocks\n"
+                         "appended to DIR while it runs are read within a second. Prints \"listening on ADDR:PORT\"; SIGINT or\n"
+                         "SIGTERM stops it.");
+  rest_cmd->add_option("dir", rest.dir, "a blocks directory")->required()->type_name("DIR");
+  rest_cmd->add_option("--listen", rest.listen, "the address and port (default 127.0.0.1:8332; port 0: any free one)")
+      ->type_name("ADDR:PORT");
+  rest_cmd->add_option("--threads", rest.threads, "threads answering (default: one a core)")->check(CLI::Range(1u, 256u))->type_name("N");
+  add_directory_options(*rest_cmd, rest.xor_key, rest.net);
+
   cli::UtxosOptions utxos;
   auto* utxos_cmd =
       app.add_subcommand("utxos",
@@ -265,6 +281,7 @@ int main(int argc, char** argv) {
   fetch.net_from_records = !network_given(fetch_cmd);
   serve.net_from_records = !network_given(serve_cmd);
   utxos.net_from_records = !network_given(utxos_cmd);
+  rest.net_from_records = !network_given(rest_cmd);
   int status = *inspect_cmd   ? cli::inspect(inspect)
                : *scan_cmd    ? cli::scan(scan)
                : *blocks_cmd  ? cli::blocks(blocks)
@@ -273,6 +290,7 @@ int main(int argc, char** argv) {
                : *fetch_cmd   ? cli::fetch(fetch)
                : *serve_cmd   ? cli::serve(serve)
                : *utxos_cmd   ? cli::utxos(utxos)
+               : *rest_cmd    ? cli::rest_command(rest)
                               : cli::pack(pack);
   // What was printed must have arrived: a full disk or a closed pipe
   // behind standard output is an I/O error, not a success.

@@ -149,10 +149,10 @@ void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex
 template void write_transaction_json(JsonWriter&, const Transaction&, network, bool, const TxUndo*, bool);
 template void write_transaction_json(JsonWriter&, const TransactionView&, network, bool, const TxUndo*, bool);
 
-void write_block_json(JsonWriter& out, const BlockView& block, network net, const ChainInfo* chain, int verbosity, const BlockUndo* undo) {
-  if (undo != nullptr && undo->transactions.size() + 1 != block.transaction_count()) undo = nullptr;
-  const BlockHeader& h = block.header();
-  out.begin_object();
+namespace {
+
+// blockheaderToJSON's members.
+void header_members(JsonWriter& out, const BlockHeader& h, const ChainInfo* chain, std::uint64_t tx_count) {
   out.member_string("hash", block_hash(h).to_hex());
   if (chain != nullptr) {
     out.member_integer("confirmations", chain->confirmations);
@@ -166,21 +166,41 @@ void write_block_json(JsonWriter& out, const BlockView& block, network net, cons
     out.member_uint("mediantime", chain->median_time);
   }
   out.member_uint("nonce", h.nonce);
-  out.member_string("bits", hex32(h.bits));
-  if (const auto target = target_from_bits(h.bits)) {
-    out.member_string("target", target->to_hex());
-  }
-  out.member_raw_number("difficulty", double_text(difficulty(h.bits)));
+  write_target_members(out, h.bits);
   if (chain != nullptr) {
     out.member_string("chainwork", chain->chainwork.to_hex());
   }
-  out.member_uint("nTx", block.transaction_count());
+  out.member_uint("nTx", tx_count);
   if (!h.prev_block.is_zero()) {
     out.member_string("previousblockhash", h.prev_block.to_hex());
   }
   if (chain != nullptr && chain->next) {
     out.member_string("nextblockhash", chain->next->to_hex());
   }
+}
+
+}  // namespace
+
+void write_target_members(JsonWriter& out, std::uint32_t bits) {
+  out.member_string("bits", hex32(bits));
+  if (const auto target = target_from_bits(bits)) {
+    out.member_string("target", target->to_hex());
+  }
+  out.member_raw_number("difficulty", double_text(difficulty(bits)));
+}
+
+void write_block_header_json(JsonWriter& out, const BlockHeader& header, const ChainInfo* chain, std::uint64_t tx_count) {
+  out.begin_object();
+  header_members(out, header, chain, tx_count);
+  out.end_object();
+}
+
+void write_script_pubkey_json(JsonWriter& out, std::span<const std::byte> script, network net) { write_script_pubkey(out, script, net); }
+
+void write_block_json(JsonWriter& out, const BlockView& block, network net, const ChainInfo* chain, int verbosity, const BlockUndo* undo) {
+  if (undo != nullptr && undo->transactions.size() + 1 != block.transaction_count()) undo = nullptr;
+  out.begin_object();
+  header_members(out, block.header(), chain, block.transaction_count());
   out.member_uint("strippedsize", block.stripped_size());
   out.member_uint("size", block.size());
   out.member_uint("weight", block.weight());

@@ -2,33 +2,69 @@
 
 #include <rapidjson/filewritestream.h>
 #include <rapidjson/prettywriter.h>
+#include <rapidjson/writer.h>
 
 namespace blockwire::tables {
 
 struct JsonWriter::State {
-  explicit State(std::FILE* out) : stream(out, buffer, sizeof buffer), writer(stream) { writer.SetIndent(' ', 2); }
+  State(std::FILE* out, bool indent) : stream(out, buffer, sizeof buffer), pretty(stream), compact(stream), indented(indent) {
+    pretty.SetIndent(' ', 2);
+  }
   char buffer[64 * 1024];
   rapidjson::FileWriteStream stream;
-  rapidjson::PrettyWriter<rapidjson::FileWriteStream> writer;
+  rapidjson::PrettyWriter<rapidjson::FileWriteStream> pretty;
+  rapidjson::Writer<rapidjson::FileWriteStream> compact;
+  bool indented;
+  // The same call on the writer in use.
+  template <class F>
+  void on(F&& f) {
+    if (indented) {
+      f(pretty);
+    } else {
+      f(compact);
+    }
+  }
 };
 
-JsonWriter::JsonWriter(std::FILE* out) : state_(std::make_unique<State>(out)) {}
+JsonWriter::JsonWriter(std::FILE* out, bool pretty) : state_(std::make_unique<State>(out, pretty)) {}
 
 JsonWriter::~JsonWriter() {
   state_->stream.Put('\n');
   state_->stream.Flush();
 }
 
-void JsonWriter::key(std::string_view k) { state_->writer.Key(k.data(), static_cast<rapidjson::SizeType>(k.size())); }
-void JsonWriter::string(std::string_view s) { state_->writer.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); }
-void JsonWriter::uint(std::uint64_t v) { state_->writer.Uint64(v); }
-void JsonWriter::integer(std::int64_t v) { state_->writer.Int64(v); }
-void JsonWriter::number(double v) { state_->writer.Double(v); }
-void JsonWriter::boolean(bool v) { state_->writer.Bool(v); }
-void JsonWriter::raw_number(std::string_view text) { state_->writer.RawValue(text.data(), text.size(), rapidjson::kNumberType); }
-void JsonWriter::begin_object() { state_->writer.StartObject(); }
-void JsonWriter::end_object() { state_->writer.EndObject(); }
-void JsonWriter::begin_array() { state_->writer.StartArray(); }
-void JsonWriter::end_array() { state_->writer.EndArray(); }
+void JsonWriter::key(std::string_view k) {
+  state_->on([&](auto& w) { w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size())); });
+}
+void JsonWriter::string(std::string_view s) {
+  state_->on([&](auto& w) { w.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); });
+}
+void JsonWriter::uint(std::uint64_t v) {
+  state_->on([&](auto& w) { w.Uint64(v); });
+}
+void JsonWriter::integer(std::int64_t v) {
+  state_->on([&](auto& w) { w.Int64(v); });
+}
+void JsonWriter::number(double v) {
+  state_->on([&](auto& w) { w.Double(v); });
+}
+void JsonWriter::boolean(bool v) {
+  state_->on([&](auto& w) { w.Bool(v); });
+}
+void JsonWriter::raw_number(std::string_view text) {
+  state_->on([&](auto& w) { w.RawValue(text.data(), text.size(), rapidjson::kNumberType); });
+}
+void JsonWriter::begin_object() {
+  state_->on([](auto& w) { w.StartObject(); });
+}
+void JsonWriter::end_object() {
+  state_->on([](auto& w) { w.EndObject(); });
+}
+void JsonWriter::begin_array() {
+  state_->on([](auto& w) { w.StartArray(); });
+}
+void JsonWriter::end_array() {
+  state_->on([](auto& w) { w.EndArray(); });
+}
 
 }  // namespace blockwire::tables

@@ -33,6 +33,16 @@ extern template void write_transaction_json(JsonWriter&, const TransactionView&,
 void write_block_json(JsonWriter& out, const BlockView& block, network net, const ChainInfo* chain = nullptr, int verbosity = 2,
                       const BlockUndo* undo = nullptr);
 
+// getblockheader's object (blockheaderToJSON): the header's fields, with
+// `chain` its place (confirmations, height, mediantime, chainwork,
+// nextblockhash) and its transaction count.
+void write_block_header_json(JsonWriter& out, const BlockHeader& header, const ChainInfo* chain, std::uint64_t tx_count);
+// A script as Core's ScriptToUniv shows an output's (asm, desc, hex,
+// address when it has one, type).
+void write_script_pubkey_json(JsonWriter& out, std::span<const std::byte> script, network net);
+// "bits", "target", "difficulty" of compact `bits`, as getblockchaininfo
+// and getblockheader print them.
+void write_target_members(JsonWriter& out, std::uint32_t bits);
 // Bitcoin Core's difficulty: the genesis target over the block's target.
 double difficulty(std::uint32_t bits);
 // Satoshis as Core's ValueFromAmount writes them: "50.00000000".

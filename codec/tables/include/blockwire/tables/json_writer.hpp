@@ -12,7 +12,9 @@ namespace blockwire::tables {
 
 class JsonWriter {
  public:
-  explicit JsonWriter(std::FILE* out = stdout);
+  // `pretty`: indented (the command's output); else compact, as Core's
+  // UniValue::write (its REST answers).
+  explicit JsonWriter(std::FILE* out = stdout, bool pretty = true);
   JsonWriter(const JsonWriter&) = delete;
   JsonWriter& operator=(const JsonWriter&) = delete;
   // Ends the document with a newline and hands what is buffered to the file.
