@@ -104,6 +104,8 @@ int utxos(const UtxosOptions& options);
 struct RestOptions : DirectoryOptions {
   std::string listen = "127.0.0.1:8332";  // ADDR:PORT (Core's RPC port, where its REST answers)
   unsigned threads = 0;                   // 0: one a core
+  bool tx_index = false;                  // --txindex: /rest/tx
+  std::string utxo_set;                   // --utxos CHAINSTATE; default DIR/../chainstate, else DIR/blockwire-utxos
 };
 int rest_command(const RestOptions& options);
 int blocks(const BlocksOptions& options);

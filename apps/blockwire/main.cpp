@@ -225,7 +225,8 @@ int main(int argc, char** argv) {
       app.add_subcommand("rest",
                          "Bitcoin Core's REST interface over a blocks directory, no node: /rest/block, /rest/block/notxdetails,\n"
                          "/rest/blockpart, /rest/headers, /rest/blockhashbyheight, /rest/blockfilter, /rest/blockfilterheaders,\n"
-                         "/rest/spenttxouts, /rest/chaininfo, /rest/mempool (an empty one), in .bin, .hex and .json where Core has\n"
+                         "/rest/spenttxouts, /rest/tx (--txindex), /rest/getutxos (from a chainstate), /rest/chaininfo,\n"
+                         "/rest/mempool (an empty one), in .bin, .hex and .json where Core has\n"
                          "them, with Core's status codes and error texts. HTTP/1.1 with keep-alive (Boost.Beast), a thread a core;\n"
                          "a request's headers are bounded (16 KiB) and its reading (10 s, 60 s idle between requests). Blocks\n"
                          "appended to DIR while it runs are read within a second. Prints \"listening on ADDR:PORT\"; SIGINT or\n"
@@ -234,6 +235,14 @@ int main(int argc, char** argv) {
   rest_cmd->add_option("--listen", rest.listen, "the address and port (default 127.0.0.1:8332; port 0: any free one)")
       ->type_name("ADDR:PORT");
   rest_cmd->add_option("--threads", rest.threads, "threads answering (default: one a core)")->check(CLI::Range(1u, 256u))->type_name("N");
+  rest_cmd->add_flag("--txindex", rest.tx_index,
+                     "keep a transaction index (txid to block, as Core's -txindex) beside the directory's kept index, made at\n"
+                     "the first start and extended as blocks arrive: /rest/tx answers");
+  rest_cmd
+      ->add_option("--utxos", rest.utxo_set,
+                   "the UTXO set /rest/getutxos reads, at the tip: a node's chainstate (default: DIR/../chainstate, else the\n"
+                   "set fetch keeps, DIR/blockwire-utxos)")
+      ->type_name("CHAINSTATE");
   add_directory_options(*rest_cmd, rest.xor_key, rest.net);
 
   cli::UtxosOptions utxos;

@@ -3,6 +3,7 @@
 // SIGTERM; blocks appended meanwhile are read within a second.
 #include "commands.hpp"
 #include "directory_options.hpp"
+#include "progress.hpp"
 #include "text.hpp"
 
 #include <blockwire/net.hpp>
@@ -13,6 +14,9 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <optional>
+#include <unistd.h>
 #include <mutex>
 #include <thread>
 
@@ -26,7 +30,41 @@ int rest_command(const RestOptions& o) {
     std::fprintf(stderr, "blockwire rest: %s: no rev files: /rest/blockfilter and /rest/blockfilterheaders are not served\n",
                  o.dir.c_str());
   }
-  const rest::Service service(store);
+  // The transaction index, made or brought to the tip now (a progress bar
+  // on a terminal: the first time reads every block).
+  std::optional<TxIndex> tx_index;
+  if (o.tx_index) {
+    Progress bar(isatty(STDERR_FILENO) != 0, 0, "block");
+    std::string why;
+    auto lock = store.lock();
+    auto opened = TxIndex::open(store.directory(), &why, [&bar](std::uint64_t done, std::uint64_t total) {
+      bar.update(total == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total), 0,
+                 "the transaction index: " + with_commas(done) + " of " + count_of(total, "block"));
+    });
+    bar.finish();
+    if (!opened) {
+      std::fprintf(stderr, "blockwire rest: %s: the transaction index: %s\n", o.dir.c_str(),
+                   why.empty() ? opened.error().message().c_str() : why.c_str());
+      return exit_status_of(opened.error());
+    }
+    tx_index.emplace(std::move(opened).value());
+  }
+  rest::Sources sources;
+  sources.tx_index = tx_index ? &*tx_index : nullptr;
+  sources.utxo_set = o.utxo_set;
+  if (sources.utxo_set.empty()) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path beside = (fs::path(o.dir) / ".." / "chainstate").lexically_normal();
+    if (fs::is_directory(beside, ec)) {
+      sources.utxo_set = beside.string();
+    } else if (fs::is_directory(UtxoStore::path_of(o.dir), ec)) {
+      sources.utxo_set = UtxoStore::path_of(o.dir);
+    }
+  }
+  if (sources.utxo_set.empty())
+    std::fprintf(stderr, "blockwire rest: no UTXO set beside %s: /rest/getutxos is not served (--utxos)\n", o.dir.c_str());
+  const rest::Service service(store, sources);
   const auto colon = o.listen.rfind(':');
   const std::string address = colon == std::string::npos ? o.listen : o.listen.substr(0, colon);
   const auto port = colon == std::string::npos ? 0 : std::strtoul(o.listen.c_str() + colon + 1, nullptr, 10);
@@ -52,7 +90,13 @@ int rest_command(const RestOptions& o) {
   bool done = false;
   std::thread refresher([&] {
     std::unique_lock lock(m);
-    while (!wake.wait_for(lock, std::chrono::seconds(1), [&] { return done; })) (void)store.refresh();
+    while (!wake.wait_for(lock, std::chrono::seconds(1), [&] { return done; })) {
+      const auto moved = store.refresh();
+      if (moved && moved.value() && tx_index) {
+        const auto reading = store.lock();
+        (void)tx_index->update(store.directory());  // (a failure: tried again at the next block)
+      }
+    }
   });
   const int signal = server.value().run();
   {

@@ -273,4 +273,46 @@ result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const
   return info;
 }
 
+struct ChainstateSnapshot::State {
+  detail::LevelDbSnapshot snapshot;
+  std::vector<std::byte> key;
+  std::optional<Hash256> best;
+};
+
+ChainstateSnapshot::ChainstateSnapshot(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
+ChainstateSnapshot::ChainstateSnapshot(ChainstateSnapshot&&) noexcept = default;
+ChainstateSnapshot& ChainstateSnapshot::operator=(ChainstateSnapshot&&) noexcept = default;
+ChainstateSnapshot::~ChainstateSnapshot() = default;
+
+result<ChainstateSnapshot> ChainstateSnapshot::open(const std::string& chainstate_dir, std::string* why) {
+  auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir, why);
+  if (!snapshot) return snapshot.error();
+  auto key = key_of(snapshot.value().db(), why);
+  if (!key) return key.error();
+  auto best = best_block_of(snapshot.value().db(), key.value(), why);
+  if (!best) return best.error();
+  return ChainstateSnapshot(std::make_unique<State>(State{std::move(snapshot).value(), std::move(key).value(), best.value()}));
+}
+
+const std::optional<Hash256>& ChainstateSnapshot::best_block() const noexcept { return state_->best; }
+
+result<std::optional<SpentCoin>> ChainstateSnapshot::find(const OutPoint& point) const {
+  std::string k(1, coin_key);
+  k.append(reinterpret_cast<const char*>(point.txid.bytes().data()), 32);
+  std::vector<std::byte> index;
+  VectorWriter grows(index);
+  BufferedWriter<VectorWriter&, 0> sink(grows);
+  undo::encode_varint(sink, point.index);
+  k.append(reinterpret_cast<const char*>(index.data()), index.size());
+  std::string value;
+  const leveldb::Status s = state_->snapshot.db().Get(leveldb::ReadOptions(), k, &value);
+  if (s.IsNotFound()) return std::optional<SpentCoin>{};
+  if (!s.ok()) return leveldb_failure(s, nullptr);
+  std::vector<std::byte> bytes(bytes_of(leveldb::Slice(value)).begin(), bytes_of(leveldb::Slice(value)).end());
+  unobfuscate(bytes, state_->key);
+  auto coin = decode_chainstate_coin(bytes);
+  if (!coin) return error(directory::errc::bad_index_entry);
+  return std::optional<SpentCoin>(std::move(coin).value());
+}
+
 }  // namespace blockwire

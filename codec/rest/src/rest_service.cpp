@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -128,11 +129,24 @@ Response json_of(const std::function<void(tables::JsonWriter&)>& write) {
   return r;
 }
 
+}  // namespace
+
+// The UTXO set at the tip, opened when first asked and again when the tip
+// moved.
+struct Service::Coins {
+  std::mutex mutex;
+  std::optional<ChainstateSnapshot> set;
+};
+
+namespace {
+
 // The answers, each under the store's shared lock.
 struct Answers {
   net::BlockStore& store;
   const BlocksDirectory& dir;
   const BlockIndex& index;
+  const Sources& sources;
+  Service::Coins& coins;
 
   // The number of transactions of a block: its record's first bytes after
   // the header, not the whole block.
@@ -452,6 +466,152 @@ struct Answers {
     });
   }
 
+  Response transaction(const std::string& part) const {
+    std::string hash_text;
+    const format f = split_format(part, hash_text);
+    const auto txid = parse_hash(hash_text);
+    if (!txid) return error(400, "Invalid hash: " + hash_text);
+    std::optional<std::vector<std::byte>> bytes;
+    if (sources.tx_index != nullptr) {
+      auto read = sources.tx_index->read(dir, *txid);
+      if (!read) return error(500, "I/O error reading " + hash_text);
+      bytes = std::move(read).value();
+    }
+    std::optional<Transaction> tx;
+    if (bytes) {
+      auto decoded = decode_transaction(*bytes);
+      if (decoded && decoded.value().txid() == *txid) tx = std::move(decoded).value();
+    }
+    if (!tx) return error(404, hash_text + " not found");
+    if (f == format::binary || f == format::hex) return bytes_in(f, *bytes);
+    if (f != format::json) return no_format();
+    const auto place = sources.tx_index->find(*txid);
+    const Hash256 block = place && place.value() ? place.value()->block : Hash256{};
+    return json_of([&](tables::JsonWriter& out) { tables::write_transaction_json(out, *tx, dir.net(), true, nullptr, false, &block); });
+  }
+
+  // Core's CCoin: a zero (a version field of old), the height, the output.
+  static void encode_coin(BufferedWriter<VectorWriter&, 0>& out, const SpentCoin& coin) {
+    wire::encode_u32(out, 0);
+    wire::encode_u32(out, coin.height);
+    wire::encode_i64(out, coin.value);
+    wire::encode_bytes(out, coin.script_pubkey);
+  }
+
+  Response utxos(const std::string& part, std::string_view body) const {
+    std::string param;
+    const format f = split_format(part, param);
+    std::vector<std::string> parts;
+    if (param.size() > 1) parts = split(param.substr(1), '/');
+    if (body.empty() && parts.empty()) return error(400, "Error: empty request");
+    bool check_mempool = false;
+    std::vector<OutPoint> points;
+    if (!parts.empty()) {
+      check_mempool = parts[0] == "checkmempool";
+      for (std::size_t i = check_mempool ? 1 : 0; i < parts.size(); ++i) {
+        const std::vector<std::string> txid_n = split(parts[i], '-');
+        if (txid_n.size() != 2) return error(400, "Parse error");
+        const auto txid = parse_hash(txid_n[0]);
+        const auto n = whole<std::uint32_t>(txid_n[1]);
+        if (!txid || !n) return error(400, "Parse error");
+        points.push_back({*txid, *n});
+      }
+      if (points.empty()) return error(400, "Error: empty request");
+    }
+    const bool from_uri = !points.empty();
+    if (f == format::binary || f == format::hex) {
+      std::vector<std::byte> posted;
+      if (f == format::hex) {
+        auto decoded = from_hex(body);  // (Core's ParseHex stops at what is not hex)
+        if (decoded) posted = std::move(decoded).value();
+      } else {
+        posted.assign(reinterpret_cast<const std::byte*>(body.data()), reinterpret_cast<const std::byte*>(body.data() + body.size()));
+      }
+      if (!posted.empty()) {
+        if (from_uri) return error(400, "Combination of URI scheme inputs and raw post data is not allowed");
+        // A bool, then a vector of outpoints.
+        DecodingContext ctx(posted);
+        check_mempool = wire::decode_u8(ctx) != 0;
+        const std::uint64_t n = wire::decode_compact_size(ctx);
+        for (std::uint64_t i = 0; i < n && ctx.ok() && points.size() <= 15; ++i) {
+          OutPoint p;
+          wire::decode_hash(ctx, p.txid);
+          p.index = wire::decode_u32(ctx);
+          points.push_back(p);
+        }
+        if (!ctx.ok()) return error(400, "Parse error");
+        if (n > 15) return error(400, "Error: max outpoints exceeded (max: 15, tried: " + std::to_string(n) + ")");
+      }
+    } else if (f == format::json) {
+      if (!from_uri) return error(400, "Error: empty request");
+    } else {
+      return no_format();
+    }
+    (void)check_mempool;  // the mempool is empty: nothing in it spends, nothing in it is a coin
+    if (points.size() > 15) return error(400, "Error: max outpoints exceeded (max: 15, tried: " + std::to_string(points.size()) + ")");
+    if (sources.utxo_set.empty() || index.empty()) return error(503, "Service temporarily unavailable: no UTXO set beside the directory");
+    const IndexedBlock tip = index.at_height(static_cast<std::size_t>(index.height()));
+    std::vector<std::optional<SpentCoin>> found;
+    {
+      const std::lock_guard lock(coins.mutex);
+      if (!coins.set || coins.set->best_block() != tip.hash) {
+        coins.set.reset();
+        std::string why;
+        auto opened = ChainstateSnapshot::open(sources.utxo_set, &why);
+        if (!opened) return error(503, "Service temporarily unavailable: " + sources.utxo_set + ": " + why);
+        coins.set.emplace(std::move(opened).value());
+      }
+      if (coins.set->best_block() != tip.hash) {
+        return error(503, "Service temporarily unavailable: the UTXO set in " + sources.utxo_set + " is not at the tip");
+      }
+      for (const OutPoint& p : points) {
+        auto coin = coins.set->find(p);
+        if (!coin) return error(500, "I/O error reading the UTXO set");
+        found.push_back(std::move(coin).value());
+      }
+    }
+    std::string bitmap_text;
+    std::vector<std::byte> bitmap((found.size() + 7) / 8);
+    for (std::size_t i = 0; i < found.size(); ++i) {
+      bitmap_text.push_back(found[i] ? '1' : '0');
+      if (found[i]) bitmap[i / 8] |= static_cast<std::byte>(1u << (i % 8));
+    }
+    std::size_t hits = 0;
+    for (const auto& c : found) hits += c ? 1 : 0;
+    if (f == format::binary || f == format::hex) {
+      std::vector<std::byte> bytes;
+      VectorWriter grows(bytes);
+      BufferedWriter<VectorWriter&, 0> out(grows);
+      wire::encode_u32(out, static_cast<std::uint32_t>(tip.height));
+      wire::encode_hash(out, tip.hash);
+      wire::encode_bytes(out, bitmap);
+      wire::encode_compact_size(out, hits);
+      for (const auto& c : found) {
+        if (c) encode_coin(out, *c);
+      }
+      return bytes_in(f, bytes);
+    }
+    return json_of([&](tables::JsonWriter& out) {
+      out.begin_object();
+      out.member_integer("chainHeight", tip.height);
+      out.member_string("chaintipHash", tip.hash.to_hex());
+      out.member_string("bitmap", bitmap_text);
+      out.key("utxos");
+      out.begin_array();
+      for (const auto& c : found) {
+        if (!c) continue;
+        out.begin_object();
+        out.member_uint("height", c->height);
+        out.member_raw_number("value", tables::amount_text(c->value));
+        out.key("scriptPubKey");
+        tables::write_script_pubkey_json(out, c->script_pubkey, dir.net());
+        out.end_object();
+      }
+      out.end_array();
+      out.end_object();
+    });
+  }
+
   Response mempool(const std::string& part, std::string_view target) const {
     std::string param;
     const format f = split_format(part, param);
@@ -482,9 +642,13 @@ struct Answers {
 
 }  // namespace
 
-Response Service::get(std::string_view target) const {
+Service::Service(net::BlockStore& store, Sources sources)
+    : store_(store), sources_(std::move(sources)), coins_(std::make_unique<Coins>()) {}
+Service::~Service() = default;
+
+Response Service::get(std::string_view target, std::string_view body) const {
   const auto lock = store_.lock();
-  const Answers route{store_, store_.directory(), store_.index()};
+  const Answers route{store_, store_.directory(), store_.index(), sources_, *coins_};
   const std::string_view path = target.substr(0, target.find('?'));
   // Core's routes, matched by prefix in its order; the rest of the target
   // (its query too) is the route's.
@@ -492,6 +656,7 @@ Response Service::get(std::string_view target) const {
     if (!path.starts_with(prefix)) return std::nullopt;
     return std::string(target.substr(prefix.size()));
   };
+  if (auto part = after("/rest/tx/")) return route.transaction(*part);
   if (auto part = after("/rest/block/notxdetails/")) return route.block(*part, 1, std::nullopt);
   if (auto part = after("/rest/block/")) return route.block(*part, 3, std::nullopt);
   if (auto part = after("/rest/blockpart/")) return route.block_part(*part, target);
@@ -500,6 +665,7 @@ Response Service::get(std::string_view target) const {
   if (auto part = after("/rest/chaininfo")) return route.chain_info(*part);
   if (auto part = after("/rest/mempool/")) return route.mempool(*part, target);
   if (auto part = after("/rest/headers/")) return route.headers(*part, target);
+  if (auto part = after("/rest/getutxos")) return route.utxos(*part, body);
   if (auto part = after("/rest/blockhashbyheight/")) return route.block_hash_by_height(*part);
   if (auto part = after("/rest/spenttxouts/")) return route.spent_outputs(*part);
   return {404, std::string(no_route_content_type), {}};

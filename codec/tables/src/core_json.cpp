@@ -65,7 +65,7 @@ double difficulty(std::uint32_t bits) {
 }
 
 template <TransactionLike Tx>
-void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex, const TxUndo* undo, bool prevouts) {
+void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex, const TxUndo* undo, bool prevouts, const Hash256* block) {
   // Undo data of another shape is not this transaction's: left out.
   if (undo != nullptr && undo->coins.size() != tx.input_count()) undo = nullptr;
   // Unsigned: hostile values wrap instead of overflowing (Core rejects such
@@ -139,6 +139,7 @@ void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex
   if (undo != nullptr) {
     out.member_raw_number("fee", amount_text(static_cast<std::int64_t>(total_in - total_out)));
   }
+  if (block != nullptr) out.member_string("blockhash", block->to_hex());
   if (hex) {
     out.key("hex");
     write_hex(out, tx.bytes());
@@ -146,8 +147,8 @@ void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex
   out.end_object();
 }
 
-template void write_transaction_json(JsonWriter&, const Transaction&, network, bool, const TxUndo*, bool);
-template void write_transaction_json(JsonWriter&, const TransactionView&, network, bool, const TxUndo*, bool);
+template void write_transaction_json(JsonWriter&, const Transaction&, network, bool, const TxUndo*, bool, const Hash256*);
+template void write_transaction_json(JsonWriter&, const TransactionView&, network, bool, const TxUndo*, bool, const Hash256*);
 
 namespace {
 

@@ -11,4 +11,5 @@
 #include <blockwire/directory/filter_file.hpp>
 #include <blockwire/directory/pack.hpp>
 #include <blockwire/directory/scan.hpp>
+#include <blockwire/directory/tx_index.hpp>
 #include <blockwire/directory/utxo_store.hpp>

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -81,5 +82,26 @@ result<UtxoSetInfo> read_core_utxo_set(const std::string& chainstate_dir, const 
 // same pass. Errors: core_utxo_set_info's, writing's (std::errc).
 result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const std::string& path, network net, std::string* why = nullptr,
                                         const CoinsProgressFn& progress = {});
+
+// A chainstate opened once for lookups of single coins: a node's, or the
+// set fetch keeps (DIR/blockwire-utxos, the same format), as it was when
+// opened (a private snapshot, as above).
+class ChainstateSnapshot {
+ public:
+  static result<ChainstateSnapshot> open(const std::string& chainstate_dir, std::string* why = nullptr);
+  ChainstateSnapshot(ChainstateSnapshot&&) noexcept;
+  ChainstateSnapshot& operator=(ChainstateSnapshot&&) noexcept;
+  ~ChainstateSnapshot();
+  // Its "B": nothing in the middle of a flush.
+  const std::optional<Hash256>& best_block() const noexcept;
+  // The coin, if the set holds it. Errors: LevelDB's, a value that does
+  // not decode (directory::errc::bad_index_entry).
+  result<std::optional<SpentCoin>> find(const OutPoint& point) const;
+
+ private:
+  struct State;
+  explicit ChainstateSnapshot(std::unique_ptr<State> state) noexcept;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace blockwire

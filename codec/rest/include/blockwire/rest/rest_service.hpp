@@ -5,7 +5,10 @@
 // (net::BlockStore) and refreshed by its owner as blocks are appended.
 #pragma once
 
+#include <blockwire/directory/tx_index.hpp>
 #include <blockwire/net/serve.hpp>
+
+#include <memory>
 
 #include <string>
 #include <string_view>
@@ -22,18 +25,33 @@ struct Response {
 // libevent's default), with status 404 and no body.
 inline constexpr std::string_view no_route_content_type = "text/html; charset=ISO-8859-1";
 
+// What answers beyond the blocks need: a transaction index (/rest/tx, as
+// Core's -txindex), and the UTXO set at the tip (/rest/getutxos): a node's
+// chainstate beside the directory, or the one fetch keeps.
+struct Sources {
+  const TxIndex* tx_index = nullptr;  // none: every transaction is "not found", as a node without -txindex
+  std::string utxo_set;               // a chainstate folder; empty: none (getutxos: 503)
+};
+
 class Service {
  public:
   // `store` opened with its undo data (prevouts, spent outputs) and, for
   // the block filters, enable_filters() called.
-  explicit Service(net::BlockStore& store) : store_(store) {}
+  explicit Service(net::BlockStore& store, Sources sources = {});
+  ~Service();
 
-  // The answer to GET `target`: the path and query as the request line has
-  // them ("/rest/block/HASH.json", "/rest/headers/HASH.bin?count=5").
-  Response get(std::string_view target) const;
+  // The answer to a request for `target`: the path and query as the
+  // request line has them ("/rest/block/HASH.json",
+  // "/rest/headers/HASH.bin?count=5"), and its body (getutxos' outpoints,
+  // posted in .bin or .hex).
+  Response get(std::string_view target, std::string_view body = {}) const;
+
+  struct Coins;  // (opaque)
 
  private:
   net::BlockStore& store_;
+  Sources sources_;
+  std::unique_ptr<Coins> coins_;  // the UTXO set, opened again when the tip moves
 };
 
 }  // namespace blockwire::rest

@@ -21,11 +21,13 @@ namespace blockwire::tables {
 // getblock prints them (decoderawtransaction does not). Addresses and
 // descriptors for `net`. `undo`: the coins its inputs spent, when the
 // directory has undo data: then `fee`, and with `prevouts` (getblock 3)
-// each input's `prevout`.
+// each input's `prevout`. `block`: the block that holds it, as
+// getrawtransaction and Core's /rest/tx print it ("blockhash").
 template <TransactionLike Tx>
-void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex, const TxUndo* undo = nullptr, bool prevouts = false);
-extern template void write_transaction_json(JsonWriter&, const Transaction&, network, bool, const TxUndo*, bool);
-extern template void write_transaction_json(JsonWriter&, const TransactionView&, network, bool, const TxUndo*, bool);
+void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex, const TxUndo* undo = nullptr, bool prevouts = false,
+                            const Hash256* block = nullptr);
+extern template void write_transaction_json(JsonWriter&, const Transaction&, network, bool, const TxUndo*, bool, const Hash256*);
+extern template void write_transaction_json(JsonWriter&, const TransactionView&, network, bool, const TxUndo*, bool, const Hash256*);
 // getblock's verbosity: 1 lists the txids, 2 the transactions in full.
 // `chain`: the block's place in a blocks directory, when it is known.
 // `undo`: the block's undo data, when the directory has it (fees at 2,
