@@ -104,6 +104,7 @@ int utxos(const UtxosOptions& options);
 struct RestOptions : DirectoryOptions {
   std::string listen = "127.0.0.1:8332";  // ADDR:PORT (Core's RPC port, where its REST answers)
   unsigned threads = 0;                   // 0: one a core
+  unsigned timeout_seconds = 0;           // a request's reading and a kept-alive wait; 0: 10 s and 60 s
   bool tx_index = false;                  // --txindex: /rest/tx
   std::string utxo_set;                   // --utxos CHAINSTATE; default DIR/../chainstate, else DIR/blockwire-utxos
 };

@@ -235,6 +235,12 @@ int main(int argc, char** argv) {
   rest_cmd->add_option("--listen", rest.listen, "the address and port (default 127.0.0.1:8332; port 0: any free one)")
       ->type_name("ADDR:PORT");
   rest_cmd->add_option("--threads", rest.threads, "threads answering (default: one a core)")->check(CLI::Range(1u, 256u))->type_name("N");
+  rest_cmd
+      ->add_option("--timeout", rest.timeout_seconds,
+                   "seconds to read a request from its first byte, and to wait for the next on a kept-alive connection\n"
+                   "(default: 10 and 60)")
+      ->check(CLI::Range(1u, 3600u))
+      ->type_name("SECONDS");
   rest_cmd->add_flag("--txindex", rest.tx_index,
                      "keep a transaction index (txid to block, as Core's -txindex) beside the directory's kept index, made at\n"
                      "the first start and extended as blocks arrive: /rest/tx answers");

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <mutex>
 #include <thread>
@@ -70,6 +71,17 @@ int rest_command(const RestOptions& o) {
   const auto port = colon == std::string::npos ? 0 : std::strtoul(o.listen.c_str() + colon + 1, nullptr, 10);
   rest::HttpLimits limits;
   limits.threads = o.threads;
+  if (o.timeout_seconds != 0) limits.request_time = limits.idle_time = std::chrono::seconds(o.timeout_seconds);
+  // As many connections as the system lets this process have: a
+  // descriptor each (the soft limit raised to the hard one).
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    (void)::setrlimit(RLIMIT_NOFILE, &files);
+  }
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
+    limits.max_connections = std::min<std::size_t>(limits.max_connections, files.rlim_cur > 64 ? files.rlim_cur - 64 : 1);
+  }
   std::string why;
   auto server = rest::HttpServer::listen(
       address.empty() ? "127.0.0.1" : address, static_cast<std::uint16_t>(port),

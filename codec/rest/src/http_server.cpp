@@ -2,6 +2,7 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -105,15 +106,20 @@ class Session : public std::enable_shared_from_this<Session> {
 void accept(HttpServer::State& state) {
   state.acceptor.async_accept(asio::make_strand(state.io), [&state](beast::error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
-    if (!ec) {
-      if (state.open.load() >= state.limits.max_connections) {
-        beast::error_code ignored;
-        socket.close(ignored);  // full: the newcomer goes, the others keep being served
-      } else {
-        std::make_shared<Session>(std::move(socket), state)->read();
-      }
+    if (ec) {
+      // Out of descriptors (or another failure the next accept may not
+      // have): tried again in a tenth of a second, not at once, in a loop.
+      auto wait = std::make_shared<asio::steady_timer>(state.io, std::chrono::milliseconds(100));
+      wait->async_wait([&state, wait](beast::error_code) { accept(state); });
+      return;
     }
-    accept(state);  // (an accept error, too many files open: the next one may work)
+    if (state.open.load() >= state.limits.max_connections) {
+      beast::error_code ignored;
+      socket.close(ignored);  // full: the newcomer goes, the others keep being served
+    } else {
+      std::make_shared<Session>(std::move(socket), state)->read();
+    }
+    accept(state);
   });
 }
 
