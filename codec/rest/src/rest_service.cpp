@@ -1,3 +1,5 @@
+#include "page_files.hpp"
+
 #include <blockwire/codec/wire.hpp>
 #include <blockwire/io/file.hpp>
 #include <blockwire/io/hex.hpp>
@@ -668,6 +670,11 @@ Response Service::get(std::string_view target, std::string_view body) const {
   if (auto part = after("/rest/getutxos")) return route.utxos(*part, body);
   if (auto part = after("/rest/blockhashbyheight/")) return route.block_hash_by_height(*part);
   if (auto part = after("/rest/spenttxouts/")) return route.spent_outputs(*part);
+  // The explorer page, outside /rest/.
+  for (std::size_t i = 0; i < detail::page_file_count; ++i) {
+    const detail::PageFile& f = detail::page_files[i];
+    if (path == f.path || (f.path == "/" && path == "/index.html")) return {200, std::string(f.content_type), std::string(f.content)};
+  }
   return {404, std::string(no_route_content_type), {}};
 }
 

@@ -1,0 +1,125 @@
+// The explorer page of blockwire rest in a real browser (Debian's chromium,
+// headless, driven by Playwright): open the tip, click through to a block
+// and a transaction, page through a block's transactions, search by height
+// and by txid; every text checked is checked against the REST JSON the
+// page read (itself checked against Core's answers by rest_check.py), a
+// console error or a failed request fails it, and screenshots are saved
+// (WORK_DIR/*.png), a narrow window's too.
+//   node page_check.mjs BLOCKWIRE CORE_REGTEST_DIR WORK_DIR
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+
+let chromium;
+try {
+  ({ chromium } = await import('playwright-core'));
+} catch (e) {
+  console.error(`playwright-core is not installed beside this script (scripts/setup installs it): ${e.message}`);
+  process.exit(1);
+}
+const browserPath = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => fs.existsSync(p));
+if (!browserPath) {
+  console.error("Debian's chromium is not installed (scripts/setup installs it)");
+  process.exit(1);
+}
+
+const [blockwire, core, work] = process.argv.slice(2);
+fs.rmSync(work, { recursive: true, force: true });
+fs.mkdirSync(work, { recursive: true });
+fs.cpSync(path.join(core, 'blocks'), path.join(work, 'blocks'), { recursive: true });
+fs.cpSync(path.join(core, 'chainstate'), path.join(work, 'chainstate'), { recursive: true });
+
+const server = spawn(blockwire, ['rest', path.join(work, 'blocks'), '--listen', '127.0.0.1:0', '--txindex'], {
+  env: { ...process.env, XDG_CACHE_HOME: path.join(work, 'cache') },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+let browser;
+const problems = [];
+function check(ok, what) {
+  if (!ok) problems.push(what);
+}
+try {
+  const line = await new Promise((resolve, reject) => {
+    readline.createInterface({ input: server.stdout }).once('line', resolve);
+    server.once('exit', (code) => reject(new Error(`blockwire rest exited (${code})`)));
+  });
+  const base = `http://127.0.0.1:${Number(line.trim().split(':').at(-1))}`;
+  const json = async (p) => (await fetch(base + '/rest/' + p)).json();
+
+  browser = await chromium.launch({ executablePath: browserPath, headless: true, args: ['--no-sandbox'] });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+
+  // The tip and the recent blocks.
+  const chain = await json('chaininfo.json');
+  await page.goto(base + '/');
+  await page.waitForSelector('#recent tbody tr');
+  check((await page.textContent('#tip-height')) === String(chain.blocks), 'the tip height shown is chaininfo\'s');
+  check((await page.textContent('#tip')).includes(chain.bestblockhash), 'the tip hash shown is chaininfo\'s');
+  const rows = await page.$$eval('#recent tbody tr', (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
+  check(rows.length === 10 && rows[0][0] === String(chain.blocks) && rows[0][1] === chain.bestblockhash, 'the recent blocks, the tip first');
+  await page.screenshot({ path: path.join(work, 'tip.png'), fullPage: true });
+
+  // A block with many transactions: its header, its fees, its pages.
+  const heights = await Promise.all([...Array(20).keys()].map((i) => json(`blockhashbyheight/${110 + i}.json`)));
+  const blocks = await Promise.all(heights.map((h) => json(`block/${h.blockhash}.json`)));
+  const busy = blocks.reduce((a, b) => (b.nTx > a.nTx ? b : a));
+  await page.goto(base + '/#/block/' + busy.hash);
+  await page.waitForSelector('#block-hash');
+  check((await page.textContent('#block-hash')) === busy.hash, 'the block page shows its hash');
+  check((await page.textContent('#block-height')) === String(busy.height), 'the block page shows its height');
+  check((await page.textContent('#block-ntx')) === String(busy.nTx), 'the block page shows its transaction count');
+  const fees = busy.tx.slice(1).reduce((s, t) => s + Math.round(t.fee * 1e8), 0) / 1e8;
+  check((await page.textContent('#block-fees')) === fees.toFixed(8) + ' BTC', `the block's fees: ${fees.toFixed(8)}`);
+  const listed = await page.$$eval('#txs tbody tr td:nth-child(2)', (tds) => tds.map((td) => td.textContent));
+  check(JSON.stringify(listed) === JSON.stringify(busy.tx.slice(0, 25).map((t) => t.txid)), 'the first page of transactions, in order');
+  await page.screenshot({ path: path.join(work, 'block.png'), fullPage: true });
+  if (busy.nTx > 25) {
+    await page.click('#next');
+    await page.waitForFunction((first) => document.querySelector('#txs tbody tr td:nth-child(2)')?.textContent === first, busy.tx[25].txid);
+  }
+
+  // A transaction: click the block's second, and check its outputs and inputs.
+  await page.goto(base + '/#/block/' + busy.hash);
+  await page.waitForSelector('#txs tbody tr:nth-child(2) a');
+  const tx = busy.tx[1];
+  await page.click('#txs tbody tr:nth-child(2) a');
+  await page.waitForSelector('#tx-id');
+  check((await page.textContent('#tx-id')) === tx.txid, 'the transaction page shows the txid clicked');
+  const outputs = await page.$$eval('#outputs li', (lis) => lis.map((li) => li.textContent));
+  check(outputs.length === tx.vout.length, 'every output listed');
+  tx.vout.forEach((o, i) => {
+    check(outputs[i].includes(o.value.toFixed(8) + ' BTC') && outputs[i].includes(o.scriptPubKey.address ?? o.scriptPubKey.asm),
+      `output ${i}: its value and address`);
+  });
+  const inputs = await page.$$eval('#inputs li', (lis) => lis.map((li) => li.textContent));
+  tx.vin.forEach((i, n) => check(inputs[n].includes(i.prevout.value.toFixed(8) + ' BTC') && inputs[n].includes(i.txid + ':' + i.vout),
+    `input ${n}: the coin it spends, from undo data`));
+  await page.screenshot({ path: path.join(work, 'transaction.png'), fullPage: true });
+
+  // Search by height, then by txid.
+  await page.fill('#query', '111');
+  await page.press('#query', 'Enter');
+  const h111 = (await json('blockhashbyheight/111.json')).blockhash;
+  await page.waitForFunction((h) => document.querySelector('#block-hash')?.textContent === h, h111);
+  await page.fill('#query', tx.txid);
+  await page.click('#search button');
+  await page.waitForFunction((t) => document.querySelector('#tx-id')?.textContent === t, tx.txid);
+
+  // A narrow window: nothing wider than it.
+  await page.setViewportSize({ width: 380, height: 800 });
+  await page.goto(base + '/#/block/' + busy.hash);
+  await page.waitForSelector('#block-hash');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  check(overflow <= 0, `a 380-pixel window scrolls sideways by ${overflow} pixels`);
+  await page.screenshot({ path: path.join(work, 'narrow.png'), fullPage: true });
+} finally {
+  if (browser) await browser.close();
+  server.kill('SIGTERM');
+}
+for (const p of problems) console.error('FAIL:', p);
+if (problems.length) process.exit(1);
+console.log(`the explorer page shows what the REST interface says; screenshots in ${work}`);
