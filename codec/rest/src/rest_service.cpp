@@ -150,21 +150,44 @@ struct Answers {
   const Sources& sources;
   Service::Coins& coins;
 
-  // The number of transactions of a block: its record's first bytes after
-  // the header, not the whole block.
-  std::uint64_t tx_count(const IndexedBlock& b) const {
-    std::array<std::byte, 8 + header_size + 9> head{};
-    auto file = FileReader::open(index.file_path(b.file).c_str());
-    if (!file) return 0;
-    if (!read_at(file.value().fd(), head, b.offset)) {
-      // A short last record: the count's bytes are fewer than nine.
-      if (!read_at(file.value().fd(), std::span(head).first(8 + header_size + 1), b.offset)) return 0;
+  // Headers of blocks read in turn, each the record's first bytes (its
+  // frame, header and transaction count; the header checked against the
+  // hash the index names), each blk file opened once.
+  class HeaderReader {
+   public:
+    explicit HeaderReader(const Answers& a) : a_(a) {}
+    struct Head {
+      BlockHeader header;
+      std::uint64_t tx_count = 0;
+    };
+    std::optional<Head> read(const IndexedBlock& b) {
+      if (!file_ || number_ != b.file) {
+        auto opened = FileReader::open(a_.index.file_path(b.file).c_str());
+        if (!opened) return std::nullopt;
+        file_.emplace(std::move(opened).value());
+        number_ = b.file;
+      }
+      std::array<std::byte, 8 + header_size + 9> head{};
+      std::size_t have = head.size();
+      if (!read_at(file_->fd(), head, b.offset)) {  // a last record shorter than nine bytes of count
+        have = 8 + header_size + 1;
+        if (!read_at(file_->fd(), std::span(head).first(have), b.offset)) return std::nullopt;
+      }
+      xor_in_place(std::span(head).first(have), a_.dir.key(), b.offset);
+      const Magic m = magic(a_.dir.net());
+      if (!std::equal(m.begin(), m.end(), head.begin())) return std::nullopt;
+      auto header = decode_header(std::span<const std::byte>(head).subspan(8, header_size));
+      if (!header || block_hash(header.value()) != b.hash) return std::nullopt;
+      DecodingContext ctx(std::span<const std::byte>(head).subspan(8 + header_size, have - 8 - header_size));
+      const std::uint64_t n = wire::decode_compact_size(ctx);
+      return Head{header.value(), ctx.ok() ? n : 0};
     }
-    xor_in_place(head, dir.key(), b.offset);
-    DecodingContext ctx(std::span<const std::byte>(head).subspan(8 + header_size));
-    const std::uint64_t n = wire::decode_compact_size(ctx);
-    return ctx.ok() ? n : 0;
-  }
+
+   private:
+    const Answers& a_;
+    std::optional<FileReader> file_;
+    unsigned number_ = 0;
+  };
 
   // The best chain from `hash` on, at most `count` blocks.
   std::vector<IndexedBlock> chain_from(const Hash256& hash, std::uint64_t count) const {
@@ -197,12 +220,14 @@ struct Answers {
     const auto hash = parse_hash(hash_text);
     if (!hash) return error(400, "Invalid hash: " + hash_text);
     const std::vector<IndexedBlock> blocks = chain_from(*hash, *count);
+    HeaderReader reader(*this);
     if (f == format::binary || f == format::hex) {
       std::vector<std::byte> bytes;
+      bytes.reserve(blocks.size() * header_size);
       for (const IndexedBlock& b : blocks) {
-        auto header = index.header(b);
-        if (!header) return error(500, "I/O error reading " + b.hash.to_hex());
-        encode_header(header.value(), bytes);
+        const auto head = reader.read(b);
+        if (!head) return error(500, "I/O error reading " + b.hash.to_hex());
+        encode_header(head->header, bytes);
       }
       return bytes_in(f, bytes);
     }
@@ -211,13 +236,13 @@ struct Answers {
     Response r = json_of([&](tables::JsonWriter& out) {
       out.begin_array();
       for (const IndexedBlock& b : blocks) {
-        auto header = index.header(b);
-        if (!header) {
+        const auto head = reader.read(b);
+        if (!head) {
           failed = error(500, "I/O error reading " + b.hash.to_hex());
           break;
         }
         const ChainInfo chain = index.chain_info(b);
-        tables::write_block_header_json(out, header.value(), &chain, tx_count(b));
+        tables::write_block_header_json(out, head->header, &chain, head->tx_count);
       }
       out.end_array();
     });
