@@ -1,3 +1,4 @@
+#include "deployments.hpp"
 #include "page_files.hpp"
 
 #include <blockwire/codec/wire.hpp>
@@ -639,6 +640,29 @@ struct Answers {
     });
   }
 
+  Response deployment_info(const std::string& part) const {
+    std::string hash_text;
+    if (split_format(part, hash_text) != format::json) return no_format("json");
+    if (index.empty()) return error(503, "Service temporarily unavailable: no chain");
+    IndexedBlock at = index.at_height(static_cast<std::size_t>(index.height()));
+    if (!hash_text.empty()) {
+      const auto hash = parse_hash(hash_text);
+      if (!hash) return error(400, "Invalid hash: " + hash_text);
+      const auto found = index.find(*hash);
+      if (!found || found->height < 0) return error(400, "Block not found");
+      at = *found;
+    }
+    HeaderReader reader(*this);
+    const detail::VersionOf version_of = [&reader](const IndexedBlock& b) -> std::optional<std::int32_t> {
+      const auto head = reader.read(b);
+      if (!head) return std::nullopt;
+      return head->header.version;
+    };
+    bool whole = true;
+    Response r = json_of([&](tables::JsonWriter& out) { whole = detail::write_deployment_info(out, index, at, dir.net(), version_of); });
+    return whole ? r : error(500, "I/O error reading the blocks' versions");
+  }
+
   Response mempool(const std::string& part, std::string_view target) const {
     std::string param;
     const format f = split_format(part, param);
@@ -693,6 +717,8 @@ Response Service::get(std::string_view target, std::string_view body) const {
   if (auto part = after("/rest/mempool/")) return route.mempool(*part, target);
   if (auto part = after("/rest/headers/")) return route.headers(*part, target);
   if (auto part = after("/rest/getutxos")) return route.utxos(*part, body);
+  if (auto part = after("/rest/deploymentinfo/")) return route.deployment_info(*part);
+  if (auto part = after("/rest/deploymentinfo")) return route.deployment_info(*part);
   if (auto part = after("/rest/blockhashbyheight/")) return route.block_hash_by_height(*part);
   if (auto part = after("/rest/spenttxouts/")) return route.spent_outputs(*part);
   // The explorer page, outside /rest/.
