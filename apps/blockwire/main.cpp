@@ -226,11 +226,11 @@ int main(int argc, char** argv) {
                          "Bitcoin Core's REST interface over a blocks directory, no node: /rest/block, /rest/block/notxdetails,\n"
                          "/rest/blockpart, /rest/headers, /rest/blockhashbyheight, /rest/blockfilter, /rest/blockfilterheaders,\n"
                          "/rest/spenttxouts, /rest/tx (--txindex), /rest/getutxos (from a chainstate), /rest/chaininfo,\n"
-                         "/rest/mempool (an empty one), in .bin, .hex and .json where Core has\n"
+                         "/rest/deploymentinfo, /rest/mempool (an empty one), in .bin, .hex and .json where Core has\n"
                          "them, with Core's status codes and error texts. HTTP/1.1 with keep-alive (Boost.Beast), a thread a core;\n"
                          "a request's headers are bounded (16 KiB) and its reading (10 s, 60 s idle between requests). Blocks\n"
                          "appended to DIR while it runs are read within a second. Prints \"listening on ADDR:PORT\"; SIGINT or\n"
-                         "SIGTERM stops it.");
+                         "SIGTERM stops it. An explorer page at / reads the same interface.");
   rest_cmd->add_option("dir", rest.dir, "a blocks directory")->required()->type_name("DIR");
   rest_cmd->add_option("--listen", rest.listen, "the address and port (default 127.0.0.1:8332; port 0: any free one)")
       ->type_name("ADDR:PORT");
