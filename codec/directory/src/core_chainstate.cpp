@@ -1,3 +1,4 @@
+#include "chainstate_keys.hpp"
 #include "leveldb_snapshot.hpp"
 
 #include <blockwire/codec/wire.hpp>
@@ -23,8 +24,8 @@
 namespace blockwire {
 namespace {
 
-constexpr char best_block_key = 'B';  // DB_BEST_BLOCK (txdb.cpp)
-constexpr char coin_key = 'C';        // DB_COIN
+using detail::best_block_key;
+using detail::coin_key;
 constexpr std::string_view obfuscation_key{"\x0e\x00obfuscate_key", 15};
 
 using detail::bytes_of;
@@ -179,25 +180,41 @@ CoinsProgress progress_after(const OutPoint& last, std::uint64_t coins) {
   return {coins, static_cast<double>(top) / 4294967296.0};
 }
 
-// The best block, required, then every coin to `each` and to the summary.
-result<UtxoSetInfo> summarize_set(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each, std::string* why,
-                                  const CoinsProgressFn& progress) {
-  // The best block and the coins from one snapshot: a node flushing
-  // meanwhile changes neither.
+// A chainstate opened: its snapshot, its obfuscation key, its best block.
+struct OpenChainstate {
+  detail::LevelDbSnapshot snapshot;
+  std::vector<std::byte> key;
+  std::optional<Hash256> best;
+};
+
+result<OpenChainstate> open_chainstate(const std::string& chainstate_dir, std::string* why) {
   auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir, why);
   if (!snapshot) return snapshot.error();
   auto key = key_of(snapshot.value().db(), why);
   if (!key) return key.error();
   auto best = best_block_of(snapshot.value().db(), key.value(), why);
   if (!best) return best.error();
-  if (!best.value()) {
+  return OpenChainstate{std::move(snapshot).value(), std::move(key).value(), best.value()};
+}
+
+// The best block, required, then every coin to `each` and to the summary.
+result<UtxoSetInfo> summarize_set(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each, std::string* why,
+                                  const CoinsProgressFn& progress) {
+  // The best block and the coins from one snapshot: a node flushing
+  // meanwhile changes neither.
+  auto opened = open_chainstate(chainstate_dir, why);
+  if (!opened) return opened.error();
+  auto& snapshot = opened.value().snapshot;
+  const auto& key = opened.value().key;
+  const auto& best = opened.value().best;
+  if (!best) {
     if (why != nullptr) *why = "no best block (its \"B\" key): a chainstate in the middle of a write";
     return error(directory::errc::bad_index_entry);
   }
-  SetSummary summary(*best.value());
+  SetSummary summary(*best);
   std::uint64_t coins = 0;
   auto read = coins_in(
-      snapshot.value().db(), key.value(),
+      snapshot.db(), key,
       [&](const CoreCoin& c) {
         summary.add(c);
         if (each) each(c);
@@ -273,11 +290,7 @@ result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const
   return info;
 }
 
-struct ChainstateSnapshot::State {
-  detail::LevelDbSnapshot snapshot;
-  std::vector<std::byte> key;
-  std::optional<Hash256> best;
-};
+struct ChainstateSnapshot::State : OpenChainstate {};
 
 ChainstateSnapshot::ChainstateSnapshot(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
 ChainstateSnapshot::ChainstateSnapshot(ChainstateSnapshot&&) noexcept = default;
@@ -285,27 +298,16 @@ ChainstateSnapshot& ChainstateSnapshot::operator=(ChainstateSnapshot&&) noexcept
 ChainstateSnapshot::~ChainstateSnapshot() = default;
 
 result<ChainstateSnapshot> ChainstateSnapshot::open(const std::string& chainstate_dir, std::string* why) {
-  auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir, why);
-  if (!snapshot) return snapshot.error();
-  auto key = key_of(snapshot.value().db(), why);
-  if (!key) return key.error();
-  auto best = best_block_of(snapshot.value().db(), key.value(), why);
-  if (!best) return best.error();
-  return ChainstateSnapshot(std::make_unique<State>(State{std::move(snapshot).value(), std::move(key).value(), best.value()}));
+  auto opened = open_chainstate(chainstate_dir, why);
+  if (!opened) return opened.error();
+  return ChainstateSnapshot(std::make_unique<State>(std::move(opened).value()));
 }
 
 const std::optional<Hash256>& ChainstateSnapshot::best_block() const noexcept { return state_->best; }
 
 result<std::optional<SpentCoin>> ChainstateSnapshot::find(const OutPoint& point) const {
-  std::string k(1, coin_key);
-  k.append(reinterpret_cast<const char*>(point.txid.bytes().data()), 32);
-  std::vector<std::byte> index;
-  VectorWriter grows(index);
-  BufferedWriter<VectorWriter&, 0> sink(grows);
-  undo::encode_varint(sink, point.index);
-  k.append(reinterpret_cast<const char*>(index.data()), index.size());
   std::string value;
-  const leveldb::Status s = state_->snapshot.db().Get(leveldb::ReadOptions(), k, &value);
+  const leveldb::Status s = state_->snapshot.db().Get(leveldb::ReadOptions(), detail::coin_key_of(point), &value);
   if (s.IsNotFound()) return std::optional<SpentCoin>{};
   if (!s.ok()) return leveldb_failure(s, nullptr);
   std::vector<std::byte> bytes(bytes_of(leveldb::Slice(value)).begin(), bytes_of(leveldb::Slice(value)).end());

@@ -1,3 +1,4 @@
+#include "chainstate_keys.hpp"
 #include "leveldb_snapshot.hpp"
 
 #include <blockwire/codec/wire.hpp>
@@ -26,20 +27,11 @@ namespace fs = std::filesystem;
 using detail::bytes_of;
 using detail::leveldb_failure;
 
-constexpr char best_block_key = 'B';  // as in Core's chainstate
-constexpr char coin_key = 'C';
+using detail::best_block_key;
+using detail::coin_key_of;
 constexpr char undo_end_key = 'R';  // blockwire's: (u32 file, u64 size) of the last rev file at the last flush
 
-std::string key_of(const OutPoint& point) {
-  std::string key(1, coin_key);
-  key.append(reinterpret_cast<const char*>(point.txid.bytes().data()), 32);
-  std::vector<std::byte> index;
-  VectorWriter grows(index);
-  BufferedWriter<VectorWriter&, 0> sink(grows);
-  undo::encode_varint(sink, point.index);
-  key.append(reinterpret_cast<const char*>(index.data()), index.size());
-  return key;
-}
+std::string key_of(const OutPoint& point) { return coin_key_of(point); }
 
 struct OutPointHash {
   std::size_t operator()(const OutPoint& p) const noexcept {
