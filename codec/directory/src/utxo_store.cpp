@@ -10,6 +10,7 @@
 #include <blockwire/io/little_endian.hpp>
 #include <blockwire/io/vector_writer.hpp>
 #include <blockwire/undo.hpp>
+#include <blockwire/undo/connect.hpp>
 #include <blockwire/undo/varint.hpp>
 
 #include <leveldb/db.h>
@@ -96,54 +97,45 @@ struct UtxoStore::State {
     return std::optional<SpentCoin>(std::move(coin).value());
   }
 
+  // The set as connect_block() sees it: the changes in memory in front of
+  // the database.
+  struct View {
+    State& s;
+    result<std::optional<SpentCoin>> spend(const OutPoint& point) {
+      auto it = s.changes.find(point);
+      if (it != s.changes.end()) {
+        if (!it->second.coin) return std::optional<SpentCoin>{};  // spent since the last flush
+        std::optional<SpentCoin> coin(std::move(it->second.coin));
+        s.change_bytes -= std::min(s.change_bytes, coin->script_pubkey.size());
+        if (it->second.fresh) {
+          s.changes.erase(it);  // made and spent between two flushes: the database never hears of it
+        } else {
+          it->second.coin.reset();
+        }
+        return coin;
+      }
+      auto stored = s.stored_coin(point);
+      if (!stored || !stored.value()) return stored;
+      s.changes.emplace(point, Change{std::nullopt, false});
+      s.change_bytes += sizeof(OutPoint) + sizeof(Change) + 32;
+      return stored;
+    }
+    void add(const OutPoint& point, SpentCoin coin) {
+      s.change_bytes += sizeof(OutPoint) + sizeof(Change) + 32 + coin.script_pubkey.size();
+      auto [it, inserted] = s.changes.try_emplace(point);
+      // Over a spent coin the database holds: written over it. A
+      // coinbase's may repeat an older one's outpoint (before BIP30) that
+      // the database holds: never fresh, as in Core's AddCoins.
+      it->second.fresh = inserted && !coin.coinbase;
+      it->second.coin = std::move(coin);
+      ++s.coins_connected;
+    }
+  };
+
   // The block's coins spent and made; its undo data.
   result<BlockUndo> apply(const Block& block, std::uint32_t height, std::span<const TxIds> ids) {
-    BlockUndo undo;
-    undo.transactions.reserve(block.transactions.empty() ? 0 : block.transactions.size() - 1);
-    for (std::size_t t = 0; t < block.transactions.size(); ++t) {
-      const Transaction& tx = block.transactions[t];
-      if (t != 0) {
-        TxUndo& tx_undo = undo.transactions.emplace_back();
-        tx_undo.coins.reserve(tx.input_count());
-        for (const InputView in : tx.inputs()) {
-          const OutPoint point = in.prevout();
-          auto it = changes.find(point);
-          if (it != changes.end()) {
-            if (!it->second.coin) return undo::errc::missing_coin;
-            change_bytes -= std::min(change_bytes, it->second.coin->script_pubkey.size());
-            tx_undo.coins.push_back(std::move(*it->second.coin));
-            if (it->second.fresh) {
-              changes.erase(it);
-            } else {
-              it->second.coin.reset();
-            }
-            continue;
-          }
-          auto stored = stored_coin(point);
-          if (!stored) return stored.error();
-          if (!stored.value()) return undo::errc::missing_coin;
-          tx_undo.coins.push_back(std::move(*stored.value()));
-          changes.emplace(point, Change{std::nullopt, false});
-          change_bytes += sizeof(OutPoint) + sizeof(Change) + 32;
-        }
-      }
-      const Hash256 id = ids.size() == block.transactions.size() ? ids[t].txid : tx.txid();
-      for (std::uint32_t o = 0; o < tx.output_count(); ++o) {
-        const OutputView out = tx.output(o);
-        const auto script = out.script_pubkey();
-        if (unspendable(script)) continue;  // never a coin (Core's AddCoin)
-        SpentCoin coin{height, t == 0, out.value(), std::vector<std::byte>(script.begin(), script.end())};
-        change_bytes += sizeof(OutPoint) + sizeof(Change) + 32 + script.size();
-        auto [it, inserted] = changes.try_emplace(OutPoint{id, o});
-        // Over a spent coin the database holds: written over it. A
-        // coinbase's may repeat an older one's outpoint (before BIP30) that
-        // the database holds: never fresh, as in Core's AddCoins.
-        it->second.fresh = inserted && t != 0;
-        it->second.coin = std::move(coin);
-        ++coins_connected;
-      }
-    }
-    return undo;
+    View view{*this};
+    return undo::connect_block(block, height, view, ids);
   }
 
   result<void> flush() {

@@ -2,6 +2,7 @@
 // per field, as the formats below it are.
 #include <blockwire/io/vector_writer.hpp>
 #include <blockwire/undo/block_undo.hpp>
+#include <blockwire/undo/connect.hpp>
 #include <blockwire/undo/varint.hpp>
 
 #include "compress.hpp"
@@ -137,60 +138,39 @@ std::vector<std::int64_t> fees(const BlockUndo& undo, const Block& block) {
 
 result<BlockUndo> CoinSet::apply(const Block& block, std::uint32_t height) {
   if (height > 0x7fffffff) return undo::errc::height_too_large;  // the coin code is height * 2 + coinbase in 32 bits
-  BlockUndo undo;
-  // Reserved up front: the journal points into it.
-  undo.transactions.reserve(block.transactions.empty() ? 0 : block.transactions.size() - 1);
-  // Every change, so that a failure puts the set back as it was: a spent
-  // coin (moved into the undo data, `spent` points at it), or an added one
-  // (with the coin it replaced, if any).
+  // Every change, so that a failure puts the set back as it was: a coin
+  // spent (kept to be put back), or one added (with the coin it replaced,
+  // if any).
   struct Change {
     OutPoint point;
-    const SpentCoin* spent = nullptr;
-    std::optional<SpentCoin> replaced;
+    std::optional<SpentCoin> before;  // the coin there before (none: there was none)
+  };
+  struct View {
+    std::map<OutPoint, SpentCoin>& coins;
+    std::vector<Change>& journal;
+    result<std::optional<SpentCoin>> spend(const OutPoint& p) {
+      const auto it = coins.find(p);
+      if (it == coins.end()) return std::optional<SpentCoin>{};
+      journal.push_back({p, it->second});
+      std::optional<SpentCoin> coin(std::move(it->second));
+      coins.erase(it);
+      return coin;
+    }
+    void add(const OutPoint& p, SpentCoin coin) {
+      auto [it, inserted] = coins.try_emplace(p);
+      journal.push_back({p, inserted ? std::nullopt : std::optional<SpentCoin>(std::move(it->second))});
+      it->second = std::move(coin);
+    }
   };
   std::vector<Change> journal;
-  const auto roll_back = [&] {
+  View view{coins_, journal};
+  auto undo = undo::connect_block(block, height, view);
+  if (!undo) {
     for (auto it = journal.rbegin(); it != journal.rend(); ++it) {
-      if (it->spent != nullptr) {
-        coins_.insert_or_assign(it->point, *it->spent);
-      } else if (it->replaced) {
-        coins_.insert_or_assign(it->point, std::move(*it->replaced));
+      if (it->before) {
+        coins_.insert_or_assign(it->point, std::move(*it->before));
       } else {
         coins_.erase(it->point);
-      }
-    }
-  };
-  // Transaction by transaction, each one's outputs added before the next
-  // spends: a block may spend what it creates.
-  for (std::size_t t = 0; t < block.transactions.size(); ++t) {
-    const Transaction& tx = block.transactions[t];
-    if (t != 0) {
-      TxUndo& tx_undo = undo.transactions.emplace_back();
-      tx_undo.coins.reserve(tx.input_count());
-      for (const InputView in : tx.inputs()) {
-        const auto it = coins_.find(in.prevout());
-        if (it == coins_.end()) {
-          roll_back();
-          return undo::errc::missing_coin;
-        }
-        const SpentCoin& moved = tx_undo.coins.emplace_back(std::move(it->second));
-        journal.push_back({it->first, &moved, std::nullopt});
-        coins_.erase(it);
-      }
-    }
-    const Hash256 id = tx.txid();
-    for (std::uint32_t o = 0; o < tx.output_count(); ++o) {
-      const OutputView out = tx.output(o);
-      const auto script = out.script_pubkey();
-      if (unspendable(script)) continue;  // never a coin (Core's AddCoin)
-      SpentCoin coin{height, t == 0, out.value(), std::vector<std::byte>(script.begin(), script.end())};
-      const OutPoint point{id, o};
-      auto [it, inserted] = coins_.try_emplace(point, std::move(coin));  // `coin` untouched when the point is there
-      if (inserted) {
-        journal.push_back({point, nullptr, std::nullopt});
-      } else {  // a duplicate txid (before BIP30): the new output replaces the old, as in Core
-        journal.push_back({point, nullptr, std::move(it->second)});
-        it->second = std::move(coin);
       }
     }
   }
