@@ -85,9 +85,10 @@ int rest_command(const RestOptions& o) {
   std::string why;
   auto server = rest::HttpServer::listen(
       address.empty() ? "127.0.0.1" : address, static_cast<std::uint16_t>(port),
-      [&service](std::string_view method, std::string_view target, std::string_view) {
-        if (method != "GET") return rest::Response{405, "text/plain", "Method not allowed\r\n"};
-        return service.get(target);
+      [&service](std::string_view method, std::string_view target, std::string_view body) {
+        // GET, and POST (getutxos takes its outpoints posted, as in Core).
+        if (method != "GET" && method != "POST") return rest::Response{405, "text/plain", "Method not allowed\r\n"};
+        return service.get(target, body);
       },
       limits, &why);
   if (!server) {
@@ -100,13 +101,16 @@ int rest_command(const RestOptions& o) {
   std::mutex m;
   std::condition_variable wake;
   bool done = false;
+  bool index_behind = false;
   std::thread refresher([&] {
     std::unique_lock lock(m);
     while (!wake.wait_for(lock, std::chrono::seconds(1), [&] { return done; })) {
       const auto moved = store.refresh();
-      if (moved && moved.value() && tx_index) {
+      // The transaction index follows; one that failed is tried again at
+      // every tick, not only at the next block.
+      if (tx_index && ((moved && moved.value()) || index_behind)) {
         const auto reading = store.lock();
-        (void)tx_index->update(store.directory());  // (a failure: tried again at the next block)
+        index_behind = !tx_index->update(store.directory());
       }
     }
   });

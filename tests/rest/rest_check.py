@@ -77,6 +77,21 @@ try:
                 failures.append(f'{what}: JSON differs: {body[:200]!r} against Core {want[:200]!r}')
         elif body != want:
             failures.append(f'{what}: body {body[:120]!r}, Core {want[:120]!r}')
+    # getutxos with its outpoints posted (BIP64's binary request, in .hex and .bin): Core's answer for the same
+    # outpoint asked in the URI.
+    txid = '7f980f7e145ab9e2ef371ef598d5edba4c5465ac62167945bffb4fcbc2da7d7d'
+    request = b'\x00\x01' + bytes.fromhex(txid)[::-1] + (0).to_bytes(4, 'little')
+    for ext, body in (('hex', request.hex().encode()), ('bin', request)):
+        compared += 1
+        connection.request('POST', f'/rest/getutxos.{ext}', body=body)
+        response = connection.getresponse()
+        got = response.read()
+        uri = next(e for e in manifest if e['path'] == f'/rest/getutxos/{txid}-0.hex')
+        want = open(os.path.join(core, 'rest', uri['body_file']), 'rb').read()
+        if ext == 'bin':
+            want = bytes.fromhex(want.decode().strip())
+        if response.status != 200 or got != want:
+            failures.append(f'POST /rest/getutxos.{ext}: {response.status} {got[:80]!r}, Core (by URI) {want[:80]!r}')
 finally:
     server.send_signal(signal.SIGTERM)
     try:

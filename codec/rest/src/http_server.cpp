@@ -26,13 +26,15 @@ using tcp = asio::ip::tcp;
 }  // namespace
 
 struct HttpServer::State {
-  asio::io_context io;
-  tcp::acceptor acceptor{io};
-  asio::signal_set signals{io, SIGINT, SIGTERM};
+  // (Declared before the io_context: its destructor destroys the sessions
+  // still queued, and they count themselves out of `open`.)
   Handler handler;
   HttpLimits limits;
   std::atomic<std::size_t> open{0};
   std::atomic<int> stopped_by{0};
+  asio::io_context io;
+  tcp::acceptor acceptor{io};
+  asio::signal_set signals{io, SIGINT, SIGTERM};
 };
 
 namespace {
@@ -60,7 +62,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec == http::error::header_limit) return refuse(http::status::request_header_fields_too_large);
     if (ec == http::error::body_limit) return refuse(http::status::payload_too_large);
     if (ec == http::error::bad_method || ec == http::error::bad_target || ec == http::error::bad_version || ec == http::error::bad_field ||
-        ec == http::error::bad_value || ec == http::error::bad_line_ending) {
+        ec == http::error::bad_value || ec == http::error::bad_line_ending || ec == http::error::bad_content_length ||
+        ec == http::error::bad_transfer_encoding || ec == http::error::bad_chunk || ec == http::error::bad_obs_fold) {
       return refuse(http::status::bad_request);
     }
     if (ec) return close();  // the peer left, timed out, or sent what is no HTTP
@@ -72,13 +75,15 @@ class Session : public std::enable_shared_from_this<Session> {
     } catch (const std::exception&) {  // (out of memory, at worst): this request alone fails
       answer = {500, "text/plain", "Internal error\r\n"};
     }
-    respond(static_cast<http::status>(answer.status), std::move(answer.content_type), std::move(answer.body), request.keep_alive());
+    respond(static_cast<http::status>(answer.status), std::move(answer.content_type), std::move(answer.body), request.keep_alive(),
+            request.version());
   }
 
-  void refuse(http::status status) { respond(status, "text/plain", std::string(http::obsolete_reason(status)) + "\r\n", false); }
+  void refuse(http::status status) { respond(status, "text/plain", std::string(http::obsolete_reason(status)) + "\r\n", false, 11); }
 
-  void respond(http::status status, std::string content_type, std::string body, bool keep_alive) {
-    auto response = std::make_shared<http::response<http::string_body>>(status, 11);
+  // In the request's HTTP version (1.0's keep-alive is said, 1.1's is the default).
+  void respond(http::status status, std::string content_type, std::string body, bool keep_alive, unsigned version) {
+    auto response = std::make_shared<http::response<http::string_body>>(status, version);
     if (!content_type.empty()) response->set(http::field::content_type, content_type);
     response->body() = std::move(body);
     response->keep_alive(keep_alive);

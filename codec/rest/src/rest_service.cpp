@@ -12,10 +12,12 @@
 #include <blockwire/undo.hpp>
 
 #include <charconv>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <mutex>
+#include <shared_mutex>
 #include <optional>
 #include <vector>
 
@@ -139,6 +141,10 @@ Response json_of(const std::function<void(tables::JsonWriter&)>& write) {
 struct Service::Coins {
   std::mutex mutex;
   std::optional<ChainstateSnapshot> set;
+  std::chrono::steady_clock::time_point opened{};  // a node's chainstate lags its tip: opened again at most once a second
+  // chaininfo's size_on_disk, which walks every file: kept for the chain it was counted for.
+  std::mutex size_mutex;
+  std::optional<std::pair<std::pair<Hash256, std::size_t>, std::uint64_t>> size;
 };
 
 namespace {
@@ -150,6 +156,10 @@ struct Answers {
   const BlockIndex& index;
   const Sources& sources;
   Service::Coins& coins;
+  // The store's shared lock, held while the directory is read: let go
+  // around the store's own filter calls, which take it themselves (a
+  // shared lock taken twice by one thread is undefined).
+  std::shared_lock<std::shared_mutex>& lock;
 
   // Headers of blocks read in turn, each the record's first bytes (its
   // frame, header and transaction count; the header checked against the
@@ -351,10 +361,14 @@ struct Answers {
     const auto hash = parse_hash(path[1]);
     if (!hash) return error(400, "Invalid hash: " + path[1]);
     if (path[0] != "basic") return error(400, "Unknown filtertype " + path[0]);
-    if (!store.has_filters()) return error(400, "Index is not enabled for filtertype " + path[0]);
+    lock.unlock();
+    const bool served = store.has_filters();
+    lock.lock();
+    if (!served) return error(400, "Index is not enabled for filtertype " + path[0]);
     const auto b = index.find(*hash);
     if (!b) return error(404, path[1] + " not found");
     if (!index.on_best_chain(*b)) return error(404, "Filter not found. Block was not connected to active chain.");
+    lock.unlock();
     auto filter = store.filter_at(static_cast<std::size_t>(b->height));
     if (!filter) return error(404, "Filter not found. Block filters are still in the process of being indexed.");
     if (f == format::binary || f == format::hex) {
@@ -395,9 +409,11 @@ struct Answers {
     const auto hash = parse_hash(hash_text);
     if (!hash) return error(400, "Invalid hash: " + hash_text);
     if (path[0] != "basic") return error(400, "Unknown filtertype " + path[0]);
+    const std::vector<IndexedBlock> blocks = chain_from(*hash, *count);
+    lock.unlock();
     if (!store.has_filters()) return error(400, "Index is not enabled for filtertype " + path[0]);
     std::vector<Hash256> headers;
-    for (const IndexedBlock& b : chain_from(*hash, *count)) {
+    for (const IndexedBlock& b : blocks) {
       auto header = store.filter_header_at(static_cast<std::size_t>(b.height));
       if (!header) return error(404, "Filter not found. Block filters are still in the process of being indexed.");
       headers.push_back(header.value());
@@ -471,7 +487,13 @@ struct Answers {
     auto header = index.header(tip);
     if (!header) return error(500, "I/O error reading " + tip.hash.to_hex());
     const ChainInfo chain = index.chain_info(tip);
-    const std::uint64_t disk = size_on_disk();
+    std::uint64_t disk = 0;
+    {
+      const std::lock_guard kept(coins.size_mutex);
+      const std::pair<Hash256, std::size_t> chain_now{tip.hash, index.size()};
+      if (!coins.size || coins.size->first != chain_now) coins.size.emplace(chain_now, size_on_disk());
+      disk = coins.size->second;
+    }
     const network net = dir.net();
     return json_of([&](tables::JsonWriter& out) {
       out.begin_object();
@@ -582,14 +604,16 @@ struct Answers {
     std::vector<std::optional<SpentCoin>> found;
     {
       const std::lock_guard lock(coins.mutex);
-      if (!coins.set || coins.set->best_block() != tip.hash) {
+      const auto now = std::chrono::steady_clock::now();
+      if ((!coins.set || coins.set->best_block() != tip.hash) && now - coins.opened >= std::chrono::seconds(1)) {
+        coins.opened = now;
         coins.set.reset();
         std::string why;
         auto opened = ChainstateSnapshot::open(sources.utxo_set, &why);
         if (!opened) return error(503, "Service temporarily unavailable: " + sources.utxo_set + ": " + why);
         coins.set.emplace(std::move(opened).value());
       }
-      if (coins.set->best_block() != tip.hash) {
+      if (!coins.set || coins.set->best_block() != tip.hash) {
         return error(503, "Service temporarily unavailable: the UTXO set in " + sources.utxo_set + " is not at the tip");
       }
       for (const OutPoint& p : points) {
@@ -698,8 +722,8 @@ Service::Service(net::BlockStore& store, Sources sources)
 Service::~Service() = default;
 
 Response Service::get(std::string_view target, std::string_view body) const {
-  const auto lock = store_.lock();
-  const Answers route{store_, store_.directory(), store_.index(), sources_, *coins_};
+  auto lock = store_.lock();
+  const Answers route{store_, store_.directory(), store_.index(), sources_, *coins_, lock};
   const std::string_view path = target.substr(0, target.find('?'));
   // Core's routes, matched by prefix in its order; the rest of the target
   // (its query too) is the route's.

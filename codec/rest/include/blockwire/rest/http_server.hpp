@@ -22,7 +22,7 @@ struct HttpLimits {
   std::chrono::seconds request_time{10};       // to read a request, from its first byte (slow headers)
   std::chrono::seconds idle_time{60};          // a kept-alive connection waiting for its next request
   std::uint32_t max_header_bytes = 16 * 1024;  // the request line and headers (Core's libevent: 8 KiB lines)
-  std::uint64_t max_body_bytes = 1024 * 1024;  // a POST's body
+  std::uint64_t max_body_bytes = 64 * 1024;    // a POST's body (getutxos' 15 outpoints in hex: 1.2 kB)
 };
 
 // The answer to a request: its method ("GET", "POST"), its target (path
