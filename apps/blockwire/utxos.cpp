@@ -78,7 +78,7 @@ int utxos(const UtxosOptions& o) {
     std::error_code ec;
     std::optional<network> found;
     if (fs::is_directory(blocks, ec)) {
-      if (auto format = record_format(blocks); format && network_of(blocks, format.value().key)) found = format.value().net;
+      if (auto key = xor_key_for(blocks)) found = network_of(blocks, key.value());  // its first record's magic, read once
     }
     // The magic a snapshot carries is never guessed.
     if (!found && !o.snapshot.empty()) {

@@ -118,6 +118,19 @@ Response bytes_in(format f, std::span<const std::byte> bytes) {
   return {200, "text/plain", to_hex(bytes) + "\n"};
 }
 
+using Sink = BufferedWriter<VectorWriter&, 0>;
+
+// An answer in .bin or .hex, its fields written by `encode` with the wire
+// toolkit.
+template <class Encode>
+Response encoded_in(format f, Encode&& encode) {
+  std::vector<std::byte> bytes;
+  VectorWriter grows(bytes);
+  Sink out(grows);
+  encode(out);
+  return bytes_in(f, bytes);
+}
+
 // JSON written by `write` (Core's UniValue::write: compact), then a newline.
 Response json_of(const std::function<void(tables::JsonWriter&)>& write) {
   char* buffer = nullptr;
@@ -161,9 +174,8 @@ struct Answers {
   // shared lock taken twice by one thread is undefined).
   std::shared_lock<std::shared_mutex>& lock;
 
-  // Headers of blocks read in turn, each the record's first bytes (its
-  // frame, header and transaction count; the header checked against the
-  // hash the index names), each blk file opened once.
+  // Headers of blocks read in turn, each checked against the hash the
+  // index names, each blk file opened once.
   class HeaderReader {
    public:
     explicit HeaderReader(const Answers& a) : a_(a) {}
@@ -171,27 +183,32 @@ struct Answers {
       BlockHeader header;
       std::uint64_t tx_count = 0;
     };
-    std::optional<Head> read(const IndexedBlock& b) {
+    // The header (blockfiles' read_block_header, on the file kept open)
+    // and, with `count`, the transaction count after it.
+    std::optional<Head> read(const IndexedBlock& b, bool count = false) {
       if (!file_ || number_ != b.file) {
         auto opened = FileReader::open(a_.index.file_path(b.file).c_str());
         if (!opened) return std::nullopt;
         file_.emplace(std::move(opened).value());
         number_ = b.file;
       }
-      std::array<std::byte, 8 + header_size + 9> head{};
-      std::size_t have = head.size();
-      if (!read_at(file_->fd(), head, b.offset)) {  // a last record shorter than nine bytes of count
-        have = 8 + header_size + 1;
-        if (!read_at(file_->fd(), std::span(head).first(have), b.offset)) return std::nullopt;
+      auto header = read_block_header(file_->fd(), b.offset, a_.dir.key(), a_.dir.net(), b.hash);
+      if (!header) return std::nullopt;
+      Head head{header.value(), 0};
+      if (count) {
+        const std::uint64_t at = b.offset + 8 + header_size;
+        std::array<std::byte, 9> bytes{};
+        std::size_t have = bytes.size();
+        if (!read_at(file_->fd(), bytes, at)) {  // a last record shorter than nine bytes of count
+          have = 1;
+          if (!read_at(file_->fd(), std::span(bytes).first(have), at)) return std::nullopt;
+        }
+        xor_in_place(std::span(bytes).first(have), a_.dir.key(), at);
+        DecodingContext ctx(std::span<const std::byte>(bytes).first(have));
+        const std::uint64_t n = wire::decode_compact_size(ctx);
+        head.tx_count = ctx.ok() ? n : 0;
       }
-      xor_in_place(std::span(head).first(have), a_.dir.key(), b.offset);
-      const Magic m = magic(a_.dir.net());
-      if (!std::equal(m.begin(), m.end(), head.begin())) return std::nullopt;
-      auto header = decode_header(std::span<const std::byte>(head).subspan(8, header_size));
-      if (!header || block_hash(header.value()) != b.hash) return std::nullopt;
-      DecodingContext ctx(std::span<const std::byte>(head).subspan(8 + header_size, have - 8 - header_size));
-      const std::uint64_t n = wire::decode_compact_size(ctx);
-      return Head{header.value(), ctx.ok() ? n : 0};
+      return head;
     }
 
    private:
@@ -247,7 +264,7 @@ struct Answers {
     Response r = json_of([&](tables::JsonWriter& out) {
       out.begin_array();
       for (const IndexedBlock& b : blocks) {
-        const auto head = reader.read(b);
+        const auto head = reader.read(b, true);
         if (!head) {
           failed = error(500, "I/O error reading " + b.hash.to_hex());
           break;
@@ -319,19 +336,17 @@ struct Answers {
     }
     if (f == format::binary || f == format::hex) {
       // Each transaction's spent outputs, the coinbase's (none) first.
-      std::vector<std::byte> bytes;
-      VectorWriter grows(bytes);
-      BufferedWriter<VectorWriter&, 0> out(grows);
-      wire::encode_compact_size(out, undo.transactions.size() + 1);
-      wire::encode_compact_size(out, 0);
-      for (const TxUndo& tx : undo.transactions) {
-        wire::encode_compact_size(out, tx.coins.size());
-        for (const SpentCoin& coin : tx.coins) {
-          wire::encode_i64(out, coin.value);
-          wire::encode_bytes(out, coin.script_pubkey);
+      return encoded_in(f, [&](Sink& out) {
+        wire::encode_compact_size(out, undo.transactions.size() + 1);
+        wire::encode_compact_size(out, 0);
+        for (const TxUndo& tx : undo.transactions) {
+          wire::encode_compact_size(out, tx.coins.size());
+          for (const SpentCoin& coin : tx.coins) {
+            wire::encode_i64(out, coin.value);
+            wire::encode_bytes(out, coin.script_pubkey);
+          }
         }
-      }
-      return bytes_in(f, bytes);
+      });
     }
     if (f != format::json) return no_format();
     return json_of([&](tables::JsonWriter& out) {
@@ -372,13 +387,11 @@ struct Answers {
     auto filter = store.filter_at(static_cast<std::size_t>(b->height));
     if (!filter) return error(404, "Filter not found. Block filters are still in the process of being indexed.");
     if (f == format::binary || f == format::hex) {
-      std::vector<std::byte> bytes;
-      VectorWriter grows(bytes);
-      BufferedWriter<VectorWriter&, 0> out(grows);
-      wire::encode_u8(out, 0);  // BIP158's basic type
-      wire::encode_hash(out, b->hash);
-      wire::encode_bytes(out, filter.value().encoded());
-      return bytes_in(f, bytes);
+      return encoded_in(f, [&](Sink& out) {
+        wire::encode_u8(out, 0);  // BIP158's basic type
+        wire::encode_hash(out, b->hash);
+        wire::encode_bytes(out, filter.value().encoded());
+      });
     }
     if (f != format::json) return no_format();
     return json_of([&](tables::JsonWriter& out) {
@@ -541,7 +554,7 @@ struct Answers {
   }
 
   // Core's CCoin: a zero (a version field of old), the height, the output.
-  static void encode_coin(BufferedWriter<VectorWriter&, 0>& out, const SpentCoin& coin) {
+  static void encode_coin(Sink& out, const SpentCoin& coin) {
     wire::encode_u32(out, 0);
     wire::encode_u32(out, coin.height);
     wire::encode_i64(out, coin.value);
@@ -631,17 +644,15 @@ struct Answers {
     std::size_t hits = 0;
     for (const auto& c : found) hits += c ? 1 : 0;
     if (f == format::binary || f == format::hex) {
-      std::vector<std::byte> bytes;
-      VectorWriter grows(bytes);
-      BufferedWriter<VectorWriter&, 0> out(grows);
-      wire::encode_u32(out, static_cast<std::uint32_t>(tip.height));
-      wire::encode_hash(out, tip.hash);
-      wire::encode_bytes(out, bitmap);
-      wire::encode_compact_size(out, hits);
-      for (const auto& c : found) {
-        if (c) encode_coin(out, *c);
-      }
-      return bytes_in(f, bytes);
+      return encoded_in(f, [&](Sink& out) {
+        wire::encode_u32(out, static_cast<std::uint32_t>(tip.height));
+        wire::encode_hash(out, tip.hash);
+        wire::encode_bytes(out, bitmap);
+        wire::encode_compact_size(out, hits);
+        for (const auto& c : found) {
+          if (c) encode_coin(out, *c);
+        }
+      });
     }
     return json_of([&](tables::JsonWriter& out) {
       out.begin_object();

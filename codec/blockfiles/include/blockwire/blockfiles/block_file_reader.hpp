@@ -112,5 +112,8 @@ result<std::vector<std::byte>> read_block_record(const std::string& path, std::u
 // file's, blockfiles::errc::bad_magic, blockfiles::errc::wrong_block, each
 // with the offset.
 result<BlockHeader> read_block_header(const std::string& path, std::uint64_t offset, const XorKey& key, network net, const Hash256& hash);
+// The same from a blk file already open (many headers of one file read
+// in turn: the file opened once).
+result<BlockHeader> read_block_header(int fd, std::uint64_t offset, const XorKey& key, network net, const Hash256& hash);
 
 }  // namespace blockwire
