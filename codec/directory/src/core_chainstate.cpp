@@ -290,7 +290,11 @@ result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const
   return info;
 }
 
-struct ChainstateSnapshot::State : OpenChainstate {};
+// A constructor of its own: clang before 16 has no parenthesized aggregate
+// initialization, which make_unique<State>(OpenChainstate) would need.
+struct ChainstateSnapshot::State : OpenChainstate {
+  explicit State(OpenChainstate&& opened) : OpenChainstate(std::move(opened)) {}
+};
 
 ChainstateSnapshot::ChainstateSnapshot(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
 ChainstateSnapshot::ChainstateSnapshot(ChainstateSnapshot&&) noexcept = default;
