@@ -12,6 +12,7 @@
 // AVX-512 function by function; has_avx512() guards the calls.
 #include "sha256_avx512.hpp"
 
+#include "sha256_block_feed.hpp"
 #include "sha256_constants.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -27,7 +28,9 @@
 #include <immintrin.h>
 #pragma GCC diagnostic pop
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 #define BLOCKWIRE_AVX512 __attribute__((target("avx512f,avx512bw")))
 #define BLOCKWIRE_AVX512_INLINE __attribute__((target("avx512f,avx512bw"), always_inline)) inline
@@ -156,6 +159,137 @@ BLOCKWIRE_AVX512 void sha256d64_avx512_16(std::byte* out, const std::byte* in) n
   for (int t = 0; t < 8; ++t) _mm512_i32scatter_epi32(out + 4 * t, digest_at, _mm512_shuffle_epi8(s[t], byte_swap), 1);
 }
 
+namespace {
+
+// Rows to columns: w[j] holds lane j's sixteen words on entry, and word t
+// of every lane on return. Four rounds of sixteen shuffles: 32-bit and
+// 64-bit interleaves make 4x4 transposes inside each 128-bit quarter, then
+// the quarters are exchanged between registers.
+BLOCKWIRE_AVX512_INLINE void transpose(V (&w)[16]) {
+  V t[16], q[16];
+  for (int j = 0; j < 16; j += 2) {
+    t[j] = _mm512_unpacklo_epi32(w[j], w[j + 1]);
+    t[j + 1] = _mm512_unpackhi_epi32(w[j], w[j + 1]);
+  }
+  // q[4 g + c]: in quarter L, rows 4g..4g+3 of word 4L + c.
+  for (int g = 0; g < 4; ++g) {
+    q[4 * g + 0] = _mm512_unpacklo_epi64(t[4 * g], t[4 * g + 2]);
+    q[4 * g + 1] = _mm512_unpackhi_epi64(t[4 * g], t[4 * g + 2]);
+    q[4 * g + 2] = _mm512_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);
+    q[4 * g + 3] = _mm512_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);
+  }
+  for (int c = 0; c < 4; ++c) {
+    const V x0 = _mm512_shuffle_i32x4(q[c], q[4 + c], 0x44);  // quarters 0, 1 of row groups 0 and 1
+    const V x1 = _mm512_shuffle_i32x4(q[c], q[4 + c], 0xee);  // quarters 2, 3
+    const V x2 = _mm512_shuffle_i32x4(q[8 + c], q[12 + c], 0x44);
+    const V x3 = _mm512_shuffle_i32x4(q[8 + c], q[12 + c], 0xee);
+    w[c] = _mm512_shuffle_i32x4(x0, x2, 0x88);
+    w[4 + c] = _mm512_shuffle_i32x4(x0, x2, 0xdd);
+    w[8 + c] = _mm512_shuffle_i32x4(x1, x3, 0x88);
+    w[12 + c] = _mm512_shuffle_i32x4(x1, x3, 0xdd);
+  }
+}
+
+// SHA-256 of the 32-byte digests at out[0..16), in place: the second hash
+// of SHA256d, sixteen at a time.
+BLOCKWIRE_AVX512_INLINE void sha256_of_digests_16(Hash256* out, V byte_swap) {
+  const V lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const V digest_at = _mm512_slli_epi32(lanes, 5);  // 32 j
+  std::byte* base = out[0].bytes().data();
+  static_assert(sizeof(Hash256) == 32);
+  V w[16];
+  for (int t = 0; t < 8; ++t) w[t] = _mm512_shuffle_epi8(_mm512_i32gather_epi32(digest_at, base + 4 * t, 1), byte_swap);
+  w[8] = splat(0x80000000u);
+  for (int t = 9; t < 15; ++t) w[t] = _mm512_setzero_si512();
+  w[15] = splat(256);
+  V s[8];
+  start(s);
+  Expanded digest{w};
+  compress(s, digest);
+  for (int t = 0; t < 8; ++t) _mm512_i32scatter_epi32(base + 4 * t, digest_at, _mm512_shuffle_epi8(s[t], byte_swap), 1);
+}
+
+void store_be(std::byte* out, const std::uint32_t (&words)[8]) noexcept {
+  for (int t = 0; t < 8; ++t) {
+    for (int b = 0; b < 4; ++b) out[4 * t + b] = static_cast<std::byte>(words[t] >> (24 - 8 * b));
+  }
+}
+
+}  // namespace
+
+BLOCKWIRE_AVX512 void sha256d_each_avx512(const SplitMessage* messages, std::size_t count, Hash256* out,
+                                          void (*finish_alone)(std::uint32_t (&state)[8], BlockFeed& feed)) noexcept {
+  // Sixteen lanes, each hashing one message a block at a time; a lane whose
+  // message ends stores its first digest and takes the next message, so
+  // the lanes stay full while messages remain. Once they run out, the few
+  // messages still going are finished one at a time by `finish_alone`:
+  // with four or fewer busy lanes, sixteen-lane rounds cost more than the
+  // busy lanes' blocks alone.
+  constexpr int N = 16;
+  constexpr int few = 4;
+  const V byte_swap = _mm512_broadcast_i32x4(_mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3));
+  alignas(64) static constexpr std::byte idle[64] = {};
+  BlockFeed feed[N];
+  std::size_t message_of[N];
+  bool busy[N];
+  alignas(64) std::byte staging[N][64];   // a block a feed assembles
+  alignas(64) std::uint32_t state[8][N];  // the lanes' states, when one changes hands
+  std::size_t next = 0;
+  int busy_count = 0;
+  const auto take_next = [&](int j) {
+    busy[j] = next < count;
+    if (!busy[j]) return;
+    feed[j] = BlockFeed(messages[next]);
+    message_of[j] = next++;
+    ++busy_count;
+  };
+  for (int j = 0; j < N; ++j) take_next(j);
+  V s[8];
+  start(s);
+  while (busy_count > few) {
+    V w[16];
+    for (int j = 0; j < N; ++j) {
+      const std::byte* block = busy[j] ? feed[j].next(staging[j]) : idle;  // an idle lane's: hashed, never read
+      w[j] = _mm512_shuffle_epi8(_mm512_loadu_si512(block), byte_swap);
+    }
+    transpose(w);
+    Expanded message{w};
+    compress(s, message);
+    bool any_done = false;
+    for (int j = 0; j < N; ++j) any_done = any_done || (busy[j] && feed[j].done());
+    if (!any_done) continue;
+    for (int t = 0; t < 8; ++t) _mm512_store_si512(state[t], s[t]);
+    for (int j = 0; j < N; ++j) {
+      if (!busy[j] || !feed[j].done()) continue;
+      std::uint32_t words[8];
+      for (int t = 0; t < 8; ++t) {
+        words[t] = state[t][j];
+        state[t][j] = initial_state[t];
+      }
+      store_be(out[message_of[j]].bytes().data(), words);
+      --busy_count;
+      take_next(j);
+    }
+    for (int t = 0; t < 8; ++t) s[t] = _mm512_load_si512(state[t]);
+  }
+  for (int t = 0; t < 8; ++t) _mm512_store_si512(state[t], s[t]);
+  for (int j = 0; j < N; ++j) {
+    if (!busy[j]) continue;
+    std::uint32_t words[8];
+    for (int t = 0; t < 8; ++t) words[t] = state[t][j];
+    finish_alone(words, feed[j]);
+    store_be(out[message_of[j]].bytes().data(), words);
+  }
+  std::size_t i = 0;
+  for (; i + N <= count; i += N) sha256_of_digests_16(out + i, byte_swap);
+  if (i < count) {  // the rest in sixteen lanes too, some idle
+    Hash256 rest[N]{};
+    std::copy(out + i, out + count, rest);
+    sha256_of_digests_16(rest, byte_swap);
+    std::copy(rest, rest + (count - i), out + i);
+  }
+}
+
 bool has_avx512() noexcept {
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (__get_cpuid(1, &a, &b, &c, &d) == 0 || (c & (1u << 27)) == 0) return false;  // OSXSAVE
@@ -175,6 +309,7 @@ bool has_avx512() noexcept {
 namespace blockwire::detail {
 bool has_avx512() noexcept { return false; }
 void sha256d64_avx512_16(std::byte*, const std::byte*) noexcept {}
+void sha256d_each_avx512(const SplitMessage*, std::size_t, Hash256*, void (*)(std::uint32_t (&)[8], BlockFeed&)) noexcept {}
 }  // namespace blockwire::detail
 
 #endif

@@ -10,6 +10,7 @@
 // has_sha_ni() guards the calls.
 #include "sha256_shani.hpp"
 
+#include "sha256_block_feed.hpp"
 #include "sha256_constants.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -145,64 +146,6 @@ BLOCKWIRE_SHA_NI void sha256d64_lanes(std::byte* out, const std::byte* in) {
   compress(l);
   for (int j = 0; j < N; ++j) store_be(out + 32 * j, l[j]);
 }
-
-// A message's blocks, one at a time, padding included: a pointer into the
-// message where 64 of its bytes lie in one run, else a block assembled in
-// `staging` (across runs, and the end with its padding).
-class BlockFeed {
- public:
-  BlockFeed() = default;
-  explicit BlockFeed(const SplitMessage& m) noexcept : parts_(&m.parts) {
-    for (const auto& p : m.parts) bits_ += 8 * std::uint64_t{p.size()};
-  }
-  bool done() const noexcept { return stage_ == Stage::done; }
-
-  const std::byte* next(std::byte* staging) noexcept {
-    if (stage_ == Stage::data) {
-      skip_empty();
-      if (part_ < 3 && (*parts_)[part_].size() - pos_ >= 64) {
-        const std::byte* p = (*parts_)[part_].data() + pos_;
-        pos_ += 64;
-        return p;
-      }
-    }
-    std::size_t n = 0;
-    if (stage_ == Stage::data) {
-      for (; n < 64 && part_ < 3; skip_empty()) {
-        const auto& run = (*parts_)[part_];
-        const std::size_t take = std::min(64 - n, run.size() - pos_);
-        std::memcpy(staging + n, run.data() + pos_, take);
-        n += take;
-        pos_ += take;
-      }
-      if (n == 64) return staging;  // the end may come next time: the 0x80 then
-      staging[n++] = std::byte{0x80};
-      stage_ = Stage::length;
-    }
-    if (n > 56) {  // no room for the length: it takes a block of its own
-      std::memset(staging + n, 0, 64 - n);
-      return staging;
-    }
-    std::memset(staging + n, 0, 56 - n);
-    for (int i = 0; i < 8; ++i) staging[56 + i] = static_cast<std::byte>(bits_ >> (56 - 8 * i));
-    stage_ = Stage::done;
-    return staging;
-  }
-
- private:
-  enum class Stage { data, length, done };
-  void skip_empty() noexcept {
-    while (part_ < 3 && pos_ == (*parts_)[part_].size()) {
-      ++part_;
-      pos_ = 0;
-    }
-  }
-  const std::array<std::span<const std::byte>, 3>* parts_ = nullptr;
-  std::size_t part_ = 0;
-  std::size_t pos_ = 0;
-  std::uint64_t bits_ = 0;
-  Stage stage_ = Stage::data;
-};
 
 // SHA-256 of each 32-byte digest at out[j] (the second hash of SHA256d),
 // in place.

@@ -138,7 +138,8 @@ TEST_CASE(
   // Lengths 0..300 cross every padding case (the 0x80 and the length in the
   // last block, the length alone in a block of its own, an exact multiple
   // of 64); the runs are cut at random places, empty ones included; message
-  // counts that are not multiples of four leave lanes idle at the end.
+  // counts that are not multiples of the lanes (four, sixteen) leave lanes
+  // idle at the end, and five or more keep sixteen lanes going.
   std::mt19937_64 rng(11);
   const auto all = test::random_bytes(301 * 3, 17);
   std::vector<SplitMessage> messages;
@@ -150,7 +151,8 @@ TEST_CASE(
     messages.push_back({{whole.first(a), whole.subspan(a, b - a), whole.subspan(b)}});
     expected.push_back(sha256d(whole));  // OpenSSL, one contiguous message
   }
-  for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{5}, messages.size()}) {
+  for (std::size_t count :
+       {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{5}, std::size_t{16}, std::size_t{17}, messages.size()}) {
     std::vector<Hash256> out(count);
     sha256d_each(std::span(messages).first(count), out);
     for (std::size_t i = 0; i < count; ++i) CHECK_MESSAGE(out[i] == expected[i], count, " messages, message ", i);

@@ -50,18 +50,19 @@ struct SplitMessage {
   std::array<std::span<const std::byte>, 3> parts;
 };
 // SHA256d of each message to out[i]: out.size() == messages.size(), and
-// out must not overlap the messages' bytes (unlike sha256d64). With
-// the SHA extensions, four messages go through the rounds side by side, a
-// block of each at a time, a finished one's lane taking the next message:
-// one message's rounds cannot be run in parallel, many messages' can. A
-// block's transaction ids are this case.
+// out must not overlap the messages' bytes (unlike sha256d64). Several
+// messages go through the rounds side by side, a block of each at a time,
+// a finished one's lane taking the next message: one message's rounds
+// cannot be run in parallel, many messages' can. A block's transaction ids
+// are this case. Sixteen lanes of AVX-512 where sha256d64 uses them, else
+// four of the SHA extensions.
 void sha256d_each(std::span<const SplitMessage> messages, std::span<Hash256> out) noexcept;
 
 // Which code sha256d64 runs: "avx512-16way, sha-ni-4way" (sixteen blocks at a time with
 // AVX-512, the rest four at a time with the x86 SHA extensions), "avx512-16way, openssl",
 // "sha-ni-4way" or "openssl" (other CPUs); BLOCKWIRE_NO_AVX512 and BLOCKWIRE_NO_SHA_NI in
-// the environment turn either off. sha256d_each runs the SHA extensions where this names
-// them, OpenSSL otherwise.
+// the environment turn either off. sha256d_each runs AVX-512 where this names it, else the
+// SHA extensions where it names them, else OpenSSL.
 const char* sha256d64_implementation() noexcept;
 
 }  // namespace blockwire

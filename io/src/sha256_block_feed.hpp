@@ -1,0 +1,75 @@
+// A message given in up to three runs (SplitMessage), handed out a 64-byte
+// block at a time with SHA-256's padding: what each lane of the multi-lane
+// kernels reads. Private to io.
+#pragma once
+
+#include <blockwire/io/sha256.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+
+namespace blockwire::detail {
+
+// A message's blocks, one at a time, padding included: a pointer into the
+// message where 64 of its bytes lie in one run, else a block assembled in
+// `staging` (across runs, and the end with its padding).
+class BlockFeed {
+ public:
+  BlockFeed() = default;
+  explicit BlockFeed(const SplitMessage& m) noexcept : parts_(&m.parts) {
+    for (const auto& p : m.parts) bits_ += 8 * std::uint64_t{p.size()};
+  }
+  bool done() const noexcept { return stage_ == Stage::done; }
+
+  const std::byte* next(std::byte* staging) noexcept {
+    if (stage_ == Stage::data) {
+      skip_empty();
+      if (part_ < 3 && (*parts_)[part_].size() - pos_ >= 64) {
+        const std::byte* p = (*parts_)[part_].data() + pos_;
+        pos_ += 64;
+        return p;
+      }
+    }
+    std::size_t n = 0;
+    if (stage_ == Stage::data) {
+      for (; n < 64 && part_ < 3; skip_empty()) {
+        const auto& run = (*parts_)[part_];
+        const std::size_t take = std::min(64 - n, run.size() - pos_);
+        std::memcpy(staging + n, run.data() + pos_, take);
+        n += take;
+        pos_ += take;
+      }
+      if (n == 64) return staging;  // the end may come next time: the 0x80 then
+      staging[n++] = std::byte{0x80};
+      stage_ = Stage::length;
+    }
+    if (n > 56) {  // no room for the length: it takes a block of its own
+      std::memset(staging + n, 0, 64 - n);
+      return staging;
+    }
+    std::memset(staging + n, 0, 56 - n);
+    for (int i = 0; i < 8; ++i) staging[56 + i] = static_cast<std::byte>(bits_ >> (56 - 8 * i));
+    stage_ = Stage::done;
+    return staging;
+  }
+
+ private:
+  enum class Stage { data, length, done };
+  void skip_empty() noexcept {
+    while (part_ < 3 && pos_ == (*parts_)[part_].size()) {
+      ++part_;
+      pos_ = 0;
+    }
+  }
+  const std::array<std::span<const std::byte>, 3>* parts_ = nullptr;
+  std::size_t part_ = 0;
+  std::size_t pos_ = 0;
+  std::uint64_t bits_ = 0;
+  Stage stage_ = Stage::data;
+};
+
+}  // namespace blockwire::detail
