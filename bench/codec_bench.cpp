@@ -184,6 +184,30 @@ void BlockView_SumOutputs(benchmark::State& state, const std::vector<std::byte>*
   per_block(state, *bytes);
 }
 
+// bitcoin_slices' two tasks through the one-pass route: BlockView::visit
+// with nothing to do (its Block::parse), and summing every output's value
+// and script length as each transaction passes (its Block::visit).
+void BlockView_VisitParse(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  for (auto _ : state) {
+    auto header = BlockView::visit(*bytes, [](const TransactionView&) {});
+    if (!header) state.SkipWithError("parse failed");
+    benchmark::DoNotOptimize(header);
+  }
+  per_block(state, *bytes);
+}
+
+void BlockView_VisitSumOutputs(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  for (auto _ : state) {
+    std::uint64_t sum = 0;
+    auto header = BlockView::visit(*bytes, [&](const TransactionView& tx) {
+      for (const OutputView out : tx.outputs()) sum += static_cast<std::uint64_t>(out.value()) + out.script_pubkey().size();
+    });
+    if (!header) state.SkipWithError("parse failed");
+    benchmark::DoNotOptimize(sum);
+  }
+  per_block(state, *bytes);
+}
+
 // The same bytes into a layout with a heap allocation per script and per
 // witness item: what blockwire's one-payload-per-transaction layout saves.
 void DeserializeBlock_PerScriptLayout(benchmark::State& state, const std::vector<std::byte>* bytes) {
@@ -259,6 +283,8 @@ BLOCKWIRE_BENCH_BOTH(DeserializeBlock_PerScriptLayout);
 BLOCKWIRE_BENCH_BOTH(BlockView_Parse);
 BLOCKWIRE_BENCH_BOTH(BlockView_Walk);
 BLOCKWIRE_BENCH_BOTH(BlockView_SumOutputs);
+BLOCKWIRE_BENCH_BOTH(BlockView_VisitParse);
+BLOCKWIRE_BENCH_BOTH(BlockView_VisitSumOutputs);
 BLOCKWIRE_BENCH_BOTH(DeserializeBlock_PublicSpan);
 BLOCKWIRE_BENCH_BOTH(DeserializeBlock_PublicReaderRef);
 BLOCKWIRE_BENCH_BOTH(DeserializeBlock_PublicStreamReader);

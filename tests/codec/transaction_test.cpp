@@ -501,3 +501,54 @@ TEST_CASE("no inputs and some outputs: built, encode_transaction, decode_transac
   const auto as_segwit = decode_transaction(raw, witness::allow);
   CHECK((!as_segwit || !(as_segwit.value() == tx)));
 }
+
+TEST_CASE("BlockView::visit hands over each transaction of both real blocks as the BlockView reads it, in one pass") {
+  // Output totals (value plus script length, bitcoin_slices' visiting task)
+  // and input counts from python-bitcoinlib.
+  struct Expected {
+    const std::vector<std::byte>* raw;
+    std::uint64_t outputs_sum;
+    std::size_t inputs;
+  };
+  for (const Expected& e : {Expected{&test::block413567(), 914705258289u, 4887}, Expected{&test::segwit_block(), 2883682870515u, 6518}}) {
+    const BlockView view = BlockView::parse(*e.raw).value();
+    std::size_t visited = 0, inputs = 0;
+    std::uint64_t sum = 0;
+    const auto header = BlockView::visit(*e.raw, [&](const TransactionView& tx) {
+      REQUIRE(visited < view.transaction_count());
+      const TransactionView same = view.transaction(visited++);
+      check_same_fields(tx, same);
+      CHECK(tx.bytes().data() == same.bytes().data());  // in place, not a copy
+      inputs += tx.input_count();
+      for (const OutputView out : tx.outputs()) sum += static_cast<std::uint64_t>(out.value()) + out.script_pubkey().size();
+    });
+    REQUIRE(header);
+    CHECK(header.value() == view.header());
+    CHECK(visited == view.transaction_count());
+    CHECK(inputs == e.inputs);
+    CHECK(sum == e.outputs_sum);
+  }
+}
+
+TEST_CASE(
+    "BlockView::visit of a cut or damaged block fails as BlockView::parse does, at the same byte, after the whole transactions before it") {
+  const auto& raw = test::segwit_block();
+  for (std::size_t cut : {std::size_t{0}, std::size_t{79}, std::size_t{81}, std::size_t{500}, raw.size() / 2, raw.size() - 1}) {
+    CAPTURE(cut);
+    const auto bytes = std::span(raw).first(cut);
+    std::size_t visited = 0;
+    const auto visit = BlockView::visit(bytes, [&](const TransactionView& tx) {
+      CHECK(tx.bytes().data() + tx.size() <= bytes.data() + bytes.size());
+      ++visited;
+    });
+    const auto parse = BlockView::parse(bytes);
+    REQUIRE_FALSE(visit);
+    REQUIRE_FALSE(parse);
+    CHECK(visit.error() == parse.error());
+    CHECK(visit.error().offset() == parse.error().offset());
+    if (cut == raw.size() - 1) CHECK(visited == 2499);  // all but the last
+  }
+  auto extra = raw;
+  extra.push_back(std::byte{0});
+  CHECK(BlockView::visit(extra, [](const TransactionView&) {}).error() == BlockView::parse(extra).error());
+}

@@ -138,6 +138,28 @@ result<BlockView> BlockView::parse(std::span<const std::byte> bytes, witness mod
   return view;
 }
 
+result<BlockHeader> BlockView::visit(std::span<const std::byte> bytes, TransactionVisitor visitor, witness mode) {
+  if (!fits_offsets(bytes)) return error(codec::errc::size_too_large, 0);
+  DecodingContext ctx(bytes);
+  BlockHeader header;
+  detail::decode_header(ctx, header);
+  const std::uint64_t n = wire::decode_compact_size(ctx);
+  // One transaction's record at a time, its room kept: after the first
+  // few transactions nothing is allocated.
+  std::vector<std::uint32_t> record;
+  record.reserve(256);
+  for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
+    record.clear();
+    detail::parse_transaction(ctx, record, mode);
+    if (!ctx.ok()) break;
+    const std::uint32_t begin = record[detail::tx_record::begin];
+    const TransactionView tx(bytes.data() + begin, record.data(), static_cast<std::uint32_t>(ctx.offset() - begin));
+    visitor.visit(visitor.context, tx);
+  }
+  if (auto r = wire::finish_exact(ctx, bytes.size()); !r) return r.error();
+  return header;
+}
+
 std::size_t BlockView::stripped_size() const noexcept {
   wire::SizeCounter count_size;
   wire::encode_compact_size(count_size, count_);

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 namespace blockwire {
@@ -62,10 +63,35 @@ class TransactionView : public TransactionReader<TransactionView> {
   std::vector<std::uint32_t> owned_;  // a standalone view's record; empty inside a BlockView
 };
 
+// A visitor of a block's transactions, each handed over as soon as it is
+// parsed: `visit(context, tx)`. The TransactionView is valid during the
+// call only (its record is reused for the next transaction).
+struct TransactionVisitor {
+  void (*visit)(void* context, const TransactionView& tx);
+  void* context;
+};
+
 class BlockView {
  public:
   // Exactly one block, as decode_block(span) takes it.
   static result<BlockView> parse(std::span<const std::byte> bytes, witness mode = witness::allow);
+
+  // The same parse in one pass that keeps nothing for later: each
+  // transaction goes to `visitor` as soon as it is parsed, with a record of
+  // its own (inputs, outputs and witness stacks still O(1) each), and the
+  // header comes back. For programs that walk a block once: no offsets
+  // for the whole block are written, so memory stays a transaction's. An
+  // error comes back after the transactions before it were visited.
+  static result<BlockHeader> visit(std::span<const std::byte> bytes, TransactionVisitor visitor, witness mode = witness::allow);
+  // `each(const TransactionView&)` for every transaction, as above.
+  template <class Each>
+  static result<BlockHeader> visit(std::span<const std::byte> bytes, Each&& each, witness mode = witness::allow) {
+    using F = std::remove_reference_t<Each>;
+    return visit(bytes,
+                 TransactionVisitor{[](void* f, const TransactionView& tx) { (*static_cast<F*>(f))(tx); },
+                                    const_cast<void*>(static_cast<const void*>(&each))},
+                 mode);
+  }
 
   // A default or moved-from BlockView reads as the empty block: a default
   // header, no transactions, its 81 bytes (static ones, not the bytes it
