@@ -10,6 +10,7 @@
 //                                 them one after another
 //   MerkleRoot                    leaves precomputed (Core's bench name)
 //   MerkleBound                   the root's pair hashes alone, lanes full
+//   TxIds_View                    every id of a parsed block, hashing alone
 //   BlockHash, SHA256_1MiB, SHA256_64, SHA256D64_1024, SHA256Block
 //   SipHash_1MiB (_Bytewise), SipHash_Hash256 (_Writer)
 #include "detail/decoders.hpp"
@@ -106,6 +107,30 @@ void MerkleRoot(benchmark::State& state, const std::vector<std::byte>* bytes) {
     benchmark::DoNotOptimize(merkle_root(leaves, &mutated));
   }
   state.counters["leaves"] = static_cast<double>(leaves.size());
+}
+
+// Every txid and wtxid of a parsed block (tx_ids over a BlockView): the
+// ids' hashing alone, without the decode. `blocks` counts the 64-byte
+// compressions (each message's with its padding, and the second hash's
+// one), so ns_per_block compares with the kernel's own per-block time.
+void TxIds_View(benchmark::State& state, const std::vector<std::byte>* bytes) {
+  const BlockView view = BlockView::parse(*bytes).value();
+  std::vector<TxIds> ids(view.transaction_count());
+  std::size_t blocks = 0;
+  const auto compressions = [](std::size_t n) { return (n + 8) / 64 + 1 + 1; };
+  for (std::size_t i = 0; i < view.transaction_count(); ++i) {
+    const TransactionView tx = view.transaction(i);
+    blocks += compressions(tx.stripped_size());
+    if (tx.has_witness()) blocks += compressions(tx.size());
+  }
+  for (auto _ : state) {
+    tx_ids(view, 0, ids);
+    benchmark::DoNotOptimize(ids.data());
+  }
+  state.SetLabel(sha256d64_implementation());
+  state.counters["blocks"] = static_cast<double>(blocks);
+  state.counters["ns_per_block"] =
+      benchmark::Counter(static_cast<double>(blocks) * 1e-9, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
 void BlockHash(benchmark::State& state, const std::vector<std::byte>* bytes) {
@@ -241,6 +266,7 @@ BLOCKWIRE_BENCH_BOTH(DeserializeBlock_ThenHash);
 BLOCKWIRE_BENCH_BOTH(HashNeededBytes);
 BLOCKWIRE_BENCH_BOTH(MerkleRoot);
 BLOCKWIRE_BENCH_BOTH(MerkleBound);
+BLOCKWIRE_BENCH_BOTH(TxIds_View);
 BLOCKWIRE_BENCH_BOTH(BlockHash);
 BLOCKWIRE_BENCH_BOTH(SHA256Block);
 BENCHMARK(SHA256_1MiB)->Unit(benchmark::kMicrosecond);

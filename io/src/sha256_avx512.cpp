@@ -29,6 +29,7 @@
 #pragma GCC diagnostic pop
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 
@@ -190,6 +191,10 @@ BLOCKWIRE_AVX512_INLINE void transpose(V (&w)[16]) {
   }
 }
 
+// Messages ordered and hashed together at most (the order's indices on
+// the stack: 40 KiB).
+constexpr std::size_t lpt_batch = 8192;
+
 // SHA-256 of the 32-byte digests at out[0..16), in place: the second hash
 // of SHA256d, sixteen at a time.
 BLOCKWIRE_AVX512_INLINE void sha256_of_digests_16(Hash256* out, V byte_swap) {
@@ -217,8 +222,42 @@ void store_be(std::byte* out, const std::uint32_t (&words)[8]) noexcept {
 
 }  // namespace
 
+namespace {
+
+// The 64-byte blocks a message takes, its padding included.
+std::size_t blocks_of(const SplitMessage& m) noexcept {
+  std::size_t bytes = 0;
+  for (const auto& part : m.parts) bytes += part.size();
+  return (bytes + 8) / 64 + 1;
+}
+
+// Longest first, by the power of two of their block counts: a lane freed
+// late takes a short message, so the lanes run out of work together
+// instead of one long message running on beside idle lanes (a counting
+// sort, two passes).
+void longest_first(const SplitMessage* messages, std::size_t count, std::uint32_t* order) noexcept {
+  constexpr int classes = 24;
+  std::uint8_t cls[lpt_batch];
+  std::size_t start[classes + 1] = {};
+  for (std::size_t i = 0; i < count; ++i) {
+    const int width = std::bit_width(blocks_of(messages[i]));
+    cls[i] = static_cast<std::uint8_t>(classes - 1 - std::min(width, classes - 1));
+    ++start[cls[i] + 1];
+  }
+  for (int c = 0; c < classes; ++c) start[c + 1] += start[c];
+  for (std::size_t i = 0; i < count; ++i) order[start[cls[i]]++] = static_cast<std::uint32_t>(i);
+}
+
+}  // namespace
+
 BLOCKWIRE_AVX512 void sha256d_each_avx512(const SplitMessage* messages, std::size_t count, Hash256* out,
                                           void (*finish_alone)(std::uint32_t (&state)[8], BlockFeed& feed)) noexcept {
+  // At most lpt_batch messages are scheduled together.
+  for (; count > lpt_batch; messages += lpt_batch, out += lpt_batch, count -= lpt_batch) {
+    sha256d_each_avx512(messages, lpt_batch, out, finish_alone);
+  }
+  std::uint32_t order[lpt_batch];
+  longest_first(messages, count, order);
   // Sixteen lanes, each hashing one message a block at a time; a lane whose
   // message ends stores its first digest and takes the next message, so
   // the lanes stay full while messages remain. Once they run out, the few
@@ -232,35 +271,64 @@ BLOCKWIRE_AVX512 void sha256d_each_avx512(const SplitMessage* messages, std::siz
   BlockFeed feed[N];
   std::size_t message_of[N];
   bool busy[N];
+  // Most blocks lie whole in a message's bytes: read in place, a pointer
+  // and a count a lane, the feed called only for the rest.
+  const std::byte* whole_at[N];
+  std::size_t whole_left[N];
   alignas(64) std::byte staging[N][64];   // a block a feed assembles
   alignas(64) std::uint32_t state[8][N];  // the lanes' states, when one changes hands
   std::size_t next = 0;
   int busy_count = 0;
+  const auto take_whole = [&](int j) {
+    whole_left[j] = feed[j].whole_blocks();
+    if (whole_left[j] == 0) return;
+    whole_at[j] = feed[j].whole_at();
+    feed[j].skip_whole(whole_left[j]);
+  };
   const auto take_next = [&](int j) {
     busy[j] = next < count;
+    whole_left[j] = 0;
     if (!busy[j]) return;
-    feed[j] = BlockFeed(messages[next]);
-    message_of[j] = next++;
+    message_of[j] = order[next++];
+    feed[j] = BlockFeed(messages[message_of[j]]);
     ++busy_count;
+    take_whole(j);
   };
   for (int j = 0; j < N; ++j) take_next(j);
   V s[8];
   start(s);
   while (busy_count > few) {
     V w[16];
+    unsigned fed = 0;  // lanes whose block came from their feed: only those can have ended
     for (int j = 0; j < N; ++j) {
-      const std::byte* block = busy[j] ? feed[j].next(staging[j]) : idle;  // an idle lane's: hashed, never read
+      const std::byte* block = idle;  // an idle lane's: hashed, never read
+      if (whole_left[j] != 0) {
+        block = whole_at[j];
+        whole_at[j] += 64;
+        --whole_left[j];
+      } else if (busy[j]) {
+        block = feed[j].next(staging[j]);
+        fed |= 1u << j;
+      }
       w[j] = _mm512_shuffle_epi8(_mm512_loadu_si512(block), byte_swap);
     }
     transpose(w);
     Expanded message{w};
     compress(s, message);
     bool any_done = false;
-    for (int j = 0; j < N; ++j) any_done = any_done || (busy[j] && feed[j].done());
+    for (unsigned m = fed; m != 0; m &= m - 1) {
+      const int j = __builtin_ctz(m);
+      if (feed[j].done()) {
+        any_done = true;
+      } else {
+        take_whole(j);  // the next run's whole blocks, if any
+      }
+    }
     if (!any_done) continue;
     for (int t = 0; t < 8; ++t) _mm512_store_si512(state[t], s[t]);
-    for (int j = 0; j < N; ++j) {
-      if (!busy[j] || !feed[j].done()) continue;
+    for (unsigned m = fed; m != 0; m &= m - 1) {
+      const int j = __builtin_ctz(m);
+      if (!feed[j].done()) continue;
       std::uint32_t words[8];
       for (int t = 0; t < 8; ++t) {
         words[t] = state[t][j];
@@ -277,6 +345,7 @@ BLOCKWIRE_AVX512 void sha256d_each_avx512(const SplitMessage* messages, std::siz
     if (!busy[j]) continue;
     std::uint32_t words[8];
     for (int t = 0; t < 8; ++t) words[t] = state[t][j];
+    feed[j].unskip_whole(whole_left[j]);  // whole blocks taken but not yet read go back to the feed
     finish_alone(words, feed[j]);
     store_be(out[message_of[j]].bytes().data(), words);
   }

@@ -25,6 +25,20 @@ class BlockFeed {
   }
   bool done() const noexcept { return stage_ == Stage::done; }
 
+  // The blocks that lie whole in the current run from here on: a kernel
+  // may read them in place from whole_at(), then skip_whole(k) of them,
+  // and only call next() for the blocks after (those assembled across runs
+  // and the padding), since the message never ends inside them.
+  std::size_t whole_blocks() noexcept {
+    if (stage_ != Stage::data) return 0;
+    skip_empty();
+    return part_ < 3 ? ((*parts_)[part_].size() - pos_) / 64 : 0;
+  }
+  const std::byte* whole_at() const noexcept { return (*parts_)[part_].data() + pos_; }
+  void skip_whole(std::size_t k) noexcept { pos_ += 64 * k; }
+  // Back over the last k whole blocks skipped, unread (no next() since).
+  void unskip_whole(std::size_t k) noexcept { pos_ -= 64 * k; }
+
   const std::byte* next(std::byte* staging) noexcept {
     if (stage_ == Stage::data) {
       skip_empty();
