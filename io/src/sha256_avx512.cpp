@@ -29,7 +29,6 @@
 #pragma GCC diagnostic pop
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <cstring>
 
@@ -191,10 +190,6 @@ BLOCKWIRE_AVX512_INLINE void transpose(V (&w)[16]) {
   }
 }
 
-// Messages ordered and hashed together at most (the order's indices on
-// the stack: 40 KiB).
-constexpr std::size_t lpt_batch = 8192;
-
 // SHA-256 of the 32-byte digests at out[0..16), in place: the second hash
 // of SHA256d, sixteen at a time.
 BLOCKWIRE_AVX512_INLINE void sha256_of_digests_16(Hash256* out, V byte_swap) {
@@ -218,34 +213,6 @@ void store_be(std::byte* out, const std::uint32_t (&words)[8]) noexcept {
   for (int t = 0; t < 8; ++t) {
     for (int b = 0; b < 4; ++b) out[4 * t + b] = static_cast<std::byte>(words[t] >> (24 - 8 * b));
   }
-}
-
-}  // namespace
-
-namespace {
-
-// The 64-byte blocks a message takes, its padding included.
-std::size_t blocks_of(const SplitMessage& m) noexcept {
-  std::size_t bytes = 0;
-  for (const auto& part : m.parts) bytes += part.size();
-  return (bytes + 8) / 64 + 1;
-}
-
-// Longest first, by the power of two of their block counts: a lane freed
-// late takes a short message, so the lanes run out of work together
-// instead of one long message running on beside idle lanes (a counting
-// sort, two passes).
-void longest_first(const SplitMessage* messages, std::size_t count, std::uint32_t* order) noexcept {
-  constexpr int classes = 24;
-  std::uint8_t cls[lpt_batch];
-  std::size_t start[classes + 1] = {};
-  for (std::size_t i = 0; i < count; ++i) {
-    const int width = std::bit_width(blocks_of(messages[i]));
-    cls[i] = static_cast<std::uint8_t>(classes - 1 - std::min(width, classes - 1));
-    ++start[cls[i] + 1];
-  }
-  for (int c = 0; c < classes; ++c) start[c + 1] += start[c];
-  for (std::size_t i = 0; i < count; ++i) order[start[cls[i]]++] = static_cast<std::uint32_t>(i);
 }
 
 }  // namespace

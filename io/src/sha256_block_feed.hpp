@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -85,5 +86,34 @@ class BlockFeed {
   std::uint64_t bits_ = 0;
   Stage stage_ = Stage::data;
 };
+
+// The 64-byte blocks a message takes, its padding included.
+inline std::size_t blocks_of(const SplitMessage& m) noexcept {
+  std::size_t bytes = 0;
+  for (const auto& part : m.parts) bytes += part.size();
+  return (bytes + 8) / 64 + 1;
+}
+
+// Messages ordered and hashed together at most (their order on the
+// stack: 40 KiB).
+inline constexpr std::size_t lpt_batch = 8192;
+
+// The order in which lanes take `count` (at most lpt_batch) messages:
+// longest first, by the power of two of their block counts, so that a lane
+// freed late takes a short message and the lanes run out of work together,
+// instead of one long message running on beside idle lanes. A counting
+// sort, two passes.
+inline void longest_first(const SplitMessage* messages, std::size_t count, std::uint32_t* order) noexcept {
+  constexpr int classes = 24;
+  std::uint8_t cls[lpt_batch];
+  std::size_t start[classes + 1] = {};
+  for (std::size_t i = 0; i < count; ++i) {
+    const int width = std::bit_width(blocks_of(messages[i]));
+    cls[i] = static_cast<std::uint8_t>(classes - 1 - std::min(width, classes - 1));
+    ++start[cls[i] + 1];
+  }
+  for (int c = 0; c < classes; ++c) start[c + 1] += start[c];
+  for (std::size_t i = 0; i < count; ++i) order[start[cls[i]]++] = static_cast<std::uint32_t>(i);
+}
 
 }  // namespace blockwire::detail
