@@ -191,14 +191,16 @@ BLOCKWIRE_AVX512_INLINE void transpose(V (&w)[16]) {
 }
 
 // SHA-256 of the 32-byte digests at out[0..16), in place: the second hash
-// of SHA256d, sixteen at a time.
+// of SHA256d, sixteen at a time. The first digests are there as the lanes
+// left them, eight native 32-bit words each (no byte order to undo); the
+// results are written as bytes.
 BLOCKWIRE_AVX512_INLINE void sha256_of_digests_16(Hash256* out, V byte_swap) {
   const V lanes = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
   const V digest_at = _mm512_slli_epi32(lanes, 5);  // 32 j
   std::byte* base = out[0].bytes().data();
   static_assert(sizeof(Hash256) == 32);
   V w[16];
-  for (int t = 0; t < 8; ++t) w[t] = _mm512_shuffle_epi8(_mm512_i32gather_epi32(digest_at, base + 4 * t, 1), byte_swap);
+  for (int t = 0; t < 8; ++t) w[t] = _mm512_i32gather_epi32(digest_at, base + 4 * t, 1);
   w[8] = splat(0x80000000u);
   for (int t = 9; t < 15; ++t) w[t] = _mm512_setzero_si512();
   w[15] = splat(256);
@@ -209,11 +211,7 @@ BLOCKWIRE_AVX512_INLINE void sha256_of_digests_16(Hash256* out, V byte_swap) {
   for (int t = 0; t < 8; ++t) _mm512_i32scatter_epi32(base + 4 * t, digest_at, _mm512_shuffle_epi8(s[t], byte_swap), 1);
 }
 
-void store_be(std::byte* out, const std::uint32_t (&words)[8]) noexcept {
-  for (int t = 0; t < 8; ++t) {
-    for (int b = 0; b < 4; ++b) out[4 * t + b] = static_cast<std::byte>(words[t] >> (24 - 8 * b));
-  }
-}
+void store_words(Hash256& out, const std::uint32_t (&words)[8]) noexcept { std::memcpy(out.bytes().data(), words, 32); }
 
 }  // namespace
 
@@ -242,8 +240,11 @@ BLOCKWIRE_AVX512 void sha256d_each_avx512(const SplitMessage* messages, std::siz
   // and a count a lane, the feed called only for the rest.
   const std::byte* whole_at[N];
   std::size_t whole_left[N];
-  alignas(64) std::byte staging[N][64];   // a block a feed assembles
-  alignas(64) std::uint32_t state[8][N];  // the lanes' states, when one changes hands
+  alignas(64) std::byte staging[N][64];    // a block a feed assembles
+  alignas(64) std::uint32_t state[8][N];   // the lanes' states, at the end
+  alignas(64) std::uint32_t digest_at[N];  // where each lane's digest goes: bytes from out
+  std::byte* const out_bytes = reinterpret_cast<std::byte*>(out);
+  static_assert(sizeof(Hash256) == 32 && 32 * lpt_batch <= UINT32_MAX);
   std::size_t next = 0;
   int busy_count = 0;
   const auto take_whole = [&](int j) {
@@ -257,6 +258,7 @@ BLOCKWIRE_AVX512 void sha256d_each_avx512(const SplitMessage* messages, std::siz
     whole_left[j] = 0;
     if (!busy[j]) return;
     message_of[j] = order[next++];
+    digest_at[j] = static_cast<std::uint32_t>(32 * message_of[j]);
     feed[j] = BlockFeed(messages[message_of[j]]);
     ++busy_count;
     take_whole(j);
@@ -282,30 +284,27 @@ BLOCKWIRE_AVX512 void sha256d_each_avx512(const SplitMessage* messages, std::siz
     transpose(w);
     Expanded message{w};
     compress(s, message);
-    bool any_done = false;
+    __mmask16 done = 0;
     for (unsigned m = fed; m != 0; m &= m - 1) {
       const int j = __builtin_ctz(m);
       if (feed[j].done()) {
-        any_done = true;
+        done = static_cast<__mmask16>(done | (1u << j));
       } else {
         take_whole(j);  // the next run's whole blocks, if any
       }
     }
-    if (!any_done) continue;
-    for (int t = 0; t < 8; ++t) _mm512_store_si512(state[t], s[t]);
-    for (unsigned m = fed; m != 0; m &= m - 1) {
-      const int j = __builtin_ctz(m);
-      if (!feed[j].done()) continue;
-      std::uint32_t words[8];
-      for (int t = 0; t < 8; ++t) {
-        words[t] = state[t][j];
-        state[t][j] = initial_state[t];
-      }
-      store_be(out[message_of[j]].bytes().data(), words);
-      --busy_count;
-      take_next(j);
+    if (done == 0) continue;
+    // The finished lanes' digests straight from the registers to their
+    // messages' places, and those lanes started again.
+    const V at = _mm512_load_si512(digest_at);
+    for (int t = 0; t < 8; ++t) {
+      _mm512_mask_i32scatter_epi32(out_bytes + 4 * t, done, at, s[t], 1);
+      s[t] = _mm512_mask_mov_epi32(s[t], done, splat(initial_state[t]));
     }
-    for (int t = 0; t < 8; ++t) s[t] = _mm512_load_si512(state[t]);
+    for (unsigned m = done; m != 0; m &= m - 1) {
+      --busy_count;
+      take_next(__builtin_ctz(m));
+    }
   }
   for (int t = 0; t < 8; ++t) _mm512_store_si512(state[t], s[t]);
   for (int j = 0; j < N; ++j) {
@@ -314,7 +313,7 @@ BLOCKWIRE_AVX512 void sha256d_each_avx512(const SplitMessage* messages, std::siz
     for (int t = 0; t < 8; ++t) words[t] = state[t][j];
     feed[j].unskip_whole(whole_left[j]);  // whole blocks taken but not yet read go back to the feed
     finish_alone(words, feed[j]);
-    store_be(out[message_of[j]].bytes().data(), words);
+    store_words(out[message_of[j]], words);
   }
   std::size_t i = 0;
   for (; i + N <= count; i += N) sha256_of_digests_16(out + i, byte_swap);
