@@ -1,4 +1,5 @@
-// BlockView against decode_block on hostile bytes: both accept or both
+// BlockView against decode_block, and BlockView::visit against BlockView::parse,
+// on hostile bytes: both accept or both
 // reject, with the same error at the same offset; what they accept has the
 // same content and check_block says the same of both. (Seeded from the
 // block corpus.)
@@ -11,6 +12,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto decoded = decode_block(bytes, mode);
     const auto view = BlockView::parse(bytes, mode);
     if (decoded.has_value() != view.has_value()) fuzz::fail("view and decoder disagree on accepting");
+    // The one-pass route: the same answer, and the same transactions handed
+    // over as the view keeps.
+    std::size_t visited = 0;
+    bool same = true;
+    const auto visit = BlockView::visit(
+        bytes,
+        [&](const TransactionView& tx) {
+          if (view &&
+              (visited >= view.value().transaction_count() || !(tx.to_transaction() == view.value().transaction(visited).to_transaction())))
+            same = false;
+          ++visited;
+        },
+        mode);
+    if (visit.has_value() != view.has_value()) fuzz::fail("visit and parse disagree on accepting");
+    if (!visit && !(visit.error() == view.error())) fuzz::fail("visit and parse fail differently");
+    if (!same || (view && visited != view.value().transaction_count()))
+      fuzz::fail("visit hands over other transactions than the view holds");
     if (!decoded) {
       if (!(decoded.error() == view.error())) fuzz::fail("view and decoder fail differently");
       continue;

@@ -126,9 +126,33 @@ result<BlockView> BlockView::parse(std::span<const std::byte> bytes, witness mod
   // a count beyond that runs out of bytes first. A guess at the records'
   // size saves most regrowth on real blocks.
   const std::size_t indexed = wire::reserve_for(ctx, n, detail::min_tx_size);
-  view.offsets_.reserve((1 + detail::tx_record::fields) * indexed + bytes.size() / 16);
-  view.offsets_.resize(indexed);
-  for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
+  std::uint64_t i = 0;
+  if (ctx.ok() && n <= indexed) {
+    // One memory cursor over the whole block, the records written through
+    // a pointer into room made up front (the vector's size): position and
+    // pointer stay in registers from one transaction to the next. It stops
+    // at the first thing it does not take, and the reference below goes on
+    // from that transaction for the error and its byte.
+    view.offsets_.resize((1 + detail::tx_record::fields) * indexed + bytes.size() / 40);
+    detail::MemoryCursor c{ctx.position(), bytes.data() + bytes.size(), bytes.data(), 0};
+    detail::RecordOut out(view.offsets_, indexed);
+    for (; i < n; ++i) {
+      const std::byte* at = c.pos;
+      const std::size_t record = out.used();
+      if (!detail::parse_transaction_with(c, out, mode)) [[unlikely]] {
+        out.out = out.base + record;
+        c.pos = at;
+        break;
+      }
+      out.base[i] = static_cast<std::uint32_t>(record);
+    }
+    view.offsets_.resize(out.used());
+    ctx.skip(static_cast<std::uint64_t>(c.pos - ctx.position()));
+  } else {
+    view.offsets_.reserve((1 + detail::tx_record::fields) * indexed + bytes.size() / 16);
+    view.offsets_.resize(indexed);
+  }
+  for (; i < n && ctx.ok(); ++i) {
     const auto record = static_cast<std::uint32_t>(view.offsets_.size());
     detail::parse_transaction(ctx, view.offsets_, mode);
     if (i < indexed) view.offsets_[i] = record;  // past the index, the bytes have run out: ctx has failed
@@ -145,10 +169,28 @@ result<BlockHeader> BlockView::visit(std::span<const std::byte> bytes, Transacti
   detail::decode_header(ctx, header);
   const std::uint64_t n = wire::decode_compact_size(ctx);
   // One transaction's record at a time, its room kept: after the first
-  // few transactions nothing is allocated.
-  std::vector<std::uint32_t> record;
-  record.reserve(256);
-  for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
+  // few transactions nothing is allocated. As in parse, one memory cursor
+  // over the block, and the reference from the first transaction it stops
+  // at.
+  std::vector<std::uint32_t> record(256);
+  std::uint64_t i = 0;
+  if (ctx.ok()) {
+    detail::MemoryCursor c{ctx.position(), bytes.data() + bytes.size(), bytes.data(), 0};
+    detail::RecordOut out(record, 0);
+    for (; i < n; ++i) {
+      const std::byte* at = c.pos;
+      out.out = out.base;
+      if (!detail::parse_transaction_with(c, out, mode)) [[unlikely]] {
+        c.pos = at;
+        break;
+      }
+      const TransactionView tx(at, out.base, static_cast<std::uint32_t>(c.pos - at));
+      visitor.visit(visitor.context, tx);
+    }
+    ctx.skip(static_cast<std::uint64_t>(c.pos - ctx.position()));
+  }
+  record.clear();
+  for (; i < n && ctx.ok(); ++i) {
     record.clear();
     detail::parse_transaction(ctx, record, mode);
     if (!ctx.ok()) break;
