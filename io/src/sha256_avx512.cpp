@@ -215,12 +215,12 @@ void store_words(Hash256& out, const std::uint32_t (&words)[8]) noexcept { std::
 
 }  // namespace
 
-BLOCKWIRE_AVX512 void sha256d_each_avx512(const SplitMessage* messages, std::size_t count, Hash256* out,
-                                          void (*finish_alone)(std::uint32_t (&state)[8], BlockFeed& feed)) noexcept {
-  // At most lpt_batch messages are scheduled together.
-  for (; count > lpt_batch; messages += lpt_batch, out += lpt_batch, count -= lpt_batch) {
-    sha256d_each_avx512(messages, lpt_batch, out, finish_alone);
-  }
+namespace {
+
+using FinishAlone = void (*)(std::uint32_t (&state)[8], BlockFeed& feed);
+
+// At most lpt_batch messages.
+BLOCKWIRE_AVX512 void sha256d_each_batch(const SplitMessage* messages, std::size_t count, Hash256* out, FinishAlone finish_alone) noexcept {
   std::uint32_t order[lpt_batch];
   longest_first(messages, count, order);
   // Sixteen lanes, each hashing one message a block at a time; a lane whose
@@ -240,9 +240,9 @@ BLOCKWIRE_AVX512 void sha256d_each_avx512(const SplitMessage* messages, std::siz
   // and a count a lane, the feed called only for the rest.
   const std::byte* whole_at[N];
   std::size_t whole_left[N];
-  alignas(64) std::byte staging[N][64];    // a block a feed assembles
-  alignas(64) std::uint32_t state[8][N];   // the lanes' states, at the end
-  alignas(64) std::uint32_t digest_at[N];  // where each lane's digest goes: bytes from out
+  alignas(64) std::byte staging[N][64];         // a block a feed assembles
+  alignas(64) std::uint32_t state[8][N];        // the lanes' states, at the end
+  alignas(64) std::uint32_t digest_at[N] = {};  // where each lane's digest goes: bytes from out
   std::byte* const out_bytes = reinterpret_cast<std::byte*>(out);
   static_assert(sizeof(Hash256) == 32 && 32 * lpt_batch <= UINT32_MAX);
   std::size_t next = 0;
@@ -322,6 +322,16 @@ BLOCKWIRE_AVX512 void sha256d_each_avx512(const SplitMessage* messages, std::siz
     std::copy(out + i, out + count, rest);
     sha256_of_digests_16(rest, byte_swap);
     std::copy(rest, rest + (count - i), out + i);
+  }
+}
+
+}  // namespace
+
+void sha256d_each_avx512(const SplitMessage* messages, std::size_t count, Hash256* out, FinishAlone finish_alone) noexcept {
+  // A batch at a time, one after another: each schedules its own messages
+  // (and keeps its order on the stack, 40 KiB, once).
+  for (std::size_t first = 0; first < count; first += lpt_batch) {
+    sha256d_each_batch(messages + first, std::min(lpt_batch, count - first), out + first, finish_alone);
   }
 }
 

@@ -169,6 +169,18 @@ TEST_CASE(
   std::vector<Hash256> out(mixed.size());
   sha256d_each(mixed, out);
   CHECK(out == mixed_expected);
+  // More messages than the lanes schedule together (8,192 at a time):
+  // batch after batch, each message's hash in its place.
+  std::vector<SplitMessage> many;
+  std::vector<Hash256> many_expected;
+  for (std::size_t i = 0; i < 2 * 8192 + 5; ++i) {
+    const std::size_t k = (i * 37) % messages.size();
+    many.push_back(messages[k]);
+    many_expected.push_back(expected[k]);
+  }
+  std::vector<Hash256> many_out(many.size());
+  sha256d_each(many, many_out);
+  CHECK(many_out == many_expected);
   // Parts that are default-constructed spans (null, empty), and fewer
   // messages than lanes.
   std::vector<SplitMessage> sparse{SplitMessage{},

@@ -133,7 +133,10 @@ result<BlockView> BlockView::parse(std::span<const std::byte> bytes, witness mod
     // pointer stay in registers from one transaction to the next. It stops
     // at the first thing it does not take, and the reference below goes on
     // from that transaction for the error and its byte.
-    view.offsets_.resize((1 + detail::tx_record::fields) * indexed + bytes.size() / 40);
+    // Room for the index and a guess at the records (real blocks use about
+    // one word for every 50-70 bytes), written as zeros: it follows the
+    // bytes, not the count, beyond the index; the rest grows as parsed.
+    view.offsets_.resize(indexed + bytes.size() / 32);
     detail::MemoryCursor c{ctx.position(), bytes.data() + bytes.size(), bytes.data(), 0};
     detail::RecordOut out(view.offsets_, indexed);
     for (; i < n; ++i) {
