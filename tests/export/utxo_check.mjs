@@ -11,13 +11,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-let DuckDBInstance;
-try {
-  ({ DuckDBInstance } = await import('@duckdb/node-api'));
-} catch (e) {
-  console.error(`DuckDB's Node.js package is not installed beside this script (scripts/setup installs it): ${e.message}`);
-  process.exit(1);
-}
+import { DuckDBInstance } from './duckdb.mjs';
 
 const [blockwire, coreDir, exportDoc, work] = process.argv.slice(2);
 let failures = 0;
