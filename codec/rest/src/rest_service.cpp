@@ -113,6 +113,42 @@ Response no_format(std::string_view available = ".bin, .hex, .json") {
   return error(404, "output format not found (available: " + std::string(available) + ")");
 }
 
+// A count and a block hash where /rest/headers and /rest/blockfilterheaders
+// take them: the path's last two parts in the old form (`old_parts` parts
+// in all), else its last part and ?count= (5 by default). Core's texts
+// for a bad count and a bad hash; `invalid` for a path of another shape.
+struct CountedHash {
+  std::uint64_t count = 0;
+  Hash256 hash;
+  std::optional<Response> failed;
+};
+
+CountedHash counted_hash(const std::vector<std::string>& path, std::string_view target, std::size_t old_parts, std::string_view invalid) {
+  CountedHash out;
+  const auto failed = [&out](std::string message) {
+    out.failed = error(400, std::move(message));
+    return out;
+  };
+  std::string raw_count, hash_text;
+  if (path.size() == old_parts) {
+    raw_count = path[old_parts - 2];
+    hash_text = path[old_parts - 1];
+  } else if (path.size() == old_parts - 1) {
+    hash_text = path[old_parts - 2];
+    raw_count = query_parameter(target, "count").value_or("5");
+  } else {
+    return failed(std::string(invalid));
+  }
+  const auto count = whole<std::uint64_t>(raw_count);
+  if (!count || *count < 1 || *count > max_headers)
+    return failed("Header count is invalid or out of acceptable range (1-2000): " + raw_count);
+  const auto hash = parse_hash(hash_text);
+  if (!hash) return failed("Invalid hash: " + hash_text);
+  out.count = *count;
+  out.hash = *hash;
+  return out;
+}
+
 Response bytes_in(format f, std::span<const std::byte> bytes) {
   if (f == format::binary) return {200, "application/octet-stream", std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size())};
   return {200, "text/plain", to_hex(bytes) + "\n"};
@@ -230,24 +266,11 @@ struct Answers {
   Response headers(const std::string& part, std::string_view target) const {
     std::string param;
     const format f = split_format(part, param);
-    const std::vector<std::string> path = split(param, '/');
-    std::string raw_count, hash_text;
-    if (path.size() == 2) {  // the old form: /rest/headers/<count>/<hash>
-      raw_count = path[0];
-      hash_text = path[1];
-    } else if (path.size() == 1) {
-      hash_text = path[0];
-      raw_count = query_parameter(target, "count").value_or("5");
-    } else {
-      return error(400, "Invalid URI format. Expected /rest/headers/<hash>.<ext>?count=<count>");
-    }
-    const auto count = whole<std::uint64_t>(raw_count);
-    if (!count || *count < 1 || *count > max_headers) {
-      return error(400, "Header count is invalid or out of acceptable range (1-2000): " + raw_count);
-    }
-    const auto hash = parse_hash(hash_text);
-    if (!hash) return error(400, "Invalid hash: " + hash_text);
-    const std::vector<IndexedBlock> blocks = chain_from(*hash, *count);
+    // The old form: /rest/headers/<count>/<hash>.
+    const CountedHash asked =
+        counted_hash(split(param, '/'), target, 2, "Invalid URI format. Expected /rest/headers/<hash>.<ext>?count=<count>");
+    if (asked.failed) return *asked.failed;
+    const std::vector<IndexedBlock> blocks = chain_from(asked.hash, asked.count);
     HeaderReader reader(*this);
     if (f == format::binary || f == format::hex) {
       std::vector<std::byte> bytes;
@@ -404,25 +427,13 @@ struct Answers {
   Response filter_headers(const std::string& part, std::string_view target) const {
     std::string param;
     const format f = split_format(part, param);
+    // The old form: <filtertype>/<count>/<blockhash>.
     const std::vector<std::string> path = split(param, '/');
-    std::string raw_count, hash_text;
-    if (path.size() == 3) {  // the old form: <filtertype>/<count>/<blockhash>
-      raw_count = path[1];
-      hash_text = path[2];
-    } else if (path.size() == 2) {
-      hash_text = path[1];
-      raw_count = query_parameter(target, "count").value_or("5");
-    } else {
-      return error(400, "Invalid URI format. Expected /rest/blockfilterheaders/<filtertype>/<blockhash>.<ext>?count=<count>");
-    }
-    const auto count = whole<std::uint64_t>(raw_count);
-    if (!count || *count < 1 || *count > max_headers) {
-      return error(400, "Header count is invalid or out of acceptable range (1-2000): " + raw_count);
-    }
-    const auto hash = parse_hash(hash_text);
-    if (!hash) return error(400, "Invalid hash: " + hash_text);
+    const CountedHash asked =
+        counted_hash(path, target, 3, "Invalid URI format. Expected /rest/blockfilterheaders/<filtertype>/<blockhash>.<ext>?count=<count>");
+    if (asked.failed) return *asked.failed;
     if (path[0] != "basic") return error(400, "Unknown filtertype " + path[0]);
-    const std::vector<IndexedBlock> blocks = chain_from(*hash, *count);
+    const std::vector<IndexedBlock> blocks = chain_from(asked.hash, asked.count);
     lock.unlock();
     if (!store.has_filters()) return error(400, "Index is not enabled for filtertype " + path[0]);
     std::vector<Hash256> headers;
