@@ -35,7 +35,7 @@ using detail::leveldb_failure;
 // bytes); none (an old chainstate): no obfuscation.
 result<std::vector<std::byte>> key_of(leveldb::DB& db, std::string* why) {
   std::string value;
-  const leveldb::Status s = db.Get(leveldb::ReadOptions(), leveldb::Slice(obfuscation_key.data(), obfuscation_key.size()), &value);
+  const leveldb::Status s = db.Get(detail::checked_reads(), leveldb::Slice(obfuscation_key.data(), obfuscation_key.size()), &value);
   if (s.IsNotFound()) return std::vector<std::byte>{};
   if (!s.ok()) return leveldb_failure(s, why);
   if (value.empty() || static_cast<std::size_t>(static_cast<unsigned char>(value[0])) != value.size() - 1) {
@@ -59,7 +59,7 @@ void unobfuscate(std::span<std::byte> value, const std::vector<std::byte>& key) 
 
 result<std::optional<Hash256>> best_block_of(leveldb::DB& db, const std::vector<std::byte>& key, std::string* why) {
   std::string value;
-  const leveldb::Status s = db.Get(leveldb::ReadOptions(), leveldb::Slice(&best_block_key, 1), &value);
+  const leveldb::Status s = db.Get(detail::checked_reads(), leveldb::Slice(&best_block_key, 1), &value);
   if (s.IsNotFound()) return std::optional<Hash256>{};
   if (!s.ok()) return leveldb_failure(s, why);
   if (value.size() != 32) {
@@ -87,8 +87,7 @@ namespace {
 // Every coin of an open database (the key its values are XORed with).
 result<std::uint64_t> coins_in(leveldb::DB& db, const std::vector<std::byte>& key, const std::function<void(const CoreCoin&)>& each,
                                std::string* why) {
-  leveldb::ReadOptions options;
-  options.fill_cache = false;  // one pass
+  const leveldb::ReadOptions options = detail::checked_reads(false);  // (one pass: no cache)
   std::unique_ptr<leveldb::Iterator> it(db.NewIterator(options));
   std::uint64_t count = 0;
   std::vector<std::byte> value;
@@ -208,7 +207,10 @@ result<UtxoSetInfo> summarize_set(const std::string& chainstate_dir, const std::
   const auto& key = opened.value().key;
   const auto& best = opened.value().best;
   if (!best) {
-    if (why != nullptr) *why = "no best block (its \"B\" key): a chainstate in the middle of a write";
+    if (why != nullptr)
+      *why =
+          "no best block (its \"B\" key): the node has not written its chainstate yet (it writes it when its cache fills, and at "
+          "shutdown), or is in the middle of a write";
     return error(directory::errc::bad_index_entry);
   }
   SetSummary summary(*best);
@@ -311,7 +313,7 @@ const std::optional<Hash256>& ChainstateSnapshot::best_block() const noexcept { 
 
 result<std::optional<SpentCoin>> ChainstateSnapshot::find(const OutPoint& point) const {
   std::string value;
-  const leveldb::Status s = state_->snapshot.db().Get(leveldb::ReadOptions(), detail::coin_key_of(point), &value);
+  const leveldb::Status s = state_->snapshot.db().Get(detail::checked_reads(), detail::coin_key_of(point), &value);
   if (s.IsNotFound()) return std::optional<SpentCoin>{};
   if (!s.ok()) return leveldb_failure(s, nullptr);
   std::vector<std::byte> bytes(bytes_of(leveldb::Slice(value)).begin(), bytes_of(leveldb::Slice(value)).end());

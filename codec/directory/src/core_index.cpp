@@ -74,8 +74,7 @@ result<std::uint64_t> read_core_block_index(const std::string& index_dir, const 
                                             std::string* why, const std::function<void(std::uint64_t)>& expect) {
   auto snapshot = detail::LevelDbSnapshot::open(index_dir, why);
   if (!snapshot) return snapshot.error();
-  leveldb::ReadOptions options;
-  options.fill_cache = false;  // one pass
+  const leveldb::ReadOptions options = detail::checked_reads(false);  // (one pass: no cache)
   std::unique_ptr<leveldb::Iterator> it(snapshot.value().db().NewIterator(options));
   if (expect) {
     // "f" + file number -> CBlockFileInfo, its block count first.

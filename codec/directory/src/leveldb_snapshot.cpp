@@ -4,6 +4,9 @@
 
 #include <leveldb/db.h>
 #include <leveldb/env.h>
+#include <leveldb/options.h>
+
+#include <csignal>
 
 #include <cerrno>
 #include <cstdarg>
@@ -156,10 +159,54 @@ class OverlayEnv final : public leveldb::EnvWrapper {
   std::set<std::string> hidden_;
 };
 
+// The private directories open now, each with the node's directory it
+// stands for: LevelDB's words name the files it opened, and a person
+// should read the path they gave, never the private one.
+std::mutex private_dirs_mutex;
+std::vector<std::pair<std::string, std::string>> private_dirs;
+
+std::string in_users_words(std::string text) {
+  const std::lock_guard lock(private_dirs_mutex);
+  for (const auto& [mine, theirs] : private_dirs) {
+    for (std::size_t at = text.find(mine); at != std::string::npos; at = text.find(mine, at + theirs.size())) {
+      text.replace(at, mine.size(), theirs);
+    }
+  }
+  return text;
+}
+
+constexpr const char* private_prefix = "blockwire-leveldb-";
+
+// Private directories a killed process left behind (its PID is in the
+// name, and no such process runs): removed, so that kill -9 leaves no
+// litter that grows.
+void remove_abandoned(const fs::path& temp) {
+  std::error_code ec;
+  for (fs::directory_iterator it(temp, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(private_prefix, 0) != 0) continue;
+    const std::size_t dash = name.find('-', std::strlen(private_prefix));
+    if (dash == std::string::npos) continue;
+    char* stop = nullptr;
+    const long pid = std::strtol(name.c_str() + std::strlen(private_prefix), &stop, 10);
+    if (stop != name.c_str() + dash || pid <= 0) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::error_code ignored;
+    fs::remove_all(it->path(), ignored);
+  }
+}
+
 }  // namespace
 
+leveldb::ReadOptions checked_reads(bool fill_cache) {
+  leveldb::ReadOptions options;
+  options.verify_checksums = true;
+  options.fill_cache = fill_cache;
+  return options;
+}
+
 error leveldb_failure(const leveldb::Status& s, std::string* why) {
-  if (why != nullptr) *why = s.ToString();
+  if (why != nullptr) *why = in_users_words(s.ToString());
   if (s.IsNotFound()) return std::make_error_code(std::errc::no_such_file_or_directory);
   if (s.IsCorruption()) return directory::errc::leveldb_corruption;
   return std::make_error_code(std::errc::io_error);
@@ -175,6 +222,8 @@ struct LevelDbSnapshot::State {
     db.reset();
     std::error_code ec;
     if (!dir.empty()) fs::remove_all(dir, ec);
+    const std::lock_guard lock(private_dirs_mutex);
+    std::erase_if(private_dirs, [&](const auto& p) { return p.first == dir; });
   }
 };
 
@@ -192,19 +241,28 @@ result<LevelDbSnapshot> LevelDbSnapshot::open(const std::string& db_dir, std::st
     return std::make_error_code(std::errc::no_such_file_or_directory);
   }
   const std::string theirs = fs::absolute(db_dir, ec).lexically_normal().string();
+  const fs::path temp = fs::temp_directory_path(ec);
+  remove_abandoned(temp);
   leveldb::Status status;
   // A table compacted away beside a running node while the manifest was
   // read: the next try reads the new manifest.
   for (int attempt = 0; attempt < 4; ++attempt) {
     auto state = std::make_unique<State>();
-    std::string pattern = (fs::temp_directory_path(ec) / "blockwire-leveldb-XXXXXX").string();
+    std::string pattern = (temp / (private_prefix + std::to_string(::getpid()) + "-XXXXXX")).string();
     if (::mkdtemp(pattern.data()) == nullptr) return last_system_error();
     state->dir = pattern;
+    {
+      const std::lock_guard lock(private_dirs_mutex);
+      private_dirs.emplace_back(pattern, theirs);
+    }
     state->env = std::make_unique<OverlayEnv>(state->dir, theirs);
     leveldb::Options options;
     options.env = state->env.get();
     options.info_log = &state->logger;
     options.create_if_missing = false;
+    // As Core opens them: a damaged log record, table block or manifest is
+    // an error, never skipped (a short set given as whole).
+    options.paranoid_checks = true;
     options.max_open_files = 64;
     options.compression = leveldb::kNoCompression;  // (the table its log is replayed into: read once, thrown away)
     leveldb::DB* db = nullptr;

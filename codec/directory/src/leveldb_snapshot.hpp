@@ -16,6 +16,7 @@
 
 #include <blockwire/io/error.hpp>
 
+#include <leveldb/options.h>
 #include <leveldb/slice.h>
 #include <leveldb/status.h>
 
@@ -51,6 +52,9 @@ class LevelDbSnapshot {
 inline std::span<const std::byte> bytes_of(const leveldb::Slice& s) noexcept {
   return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
 }
+
+// Reads as Core makes them: every block's checksum verified.
+leveldb::ReadOptions checked_reads(bool fill_cache = true);
 
 // What a LevelDB failure is: std::errc::no_such_file_or_directory,
 // directory::errc::leveldb_corruption, or std::errc::io_error; `why`, when

@@ -41,7 +41,7 @@ struct TxIndex::State {
 
   result<std::optional<Hash256>> best(std::string* why) const {
     std::string v;
-    const leveldb::Status s = db->Get(leveldb::ReadOptions(), leveldb::Slice(&best_key, 1), &v);
+    const leveldb::Status s = db->Get(detail::checked_reads(), leveldb::Slice(&best_key, 1), &v);
     if (s.IsNotFound()) return std::optional<Hash256>{};
     if (!s.ok()) return leveldb_failure(s, why);
     if (v.size() != 32) return error(directory::errc::bad_index_entry);
@@ -129,6 +129,7 @@ result<TxIndex> TxIndex::open(const BlocksDirectory& dir, std::string* why,
   auto state = std::make_unique<State>();
   leveldb::Options options;
   options.create_if_missing = true;
+  options.paranoid_checks = true;
   leveldb::DB* db = nullptr;
   if (const leveldb::Status s = leveldb::DB::Open(options, (fs::path(kept) / "txindex").string(), &db); !s.ok())
     return leveldb_failure(s, why);
@@ -141,7 +142,7 @@ result<void> TxIndex::update(const BlocksDirectory& dir, std::string* why) { ret
 
 result<std::optional<TxIndex::Place>> TxIndex::find(const Hash256& txid) const {
   std::string v;
-  const leveldb::Status s = state_->db->Get(leveldb::ReadOptions(), key_of(txid), &v);
+  const leveldb::Status s = state_->db->Get(detail::checked_reads(), key_of(txid), &v);
   if (s.IsNotFound()) return std::optional<Place>{};
   if (!s.ok()) return leveldb_failure(s, nullptr);
   if (v.size() != 40) return error(directory::errc::bad_index_entry);

@@ -89,7 +89,7 @@ struct UtxoStore::State {
 
   result<std::optional<SpentCoin>> stored_coin(const OutPoint& point) {
     std::string value;
-    const leveldb::Status s = db->Get(leveldb::ReadOptions(), key_of(point), &value);
+    const leveldb::Status s = db->Get(detail::checked_reads(), key_of(point), &value);
     if (s.IsNotFound()) return std::optional<SpentCoin>{};
     if (!s.ok()) return leveldb_failure(s, nullptr);
     auto coin = decode_chainstate_coin(bytes_of(leveldb::Slice(value)));
@@ -429,6 +429,7 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
   state->options = options;
   leveldb::Options db_options;
   db_options.create_if_missing = true;
+  db_options.paranoid_checks = true;  // (a damaged set is an error, never a smaller set)
   leveldb::DB* db = nullptr;
   if (const leveldb::Status s = leveldb::DB::Open(db_options, path_of(chain.dir()), &db); !s.ok()) return leveldb_failure(s, why);
   state->db.reset(db);
@@ -437,7 +438,7 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
   // no best block is one a crash interrupted while it was first filled:
   // made again, from nothing.
   std::string value;
-  leveldb::Status s = db->Get(leveldb::ReadOptions(), leveldb::Slice(&best_block_key, 1), &value);
+  leveldb::Status s = db->Get(detail::checked_reads(), leveldb::Slice(&best_block_key, 1), &value);
   if (s.IsNotFound()) {
     state->db.reset();
     if (const leveldb::Status d = leveldb::DestroyDB(path_of(chain.dir()), leveldb::Options()); !d.ok()) return leveldb_failure(d, why);
@@ -448,7 +449,7 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
   } else {
     if (!s.ok()) return leveldb_failure(s, why);
     std::string end;
-    if (value.size() != 32 || !db->Get(leveldb::ReadOptions(), leveldb::Slice(&undo_end_key, 1), &end).ok() || end.size() != 12) {
+    if (value.size() != 32 || !db->Get(detail::checked_reads(), leveldb::Slice(&undo_end_key, 1), &end).ok() || end.size() != 12) {
       if (why != nullptr) *why = path_of(chain.dir()) + ": its best block or its rev files' end does not decode";
       return error(directory::errc::bad_index_entry);
     }

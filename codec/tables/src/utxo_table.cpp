@@ -61,7 +61,8 @@ result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const B
   if (!tip || tip->height < 0) {
     if (why != nullptr) {
       *why = best.value() ? "its best block " + best.value()->to_hex() + " is not in " + blocks.dir() + " (the node's blocks directory?)"
-                          : "no best block (its \"B\" key): a chainstate in the middle of a write";
+                          : "no best block (its \"B\" key): the node has not written its chainstate yet (it writes it when its cache "
+                            "fills, and at shutdown), or is in the middle of a write";
     }
     return error(directory::errc::not_one_chain);
   }
