@@ -21,10 +21,13 @@
 
 namespace blockwire::cli {
 
-int blocks(const BlocksOptions& o) {
+int blocks(BlocksOptions o) {
   // Undo data, when the directory has it and the output shows it.
   auto opened = open_chain("blocks", o, o.json && o.verbosity >= 2);
-  if (const int* status = std::get_if<int>(&opened)) return *status;
+  if (const int* status = std::get_if<int>(&opened)) {
+    if (*status == ok && o.json) std::printf("[]\n");  // (nothing to show: still a JSON document)
+    return *status;
+  }
   const BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
   const std::uint64_t end = chain_end(dir, o);
   // Blocks of a blk file whose rev file is there, but with no undo data

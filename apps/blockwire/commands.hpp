@@ -109,9 +109,9 @@ struct RestOptions : DirectoryOptions {
   std::string utxo_set;                   // --utxos CHAINSTATE; default DIR/../chainstate, else DIR/blockwire-utxos
 };
 int rest_command(const RestOptions& options);
-int blocks(const BlocksOptions& options);
-int filters_command(const FiltersOptions& options);
-int export_command(const ExportOptions& options);
+int blocks(BlocksOptions options);
+int filters_command(FiltersOptions options);
+int export_command(ExportOptions options);
 int scan(const ScanOptions& options);
 int pack(const PackOptions& options);
 

@@ -42,8 +42,11 @@ std::variant<XorKey, int> key_for_output(const char* command, const std::string&
 std::variant<BlocksDirectory, int> open_directory(const char* command, const DirectoryOptions& o, bool with_undo = true,
                                                   bool undo_optional = false);
 // The same, for the commands that walk the best chain from --from: the
-// exit status too when there is no chain or --from is past its tip.
-std::variant<BlocksDirectory, int> open_chain(const char* command, const ChainOptions& o, bool with_undo);
+// exit status too when there is no chain or --from is past its tip (0
+// with "no blocks yet" for a directory with no block at all). In a pruned
+// node's directory, --from (and --count) are moved up to its prune height,
+// rounded up to a multiple of `align`, and that is said.
+std::variant<BlocksDirectory, int> open_chain(const char* command, ChainOptions& o, bool with_undo, std::uint64_t align = 1);
 // One past the last height to show: --from and --count against the tip.
 std::uint64_t chain_end(const BlocksDirectory& dir, const ChainOptions& o) noexcept;
 

@@ -13,7 +13,7 @@
 
 namespace blockwire::cli {
 
-int export_command(const ExportOptions& o) {
+int export_command(ExportOptions o) {
   namespace fs = std::filesystem;
   if (o.from % o.shard_blocks != 0) {
     std::fprintf(stderr,
@@ -35,7 +35,7 @@ int export_command(const ExportOptions& o) {
     }
     return usage_or_io;
   }
-  auto opened = open_chain("export", o, true);
+  auto opened = open_chain("export", o, true, o.shard_blocks);
   if (const int* status = std::get_if<int>(&opened)) return *status;
   const BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
   if (!dir.has_undo()) {

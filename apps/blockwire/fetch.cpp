@@ -13,6 +13,7 @@
 #include <blockwire/directory.hpp>
 #include <blockwire/net.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include <filesystem>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <variant>
 
 namespace blockwire::cli {
 
@@ -47,6 +49,47 @@ void catch_stop_signals() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
+// Whether `dir` holds any byte of a block yet (a blk file with a record's
+// frame in it).
+bool has_blocks(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return false;
+  auto files = block_files(dir);
+  if (!files) return true;  // (unreadable: the writer says why)
+  return std::any_of(files.value().begin(), files.value().end(), [](const std::string& f) {
+    std::error_code size_ec;
+    return fs::file_size(f, size_ec) >= 8 || size_ec;
+  });
+}
+
+struct Greeted {
+  net::Connection peer;
+  p2p::Version version;
+};
+
+// The peer reached and greeted (our height `start_height`), or the exit
+// status with the problem said.
+std::variant<Greeted, int> connect_and_greet(const net::Endpoint& at, network net, const FetchOptions& o, std::int64_t start_height) {
+  auto connection = net::Connection::connect(at, net, timeouts_from_option(o.timeout_seconds));
+  if (!connection) {
+    std::fprintf(stderr, "blockwire fetch: cannot connect to %s: %s\n", at.to_string().c_str(), connection.error().message().c_str());
+    return usage_or_io;
+  }
+  net::Connection& peer = connection.value();
+  peer_socket = peer.fd();
+  catch_stop_signals();
+  auto version = peer.handshake_outbound({.start_height = static_cast<std::int32_t>(std::max<std::int64_t>(start_height, 0))});
+  if (!version) {
+    std::fprintf(stderr, "blockwire fetch: handshake: %s\n", peer.describe(version.error()).c_str());
+    // A node drops a version in another network's envelope without a word.
+    if (version.error().code() == net::errc::connection_closed && peer.bytes_received() == 0) {
+      std::fprintf(stderr, "blockwire fetch: is %s a %s node? (--network)\n", peer.peer_name().c_str(), std::string(name(net)).c_str());
+    }
+    return exit_status_of(version.error());
+  }
+  return Greeted{std::move(connection).value(), std::move(version).value()};
+}
+
 }  // namespace
 
 int fetch(const FetchOptions& o) {
@@ -60,6 +103,17 @@ int fetch(const FetchOptions& o) {
   if (fs::exists(o.output_dir, ec) && !fs::is_directory(o.output_dir, ec)) {
     std::fprintf(stderr, "blockwire fetch: -o %s: not a directory (a blocks directory is written there, or made)\n", o.output_dir.c_str());
     return usage_or_io;
+  }
+  // A directory with no block yet: the peer is reached first, so that a
+  // fetch that cannot connect leaves nothing behind (no blk file, no key,
+  // no UTXO set). Else the directory and its set are brought up first,
+  // and the handshake tells the peer our height.
+  const auto start = clock::now();
+  std::optional<Greeted> greeted;
+  if (!has_blocks(o.output_dir)) {
+    auto reached = connect_and_greet(peer_at.value(), net, o, 0);
+    if (const int* status = std::get_if<int>(&reached)) return *status;
+    greeted.emplace(std::move(std::get<Greeted>(reached)));
   }
   auto chosen = key_for_output("fetch", o.output_dir, o.xor_key);
   if (const int* status = std::get_if<int>(&chosen)) return *status;
@@ -128,26 +182,13 @@ int fetch(const FetchOptions& o) {
     }
   }
 
-  const net::Timeouts timeouts = timeouts_from_option(o.timeout_seconds);
-  const auto start = clock::now();
-  auto connection = net::Connection::connect(peer_at.value(), net, timeouts);
-  if (!connection) {
-    std::fprintf(stderr, "blockwire fetch: cannot connect to %s: %s\n", peer_at.value().to_string().c_str(),
-                 connection.error().message().c_str());
-    return usage_or_io;
+  if (!greeted) {
+    auto reached = connect_and_greet(peer_at.value(), net, o, chain.height());
+    if (const int* status = std::get_if<int>(&reached)) return *status;
+    greeted.emplace(std::move(std::get<Greeted>(reached)));
   }
-  net::Connection& peer = connection.value();
-  peer_socket = peer.fd();
-  catch_stop_signals();
-  auto version = peer.handshake_outbound({.start_height = static_cast<std::int32_t>(std::max<std::int64_t>(chain.height(), 0))});
-  if (!version) {
-    std::fprintf(stderr, "blockwire fetch: handshake: %s\n", peer.describe(version.error()).c_str());
-    // A node drops a version in another network's envelope without a word.
-    if (version.error().code() == net::errc::connection_closed && peer.bytes_received() == 0) {
-      std::fprintf(stderr, "blockwire fetch: is %s a %s node? (--network)\n", peer.peer_name().c_str(), std::string(name(net)).c_str());
-    }
-    return exit_status_of(version.error());
-  }
+  net::Connection& peer = greeted->peer;
+  const auto& version = greeted->version;
 
   // "[#####     ]  height 1,234 of 5,678  1,000 blocks  312 MB/s"
   Progress bar(o.progress && !o.json && isatty(STDERR_FILENO) != 0, 0, "block");
@@ -173,7 +214,7 @@ int fetch(const FetchOptions& o) {
     bar.update(fraction, s.bytes, text);
   };
   net::SyncProgress p;
-  auto synced = net::sync_blocks(peer, writer.value(), chain, version.value().start_height, p, options);
+  auto synced = net::sync_blocks(peer, writer.value(), chain, version.start_height, p, options);
   bar.finish();
   // The set and the undo records of every block connected, before the
   // index says they are there.
@@ -211,7 +252,7 @@ int fetch(const FetchOptions& o) {
     std::fprintf(stderr,
                  "blockwire fetch: %s: stopped (interrupted) at height %lld of the peer's %d; %s holds whole, checked blocks up "
                  "to there; run fetch again to go on\n",
-                 strsignal(stop_signal), static_cast<long long>(chain.height()), version.value().start_height, o.output_dir.c_str());
+                 strsignal(stop_signal), static_cast<long long>(chain.height()), version.start_height, o.output_dir.c_str());
     return usage_or_io;
   }
   if (!synced) {
@@ -231,8 +272,8 @@ int fetch(const FetchOptions& o) {
     tables::JsonWriter out;
     out.begin_object();
     out.member_string("peer", peer.peer_name());
-    out.member_string("user_agent", version.value().user_agent);
-    out.member_integer("peer_height", version.value().start_height);
+    out.member_string("user_agent", version.user_agent);
+    out.member_integer("peer_height", version.start_height);
     out.member_uint("blocks", p.blocks);
     out.member_uint("bytes", p.bytes);
     out.member_number("seconds", seconds);
@@ -243,16 +284,16 @@ int fetch(const FetchOptions& o) {
     out.end_object();
     return damaged ? bad_data : ok;
   }
-  std::printf("peer:    %s (%s, height %d)\n", peer.peer_name().c_str(), version.value().user_agent.c_str(), version.value().start_height);
+  std::printf("peer:    %s (%s, height %d)\n", peer.peer_name().c_str(), version.user_agent.c_str(), version.start_height);
   std::printf("fetched: %s, %s bytes in %.1f s (%.0f MB/s)\n", count_of(p.blocks, "block").c_str(), with_commas(p.bytes).c_str(), seconds,
               mb_per_s);
   std::printf("%s: height %s, tip %s\n", o.output_dir.c_str(), with_commas(static_cast<std::uint64_t>(chain.height())).c_str(),
               chain.tip().to_hex().c_str());
   if (at_tip) {
-    std::printf("stopped: the peer's tip reached (it has nothing we lack; it announced height %d)\n", version.value().start_height);
+    std::printf("stopped: the peer's tip reached (it has nothing we lack; it announced height %d)\n", version.start_height);
   } else {
     std::printf("stopped: --max-blocks %llu fetched (the peer announced height %d); run fetch again to go on\n",
-                static_cast<unsigned long long>(o.max_blocks), version.value().start_height);
+                static_cast<unsigned long long>(o.max_blocks), version.start_height);
   }
   return damaged ? bad_data : ok;
 }

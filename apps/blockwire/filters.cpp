@@ -79,15 +79,25 @@ int filters_from_peer(const FiltersOptions& o) {
   return ok;
 }
 
-int filters_command(const FiltersOptions& o) {
+int filters_command(FiltersOptions o) {
   if (!o.peer.empty()) return filters_from_peer(o);
   if (o.dir.empty()) {
     std::fprintf(stderr, "blockwire filters: a blocks directory, or --from-peer HOST[:PORT]\n");
     return usage_or_io;
   }
   auto opened = open_chain("filters", o, true);
-  if (const int* status = std::get_if<int>(&opened)) return *status;
+  if (const int* status = std::get_if<int>(&opened)) {
+    if (*status == ok && o.json) std::printf("[]\n");  // (nothing to show: still a JSON document)
+    return *status;
+  }
   const BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
+  if (dir.pruned()) {
+    std::fprintf(stderr,
+                 "blockwire filters: %s: a pruned node's directory: each BIP158 filter header hashes the one before it, back to\n"
+                 "genesis, and the blocks below height %zu are gone; a node keeps its filters as it prunes with -blockfilterindex\n",
+                 o.dir.c_str(), dir.prune_height());
+    return usage_or_io;
+  }
   const std::size_t chain = dir.chain_size();
   // What earlier runs made is in DIR/blockwire-filters/basic.dat (checked
   // against the chain as it is read back): only the blocks after it are

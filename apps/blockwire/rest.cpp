@@ -34,6 +34,12 @@ int rest_command(const RestOptions& o) {
   // The transaction index, made or brought to the tip now (a progress bar
   // on a terminal: the first time reads every block).
   std::optional<TxIndex> tx_index;
+  if (o.tx_index && store.directory().pruned()) {
+    // (as Core: its -txindex refuses -prune; the pruned blocks' transactions are gone)
+    std::fprintf(stderr, "blockwire rest: %s: a pruned node's directory (its blocks begin at height %zu): --txindex needs every block\n",
+                 o.dir.c_str(), store.directory().prune_height());
+    return usage_or_io;
+  }
   if (o.tx_index) {
     Progress bar(isatty(STDERR_FILENO) != 0, 0, "block");
     std::string why;

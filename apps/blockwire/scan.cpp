@@ -7,7 +7,10 @@
 
 #include <blockwire/directory/scan.hpp>
 
+#include <blockwire/blockfiles.hpp>
+
 #include <cstdio>
+#include <filesystem>
 #include <unistd.h>
 
 namespace blockwire::cli {
@@ -16,7 +19,19 @@ int scan(const ScanOptions& o) {
   auto key = key_option("scan", o.xor_key);
   if (const int* status = std::get_if<int>(&key)) return *status;
   ScanSpec spec;
-  spec.paths = o.paths;
+  // A blocks directory with no blk file yet (just made): no blocks yet,
+  // said, not an error.
+  for (const std::string& path : o.paths) {
+    std::error_code ec;
+    auto files =
+        std::filesystem::is_directory(path, ec) ? block_files(path) : result<std::vector<std::string>>(std::vector<std::string>{path});
+    if (files && files.value().empty()) {
+      std::fprintf(stderr, "blockwire scan: %s: no blocks yet (no blk*.dat file)\n", path.c_str());
+      continue;
+    }
+    spec.paths.push_back(path);
+  }
+  if (spec.paths.empty()) return ok;
   spec.key = std::get<0>(key);
   if (!o.net_from_records) spec.net = o.net;
   spec.threads = o.threads;

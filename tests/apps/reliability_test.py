@@ -333,6 +333,55 @@ def scenario_read_while_write():
     assert status in (0, 2), err
 
 
+def no_blocks_yet(directory, why):
+    """Every command that reads a directory says it has no blocks yet, exit 0."""
+    out = os.path.join(work, 'export-out')
+    shutil.rmtree(out, ignore_errors=True)
+    for args in (['blocks', directory], ['blocks', directory, '--json'], ['filters', directory], ['export', directory, '-o', out],
+                 ['scan', '--no-progress', directory]):
+        r = run(*args)
+        assert r.returncode == 0 and 'no blocks yet' in r.stderr, (why, args, r.returncode, r.stderr)
+
+
+def scenario_just_made():
+    """A directory with no block yet is a chain of length zero for every command (exit 0), whatever moment it is read."""
+    _, blocks = chain('source', 40)
+    # The moments a new directory goes through, made by hand.
+    fresh = os.path.join(work, 'fresh')
+    os.makedirs(fresh)
+    no_blocks_yet(fresh, 'an empty directory')
+    open(os.path.join(fresh, 'xor.dat'), 'wb').write(os.urandom(8))
+    no_blocks_yet(fresh, 'xor.dat alone')
+    open(os.path.join(fresh, 'blk00000.dat'), 'wb').close()
+    no_blocks_yet(fresh, 'an empty blk file')
+    open(os.path.join(fresh, 'blk00000.dat'), 'wb').write(bytes(4))
+    no_blocks_yet(fresh, 'a record begun')
+    # A fetch that cannot connect leaves nothing behind.
+    gone = os.path.join(work, 'never')
+    r = subprocess.run(fetch_args(1, gone), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and not os.path.exists(gone), (r.returncode, r.stderr, os.path.exists(gone) and os.listdir(gone))
+    # blocks read 40 times from the moment fetch makes the directory, a block each 50 ms: never damage.
+    node = peers.FakeNode(blocks, 'slow_blocks')
+    node.start()
+    target = os.path.join(work, 'fetched')
+    rounds, heights = 0, []
+    with peers.Process(fetch_args(node.port, target)) as writer:
+        deadline = time.time() + 60
+        while rounds < 40 and time.time() < deadline:
+            if not os.path.exists(target):
+                time.sleep(0.005)
+                continue
+            r = run('blocks', target)
+            assert r.returncode == 0, (rounds, r.stderr)
+            assert 'damage' not in r.stderr and 'bad magic' not in r.stderr, r.stderr
+            heights.append(len(r.stdout.splitlines()))
+            rounds += 1
+        writer.stop(signal.SIGINT, timeout=30)
+    print("blocks read", rounds, "times as fetch began; blocks seen:", heights)
+    assert rounds == 40, rounds
+    assert heights == sorted(heights), heights
+
+
 def scenario_checked_index():
     """The index behind blocks, serve and fetch checks proof of work and links, and says what it left out."""
     directory, blocks = chain('source', 300)

@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -344,4 +345,133 @@ TEST_CASE("An index a running node holds locked: read all the same, nothing writ
   CHECK(opened.value().source() == BlocksDirectory::index_source::core_index);
   CHECK(chain_hashes(opened.value()) == core_chain());
   CHECK(before == after);
+}
+
+TEST_CASE("A byte flipped anywhere in Core's block index: the chain is still Core's (the blk files read instead), never another") {
+  CoreCopy base;
+  const fs::path log = fs::path(base.blocks) / "index" / "000003.log";
+  REQUIRE(fs::exists(log));
+  const std::uintmax_t size = fs::file_size(log);
+  std::size_t refused = 0;
+  for (std::uintmax_t i = 0; i < 30; ++i) {
+    const std::uintmax_t at = (size - 1) * i / 29;
+    test::TempDir temp;
+    const std::string blocks = temp.file("blocks");
+    fs::copy(base.blocks, blocks, fs::copy_options::recursive);
+    {
+      std::fstream f(fs::path(blocks) / "index" / "000003.log", std::ios::in | std::ios::out | std::ios::binary);
+      f.seekg(static_cast<std::streamoff>(at));
+      char c = 0;
+      f.get(c);
+      f.seekp(static_cast<std::streamoff>(at));
+      f.put(static_cast<char>(c ^ 0x20));
+    }
+    auto opened = open_core(blocks);
+    REQUIRE(opened);
+    CHECK_MESSAGE(chain_hashes(opened.value()) == core_chain(), "byte " << at);
+    CHECK(opened.value().problem_count() == 0);
+    if (opened.value().source() != BlocksDirectory::index_source::core_index) {
+      ++refused;
+      CHECK(said(opened.value(), "Bitcoin Core's block index not used"));
+      for (const std::string& note : opened.value().notes()) CHECK(note.find("blockwire-leveldb-") == std::string::npos);
+    }
+  }
+  CHECK(refused > 20);  // LevelDB's checksums, checked on open (paranoid_checks) and on every read
+}
+
+namespace {
+
+// The user's cache in a temporary folder while it lives ($XDG_CACHE_HOME).
+struct CacheHere {
+  test::TempDir dir;
+  std::optional<std::string> before;
+  CacheHere() {
+    if (const char* was = std::getenv("XDG_CACHE_HOME")) before = was;
+    ::setenv("XDG_CACHE_HOME", dir.path.c_str(), 1);
+  }
+  ~CacheHere() {
+    if (before) {
+      ::setenv("XDG_CACHE_HOME", before->c_str(), 1);
+    } else {
+      ::unsetenv("XDG_CACHE_HOME");
+    }
+  }
+  CacheHere(const CacheHere&) = delete;
+  CacheHere& operator=(const CacheHere&) = delete;
+};
+
+}  // namespace
+
+TEST_CASE("The kept index follows Core's: a block the node invalidates after it was kept is never the tip") {
+  const CacheHere cache;
+  CoreCopy copy;
+  const auto core = core_chain();
+  {
+    auto first = BlocksDirectory::open(copy.blocks);
+    REQUIRE(first);
+    CHECK(first.value().source() == BlocksDirectory::index_source::core_index);
+    auto second = BlocksDirectory::open(copy.blocks);
+    REQUIRE(second);
+    CHECK(second.value().source() == BlocksDirectory::index_source::kept_index);
+    CHECK(chain_hashes(second.value()) == core);
+  }
+  // invalidateblock of height 200, as the node writes it: the block failed,
+  // its descendants failed children.
+  lie_about(copy.blocks, core[200], [](CoreBlockEntry& e) { e.status |= 32; });
+  for (std::size_t h = 201; h < core.size(); ++h) lie_about(copy.blocks, core[h], [](CoreBlockEntry& e) { e.status |= 64; });
+  auto after = BlocksDirectory::open(copy.blocks);
+  REQUIRE(after);
+  CHECK(after.value().source() == BlocksDirectory::index_source::core_index);
+  REQUIRE(after.value().chain_size() == 200);
+  CHECK(chain_hashes(after.value()) == std::vector<Hash256>(core.begin(), core.begin() + 200));
+  // Kept again, as the node's index now is.
+  auto again = BlocksDirectory::open(copy.blocks);
+  REQUIRE(again);
+  CHECK(again.value().source() == BlocksDirectory::index_source::kept_index);
+  CHECK(again.value().chain_size() == 200);
+}
+
+TEST_CASE("A pruned node's index (blocks with their headers alone): the chain from genesis, its data from the prune height") {
+  const CacheHere cache;
+  CoreCopy copy;
+  const auto core = core_chain();
+  // As PruneOneBlockFile leaves an entry: no data, no undo, no file.
+  constexpr std::size_t prune_height = 120;
+  for (std::size_t h = 0; h < prune_height; ++h) {
+    lie_about(copy.blocks, core[h], [](CoreBlockEntry& e) {
+      e.status &= ~(CoreBlockEntry::have_data | CoreBlockEntry::have_undo);
+      e.file = 0;
+      e.data_pos = 0;
+      e.undo_pos = 0;
+    });
+  }
+  for (const bool kept : {false, true}) {
+    auto opened = BlocksDirectory::open(copy.blocks);
+    REQUIRE(opened);
+    const BlocksDirectory& dir = opened.value();
+    CHECK(dir.source() == (kept ? BlocksDirectory::index_source::kept_index : BlocksDirectory::index_source::core_index));
+    CHECK(dir.notes().empty());
+    CHECK(dir.problem_count() == 0);
+    CHECK(chain_hashes(dir) == core);
+    CHECK(dir.pruned());
+    CHECK(dir.prune_height() == prune_height);
+    const IndexedBlock gone = dir.at_height(prune_height - 1);
+    CHECK(gone.pruned);
+    auto read = dir.read_block(gone);
+    REQUIRE_FALSE(read);
+    CHECK(read.error().code() == blockfiles::errc::pruned);
+    // From the prune height on: blocks and undo data as Core's getblock 3.
+    const auto blocks = rpc("getblock3");
+    for (std::size_t h = prune_height; h < dir.chain_size(); ++h) {
+      const IndexedBlock b = dir.at_height(h);
+      CHECK_FALSE(b.pruned);
+      auto bytes = dir.read_block(b);
+      REQUIRE(bytes);
+      auto view = BlockView::parse(bytes.value());
+      REQUIRE(view);
+      auto undo = dir.undo_of(b, view.value());
+      REQUIRE_MESSAGE(undo, undo.error().message());
+      CHECK(undo.value().transactions.size() + 1 == blocks[h]["tx"].size());
+    }
+  }
 }

@@ -221,13 +221,15 @@ void BlockIndex::add_slot(std::uint32_t id) {
 }
 
 void BlockIndex::push(const Hash256& hash, const Hash256& prev, BlockPosition at, std::uint32_t time, std::uint32_t bits, bool failed,
-                      std::optional<std::uint32_t> undo_offset, bool may_be_tip) {
+                      std::optional<std::uint32_t> undo_offset, bool may_be_tip, bool pruned) {
   if (!bulk_ && find_id(hash)) return;  // a duplicate: the first stays (in a build: found when linked)
   const auto id = static_cast<std::uint32_t>(entries_.size());
   Entry e;
   e.hash = hash;
   e.file_word = (at.file & ((1u << Entry::file_bits) - 1)) | static_cast<std::uint32_t>((at.offset >> 32) & 0xff) << Entry::file_bits |
-                (failed ? Entry::failed : 0) | (undo_offset ? Entry::undo_known : 0) | (may_be_tip ? 0 : Entry::not_tip);
+                (failed ? Entry::failed : 0) | (undo_offset ? Entry::undo_known : 0) | (may_be_tip ? 0 : Entry::not_tip) |
+                (pruned ? Entry::no_data : 0);
+  if (pruned) ++pruned_entries_;
   e.offset = static_cast<std::uint32_t>(at.offset);
   e.undo_offset = undo_offset.value_or(0);
   e.time = time;
@@ -251,6 +253,7 @@ IndexedBlock BlockIndex::block(std::size_t id) const {
   b.time = e.time;
   b.bits = e.bits;
   b.failed = (e.file_word & Entry::failed) != 0;
+  b.pruned = (e.file_word & Entry::no_data) != 0;
   if ((e.file_word & Entry::undo_known) != 0) b.undo_offset = e.undo_offset;
   b.id = id;
   return b;
@@ -409,7 +412,7 @@ bool BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> g
   std::uint32_t best = no_id;
   if (tip) {
     const auto t = find_id(*tip);
-    if (t && height[*t] >= 0 && (entries_[*t].file_word & Entry::failed) == 0) best = *t;
+    if (t && height[*t] >= 0 && (entries_[*t].file_word & (Entry::failed | Entry::no_data)) == 0) best = *t;
   }
   if (best == no_id) {
     // Parents before children: by height (a counting sort).
@@ -441,7 +444,7 @@ bool BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> g
       }
       const wide below = height[i] == 0 ? 0 : work[parent[i]];
       work[i] = below + last_work < below ? ~wide{0} : below + last_work;
-      if ((entries_[i].file_word & (Entry::failed | Entry::not_tip)) != 0) continue;
+      if ((entries_[i].file_word & (Entry::failed | Entry::not_tip | Entry::no_data)) != 0) continue;
       if (best == no_id || work[i] > best_work || (work[i] == best_work && i < best)) {
         best = i;
         best_work = work[i];
@@ -544,7 +547,7 @@ void BlockIndex::link_fresh() {
     const auto waiting = p == no_id ? candidate.end() : candidate.find(p);
     const Hash256 below = p == no_id ? Hash256{} : waiting != candidate.end() ? work[waiting->second] : chain_work(p);
     work[i] = add_work(below, work_of(entries_[id].bits));
-    if ((entries_[id].file_word & Entry::failed) != 0) continue;
+    if ((entries_[id].file_word & (Entry::failed | Entry::no_data)) != 0) continue;
     const Hash256& w = work[i];
     if (tip == no_id || !at_most(w, tip_work) || (w == tip_work && id < tip)) {
       tip = id;
@@ -591,7 +594,8 @@ result<BlockIndex> BlockIndex::build_from(const std::string& blocks_dir, const X
   index.bulk_ = true;
   auto resume = each(
       [&](const KnownBlock& k) {
-        index.push(k.hash, k.header.prev_block, k.at, k.header.time, k.header.bits, k.failed, k.undo_offset, k.may_be_tip);
+        index.push(k.hash, k.header.prev_block, k.pruned ? BlockPosition{0, 0} : k.at, k.header.time, k.header.bits, k.failed,
+                   k.pruned ? std::nullopt : k.undo_offset, k.may_be_tip && !k.pruned, k.pruned);
       },
       [&](std::size_t n) {
         index.entries_.reserve(n);
@@ -795,7 +799,16 @@ ChainInfo BlockIndex::chain_info(const IndexedBlock& b) const {
   return info;
 }
 
+std::size_t BlockIndex::prune_height() const noexcept {
+  if (pruned_entries_ == 0) return 0;
+  for (std::size_t h = best_.size(); h-- > 0;) {
+    if ((entries_[best_[h]].file_word & Entry::no_data) != 0) return h + 1;
+  }
+  return 0;
+}
+
 result<BlockHeader> BlockIndex::header(const IndexedBlock& b) const {
+  if (b.pruned) return error(blockfiles::errc::pruned);
   return read_block_header(file_path(b.file), b.offset, key_, net_, b.hash);
 }
 
@@ -805,6 +818,7 @@ std::vector<BlockIndex::UndoGap> BlockIndex::files_without_undo() const {
   const std::uint32_t genesis = best_.size() == 0 ? no_id : best_[0];
   for (std::size_t id = 0; id < entries_.size(); ++id) {
     const Entry& e = entries_[id];
+    if ((e.file_word & Entry::no_data) != 0) continue;  // (nothing to pair: its data is gone)
     const unsigned file = e.file_word & ((1u << Entry::file_bits) - 1);
     UndoGap& gap = files.try_emplace(file, UndoGap{file, std::nullopt}).first->second;
     if ((e.file_word & Entry::undo_known) != 0) {

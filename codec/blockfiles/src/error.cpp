@@ -26,6 +26,7 @@ const char* describe(int value) noexcept {
     case blockfiles::errc::batch_in_progress: return "a batch of appends is already open";
     case blockfiles::errc::bad_batch_file: return ".blockwire-batch does not name a position of this directory's blk files";
     case blockfiles::errc::wrong_block: return "the record there holds another block than the index says";
+    case blockfiles::errc::pruned: return "the block's data was pruned (the node keeps its header alone)";
   }
   return nullptr;
 }
@@ -41,7 +42,8 @@ condition classify(int value) noexcept {
     case errc::block_too_large:
     case errc::writer_closed:
     case errc::past_end_of_file:
-    case errc::batch_in_progress: return condition::usage;
+    case errc::batch_in_progress:
+    case errc::pruned: return condition::usage;
     case errc::directory_locked:
     case errc::node_running:
     case errc::too_many_files: return condition::io;

@@ -218,6 +218,7 @@ result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
   bool any = false;
   for (std::uint32_t id = 0; id < kept; ++id) {
     const IndexedBlock b = block(id);
+    if (b.pruned) continue;  // (no record to check)
     if (!any || std::tie(b.file, b.offset) > std::tie(state.last.file, state.last.offset)) {
       state.last = {b.file, b.offset};
       state.last_hash = b.hash;
@@ -366,6 +367,7 @@ std::variant<BlockIndex, std::string> BlockIndex::load(const std::string& kept_d
       const std::uint32_t p = wire::decode_u32(in);
       if (p != no_parent && p >= n) return chain_path + ": a record's parent is not there";
       genesis[at + i] = p == no_parent;
+      if ((e.file_word & Entry::no_data) != 0) ++index.pruned_entries_;
       parent.push_back(p == no_parent ? ~std::uint32_t{0} : p);
       index.entries_.push_back(e);
     }
@@ -383,6 +385,7 @@ std::variant<BlockIndex, std::string> BlockIndex::load(const std::string& kept_d
     std::mt19937_64 pick(std::random_device{}());
     for (std::size_t i = 0; i < checked_sample; ++i) {
       const IndexedBlock b = index.block(pick() % index.size());
+      if (b.pruned) continue;
       if (auto wrong = check_record(blocks_dir, key, net, {b.file, b.offset}, b.hash); !wrong.empty()) return wrong;
     }
   }

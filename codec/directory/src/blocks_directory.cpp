@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace blockwire {
@@ -44,17 +46,97 @@ std::string BlocksDirectory::kept_index_path(const std::string& blocks_dir) {
   return (cache / "blockwire" / "index" / to_hex(named.bytes().first(16))).string();
 }
 
+namespace {
+
+constexpr const char* core_stamp_name = "core-index.stamp";
+
+// Bitcoin Core's index as its files are now: each file LevelDB reads
+// (CURRENT, the manifest, logs and tables; not LOG or LOCK) with its size
+// and time of change, hashed. Any write of the node's changes it (LevelDB
+// appends to its log, or writes new files), so a kept index made from
+// another stamp is not the node's index any more.
+std::string core_index_stamp(const std::string& blocks_dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> lines;
+  std::error_code ec;
+  for (fs::directory_iterator it(fs::path(blocks_dir) / "index", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name == "LOCK" || name.rfind("LOG", 0) == 0) continue;
+    struct stat st {};
+    if (::stat(it->path().c_str(), &st) != 0) continue;
+    lines.push_back(name + " " + std::to_string(st.st_size) + " " + std::to_string(st.st_mtim.tv_sec) + "." +
+                    std::to_string(st.st_mtim.tv_nsec) + " " + std::to_string(st.st_ino));
+  }
+  if (ec) return {};
+  std::sort(lines.begin(), lines.end());
+  std::string all;
+  for (const std::string& l : lines) all += l + "\n";
+  return to_hex(sha256(std::as_bytes(std::span(all.data(), all.size()))).bytes());
+}
+
+std::string read_stamp(const std::string& kept_dir) {
+  std::ifstream in(std::filesystem::path(kept_dir) / core_stamp_name);
+  std::string stamp;
+  std::getline(in, stamp);
+  return stamp;
+}
+
+void write_stamp(const std::string& kept_dir, const std::string& stamp) {
+  namespace fs = std::filesystem;
+  const fs::path path = fs::path(kept_dir) / core_stamp_name;
+  const fs::path temporary = fs::path(kept_dir) / (std::string(core_stamp_name) + ".tmp");
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << stamp << "\n";
+    if (!out.flush()) return;  // (not kept: the next open reads the node's index again)
+  }
+  std::error_code ec;
+  fs::rename(temporary, path, ec);
+}
+
+}  // namespace
+
 BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Options& options) {
   auto format = record_format(path, options.key, options.net);
   if (!format) return Failure{Failure::part::key, format.error()};
   const XorKey key = format.value().key;
   const network net = format.value().net;
+  if (!options.net && !network_of(path, key)) {
+    // No record to say the network yet (a directory just made, a writer
+    // that has not written its first block): a chain of length zero,
+    // nothing guessed. refresh() opens it again once a record is there.
+    std::error_code ec;
+    auto files = block_files(path);
+    if (files && std::all_of(files.value().begin(), files.value().end(),
+                             [&](const std::string& f) { return std::filesystem::file_size(f, ec) < 8 && !ec; })) {
+      BlocksDirectory dir(path, BlockIndex(path, net, key));
+      dir.reopen_ = options;
+      return dir;
+    }
+  }
   std::vector<std::string> notes;
   std::optional<BlockIndex> index;
   index_source source = index_source::blk_files;
   // The kept index first, then the node's, then every blk file.
   const std::string kept_dir = options.kept_index ? kept_index_path(path) : std::string();
-  if (!kept_dir.empty()) {
+  // Beside Bitcoin Core's index, the kept one is the node's only while the
+  // node's has not changed since (a block invalidated, a flush, pruning).
+  std::error_code ec;
+  const bool beside_core = options.core_index && std::filesystem::is_directory(std::filesystem::path(path) / "index", ec);
+  const std::string core_stamp = beside_core ? core_index_stamp(path) : std::string();
+  bool kept_current = true;
+  if (!kept_dir.empty() && beside_core) {
+    const std::string kept_stamp = read_stamp(kept_dir);
+    kept_current = !kept_stamp.empty() && kept_stamp == core_stamp;
+    if (!kept_current) {
+      // What was kept is not used again (a later save that writes nothing,
+      // a damaged chain, must not leave it to pair with the new stamp).
+      // (Not a note: a running node changes its index at every flush.)
+      std::error_code removed;
+      std::filesystem::remove(std::filesystem::path(kept_dir) / "state.dat", removed);
+    }
+  }
+  if (!kept_dir.empty() && kept_current) {
     auto loaded = BlockIndex::load(kept_dir, path, key, net);
     if (auto* kept = std::get_if<BlockIndex>(&loaded)) {
       index = std::move(*kept);
@@ -63,8 +145,7 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
       notes.push_back("the index kept in " + kept_dir + " was not used (" + why + "); it is made again");
     }
   }
-  std::error_code ec;
-  if (!index && options.core_index && std::filesystem::is_directory(std::filesystem::path(path) / "index", ec)) {
+  if (!index && beside_core) {
     auto core = detail::read_core_chain(path, key, net, options.undo);
     if (auto* chain = std::get_if<BlockIndex>(&core)) {
       index = std::move(*chain);
@@ -91,6 +172,9 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
     if (source != index_source::kept_index || dir.index_.size() != dir.index_.first_read() || learned) {
       dir.keep(learned || source != index_source::kept_index);
     }
+    // (the stamp of the node's index as it was before it was read: a
+    // change while it was read is seen next time)
+    if (source == index_source::core_index && !kept_dir.empty() && !core_stamp.empty()) write_stamp(kept_dir, core_stamp);
   };
   if (!options.undo) {
     keep();
@@ -160,6 +244,7 @@ result<void> BlocksDirectory::keep_index(BlockIndex& index) {
 }
 
 result<std::vector<std::byte>> BlocksDirectory::read_block(const IndexedBlock& block) const {
+  if (block.pruned) return error(blockfiles::errc::pruned);
   auto bytes = read_block_record(index_.file_path(block.file), block.offset, key(), net());
   if (!bytes) return bytes;
   // Never another block than the one asked for, whatever an index said
@@ -215,6 +300,17 @@ void BlocksDirectory::keep(bool rewrite) {
 }
 
 result<bool> BlocksDirectory::refresh() {
+  if (reopen_) {
+    // Opened before its first record: opened again once one is there
+    // (its network and key are known only now).
+    auto format = record_format(path_, reopen_->key, reopen_->net);
+    if (!format || !network_of(path_, format.value().key)) return false;
+    const Options options = *reopen_;
+    auto again = open(path_, options);
+    if (!again) return again.error().cause;
+    *this = std::move(again).value();
+    return chain_size() != 0;
+  }
   const std::uint64_t generation = index_.generation();
   auto moved = index_.refresh();
   if (!moved) return moved.error();

@@ -90,9 +90,17 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
             index_dir,
             [&](const CoreBlockEntry& e) {
               const auto at = e.block_record();
-              if (!at) return;  // a header alone: no block to read
               if (block_hash(e.header) != e.hash || !proof_of_work_ok(e.hash, e.header.bits, net)) {
                 if (!lying) lying = e.hash;
+                return;
+              }
+              if (!at) {
+                // A header alone: a pruned block (its data deleted), or one
+                // not downloaded yet. Linked, so that the chain above it
+                // has its heights; never a tip, never read.
+                KnownBlock k{e.hash, e.header, {0, 0}, e.failed(), std::nullopt, false};
+                k.pruned = true;
+                add(k);
                 return;
               }
               const bool validated = !e.failed() && (e.status & CoreBlockEntry::valid_mask) >= CoreBlockEntry::valid_scripts;

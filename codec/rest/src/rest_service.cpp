@@ -308,6 +308,12 @@ struct Answers {
     if (!hash) return error(400, "Invalid hash: " + hash_text);
     const auto b = index.find(*hash);
     if (!b) return error(404, hash_text + " not found");
+    if (b->pruned) {
+      // Core's two words for a header without its block: pruned (below
+      // the prune height), or not downloaded yet.
+      const bool below = index.on_best_chain(*b) && static_cast<std::size_t>(b->height) < index.prune_height();
+      return error(404, hash_text + (below ? " not available (pruned data)" : " not available (not fully downloaded)"));
+    }
     auto bytes = dir.read_block(*b);
     if (!bytes) return error(500, "I/O error reading " + hash_text);
     std::span<const std::byte> shown = bytes.value();
@@ -486,6 +492,7 @@ struct Answers {
     std::vector<std::uint64_t> ends;
     for (std::size_t id = 0; id < index.size(); ++id) {
       const IndexedBlock b = index.block(id);
+      if (b.pruned) continue;
       if (ends.size() <= b.file) ends.resize(b.file + 1, 0);
       if (b.offset + 8 <= ends[b.file]) continue;
       std::array<std::byte, 8> frame{};
@@ -532,7 +539,15 @@ struct Answers {
       out.member_boolean("initialblockdownload", false);
       out.member_string("chainwork", chain.chainwork.to_hex());
       out.member_uint("size_on_disk", disk);
-      out.member_boolean("pruned", false);
+      // A pruned node's directory: where its blocks begin. The node's
+      // prune target is its setting, not the directory's: blockwire
+      // prunes nothing by itself.
+      const std::size_t prune_height = index.prune_height();
+      out.member_boolean("pruned", prune_height != 0);
+      if (prune_height != 0) {
+        out.member_uint("pruneheight", prune_height);
+        out.member_boolean("automatic_pruning", false);
+      }
       out.key("warnings");
       out.begin_array();
       out.end_array();

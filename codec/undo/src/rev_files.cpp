@@ -316,11 +316,11 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
   std::map<unsigned, std::vector<std::size_t>> by_file;
   for (std::size_t h = 0; h < blocks.chain_size(); ++h) {
     const IndexedBlock b = blocks.at_height(h);
-    if (wanted(b.file)) by_file[b.file].push_back(b.id);
+    if (!b.pruned && wanted(b.file)) by_file[b.file].push_back(b.id);
   }
   for (std::size_t id = 0; id < blocks.size(); ++id) {
     const IndexedBlock b = blocks.block(id);
-    if (wanted(b.file) && !blocks.on_best_chain(b)) by_file[b.file].push_back(id);
+    if (!b.pruned && wanted(b.file) && !blocks.on_best_chain(b)) by_file[b.file].push_back(id);
   }
   for (const std::string& path : files.value()) {
     const unsigned number = *undo_file_number(std::filesystem::path(path).filename().string());

@@ -41,6 +41,9 @@ struct IndexedBlock {
   std::uint32_t time = 0;    // the header's
   std::uint32_t bits = 0;    // the header's
   bool failed = false;       // an index of the node's marks it invalid (or it descends from such a block): never the tip
+  // A pruned node's block: the node's index keeps its header, its data is
+  // gone (file and offset mean nothing; never the tip).
+  bool pruned = false;
   // Where its undo record's magic is in revNNNNN.dat (N = file), when an
   // index of the node's (or blockwire's kept one) says.
   std::optional<std::uint32_t> undo_offset;
@@ -56,6 +59,7 @@ struct KnownBlock {
   bool failed = false;
   std::optional<std::uint32_t> undo_offset;  // of its undo record's magic
   bool may_be_tip = true;                    // false: the node has not validated it to the end (no tip of a build without one given)
+  bool pruned = false;                       // the node keeps its header alone (`at` and `undo_offset` mean nothing)
 };
 
 // What getblock says of a block's place in the chain.
@@ -174,6 +178,12 @@ class BlockIndex {
     return b && b->height >= 0;
   }
   bool empty() const noexcept { return best_.size() == 0; }
+  // The lowest height of the best chain from which every block has its
+  // data (Bitcoin Core's "pruneheight": the last pruned block's, plus one);
+  // 0 where nothing below the tip was pruned.
+  std::size_t prune_height() const noexcept;
+  // Whether any block of the index has its header alone (a pruned node's).
+  bool any_pruned() const noexcept { return pruned_entries_ != 0; }
   // The best chain's height (-1: none) and tip (precondition: !empty()).
   std::int64_t height() const noexcept { return static_cast<std::int64_t>(best_.size()) - 1; }
   Hash256 tip() const { return entries_[best_[best_.size() - 1]].hash; }
@@ -228,6 +238,7 @@ class BlockIndex {
     static constexpr std::uint32_t failed = 1u << 28;      // (flags in file_word)
     static constexpr std::uint32_t undo_known = 1u << 29;  // undo_offset is where the record is
     static constexpr std::uint32_t not_tip = 1u << 30;     // never the tip a build picks by work
+    static constexpr std::uint32_t no_data = 1u << 31;     // pruned: the header alone (never a tip)
   };
   static constexpr std::uint32_t no_id = ~std::uint32_t{0};
   // The best chain's ids by height, as runs of consecutive ids.
@@ -270,6 +281,7 @@ class BlockIndex {
   Hash256 kept_chain_hash_;       // of chain.dat as read or written: appended to only while it is still that
   std::uint64_t generation_ = 0;
   std::size_t first_read_ = 0;
+  std::size_t pruned_entries_ = 0;  // entries with Entry::no_data
   std::vector<Hash256> bulk_prev_;
   std::vector<Hash256> work_marks_;  // the chain work at every 256th height of the best chain
   std::vector<IndexProblem> problems_;
@@ -293,7 +305,7 @@ class BlockIndex {
   result<void> read_files(const std::vector<std::string>& files, unsigned from_file, std::uint64_t from_offset);
   // Appends a block not linked yet (a hash already there: nothing).
   void push(const Hash256& hash, const Hash256& prev, BlockPosition at, std::uint32_t time, std::uint32_t bits, bool failed,
-            std::optional<std::uint32_t> undo_offset, bool may_be_tip = true);
+            std::optional<std::uint32_t> undo_offset, bool may_be_tip = true, bool pruned = false);
   // Links the blocks of a build all at once (their parents by hash, or
   // given: `parent` an id or none, `genesis` where the parent is all
   // zeros), laid out by height (`tip` the node's when given, else the most

@@ -30,6 +30,7 @@ enum class errc : int {
   batch_in_progress,        // begin_batch() while a batch is open
   bad_batch_file,           // DIR/.blockwire-batch does not name a position of this directory
   wrong_block,              // the record where the index puts a block holds another block
+  pruned,                   // the block's data was pruned: its node's index keeps its header alone, its blk file is gone
 };
 
 const std::error_category& category() noexcept;

@@ -109,6 +109,12 @@ class BlocksDirectory {
   std::size_t chain_size() const noexcept { return index_.chain_size(); }
   IndexedBlock at_height(std::size_t height) const { return index_.at_height(height); }
 
+  // A pruned node's directory: the lowest height from which every block of
+  // the best chain has its data (Core's "pruneheight"); 0 where nothing
+  // was pruned. Below it, read_block() is blockfiles::errc::pruned.
+  std::size_t prune_height() const noexcept { return index_.prune_height(); }
+  bool pruned() const noexcept { return index_.prune_height() != 0; }
+
   // What the index left out (damage, failing proof of work, blocks linked
   // to nothing): the first BlockIndex::max_listed of them, and how many.
   std::span<const IndexProblem> problems() const noexcept { return index_.problems(); }
@@ -165,6 +171,7 @@ class BlocksDirectory {
   std::map<unsigned, UndoIndex> recent_undo_;  // rev files read again since open() (the tips'), by number
   std::optional<unsigned> stale_undo_file_;    // the tip's rev file, still to read again
   std::optional<error> undo_error_;            // why it could not be
+  std::optional<Options> reopen_;              // opened with no record yet: opened again by refresh() once one is there
 };
 
 }  // namespace blockwire
