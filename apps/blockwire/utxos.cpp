@@ -7,6 +7,7 @@
 #include "text.hpp"
 
 #include <blockwire/blockfiles/block_directory.hpp>
+#include <blockwire/directory/blocks_directory.hpp>
 #include <blockwire/directory/core_chainstate.hpp>
 #include <blockwire/io/number_text.hpp>
 #include <blockwire/tables/core_json.hpp>
@@ -15,6 +16,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <unistd.h>
 #include <variant>
 
@@ -108,9 +110,21 @@ int utxos(const UtxosOptions& o) {
     return exit_status_of(info.error());
   }
   const UtxoSetInfo& u = info.value();
+  // The best block's height, as gettxoutsetinfo gives it first: from the
+  // blocks directory beside, when there is one that holds the block.
+  std::optional<std::int64_t> height;
+  if (std::error_code ec; fs::is_directory(blocks, ec)) {
+    BlocksDirectory::Options options;
+    options.undo = false;
+    if (!o.net_from_records) options.net = net;
+    if (auto dir = BlocksDirectory::open(blocks, options)) {
+      if (auto b = dir.value().index().find(u.best_block); b && b->height >= 0) height = b->height;
+    }
+  }
   if (o.json) {
     tables::JsonWriter out;
     out.begin_object();
+    if (height) out.member_integer("height", *height);
     out.member_string("bestblock", u.best_block.to_hex());
     out.member_uint("txouts", u.txouts);
     out.member_uint("bogosize", u.bogosize);
@@ -121,7 +135,8 @@ int utxos(const UtxosOptions& o) {
     std::printf("\n");
     return ok;
   }
-  std::printf("best block         %s\n", u.best_block.to_hex().c_str());
+  std::printf("best block         %s%s\n", u.best_block.to_hex().c_str(),
+              height ? (" (height " + with_commas(static_cast<std::uint64_t>(*height)) + ")").c_str() : "");
   std::printf("transactions       %s\n", with_commas(u.transactions).c_str());
   std::printf("unspent outputs    %s\n", with_commas(u.txouts).c_str());
   std::printf("bogosize           %s\n", with_commas(u.bogosize).c_str());

@@ -1,6 +1,8 @@
 #include <blockwire/io/file.hpp>
 
 #include <cerrno>
+#include <cstdlib>
+#include <dirent.h>
 #include <csignal>
 #include <ctime>
 #include <new>
@@ -79,12 +81,38 @@ result<void> sync_directory(const char* path) noexcept {
   return dir.close();
 }
 
+namespace {
+
+// Temporary files of `target` that a killed writer left (NAME.tmp-PID-N,
+// no process PID running): removed, so that kill -9 leaves no litter that
+// grows. Best effort: what cannot be listed or removed stays.
+void remove_abandoned_temporaries(const std::string& target) {
+  const std::size_t slash = target.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : target.substr(0, slash);
+  const std::string prefix = (slash == std::string::npos ? target : target.substr(slash + 1)) + ".tmp-";
+  DIR* listing = ::opendir(dir.c_str());
+  if (listing == nullptr) return;
+  while (const dirent* entry = ::readdir(listing)) {
+    const std::string name = entry->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    char* stop = nullptr;
+    const long pid = std::strtol(name.c_str() + prefix.size(), &stop, 10);
+    if (pid <= 0 || stop == nullptr || *stop != '-' || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    ::unlinkat(::dirfd(listing), name.c_str(), 0);
+  }
+  ::closedir(listing);
+}
+
+}  // namespace
+
 result<ReplacingFile> ReplacingFile::create(const char* path) noexcept {
   std::string target;
   std::string temporary;
   try {
     target = path;
     temporary = target + ".tmp-";
+    remove_abandoned_temporaries(target);
   } catch (const std::bad_alloc&) {
     return std::error_code(ENOMEM, std::system_category());
   }

@@ -706,7 +706,7 @@ TEST_CASE("utxos --json: what Core's gettxoutsetinfo answered of the same chains
   std::ifstream in(data("core-regtest/rpc/gettxoutsetinfo_hash_serialized_3.json"));
   REQUIRE(in);
   const auto core = nlohmann::json::parse(in);
-  for (const char* key : {"bestblock", "txouts", "bogosize", "hash_serialized_3", "total_amount", "transactions"}) {
+  for (const char* key : {"height", "bestblock", "txouts", "bogosize", "hash_serialized_3", "total_amount", "transactions"}) {
     CAPTURE(key);
     CHECK(ours[key] == core[key]);
   }
