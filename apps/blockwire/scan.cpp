@@ -55,6 +55,9 @@ int scan(const ScanOptions& o) {
     std::fprintf(stderr, "blockwire scan: %s\n", result.io_failure.c_str());
     return usage_or_io;
   }
+  if (result.ok() && result.blocks == 0 && result.problem_count == 0) {
+    std::fprintf(stderr, "blockwire scan: no blocks yet (the blk files hold no record)\n");
+  }
   return result.ok() ? ok : bad_data;
 }
 

@@ -209,6 +209,9 @@ error leveldb_failure(const leveldb::Status& s, std::string* why) {
   if (why != nullptr) *why = in_users_words(s.ToString());
   if (s.IsNotFound()) return std::make_error_code(std::errc::no_such_file_or_directory);
   if (s.IsCorruption()) return directory::errc::leveldb_corruption;
+  // LevelDB keeps the system's words, not its code: a full disk said as
+  // one (the user frees room), not as a failing device.
+  if (s.ToString().find(std::strerror(ENOSPC)) != std::string::npos) return std::make_error_code(std::errc::no_space_on_device);
   return std::make_error_code(std::errc::io_error);
 }
 

@@ -57,7 +57,8 @@ inline std::span<const std::byte> bytes_of(const leveldb::Slice& s) noexcept {
 leveldb::ReadOptions checked_reads(bool fill_cache = true);
 
 // What a LevelDB failure is: std::errc::no_such_file_or_directory,
-// directory::errc::leveldb_corruption, or std::errc::io_error; `why`, when
+// directory::errc::leveldb_corruption, std::errc::no_space_on_device (a full
+// disk), or std::errc::io_error; `why`, when
 // given, gets LevelDB's words.
 error leveldb_failure(const leveldb::Status& s, std::string* why = nullptr);
 
