@@ -379,31 +379,10 @@ TEST_CASE("A byte flipped anywhere in Core's block index: the chain is still Cor
   CHECK(refused > 20);  // LevelDB's checksums, checked on open (paranoid_checks) and on every read
 }
 
-namespace {
-
-// The user's cache in a temporary folder while it lives ($XDG_CACHE_HOME).
-struct CacheHere {
-  test::TempDir dir;
-  std::optional<std::string> before;
-  CacheHere() {
-    if (const char* was = std::getenv("XDG_CACHE_HOME")) before = was;
-    ::setenv("XDG_CACHE_HOME", dir.path.c_str(), 1);
-  }
-  ~CacheHere() {
-    if (before) {
-      ::setenv("XDG_CACHE_HOME", before->c_str(), 1);
-    } else {
-      ::unsetenv("XDG_CACHE_HOME");
-    }
-  }
-  CacheHere(const CacheHere&) = delete;
-  CacheHere& operator=(const CacheHere&) = delete;
-};
-
-}  // namespace
+using test::CacheAt;
 
 TEST_CASE("The kept index follows Core's: a block the node invalidates after it was kept is never the tip") {
-  const CacheHere cache;
+  const CacheAt cache;
   CoreCopy copy;
   const auto core = core_chain();
   {
@@ -432,7 +411,7 @@ TEST_CASE("The kept index follows Core's: a block the node invalidates after it 
 }
 
 TEST_CASE("A pruned node's index (blocks with their headers alone): the chain from genesis, its data from the prune height") {
-  const CacheHere cache;
+  const CacheAt cache;
   CoreCopy copy;
   const auto core = core_chain();
   // As PruneOneBlockFile leaves an entry: no data, no undo, no file.

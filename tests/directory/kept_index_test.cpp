@@ -107,24 +107,7 @@ std::size_t same_undo(const BlocksDirectory& first, const BlocksDirectory& secon
   return placed;
 }
 
-// The user's cache in a temporary folder while it lives ($XDG_CACHE_HOME).
-struct CacheAt {
-  test::TempDir dir;
-  std::optional<std::string> before;
-  CacheAt() {
-    if (const char* was = std::getenv("XDG_CACHE_HOME")) before = was;
-    ::setenv("XDG_CACHE_HOME", dir.path.c_str(), 1);
-  }
-  ~CacheAt() {
-    if (before) {
-      ::setenv("XDG_CACHE_HOME", before->c_str(), 1);
-    } else {
-      ::unsetenv("XDG_CACHE_HOME");
-    }
-  }
-  CacheAt(const CacheAt&) = delete;
-  CacheAt& operator=(const CacheAt&) = delete;
-};
+using test::CacheAt;
 
 void corrupt(const std::string& path, std::uint64_t at) {
   std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace test {
@@ -21,6 +22,26 @@ struct TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
   std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+// The user's cache in a temporary folder while it lives ($XDG_CACHE_HOME):
+// where a node's directory has its kept index.
+struct CacheAt {
+  TempDir dir;
+  std::optional<std::string> before;
+  CacheAt() {
+    if (const char* was = std::getenv("XDG_CACHE_HOME")) before = was;
+    ::setenv("XDG_CACHE_HOME", dir.path.c_str(), 1);
+  }
+  ~CacheAt() {
+    if (before) {
+      ::setenv("XDG_CACHE_HOME", before->c_str(), 1);
+    } else {
+      ::unsetenv("XDG_CACHE_HOME");
+    }
+  }
+  CacheAt(const CacheAt&) = delete;
+  CacheAt& operator=(const CacheAt&) = delete;
 };
 
 }  // namespace test
