@@ -366,21 +366,42 @@ void BlockIndex::link_bulk(const std::optional<Hash256>& tip) {
         break;
       }
       if (entries_[slots_[at]].hash == entries_[id].hash) {
-        parent[id] = duplicate;
+        // (an index's later entry of a block is newer: it replaces the
+        // earlier; a blk file's later record is a copy: dropped)
+        if (bulk_newest_wins_) {
+          parent[slots_[at]] = duplicate;
+          slots_[at] = id;
+        } else {
+          parent[id] = duplicate;
+        }
         break;
       }
     }
   }
+  // A deletion that is still the newest of its hash: dropped too (and the
+  // table made again below, without the hole it leaves).
+  bool erased = false;
+  for (const std::uint32_t id : bulk_erased_) {
+    if (parent[id] != duplicate) {
+      parent[id] = duplicate;
+      erased = true;
+    }
+  }
+  bulk_erased_ = {};
   std::vector<bool> genesis(n, false);
   for (std::uint32_t id = 0; id < n; ++id) {
     if (parent[id] == duplicate) continue;
     genesis[id] = bulk_prev_[id].is_zero();
-    if (!genesis[id]) parent[id] = find_id(bulk_prev_[id]).value_or(no_id);
+    if (genesis[id]) continue;
+    const auto p = find_id(bulk_prev_[id]);
+    parent[id] = p && parent[*p] != duplicate ? *p : no_id;  // (a deleted entry's slot: no parent)
   }
   std::vector<Hash256> prev = std::move(bulk_prev_);
   bulk_prev_ = {};
   bulk_ = false;
+  bulk_newest_wins_ = false;
   link_all(std::move(parent), std::move(genesis), tip, [&](std::uint32_t id) { return prev[id]; });
+  if (erased) index_slots();
 }
 
 bool BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> genesis, const std::optional<Hash256>& tip,
@@ -592,8 +613,14 @@ result<BlockIndex> BlockIndex::build_from(const std::string& blocks_dir, const X
                                           const std::optional<Hash256>& tip) {
   BlockIndex index(blocks_dir, net, key);
   index.bulk_ = true;
+  index.bulk_newest_wins_ = true;
   auto resume = each(
       [&](const KnownBlock& k) {
+        if (k.erased) {
+          index.bulk_erased_.push_back(static_cast<std::uint32_t>(index.entries_.size()));
+          index.push(k.hash, Hash256{}, {0, 0}, 0, 0, false, std::nullopt, false);
+          return;
+        }
         index.push(k.hash, k.header.prev_block, k.pruned ? BlockPosition{0, 0} : k.at, k.header.time, k.header.bits, k.failed,
                    k.pruned ? std::nullopt : k.undo_offset, k.may_be_tip && !k.pruned, k.pruned);
       },
@@ -602,11 +629,22 @@ result<BlockIndex> BlockIndex::build_from(const std::string& blocks_dir, const X
         index.bulk_prev_.reserve(n);
       });
   if (!resume) return resume.error();
+  const bool erased = !index.bulk_erased_.empty();
   index.link_bulk(tip);
   index.first_read_ = index.size();
+  // Where the files are read on from: past what the node's index still
+  // knows (a deleted entry's block is read from its record again).
+  BlockPosition from = resume.value();
+  if (erased) {
+    from = {0, 0};
+    for (std::size_t id = 0; id < index.size(); ++id) {
+      const IndexedBlock b = index.block(id);
+      if (!b.pruned && std::tie(b.file, b.offset) > std::tie(from.file, from.offset)) from = {b.file, b.offset};
+    }
+  }
   auto files = block_files(blocks_dir);
   if (!files) return files.error();
-  if (auto r = index.read_files(files.value(), resume.value().file, resume.value().offset); !r) return r.error();
+  if (auto r = index.read_files(files.value(), from.file, from.offset); !r) return r.error();
   index.link_fresh();
   index.gather_problems();
   return index;

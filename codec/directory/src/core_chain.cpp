@@ -89,6 +89,12 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
         auto read = read_core_block_index(
             index_dir,
             [&](const CoreBlockEntry& e) {
+              if (e.erased) {
+                KnownBlock gone{e.hash, {}, {0, 0}, false, std::nullopt, false};
+                gone.erased = true;
+                add(gone);
+                return;
+              }
               const auto at = e.block_record();
               if (block_hash(e.header) != e.hash || !proof_of_work_ok(e.hash, e.header.bits, net)) {
                 if (!lying) lying = e.hash;

@@ -1,3 +1,4 @@
+#include "leveldb_log.hpp"
 #include "leveldb_snapshot.hpp"
 
 #include <blockwire/codec/encoding.hpp>
@@ -12,6 +13,9 @@
 #include <leveldb/iterator.h>
 
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <string_view>
 #include <memory>
 #include <vector>
 
@@ -72,40 +76,93 @@ result<CoreBlockEntry> decode_core_block_entry(const Hash256& hash, std::span<co
 
 result<std::uint64_t> read_core_block_index(const std::string& index_dir, const std::function<void(const CoreBlockEntry&)>& each,
                                             std::string* why, const std::function<void(std::uint64_t)>& expect) {
-  auto snapshot = detail::LevelDbSnapshot::open(index_dir, why);
+  // The tables through LevelDB (a snapshot that does not replay the logs),
+  // then the logs streamed over them: a node that flushed a long download
+  // in one batch has its whole index in its log, which LevelDB would
+  // replay into memory and a new table before the first key could be read.
+  // Entries come oldest first (tables, then the logs as written); a block
+  // seen again is the newer entry (BlockIndex::build_from keeps the last).
+  auto logs = detail::live_logs(index_dir, why);
+  if (!logs) return logs.error();
+  auto snapshot = detail::LevelDbSnapshot::open(index_dir, why, false);
   if (!snapshot) return snapshot.error();
   const leveldb::ReadOptions options = detail::checked_reads(false);  // (one pass: no cache)
   std::unique_ptr<leveldb::Iterator> it(snapshot.value().db().NewIterator(options));
-  if (expect) {
-    // "f" + file number -> CBlockFileInfo, its block count first.
+  // "f" + file number -> CBlockFileInfo, its block count first: room to
+  // reserve, the newest count of each file.
+  std::map<std::string, std::uint64_t, std::less<>> file_blocks;
+  const auto file_info = [&](std::string_view key, std::span<const std::byte> value) {
+    DecodingContext ctx(value);
+    const std::uint64_t n = undo::decode_varint(ctx, 0xffffffff);
+    if (ctx.ok()) file_blocks.insert_or_assign(std::string(key), n);
+  };
+  std::uint64_t reserved = 0;
+  const auto reserve = [&] {
+    if (!expect) return;
     std::uint64_t blocks = 0;
-    for (it->Seek(leveldb::Slice(&file_info_key, 1)); it->Valid() && it->key().size() > 0 && it->key()[0] == file_info_key; it->Next()) {
-      DecodingContext ctx(detail::bytes_of(it->value()));
-      const std::uint64_t n = undo::decode_varint(ctx, 0xffffffff);
-      if (ctx.ok()) blocks += n;
-    }
-    expect(blocks);
-  }
-  std::uint64_t count = 0;
-  for (it->Seek(leveldb::Slice(&block_index_key, 1)); it->Valid(); it->Next()) {
-    const leveldb::Slice key = it->key();
-    if (key.size() == 0 || key[0] != block_index_key) break;
-    if (key.size() != 33) {
-      if (why != nullptr) *why = "a block index key of " + std::to_string(key.size()) + " bytes";
-      return error(directory::errc::bad_index_entry, count);
-    }
-    Hash256 hash;
-    std::copy_n(detail::bytes_of(key).begin() + 1, 32, hash.bytes().begin());
-    auto entry = decode_core_block_entry(hash, detail::bytes_of(it->value()));
-    if (!entry) {
-      if (why != nullptr)
-        *why = "the entry of block " + hash.to_hex() + " does not decode (byte " + std::to_string(entry.error().offset()) + ")";
-      return entry.error();
-    }
-    each(entry.value());
-    ++count;
+    for (const auto& [key, n] : file_blocks) blocks += n;
+    if (blocks > reserved) expect(reserved = blocks);
+  };
+  for (it->Seek(leveldb::Slice(&file_info_key, 1)); it->Valid() && it->key().size() > 0 && it->key()[0] == file_info_key; it->Next()) {
+    file_info(std::string_view(it->key().data(), it->key().size()), detail::bytes_of(it->value()));
   }
   if (const leveldb::Status s = it->status(); !s.ok()) return detail::leveldb_failure(s, why);
+  reserve();
+  std::uint64_t count = 0;
+  std::optional<error> failed;
+  const auto entry = [&](std::span<const std::byte> key, std::span<const std::byte> value) {
+    if (key.size() != 33) {
+      if (why != nullptr) *why = "a block index key of " + std::to_string(key.size()) + " bytes";
+      failed = error(directory::errc::bad_index_entry, count);
+      return;
+    }
+    Hash256 hash;
+    std::copy_n(key.begin() + 1, 32, hash.bytes().begin());
+    auto decoded = decode_core_block_entry(hash, value);
+    if (!decoded) {
+      if (why != nullptr)
+        *why = "the entry of block " + hash.to_hex() + " does not decode (byte " + std::to_string(decoded.error().offset()) + ")";
+      failed = decoded.error();
+      return;
+    }
+    each(decoded.value());
+    ++count;
+  };
+  for (it->Seek(leveldb::Slice(&block_index_key, 1)); it->Valid() && !failed; it->Next()) {
+    const leveldb::Slice key = it->key();
+    if (key.size() == 0 || key[0] != block_index_key) break;
+    entry(detail::bytes_of(key), detail::bytes_of(it->value()));
+  }
+  if (failed) return *failed;
+  if (const leveldb::Status s = it->status(); !s.ok()) return detail::leveldb_failure(s, why);
+  it.reset();
+  for (const std::string& log : logs.value()) {
+    auto read = detail::read_log(
+        log,
+        [&](std::string_view key, std::optional<std::string_view> value) {
+          if (failed || key.empty()) return;
+          const auto k = std::as_bytes(std::span(key.data(), key.size()));
+          if (!value) {
+            if (key[0] == file_info_key) file_blocks.erase(std::string(key));
+            if (key[0] != block_index_key || key.size() != 33) return;
+            CoreBlockEntry gone;
+            std::copy_n(k.begin() + 1, 32, gone.hash.bytes().begin());
+            gone.erased = true;
+            each(gone);
+            return;
+          }
+          const auto v = std::as_bytes(std::span(value->data(), value->size()));
+          if (key[0] == file_info_key) {
+            file_info(key, v);
+          } else if (key[0] == block_index_key) {
+            reserve();  // (Core writes a flush's file records before its blocks')
+            entry(k, v);
+          }
+        },
+        why);
+    if (!read) return read.error();
+    if (failed) return *failed;
+  }
   return count;
 }
 

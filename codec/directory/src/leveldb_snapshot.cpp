@@ -73,8 +73,8 @@ class SilentLogger final : public leveldb::Logger {
 // write, rename and lock is in `mine`.
 class OverlayEnv final : public leveldb::EnvWrapper {
  public:
-  OverlayEnv(std::string mine, std::string theirs)
-      : EnvWrapper(leveldb::Env::Default()), mine_(std::move(mine)), theirs_(std::move(theirs)) {}
+  OverlayEnv(std::string mine, std::string theirs, bool hide_logs)
+      : EnvWrapper(leveldb::Env::Default()), mine_(std::move(mine)), theirs_(std::move(theirs)), hide_logs_(hide_logs) {}
 
   leveldb::Status NewSequentialFile(const std::string& f, leveldb::SequentialFile** r) override {
     return target()->NewSequentialFile(source(f), r);
@@ -109,6 +109,7 @@ class OverlayEnv final : public leveldb::EnvWrapper {
     {
       const std::lock_guard lock(mutex_);
       for (std::string& n : some) {
+        if (hide_logs_ && n.ends_with(".log")) continue;
         if (!hidden_.contains(n) && n != "LOCK" && n.rfind("LOG", 0) != 0) names.insert(std::move(n));
       }
     }
@@ -155,6 +156,7 @@ class OverlayEnv final : public leveldb::EnvWrapper {
 
   std::string mine_;
   std::string theirs_;
+  bool hide_logs_;
   std::mutex mutex_;
   std::set<std::string> hidden_;
 };
@@ -237,7 +239,7 @@ LevelDbSnapshot::~LevelDbSnapshot() = default;
 
 leveldb::DB& LevelDbSnapshot::db() const noexcept { return *state_->db; }
 
-result<LevelDbSnapshot> LevelDbSnapshot::open(const std::string& db_dir, std::string* why) {
+result<LevelDbSnapshot> LevelDbSnapshot::open(const std::string& db_dir, std::string* why, bool with_logs) {
   std::error_code ec;
   if (!fs::is_directory(db_dir, ec)) {
     if (why != nullptr) *why = "no such directory";
@@ -258,7 +260,7 @@ result<LevelDbSnapshot> LevelDbSnapshot::open(const std::string& db_dir, std::st
       const std::lock_guard lock(private_dirs_mutex);
       private_dirs.emplace_back(pattern, theirs);
     }
-    state->env = std::make_unique<OverlayEnv>(state->dir, theirs);
+    state->env = std::make_unique<OverlayEnv>(state->dir, theirs, !with_logs);
     leveldb::Options options;
     options.env = state->env.get();
     options.info_log = &state->logger;

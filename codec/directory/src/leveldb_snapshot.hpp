@@ -34,8 +34,10 @@ namespace blockwire::detail {
 class LevelDbSnapshot {
  public:
   // The database in `db_dir`. On failure, `why` (when given) says what
-  // LevelDB said.
-  static result<LevelDbSnapshot> open(const std::string& db_dir, std::string* why = nullptr);
+  // LevelDB said. `with_logs` false: its tables alone, its logs not
+  // replayed (hidden from LevelDB), for a reader that streams them itself
+  // (leveldb_log.hpp); LevelDB would hold a whole log in memory.
+  static result<LevelDbSnapshot> open(const std::string& db_dir, std::string* why = nullptr, bool with_logs = true);
   LevelDbSnapshot(LevelDbSnapshot&&) noexcept;
   LevelDbSnapshot& operator=(LevelDbSnapshot&&) noexcept;
   ~LevelDbSnapshot();  // closes the database and removes the private directory

@@ -60,6 +60,7 @@ struct KnownBlock {
   std::optional<std::uint32_t> undo_offset;  // of its undo record's magic
   bool may_be_tip = true;                    // false: the node has not validated it to the end (no tip of a build without one given)
   bool pruned = false;                       // the node keeps its header alone (`at` and `undo_offset` mean nothing)
+  bool erased = false;                       // the node's index deleted its entry: an earlier one of `hash` is dropped (only `hash` is set)
 };
 
 // What getblock says of a block's place in the chain.
@@ -111,6 +112,8 @@ class BlockIndex {
   // `each` returns: it may set it) where it is among them, linked and not
   // failed (the node's own), else the most work of those that may be tips. Then the blk files are read from there on (what a writer
   // appended after the node's index was written), as refresh() reads them.
+  // A hash added again replaces the block added before (an index read
+  // from its tables, then from its log: the later entry is the newer).
   // (`reserve`: room for that many blocks, where `each` knows beforehand.)
   using KnownBlocks = std::function<result<BlockPosition>(const std::function<void(const KnownBlock&)>& add,
                                                           const std::function<void(std::size_t)>& reserve)>;
@@ -274,11 +277,13 @@ class BlockIndex {
   std::uint64_t slot_seed_ = 0;
   ChainRuns best_;
   std::unordered_map<std::uint32_t, SideLink> side_;
-  std::vector<Pending> orphans_;  // linked to nothing yet, by id
-  std::vector<Pending> fresh_;    // read or added since the last link_fresh()
-  bool bulk_ = false;             // building: blocks pushed without their slots, their parents in bulk_prev_
-  std::size_t kept_records_ = 0;  // read from a kept index (or written to it), their ids their places there
-  Hash256 kept_chain_hash_;       // of chain.dat as read or written: appended to only while it is still that
+  std::vector<Pending> orphans_;            // linked to nothing yet, by id
+  std::vector<Pending> fresh_;              // read or added since the last link_fresh()
+  bool bulk_ = false;                       // building: blocks pushed without their slots, their parents in bulk_prev_
+  bool bulk_newest_wins_ = false;           // building from a node's index: a hash pushed again replaces the earlier entry
+  std::vector<std::uint32_t> bulk_erased_;  // (building) ids pushed as an entry's deletion: dropped with what they replace
+  std::size_t kept_records_ = 0;            // read from a kept index (or written to it), their ids their places there
+  Hash256 kept_chain_hash_;                 // of chain.dat as read or written: appended to only while it is still that
   std::uint64_t generation_ = 0;
   std::size_t first_read_ = 0;
   std::size_t pruned_entries_ = 0;  // entries with Entry::no_data

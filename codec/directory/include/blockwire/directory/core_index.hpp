@@ -35,6 +35,9 @@ struct CoreBlockEntry {
   unsigned file = 0;           // N of blkNNNNN.dat and revNNNNN.dat (with data or undo)
   std::uint32_t data_pos = 0;  // of the block itself, past its record's 8-byte frame (Core's nDataPos)
   std::uint32_t undo_pos = 0;  // of the undo data, past its frame (nUndoPos)
+  // The index's log deletes the entry (read_core_block_index): every
+  // earlier entry of `hash` is gone; nothing else is set.
+  bool erased = false;
 
   bool has_data() const noexcept { return (status & have_data) != 0; }
   bool has_undo() const noexcept { return (status & have_undo) != 0; }
@@ -59,9 +62,11 @@ result<CoreBlockEntry> decode_core_block_entry(const Hash256& hash, std::span<co
 // directory that is not a LevelDB database (std::errc), a damaged one
 // (directory::errc::leveldb_corruption), an entry that does not decode
 // (bad_index_entry); `why`, when given, is set to what went wrong in words.
-// `expect`, when given, is told first how many blocks with data the
-// index's file records count (CBlockFileInfo's nBlocks, summed): room to
-// reserve.
+// `expect`, when given, is told how many blocks with data the index's file
+// records count (CBlockFileInfo's nBlocks, summed): room to reserve; told
+// again with a larger count where its log holds more. The tables are read
+// through LevelDB, its logs streamed after them (never replayed into
+// memory): a block may come twice, the later entry the newer.
 result<std::uint64_t> read_core_block_index(const std::string& index_dir, const std::function<void(const CoreBlockEntry&)>& each,
                                             std::string* why = nullptr, const std::function<void(std::uint64_t)>& expect = {});
 

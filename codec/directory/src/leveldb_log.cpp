@@ -1,0 +1,282 @@
+#include "leveldb_log.hpp"
+
+#include <blockwire/directory/error.hpp>
+#include <blockwire/io/file.hpp>
+
+#include <boost/crc.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+#endif
+
+namespace blockwire::detail {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t block_size = 32768;  // log_format.md: kBlockSize
+constexpr std::size_t header_size = 7;     // checksum (4), length (2), type (1)
+enum record_type : unsigned char { zero = 0, full = 1, first = 2, middle = 3, last = 4 };
+
+// CRC-32C (Castagnoli), as LevelDB's util/crc32c: SSE 4.2's instruction
+// where the processor has it (the log is read at memory speed), else
+// Boost.CRC's table.
+#if defined(__x86_64__)
+__attribute__((target("sse4.2"))) std::uint32_t crc32c_sse42(std::uint32_t crc, const unsigned char* p, std::size_t n) {
+  std::uint64_t c = ~crc;
+  for (; n >= 8; n -= 8, p += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p, 8);
+    c = _mm_crc32_u64(c, word);
+  }
+  auto c32 = static_cast<std::uint32_t>(c);
+  for (; n > 0; --n, ++p) c32 = _mm_crc32_u8(c32, *p);
+  return ~c32;
+}
+#endif
+
+std::uint32_t crc32c(std::uint32_t crc, const unsigned char* p, std::size_t n) {
+#if defined(__x86_64__)
+  static const bool sse42 = __builtin_cpu_supports("sse4.2");
+  if (sse42) return crc32c_sse42(crc, p, n);
+#endif
+  boost::crc_optimal<32, 0x1EDC6F41, 0xFFFFFFFF, 0xFFFFFFFF, true, true> c;
+  // (Boost continues from a remainder: the running value before its final XOR)
+  c.reset(~crc);
+  c.process_bytes(p, n);
+  return c.checksum();
+}
+
+// LevelDB stores a CRC masked (a CRC of data holding CRCs is weak).
+std::uint32_t masked(std::uint32_t crc) { return ((crc >> 15) | (crc << 17)) + 0xa282ead8u; }
+
+std::uint32_t load32(const unsigned char* p) {
+  return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
+}
+
+result<void> corrupt(std::string* why, std::string words) {
+  if (why != nullptr) *why = std::move(words);
+  return error(directory::errc::leveldb_corruption);
+}
+
+// The records of a log file, whole (fragments joined), in order.
+class LogRecords {
+ public:
+  explicit LogRecords(FileReader file) : file_(std::move(file)) {}
+
+  // The next record into `out`: true, or false at the end (a record cut
+  // short at the end of the file ends it too).
+  result<bool> next(std::string& out, std::string* why, const std::string& path) {
+    out.clear();
+    bool in_fragments = false;
+    for (;;) {
+      if (end_ - at_ < header_size) {
+        // The block's trailer (fewer than seven bytes: zeros), then the next block.
+        if (auto more = fill(); !more) return more.error();
+        if (end_ - at_ < header_size) return false;  // the end (a header cut short: a writer that died)
+      }
+      const unsigned char* h = block_.data() + at_;
+      const std::size_t length = std::size_t{h[4]} | std::size_t{h[5]} << 8;
+      const auto type = static_cast<record_type>(h[6]);
+      if (header_size + length > end_ - at_) {
+        if (eof_) return false;  // a record cut short at the end of the file
+        return bad(why, path, "a record's length runs past its block");
+      }
+      if (type == zero && length == 0) {  // pre-allocated space
+        at_ = end_;
+        continue;
+      }
+      if (masked(crc32c(0, h + 6, 1 + length)) != load32(h)) return bad(why, path, "a record's checksum does not match");
+      const char* payload = reinterpret_cast<const char*>(h + header_size);
+      at_ += header_size + length;
+      switch (type) {
+        case full:
+          if (in_fragments) return bad(why, path, "a record begun and not finished");
+          out.assign(payload, length);
+          return true;
+        case first:
+          if (in_fragments) return bad(why, path, "a record begun and not finished");
+          out.assign(payload, length);
+          in_fragments = true;
+          break;
+        case middle:
+          if (!in_fragments) return bad(why, path, "a fragment of no record");
+          out.append(payload, length);
+          break;
+        case last:
+          if (!in_fragments) return bad(why, path, "a fragment of no record");
+          out.append(payload, length);
+          return true;
+        case zero:
+        default: return bad(why, path, "a record of unknown type " + std::to_string(static_cast<int>(type)));
+      }
+    }
+  }
+
+ private:
+  result<bool> bad(std::string* why, const std::string& path, const std::string& what) {
+    if (why != nullptr) *why = path + ": " + what + " (at byte " + std::to_string(offset_ - (end_ - at_)) + ")";
+    return error(directory::errc::leveldb_corruption, offset_ - (end_ - at_));
+  }
+  // The next block of the file (a partial one at its end).
+  result<void> fill() {
+    at_ = 0;
+    end_ = 0;
+    while (end_ < block_.size()) {
+      auto got = file_.read_some(std::as_writable_bytes(std::span(block_).subspan(end_)));
+      if (!got) return got.error();
+      if (got.value() == 0) {
+        eof_ = true;
+        break;
+      }
+      end_ += got.value();
+    }
+    offset_ += end_;
+    return success();
+  }
+
+  FileReader file_;
+  std::array<unsigned char, block_size> block_{};
+  std::size_t at_ = 0, end_ = 0;
+  std::uint64_t offset_ = 0;  // of the file, past the block read
+  bool eof_ = false;
+};
+
+// A LevelDB varint (7 bits a byte, low first).
+bool varint(std::string_view& in, std::uint64_t& v) {
+  v = 0;
+  for (unsigned shift = 0; shift < 64 && !in.empty(); shift += 7) {
+    const auto b = static_cast<unsigned char>(in.front());
+    in.remove_prefix(1);
+    v |= std::uint64_t{b & 0x7fu} << shift;
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+bool prefixed(std::string_view& in, std::string_view& s) {
+  std::uint64_t n = 0;
+  if (!varint(in, n) || n > in.size()) return false;
+  s = in.substr(0, n);
+  in.remove_prefix(n);
+  return true;
+}
+
+result<std::string> read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::make_error_code(std::errc::no_such_file_or_directory);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
+result<std::vector<std::string>> live_logs(const std::string& db_dir, std::string* why) {
+  auto current = read_text((fs::path(db_dir) / "CURRENT").string());
+  if (!current) {
+    if (why != nullptr) *why = db_dir + "/CURRENT: not there";
+    return current.error();
+  }
+  std::string manifest = current.value();
+  if (manifest.empty() || manifest.back() != '\n' || manifest.rfind("MANIFEST-", 0) != 0) {
+    if (why != nullptr) *why = db_dir + "/CURRENT: does not name a manifest";
+    return error(directory::errc::leveldb_corruption);
+  }
+  manifest.pop_back();
+  const std::string manifest_path = (fs::path(db_dir) / manifest).string();
+  auto file = FileReader::open(manifest_path.c_str());
+  if (!file) {
+    if (why != nullptr) *why = manifest_path + ": " + file.error().message();
+    return file.error();
+  }
+  // The version edits: only the log numbers matter here; every other
+  // field is read past.
+  std::optional<std::uint64_t> log_number, prev_log;
+  LogRecords records(std::move(file).value());
+  std::string record;
+  for (;;) {
+    auto got = records.next(record, why, manifest_path);
+    if (!got) return got.error();
+    if (!got.value()) break;
+    std::string_view in(record);
+    while (!in.empty()) {
+      std::uint64_t tag = 0, a = 0, b = 0;
+      std::string_view s;
+      bool ok = varint(in, tag);
+      switch (tag) {
+        case 1: ok = ok && prefixed(in, s); break;                   // comparator
+        case 2: ok = ok && varint(in, a), log_number = a; break;     // log number
+        case 3:                                                      // next file number
+        case 4: ok = ok && varint(in, a); break;                     // last sequence
+        case 5: ok = ok && varint(in, a) && prefixed(in, s); break;  // compact pointer
+        case 6: ok = ok && varint(in, a) && varint(in, b); break;    // deleted file
+        case 7:                                                      // new file
+          ok = ok && varint(in, a) && varint(in, b) && varint(in, a) && prefixed(in, s) && prefixed(in, s);
+          break;
+        case 9: ok = ok && varint(in, a), prev_log = a; break;  // previous log number
+        default: ok = false;
+      }
+      if (!ok) {
+        if (why != nullptr) *why = manifest_path + ": a version edit does not decode";
+        return error(directory::errc::leveldb_corruption);
+      }
+    }
+  }
+  std::vector<std::pair<std::uint64_t, std::string>> logs;
+  std::error_code ec;
+  for (fs::directory_iterator it(db_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= 4 || !name.ends_with(".log")) continue;
+    const std::string digits = name.substr(0, name.size() - 4);
+    if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    const std::uint64_t number = std::stoull(digits);
+    if (number >= log_number.value_or(0) || (prev_log && number == *prev_log)) logs.emplace_back(number, it->path().string());
+  }
+  if (ec) return ec;
+  std::sort(logs.begin(), logs.end());
+  std::vector<std::string> out;
+  for (auto& [number, path] : logs) out.push_back(std::move(path));
+  return out;
+}
+
+result<void> read_log(const std::string& path, const LogEntry& each, std::string* why) {
+  auto file = FileReader::open(path.c_str());
+  if (!file) {
+    if (why != nullptr) *why = path + ": " + file.error().message();
+    return file.error();
+  }
+  LogRecords records(std::move(file).value());
+  std::string record;
+  for (;;) {
+    auto got = records.next(record, why, path);
+    if (!got) return got.error();
+    if (!got.value()) return success();
+    // A batch: its sequence number (8), its count (4), then the entries.
+    if (record.size() < 12) return corrupt(why, path + ": a batch shorter than its header");
+    const std::uint32_t count = load32(reinterpret_cast<const unsigned char*>(record.data()) + 8);
+    std::string_view in(record);
+    in.remove_prefix(12);
+    std::uint32_t seen = 0;
+    while (!in.empty()) {
+      const auto tag = static_cast<unsigned char>(in.front());
+      in.remove_prefix(1);
+      std::string_view key, value;
+      if (tag == 1 && prefixed(in, key) && prefixed(in, value)) {
+        each(key, value);
+      } else if (tag == 0 && prefixed(in, key)) {
+        each(key, std::nullopt);
+      } else {
+        return corrupt(why, path + ": a batch's entry does not decode");
+      }
+      ++seen;
+    }
+    if (seen != count) return corrupt(why, path + ": a batch holds another count of entries than its header says");
+  }
+}
+
+}  // namespace blockwire::detail
