@@ -1,0 +1,104 @@
+"""A pruned node's directory (tests/data/core-pruned, written by Bitcoin Core's node) against what the node
+answered of it:
+  pruned_test.py BLOCKWIRE DATA_DIR WORK_DIR
+blocks, export, filters and rest as a user runs them. The rest server is started here and stopped by its PID
+whatever happens."""
+import http.client
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+
+blockwire, data_dir, work = sys.argv[1:4]
+fixture = os.path.join(data_dir, 'core-pruned')
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+blocks = os.path.join(work, 'blocks')
+shutil.copytree(os.path.join(fixture, 'blocks'), blocks)
+env = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, 'cache'))
+rpc = lambda name: json.load(open(os.path.join(fixture, 'rpc', name + '.json')))  # noqa: E731
+info = rpc('getblockchaininfo')
+prune, tip = info['pruneheight'], info['blocks']
+hashes = rpc('getblockhash')
+
+
+def run(*args):
+    return subprocess.run([blockwire, *args], capture_output=True, text=True, timeout=120, env=env)
+
+
+# blocks: from the prune height to the tip, each as Core's getblock 0 and 3; the pruning said once, exit 0.
+# (Twice: from Core's index, then from the index blockwire kept of it.)
+for attempt in ('Core\'s index', 'the kept index'):
+    r = run('blocks', blocks, '--json', '--verbosity', '3')
+    assert r.returncode == 0, (attempt, r.stderr)
+    assert r.stderr.count(f'below height {prune} were pruned') == 1, r.stderr
+    assert json.loads(r.stdout) == rpc('getblock3_from_pruneheight'), attempt
+r = run('blocks', blocks, '--json', '--verbosity', '0')
+assert r.returncode == 0 and json.loads(r.stdout) == rpc('getblock0_from_pruneheight'), r.stderr
+lines = run('blocks', blocks).stdout.splitlines()
+assert [line.split()[1] for line in lines] == hashes[prune:], lines[:3]
+# --from below the prune height: said, and started there; a range wholly pruned: nothing, exit 0.
+r = run('blocks', blocks, '--from', '100', '--count', f'{prune - 100 + 5}')
+assert r.returncode == 0 and [line.split()[1] for line in r.stdout.splitlines()] == hashes[prune:prune + 5], (r.stdout, r.stderr)
+r = run('blocks', blocks, '--from', '10', '--count', '5', '--json')
+assert r.returncode == 0 and json.loads(r.stdout) == [] and 'nothing left to read' in r.stderr, (r.stdout, r.stderr)
+
+# export: from the first multiple of --shard-blocks at or above the prune height, every block's hash Core's.
+out = os.path.join(work, 'export')
+r = run('export', blocks, '-o', out, '--shard-blocks', '100', '--no-progress')
+assert r.returncode == 0, r.stderr
+assert 'from height 400 (a multiple of 100)' in r.stderr, r.stderr
+exported = {}
+for root, _, files in os.walk(os.path.join(out, 'blocks')):
+    for name in files:
+        for line in open(os.path.join(root, name)):
+            row = json.loads(line)
+            exported[row['number']] = row['hash']
+assert exported == {h: hashes[h] for h in range(400, tip + 1)}, sorted(exported)[:3]
+
+# filters need every block from genesis: refused with the reason.
+r = run('filters', blocks)
+assert r.returncode == 2 and 'pruned' in r.stderr and 'genesis' in r.stderr, r.stderr
+r = run('rest', blocks, '--txindex', '--listen', '127.0.0.1:0')
+assert r.returncode == 2 and '--txindex needs every block' in r.stderr, r.stderr
+
+# rest: each answer Core's node gave (status, content type, body; JSON in key order), but its build's warnings.
+server = subprocess.Popen([blockwire, 'rest', blocks, '--listen', '127.0.0.1:0'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, env=env)
+failures, compared = [], 0
+try:
+    line = server.stdout.readline()
+    assert line.startswith('listening on '), (line, server.stderr.read())
+    port = int(line.strip().rsplit(':', 1)[1])
+    ordered = lambda text: json.loads(text, object_pairs_hook=lambda pairs: [(k, v) for k, v in pairs])  # noqa: E731
+    connection = http.client.HTTPConnection('127.0.0.1', port, timeout=10)
+    for entry in json.load(open(os.path.join(fixture, 'rest', 'manifest.json'))):
+        compared += 1
+        connection.request('GET', entry['path'])
+        response = connection.getresponse()
+        body = response.read()
+        want = open(os.path.join(fixture, 'rest', entry['body_file']), 'rb').read()
+        what = f"{entry['label']}: GET {entry['path']}"
+        if (response.status, response.getheader('Content-Type')) != (entry['status'], entry['content_type']):
+            failures.append(f'{what}: {response.status} {response.getheader("Content-Type")}, Core {entry["status"]} {entry["content_type"]}')
+        elif entry['content_type'] == 'application/json' and entry['status'] == 200:
+            ours, theirs = ordered(body), ordered(want)
+            if entry['label'] == 'chaininfo':  # (Core's pre-release build warns of itself)
+                theirs = [(k, [] if k == 'warnings' else v) for k, v in theirs]
+            if ours != theirs:
+                failures.append(f'{what}: {body[:200]!r}, Core {want[:200]!r}')
+        elif body != want:
+            failures.append(f'{what}: {body[:120]!r}, Core {want[:120]!r}')
+finally:
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+for f in failures:
+    print('FAIL:', f)
+print(f'{compared - len(failures)} of {compared} REST answers equal Core\'s; blocks, export, filters as above')
+sys.exit(1 if failures else 0)
