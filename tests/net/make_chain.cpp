@@ -16,7 +16,9 @@
 // block index (DIR/index, every block's height, status and positions) and
 // a chainstate whose best block is the tip (DIR/../chainstate, its key
 // alone), in Core's formats, as a node's data directory holds them.
-//   make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only] [--core-index] [--wide K]
+// --core-index-log writes the same index in one batch that stays in
+// LevelDB's log (a node that flushed a long download at once and stopped).
+//   make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only] [--core-index | --core-index-log] [--wide K]
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
 #include <blockwire/directory/core_index.hpp>
@@ -148,13 +150,18 @@ leveldb::Slice slice_of(std::span<const std::byte> bytes) { return {reinterpret_
 // batches, as its flushes do).
 class CoreDatabases {
  public:
-  static std::unique_ptr<CoreDatabases> open(const std::string& blocks_dir) {
+  // `log_only`: the index written in one batch, with a write buffer large
+  // enough that it is never compacted into a table (it stays in the log).
+  static std::unique_ptr<CoreDatabases> open(const std::string& blocks_dir, bool log_only) {
     auto out = std::make_unique<CoreDatabases>();
+    out->log_only_ = log_only;
     leveldb::Options options;
     options.create_if_missing = true;
     options.compression = leveldb::kNoCompression;  // as Core's
     leveldb::DB* db = nullptr;
-    leveldb::Status s = leveldb::DB::Open(options, blocks_dir + "/index", &db);
+    leveldb::Options index_options = options;
+    if (log_only) index_options.write_buffer_size = std::size_t{1} << 30;  // (LevelDB's largest)
+    leveldb::Status s = leveldb::DB::Open(index_options, blocks_dir + "/index", &db);
     if (!s.ok()) return fail(s);
     out->index_.reset(db);
     const auto chainstate = std::filesystem::path(blocks_dir).lexically_normal().parent_path() / "chainstate";
@@ -184,10 +191,13 @@ class CoreDatabases {
     std::string key(1, 'b');
     key.append(reinterpret_cast<const char*>(e.hash.bytes().data()), 32);
     batch_.Put(key, slice_of(encode_core_block_entry(e)));
-    return ++pending_ < 10'000 || flush();
+    return ++pending_ < 10'000 || log_only_ || flush();
   }
   // The last batch, and the chainstate's best block under its key.
   bool finish(const Hash256& tip) {
+    // (Core's flush writes the files' records before the blocks': so does
+    // the one batch of log_only)
+    leveldb::WriteBatch files;
     for (std::uint32_t file = 0; file < files_.size(); ++file) {
       std::vector<std::byte> value;
       struct Sink {
@@ -200,8 +210,10 @@ class CoreDatabases {
       }
       std::string key(1, 'f');
       for (int i = 0; i < 4; ++i) key.push_back(static_cast<char>(file >> (8 * i)));
-      batch_.Put(key, slice_of(value));
+      files.Put(key, slice_of(value));
     }
+    files.Append(batch_);
+    batch_ = std::move(files);
     if (!flush()) return false;
     const XorKey key = random_xor_key();
     std::string value(1, static_cast<char>(key.size()));
@@ -230,6 +242,7 @@ class CoreDatabases {
   std::unique_ptr<leveldb::DB> chainstate_;
   leveldb::WriteBatch batch_;
   std::size_t pending_ = 0;
+  bool log_only_ = false;
   std::vector<FileInfo> files_;
 };
 
@@ -239,7 +252,8 @@ int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(
         stderr,
-        "usage: make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only] [--core-index] [--wide K]\n");
+        "usage: make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only] [--core-index | --core-index-log] "
+        "[--wide K]\n");
     return 2;
   }
   const std::string dir = argv[1];
@@ -250,6 +264,7 @@ int main(int argc, char** argv) {
   bool with_undo = false;
   bool coinbase_only = false;
   bool core_index = false;
+  bool core_log_only = false;
   std::size_t wide = 0;
   for (int i = 3; i < argc; ++i) {
     if (std::strcmp(argv[i], "--fill") == 0 && i + 1 < argc) {
@@ -269,6 +284,9 @@ int main(int argc, char** argv) {
       coinbase_only = true;
     } else if (std::strcmp(argv[i], "--core-index") == 0) {
       core_index = true;
+    } else if (std::strcmp(argv[i], "--core-index-log") == 0) {
+      core_index = true;
+      core_log_only = true;
     } else if (std::strcmp(argv[i], "--wide") == 0 && i + 1 < argc) {
       wide = static_cast<std::size_t>(std::stoul(argv[++i]));
     } else if (std::strcmp(argv[i], "--plain") == 0) {
@@ -290,7 +308,7 @@ int main(int argc, char** argv) {
   std::uint64_t undo_end = 0;                                   // of the last undo record written
   std::vector<std::pair<OutPoint, std::int64_t>> wide_outputs;  // what the next wide transaction spends
   std::unique_ptr<CoreDatabases> core;
-  if (core_index && !(core = CoreDatabases::open(dir))) return 2;
+  if (core_index && !(core = CoreDatabases::open(dir, core_log_only))) return 2;
   for (unsigned height = 0;; ++height) {
     auto at = writer.value().append(block);
     std::uint32_t undo_pos = 0;  // past its record's frame, as Core's index keeps it
