@@ -11,6 +11,7 @@
 
 #include <doctest/doctest.h>
 #include <leveldb/db.h>
+#include <leveldb/write_batch.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -452,5 +453,112 @@ TEST_CASE("A pruned node's index (blocks with their headers alone): the chain fr
       REQUIRE_MESSAGE(undo, undo.error().message());
       CHECK(undo.value().transactions.size() + 1 == blocks[h]["tx"].size());
     }
+  }
+}
+
+TEST_CASE(
+    "An index all in LevelDB's log, streamed: the entries LevelDB itself reads, wherever a crash cut the log, and an error where a byte is "
+    "flipped") {
+  // Core's fixture's entries, written as a node's flushes write them: in
+  // batches that stay in the log (a write buffer larger than the index),
+  // the last one larger than a log block (32 KiB), so that it is
+  // fragmented.
+  test::TempDir temp;
+  const std::string db_dir = temp.file("index");
+  std::vector<std::pair<std::string, std::string>> all;
+  {
+    CoreCopy fixture;  // (a copy: LevelDB's open rewrites what it opens)
+    auto source = open_index(fixture.blocks);
+    std::unique_ptr<leveldb::Iterator> it(source->NewIterator(leveldb::ReadOptions()));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) all.emplace_back(it->key().ToString(), it->value().ToString());
+  }
+  REQUIRE(all.size() > 200);
+  {
+    leveldb::Options options;
+    options.create_if_missing = true;
+    options.write_buffer_size = std::size_t{64} << 20;
+    leveldb::DB* raw = nullptr;
+    REQUIRE(leveldb::DB::Open(options, db_dir, &raw).ok());
+    std::unique_ptr<leveldb::DB> db(raw);
+    leveldb::WriteBatch batch;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      batch.Put(all[i].first, all[i].second);
+      if (i == 40 || i == 120 || i + 1 == all.size()) {  // three flushes
+        REQUIRE(db->Write(leveldb::WriteOptions(), &batch).ok());
+        batch.Clear();
+      }
+    }
+    // A fourth batch, several log blocks long, of entries under keys of
+    // their own (each block's four times, its hash's last byte changed):
+    // a cut inside it must lose all of them, as LevelDB loses the batch.
+    for (char again = 1; again <= 4; ++again) {
+      for (auto [k, v] : all) {
+        if (k[0] != 'b') continue;
+        k.back() = static_cast<char>(k.back() ^ again);
+        batch.Put(k, v);
+      }
+    }
+    REQUIRE(db->Write(leveldb::WriteOptions(), &batch).ok());
+  }
+  const fs::path log = fs::path(db_dir) / "000003.log";
+  REQUIRE(fs::exists(log));
+  const std::uintmax_t size = fs::file_size(log);
+  REQUIRE(size > 3 * 32768);
+  // What LevelDB itself reads of a copy (its own log reader and batches: the independent side).
+  const auto leveldb_reads = [](const std::string& dir) {
+    // (on a copy: LevelDB's open replays the log into a table and removes it)
+    test::TempDir scratch;
+    const std::string mine = scratch.file("db");
+    fs::copy(dir, mine, fs::copy_options::recursive);
+    std::set<std::string> keys;
+    leveldb::DB* raw = nullptr;
+    leveldb::Options options;
+    options.paranoid_checks = true;
+    const leveldb::Status s = leveldb::DB::Open(options, mine, &raw);
+    if (!s.ok()) return std::optional<std::set<std::string>>();
+    std::unique_ptr<leveldb::DB> db(raw);
+    std::unique_ptr<leveldb::Iterator> it(db->NewIterator(leveldb::ReadOptions()));
+    for (it->Seek("b"); it->Valid() && it->key().starts_with("b"); it->Next()) keys.insert(it->key().ToString().substr(1));
+    return std::optional<std::set<std::string>>(keys);
+  };
+  const auto ours = [](const std::string& dir) {
+    std::set<std::string> keys;
+    auto read = read_core_block_index(
+        dir, [&](const CoreBlockEntry& e) { keys.insert(std::string(reinterpret_cast<const char*>(e.hash.bytes().data()), 32)); });
+    return read ? std::optional<std::set<std::string>>(keys) : std::nullopt;
+  };
+  const auto blocks = static_cast<std::size_t>(std::count_if(all.begin(), all.end(), [](const auto& kv) { return kv.first[0] == 'b'; }));
+  CHECK(ours(db_dir) == leveldb_reads(db_dir));
+  CHECK(ours(db_dir)->size() == 5 * blocks);
+  // Cut at 25 places: each time the batches LevelDB keeps, and no entry of the batch cut short.
+  std::size_t differs = 0;
+  for (std::uintmax_t i = 1; i <= 25; ++i) {
+    const std::uintmax_t at = size * i / 26;
+    test::TempDir copy;
+    const std::string dir = copy.file("index");
+    fs::copy(db_dir, dir, fs::copy_options::recursive);
+    fs::resize_file(fs::path(dir) / "000003.log", at);
+    const auto expected = leveldb_reads(dir);
+    REQUIRE(expected);
+    CHECK_MESSAGE(ours(dir) == expected, "cut at " << at);
+    differs += expected->size() != 5 * blocks;
+  }
+  CHECK(differs == 25);  // (every cut loses the last batch at least: the comparison can fail)
+  // A flipped byte in a record's payload: an error, as LevelDB's paranoid_checks make it.
+  {
+    test::TempDir copy;
+    const std::string dir = copy.file("index");
+    fs::copy(db_dir, dir, fs::copy_options::recursive);
+    std::fstream f(fs::path(dir) / "000003.log", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(size / 2));
+    f.put('\x5a');
+    f.close();
+    std::string why;
+    auto read = read_core_block_index(
+        dir, [](const CoreBlockEntry&) {}, &why);
+    REQUIRE_FALSE(read);
+    CHECK(read.error().code() == directory::errc::leveldb_corruption);
+    CHECK(why.find("000003.log") != std::string::npos);
+    CHECK_FALSE(leveldb_reads(dir));
   }
 }

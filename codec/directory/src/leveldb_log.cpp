@@ -6,10 +6,13 @@
 #include <boost/crc.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <array>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #if defined(__x86_64__)
 #include <nmmintrin.h>
@@ -68,13 +71,13 @@ result<void> corrupt(std::string* why, std::string words) {
 // The records of a log file, whole (fragments joined), in order.
 class LogRecords {
  public:
-  explicit LogRecords(FileReader file) : file_(std::move(file)) {}
+  // `limit`: the file read up to there alone.
+  explicit LogRecords(FileReader file, std::uint64_t limit = ~std::uint64_t{0}) : file_(std::move(file)), limit_(limit) {}
 
-  // The next record into `out`: true, or false at the end (a record cut
-  // short at the end of the file ends it too).
-  result<bool> next(std::string& out, std::string* why, const std::string& path) {
-    out.clear();
-    bool in_fragments = false;
+  // The next fragment of a record: its type and payload (valid until the
+  // next call), or false at the end (a fragment cut short at the end of
+  // the file ends it too).
+  result<bool> next_fragment(record_type& type, std::string_view& payload, std::string* why, const std::string& path) {
     for (;;) {
       if (end_ - at_ < header_size) {
         // The block's trailer (fewer than seven bytes: zeros), then the next block.
@@ -83,7 +86,7 @@ class LogRecords {
       }
       const unsigned char* h = block_.data() + at_;
       const std::size_t length = std::size_t{h[4]} | std::size_t{h[5]} << 8;
-      const auto type = static_cast<record_type>(h[6]);
+      type = static_cast<record_type>(h[6]);
       if (header_size + length > end_ - at_) {
         if (eof_) return false;  // a record cut short at the end of the file
         return bad(why, path, "a record's length runs past its block");
@@ -93,31 +96,31 @@ class LogRecords {
         continue;
       }
       if (masked(crc32c(0, h + 6, 1 + length)) != load32(h)) return bad(why, path, "a record's checksum does not match");
-      const char* payload = reinterpret_cast<const char*>(h + header_size);
+      if (type < full || type > last) return bad(why, path, "a record of unknown type " + std::to_string(static_cast<int>(type)));
+      payload = std::string_view(reinterpret_cast<const char*>(h + header_size), length);
       at_ += header_size + length;
-      switch (type) {
-        case full:
-          if (in_fragments) return bad(why, path, "a record begun and not finished");
-          out.assign(payload, length);
-          return true;
-        case first:
-          if (in_fragments) return bad(why, path, "a record begun and not finished");
-          out.assign(payload, length);
-          in_fragments = true;
-          break;
-        case middle:
-          if (!in_fragments) return bad(why, path, "a fragment of no record");
-          out.append(payload, length);
-          break;
-        case last:
-          if (!in_fragments) return bad(why, path, "a fragment of no record");
-          out.append(payload, length);
-          return true;
-        case zero:
-        default: return bad(why, path, "a record of unknown type " + std::to_string(static_cast<int>(type)));
-      }
+      return true;
     }
   }
+
+  // The next whole record into `out`: true, or false at the end.
+  result<bool> next(std::string& out, std::string* why, const std::string& path) {
+    out.clear();
+    bool in_fragments = false;
+    for (;;) {
+      record_type type{};
+      std::string_view payload;
+      auto got = next_fragment(type, payload, why, path);
+      if (!got || !got.value()) return got;
+      if ((type == full || type == first) == in_fragments) return bad(why, path, "a fragment out of order");
+      out.append(payload);
+      in_fragments = type == first || type == middle;
+      if (!in_fragments) return true;
+    }
+  }
+
+  // Where the last fragment read began, for an error about its content.
+  std::uint64_t offset() const noexcept { return offset_ - (end_ - at_); }
 
  private:
   result<bool> bad(std::string* why, const std::string& path, const std::string& what) {
@@ -128,8 +131,9 @@ class LogRecords {
   result<void> fill() {
     at_ = 0;
     end_ = 0;
-    while (end_ < block_.size()) {
-      auto got = file_.read_some(std::as_writable_bytes(std::span(block_).subspan(end_)));
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(block_.size(), limit_ - offset_));
+    while (end_ < want) {
+      auto got = file_.read_some(std::as_writable_bytes(std::span(block_).subspan(end_, want - end_)));
       if (!got) return got.error();
       if (got.value() == 0) {
         eof_ = true;
@@ -137,6 +141,7 @@ class LogRecords {
       }
       end_ += got.value();
     }
+    if (end_ < block_.size()) eof_ = true;  // (the limit, or the file's end)
     offset_ += end_;
     return success();
   }
@@ -144,9 +149,46 @@ class LogRecords {
   FileReader file_;
   std::array<unsigned char, block_size> block_{};
   std::size_t at_ = 0, end_ = 0;
+  std::uint64_t limit_;
   std::uint64_t offset_ = 0;  // of the file, past the block read
   bool eof_ = false;
 };
+
+// Where the last whole record of a log ends: its fragments' headers
+// walked (checksums are checked as the records are read). A batch whose
+// last fragment never made it (its writer died) was never committed: a
+// reader that streams a batch's entries must stop before it.
+result<std::uint64_t> committed_end(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return last_system_error();
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  std::uint64_t at = 0, end = 0;
+  for (;;) {
+    const std::uint64_t left = block_size - at % block_size;
+    if (left < header_size) {
+      at += left;
+      continue;
+    }
+    std::array<unsigned char, header_size> h{};
+    std::size_t got = 0;
+    while (got < h.size()) {
+      const ssize_t n = ::pread(fd, h.data() + got, h.size() - got, static_cast<off_t>(at + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return last_system_error();
+      if (n == 0) return end;
+      got += static_cast<std::size_t>(n);
+    }
+    const std::size_t length = std::size_t{h[4]} | std::size_t{h[5]} << 8;
+    if (h[6] == zero && length == 0) {
+      at += left;
+      continue;
+    }
+    if (header_size + length > left) return size;      // damage (no writer does it): read on, for the reading pass to say so
+    if (at + header_size + length > size) return end;  // a fragment cut short: its writer died
+    at += header_size + length;
+    if (h[6] == full || h[6] == last) end = at;
+  }
+}
 
 // A LevelDB varint (7 bits a byte, low first).
 bool varint(std::string_view& in, std::uint64_t& v) {
@@ -250,32 +292,73 @@ result<void> read_log(const std::string& path, const LogEntry& each, std::string
     if (why != nullptr) *why = path + ": " + file.error().message();
     return file.error();
   }
-  LogRecords records(std::move(file).value());
-  std::string record;
-  for (;;) {
-    auto got = records.next(record, why, path);
-    if (!got) return got.error();
-    if (!got.value()) return success();
-    // A batch: its sequence number (8), its count (4), then the entries.
-    if (record.size() < 12) return corrupt(why, path + ": a batch shorter than its header");
-    const std::uint32_t count = load32(reinterpret_cast<const unsigned char*>(record.data()) + 8);
-    std::string_view in(record);
-    in.remove_prefix(12);
-    std::uint32_t seen = 0;
+  auto committed = committed_end(file.value().fd());
+  if (!committed) return committed.error();
+  LogRecords records(std::move(file).value(), committed.value());
+  // A batch is parsed as its fragments come, never held whole (one batch
+  // can be a whole block index: a node's flush of a long download): what
+  // `pending` holds is the part of an entry a fragment ended in.
+  std::string pending;
+  std::size_t header_left = 0;  // of the batch's 12-byte header, not read yet
+  std::uint32_t count = 0, seen = 0;
+  std::string count_bytes;
+  bool in_batch = false;
+  const auto entries = [&](bool last_fragment) -> result<void> {
+    std::string_view in(pending);
+    if (header_left != 0) {
+      const std::size_t n = std::min(header_left, in.size());
+      count_bytes.append(in.substr(0, n));
+      in.remove_prefix(n);
+      header_left -= n;
+      if (header_left == 0) count = load32(reinterpret_cast<const unsigned char*>(count_bytes.data()) + 8);
+    }
     while (!in.empty()) {
-      const auto tag = static_cast<unsigned char>(in.front());
-      in.remove_prefix(1);
+      std::string_view rest = in;
+      const auto tag = static_cast<unsigned char>(rest.front());
+      rest.remove_prefix(1);
       std::string_view key, value;
-      if (tag == 1 && prefixed(in, key) && prefixed(in, value)) {
-        each(key, value);
-      } else if (tag == 0 && prefixed(in, key)) {
-        each(key, std::nullopt);
+      bool whole = false;
+      if (tag == 1) {
+        whole = prefixed(rest, key) && prefixed(rest, value);
+      } else if (tag == 0) {
+        whole = prefixed(rest, key);
       } else {
-        return corrupt(why, path + ": a batch's entry does not decode");
+        return corrupt(why, path + ": a batch's entry of unknown kind " + std::to_string(tag) + " (the record before byte " +
+                                std::to_string(records.offset()) + ")");
+      }
+      if (!whole) break;  // (the rest comes in the next fragment)
+      if (tag == 1) {
+        each(key, value);
+      } else {
+        each(key, std::nullopt);
       }
       ++seen;
+      in = rest;
     }
-    if (seen != count) return corrupt(why, path + ": a batch holds another count of entries than its header says");
+    if (last_fragment && (header_left != 0 || !in.empty() || seen != count)) {
+      return corrupt(why, path +
+                              ": a batch does not decode, or holds another count of entries than its header says (the record before byte " +
+                              std::to_string(records.offset()) + ")");
+    }
+    pending.erase(0, pending.size() - in.size());
+    return success();
+  };
+  for (;;) {
+    record_type type{};
+    std::string_view payload;
+    auto got = records.next_fragment(type, payload, why, path);
+    if (!got) return got.error();
+    if (!got.value()) return success();  // (a batch cut short by the end of the file was never committed)
+    if ((type == full || type == first) == in_batch) return corrupt(why, path + ": a record's fragments out of order");
+    if (type == full || type == first) {
+      pending.clear();
+      count_bytes.clear();
+      header_left = 12;
+      count = seen = 0;
+    }
+    in_batch = type == first || type == middle;
+    pending.append(payload);
+    if (auto r = entries(!in_batch); !r) return r;
   }
 }
 
