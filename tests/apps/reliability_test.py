@@ -309,6 +309,65 @@ def scenario_disk_full():
             subprocess.run(['umount', mount], capture_output=True)
 
 
+def scenario_disk_full_undo():
+    """A disk that fills while fetch flushes its UTXO set (--dbcache 1: often; the set alone on a small tmpfs, the
+    blocks and undo records beside on the real disk), at five points: the error says the disk is full (exit 2),
+    and with room again the rerun ends with the source's undo records, each once (the block whose connection
+    failed is taken out again, and so is anything written for it)."""
+    source, _ = chain('source', 400, '--undo', '--wide', '300')  # (each block's changes a sizeable share of the cache)
+    theirs = undo_records(source)
+    server, port = peers.start_serve(blockwire, source)
+    mount = limited_disk(64 * 1024 * 1024)
+    if mount is None:
+        print('no tmpfs can be mounted here (not root): nothing to fill')
+        return
+
+    def fetch_into(target, share=None, used=0):
+        """fetch with the set on the tmpfs (`share` of `used` bytes of room there, None: all of it)."""
+        os.makedirs(target, exist_ok=True)
+        sets = os.path.join(mount, os.path.basename(target))
+        os.makedirs(sets)
+        os.symlink(sets, os.path.join(target, 'blockwire-utxos'))
+        filler = os.path.join(mount, 'filler')
+        if share is not None:
+            free = os.statvfs(mount).f_bavail * os.statvfs(mount).f_frsize
+            with open(filler, 'wb') as f:
+                f.write(b'\0' * max(0, free - int(used * share)))
+        try:
+            return subprocess.run(fetch_args(port, target, '--dbcache', '1'), capture_output=True, text=True, timeout=120), sets
+        finally:
+            if os.path.exists(filler):
+                os.remove(filler)
+
+    failed = 0
+    try:
+        with server:
+            r, sets = fetch_into(os.path.join(work, 'whole'))
+            assert r.returncode == 0, r.stderr
+            used = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(sets) for f in files)
+            for share in (0.2, 0.4, 0.6, 0.8, 0.95):
+                target = os.path.join(work, f'full{share}')
+                r, sets = fetch_into(target, share, used)
+                if r.returncode != 0:
+                    failed += 1
+                    print(share, r.stderr.strip().splitlines()[-2:])
+                    assert r.returncode == 2, (share, r.returncode, r.stderr)
+                    assert 'No space left' in r.stderr and 'Input/output error' not in r.stderr, r.stderr
+                # Room again: the set moved onto the real disk.
+                os.remove(os.path.join(target, 'blockwire-utxos'))
+                shutil.copytree(sets, os.path.join(target, 'blockwire-utxos'))
+                shutil.rmtree(sets)
+                again = subprocess.run(fetch_args(port, target, '--dbcache', '1'), capture_output=True, text=True, timeout=120)
+                assert again.returncode == 0, (share, again.stderr)
+                ours = undo_records(target)
+                assert len(ours) == len(set(ours)) and ours == theirs, (share, len(ours), len(set(ours)), len(theirs))
+            server.stop()
+    finally:
+        subprocess.run(['umount', mount], capture_output=True)
+    print(f'{failed} of 5 fetches ran out of room')
+    assert failed >= 3, failed
+
+
 def scenario_read_while_write():
     """scan and blocks of a directory that fetch is writing: never damage, whatever moment they read it."""
     _, blocks = chain('source', 60)

@@ -182,6 +182,13 @@ struct UtxoStore::State {
 
   result<std::optional<std::uint32_t>> connect(const Block& block, const Hash256& hash, BlockPosition at, bool write_undo,
                                                std::span<const TxIds> ids) {
+    // What the blocks before it changed, written first when it is past the
+    // cache: a flush that fails (a full disk) then fails before this
+    // block's undo record is written, so a caller that takes the block out
+    // again leaves no record of it behind (a rerun would write it twice).
+    if (!failed && change_bytes > options.cache_bytes) {
+      if (auto r = flush(); !r) return r.error();
+    }
     if (failed) return error(directory::errc::not_one_chain);
     failed = true;  // until this block is in
     const bool first = best_height < 0;
@@ -200,9 +207,6 @@ struct UtxoStore::State {
     best = hash;
     best_height = height;
     failed = false;
-    if (change_bytes > options.cache_bytes) {
-      if (auto r = flush(); !r) return r.error();
-    }
     return undo_at;
   }
 
