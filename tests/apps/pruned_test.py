@@ -8,8 +8,13 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'net'))
+import peers  # noqa: E402
+from bitcoin.core import b2lx  # noqa: E402
 
 blockwire, data_dir, work = sys.argv[1:4]
 fixture = os.path.join(data_dir, 'core-pruned')
@@ -63,6 +68,26 @@ r = run('filters', blocks)
 assert r.returncode == 2 and 'pruned' in r.stderr and 'genesis' in r.stderr, r.stderr
 r = run('rest', blocks, '--txindex', '--listen', '127.0.0.1:0')
 assert r.returncode == 2 and '--txindex needs every block' in r.stderr, r.stderr
+
+# serve: a peer's getheaders from genesis gets every header to the tip, the pruned ones too (from the index).
+server = peers.Process([blockwire, 'serve', blocks, '--listen', '127.0.0.1:0'], env=env)
+try:
+    line = server.proc.stdout.readline()
+    assert line.startswith('listening on 127.0.0.1:'), line
+    port = int(line.rsplit(':', 1)[1])
+    with socket.create_connection(('127.0.0.1', port), timeout=30) as s:
+        wire = peers.Wire(s)
+        peers.handshake(wire)
+        wire.send(peers.envelope(b'getheaders', (70016).to_bytes(4, 'little') + b'\x01' + bytes.fromhex(hashes[0])[::-1] + bytes(32)))
+        while True:
+            command, payload = wire.receive()
+            if command == b'headers':
+                break
+    got = peers.read_headers(payload)
+    assert len(got) == tip, len(got)
+    assert [b2lx(h.GetHash()) for h in got] == hashes[1:], 'headers'
+finally:
+    server.stop()
 
 # rest: each answer Core's node gave (status, content type, body; JSON in key order), but its build's warnings.
 server = subprocess.Popen([blockwire, 'rest', blocks, '--listen', '127.0.0.1:0'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

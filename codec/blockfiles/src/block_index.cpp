@@ -230,6 +230,7 @@ void BlockIndex::push(const Hash256& hash, const Hash256& prev, BlockPosition at
                 (failed ? Entry::failed : 0) | (undo_offset ? Entry::undo_known : 0) | (may_be_tip ? 0 : Entry::not_tip) |
                 (pruned ? Entry::no_data : 0);
   if (pruned) ++pruned_entries_;
+  if (!pruned_headers_.empty()) pruned_headers_.emplace_back();  // (beside entries_, by id)
   e.offset = static_cast<std::uint32_t>(at.offset);
   e.undo_offset = undo_offset.value_or(0);
   e.time = time;
@@ -499,15 +500,19 @@ bool BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> g
   for (std::uint32_t& slot : slots_) {
     if (slot != no_id) slot = new_id[slot] < kept ? new_id[slot] : no_id;
   }
+  const bool headers = !pruned_headers_.empty();
+  if (headers) pruned_headers_.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) {
     while (new_id[i] != i) {
       const std::uint32_t j = new_id[i];
       std::swap(entries_[i], entries_[j]);
+      if (headers) std::swap(pruned_headers_[i], pruned_headers_[j]);
       std::swap(new_id[i], new_id[j]);
     }
   }
   new_id = {};
   entries_.resize(kept);
+  if (headers) pruned_headers_.resize(kept);
   best_ = ChainRuns();
   for (std::uint32_t h = 0; h < chain_length; ++h) best_.push_back(h);
   work_marks_.clear();
@@ -623,6 +628,10 @@ result<BlockIndex> BlockIndex::build_from(const std::string& blocks_dir, const X
         }
         index.push(k.hash, k.header.prev_block, k.pruned ? BlockPosition{0, 0} : k.at, k.header.time, k.header.bits, k.failed,
                    k.pruned ? std::nullopt : k.undo_offset, k.may_be_tip && !k.pruned, k.pruned);
+        if (k.pruned) {
+          index.pruned_headers_.resize(index.entries_.size());
+          index.pruned_headers_.back() = {k.header.version, k.header.merkle_root, k.header.nonce, k.tx_count};
+        }
       },
       [&](std::size_t n) {
         index.entries_.reserve(n);
@@ -845,8 +854,26 @@ std::size_t BlockIndex::prune_height() const noexcept {
   return 0;
 }
 
+std::optional<std::uint32_t> BlockIndex::pruned_tx_count(const IndexedBlock& b) const {
+  if (!b.pruned || b.id >= pruned_headers_.size()) return std::nullopt;
+  return pruned_headers_[b.id].tx_count;
+}
+
 result<BlockHeader> BlockIndex::header(const IndexedBlock& b) const {
-  if (b.pruned) return error(blockfiles::errc::pruned);
+  if (b.pruned) {
+    // Put together from what the index keeps, and checked against the hash.
+    if (b.id >= pruned_headers_.size()) return error(blockfiles::errc::pruned);
+    const PrunedHeader& p = pruned_headers_[b.id];
+    BlockHeader h;
+    h.version = p.version;
+    if (const auto parent = parent_of(static_cast<std::uint32_t>(b.id))) h.prev_block = entries_[*parent].hash;
+    h.merkle_root = p.merkle_root;
+    h.time = b.time;
+    h.bits = b.bits;
+    h.nonce = p.nonce;
+    if (block_hash(h) != b.hash) return error(blockfiles::errc::pruned);
+    return h;
+  }
   return read_block_header(file_path(b.file), b.offset, key_, net_, b.hash);
 }
 
@@ -874,7 +901,8 @@ std::size_t BlockIndex::memory_bytes() const noexcept {
   // (an unordered_map node: the pair, a next pointer, the cached hash; a bucket pointer)
   constexpr std::size_t side_node = sizeof(std::pair<const std::uint32_t, SideLink>) + 2 * sizeof(void*) + sizeof(void*);
   return entries_.capacity() * sizeof(Entry) + slots_.capacity() * sizeof(std::uint32_t) + best_.memory_bytes() + side_.size() * side_node +
-         orphans_.capacity() * sizeof(Pending) + work_marks_.capacity() * sizeof(Hash256);
+         orphans_.capacity() * sizeof(Pending) + work_marks_.capacity() * sizeof(Hash256) +
+         pruned_headers_.capacity() * sizeof(PrunedHeader);
 }
 
 std::string BlockIndex::file_path(unsigned file) const { return (std::filesystem::path(dir_) / block_file_name(file)).string(); }

@@ -6,6 +6,11 @@
 // Appended to; a record past what state.dat counts (an append cut short)
 // is not read.
 //
+// pruned.dat, where blocks are pruned (a pruned node's, their headers
+// from its index): for each, its id, version, merkle root, nonce and
+// transaction count (48 bytes), then the SHA-256 of them all; written anew
+// with chain.dat.
+//
 // state.dat: what chain.dat covers, written to a temporary file and
 // renamed over the old one (so it is whole or the old one), hashed to
 // catch any other damage: the key and network of the directory, the
@@ -276,6 +281,24 @@ result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
     }
     if (auto r = file.value().sync(); !r) return r;
     if (auto r = file.value().close(); !r) return r;
+    // The pruned blocks' headers, before chain.dat names them.
+    const std::string pruned_path = (fs::path(kept_dir) / "pruned.dat").string();
+    Out p;
+    for (std::uint32_t id = 0; id < kept && !pruned_headers_.empty(); ++id) {
+      if ((entries_[id].file_word & Entry::no_data) == 0) continue;
+      const PrunedHeader& h = pruned_headers_[id];
+      wire::encode_u32(p, id);
+      wire::encode_u32(p, static_cast<std::uint32_t>(h.version));
+      wire::encode_hash(p, h.merkle_root);
+      wire::encode_u32(p, h.nonce);
+      wire::encode_u32(p, h.tx_count);
+    }
+    if (!p.bytes.empty()) {
+      wire::encode_hash(p, sha256(p.bytes));
+      if (auto r = replace_file(pruned_path, p.bytes); !r) return r;
+    } else {
+      fs::remove(pruned_path, ec);
+    }
     fs::rename(temporary, chain_path, ec);
     if (ec) return ec;
   } else if (kept > from) {
@@ -374,6 +397,32 @@ std::variant<BlockIndex, std::string> BlockIndex::load(const std::string& kept_d
     at += count;
   }
   if (chain_hash.finish() != state->chain_hash) return chain_path + ": damaged (its hash is not the one kept)";
+  if (index.pruned_entries_ != 0) {
+    // The pruned blocks' headers: every one chain.dat flags, none other.
+    const std::string pruned_path = (fs::path(kept_dir) / "pruned.dat").string();
+    auto bytes = read_whole(pruned_path);
+    if (!bytes) return pruned_path + ": " + bytes.error().message();
+    const std::span<const std::byte> all = bytes.value();
+    constexpr std::size_t record = 48;
+    if (all.size() < 32 || (all.size() - 32) % record != 0 || (all.size() - 32) / record != index.pruned_entries_) {
+      return pruned_path + ": not the pruned blocks chain.dat holds";
+    }
+    Hash256 check;
+    std::copy(all.end() - 32, all.end(), check.bytes().begin());
+    if (sha256(all.first(all.size() - 32)) != check) return pruned_path + ": damaged (its hash does not match)";
+    index.pruned_headers_.resize(n);
+    DecodingContext in(all.first(all.size() - 32));
+    for (std::size_t i = 0; i < index.pruned_entries_; ++i) {
+      const std::uint32_t id = wire::decode_u32(in);
+      PrunedHeader h;
+      h.version = static_cast<std::int32_t>(wire::decode_u32(in));
+      wire::decode_hash(in, h.merkle_root);
+      h.nonce = wire::decode_u32(in);
+      h.tx_count = wire::decode_u32(in);
+      if (id >= n || (index.entries_[id].file_word & Entry::no_data) == 0) return pruned_path + ": not the pruned blocks chain.dat holds";
+      index.pruned_headers_[id] = h;
+    }
+  }
   index.index_slots();
   const std::size_t kept = n;
   const bool moved = index.link_all(std::move(parent), std::move(genesis), state->tip, [](std::uint32_t) { return Hash256{}; });

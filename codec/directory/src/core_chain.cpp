@@ -106,6 +106,7 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
                 // has its heights; never a tip, never read.
                 KnownBlock k{e.hash, e.header, {0, 0}, e.failed(), std::nullopt, false};
                 k.pruned = true;
+                k.tx_count = e.tx_count;
                 add(k);
                 return;
               }

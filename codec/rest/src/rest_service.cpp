@@ -222,6 +222,11 @@ struct Answers {
     // The header (blockfiles' read_block_header, on the file kept open)
     // and, with `count`, the transaction count after it.
     std::optional<Head> read(const IndexedBlock& b, bool count = false) {
+      if (b.pruned) {  // (its header from the index: Core answers a pruned block's header from its own)
+        auto header = a_.index.header(b);
+        if (!header) return std::nullopt;
+        return Head{header.value(), a_.index.pruned_tx_count(b).value_or(0)};
+      }
       if (!file_ || number_ != b.file) {
         auto opened = FileReader::open(a_.index.file_path(b.file).c_str());
         if (!opened) return std::nullopt;

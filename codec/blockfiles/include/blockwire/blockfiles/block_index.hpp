@@ -60,6 +60,7 @@ struct KnownBlock {
   std::optional<std::uint32_t> undo_offset;  // of its undo record's magic
   bool may_be_tip = true;                    // false: the node has not validated it to the end (no tip of a build without one given)
   bool pruned = false;                       // the node keeps its header alone (`at` and `undo_offset` mean nothing)
+  std::uint32_t tx_count = 0;                // (pruned) its transactions, as the node's index counts them
   bool erased = false;                       // the node's index deleted its entry: an earlier one of `hash` is dropped (only `hash` is set)
 };
 
@@ -220,10 +221,13 @@ class BlockIndex {
   // Whether `block` is on the best chain.
   bool on_best_chain(const IndexedBlock& block) const noexcept;
   ChainInfo chain_info(const IndexedBlock& block) const;
-  // The block's header, read from its record. Errors: the file's, why no
-  // record is there, blockfiles::errc::wrong_block where the record holds
-  // another block.
+  // The block's header, read from its record; a pruned block's from what
+  // the index keeps of it (its header's fields, from the node's index).
+  // Errors: the file's, why no record is there,
+  // blockfiles::errc::wrong_block where the record holds another block.
   result<BlockHeader> header(const IndexedBlock& block) const;
+  // A pruned block's transaction count, as the node's index has it.
+  std::optional<std::uint32_t> pruned_tx_count(const IndexedBlock& block) const;
   std::string file_path(unsigned file) const;
   // What the index holds in memory, in bytes (its arrays' capacity).
   std::size_t memory_bytes() const noexcept;
@@ -287,6 +291,16 @@ class BlockIndex {
   std::uint64_t generation_ = 0;
   std::size_t first_read_ = 0;
   std::size_t pruned_entries_ = 0;  // entries with Entry::no_data
+  // What a pruned block's header has beyond the entry (its parent, time and
+  // bits are there), by id, beside entries_ while any block is pruned
+  // (else empty): 44 bytes a block.
+  struct PrunedHeader {
+    std::int32_t version = 0;
+    Hash256 merkle_root;
+    std::uint32_t nonce = 0;
+    std::uint32_t tx_count = 0;
+  };
+  std::vector<PrunedHeader> pruned_headers_;
   std::vector<Hash256> bulk_prev_;
   std::vector<Hash256> work_marks_;  // the chain work at every 256th height of the best chain
   std::vector<IndexProblem> problems_;
