@@ -26,8 +26,7 @@ const char* describe(int value) noexcept {
     case net::errc::getblocktxn_past_end: return "a getblocktxn index past the block's transactions (Bitcoin Core disconnects for it)";
     case net::errc::filter_type_not_served: return "a BIP157 request for a filter type we do not serve";
     case net::errc::filter_stop_unknown: return "a BIP157 request whose stop hash is a block we do not have";
-    case net::errc::filter_stop_not_on_chain:
-      return "a BIP157 request whose stop hash is a block off our best chain (a reorg left it)";
+    case net::errc::filter_stop_not_on_chain: return "a BIP157 request whose stop hash is a block off our best chain (a reorg left it)";
     case net::errc::filter_start_after_stop: return "a BIP157 request whose start height is past its stop block";
     case net::errc::filter_range_too_wide: return "a BIP157 range wider than Bitcoin Core answers (1,000 filters, 2,000 filter headers)";
     case net::errc::chain_changed:
