@@ -7,7 +7,6 @@ import http.client
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -90,12 +89,10 @@ finally:
     server.stop()
 
 # rest: each answer Core's node gave (status, content type, body; JSON in key order), but its build's warnings.
-server = subprocess.Popen([blockwire, 'rest', blocks, '--listen', '127.0.0.1:0'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, env=env)
 failures, compared = [], 0
-try:
-    line = server.stdout.readline()
-    assert line.startswith('listening on '), (line, server.stderr.read())
+with peers.Process([blockwire, 'rest', blocks, '--listen', '127.0.0.1:0'], env=env) as server:
+    line = server.proc.stdout.readline()
+    assert line.startswith('listening on '), (line, server.stop()[2])
     port = int(line.strip().rsplit(':', 1)[1])
     ordered = lambda text: json.loads(text, object_pairs_hook=lambda pairs: [(k, v) for k, v in pairs])  # noqa: E731
     connection = http.client.HTTPConnection('127.0.0.1', port, timeout=10)
@@ -116,13 +113,7 @@ try:
                 failures.append(f'{what}: {body[:200]!r}, Core {want[:200]!r}')
         elif body != want:
             failures.append(f'{what}: {body[:120]!r}, Core {want[:120]!r}')
-finally:
-    server.send_signal(signal.SIGTERM)
-    try:
-        server.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.kill()
-        server.wait()
+    server.stop()
 for f in failures:
     print('FAIL:', f)
 print(f'{compared - len(failures)} of {compared} REST answers equal Core\'s; blocks, export, filters as above')

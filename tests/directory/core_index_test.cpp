@@ -111,6 +111,18 @@ std::vector<Hash256> core_chain() {
   return out;
 }
 
+// The undo data of the best chain's block at `h`, read as a caller reads it.
+BlockUndo undo_at(const BlocksDirectory& dir, std::size_t h) {
+  const IndexedBlock b = dir.at_height(h);
+  auto bytes = dir.read_block(b);
+  REQUIRE(bytes);
+  auto view = BlockView::parse(bytes.value());
+  REQUIRE(view);
+  auto undo = dir.undo_of(b, view.value());
+  REQUIRE_MESSAGE(undo, undo.error().message());
+  return std::move(undo).value();
+}
+
 // Every file under `dir` with its size and modification time.
 std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> listing(const fs::path& dir) {
   std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> out;
@@ -200,18 +212,12 @@ TEST_CASE("A directory with Core's index: its chain, positions and undo data are
   const auto blocks = rpc("getblock3");
   std::size_t inputs = 0;
   for (std::size_t h = 1; h < dir.chain_size(); ++h) {
-    const IndexedBlock& b = dir.at_height(h);
-    auto bytes = dir.read_block(b);
-    REQUIRE(bytes);
-    auto view = BlockView::parse(bytes.value());
-    REQUIRE(view);
-    auto undo = dir.undo_of(b, view.value());
-    REQUIRE_MESSAGE(undo, undo.error().message());
+    const BlockUndo undo = undo_at(dir, h);
     const auto& txs = blocks[h]["tx"];
-    REQUIRE(undo.value().transactions.size() + 1 == txs.size());
+    REQUIRE(undo.transactions.size() + 1 == txs.size());
     for (std::size_t t = 1; t < txs.size(); ++t) {
       const auto& vin = txs[t]["vin"];
-      const auto& coins = undo.value().transactions[t - 1].coins;
+      const auto& coins = undo.transactions[t - 1].coins;
       REQUIRE(coins.size() == vin.size());
       for (std::size_t i = 0; i < coins.size(); ++i) {
         const auto& prevout = vin[i]["prevout"];
@@ -443,15 +449,8 @@ TEST_CASE("A pruned node's index (blocks with their headers alone): the chain fr
     // From the prune height on: blocks and undo data as Core's getblock 3.
     const auto blocks = rpc("getblock3");
     for (std::size_t h = prune_height; h < dir.chain_size(); ++h) {
-      const IndexedBlock b = dir.at_height(h);
-      CHECK_FALSE(b.pruned);
-      auto bytes = dir.read_block(b);
-      REQUIRE(bytes);
-      auto view = BlockView::parse(bytes.value());
-      REQUIRE(view);
-      auto undo = dir.undo_of(b, view.value());
-      REQUIRE_MESSAGE(undo, undo.error().message());
-      CHECK(undo.value().transactions.size() + 1 == blocks[h]["tx"].size());
+      CHECK_FALSE(dir.at_height(h).pruned);
+      CHECK(undo_at(dir, h).transactions.size() + 1 == blocks[h]["tx"].size());
     }
   }
 }
