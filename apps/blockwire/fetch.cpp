@@ -49,19 +49,6 @@ void catch_stop_signals() {
   sigaction(SIGTERM, &action, nullptr);
 }
 
-// Whether `dir` holds any byte of a block yet (a blk file with a record's
-// frame in it).
-bool has_blocks(const std::string& dir) {
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return false;
-  auto files = block_files(dir);
-  if (!files) return true;  // (unreadable: the writer says why)
-  return std::any_of(files.value().begin(), files.value().end(), [](const std::string& f) {
-    std::error_code size_ec;
-    return fs::file_size(f, size_ec) >= 8 || size_ec;
-  });
-}
-
 struct Greeted {
   net::Connection peer;
   p2p::Version version;
@@ -110,7 +97,7 @@ int fetch(const FetchOptions& o) {
   // and the handshake tells the peer our height.
   const auto start = clock::now();
   std::optional<Greeted> greeted;
-  if (!has_blocks(o.output_dir)) {
+  if (!holds_records(o.output_dir)) {
     auto reached = connect_and_greet(peer_at.value(), net, o, 0);
     if (const int* status = std::get_if<int>(&reached)) return *status;
     greeted.emplace(std::move(std::get<Greeted>(reached)));

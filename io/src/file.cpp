@@ -1,7 +1,6 @@
 #include <blockwire/io/file.hpp>
 
 #include <cerrno>
-#include <cstdlib>
 #include <dirent.h>
 #include <csignal>
 #include <ctime>
@@ -81,6 +80,15 @@ result<void> sync_directory(const char* path) noexcept {
   return dir.close();
 }
 
+bool left_by_dead_process(std::string_view name, std::string_view prefix) noexcept {
+  if (!name.starts_with(prefix)) return false;
+  long pid = 0;
+  std::size_t at = prefix.size();
+  for (; at < name.size() && name[at] >= '0' && name[at] <= '9' && pid < (1L << 40); ++at) pid = pid * 10 + (name[at] - '0');
+  if (at == prefix.size() || at == name.size() || name[at] != '-' || pid <= 0 || pid == ::getpid()) return false;
+  return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
 namespace {
 
 // Temporary files of `target` that a killed writer left (NAME.tmp-PID-N,
@@ -93,13 +101,7 @@ void remove_abandoned_temporaries(const std::string& target) {
   DIR* listing = ::opendir(dir.c_str());
   if (listing == nullptr) return;
   while (const dirent* entry = ::readdir(listing)) {
-    const std::string name = entry->d_name;
-    if (name.compare(0, prefix.size(), prefix) != 0) continue;
-    char* stop = nullptr;
-    const long pid = std::strtol(name.c_str() + prefix.size(), &stop, 10);
-    if (pid <= 0 || stop == nullptr || *stop != '-' || pid == ::getpid()) continue;
-    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
-    ::unlinkat(::dirfd(listing), name.c_str(), 0);
+    if (left_by_dead_process(entry->d_name, prefix)) ::unlinkat(::dirfd(listing), entry->d_name, 0);
   }
   ::closedir(listing);
 }

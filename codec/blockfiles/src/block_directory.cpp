@@ -156,6 +156,17 @@ std::string block_file_name(unsigned number) { return numbered_file_name("blk", 
 std::optional<unsigned> block_file_number(std::string_view name) { return numbered_file_number("blk", name); }
 result<std::vector<std::string>> block_files(const std::string& blocks_dir) { return numbered_files(blocks_dir, "blk"); }
 
+bool holds_records(const std::string& blocks_dir) {
+  std::error_code ec;
+  if (!fs::is_directory(blocks_dir, ec)) return false;
+  auto files = block_files(blocks_dir);
+  if (!files) return true;
+  return std::any_of(files.value().begin(), files.value().end(), [](const std::string& f) {
+    std::error_code size_ec;
+    return fs::file_size(f, size_ec) >= 8 || size_ec;
+  });
+}
+
 std::string undo_file_name(unsigned number) { return numbered_file_name("rev", number); }
 std::optional<unsigned> undo_file_number(std::string_view name) { return numbered_file_number("rev", name); }
 result<std::vector<std::string>> undo_files(const std::string& blocks_dir) { return numbered_files(blocks_dir, "rev"); }

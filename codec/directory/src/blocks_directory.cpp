@@ -106,9 +106,7 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
     // that has not written its first block): a chain of length zero,
     // nothing guessed. refresh() opens it again once a record is there.
     std::error_code ec;
-    auto files = block_files(path);
-    if (files && std::all_of(files.value().begin(), files.value().end(),
-                             [&](const std::string& f) { return std::filesystem::file_size(f, ec) < 8 && !ec; })) {
+    if (std::filesystem::is_directory(path, ec) && !holds_records(path)) {
       BlocksDirectory dir(path, BlockIndex(path, net, key));
       dir.reopen_ = options;
       return dir;

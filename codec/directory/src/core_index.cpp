@@ -90,18 +90,28 @@ result<std::uint64_t> read_core_block_index(const std::string& index_dir, const 
   std::unique_ptr<leveldb::Iterator> it(snapshot.value().db().NewIterator(options));
   // "f" + file number -> CBlockFileInfo, its block count first: room to
   // reserve, the newest count of each file.
+  // (their sum kept as they change: a block entry asks for it, and
+  // mainnet has thousands of files)
   std::map<std::string, std::uint64_t, std::less<>> file_blocks;
+  std::uint64_t file_total = 0;
+  const auto set_file = [&](std::string_view key, std::optional<std::uint64_t> blocks) {
+    const auto it = file_blocks.find(key);
+    if (it != file_blocks.end()) {
+      file_total -= it->second;
+      file_blocks.erase(it);
+    }
+    if (!blocks) return;
+    file_blocks.emplace(std::string(key), *blocks);
+    file_total += *blocks;
+  };
   const auto file_info = [&](std::string_view key, std::span<const std::byte> value) {
     DecodingContext ctx(value);
     const std::uint64_t n = undo::decode_varint(ctx, 0xffffffff);
-    if (ctx.ok()) file_blocks.insert_or_assign(std::string(key), n);
+    if (ctx.ok()) set_file(key, n);
   };
   std::uint64_t reserved = 0;
   const auto reserve = [&] {
-    if (!expect) return;
-    std::uint64_t blocks = 0;
-    for (const auto& [key, n] : file_blocks) blocks += n;
-    if (blocks > reserved) expect(reserved = blocks);
+    if (expect && file_total > reserved) expect(reserved = file_total);
   };
   for (it->Seek(leveldb::Slice(&file_info_key, 1)); it->Valid() && it->key().size() > 0 && it->key()[0] == file_info_key; it->Next()) {
     file_info(std::string_view(it->key().data(), it->key().size()), detail::bytes_of(it->value()));
@@ -143,7 +153,7 @@ result<std::uint64_t> read_core_block_index(const std::string& index_dir, const 
           if (failed || key.empty()) return;
           const auto k = std::as_bytes(std::span(key.data(), key.size()));
           if (!value) {
-            if (key[0] == file_info_key) file_blocks.erase(std::string(key));
+            if (key[0] == file_info_key) set_file(key, std::nullopt);
             if (key[0] != block_index_key || key.size() != 33) return;
             CoreBlockEntry gone;
             std::copy_n(k.begin() + 1, 32, gone.hash.bytes().begin());

@@ -1,12 +1,11 @@
 #include "leveldb_snapshot.hpp"
 
 #include <blockwire/directory/error.hpp>
+#include <blockwire/io/file.hpp>
 
 #include <leveldb/db.h>
 #include <leveldb/env.h>
 #include <leveldb/options.h>
-
-#include <csignal>
 
 #include <cerrno>
 #include <cstdarg>
@@ -185,14 +184,7 @@ constexpr const char* private_prefix = "blockwire-leveldb-";
 void remove_abandoned(const fs::path& temp) {
   std::error_code ec;
   for (fs::directory_iterator it(temp, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.rfind(private_prefix, 0) != 0) continue;
-    const std::size_t dash = name.find('-', std::strlen(private_prefix));
-    if (dash == std::string::npos) continue;
-    char* stop = nullptr;
-    const long pid = std::strtol(name.c_str() + std::strlen(private_prefix), &stop, 10);
-    if (stop != name.c_str() + dash || pid <= 0) continue;
-    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    if (!left_by_dead_process(it->path().filename().string(), private_prefix)) continue;
     std::error_code ignored;
     fs::remove_all(it->path(), ignored);
   }

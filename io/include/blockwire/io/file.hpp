@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace blockwire {
@@ -56,6 +57,11 @@ class FileReader {
  private:
   FileDescriptor fd_;
 };
+
+// Whether `name` is PREFIX, a process id and '-', and no such process runs:
+// a temporary file or folder a killed process left (ReplacingFile's, the
+// directory layer's LevelDB snapshots), for the next one to remove.
+bool left_by_dead_process(std::string_view name, std::string_view prefix) noexcept;
 
 // A file that takes `path`'s place whole or not at all, however long it is
 // written: it grows under a temporary name beside `path` (mode 0644 less

@@ -61,6 +61,11 @@ XorKey random_xor_key();
 // The blk*.dat files of a directory, in number order.
 result<std::vector<std::string>> block_files(const std::string& blocks_dir);
 
+// Whether a directory's blk files hold a record's frame (8 bytes) yet: false
+// for one just made, or missing; true where they cannot be listed or
+// measured (the reader that opens them says why).
+bool holds_records(const std::string& blocks_dir);
+
 // blkNNNNN.dat, and back: N of a file name (not a path) that Bitcoin Core
 // would have written (at least five digits), or nothing.
 std::string block_file_name(unsigned number);
