@@ -18,7 +18,10 @@
 // alone), in Core's formats, as a node's data directory holds them.
 // --core-index-log writes the same index in one batch that stays in
 // LevelDB's log (a node that flushed a long download at once and stopped).
+// --file-size BYTES begins a new blk file where a record would take the
+// current one past BYTES (Core's -fastprune: many small files to prune).
 //   make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only] [--core-index | --core-index-log] [--wide K]
+//              [--file-size BYTES]
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
 #include <blockwire/directory/core_index.hpp>
@@ -172,12 +175,9 @@ class CoreDatabases {
   }
   // Each blk file's CBlockFileInfo ("f" + file number), as Core keeps it:
   // its blocks, its bytes and its rev file's, its heights and times.
-  struct FileInfo {
-    std::uint64_t blocks = 0, size = 0, undo_size = 0, height_first = 0, height_last = 0, time_first = 0, time_last = 0;
-  };
   void count(unsigned file, std::uint32_t height, std::uint32_t time, std::uint64_t end, std::uint64_t undo_end) {
     if (files_.size() <= file) files_.resize(file + 1);
-    FileInfo& f = files_[file];
+    CoreFileInfo& f = files_[file];
     if (f.blocks++ == 0) {
       f.height_first = height;
       f.time_first = time;
@@ -188,9 +188,7 @@ class CoreDatabases {
     f.undo_size = std::max(f.undo_size, undo_end);
   }
   bool add(const CoreBlockEntry& e) {
-    std::string key(1, 'b');
-    key.append(reinterpret_cast<const char*>(e.hash.bytes().data()), 32);
-    batch_.Put(key, slice_of(encode_core_block_entry(e)));
+    batch_.Put(core_block_key(e.hash), slice_of(encode_core_block_entry(e)));
     return ++pending_ < 10'000 || log_only_ || flush();
   }
   // The last batch, and the chainstate's best block under its key.
@@ -199,18 +197,7 @@ class CoreDatabases {
     // the one batch of log_only)
     leveldb::WriteBatch files;
     for (std::uint32_t file = 0; file < files_.size(); ++file) {
-      std::vector<std::byte> value;
-      struct Sink {
-        std::vector<std::byte>& out;
-        void write(std::span<const std::byte> b) { out.insert(out.end(), b.begin(), b.end()); }
-      } sink{value};
-      const FileInfo& f = files_[file];
-      for (const std::uint64_t field : {f.blocks, f.size, f.undo_size, f.height_first, f.height_last, f.time_first, f.time_last}) {
-        undo::encode_varint(sink, field);
-      }
-      std::string key(1, 'f');
-      for (int i = 0; i < 4; ++i) key.push_back(static_cast<char>(file >> (8 * i)));
-      files.Put(key, slice_of(value));
+      files.Put(core_file_key(file), slice_of(encode_core_file_info(files_[file])));
     }
     files.Append(batch_);
     batch_ = std::move(files);
@@ -243,7 +230,7 @@ class CoreDatabases {
   leveldb::WriteBatch batch_;
   std::size_t pending_ = 0;
   bool log_only_ = false;
-  std::vector<FileInfo> files_;
+  std::vector<CoreFileInfo> files_;
 };
 
 }  // namespace
@@ -253,7 +240,7 @@ int main(int argc, char** argv) {
     std::fprintf(
         stderr,
         "usage: make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only] [--core-index | --core-index-log] "
-        "[--wide K]\n");
+        "[--wide K] [--file-size BYTES]\n");
     return 2;
   }
   const std::string dir = argv[1];
@@ -266,6 +253,7 @@ int main(int argc, char** argv) {
   bool core_index = false;
   bool core_log_only = false;
   std::size_t wide = 0;
+  std::uint64_t file_size = max_blockfile_size;
   for (int i = 3; i < argc; ++i) {
     if (std::strcmp(argv[i], "--fill") == 0 && i + 1 < argc) {
       std::ifstream in(argv[++i], std::ios::binary);
@@ -289,6 +277,8 @@ int main(int argc, char** argv) {
       core_log_only = true;
     } else if (std::strcmp(argv[i], "--wide") == 0 && i + 1 < argc) {
       wide = static_cast<std::size_t>(std::stoul(argv[++i]));
+    } else if (std::strcmp(argv[i], "--file-size") == 0 && i + 1 < argc) {
+      file_size = std::stoull(argv[++i]);
     } else if (std::strcmp(argv[i], "--plain") == 0) {
       key = XorKey{};
     } else {
@@ -296,7 +286,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  auto writer = BlockFileWriter::open(dir, key, network::regtest);
+  auto writer = BlockFileWriter::open(dir, key, network::regtest, file_size);
   if (!writer) {
     std::fprintf(stderr, "make_chain: %s: %s\n", dir.c_str(), writer.error().message().c_str());
     return 2;

@@ -88,6 +88,7 @@ struct BlockFileWriter::State {
   FileDescriptor lock;       // DIR/.lock, held while the writer lives
   FileDescriptor node_lock;  // the data directory's .lock, when there is one: no node starts meanwhile
   unsigned number = 0;
+  std::uint64_t file_size = max_blockfile_size;  // a file is not written past it
   std::optional<FileWriter> file;
   unsigned synced_from = 0;               // sync() syncs the files from this number on: the first written since open, or the last sync
   std::uint64_t size = 0;                 // of the current file
@@ -159,7 +160,7 @@ struct BlockFileWriter::State {
     if (failure) return failure;
     if (!file) return blockfiles::errc::writer_closed;
     if (length > max_block_size) return blockfiles::errc::block_too_large;  // no reader would take it
-    if (size != 0 && size + 8 + length > max_blockfile_size) {
+    if (size != 0 && size + 8 + length > file_size) {
       if (batch) {  // commit_batch() syncs only the file it has open (sync() the ones since its last call)
         if (auto r = file->sync(); !r) return failure = r.error();
       }
@@ -197,9 +198,10 @@ BlockFileWriter::BlockFileWriter(BlockFileWriter&&) noexcept = default;
 BlockFileWriter& BlockFileWriter::operator=(BlockFileWriter&&) noexcept = default;
 BlockFileWriter::~BlockFileWriter() = default;
 
-result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorKey& key, network net) {
+result<BlockFileWriter> BlockFileWriter::open(const std::string& dir, const XorKey& key, network net, std::uint64_t file_size) {
   auto state = std::make_unique<State>();
   state->dir = dir;
+  state->file_size = file_size;
   state->key = key;
   state->magic = magic(net);
   // A running node first: then nothing at all is written.

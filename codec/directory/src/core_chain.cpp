@@ -71,6 +71,9 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
   // hours behind); the chainstate's best block where none says so.
   std::optional<Hash256> tip;
   bool any_validated = false;
+  // blockwire's own (a directory it pruned): every block it holds may be
+  // the tip, the one with the most work, as for any directory it writes.
+  const bool ours = written_by_blockwire(index_dir);
 
   // While the entries stream in: every header checked against its key (the
   // chain's links, times and work come from them), the last record the
@@ -110,7 +113,7 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
                 add(k);
                 return;
               }
-              const bool validated = !e.failed() && (e.status & CoreBlockEntry::valid_mask) >= CoreBlockEntry::valid_scripts;
+              const bool validated = !e.failed() && (ours || (e.status & CoreBlockEntry::valid_mask) >= CoreBlockEntry::valid_scripts);
               any_validated = any_validated || validated;
               const auto undo_at = e.undo_record();
               any_undo = any_undo || undo_at.has_value();
@@ -150,10 +153,19 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
   BlockIndex chain = std::move(index).value();
   if (chain.empty()) return index_dir + ": no chain from a block whose parent is all zeros";
 
-  // Checked against the files: the last record, the sample, the tip.
-  if (auto wrong = check_record(blocks_dir, key, net, last->hash, last->at); !wrong.empty()) return index_dir + ": " + wrong;
-  for (const KnownBlock& k : sample) {
-    if (auto wrong = check_record(blocks_dir, key, net, k.hash, k.at); !wrong.empty()) return index_dir + ": " + wrong;
+  // Checked against the files: the last record, the sample, the tip. An
+  // entry a later one replaced (in a newer table, or the log: its block
+  // pruned since, its file deleted) is not checked: the index no longer
+  // says it.
+  const auto current = [&](const KnownBlock& k) {
+    const auto b = chain.find(k.hash);
+    return b && !b->pruned && b->file == k.at.file && b->offset == k.at.offset;
+  };
+  std::vector<const KnownBlock*> checked{&*last};
+  for (const KnownBlock& k : sample) checked.push_back(&k);
+  for (const KnownBlock* k : checked) {
+    if (!current(*k)) continue;
+    if (auto wrong = check_record(blocks_dir, key, net, k->hash, k->at); !wrong.empty()) return index_dir + ": " + wrong;
   }
   const IndexedBlock top = chain.at_height(chain.chain_size() - 1);
   if (auto wrong = check_record(blocks_dir, key, net, top.hash, {top.file, top.offset}); !wrong.empty()) return index_dir + ": " + wrong;

@@ -13,6 +13,7 @@
 #include <leveldb/iterator.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -24,6 +25,8 @@ namespace {
 
 constexpr char block_index_key = 'b';             // DB_BLOCK_INDEX (node/blockstorage.cpp)
 constexpr char file_info_key = 'f';               // DB_BLOCK_FILES (node/blockstorage.cpp)
+constexpr char last_file_key = 'l';               // DB_LAST_BLOCK
+constexpr char flag_key = 'F';                    // DB_FLAG
 constexpr std::uint64_t client_version = 259900;  // what Core writes first, never read (CDiskBlockIndex::DUMMY_VERSION)
 
 }  // namespace
@@ -52,6 +55,44 @@ std::vector<std::byte> encode_core_block_entry(const CoreBlockEntry& e) {
   (void)w.flush();  // a vector cannot fail
   encode_header(e.header, out);
   return out;
+}
+
+std::vector<std::byte> encode_core_file_info(const CoreFileInfo& f) {
+  std::vector<std::byte> out;
+  VectorWriter vector(out);
+  StreamWriter w{writer_ref(vector)};
+  for (const std::uint64_t field : {f.blocks, f.size, f.undo_size, f.height_first, f.height_last, f.time_first, f.time_last}) {
+    undo::encode_varint(w, field);
+  }
+  (void)w.flush();  // a vector cannot fail
+  return out;
+}
+
+std::string core_block_key(const Hash256& hash) {
+  std::string key(1, block_index_key);
+  key.append(reinterpret_cast<const char*>(hash.bytes().data()), hash.bytes().size());
+  return key;
+}
+
+std::string core_file_key(unsigned file) {
+  std::string key(1, file_info_key);
+  for (int i = 0; i < 4; ++i) key.push_back(static_cast<char>(file >> (8 * i)));
+  return key;
+}
+
+std::string core_last_file_key() { return std::string(1, last_file_key); }
+
+std::string core_flag_key(std::string_view name) {
+  // ('F', name): the name serialized as a string, its length a CompactSize
+  std::string key(1, flag_key);
+  key.push_back(static_cast<char>(name.size()));  // (every flag's name is shorter than 253)
+  key.append(name);
+  return key;
+}
+
+bool written_by_blockwire(const std::string& index_dir) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(std::filesystem::path(index_dir) / blockwire_index_mark, ec);
 }
 
 result<CoreBlockEntry> decode_core_block_entry(const Hash256& hash, std::span<const std::byte> value) {

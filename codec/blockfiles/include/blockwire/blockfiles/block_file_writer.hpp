@@ -68,8 +68,11 @@ class BlockFileWriter {
   // broken framing with a whole record after it; a torn record at the end
   // is repaired instead). An xor.dat of another size than 8 bytes is
   // bad_key_file, unless no blk file holds a byte yet: then the key given
-  // replaces it.
-  static result<BlockFileWriter> open(const std::string& dir, const XorKey& key, network net = network::mainnet);
+  // replaces it. `file_size`: a new file is begun where a record would
+  // take the current one past it (Core's 128 MiB; tests make directories
+  // of many small files with less, as Core's -fastprune does).
+  static result<BlockFileWriter> open(const std::string& dir, const XorKey& key, network net = network::mainnet,
+                                      std::uint64_t file_size = max_blockfile_size);
 
   BlockFileWriter(BlockFileWriter&&) noexcept;
   BlockFileWriter& operator=(BlockFileWriter&&) noexcept;

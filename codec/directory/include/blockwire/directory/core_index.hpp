@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace blockwire {
@@ -22,10 +23,12 @@ namespace blockwire {
 struct CoreBlockEntry {
   // nStatus's bits (BlockStatus).
   static constexpr std::uint32_t valid_mask = 7;
+  static constexpr std::uint32_t valid_tree = 2;  // its header checked and linked (what a blockwire index says)
   static constexpr std::uint32_t valid_scripts = 5;
   static constexpr std::uint32_t have_data = 8;
   static constexpr std::uint32_t have_undo = 16;
-  static constexpr std::uint32_t failed_mask = 32 | 64;  // failed itself, or a descendant of a failed block
+  static constexpr std::uint32_t failed_valid = 32;
+  static constexpr std::uint32_t failed_mask = failed_valid | 64;  // failed itself, or a descendant of a failed block
 
   Hash256 hash;
   BlockHeader header;
@@ -53,6 +56,28 @@ struct CoreBlockEntry {
 // Core's format for tests and benchmarks: blockwire never writes into a
 // node's index).
 std::vector<std::byte> encode_core_block_entry(const CoreBlockEntry& entry);
+// Each blk file's record, CBlockFileInfo (key "f" + its number): its
+// blocks, its bytes and its rev file's, its heights and times. A pruned
+// file's is all zeros, as Core writes it.
+struct CoreFileInfo {
+  std::uint64_t blocks = 0, size = 0, undo_size = 0, height_first = 0, height_last = 0, time_first = 0, time_last = 0;
+};
+std::vector<std::byte> encode_core_file_info(const CoreFileInfo& info);
+// The index's keys: "b" + hash, "f" + the file's number (4 bytes, little
+// endian), "l" (the last file's number, the same 4 bytes its value) and
+// "F" + a flag's name, as Core's BlockTreeDB writes them.
+std::string core_block_key(const Hash256& hash);
+std::string core_file_key(unsigned file);
+std::string core_last_file_key();
+std::string core_flag_key(std::string_view name);
+
+// An index blockwire wrote (prune_directory: a directory blockwire writes,
+// pruned) holds this file beside LevelDB's; a node's never does. In such
+// an index no block is validated to the end (valid_tree): its tip is the
+// one with the most work, as blockwire picks it for a directory.
+inline constexpr const char* blockwire_index_mark = "BLOCKWIRE";
+bool written_by_blockwire(const std::string& index_dir);
+
 // The value of the index's key "b" + `hash`. Errors:
 // directory::errc::bad_index_entry, with the offset where decoding stopped.
 result<CoreBlockEntry> decode_core_block_entry(const Hash256& hash, std::span<const std::byte> value);
