@@ -115,4 +115,12 @@ int export_command(ExportOptions options);
 int scan(const ScanOptions& options);
 int pack(const PackOptions& options);
 
+struct PruneOptions {
+  std::string dir;
+  std::size_t keep = 288;
+  bool dry_run = false;
+  bool json = false;
+};
+int prune(const PruneOptions& options);
+
 }  // namespace blockwire::cli

@@ -91,14 +91,13 @@ std::variant<BlocksDirectory, int> open_chain(const char* command, ChainOptions&
   if (const std::uint64_t pruned = dir.prune_height(); o.from < pruned) {
     const std::uint64_t start = (pruned + align - 1) / align * align;
     const std::uint64_t end = o.count == 0 ? chain : std::min<std::uint64_t>(chain, o.from + o.count);
-    std::fprintf(
-        stderr,
-        "blockwire %s: %s: a pruned node's directory: the blocks below height %llu were pruned (the node keeps their headers alone); %s\n",
-        command, o.dir.c_str(), static_cast<unsigned long long>(pruned),
-        start >= end ? "nothing left to read in the range asked for"
-                     : ("from height " + std::to_string(start) +
-                        (start != pruned ? " (a multiple of " + std::to_string(align) + ")" : std::string()))
-                           .c_str());
+    std::fprintf(stderr,
+                 "blockwire %s: %s: a pruned directory: the blocks below height %llu were pruned (their headers alone are kept); %s\n",
+                 command, o.dir.c_str(), static_cast<unsigned long long>(pruned),
+                 start >= end ? "nothing left to read in the range asked for"
+                              : ("from height " + std::to_string(start) +
+                                 (start != pruned ? " (a multiple of " + std::to_string(align) + ")" : std::string()))
+                                    .c_str());
     if (start >= end) return ok;
     if (o.count != 0) o.count = end - start;
     o.from = start;

@@ -93,7 +93,7 @@ int filters_command(FiltersOptions o) {
   const BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
   if (dir.pruned()) {
     std::fprintf(stderr,
-                 "blockwire filters: %s: a pruned node's directory: each BIP158 filter header hashes the one before it, back to\n"
+                 "blockwire filters: %s: a pruned directory: each BIP158 filter header hashes the one before it, back to\n"
                  "genesis, and the blocks below height %zu are gone; a node keeps its filters as it prunes with -blockfilterindex\n",
                  o.dir.c_str(), dir.prune_height());
     return usage_or_io;

@@ -279,6 +279,25 @@ int main(int argc, char** argv) {
   add_network_option(*utxos_cmd, utxos.net);
   utxos_cmd->add_flag("!--no-progress", utxos.progress, "no progress bar (shown on a terminal only)");
 
+  cli::PruneOptions prune;
+  auto* prune_cmd =
+      app.add_subcommand("prune",
+                         "Prune a blocks directory blockwire writes (fetch's, pack's) as a pruned node prunes its own: every blk\n"
+                         "file whose blocks are all below the last --keep, and its rev file, deleted whole (never the last\n"
+                         "file). The headers of the pruned blocks stay, in DIR/index, Bitcoin Core's block index format, written\n"
+                         "before anything is deleted; every command then reads DIR as a pruned node's directory. A node's own\n"
+                         "directory is refused (the node prunes it), and so are a damaged one and one whose UTXO set\n"
+                         "(DIR/blockwire-utxos) still needs the blocks. Holds the directory's lock: not while fetch writes it.");
+  prune_cmd->add_option("dir", prune.dir, "a blocks directory blockwire writes")->required()->type_name("DIR");
+  prune_cmd
+      ->add_option("--keep", prune.keep,
+                   "the blocks at the tip whose data stays (default and least: 288, Core's MIN_BLOCKS_TO_KEEP, for a\n"
+                   "reorganization that deep)")
+      ->check(CLI::Range(std::size_t{288}, std::size_t{1} << 31))
+      ->type_name("N");
+  prune_cmd->add_flag("--dry-run", prune.dry_run, "say what would be deleted; change nothing");
+  prune_cmd->add_flag("--json", prune.json, "print the result as JSON (files, bytes, pruneheight, blocks, dry_run)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -306,6 +325,7 @@ int main(int argc, char** argv) {
                : *serve_cmd   ? cli::serve(serve)
                : *utxos_cmd   ? cli::utxos(utxos)
                : *rest_cmd    ? cli::rest_command(rest)
+               : *prune_cmd   ? cli::prune(prune)
                               : cli::pack(pack);
   // What was printed must have arrived: a full disk or a closed pipe
   // behind standard output is an I/O error, not a success.

@@ -36,7 +36,7 @@ int rest_command(const RestOptions& o) {
   std::optional<TxIndex> tx_index;
   if (o.tx_index && store.directory().pruned()) {
     // (as Core: its -txindex refuses -prune; the pruned blocks' transactions are gone)
-    std::fprintf(stderr, "blockwire rest: %s: a pruned node's directory (its blocks begin at height %zu): --txindex needs every block\n",
+    std::fprintf(stderr, "blockwire rest: %s: a pruned directory (its blocks begin at height %zu): --txindex needs every block\n",
                  o.dir.c_str(), store.directory().prune_height());
     return usage_or_io;
   }

@@ -68,6 +68,12 @@ assert r.returncode == 2 and 'pruned' in r.stderr and 'genesis' in r.stderr, r.s
 r = run('rest', blocks, '--txindex', '--listen', '127.0.0.1:0')
 assert r.returncode == 2 and '--txindex needs every block' in r.stderr, r.stderr
 
+# prune: a node's own directory is the node's to prune; nothing is touched.
+listing = sorted(os.listdir(blocks))
+r = run('prune', blocks)
+assert r.returncode == 2 and "is a node's own block index" in r.stderr, r.stderr
+assert sorted(os.listdir(blocks)) == listing
+
 # serve: a peer's getheaders from genesis gets every header to the tip, the pruned ones too (from the index).
 server = peers.Process([blockwire, 'serve', blocks, '--listen', '127.0.0.1:0'], env=env)
 try:

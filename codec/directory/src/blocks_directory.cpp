@@ -284,14 +284,21 @@ result<filters::GcsFilter> BlocksDirectory::basic_filter(const IndexedBlock& blo
   return directory::errc::no_undo_data;
 }
 
+std::optional<std::uint32_t> BlocksDirectory::undo_offset(const IndexedBlock& block) const {
+  if (block.undo_offset) return block.undo_offset;
+  return paired_offset(block.hash);
+}
+
+std::optional<std::uint32_t> BlocksDirectory::paired_offset(const Hash256& hash) const {
+  for (const auto& [file, recent] : recent_undo_) {
+    if (auto at = recent.offset_of(hash)) return at;
+  }
+  return paired_ ? paired_->offset_of(hash) : std::nullopt;
+}
+
 void BlocksDirectory::keep(bool rewrite) {
   if (kept_dir_.empty()) return;
-  const auto paired = [&](const Hash256& hash) -> std::optional<std::uint32_t> {
-    for (const auto& [file, recent] : recent_undo_) {
-      if (auto at = recent.offset_of(hash)) return at;
-    }
-    return paired_ ? paired_->offset_of(hash) : std::nullopt;
-  };
+  const auto paired = [&](const Hash256& hash) { return paired_offset(hash); };
   if (auto saved = index_.save(kept_dir_, undo_wanted_, paired, rewrite); !saved) {
     notes_.push_back("the index could not be kept in " + kept_dir_ + ": " + saved.error().message());
   }

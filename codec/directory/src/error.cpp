@@ -12,13 +12,30 @@ const char* describe(int value) noexcept {
     case errc::input_changed: return "it changed while it was being packed";
     case errc::leveldb_corruption: return "the LevelDB database is damaged";
     case errc::bad_index_entry: return "an entry of the node's database does not decode";
+    case errc::node_index: return "the block index there is a node's own (the node prunes its directory)";
+    case errc::damaged_directory: return "the directory is damaged (see `blockwire blocks` and `scan`): repair it first";
+    case errc::utxo_set_behind: return "the UTXO set kept beside needs blocks that would be deleted to reach the tip";
   }
   return nullptr;
 }
 
 // What the directory or the blocks hold is the data's; an input that
-// changes under the writer is the system's.
-condition classify(int value) noexcept { return static_cast<errc>(value) == errc::input_changed ? condition::io : condition::bad_data; }
+// changes under the writer, and a request the directory cannot meet as it
+// is, are the system's (usage).
+condition classify(int value) noexcept {
+  switch (static_cast<errc>(value)) {
+    case errc::input_changed: return condition::io;
+    case errc::node_index:
+    case errc::utxo_set_behind: return condition::usage;
+    case errc::no_undo_data:
+    case errc::no_chain:
+    case errc::not_one_chain:
+    case errc::leveldb_corruption:
+    case errc::bad_index_entry:
+    case errc::damaged_directory: return condition::bad_data;
+  }
+  return condition::bad_data;
+}
 
 }  // namespace
 

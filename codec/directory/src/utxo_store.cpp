@@ -435,6 +435,8 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
   db_options.create_if_missing = true;
   db_options.paranoid_checks = true;  // (a damaged set is an error, never a smaller set)
   leveldb::DB* db = nullptr;
+  std::error_code exists_ec;
+  const bool made_here = !fs::exists(path_of(chain.dir()), exists_ec);
   if (const leveldb::Status s = leveldb::DB::Open(db_options, path_of(chain.dir()), &db); !s.ok()) return leveldb_failure(s, why);
   state->db.reset(db);
 
@@ -473,6 +475,22 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
     state->best_height = at->height;
   }
 
+  // A pruned directory's set connects the blocks after its own from their
+  // data: where those are gone, it cannot reach the tip (nor be built anew).
+  if (const std::size_t pruned = chain.prune_height(); state->best_height + 1 < static_cast<std::int64_t>(pruned)) {
+    if (why != nullptr) {
+      *why = "the UTXO set in " + path_of(chain.dir()) +
+             (state->best_height < 0 ? std::string(" is new") : " is at height " + std::to_string(state->best_height)) +
+             ", and the blocks below height " + std::to_string(pruned) +
+             " were pruned: it cannot be brought to the tip (fetch --no-undo fetches blocks without it)";
+    }
+    if (made_here) {  // (nothing left behind that a later open would take for a set)
+      state->db.reset();
+      (void)leveldb::DestroyDB(path_of(chain.dir()), leveldb::Options());
+      fs::remove(path_of(chain.dir()), exists_ec);
+    }
+    return error(blockfiles::errc::pruned);
+  }
   std::optional<BlocksDirectory> paired;
   if (chain.height() > state->best_height) {
     // Blocks past the set: a crash came after they were appended, before

@@ -211,7 +211,7 @@ std::optional<Located> locate(const BlockStore& store, const Hash256& hash) {
   const auto lock = store.lock();
   const BlockIndex& index = store.index();
   const auto b = index.find(hash);
-  if (!b) return std::nullopt;
+  if (!b || b->pruned) return std::nullopt;  // (a pruned block: notfound, as a pruned node answers)
   return Located{index.file_path(b->file), b->offset, index.on_best_chain(*b) ? index.height() - b->height : -1, b->hash};
 }
 

@@ -49,6 +49,14 @@ std::int32_t tip_height(const BlockStore& store) {
   return static_cast<std::int32_t>(store.index().chain_size()) - 1;
 }
 
+// A pruned directory serves its recent blocks alone, and says so as a
+// pruned node does (BIP159), so that a peer syncing from genesis looks
+// elsewhere for the rest.
+std::uint64_t chain_services(const BlockStore& store) {
+  const auto lock = store.lock();
+  return store.index().prune_height() != 0 ? node_network_limited : node_network;
+}
+
 }  // namespace
 
 result<std::unique_ptr<Server>> Server::listen(BlockStore& store, const Endpoint& where, Options options) {
@@ -106,7 +114,7 @@ bool Server::evict_unfinished_handshake() {
 
 void Server::serve_session(Session& s) {
   Connection& peer = s.connection;
-  const std::uint64_t services = node_network | node_witness | (store_.has_filters() ? p2p::node_compact_filters : 0);
+  const std::uint64_t services = chain_services(store_) | node_witness | (store_.has_filters() ? p2p::node_compact_filters : 0);
   auto version = peer.handshake_inbound({.start_height = tip_height(store_), .services = services});
   result<void> served = success();
   if (!version) {

@@ -10,6 +10,7 @@
 #include <blockwire/directory/error.hpp>
 #include <blockwire/directory/filter_file.hpp>
 #include <blockwire/directory/pack.hpp>
+#include <blockwire/directory/prune.hpp>
 #include <blockwire/directory/scan.hpp>
 #include <blockwire/directory/tx_index.hpp>
 #include <blockwire/directory/utxo_store.hpp>

@@ -132,6 +132,10 @@ class BlocksDirectory {
   // the genesis block's is empty; its errors). Without rev files:
   // undo::errc::no_rev_file.
   result<BlockUndo> undo_of(const IndexedBlock& block, const BlockView& view) const;
+  // Where `block`'s undo record's magic is in its rev file: where an index
+  // put it, else where it was paired with the block; nothing where neither
+  // knows (no record, a genesis block).
+  std::optional<std::uint32_t> undo_offset(const IndexedBlock& block) const;
 
   // BIP158's basic filter of `block`: its record read, the scripts its
   // inputs spend from its undo data. `block_size`, when given, is set to
@@ -154,6 +158,9 @@ class BlocksDirectory {
  private:
   BlocksDirectory(std::string path, BlockIndex index) : path_(std::move(path)), index_(std::move(index)) {}
   const UndoIndex* undo_for(unsigned file) const noexcept;
+  // Where an undo record was paired with the block `hash` (a tip's rev
+  // file read again, or the records no index placed).
+  std::optional<std::uint32_t> paired_offset(const Hash256& hash) const;
 
   // Keeps the index in kept_dir_ (BlockIndex::save), with the undo
   // records paired so far; a failure is a note.

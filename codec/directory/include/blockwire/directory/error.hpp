@@ -16,6 +16,9 @@ enum class errc : int {
   input_changed,       // a block read again to be written is not the one read first
   leveldb_corruption,  // a LevelDB database of the node's (block index, chainstate) is damaged
   bad_index_entry,     // an entry of Bitcoin Core's block index or chainstate does not decode
+  node_index,          // the directory's block index is a node's own: blockwire writes nothing into it
+  damaged_directory,   // the directory's chain was read around damage: not changed until it is repaired
+  utxo_set_behind,     // the UTXO set kept beside still needs blocks that would be gone to reach the tip
 };
 
 const std::error_category& category() noexcept;

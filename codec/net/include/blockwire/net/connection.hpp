@@ -56,6 +56,9 @@ struct LocalVersion {
 
 inline constexpr std::uint64_t node_network = 1;  // serves the whole chain
 inline constexpr std::uint64_t node_witness = 8;  // serves witness data (BIP144)
+// Serves the last 288 blocks at least (BIP159): a pruned node says it
+// instead of NODE_NETWORK.
+inline constexpr std::uint64_t node_network_limited = 1024;
 
 class Connection {
  public:
