@@ -202,9 +202,40 @@ pruned prune_directory(const PruneSpec& spec) {
   }
   if (spec.dry_run) return out;
 
+  // The mark first: an index/ without it would be taken for a node's.
+  fs::create_directories(index_dir, ec);
+  if (ec) return fail(ec, index_dir.string() + ": " + ec.message());
+  if (!written_by_blockwire(index_dir.string())) {
+    const std::string mark =
+        "This block index was written by blockwire prune, in Bitcoin Core's format, for a blocks directory blockwire writes.\n";
+    if (auto r = write_file_atomically((index_dir / blockwire_index_mark).c_str(), std::as_bytes(std::span(mark))); !r) {
+      return fail(r.error(), index_dir.string() + ": " + r.error().message());
+    }
+  }
+  leveldb::Options db_options;
+  db_options.create_if_missing = true;
+  db_options.paranoid_checks = true;
+  db_options.compression = leveldb::kNoCompression;  // as Core's
+  leveldb::DB* raw = nullptr;
+  std::string why;
+  if (const leveldb::Status s = leveldb::DB::Open(db_options, index_dir.string(), &raw); !s.ok()) {
+    const error e = detail::leveldb_failure(s, &why);
+    return fail(e, index_dir.string() + ": " + why);
+  }
+  const std::unique_ptr<leveldb::DB> db(raw);
+  // In batches (a few MB each, not the whole index in memory twice): any
+  // mix of old and new entries a crash leaves agrees with the files, all
+  // of which are still there; the last write is synced.
+  leveldb::WriteBatch batch;
+  const auto write = [&](bool last) -> std::optional<error> {
+    leveldb::WriteOptions options;
+    options.sync = last;
+    if (const leveldb::Status s = db->Write(options, &batch); !s.ok()) return detail::leveldb_failure(s, &why);
+    batch.Clear();
+    return std::nullopt;
+  };
   // Every block as Core's index keeps it, the pruned ones with their header
   // alone; every file's record; the last file; the flag.
-  leveldb::WriteBatch batch;
   HeadReader heads(index);
   for (std::size_t id = 0; id < index.size(); ++id) {
     const IndexedBlock b = index.block(id);
@@ -237,6 +268,9 @@ pruned prune_directory(const PruneSpec& spec) {
       }
     }
     batch.Put(core_block_key(e.hash), slice_of(encode_core_block_entry(e)));
+    if (batch.ApproximateSize() >= (std::size_t{4} << 20)) {
+      if (auto failed = write(false)) return fail(*failed, index_dir.string() + ": " + why);
+    }
   }
   for (unsigned n = 0; n <= last_file; ++n) {
     CoreFileInfo info;  // (a pruned or missing file's: zeros)
@@ -256,35 +290,7 @@ pruned prune_directory(const PruneSpec& spec) {
   batch.Put(core_last_file_key(), last);
   batch.Put(core_flag_key("prunedblockfiles"), "1");
 
-  // The mark first: an index/ without it would be taken for a node's.
-  fs::create_directories(index_dir, ec);
-  if (ec) return fail(ec, index_dir.string() + ": " + ec.message());
-  if (!written_by_blockwire(index_dir.string())) {
-    const std::string mark =
-        "This block index was written by blockwire prune, in Bitcoin Core's format, for a blocks directory blockwire writes.\n";
-    if (auto r = write_file_atomically((index_dir / blockwire_index_mark).c_str(), std::as_bytes(std::span(mark))); !r) {
-      return fail(r.error(), index_dir.string() + ": " + r.error().message());
-    }
-  }
-  {
-    leveldb::Options db_options;
-    db_options.create_if_missing = true;
-    db_options.paranoid_checks = true;
-    db_options.compression = leveldb::kNoCompression;  // as Core's
-    leveldb::DB* raw = nullptr;
-    std::string why;
-    if (const leveldb::Status s = leveldb::DB::Open(db_options, index_dir.string(), &raw); !s.ok()) {
-      const error e = detail::leveldb_failure(s, &why);
-      return fail(e, index_dir.string() + ": " + why);
-    }
-    const std::unique_ptr<leveldb::DB> db(raw);
-    leveldb::WriteOptions synced;
-    synced.sync = true;
-    if (const leveldb::Status s = db->Write(synced, &batch); !s.ok()) {
-      const error e = detail::leveldb_failure(s, &why);
-      return fail(e, index_dir.string() + ": " + why);
-    }
-  }
+  if (auto failed = write(true)) return fail(*failed, index_dir.string() + ": " + why);
   // Only now, the files (a crash before leaves them to the next prune).
   for (const unsigned n : doomed) {
     for (const std::string& name : {block_file_name(n), undo_file_name(n)}) {
