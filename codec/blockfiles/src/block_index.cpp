@@ -359,7 +359,11 @@ void BlockIndex::link_bulk(const std::optional<Hash256>& tip) {
   const std::size_t n = entries_.size();
   std::vector<std::uint32_t> parent(n, no_id);
   slots_.assign(std::max<std::size_t>(64, static_cast<std::size_t>(static_cast<double>(n) * 1.25 / max_load)), no_id);
+  // Hashes land anywhere in the table (a cache miss each): the slots a few
+  // blocks ahead are asked for early, so that the misses overlap.
+  constexpr std::uint32_t ahead = 16;
   for (std::uint32_t id = 0; id < n; ++id) {
+    if (id + ahead < n) __builtin_prefetch(&slots_[slot_of(entries_[id + ahead].hash)], 1);
     std::size_t at = slot_of(entries_[id].hash);
     for (;; at = at + 1 == slots_.size() ? 0 : at + 1) {
       if (slots_[at] == no_id) {
@@ -391,22 +395,37 @@ void BlockIndex::link_bulk(const std::optional<Hash256>& tip) {
   bulk_erased_ = {};
   std::vector<bool> genesis(n, false);
   for (std::uint32_t id = 0; id < n; ++id) {
+    // (two misses a lookup, its slot then its entry: each asked for early)
+    if (id + ahead < n) __builtin_prefetch(&slots_[slot_of(bulk_prev_[id + ahead])]);
+    if (id + ahead / 2 < n) {
+      if (const std::uint32_t there = slots_[slot_of(bulk_prev_[id + ahead / 2])]; there != no_id) __builtin_prefetch(&entries_[there]);
+    }
     if (parent[id] == duplicate) continue;
     genesis[id] = bulk_prev_[id].is_zero();
     if (genesis[id]) continue;
     const auto p = find_id(bulk_prev_[id]);
     parent[id] = p && parent[*p] != duplicate ? *p : no_id;  // (a deleted entry's slot: no parent)
   }
-  std::vector<Hash256> prev = std::move(bulk_prev_);
-  bulk_prev_ = {};
+  // The parents' hashes go (32 bytes a block) before the heights are
+  // walked: only those of blocks whose parent is not there are kept (the
+  // others' are their parents' own hashes).
+  std::unordered_map<std::uint32_t, Hash256> unfound;
+  for (std::uint32_t id = 0; id < n; ++id) {
+    if (parent[id] == no_id && !genesis[id]) unfound.emplace(id, bulk_prev_[id]);
+  }
+  std::vector<Hash256>().swap(bulk_prev_);
   bulk_ = false;
   bulk_newest_wins_ = false;
-  link_all(std::move(parent), std::move(genesis), tip, [&](std::uint32_t id) { return prev[id]; });
+  link_all(std::move(parent), std::move(genesis), tip, [&](std::uint32_t id) {
+    const auto it = unfound.find(id);
+    return it == unfound.end() ? Hash256{} : it->second;
+  });
   if (erased) index_slots();
 }
 
 bool BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> genesis, const std::optional<Hash256>& tip,
                           const std::function<Hash256(std::uint32_t)>& prev_of) {
+  // (`prev_of`: the parent's hash of a block whose parent is not among them)
   // Heights by walking up (blocks come in any order), the tip, then the
   // best chain laid out by height first (ids 0..height: one run), the rest
   // after, duplicates dropped. The slots are the entries' (link_bulk).
@@ -427,7 +446,7 @@ bool BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> g
         if (!genesis[i] && (entries_[parent[i]].file_word & Entry::failed) != 0) entries_[i].file_word |= Entry::failed;
       });
   for (std::uint32_t i = 0; i < n; ++i) {
-    if (height[i] == -1) orphans_.push_back({i, prev_of(i)});
+    if (height[i] == -1) orphans_.push_back({i, parent[i] != no_id && !genesis[i] ? entries_[parent[i]].hash : prev_of(i)});
   }
   // The tip: the node's, else the most work (among equals the first found:
   // Core keeps the block it received first), never a failed block.

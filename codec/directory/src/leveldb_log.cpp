@@ -10,7 +10,9 @@
 #include <array>
 #include <cstring>
 #include <filesystem>
+#include <fcntl.h>
 #include <fstream>
+#include <optional>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -154,40 +156,43 @@ class LogRecords {
   bool eof_ = false;
 };
 
-// Where the last whole record of a log ends: its fragments' headers
-// walked (checksums are checked as the records are read). A batch whose
-// last fragment never made it (its writer died) was never committed: a
-// reader that streams a batch's entries must stop before it.
+// Where the last whole record of a log ends. Every block begins with a
+// fragment's header (a writer pads a block's last bytes when fewer than a
+// header's are left), so the last block in which a record ends, its
+// fragments' headers walked from its start, says where; the blocks are
+// tried from the last one back, and the rest of the file is not read
+// here (checksums are checked as the records are read). A batch whose last
+// fragment never made it (its writer died) was never committed: a reader
+// that streams a batch's entries must stop before it.
 result<std::uint64_t> committed_end(int fd) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return last_system_error();
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  std::uint64_t at = 0, end = 0;
-  for (;;) {
-    const std::uint64_t left = block_size - at % block_size;
-    if (left < header_size) {
-      at += left;
-      continue;
+  for (std::uint64_t block = (size + block_size - 1) / block_size; block-- > 0;) {
+    const std::uint64_t start = block * block_size;
+    std::optional<std::uint64_t> end;
+    for (std::uint64_t at = start; block_size - (at - start) >= header_size;) {
+      std::array<unsigned char, header_size> h{};
+      std::size_t got = 0;
+      while (got < h.size()) {
+        const ssize_t n = ::pread(fd, h.data() + got, h.size() - got, static_cast<off_t>(at + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return last_system_error();
+        if (n == 0) break;
+        got += static_cast<std::size_t>(n);
+      }
+      if (got < h.size()) break;  // the file ends in a header: its writer died
+      const std::size_t length = std::size_t{h[4]} | std::size_t{h[5]} << 8;
+      if (h[6] == zero && length == 0) break;  // pre-allocated space: the rest of the block
+      if (header_size + length > block_size - (at - start))
+        return size;                                // damage (no writer does it): read on, for the reading pass to say so
+      if (at + header_size + length > size) break;  // a fragment cut short: its writer died
+      at += header_size + length;
+      if (h[6] == full || h[6] == last) end = at;
     }
-    std::array<unsigned char, header_size> h{};
-    std::size_t got = 0;
-    while (got < h.size()) {
-      const ssize_t n = ::pread(fd, h.data() + got, h.size() - got, static_cast<off_t>(at + got));
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return last_system_error();
-      if (n == 0) return end;
-      got += static_cast<std::size_t>(n);
-    }
-    const std::size_t length = std::size_t{h[4]} | std::size_t{h[5]} << 8;
-    if (h[6] == zero && length == 0) {
-      at += left;
-      continue;
-    }
-    if (header_size + length > left) return size;      // damage (no writer does it): read on, for the reading pass to say so
-    if (at + header_size + length > size) return end;  // a fragment cut short: its writer died
-    at += header_size + length;
-    if (h[6] == full || h[6] == last) end = at;
+    if (end) return *end;
   }
+  return 0;
 }
 
 // A LevelDB varint (7 bits a byte, low first).
@@ -294,6 +299,8 @@ result<void> read_log(const std::string& path, const LogEntry& each, std::string
   }
   auto committed = committed_end(file.value().fd());
   if (!committed) return committed.error();
+  // (read once, front to back: the kernel reads ahead further)
+  (void)::posix_fadvise(file.value().fd(), 0, 0, POSIX_FADV_SEQUENTIAL);
   LogRecords records(std::move(file).value(), committed.value());
   // A batch is parsed as its fragments come, never held whole (one batch
   // can be a whole block index: a node's flush of a long download): what
