@@ -83,6 +83,7 @@ struct FetchOptions {
 struct ServeOptions : DirectoryOptions {
   std::string listen;  // ADDR:PORT; default every address, the network's port
   unsigned max_peers = 8;
+  unsigned max_per_address = 0;  // 0: half of max_peers
   unsigned timeout_seconds = 0;  // 0: 20 minutes idle, as Core
 };
 int inspect(const InspectOptions& options);
@@ -104,9 +105,12 @@ int utxos(const UtxosOptions& options);
 struct RestOptions : DirectoryOptions {
   std::string listen = "127.0.0.1:8332";  // ADDR:PORT (Core's RPC port, where its REST answers)
   unsigned threads = 0;                   // 0: one a core
-  unsigned timeout_seconds = 0;           // a request's reading and a kept-alive wait; 0: 10 s and 60 s
-  bool tx_index = false;                  // --txindex: /rest/tx
-  std::string utxo_set;                   // --utxos CHAINSTATE; default DIR/../chainstate, else DIR/blockwire-utxos
+  unsigned timeout_seconds = 0;           // a request's reading, a write's progress and a kept-alive wait; 0: 10 s, 10 s and 60 s
+  std::size_t max_connections = 0;        // 0: the descriptor limit less 64, at most 16,384
+  std::size_t max_per_address = 64;
+  std::size_t work_queue = 64;
+  bool tx_index = false;  // --txindex: /rest/tx
+  std::string utxo_set;   // --utxos CHAINSTATE; default DIR/../chainstate, else DIR/blockwire-utxos
 };
 int rest_command(const RestOptions& options);
 int blocks(BlocksOptions options);

@@ -205,11 +205,20 @@ int main(int argc, char** argv) {
                          "peer is dropped alone. Prints \"listening on ADDR:PORT\" on standard output; SIGINT or SIGTERM stops it.");
   serve_cmd->add_option("dir", serve.dir, "a blocks directory")->required()->type_name("DIR");
   serve_cmd->add_option("--listen", serve.listen, "the address and port (default: every address, the network's port; port 0: any free one)")
+      ->check(cli::listen_address())
       ->type_name("ADDR:PORT");
   serve_cmd
       ->add_option("--max-peers", serve.max_peers,
                    "peers served at once (default 8); when all are taken, the one longest in its handshake (over 1 s;\n"
-                   "30 s at most) is evicted for the newcomer, else the newcomer is refused")
+                   "10 s at most) is evicted for the newcomer, else the youngest of the netgroup (/16) holding the most\n"
+                   "slots, when that is more than the newcomer's, not one that asked for data in the last 2 minutes;\n"
+                   "else the newcomer is refused")
+      ->check(CLI::Range(1u, 1000u))
+      ->type_name("N");
+  serve_cmd
+      ->add_option("--max-per-address", serve.max_per_address,
+                   "peers from one address at once (default: half of --max-peers); its sockets that never finished a\n"
+                   "handshake make room first")
       ->check(CLI::Range(1u, 1000u))
       ->type_name("N");
   serve_cmd
@@ -232,13 +241,29 @@ int main(int argc, char** argv) {
                          "appended to DIR while it runs are read within a second. Prints \"listening on ADDR:PORT\"; SIGINT or\n"
                          "SIGTERM stops it. An explorer page at / reads the same interface.");
   rest_cmd->add_option("dir", rest.dir, "a blocks directory")->required()->type_name("DIR");
-  rest_cmd->add_option("--listen", rest.listen, "the address and port (default 127.0.0.1:8332; port 0: any free one)")
+  rest_cmd->add_option("--listen", rest.listen, "the address and port (default 127.0.0.1:8332; [IPv6]:PORT; port 0: any free one)")
+      ->check(cli::listen_address())
       ->type_name("ADDR:PORT");
+  rest_cmd
+      ->add_option("--max-connections", rest.max_connections,
+                   "connections open at once (default: the descriptors the system allows, at most 16,384); when full, the\n"
+                   "oldest kept-alive connection waiting for its next request is closed for a newcomer")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+      ->type_name("N");
+  rest_cmd
+      ->add_option("--max-per-address", rest.max_per_address, "connections from one client address (default 64); more are closed at once")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+      ->type_name("N");
+  rest_cmd
+      ->add_option("--work-queue", rest.work_queue,
+                   "requests being answered or waiting for a thread (default 64; Core's -rpcworkqueue); more get 503 at once")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+      ->type_name("N");
   rest_cmd->add_option("--threads", rest.threads, "threads answering (default: one a core)")->check(CLI::Range(1u, 256u))->type_name("N");
   rest_cmd
       ->add_option("--timeout", rest.timeout_seconds,
-                   "seconds to read a request from its first byte, and to wait for the next on a kept-alive connection\n"
-                   "(default: 10 and 60)")
+                   "seconds to read a request from its first byte, for an answer's write to move a byte, and to wait for the\n"
+                   "next request on a kept-alive connection (default: 10, 10 and 60)")
       ->check(CLI::Range(1u, 3600u))
       ->type_name("SECONDS");
   rest_cmd->add_flag("--txindex", rest.tx_index,

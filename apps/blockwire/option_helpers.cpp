@@ -1,5 +1,7 @@
 #include "option_helpers.hpp"
 
+#include <blockwire/net/endpoint.hpp>
+
 #include <charconv>
 #include <string>
 
@@ -63,6 +65,16 @@ net::Timeouts timeouts_from_option(unsigned seconds, net::Timeouts defaults) {
   // The user's time for each: a message has all of it, whatever its size.
   const std::chrono::milliseconds t = std::chrono::seconds(seconds);
   return {.connect = t, .handshake = t, .idle = t, .message = t, .envelope = t, .min_rate = 0};
+}
+
+CLI::Validator listen_address() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (net::parse_endpoint(value, 0)) return {};
+        return "not ADDR:PORT: " + value +
+               " (an IPv4 address, [IPv6], or nothing for every address; a port from 0, any free one, to 65535)";
+      },
+      "ADDR:PORT");
 }
 
 }  // namespace blockwire::cli

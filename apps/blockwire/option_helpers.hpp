@@ -21,6 +21,10 @@ void add_directory_options(CLI::App& app, std::string& xor_key, network& net);
 // A whole number of at least `min` that fits 64 bits, written in digits
 // alone: "-5" or one past 2^64 - 1 is refused, not wrapped to "everything".
 CLI::Validator whole_number(std::uint64_t min = 0);
+// --listen ADDR:PORT, checked at parsing by net::parse_endpoint (the one
+// parser of every address a command takes): an IPv4 address, [IPv6] or
+// nothing (every address), a port from 0 (any free one) to 65535.
+CLI::Validator listen_address();
 // --timeout SECONDS: every timeout that long; 0 (not given): `defaults`.
 net::Timeouts timeouts_from_option(unsigned seconds, net::Timeouts defaults = {});
 

@@ -72,11 +72,12 @@ int rest_command(const RestOptions& o) {
   if (sources.utxo_set.empty())
     std::fprintf(stderr, "blockwire rest: no UTXO set beside %s: /rest/getutxos is not served (--utxos)\n", o.dir.c_str());
   const rest::Service service(store, sources);
-  const auto colon = o.listen.rfind(':');
-  const std::string address = colon == std::string::npos ? o.listen : o.listen.substr(0, colon);
-  const auto port = colon == std::string::npos ? 0 : std::strtoul(o.listen.c_str() + colon + 1, nullptr, 10);
+  // (checked when the options were read: it parses)
+  const net::Endpoint where = net::parse_endpoint(o.listen, 8332).value();
   rest::HttpLimits limits;
   limits.threads = o.threads;
+  limits.max_per_address = o.max_per_address;
+  limits.work_queue = o.work_queue;
   if (o.timeout_seconds != 0) limits.request_time = limits.idle_time = std::chrono::seconds(o.timeout_seconds);
   // As many connections as the system lets this process have: a
   // descriptor each (the soft limit raised to the hard one).
@@ -88,15 +89,13 @@ int rest_command(const RestOptions& o) {
   if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
     limits.max_connections = std::min<std::size_t>(limits.max_connections, files.rlim_cur > 64 ? files.rlim_cur - 64 : 1);
   }
+  if (o.max_connections != 0) limits.max_connections = o.max_connections;
   std::string why;
   auto server = rest::HttpServer::listen(
-      address.empty() ? "127.0.0.1" : address, static_cast<std::uint16_t>(port),
-      [&service](std::string_view method, std::string_view target, std::string_view body) {
-        // GET, and POST (getutxos takes its outpoints posted, as in Core).
-        if (method != "GET" && method != "POST") return rest::Response{405, "text/plain", "Method not allowed\r\n"};
-        return service.get(target, body);
-      },
-      limits, &why);
+      where.host.empty() ? "0.0.0.0" : where.host, where.port,
+      // (GET and HEAD, and POST: getutxos takes its outpoints posted, as in
+      // Core; the server answers other methods 405)
+      [&service](std::string_view, std::string_view target, std::string_view body) { return service.get(target, body); }, limits, &why);
   if (!server) {
     std::fprintf(stderr, "blockwire rest: %s\n", why.c_str());
     return usage_or_io;

@@ -725,7 +725,7 @@ def scenario_hostile(mode):
 def scenario_serve_drops_one_peer():
     """A client that sends garbage is dropped; another, mid-download, goes on; --max-peers refuses one too many."""
     directory, blocks = chain()
-    server, port = peers.start_serve(blockwire, directory, '--max-peers', '2')
+    server, port = peers.start_serve(blockwire, directory, '--max-peers', '2', '--max-per-address', '3')
     with server:
         good = peers.Wire(socket.create_connection(('127.0.0.1', port), timeout=20))
         peers.handshake(good)
@@ -745,6 +745,89 @@ def scenario_serve_drops_one_peer():
         status, _, err = server.stop(signal.SIGINT)
         assert status == 0, err
         assert 'dropped' in err and 'bad magic' in err and 'refused' in err, err
+
+
+ATTACKERS = '127.3.0.'  # one /16 (a netgroup), another than the polite clients' 127.0.0.1
+
+
+def silent_peer(port, n):
+    """A peer from 127.3.0.N that finishes its handshake and then says nothing."""
+    s = socket.create_connection(('127.0.0.1', port), timeout=10, source_address=(ATTACKERS + str(n), 0))
+    peers.handshake(peers.Wire(s))
+    return s
+
+
+def scenario_serve_silent_peers():
+    """Eight peers of one netgroup finish their handshake and stay silent, holding every slot: a peer from
+    another netgroup is served at once (the youngest silent one evicted for it), and so is a whole fetch."""
+    directory, blocks = chain()
+    server, port = peers.start_serve(blockwire, directory)
+    with server:
+        held = [silent_peer(port, n) for n in range(1, 9)]
+        started = time.time()
+        polite = peers.Wire(socket.create_connection(('127.0.0.1', port), timeout=10))
+        peers.handshake(polite)
+        assert time.time() - started < 1, time.time() - started
+        target = os.path.join(work, 'fetched')
+        r = fetch(port, target)
+        assert r.returncode == 0, r.stderr
+        check_fetched(target, blocks)
+        evicted = sum(1 for s in held if closed(s))
+        assert evicted >= 2, evicted  # one for each newcomer of the other netgroup
+        status, _, err = server.stop(signal.SIGINT)
+        assert status == 0 and 'held the most slots' in err, err
+
+
+def closed(s):
+    s.settimeout(0.5)
+    try:
+        while s.recv(65536):
+            pass
+        return True
+    except ConnectionResetError:
+        return True
+    except socket.timeout:
+        return False
+
+
+def scenario_serve_version_flood():
+    """Thirty sockets of one netgroup send a version alone and are opened again as they close, for as long as
+    fetches from another netgroup run: every fetch ends at the tip."""
+    directory, blocks = chain()
+    server, port = peers.start_serve(blockwire, directory)
+    stop = threading.Event()
+    opened = [0]
+
+    def flood(n):
+        while not stop.is_set():
+            try:
+                s = socket.create_connection(('127.0.0.1', port), timeout=5, source_address=(ATTACKERS + str(n % 30 + 1), 0))
+                s.sendall(peers.version().to_bytes())
+                opened[0] += 1
+                s.settimeout(5)
+                while not stop.is_set() and s.recv(65536):
+                    pass
+                s.close()
+            except OSError:
+                time.sleep(0.01)
+
+    with server:
+        threads = [threading.Thread(target=flood, args=(n,)) for n in range(30)]
+        for t in threads:
+            t.start()
+        try:
+            time.sleep(2)  # the flood in place: every slot taken, again and again
+            for i in range(4):
+                target = os.path.join(work, f'fetched{i}')
+                r = fetch(port, target)
+                assert r.returncode == 0, (i, r.stderr)
+                check_fetched(target, blocks)
+        finally:
+            stop.set()
+            for t in threads:
+                t.join()
+        assert opened[0] > 30, opened[0]
+        server.stop(signal.SIGINT)
 
 
 if scenario.startswith('hostile_'):

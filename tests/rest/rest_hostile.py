@@ -7,11 +7,13 @@ import http.client
 import json
 import os
 import resource
+import select
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 blockwire, make_chain, data_dir, work, scenario = sys.argv[1:6]
@@ -72,7 +74,7 @@ def scenario_bad_requests():
     """Long paths, huge counts, bad hex, garbage instead of HTTP: a 4xx each (Core's text where Core has one)."""
     with Server(core_copy()) as s:
         status, _ = s.get('/rest/block/' + 'a' * 100_000 + '.json')
-        assert status == 431, status  # the request line past the header limit
+        assert status == 414, status  # the request line past its bound (RFC 9112)
         for path, want in [
             (f'/rest/headers/{TIP}.json?count=99999999999999999999999', b'Header count is invalid or out of acceptable range (1-2000): 99999999999999999999999\r\n'),
             (f'/rest/headers/{TIP}.json?count=%32%30%30%31', b'Header count is invalid or out of acceptable range (1-2000): 2001\r\n'),
@@ -91,18 +93,19 @@ def scenario_bad_requests():
 
 
 def scenario_idle_connections():
-    """10,000 connections opened and left idle: each holds a descriptor and little memory (the RSS is said and
+    """10,000 connections opened and left idle from one address (its cap raised: what a server holds, not what
+    it lets one address hold, is measured here): each holds a descriptor and little memory (the RSS is said and
     bounded), none stops a new client from being answered at once; with --timeout 2 they are closed after it."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = 10_000
     if hard < wanted + 100:
         wanted = hard - 100
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    with Server(core_copy(), '--timeout', '2') as s:
+    with Server(core_copy(), '--timeout', '2', '--max-per-address', str(wanted + 100)) as s:
         before = s.rss_mib()
         sockets = []
         for _ in range(wanted):
-            sockets.append(socket.create_connection(('127.0.0.1', s.port), timeout=10))
+            sockets.append(socket.create_connection(('127.0.0.1', s.port), timeout=10, source_address=(ATTACKER, 0)))
         time.sleep(0.5)
         during = s.rss_mib()
         started = time.time()
@@ -184,5 +187,367 @@ def scenario_live_directory():
         serve.send_signal(signal.SIGTERM)
         serve.wait(timeout=10)
 
+
+# Raw connections: an attacker's from 127.3.0.2 (all of 127.0.0.0/8 is local on Linux), so that a limit by address
+# can tell it from the polite client on 127.0.0.1.
+ATTACKER = '127.3.0.2'
+CHAININFO = b'GET /rest/chaininfo.json HTTP/1.1\r\nHost: x\r\n\r\n'
+
+
+def request(method, target, *headers, body=b''):
+    """A request's bytes: its line, Host, the headers given, a Content-Length for a body."""
+    lines = [f'{method} {target} HTTP/1.1', 'Host: x', *headers] + ([f'Content-Length: {len(body)}'] if body else [])
+    return ('\r\n'.join(lines) + '\r\n\r\n').encode() + body
+
+
+class Raw:
+    """A connection from a given source address; answers read as they come, in order (a body the server sends
+    where none belongs shows as the next answer's status line)."""
+
+    def __init__(self, port, source='127.0.0.1', timeout=10, rcvbuf=None):
+        self.sock = socket.socket()
+        if rcvbuf:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)  # before connect: the window is set by it
+        self.sock.settimeout(timeout)
+        self.sock.bind((source, 0))
+        self.sock.connect(('127.0.0.1', port))
+        self.stream = self.sock.makefile('rb')
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def head(self):
+        """The status and the headers (names in lower case) of the next answer."""
+        line = self.stream.readline(65536)
+        assert line.startswith(b'HTTP/1.1 '), ('not a status line', line[:80])
+        headers = {}
+        while (field := self.stream.readline(65536)) not in (b'\r\n', b'\n'):
+            assert field, 'closed within the headers'
+            name, _, value = field.decode('latin-1').partition(':')
+            headers[name.strip().lower()] = value.strip()
+        return int(line.split()[1]), headers
+
+    def answer(self):
+        """The next answer: status, headers and its Content-Length body."""
+        status, headers = self.head()
+        assert 'content-length' in headers, (status, headers)
+        length = int(headers['content-length'])
+        body = self.stream.read(length)
+        assert len(body) == length, ('closed within the body', len(body), length)
+        return status, headers, body
+
+    def closed_within(self, seconds):
+        """Whether the server closes the connection (an end or a reset) within seconds; an answer's bytes before
+        are skipped, so a connection answered and held open is not closed."""
+        deadline = time.time() + seconds
+        try:
+            while (left := deadline - time.time()) > 0:
+                self.sock.settimeout(left)
+                if self.sock.recv(65536) == b'':
+                    return True
+        except socket.timeout:
+            pass
+        except ConnectionResetError:
+            return True
+        return False
+
+    def close(self):
+        self.stream.close()
+        self.sock.close()
+
+
+def answered_in(s):
+    """Seconds for the polite client's alive() check (from 127.0.0.1, on a new connection)."""
+    started = time.time()
+    s.alive()
+    return time.time() - started
+
+
+def scenario_per_address():
+    """200 connections from one address, each with a request it never reads, against --max-per-address 20: those
+    past 20 are closed at once, and a client from another address is answered within a second."""
+    with Server(core_copy(), '--max-per-address', '20') as s:
+        attackers = []
+        try:
+            for _ in range(200):
+                attackers.append(Raw(s.port, ATTACKER))
+                try:
+                    attackers[-1].send(CHAININFO)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # already closed by the server: what the limit does
+            took = answered_in(s)
+            assert took < 1.0, took
+            time.sleep(1)  # every connection accepted (and those past the limit closed) by now, by a wide margin
+            held = sum(not raw.closed_within(0.2) for raw in attackers)
+            assert held <= 20, held
+            print(f'200 connections from {ATTACKER}: {held} held; another address answered in {took * 1000:.0f} ms')
+        finally:
+            for raw in attackers:
+                raw.close()
+        s.alive()
+
+
+def scenario_evict_idle():
+    """--max-connections 30, full of kept-alive connections each answered once and idle: a newcomer is answered
+    within a second, the oldest idle connection closed to make room, the newest still served."""
+    with Server(core_copy(), '--max-connections', '30', '--max-per-address', '100') as s:
+        idle = []
+        try:
+            for _ in range(30):  # one after the other: the first is the oldest idle one
+                idle.append(Raw(s.port, ATTACKER))
+                idle[-1].send(CHAININFO)
+                status, _, _ = idle[-1].answer()
+                assert status == 200, status
+            took = answered_in(s)
+            assert took < 1.0, took
+            assert idle[0].closed_within(5), 'the oldest idle connection is still open'
+            idle[-1].send(CHAININFO)
+            status, _, _ = idle[-1].answer()
+            assert status == 200, status
+            print(f'30 idle connections of 30: a newcomer answered in {took * 1000:.0f} ms, the oldest closed')
+        finally:
+            for raw in idle:
+                raw.close()
+
+
+def big_chain(wide):
+    """30 blocks of `wide` outputs a transaction (several hundred kB a block at 2000, about 1 MB at 6000), with
+    undo data: answers of MBs. The directory is the blocks directory (blk, rev and xor.dat in it)."""
+    directory = os.path.join(work, 'big')
+    subprocess.run([make_chain, directory, '30', '--wide', str(wide), '--undo'], check=True, capture_output=True)
+    return directory
+
+
+def best_hash(s):
+    status, body = s.get('/rest/chaininfo.json')
+    assert status == 200, (status, body)
+    return json.loads(body)['bestblockhash']
+
+
+def slow_read(port, path, rate):
+    """GET path with a 16 kB receive buffer and the body read a little at a time at about rate bytes a second:
+    the server's write is held back by the reader all along. (status, body, seconds)."""
+    raw = Raw(port, rcvbuf=16384)
+    try:
+        raw.send(request('GET', path))
+        started = time.time()
+        status, headers = raw.head()
+        length = int(headers['content-length'])
+        body = bytearray()
+        while len(body) < length:
+            chunk = raw.stream.read1(min(4096, length - len(body)))
+            assert chunk, ('closed within the body', len(body), length, time.time() - started)
+            body += chunk
+            time.sleep(max(0.0, len(body) / rate - (time.time() - started)))
+        return status, bytes(body), time.time() - started
+    finally:
+        raw.close()
+
+
+def scenario_slow_reader():
+    """With --timeout 2, a reader slow but steady gets whole answers that take far longer than 2 s to read: a
+    write times out only when no byte moves. The block's .hex (2 MB, at 200 kB/s) and its .json (8.7 MB at
+    1 MB/s: more than the kernel's socket buffers take, about 4 MB on loopback, so the server's write itself
+    lasts seconds)."""
+    with Server(big_chain(6000), '--timeout', '2') as s:
+        tip = best_hash(s)
+        status, hex_body, took = slow_read(s.port, f'/rest/block/{tip}.hex', 200_000)
+        status_bin, binary = s.get(f'/rest/block/{tip}.bin')
+        assert status == 200 and status_bin == 200 and bytes.fromhex(hex_body.decode().strip()) == binary, (status, len(hex_body))
+        assert took > 3, took
+        status, json_body, took_json = slow_read(s.port, f'/rest/block/{tip}.json', 1_000_000)
+        assert status == 200 and json_body == s.get(f'/rest/block/{tip}.json')[1], (status, len(json_body))
+        assert took_json > 3, took_json
+        print(f'{len(hex_body)} bytes of hex read in {took:.1f} s, {len(json_body)} of JSON in {took_json:.1f} s')
+
+
+def head_then_get(s):
+    """HEAD then GET on one connection: the HEAD answer has no body (a 200 saying the GET's length, or a 405 with
+    Allow and no length), so the GET's answer is the next thing read."""
+    raw = Raw(s.port)
+    try:
+        raw.send(request('HEAD', '/rest/chaininfo.json'))
+        status, headers = raw.head()
+        if status == 200:
+            assert headers.get('content-length') == str(len(s.get('/rest/chaininfo.json')[1])), headers
+        else:
+            assert status == 405 and 'allow' in headers and headers.get('content-length', '0') == '0', (status, headers)
+        raw.send(request('GET', '/rest/blockhashbyheight/237.hex'))
+        status, _, body = raw.answer()
+        assert status == 200 and body == (TIP + '\n').encode(), (status, body[:80])
+    finally:
+        raw.close()
+
+
+def refused_and_closed(s, data, want):
+    """The answer to data has status want, and the connection is closed after it."""
+    raw = Raw(s.port)
+    try:
+        raw.send(data)
+        status, _, _ = raw.answer()
+        assert status == want, (data[:60], status, want)
+        assert raw.closed_within(5), (data[:60], 'left open')
+    finally:
+        raw.close()
+
+
+def expect_continue(s):
+    """Expect: 100-continue with the headers sent alone: a 100 Continue, then the body, then a final answer."""
+    body = b'\x00\x01' + bytes(36)  # BIP64's request: no mempool check, one outpoint (a zero one)
+    raw = Raw(s.port, timeout=5)
+    try:
+        raw.send(request('POST', '/rest/getutxos/checkmempool.json', 'Expect: 100-continue', body=body)[:-len(body)])
+        try:
+            status, _ = raw.head()
+        except socket.timeout:
+            raise AssertionError('no 100 Continue within 5 s of the headers')
+        assert status == 100, status
+        raw.send(body)
+        status, _, _ = raw.answer()
+        assert status >= 200, status
+    finally:
+        raw.close()
+
+
+def scenario_http_rules():
+    """HTTP/1.1 as RFC 9112 has it: a HEAD answer without a body (the stream stays in step), a Transfer-Encoding
+    not ending in chunked refused with 400 and the connection closed, a 9,000-byte target 414, a 100 Continue."""
+    with Server(core_copy()) as s:
+        head_then_get(s)
+        for coding in ('xchunked', 'chunked, gzip'):
+            data = request('POST', '/rest/getutxos.bin', f'Transfer-Encoding: {coding}') + b'5\r\nhello\r\n0\r\n\r\n'
+            refused_and_closed(s, data, 400)
+        target = '/rest/block/' + 'a' * (9000 - len('/rest/block/.json')) + '.json'
+        assert len(target) == 9000
+        raw = Raw(s.port)
+        try:
+            raw.send(request('GET', target))
+            status, _, _ = raw.answer()
+            assert status == 414, status
+        finally:
+            raw.close()
+        expect_continue(s)
+        s.alive()
+
+
+def listen_attempt(directory, address, while_listening=None):
+    """blockwire rest with --listen address: ('listening', the line) once it listens (while_listening(port) run,
+    then stopped by its PID), or ('exited', status, stderr, seconds)."""
+    env = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, 'cache'))
+    started = time.time()
+    proc = subprocess.Popen([blockwire, 'rest', directory, '--listen', address], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 10)
+        line = proc.stdout.readline() if ready else ''
+        if line.startswith('listening on '):
+            if while_listening:
+                while_listening(int(line.strip().rsplit(':', 1)[1]))
+            return 'listening', line.strip()
+        status = proc.wait(timeout=10)
+        return 'exited', status, proc.stderr.read(), time.time() - started
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def ipv6_loopback():
+    """Whether ::1 can be bound here (not in every container)."""
+    if not socket.has_ipv6:
+        return False
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(('::1', 0))
+        return True
+    except OSError:
+        return False
+
+
+def answers_on_ipv6(port):
+    c = http.client.HTTPConnection('::1', port, timeout=10)
+    c.request('GET', '/rest/chaininfo.json')
+    assert c.getresponse().status == 200
+    c.close()
+
+
+def scenario_listen_forms():
+    """--listen with a port past 65535, not a number, or missing: exit status 2 at once, --listen named;
+    [::1]:0 listens where IPv6 loopback exists (and answers there), or says why not (not "not an IP address")."""
+    directory = core_copy()
+    for address in ('127.0.0.1:99999', '127.0.0.1:abc', '127.0.0.1:'):
+        result = listen_attempt(directory, address)
+        assert result[0] == 'exited' and result[1] == 2 and '--listen' in result[2] and result[3] < 5, (address, result)
+    if not ipv6_loopback():
+        print('no IPv6 loopback here: [::1]:0 not tried')
+        return
+    result = listen_attempt(directory, '[::1]:0', answers_on_ipv6)
+    assert result[0] == 'listening' or 'not an IP address' not in result[2], result
+    print('[::1]:0:', result[:2])
+
+
+def listing(directory):
+    """Every file under directory by its path there, with its size."""
+    return {os.path.relpath(os.path.join(parent, name), directory): os.path.getsize(os.path.join(parent, name))
+            for parent, _, names in os.walk(directory) for name in names}
+
+
+def load(port, path, stop, answers, errors):
+    """GET path again and again on one kept-alive connection until stop, counting whole answers; an error before
+    stop is kept (after it, the server is going away: expected)."""
+    c = http.client.HTTPConnection('127.0.0.1', port, timeout=10)
+    try:
+        while not stop.is_set():
+            c.request('GET', path)
+            r = c.getresponse()
+            body = r.read()
+            assert r.status == 200 and len(body) == int(r.getheader('Content-Length')), (r.status, len(body))
+            answers.append(len(body))
+    except (OSError, http.client.HTTPException, AssertionError) as e:
+        if not stop.is_set():
+            errors.append(repr(e))
+    finally:
+        c.close()
+
+
+def scenario_stop_under_load():
+    """SIGTERM while 8 clients read a block's JSON (MBs each) again and again: exit status 0 within a second,
+    and the blocks directory as it was (no file left, none changed in size)."""
+    directory = big_chain(2000)
+    with Server(directory) as s:
+        best_hash(s)  # a first start writes its kept index beside the blocks: in the listing before, not a change
+    before = listing(directory)
+    with Server(directory) as s:
+        path = f'/rest/block/{best_hash(s)}.json'
+        stop = threading.Event()
+        answers = [[] for _ in range(8)]
+        errors = []
+        threads = [threading.Thread(target=load, args=(s.port, path, stop, answers[i], errors), daemon=True) for i in range(8)]
+        for thread in threads:
+            thread.start()
+        deadline = time.time() + 30
+        while not all(answers) and not errors and time.time() < deadline:
+            time.sleep(0.05)
+        assert all(answers) and not errors, ([len(a) for a in answers], errors)
+        time.sleep(1)  # every client answered once, then a second more of load
+        stop.set()
+        s.proc.send_signal(signal.SIGTERM)
+        signalled = time.time()
+        try:
+            status = s.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            raise AssertionError('still running 10 s after SIGTERM')
+        took = time.time() - signalled
+        for thread in threads:
+            thread.join(timeout=15)
+        assert took < 1.0 and status == 0, (took, status)
+        assert not errors, errors
+        print(f'stopped in {took * 1000:.0f} ms after {sum(map(len, answers))} answers of {answers[0][0]} bytes')
+    after = listing(directory)
+    assert after == before, (before, after)
 
 globals()['scenario_' + scenario]()

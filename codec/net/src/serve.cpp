@@ -451,7 +451,19 @@ class Server {
 
 }  // namespace
 
-result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* tips) {
+namespace {
+
+// A request that uses what a node serves (what makes a peer worth a slot).
+template <class M>
+bool asks_for_data(const M&) {
+  return std::is_same_v<M, p2p::GetHeaders> || std::is_same_v<M, p2p::GetBlocks> || std::is_same_v<M, p2p::GetData> ||
+         std::is_same_v<M, p2p::GetBlockTxn> || std::is_same_v<M, p2p::GetCFilters> || std::is_same_v<M, p2p::GetCFHeaders> ||
+         std::is_same_v<M, p2p::GetCFCheckpt>;
+}
+
+}  // namespace
+
+result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* tips, std::atomic<std::int64_t>* asked) {
   Server server(peer, store);
   if (peer.peer_version() >= p2p::short_ids_version) {
     if (auto r = peer.send(p2p::SendCmpct{false, p2p::compact_version_wtxid}); !r) return r;
@@ -482,6 +494,9 @@ result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* ti
       return message.error();
     }
     idle_until = clock::now() + peer.timeouts().idle;
+    if (asked != nullptr && std::visit([](const auto& m) { return asks_for_data(m); }, message.value())) {
+      *asked = clock::now().time_since_epoch().count();
+    }
     if (auto r = server.handle(message.value()); !r) return r;
   }
 }

@@ -2,6 +2,9 @@
 #include <blockwire/net/server.hpp>
 
 #include <algorithm>
+#include <arpa/inet.h>
+#include <map>
+#include <netinet/in.h>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -18,7 +21,7 @@ std::string ServerEvent::message() const {
     case kind::connected: return peer + " connected (" + detail + ")";
     case kind::left: return peer + " left (" + detail + ")";
     case kind::dropped: return "dropped " + detail;
-    case kind::evicted: return "evicted " + peer + ": every slot was taken, and its handshake was still not done after " + detail;
+    case kind::evicted: return "evicted " + peer + ": every slot was taken, and " + detail;
     case kind::refused: return "refused " + peer + ": " + detail;
     case kind::new_tip: return "new tip, height " + std::to_string(height);
     case kind::refresh_failed: return "reading the directory again: " + detail + " (serving what was read before)";
@@ -33,7 +36,10 @@ std::string ServerEvent::message() const {
 // it (or to evict it: then `evicted` says so first).
 struct Server::Session {
   Connection connection;
-  TipSignal tips;  // the server's word that the tip moved
+  std::string address;                 // the peer's, without its port
+  std::string netgroup;                // Core's: the address's /16 (IPv4), /32 (IPv6)
+  std::atomic<std::int64_t> asked{0};  // when it last asked for data (steady clock ticks); 0: never
+  TipSignal tips;                      // the server's word that the tip moved
   std::chrono::steady_clock::time_point accepted = std::chrono::steady_clock::now();
   std::atomic<bool> handshake_done{false};
   std::atomic<bool> evicted{false};
@@ -98,12 +104,12 @@ void Server::say(const ServerEvent& e) {
 // sockets that connect and say nothing cannot keep real peers out. A peer
 // gets a second first (a real one is done in milliseconds, but it may be
 // between its last message and our reading it).
-bool Server::evict_unfinished_handshake() {
+bool Server::evict_unfinished_handshake(const std::string& from) {
   constexpr auto grace = std::chrono::seconds(1);
   const auto now = std::chrono::steady_clock::now();
   Session* oldest = nullptr;
   for (Session& s : sessions_) {
-    if (s.handshake_done || s.finished || s.evicted || now - s.accepted < grace) continue;
+    if (s.handshake_done || s.finished || s.evicted || now - s.accepted < grace || (!from.empty() && s.address != from)) continue;
     if (oldest == nullptr || s.accepted < oldest->accepted) oldest = &s;
   }
   if (oldest == nullptr) return false;
@@ -123,13 +129,15 @@ void Server::serve_session(Session& s) {
     s.handshake_done = true;
     say({ServerEvent::kind::connected, peer.peer_name(), -1,
          version.value().user_agent + ", protocol " + std::to_string(version.value().version)});
-    served = serve_peer(peer, store_, &s.tips);
+    served = serve_peer(peer, store_, &s.tips, &s.asked);
   }
   if (s.evicted) {
     const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.accepted).count();
     char text[64];
     std::snprintf(text, sizeof text, "%.1f s (", seconds);
-    say({ServerEvent::kind::evicted, peer.peer_name(), -1, text + with_commas(peer.bytes_received()) + " received)"});
+    const std::string why = s.handshake_done ? "its netgroup " + s.netgroup + " held the most slots; connected for "
+                                             : std::string("its handshake was still not done after ");
+    say({ServerEvent::kind::evicted, peer.peer_name(), -1, why + text + with_commas(peer.bytes_received()) + " received)"});
   } else if (served) {
     say({ServerEvent::kind::left, peer.peer_name(), -1, with_commas(peer.bytes_sent()) + " sent"});
   } else {
@@ -160,6 +168,83 @@ void Server::refresh(std::uint64_t& problems_said) {
   problems_said = problems;
 }
 
+// Every slot taken, no handshake to cut short: as Core's eviction, the
+// youngest peer of the netgroup holding the most slots makes room, so that
+// one network's many connections cannot keep others out. Peers that asked
+// for data in the last two minutes are protected (they use the server);
+// and it is done only where it evens the slots out: the newcomer's
+// netgroup must hold fewer than that one, less one (a newcomer of the same
+// netgroup is refused instead).
+bool Server::evict_from_largest_netgroup(const std::string& newcomer_group) {
+  constexpr auto protected_for = std::chrono::minutes(2);
+  const auto now = std::chrono::steady_clock::now();
+  std::map<std::string, std::size_t> held;   // live slots by netgroup
+  std::map<std::string, Session*> youngest;  // the youngest unprotected peer of each
+  for (Session& s : sessions_) {
+    if (s.finished || s.evicted) continue;
+    ++held[s.netgroup];
+    const std::int64_t asked = s.asked.load();
+    if (asked != 0 && now - std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(asked)) < protected_for) continue;
+    Session*& y = youngest[s.netgroup];
+    if (y == nullptr || s.accepted > y->accepted) y = &s;
+  }
+  Session* victim = nullptr;
+  std::size_t most = 0;
+  for (const auto& [group, peer] : youngest) {
+    if (held[group] > most) {
+      most = held[group];
+      victim = peer;
+    }
+  }
+  if (victim == nullptr || most < held[newcomer_group] + 2) return false;
+  victim->evicted = true;
+  victim->connection.shutdown();
+  return true;
+}
+
+namespace {
+
+// The peer's address without its port, and its netgroup as Core groups
+// addresses (netgroup.cpp: an IPv4 address's /16, an IPv6 address's /32;
+// an IPv4-mapped IPv6 address as its IPv4 one).
+std::pair<std::string, std::string> address_and_group(int fd) {
+  sockaddr_storage ss{};
+  socklen_t length = sizeof ss;
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &length) != 0) return {"?", "?"};
+  char text[INET6_ADDRSTRLEN] = {};
+  if (ss.ss_family == AF_INET) {
+    const auto& v4 = reinterpret_cast<const sockaddr_in&>(ss).sin_addr;
+    ::inet_ntop(AF_INET, &v4, text, sizeof text);
+    const auto* b = reinterpret_cast<const unsigned char*>(&v4.s_addr);
+    return {text, std::to_string(b[0]) + "." + std::to_string(b[1]) + ".0.0/16"};
+  }
+  const auto& v6 = reinterpret_cast<const sockaddr_in6&>(ss).sin6_addr;
+  ::inet_ntop(AF_INET6, &v6, text, sizeof text);
+  const unsigned char* b = v6.s6_addr;
+  if (IN6_IS_ADDR_V4MAPPED(&v6)) return {text, std::to_string(b[12]) + "." + std::to_string(b[13]) + ".0.0/16"};
+  char group[32];
+  std::snprintf(group, sizeof group, "%02x%02x:%02x%02x::/32", b[0], b[1], b[2], b[3]);
+  return {text, group};
+}
+
+}  // namespace
+
+// Said once a second at most, with how many more there were: a flood of
+// connections must not become a flood of lines (nor block on a log no one
+// reads).
+void Server::refused(const std::string& peer, const std::string& why) {
+  const auto now = std::chrono::steady_clock::now();
+  if (refused_unsaid_ != 0 && now - refused_said_ < std::chrono::seconds(1)) {
+    ++refused_unsaid_;
+    return;
+  }
+  const std::uint64_t more = refused_unsaid_ == 0 ? 0 : refused_unsaid_ - 1;
+  refused_said_ = now;
+  refused_unsaid_ = 1;
+  say({ServerEvent::kind::refused, peer, -1,
+       why + (more != 0 ? " (and " + with_commas(more) + " more refused in the second before)" : "")});
+}
+
 void Server::accept_one() {
   const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
   if (fd < 0) {
@@ -169,14 +254,27 @@ void Server::accept_one() {
     return;
   }
   FileDescriptor socket(fd, ownership::own);
-  const auto live = static_cast<std::size_t>(
-      std::count_if(sessions_.begin(), sessions_.end(), [](const Session& x) { return !x.finished && !x.evicted; }));
-  if (live >= options_.max_peers && !evict_unfinished_handshake()) {
-    say({ServerEvent::kind::refused, remote_name(fd), -1,
-         "already " + std::to_string(options_.max_peers) + " peers, each past its handshake"});
+  auto [address, group] = address_and_group(fd);
+  std::size_t live = 0, from_there = 0;
+  for (const Session& x : sessions_) {
+    if (x.finished || x.evicted) continue;
+    ++live;
+    if (x.address == address) ++from_there;
+  }
+  const unsigned per_address = options_.max_per_address != 0 ? options_.max_per_address : std::max(1u, options_.max_peers / 2);
+  // (its own sockets that never finished a handshake make room first)
+  if (from_there >= per_address && !evict_unfinished_handshake(address)) {
+    refused(remote_name(fd), "already " + std::to_string(from_there) + " peers from " + address);
+    return;
+  }
+  if (live >= options_.max_peers && !evict_unfinished_handshake() && !evict_from_largest_netgroup(group)) {
+    refused(remote_name(fd),
+            "already " + std::to_string(options_.max_peers) + " peers, each past its handshake, none of a netgroup holding more slots");
     return;
   }
   Session& s = sessions_.emplace_back(Connection(std::move(socket), store_.directory().net(), options_.timeouts));
+  s.address = std::move(address);
+  s.netgroup = std::move(group);
   s.thread = std::thread([this, &s] { serve_session(s); });
 }
 

@@ -1,17 +1,25 @@
 #include <blockwire/rest/http_server.hpp>
 
+#include <boost/algorithm/string/predicate.hpp>
+#include <boost/algorithm/string/trim.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <list>
+#include <mutex>
 #include <optional>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 namespace blockwire::rest {
@@ -23,7 +31,15 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
+// A request line longer than this is 414 (RFC 9112 3: a server ought to
+// take 8,000 octets at least).
+constexpr std::size_t max_request_line = 8 * 1024;
+
 }  // namespace
+
+namespace detail {
+class HttpSession;
+}
 
 struct HttpServer::State {
   // (Declared before the io_context: its destructor destroys the sessions
@@ -32,68 +48,217 @@ struct HttpServer::State {
   HttpLimits limits;
   std::atomic<std::size_t> open{0};
   std::atomic<int> stopped_by{0};
+  std::atomic<std::size_t> queued{0};                        // requests waiting for a worker or being answered by one
+  std::atomic<std::uint64_t> held{0};                        // bytes of answers built and not yet written whole
+  std::mutex mutex;                                          // guards the two below
+  std::unordered_map<std::string, std::size_t> per_address;  // connections open, by the client's address
+  std::list<std::weak_ptr<detail::HttpSession>> idle;        // kept-alive connections waiting for a request, oldest first
+  std::optional<asio::thread_pool> workers;                  // where answers are made: off the network's threads
   asio::io_context io;
   tcp::acceptor acceptor{io};
   asio::signal_set signals{io, SIGINT, SIGTERM};
 };
 
-namespace {
+namespace detail {
 
 // One connection: requests read and answered in turn while it is kept
-// alive, each read under a deadline.
-class Session : public std::enable_shared_from_this<Session> {
+// alive. Reading has a deadline from a request's first byte (and, kept
+// alive, for the next one to come); writing one that is renewed by every
+// write that moves bytes, so a slow reader that keeps reading gets all.
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
-  Session(tcp::socket socket, HttpServer::State& state) : stream_(std::move(socket)), state_(state) { ++state_.open; }
-  Session(const Session&) = delete;
-  Session& operator=(const Session&) = delete;
-  ~Session() { --state_.open; }
+  HttpSession(tcp::socket socket, std::string address, HttpServer::State& state)
+      : stream_(std::move(socket)), address_(std::move(address)), state_(state) {
+    ++state_.open;
+  }
+  HttpSession(const HttpSession&) = delete;
+  HttpSession& operator=(const HttpSession&) = delete;
+  ~HttpSession() {
+    release_held();
+    {
+      const std::lock_guard lock(state_.mutex);
+      if (idle_at_) state_.idle.erase(*idle_at_);
+      if (const auto it = state_.per_address.find(address_); it != state_.per_address.end() && --it->second == 0) {
+        state_.per_address.erase(it);
+      }
+    }
+    --state_.open;
+  }
 
   void read() {
     parser_.emplace();
     parser_->header_limit(state_.limits.max_header_bytes);
     parser_->body_limit(state_.limits.max_body_bytes);
     stream_.expires_after(first_ ? state_.limits.request_time : state_.limits.idle_time);
-    http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+    if (!first_) become_idle();
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+  }
+
+  auto executor() { return stream_.get_executor(); }
+
+  // Full: the oldest kept-alive connection waiting for its next request is
+  // closed for a newcomer. False when none waits.
+  static bool evict_oldest_idle(HttpServer::State& state) {
+    std::shared_ptr<HttpSession> victim;
+    {
+      const std::lock_guard lock(state.mutex);
+      // (one whose last owner is gone is being destroyed: it takes itself out)
+      for (auto it = state.idle.begin(); it != state.idle.end() && !victim; ++it) {
+        if ((victim = it->lock())) {
+          victim->idle_at_.reset();
+          state.idle.erase(it);
+          break;
+        }
+      }
+    }
+    if (!victim) return false;
+    asio::post(victim->executor(), [victim] { victim->close(); });
+    return true;
   }
 
  private:
-  void on_read(beast::error_code ec) {
+  void become_idle() {
+    const std::lock_guard lock(state_.mutex);
+    idle_at_ = state_.idle.insert(state_.idle.end(), weak_from_this());
+  }
+  void leave_idle() {
+    const std::lock_guard lock(state_.mutex);
+    if (idle_at_) state_.idle.erase(*idle_at_);
+    idle_at_.reset();
+  }
+
+  void on_header(beast::error_code ec) {
+    leave_idle();
     first_ = false;
-    if (ec == http::error::header_limit) return refuse(http::status::request_header_fields_too_large);
+    if (ec) return failed(ec);
+    const auto& request = parser_->get();
+    if (request.target().size() > max_request_line) return refuse(http::status::uri_too_long);
+    // Chunked alone is a framing this server reads; any other coding (or
+    // chunked not last) leaves the body's length unknown: 400, and the
+    // connection closed, so that no byte of it is read as a request
+    // (RFC 9112 6.1).
+    if (const auto te = request.find(http::field::transfer_encoding); te != request.end()) {
+      std::string coding(te->value().data(), te->value().size());
+      boost::algorithm::trim(coding);
+      if (!boost::algorithm::iequals(coding, "chunked")) return refuse(http::status::bad_request);
+    }
+    if (parser_->is_done()) return on_read({});
+    stream_.expires_after(state_.limits.request_time);
+    const auto expect = request[http::field::expect];
+    if (boost::algorithm::iequals(std::string_view(expect.data(), expect.size()), "100-continue") && request.version() >= 11) {
+      // The client waits for a word before it sends its body.
+      static constexpr std::string_view go_on = "HTTP/1.1 100 Continue\r\n\r\n";
+      asio::async_write(stream_, asio::buffer(go_on.data(), go_on.size()), [self = shared_from_this()](beast::error_code e, std::size_t) {
+        if (e) return self->close();
+        self->read_body();
+      });
+      return;
+    }
+    read_body();
+  }
+
+  void read_body() {
+    http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  void failed(beast::error_code ec) {
+    if (ec == http::error::header_limit) {
+      // The request line alone past its bound: 414; else the headers: 431.
+      const auto bytes = buffer_.data();
+      const std::string_view seen(static_cast<const char*>(bytes.data()), bytes.size());
+      const auto line_end = seen.find("\r\n");
+      return refuse(line_end == std::string_view::npos || line_end > max_request_line ? http::status::uri_too_long
+                                                                                      : http::status::request_header_fields_too_large);
+    }
     if (ec == http::error::body_limit) return refuse(http::status::payload_too_large);
     if (ec == http::error::bad_method || ec == http::error::bad_target || ec == http::error::bad_version || ec == http::error::bad_field ||
         ec == http::error::bad_value || ec == http::error::bad_line_ending || ec == http::error::bad_content_length ||
         ec == http::error::bad_transfer_encoding || ec == http::error::bad_chunk || ec == http::error::bad_obs_fold) {
       return refuse(http::status::bad_request);
     }
-    if (ec) return close();  // the peer left, timed out, or sent what is no HTTP
+    close();  // the peer left, timed out, or sent what is no HTTP
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec) return failed(ec);
     const auto& request = parser_->get();
-    Response answer;
-    try {
-      answer = state_.handler(std::string_view(request.method_string().data(), request.method_string().size()),
-                              std::string_view(request.target().data(), request.target().size()), request.body());
-    } catch (const std::exception&) {  // (out of memory, at worst): this request alone fails
-      answer = {500, "text/plain", "Internal error\r\n"};
+    const bool keep_alive = request.keep_alive();
+    const unsigned version = request.version();
+    const http::verb verb = request.method();
+    if (verb != http::verb::get && verb != http::verb::head && verb != http::verb::post) {
+      return respond({405, "text/plain", "Method not allowed\r\n"}, keep_alive, version, false, true);
     }
-    respond(static_cast<http::status>(answer.status), std::move(answer.content_type), std::move(answer.body), request.keep_alive(),
-            request.version());
+    // The answer is made on a worker: the network's threads only move
+    // bytes, so a costly answer never holds up a cheap one. The queue is
+    // bounded; past it, 503 at once (Core's -rpcworkqueue).
+    if (state_.queued.fetch_add(1) >= state_.limits.work_queue) {
+      --state_.queued;
+      return respond({503, "text/plain", "Work queue depth exceeded\r\n"}, keep_alive, version, verb == http::verb::head);
+    }
+    const bool head = verb == http::verb::head;
+    asio::post(*state_.workers,
+               [self = shared_from_this(),
+                method = head ? std::string("GET") : std::string(request.method_string().data(), request.method_string().size()),
+                target = std::string(request.target().data(), request.target().size()), body = request.body(), keep_alive, version, head] {
+                 Response answer;
+                 try {
+                   answer = self->state_.handler(method, target, body);
+                 } catch (const std::exception&) {  // (out of memory, at worst): this request alone fails
+                   answer = {500, "text/plain", "Internal error\r\n"};
+                 }
+                 --self->state_.queued;
+                 asio::post(self->executor(), [self, answer = std::move(answer), keep_alive, version, head]() mutable {
+                   self->respond(std::move(answer), keep_alive, version, head);
+                 });
+               });
   }
 
-  void refuse(http::status status) { respond(status, "text/plain", std::string(http::obsolete_reason(status)) + "\r\n", false, 11); }
-
-  // In the request's HTTP version (1.0's keep-alive is said, 1.1's is the default).
-  void respond(http::status status, std::string content_type, std::string body, bool keep_alive, unsigned version) {
-    auto response = std::make_shared<http::response<http::string_body>>(status, version);
-    if (!content_type.empty()) response->set(http::field::content_type, content_type);
-    response->body() = std::move(body);
-    response->keep_alive(keep_alive);
-    response->prepare_payload();
-    stream_.expires_after(state_.limits.request_time);  // the answer too: a client that does not read is let go
-    http::async_write(stream_, *response, [self = shared_from_this(), response](beast::error_code ec, std::size_t) {
-      if (ec || !response->keep_alive()) return self->close();
-      self->read();
-    });
+  void refuse(http::status status) {
+    respond({static_cast<unsigned>(status), "text/plain", std::string(http::obsolete_reason(status)) + "\r\n"}, false, 11, false);
   }
+
+  // In the request's HTTP version (1.0's keep-alive is said, 1.1's is the
+  // default). `head`: the header alone, its Content-Length the body's.
+  void respond(Response answer, bool keep_alive, unsigned version, bool head, bool allow = false) {
+    // Answers built and not yet written are bounded in all: past the bound,
+    // a 503 takes an answer's place.
+    const std::uint64_t size = head ? 0 : answer.body.size();
+    if (state_.held.fetch_add(size) + size > state_.limits.max_held_bytes && size > 0) {
+      state_.held -= size;
+      answer = {503, "text/plain", "Too many answers waiting to be read; try again\r\n"};
+    } else {
+      held_ = size;
+    }
+    response_ = std::make_unique<http::response<http::string_body>>(static_cast<http::status>(answer.status), version);
+    if (!answer.content_type.empty()) response_->set(http::field::content_type, answer.content_type);
+    if (allow) response_->set(http::field::allow, "GET, HEAD, POST");
+    response_->body() = std::move(answer.body);
+    response_->keep_alive(keep_alive);
+    response_->prepare_payload();
+    serializer_.emplace(*response_);
+    serializer_->split(head);
+    head_only_ = head;
+    write_some();
+  }
+
+  void write_some() {
+    stream_.expires_after(state_.limits.request_time);  // no byte moved for this long: the client is let go
+    http::async_write_some(stream_, *serializer_, [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_write(ec); });
+  }
+
+  void on_write(beast::error_code ec) {
+    if (ec) return close();
+    if (!(head_only_ ? serializer_->is_header_done() : serializer_->is_done())) return write_some();
+    release_held();
+    const bool keep_alive = response_->keep_alive();
+    serializer_.reset();
+    response_.reset();
+    if (!keep_alive) return close();
+    read();
+  }
+
+  void release_held() { state_.held -= std::exchange(held_, 0); }
 
   void close() {
     beast::error_code ignored;
@@ -102,11 +267,21 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   beast::tcp_stream stream_;
+  std::string address_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  std::unique_ptr<http::response<http::string_body>> response_;
+  std::optional<http::response_serializer<http::string_body>> serializer_;
+  bool head_only_ = false;
+  std::uint64_t held_ = 0;  // of State::held, this connection's answer
   HttpServer::State& state_;
   bool first_ = true;
+  std::optional<std::list<std::weak_ptr<HttpSession>>::iterator> idle_at_;  // (under State::mutex)
 };
+
+}  // namespace detail
+
+namespace {
 
 void accept(HttpServer::State& state) {
   state.acceptor.async_accept(asio::make_strand(state.io), [&state](beast::error_code ec, tcp::socket socket) {
@@ -118,11 +293,27 @@ void accept(HttpServer::State& state) {
       wait->async_wait([&state, wait](beast::error_code) { accept(state); });
       return;
     }
-    if (state.open.load() >= state.limits.max_connections) {
-      beast::error_code ignored;
-      socket.close(ignored);  // full: the newcomer goes, the others keep being served
+    beast::error_code where_ec;
+    const std::string address = socket.remote_endpoint(where_ec).address().to_string();
+    bool admitted = !where_ec;
+    if (admitted) {
+      const std::lock_guard lock(state.mutex);
+      std::size_t& from_there = state.per_address[address];
+      admitted = from_there < state.limits.max_per_address;
+      if (admitted) ++from_there;
+    }
+    // Full: room made by closing the oldest idle connection, else the
+    // newcomer goes and the others keep being served.
+    if (admitted && state.open.load() >= state.limits.max_connections && !detail::HttpSession::evict_oldest_idle(state)) {
+      const std::lock_guard lock(state.mutex);
+      if (const auto it = state.per_address.find(address); it != state.per_address.end() && --it->second == 0) state.per_address.erase(it);
+      admitted = false;
+    }
+    if (admitted) {
+      std::make_shared<detail::HttpSession>(std::move(socket), address, state)->read();
     } else {
-      std::make_shared<Session>(std::move(socket), state)->read();
+      beast::error_code ignored;
+      socket.close(ignored);
     }
     accept(state);
   });
@@ -164,7 +355,8 @@ result<HttpServer> HttpServer::listen(const std::string& address, std::uint16_t 
 std::string HttpServer::local_address() const {
   beast::error_code ec;
   const tcp::endpoint at = state_->acceptor.local_endpoint(ec);
-  return at.address().to_string() + ":" + std::to_string(at.port());
+  const std::string host = at.address().to_string();
+  return (at.address().is_v6() ? "[" + host + "]" : host) + ":" + std::to_string(at.port());
 }
 
 int HttpServer::run() {
@@ -174,12 +366,17 @@ int HttpServer::run() {
     s.stopped_by = signal;
     s.io.stop();
   });
-  accept(s);
   const unsigned threads = s.limits.threads != 0 ? s.limits.threads : std::max(1u, std::thread::hardware_concurrency());
+  s.workers.emplace(threads);
+  accept(s);
   std::vector<std::thread> others;
   for (unsigned i = 1; i < threads; ++i) others.emplace_back([&s] { s.io.run(); });
   s.io.run();
   for (std::thread& t : others) t.join();
+  // The network has stopped: answers not begun are dropped, the ones being
+  // made are finished (they read the directory; nothing is cut short).
+  s.workers->stop();
+  s.workers->join();
   return s.stopped_by;
 }
 

@@ -106,7 +106,10 @@ inline constexpr int max_blocktxn_depth = 10;             // Core's MAX_BLOCKTXN
 // us to announce new blocks by cmpctblock (high bandwidth). With `tips`,
 // the peer is told of each new tip: a cmpctblock for a single new block to
 // a peer that asked for high-bandwidth compact blocks, headers (up to 8)
-// to one that sent sendheaders, else an inv of the tip.
-result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* tips = nullptr);
+// to one that sent sendheaders, else an inv of the tip. `asked`, when
+// given, is set to the time (steady clock, in its ticks) of the peer's
+// last request for data (headers, blocks, filters): a server protects
+// peers that use it when it must make room.
+result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* tips = nullptr, std::atomic<std::int64_t>* asked = nullptr);
 
 }  // namespace blockwire::net

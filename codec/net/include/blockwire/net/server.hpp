@@ -1,6 +1,9 @@
 // A read-only node serving a blocks directory: listens, gives each peer a
-// thread (up to max_peers; when every slot is taken, the peer longest in
-// its handshake makes room, as Core evicts), reads what a writer appends
+// thread (up to max_peers, max_per_address of them from one address; when
+// every slot is taken, room is made as Core's eviction makes it: the peer
+// longest in its handshake first, else the youngest peer of the netgroup
+// holding the most slots, if that is more than the newcomer's would hold,
+// never one that asked for data in the last two minutes), reads what a writer appends
 // every refresh interval and announces each new tip to every peer. A peer
 // that misbehaves is dropped without touching the others. Stopping shuts
 // every connection down and joins every thread.
@@ -22,8 +25,10 @@
 
 namespace blockwire::net {
 
-// Bitcoin Core's: a peer silent for 20 minutes is dropped.
-inline constexpr Timeouts serving_timeouts{.idle = std::chrono::minutes(20)};
+// Bitcoin Core's: a peer silent for 20 minutes is dropped. A handshake has
+// 10 s (a real peer's takes milliseconds; Core gives 60 s, but its slots
+// are 125, these 8).
+inline constexpr Timeouts serving_timeouts{.handshake = std::chrono::seconds(10), .idle = std::chrono::minutes(20)};
 
 // What a server did, for its owner to log (Server::Options::log).
 struct ServerEvent {
@@ -31,8 +36,8 @@ struct ServerEvent {
     connected,       // a peer's handshake is done (detail: its user agent and protocol)
     left,            // a peer went away (detail: what was sent)
     dropped,         // a peer misbehaved or failed (detail: why, Connection::describe)
-    evicted,         // every slot was taken and its handshake was not done (detail: for how long)
-    refused,         // every slot was taken by peers past their handshake
+    evicted,         // every slot was taken: its handshake was not done, or its netgroup held the most slots (detail: which, how long)
+    refused,         // every slot was taken by peers none of which could make room, or its address had its share (detail: which)
     new_tip,         // the directory's tip moved (height)
     refresh_failed,  // reading what was appended failed (detail: why); what was read before is served
     undo_failed,     // reading the new tip's rev file failed (detail: why); tried again at the next refresh
@@ -51,6 +56,8 @@ class Server {
  public:
   struct Options {
     unsigned max_peers = 8;
+    // Peers from one address at once (0: half of max_peers, at least 1).
+    unsigned max_per_address = 0;
     Timeouts timeouts = serving_timeouts;
     std::chrono::milliseconds refresh{1000};
     // Called from the server's threads, one call at a time.
@@ -83,9 +90,12 @@ class Server {
   Server(BlockStore& store, FileDescriptor listener, Endpoint bound, Options options);
   void say(const ServerEvent& e);
   void refresh(std::uint64_t& problems_said);
-  bool evict_unfinished_handshake();
+  // (`from`: that address's alone; empty: any)
+  bool evict_unfinished_handshake(const std::string& from = {});
+  bool evict_from_largest_netgroup(const std::string& newcomer_group);
   void serve_session(Session& s);
   void accept_one();
+  void refused(const std::string& peer, const std::string& why);
 
   BlockStore& store_;
   FileDescriptor listener_;
@@ -95,6 +105,8 @@ class Server {
   std::mutex log_mutex_;
   std::string undo_error_said_;
   std::list<Session> sessions_;
+  std::chrono::steady_clock::time_point refused_said_{};  // when a refusal was last said
+  std::uint64_t refused_unsaid_ = 0;                      // refusals since (the said one counted)
 };
 
 }  // namespace blockwire::net

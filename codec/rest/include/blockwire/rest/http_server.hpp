@@ -1,7 +1,9 @@
 // An HTTP/1.1 server for the REST interface, on Boost.Beast (Boost.Asio):
-// asynchronous, a thread a core, keep-alive, every request bounded (its
-// header's and body's sizes, the time to read it), the connections
-// bounded. docs/design.md says why Beast.
+// asynchronous, keep-alive, every request bounded (its header's and body's
+// sizes, the time to read it), the connections bounded in all and from one
+// address, answers made on worker threads through a bounded queue and
+// held in bounded memory, writes timed by their progress. docs/design.md
+// says why Beast, and each limit's default.
 #pragma once
 
 #include <blockwire/io/error.hpp>
@@ -17,12 +19,15 @@
 namespace blockwire::rest {
 
 struct HttpLimits {
-  unsigned threads = 0;                        // 0: one a core
-  std::size_t max_connections = 16384;         // more are closed at once
-  std::chrono::seconds request_time{10};       // to read a request, from its first byte (slow headers)
-  std::chrono::seconds idle_time{60};          // a kept-alive connection waiting for its next request
-  std::uint32_t max_header_bytes = 16 * 1024;  // the request line and headers (Core's libevent: 8 KiB lines)
-  std::uint64_t max_body_bytes = 64 * 1024;    // a POST's body (getutxos' 15 outpoints in hex: 1.2 kB)
+  unsigned threads = 0;                 // network threads, and as many making answers; 0: one a core each
+  std::size_t max_connections = 16384;  // full: the oldest idle kept-alive connection is closed for a newcomer, else the newcomer
+  std::size_t max_per_address = 64;     // from one client address: more are closed at once
+  std::size_t work_queue = 64;          // requests waiting for an answer or being answered; more: 503 at once
+  std::uint64_t max_held_bytes = std::uint64_t{512} << 20;  // answers made and not yet written whole; past it: 503
+  std::chrono::seconds request_time{10};                    // to read a request from its first byte; a write that moves no byte
+  std::chrono::seconds idle_time{60};                       // a kept-alive connection waiting for its next request
+  std::uint32_t max_header_bytes = 16 * 1024;               // the request line and headers (Core's libevent: 8 KiB lines)
+  std::uint64_t max_body_bytes = 64 * 1024;                 // a POST's body (getutxos' 15 outpoints in hex: 1.2 kB)
 };
 
 // The answer to a request: its method ("GET", "POST"), its target (path
