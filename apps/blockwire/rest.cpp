@@ -95,7 +95,17 @@ int rest_command(const RestOptions& o) {
       where.host.empty() ? "0.0.0.0" : where.host, where.port,
       // (GET and HEAD, and POST: getutxos takes its outpoints posted, as in
       // Core; the server answers other methods 405)
-      [&service](std::string_view, std::string_view target, std::string_view body) { return service.get(target, body); }, limits, &why);
+      [&service](std::string_view, std::string_view target, std::string_view body) { return service.get(target, body); }, limits, &why,
+      // (what reads a block, a transaction or many headers is not quick:
+      // megabytes of JSON at worst; the rest is the chain's state, a hash,
+      // a few coins, the page's files)
+      [](std::string_view target) {
+        for (const std::string_view slow : {"/rest/block/", "/rest/blockpart/", "/rest/tx/", "/rest/spenttxouts/", "/rest/headers/",
+                                            "/rest/blockfilter/", "/rest/blockfilterheaders/"}) {
+          if (target.starts_with(slow)) return false;
+        }
+        return true;
+      });
   if (!server) {
     std::fprintf(stderr, "blockwire rest: %s\n", why.c_str());
     return usage_or_io;

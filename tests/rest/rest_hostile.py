@@ -550,4 +550,36 @@ def scenario_stop_under_load():
     after = listing(directory)
     assert after == before, (before, after)
 
+def scenario_held_answers():
+    """600 connections from ten addresses (60 each: under the cap) ask for a block's 2.2 MB hex and read nothing:
+    unbounded, the answers would hold 1.3 GB; the memory held for answers not yet written is bounded (512 MiB), the
+    rest get 503, and another address is answered within a second all along."""
+    directory = big_chain(6000)
+    with Server(directory) as s:
+        tip = best_hash(s)
+        before = s.rss_mib()
+        held = []
+        try:
+            for i in range(600):
+                raw = socket.create_connection(('127.0.0.1', s.port), timeout=10, source_address=(f'127.3.0.{i % 10 + 1}', 0))
+                raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                raw.sendall(f'GET /rest/block/{tip}.hex HTTP/1.1\r\nHost: x\r\n\r\n'.encode())
+                held.append(raw)
+            peak, took = 0, 0
+            for _ in range(20):  # 4 s: every answer made (or refused) meanwhile
+                peak = max(peak, s.rss_mib())
+                started = time.time()
+                status, _ = s.get('/rest/chaininfo.json')
+                took = max(took, time.time() - started)
+                assert status == 200, status
+                time.sleep(0.2)
+            assert took < 1.0, took
+            assert peak - before < 512 + 160, (before, peak)  # the bound, and room for the answers being made
+            print(f'600 unread 2.2 MB answers: resident {before:.0f} -> {peak:.0f} MiB at most; another client answered within '
+                  f'{took * 1000:.0f} ms')
+        finally:
+            for raw in held:
+                raw.close()
+
+
 globals()['scenario_' + scenario]()

@@ -45,16 +45,23 @@ struct HttpServer::State {
   // (Declared before the io_context: its destructor destroys the sessions
   // still queued, and they count themselves out of `open`.)
   Handler handler;
+  QuickRoute quick;
   HttpLimits limits;
   std::atomic<std::size_t> open{0};
   std::atomic<int> stopped_by{0};
-  std::atomic<std::size_t> queued{0};                        // requests waiting for a worker or being answered by one
-  std::atomic<std::uint64_t> held{0};                        // bytes of answers built and not yet written whole
-  std::mutex mutex;                                          // guards the two below
-  std::unordered_map<std::string, std::size_t> per_address;  // connections open, by the client's address
-  std::list<std::weak_ptr<detail::HttpSession>> idle;        // kept-alive connections waiting for a request, oldest first
-  std::optional<asio::thread_pool> workers;                  // where answers are made: off the network's threads
+  std::atomic<std::uint64_t> held{0};                              // bytes of answers built and not yet written whole
+  std::mutex mutex;                                                // guards what follows
+  std::size_t queued = 0;                                          // requests waiting for a worker or being answered by one
+  std::size_t queued_quick = 0;                                    // the same, of the quick routes
+  std::unordered_map<std::string, std::size_t> queued_by_address;  // both, by the client's address
+  std::unordered_map<std::string, std::size_t> per_address;        // connections open, by the client's address
+  std::list<std::weak_ptr<detail::HttpSession>> idle;              // kept-alive connections waiting for a request, oldest first
   asio::io_context io;
+  // Where answers are made: off the network's threads. (After the
+  // io_context: the sessions its queued work holds close their sockets
+  // through the io_context's services when the pool is destroyed.)
+  std::optional<asio::thread_pool> workers;
+  std::optional<asio::thread_pool> quick_worker;  // the quick routes' own (QuickRoute)
   tcp::acceptor acceptor{io};
   asio::signal_set signals{io, SIGINT, SIGTERM};
 };
@@ -190,28 +197,51 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       return respond({405, "text/plain", "Method not allowed\r\n"}, keep_alive, version, false, true);
     }
     // The answer is made on a worker: the network's threads only move
-    // bytes, so a costly answer never holds up a cheap one. The queue is
-    // bounded; past it, 503 at once (Core's -rpcworkqueue).
-    if (state_.queued.fetch_add(1) >= state_.limits.work_queue) {
-      --state_.queued;
-      return respond({503, "text/plain", "Work queue depth exceeded\r\n"}, keep_alive, version, verb == http::verb::head);
-    }
+    // bytes, so a costly answer never holds up a cheap one, and the quick
+    // routes have a worker and a queue of their own. Each queue is bounded
+    // (Core's -rpcworkqueue), and so is one address's share of it: past
+    // either, 503 at once.
     const bool head = verb == http::verb::head;
-    asio::post(*state_.workers,
-               [self = shared_from_this(),
-                method = head ? std::string("GET") : std::string(request.method_string().data(), request.method_string().size()),
-                target = std::string(request.target().data(), request.target().size()), body = request.body(), keep_alive, version, head] {
-                 Response answer;
-                 try {
-                   answer = self->state_.handler(method, target, body);
-                 } catch (const std::exception&) {  // (out of memory, at worst): this request alone fails
-                   answer = {500, "text/plain", "Internal error\r\n"};
-                 }
-                 --self->state_.queued;
-                 asio::post(self->executor(), [self, answer = std::move(answer), keep_alive, version, head]() mutable {
-                   self->respond(std::move(answer), keep_alive, version, head);
-                 });
-               });
+    const bool quick = state_.quick && state_.quick(std::string_view(request.target().data(), request.target().size()));
+    if (!enqueue(quick)) {
+      return respond({503, "text/plain", "Work queue depth exceeded\r\n"}, keep_alive, version, head);
+    }
+    asio::post(
+        quick ? *state_.quick_worker : *state_.workers,
+        [self = shared_from_this(),
+         method = head ? std::string("GET") : std::string(request.method_string().data(), request.method_string().size()),
+         target = std::string(request.target().data(), request.target().size()), body = request.body(), keep_alive, version, head, quick] {
+          Response answer;
+          try {
+            answer = self->state_.handler(method, target, body);
+          } catch (const std::exception&) {  // (out of memory, at worst): this request alone fails
+            answer = {500, "text/plain", "Internal error\r\n"};
+          }
+          self->dequeue(quick);
+          asio::post(self->executor(), [self, answer = std::move(answer), keep_alive, version, head]() mutable {
+            self->respond(std::move(answer), keep_alive, version, head);
+          });
+        });
+  }
+
+  bool enqueue(bool quick) {
+    const std::lock_guard lock(state_.mutex);
+    std::size_t& all = quick ? state_.queued_quick : state_.queued;
+    std::size_t& mine = state_.queued_by_address[address_];
+    if (all >= state_.limits.work_queue || mine >= state_.limits.work_queue_per_address) {
+      if (mine == 0) state_.queued_by_address.erase(address_);
+      return false;
+    }
+    ++all;
+    ++mine;
+    return true;
+  }
+  void dequeue(bool quick) {
+    const std::lock_guard lock(state_.mutex);
+    --(quick ? state_.queued_quick : state_.queued);
+    if (const auto it = state_.queued_by_address.find(address_); it != state_.queued_by_address.end() && --it->second == 0) {
+      state_.queued_by_address.erase(it);
+    }
   }
 
   void refuse(http::status status) {
@@ -327,9 +357,10 @@ HttpServer& HttpServer::operator=(HttpServer&&) noexcept = default;
 HttpServer::~HttpServer() = default;
 
 result<HttpServer> HttpServer::listen(const std::string& address, std::uint16_t port, Handler handler, const HttpLimits& limits,
-                                      std::string* why) {
+                                      std::string* why, QuickRoute quick) {
   auto state = std::make_unique<State>();
   state->handler = std::move(handler);
+  state->quick = std::move(quick);
   state->limits = limits;
   beast::error_code ec;
   const auto ip = asio::ip::make_address(address, ec);
@@ -368,6 +399,7 @@ int HttpServer::run() {
   });
   const unsigned threads = s.limits.threads != 0 ? s.limits.threads : std::max(1u, std::thread::hardware_concurrency());
   s.workers.emplace(threads);
+  s.quick_worker.emplace(1);
   accept(s);
   std::vector<std::thread> others;
   for (unsigned i = 1; i < threads; ++i) others.emplace_back([&s] { s.io.run(); });
@@ -375,8 +407,11 @@ int HttpServer::run() {
   for (std::thread& t : others) t.join();
   // The network has stopped: answers not begun are dropped, the ones being
   // made are finished (they read the directory; nothing is cut short).
-  s.workers->stop();
-  s.workers->join();
+  for (auto* pool : {&s.workers, &s.quick_worker}) {
+    (*pool)->stop();
+    (*pool)->join();
+    pool->reset();  // (the sessions its dropped work held, closed now)
+  }
   return s.stopped_by;
 }
 

@@ -19,10 +19,11 @@
 namespace blockwire::rest {
 
 struct HttpLimits {
-  unsigned threads = 0;                 // network threads, and as many making answers; 0: one a core each
-  std::size_t max_connections = 16384;  // full: the oldest idle kept-alive connection is closed for a newcomer, else the newcomer
-  std::size_t max_per_address = 64;     // from one client address: more are closed at once
-  std::size_t work_queue = 64;          // requests waiting for an answer or being answered; more: 503 at once
+  unsigned threads = 0;                     // network threads, and as many making answers; 0: one a core each
+  std::size_t max_connections = 16384;      // full: the oldest idle kept-alive connection is closed for a newcomer, else the newcomer
+  std::size_t max_per_address = 64;         // from one client address: more are closed at once
+  std::size_t work_queue = 64;              // requests waiting for an answer or being answered (and as many quick ones); more: 503 at once
+  std::size_t work_queue_per_address = 16;  // of each, from one client address (a browser opens 6 connections, wrk 16)
   std::uint64_t max_held_bytes = std::uint64_t{512} << 20;  // answers made and not yet written whole; past it: 503
   std::chrono::seconds request_time{10};                    // to read a request from its first byte; a write that moves no byte
   std::chrono::seconds idle_time{60};                       // a kept-alive connection waiting for its next request
@@ -33,13 +34,17 @@ struct HttpLimits {
 // The answer to a request: its method ("GET", "POST"), its target (path
 // and query) and its body.
 using Handler = std::function<Response(std::string_view method, std::string_view target, std::string_view body)>;
+// Whether a request's answer is quick to make (a few kilobytes: the chain's
+// state, a hash): those are made by a worker of their own, so that they
+// never wait behind answers of many megabytes.
+using QuickRoute = std::function<bool(std::string_view target)>;
 
 class HttpServer {
  public:
   // Listening on `address`:`port` (port 0: any free one). Errors: the
   // address's (std::errc), or taking the port. `why` says which, in words.
   static result<HttpServer> listen(const std::string& address, std::uint16_t port, Handler handler, const HttpLimits& limits = {},
-                                   std::string* why = nullptr);
+                                   std::string* why = nullptr, QuickRoute quick = {});
   HttpServer(HttpServer&&) noexcept;
   HttpServer& operator=(HttpServer&&) noexcept;
   ~HttpServer();
