@@ -84,6 +84,7 @@ struct ServeOptions : DirectoryOptions {
   std::string listen;  // ADDR:PORT; default every address, the network's port
   unsigned max_peers = 8;
   unsigned max_per_address = 0;  // 0: half of max_peers
+  unsigned ping_seconds = 120;
   unsigned timeout_seconds = 0;  // 0: 20 minutes idle, as Core
 };
 int inspect(const InspectOptions& options);

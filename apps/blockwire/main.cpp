@@ -216,6 +216,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 1000u))
       ->type_name("N");
   serve_cmd
+      ->add_option("--ping-interval", serve.ping_seconds,
+                   "seconds between our pings to a peer (default 120, Core's); one that leaves a ping unanswered for as\n"
+                   "long goes first when a slot is needed, and after 20 minutes it is dropped")
+      ->check(CLI::Range(1u, 3600u))
+      ->type_name("SECONDS");
+  serve_cmd
       ->add_option("--max-per-address", serve.max_per_address,
                    "peers from one address at once (default: half of --max-peers); its sockets that never finished a\n"
                    "handshake make room first")

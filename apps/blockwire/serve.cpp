@@ -64,6 +64,7 @@ int serve(const ServeOptions& o) {
   net::Server::Options options;
   options.max_peers = o.max_peers;
   options.max_per_address = o.max_per_address;
+  options.ping_interval = std::chrono::seconds(o.ping_seconds);
   options.timeouts = timeouts_from_option(o.timeout_seconds, net::serving_timeouts);
   options.stop_fd = signals.get();
   options.log = [&](const net::ServerEvent& e) {

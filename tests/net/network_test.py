@@ -790,6 +790,42 @@ def closed(s):
         return False
 
 
+def scenario_serve_unanswered_ping():
+    """Every slot taken (--max-peers 2) by a peer that answers our pings and one that does not, from two /16s, so
+    that no netgroup holds more than another: with --ping-interval 1 a newcomer of a third /16 takes the slot of
+    the one that left a ping unanswered; the one that answers keeps its own."""
+    directory, _ = chain()
+    server, port = peers.start_serve(blockwire, directory, '--max-peers', '2', '--ping-interval', '1')
+    with server:
+        mute = silent_peer(port, 1)  # reads nothing, answers nothing
+        polite = peers.Wire(socket.create_connection(('127.0.0.1', port), timeout=10))
+        peers.handshake(polite)
+        pongs, gone = [0], threading.Event()
+
+        def answer():
+            while True:
+                try:
+                    command, payload = polite.receive()
+                except OSError:
+                    command = None
+                if command is None:
+                    gone.set()
+                    return
+                if command == b'ping':
+                    polite.send(msg_pong(nonce=polite.message(command, payload).nonce))
+                    pongs[0] += 1
+
+        threading.Thread(target=answer, daemon=True).start()
+        time.sleep(2.5)  # past a whole ping interval: the mute peer's ping unanswered
+        newcomer = peers.Wire(socket.create_connection(('127.0.0.1', port), timeout=10, source_address=('127.5.0.1', 0)))
+        peers.handshake(newcomer)
+        assert closed(mute), 'the peer that answers no ping kept its slot'
+        time.sleep(1.5)
+        assert not gone.is_set() and pongs[0] >= 2, (gone.is_set(), pongs[0])
+        status, _, err = server.stop(signal.SIGINT)
+        assert status == 0 and 'had not answered a ping' in err, err
+
+
 def scenario_serve_version_flood():
     """Thirty sockets of one netgroup send a version alone and are opened again as they close, for as long as
     fetches from another netgroup run: every fetch ends at the tip."""

@@ -550,6 +550,38 @@ def scenario_stop_under_load():
     after = listing(directory)
     assert after == before, (before, after)
 
+def scenario_quick_under_load():
+    """16 clients read a block's JSON (MBs, a second or so of work each) again and again, more than the cores can
+    make: a small answer (mempool/info, chaininfo) still comes within a second each time, made by the quick
+    routes' own worker instead of waiting behind the JSON."""
+    directory = big_chain(2000)
+    with Server(directory) as s:
+        path = f'/rest/block/{best_hash(s)}.json'
+        stop = threading.Event()
+        answers = [[] for _ in range(16)]
+        errors = []
+        threads = [threading.Thread(target=load, args=(s.port, path, stop, answers[i], errors), daemon=True) for i in range(16)]
+        for thread in threads:
+            thread.start()
+        try:
+            deadline = time.time() + 60
+            while sum(map(len, answers)) < 16 and not errors and time.time() < deadline:
+                time.sleep(0.05)  # the load in place: the JSON's workers busy, its queue full
+            assert not errors, errors
+            took = []
+            for small in ['/rest/mempool/info.json', '/rest/chaininfo.json'] * 5:
+                started = time.time()
+                status, _ = s.get(small)
+                took.append(time.time() - started)
+                assert status == 200, status
+            assert max(took) < 1.0, took
+            print(f'16 clients on {path[-9:]}: small answers in {min(took) * 1000:.0f}-{max(took) * 1000:.0f} ms')
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join(timeout=30)
+
+
 def scenario_held_answers():
     """600 connections from ten addresses (60 each: under the cap) ask for a block's 2.2 MB hex and read nothing:
     unbounded, the answers would hold 1.3 GB; the memory held for answers not yet written is bounded (512 MiB), the

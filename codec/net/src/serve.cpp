@@ -463,21 +463,40 @@ bool asks_for_data(const M&) {
 
 }  // namespace
 
-result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* tips, std::atomic<std::int64_t>* asked) {
+result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* tips, PeerWatch* watch) {
   Server server(peer, store);
   if (peer.peer_version() >= p2p::short_ids_version) {
     if (auto r = peer.send(p2p::SendCmpct{false, p2p::compact_version_wtxid}); !r) return r;
   }
+  constexpr auto pong_timeout = std::chrono::minutes(20);  // Core's TIMEOUT_INTERVAL
+  const auto ticks = [](clock::time_point t) { return static_cast<std::int64_t>(t.time_since_epoch().count()); };
+  auto next_ping = watch != nullptr ? clock::now() + watch->ping_interval : clock::time_point::max();
+  bool awaiting = false;  // a ping of ours not answered yet: its nonce, and when
+  std::uint64_t pinged = 0;
+  clock::time_point pinged_at;
   // The peer's silence is timed here, between messages: the loop also
-  // wakes for new tips, which do not count as the peer saying anything.
+  // wakes for new tips and pings, which do not count as the peer saying
+  // anything.
   auto idle_until = clock::now() + peer.timeouts().idle;
   for (;;) {
+    if (const auto now = clock::now(); now >= next_ping) {
+      if (awaiting && now - pinged_at >= pong_timeout) return error(net::errc::timed_out, peer.bytes_received());
+      if (!awaiting) {
+        awaiting = true;
+        pinged = detail::random_nonce();
+        pinged_at = now;
+        watch->ping_unanswered_since = ticks(now);
+        if (auto r = peer.send(p2p::Ping{pinged}); !r) return r;
+      }
+      next_ping = now + watch->ping_interval;
+    }
     if (!peer.has_buffered_input()) {
-      const auto left = std::chrono::ceil<std::chrono::milliseconds>(idle_until - clock::now());
-      if (left.count() <= 0) return error(net::errc::timed_out, peer.bytes_received());
+      const auto wake = std::min(idle_until, next_ping);
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(wake - clock::now());
+      if (idle_until <= clock::now()) return error(net::errc::timed_out, peer.bytes_received());
       pollfd fds[2] = {{peer.fd(), POLLIN, 0}, {tips != nullptr ? tips->fd() : -1, POLLIN, 0}};
       const int n =
-          ::poll(fds, tips != nullptr ? 2 : 1, static_cast<int>(std::min<std::chrono::milliseconds::rep>(left.count(), 1'000'000)));
+          ::poll(fds, tips != nullptr ? 2 : 1, static_cast<int>(std::clamp<std::chrono::milliseconds::rep>(left.count(), 0, 1'000'000)));
       if (n < 0 && errno != EINTR) return std::error_code(errno, std::system_category());
       if (n <= 0) continue;
       if (tips != nullptr && fds[1].revents != 0) {
@@ -494,8 +513,12 @@ result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* ti
       return message.error();
     }
     idle_until = clock::now() + peer.timeouts().idle;
-    if (asked != nullptr && std::visit([](const auto& m) { return asks_for_data(m); }, message.value())) {
-      *asked = clock::now().time_since_epoch().count();
+    if (watch != nullptr) {
+      if (const auto* pong = std::get_if<p2p::Pong>(&message.value()); pong != nullptr && awaiting && pong->nonce == pinged) {
+        awaiting = false;
+        watch->ping_unanswered_since = 0;
+      }
+      if (std::visit([](const auto& m) { return asks_for_data(m); }, message.value())) watch->asked = ticks(clock::now());
     }
     if (auto r = server.handle(message.value()); !r) return r;
   }

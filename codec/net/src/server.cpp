@@ -36,13 +36,14 @@ std::string ServerEvent::message() const {
 // it (or to evict it: then `evicted` says so first).
 struct Server::Session {
   Connection connection;
-  std::string address;                 // the peer's, without its port
-  std::string netgroup;                // Core's: the address's /16 (IPv4), /32 (IPv6)
-  std::atomic<std::int64_t> asked{0};  // when it last asked for data (steady clock ticks); 0: never
-  TipSignal tips;                      // the server's word that the tip moved
+  std::string address;   // the peer's, without its port
+  std::string netgroup;  // Core's: the address's /16 (IPv4), /32 (IPv6)
+  PeerWatch watch;       // its requests and our pings (serve_peer keeps it)
+  TipSignal tips;        // the server's word that the tip moved
   std::chrono::steady_clock::time_point accepted = std::chrono::steady_clock::now();
   std::atomic<bool> handshake_done{false};
   std::atomic<bool> evicted{false};
+  std::atomic<bool> unanswered{false};  // evicted for a ping it did not answer
   std::atomic<bool> finished{false};
   std::thread thread;
   explicit Session(Connection c) : connection(std::move(c)) {}
@@ -129,14 +130,15 @@ void Server::serve_session(Session& s) {
     s.handshake_done = true;
     say({ServerEvent::kind::connected, peer.peer_name(), -1,
          version.value().user_agent + ", protocol " + std::to_string(version.value().version)});
-    served = serve_peer(peer, store_, &s.tips, &s.asked);
+    served = serve_peer(peer, store_, &s.tips, &s.watch);
   }
   if (s.evicted) {
     const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.accepted).count();
     char text[64];
     std::snprintf(text, sizeof text, "%.1f s (", seconds);
-    const std::string why = s.handshake_done ? "its netgroup " + s.netgroup + " held the most slots; connected for "
-                                             : std::string("its handshake was still not done after ");
+    const std::string why = !s.handshake_done ? std::string("its handshake was still not done after ")
+                            : s.unanswered    ? std::string("it had not answered a ping for a whole ping interval; connected for ")
+                                              : "its netgroup " + s.netgroup + " held the most slots; connected for ";
     say({ServerEvent::kind::evicted, peer.peer_name(), -1, why + text + with_commas(peer.bytes_received()) + " received)"});
   } else if (served) {
     say({ServerEvent::kind::left, peer.peer_name(), -1, with_commas(peer.bytes_sent()) + " sent"});
@@ -175,6 +177,32 @@ void Server::refresh(std::uint64_t& problems_said) {
 // and it is done only where it evens the slots out: the newcomer's
 // netgroup must hold fewer than that one, less one (a newcomer of the same
 // netgroup is refused instead).
+// A peer that has not answered our ping for a whole ping interval goes
+// before any other (Core pings every two minutes, and drops a peer after
+// twenty without a pong): the one silent longest.
+bool Server::evict_unanswered_ping() {
+  const auto now = std::chrono::steady_clock::now();
+  Session* silent = nullptr;
+  std::int64_t since = 0;
+  for (Session& s : sessions_) {
+    if (s.finished || s.evicted || !s.handshake_done) continue;
+    const std::int64_t pending = s.watch.ping_unanswered_since.load();
+    if (pending == 0 ||
+        now - std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(pending)) < options_.ping_interval) {
+      continue;
+    }
+    if (silent == nullptr || pending < since) {
+      silent = &s;
+      since = pending;
+    }
+  }
+  if (silent == nullptr) return false;
+  silent->unanswered = true;
+  silent->evicted = true;
+  silent->connection.shutdown();
+  return true;
+}
+
 bool Server::evict_from_largest_netgroup(const std::string& newcomer_group) {
   constexpr auto protected_for = std::chrono::minutes(2);
   const auto now = std::chrono::steady_clock::now();
@@ -183,7 +211,7 @@ bool Server::evict_from_largest_netgroup(const std::string& newcomer_group) {
   for (Session& s : sessions_) {
     if (s.finished || s.evicted) continue;
     ++held[s.netgroup];
-    const std::int64_t asked = s.asked.load();
+    const std::int64_t asked = s.watch.asked.load();
     if (asked != 0 && now - std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(asked)) < protected_for) continue;
     Session*& y = youngest[s.netgroup];
     if (y == nullptr || s.accepted > y->accepted) y = &s;
@@ -267,12 +295,13 @@ void Server::accept_one() {
     refused(remote_name(fd), "already " + std::to_string(from_there) + " peers from " + address);
     return;
   }
-  if (live >= options_.max_peers && !evict_unfinished_handshake() && !evict_from_largest_netgroup(group)) {
+  if (live >= options_.max_peers && !evict_unfinished_handshake() && !evict_unanswered_ping() && !evict_from_largest_netgroup(group)) {
     refused(remote_name(fd),
             "already " + std::to_string(options_.max_peers) + " peers, each past its handshake, none of a netgroup holding more slots");
     return;
   }
   Session& s = sessions_.emplace_back(Connection(std::move(socket), store_.directory().net(), options_.timeouts));
+  s.watch.ping_interval = options_.ping_interval;
   s.address = std::move(address);
   s.netgroup = std::move(group);
   s.thread = std::thread([this, &s] { serve_session(s); });

@@ -12,6 +12,7 @@
 #include <blockwire/net/connection.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -106,10 +107,17 @@ inline constexpr int max_blocktxn_depth = 10;             // Core's MAX_BLOCKTXN
 // us to announce new blocks by cmpctblock (high bandwidth). With `tips`,
 // the peer is told of each new tip: a cmpctblock for a single new block to
 // a peer that asked for high-bandwidth compact blocks, headers (up to 8)
-// to one that sent sendheaders, else an inv of the tip. `asked`, when
-// given, is set to the time (steady clock, in its ticks) of the peer's
-// last request for data (headers, blocks, filters): a server protects
-// peers that use it when it must make room.
-result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* tips = nullptr, std::atomic<std::int64_t>* asked = nullptr);
+// to one that sent sendheaders, else an inv of the tip. With `watch`, the
+// peer is pinged every watch->ping_interval (Core's PING_INTERVAL, 2
+// minutes) and dropped when a ping is unanswered for 20 minutes (Core's
+// TIMEOUT_INTERVAL); `watch` tells a server how the peer is doing.
+struct PeerWatch {
+  std::chrono::milliseconds ping_interval{std::chrono::minutes(2)};
+  // (steady clock ticks; 0: none) the peer's last request for data
+  // (headers, blocks, filters), and since when a ping of ours is unanswered.
+  std::atomic<std::int64_t> asked{0};
+  std::atomic<std::int64_t> ping_unanswered_since{0};
+};
+result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* tips = nullptr, PeerWatch* watch = nullptr);
 
 }  // namespace blockwire::net

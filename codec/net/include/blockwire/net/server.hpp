@@ -1,7 +1,8 @@
 // A read-only node serving a blocks directory: listens, gives each peer a
 // thread (up to max_peers, max_per_address of them from one address; when
 // every slot is taken, room is made as Core's eviction makes it: the peer
-// longest in its handshake first, else the youngest peer of the netgroup
+// longest in its handshake first, then one that left our ping unanswered
+// for a ping interval, else the youngest peer of the netgroup
 // holding the most slots, if that is more than the newcomer's would hold,
 // never one that asked for data in the last two minutes), reads what a writer appends
 // every refresh interval and announces each new tip to every peer. A peer
@@ -58,6 +59,9 @@ class Server {
     unsigned max_peers = 8;
     // Peers from one address at once (0: half of max_peers, at least 1).
     unsigned max_per_address = 0;
+    // A peer is pinged this often (Core's PING_INTERVAL); one that has not
+    // answered for as long goes first when a slot is needed.
+    std::chrono::milliseconds ping_interval{std::chrono::minutes(2)};
     Timeouts timeouts = serving_timeouts;
     std::chrono::milliseconds refresh{1000};
     // Called from the server's threads, one call at a time.
@@ -92,6 +96,7 @@ class Server {
   void refresh(std::uint64_t& problems_said);
   // (`from`: that address's alone; empty: any)
   bool evict_unfinished_handshake(const std::string& from = {});
+  bool evict_unanswered_ping();
   bool evict_from_largest_netgroup(const std::string& newcomer_group);
   void serve_session(Session& s);
   void accept_one();
