@@ -514,6 +514,17 @@ def load(port, path, stop, answers, errors):
         c.close()
 
 
+def start_load(port, path, clients):
+    """`clients` threads reading `path` again and again (load()); returns (stop, answers, errors, threads)."""
+    stop = threading.Event()
+    answers = [[] for _ in range(clients)]
+    errors = []
+    threads = [threading.Thread(target=load, args=(port, path, stop, answers[i], errors), daemon=True) for i in range(clients)]
+    for thread in threads:
+        thread.start()
+    return stop, answers, errors, threads
+
+
 def scenario_stop_under_load():
     """SIGTERM while 8 clients read a block's JSON (MBs each) again and again: exit status 0 within a second,
     and the blocks directory as it was (no file left, none changed in size)."""
@@ -522,13 +533,7 @@ def scenario_stop_under_load():
         best_hash(s)  # a first start writes its kept index beside the blocks: in the listing before, not a change
     before = listing(directory)
     with Server(directory) as s:
-        path = f'/rest/block/{best_hash(s)}.json'
-        stop = threading.Event()
-        answers = [[] for _ in range(8)]
-        errors = []
-        threads = [threading.Thread(target=load, args=(s.port, path, stop, answers[i], errors), daemon=True) for i in range(8)]
-        for thread in threads:
-            thread.start()
+        stop, answers, errors, threads = start_load(s.port, f'/rest/block/{best_hash(s)}.json', 8)
         deadline = time.time() + 30
         while not all(answers) and not errors and time.time() < deadline:
             time.sleep(0.05)
@@ -557,12 +562,7 @@ def scenario_quick_under_load():
     directory = big_chain(2000)
     with Server(directory) as s:
         path = f'/rest/block/{best_hash(s)}.json'
-        stop = threading.Event()
-        answers = [[] for _ in range(16)]
-        errors = []
-        threads = [threading.Thread(target=load, args=(s.port, path, stop, answers[i], errors), daemon=True) for i in range(16)]
-        for thread in threads:
-            thread.start()
+        stop, answers, errors, threads = start_load(s.port, path, 16)
         try:
             deadline = time.time() + 60
             while sum(map(len, answers)) < 16 and not errors and time.time() < deadline:

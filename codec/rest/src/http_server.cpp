@@ -53,7 +53,8 @@ struct HttpServer::State {
   std::mutex mutex;                                                // guards what follows
   std::size_t queued = 0;                                          // requests waiting for a worker or being answered by one
   std::size_t queued_quick = 0;                                    // the same, of the quick routes
-  std::unordered_map<std::string, std::size_t> queued_by_address;  // both, by the client's address
+  std::unordered_map<std::string, std::size_t> queued_by_address;  // `queued`, by the client's address
+  std::unordered_map<std::string, std::size_t> quick_by_address;   // `queued_quick`, by the client's address
   std::unordered_map<std::string, std::size_t> per_address;        // connections open, by the client's address
   std::list<std::weak_ptr<detail::HttpSession>> idle;              // kept-alive connections waiting for a request, oldest first
   asio::io_context io;
@@ -227,9 +228,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   bool enqueue(bool quick) {
     const std::lock_guard lock(state_.mutex);
     std::size_t& all = quick ? state_.queued_quick : state_.queued;
-    std::size_t& mine = state_.queued_by_address[address_];
+    auto& by_address = quick ? state_.quick_by_address : state_.queued_by_address;
+    std::size_t& mine = by_address[address_];
     if (all >= state_.limits.work_queue || mine >= state_.limits.work_queue_per_address) {
-      if (mine == 0) state_.queued_by_address.erase(address_);
+      if (mine == 0) by_address.erase(address_);
       return false;
     }
     ++all;
@@ -239,9 +241,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void dequeue(bool quick) {
     const std::lock_guard lock(state_.mutex);
     --(quick ? state_.queued_quick : state_.queued);
-    if (const auto it = state_.queued_by_address.find(address_); it != state_.queued_by_address.end() && --it->second == 0) {
-      state_.queued_by_address.erase(it);
-    }
+    auto& by_address = quick ? state_.quick_by_address : state_.queued_by_address;
+    if (const auto it = by_address.find(address_); it != by_address.end() && --it->second == 0) by_address.erase(it);
   }
 
   void refuse(http::status status) {
