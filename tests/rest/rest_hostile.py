@@ -610,4 +610,46 @@ def scenario_held_answers():
                 raw.close()
 
 
+def scenario_many_at_once():
+    """One address asks for 40 blocks' JSON at once over 40 connections (a page's Promise.all, past its share of
+    16 of the queue): every answer 200 and whole, made in turn as its own earlier ones are answered, not refused;
+    meanwhile another address is answered within a second."""
+    directory = big_chain(500)
+    with Server(directory) as s:
+        hashes = []
+        for height in range(31):
+            status, body = s.get(f'/rest/blockhashbyheight/{height}.json')
+            assert status == 200, (height, status, body)
+            hashes.append(json.loads(body)['blockhash'])
+        results, took = [None] * 40, []
+
+        def ask(i):
+            c = http.client.HTTPConnection('127.0.0.1', s.port, timeout=60, source_address=(ATTACKER, 0))
+            try:
+                c.request('GET', f'/rest/block/{hashes[i % len(hashes)]}.json')
+                r = c.getresponse()
+                body = r.read()
+                results[i] = (r.status, len(body) == int(r.getheader('Content-Length') or -1), body[:60])
+            except (OSError, http.client.HTTPException) as e:
+                results[i] = (repr(e), False, b'')
+            finally:
+                c.close()
+
+        threads = [threading.Thread(target=ask, args=(i,), daemon=True) for i in range(40)]
+        for thread in threads:
+            thread.start()
+        while any(thread.is_alive() for thread in threads):
+            started = time.time()
+            status, _ = s.get('/rest/chaininfo.json')
+            took.append(time.time() - started)
+            assert status == 200, status
+            time.sleep(0.1)
+        for thread in threads:
+            thread.join()
+        refused = [(i, r) for i, r in enumerate(results) if r is None or r[0] != 200 or not r[1]]
+        assert not refused, refused[:5]
+        assert max(took) < 1.0, took
+        print(f'40 block JSONs at once from one address: all 200; another address answered in {max(took) * 1000:.0f} ms at most')
+
+
 globals()['scenario_' + scenario]()

@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <deque>
+#include <functional>
 #include <list>
 #include <mutex>
 #include <optional>
@@ -58,6 +60,11 @@ struct HttpServer::State {
   std::unordered_map<std::string, std::size_t> per_address;        // connections open, by the client's address
   std::list<std::weak_ptr<detail::HttpSession>> idle;              // kept-alive connections waiting for a request, oldest first
   asio::io_context io;
+  // Requests past their address's share of a queue, waiting for one of its
+  // own to be answered, by the client's address. (After the io_context:
+  // the sessions they hold close their sockets through it.)
+  std::unordered_map<std::string, std::deque<std::function<void()>>> parked;
+  std::unordered_map<std::string, std::deque<std::function<void()>>> parked_quick;
   // Where answers are made: off the network's threads. (After the
   // io_context: the sessions its queued work holds close their sockets
   // through the io_context's services when the pool is destroyed.)
@@ -200,49 +207,72 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     // The answer is made on a worker: the network's threads only move
     // bytes, so a costly answer never holds up a cheap one, and the quick
     // routes have a worker and a queue of their own. Each queue is bounded
-    // (Core's -rpcworkqueue), and so is one address's share of it: past
-    // either, 503 at once.
+    // (Core's -rpcworkqueue): past it, 503 at once. One address's share of
+    // it is bounded too, but a request past that share waits for one of
+    // its address's own to be answered: a page or a client that asks for
+    // twenty blocks at once is answered in turn, not refused, and it
+    // cannot take the queue from the others. (Its connections are capped,
+    // so are the requests it can leave waiting.)
     const bool head = verb == http::verb::head;
     const bool quick = state_.quick && state_.quick(std::string_view(request.target().data(), request.target().size()));
-    if (!enqueue(quick)) {
-      return respond({503, "text/plain", "Work queue depth exceeded\r\n"}, keep_alive, version, head);
+    auto job = [self = shared_from_this(),
+                method = head ? std::string("GET") : std::string(request.method_string().data(), request.method_string().size()),
+                target = std::string(request.target().data(), request.target().size()), body = request.body(), keep_alive, version, head,
+                quick] {
+      Response answer;
+      try {
+        answer = self->state_.handler(method, target, body);
+      } catch (const std::exception&) {  // (out of memory, at worst): this request alone fails
+        answer = {500, "text/plain", "Internal error\r\n"};
+      }
+      self->dequeue(quick);
+      asio::post(self->executor(), [self, answer = std::move(answer), keep_alive, version, head]() mutable {
+        self->respond(std::move(answer), keep_alive, version, head);
+      });
+    };
+    switch (enqueue(quick, job)) {
+      case Admission::run: asio::post(quick ? *state_.quick_worker : *state_.workers, std::move(job)); return;
+      case Admission::waits: return;
+      case Admission::refused: return respond({503, "text/plain", "Work queue depth exceeded\r\n"}, keep_alive, version, head);
     }
-    asio::post(
-        quick ? *state_.quick_worker : *state_.workers,
-        [self = shared_from_this(),
-         method = head ? std::string("GET") : std::string(request.method_string().data(), request.method_string().size()),
-         target = std::string(request.target().data(), request.target().size()), body = request.body(), keep_alive, version, head, quick] {
-          Response answer;
-          try {
-            answer = self->state_.handler(method, target, body);
-          } catch (const std::exception&) {  // (out of memory, at worst): this request alone fails
-            answer = {500, "text/plain", "Internal error\r\n"};
-          }
-          self->dequeue(quick);
-          asio::post(self->executor(), [self, answer = std::move(answer), keep_alive, version, head]() mutable {
-            self->respond(std::move(answer), keep_alive, version, head);
-          });
-        });
   }
 
-  bool enqueue(bool quick) {
+  enum class Admission { run, waits, refused };
+  Admission enqueue(bool quick, const std::function<void()>& job) {
     const std::lock_guard lock(state_.mutex);
     std::size_t& all = quick ? state_.queued_quick : state_.queued;
     auto& by_address = quick ? state_.quick_by_address : state_.queued_by_address;
     std::size_t& mine = by_address[address_];
-    if (all >= state_.limits.work_queue || mine >= state_.limits.work_queue_per_address) {
+    if (mine >= state_.limits.work_queue_per_address) {
+      (quick ? state_.parked_quick : state_.parked)[address_].push_back(job);
+      return Admission::waits;
+    }
+    if (all >= state_.limits.work_queue) {
       if (mine == 0) by_address.erase(address_);
-      return false;
+      return Admission::refused;
     }
     ++all;
     ++mine;
-    return true;
+    return Admission::run;
   }
+  // An answer made: its place goes to the next request of the same address
+  // that waits, if any (the counts stay as they are), else it is freed.
   void dequeue(bool quick) {
-    const std::lock_guard lock(state_.mutex);
-    --(quick ? state_.queued_quick : state_.queued);
-    auto& by_address = quick ? state_.quick_by_address : state_.queued_by_address;
-    if (const auto it = by_address.find(address_); it != by_address.end() && --it->second == 0) by_address.erase(it);
+    std::function<void()> next;
+    {
+      const std::lock_guard lock(state_.mutex);
+      auto& parked = quick ? state_.parked_quick : state_.parked;
+      if (const auto waiting = parked.find(address_); waiting != parked.end()) {
+        next = std::move(waiting->second.front());
+        waiting->second.pop_front();
+        if (waiting->second.empty()) parked.erase(waiting);
+      } else {
+        --(quick ? state_.queued_quick : state_.queued);
+        auto& by_address = quick ? state_.quick_by_address : state_.queued_by_address;
+        if (const auto it = by_address.find(address_); it != by_address.end() && --it->second == 0) by_address.erase(it);
+      }
+    }
+    if (next) asio::post(quick ? *state_.quick_worker : *state_.workers, std::move(next));
   }
 
   void refuse(http::status status) {
@@ -412,6 +442,13 @@ int HttpServer::run() {
     (*pool)->stop();
     (*pool)->join();
     pool->reset();  // (the sessions its dropped work held, closed now)
+  }
+  decltype(s.parked) parked;
+  decltype(s.parked_quick) parked_quick;
+  {
+    const std::lock_guard lock(s.mutex);
+    parked.swap(s.parked);
+    parked_quick.swap(s.parked_quick);
   }
   return s.stopped_by;
 }

@@ -23,7 +23,7 @@ struct HttpLimits {
   std::size_t max_connections = 16384;      // full: the oldest idle kept-alive connection is closed for a newcomer, else the newcomer
   std::size_t max_per_address = 64;         // from one client address: more are closed at once
   std::size_t work_queue = 64;              // requests waiting for an answer or being answered (and as many quick ones); more: 503 at once
-  std::size_t work_queue_per_address = 16;  // of each, from one client address (a browser opens 6 connections, wrk 16)
+  std::size_t work_queue_per_address = 16;  // of each, from one client address; more wait for its own to be answered
   std::uint64_t max_held_bytes = std::uint64_t{512} << 20;  // answers made and not yet written whole; past it: 503
   std::chrono::seconds request_time{10};                    // to read a request from its first byte; a write that moves no byte
   std::chrono::seconds idle_time{60};                       // a kept-alive connection waiting for its next request
