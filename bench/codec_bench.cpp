@@ -159,7 +159,7 @@ void BlockView_Walk(benchmark::State& state, const std::vector<std::byte>* bytes
       }
       for (std::size_t o = 0; o < tx.output_count(); ++o) {
         const OutputView out = tx.output(o);
-        sum += static_cast<std::uint64_t>(out.value()) + out.script_pubkey().size();
+        sum += static_cast<std::uint64_t>(out.value().to_sat()) + out.script_pubkey().size();
       }
     }
     benchmark::DoNotOptimize(sum);
@@ -176,7 +176,7 @@ void BlockView_SumOutputs(benchmark::State& state, const std::vector<std::byte>*
     std::uint64_t sum = 0;
     for (std::size_t t = 0; t < view.value().transaction_count(); ++t) {
       for (const OutputView out : view.value().transaction(t).outputs()) {
-        sum += static_cast<std::uint64_t>(out.value()) + out.script_pubkey().size();
+        sum += static_cast<std::uint64_t>(out.value().to_sat()) + out.script_pubkey().size();
       }
     }
     benchmark::DoNotOptimize(sum);
@@ -200,7 +200,7 @@ void BlockView_VisitSumOutputs(benchmark::State& state, const std::vector<std::b
   for (auto _ : state) {
     std::uint64_t sum = 0;
     auto header = BlockView::visit(*bytes, [&](const TransactionView& tx) {
-      for (const OutputView out : tx.outputs()) sum += static_cast<std::uint64_t>(out.value()) + out.script_pubkey().size();
+      for (const OutputView out : tx.outputs()) sum += static_cast<std::uint64_t>(out.value().to_sat()) + out.script_pubkey().size();
     });
     if (!header) state.SkipWithError("parse failed");
     benchmark::DoNotOptimize(sum);

@@ -51,7 +51,7 @@ void DeserializeBlock_ThenHash(benchmark::State& state, const std::vector<std::b
     if (!block) state.SkipWithError("decode failed");
     ids.clear();
     for (const Transaction& tx : block.value().transactions) {
-      ids.push_back({tx.txid(), tx.has_witness() ? tx.wtxid() : Hash256{}});
+      ids.push_back({tx.txid(), tx.has_witness() ? tx.wtxid() : Wtxid{}});
     }
     benchmark::DoNotOptimize(ids.data());
   }

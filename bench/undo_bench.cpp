@@ -47,7 +47,7 @@ BlockUndo undo_like_413567() {
   return undo;
 }
 
-const Hash256 parent = Hash256::from_hex("0000000000000000025aff8be8a55df8f89c77296db6198f272d6577325d4069").value();
+const BlockHash parent = BlockHash::from_hex("0000000000000000025aff8be8a55df8f89c77296db6198f272d6577325d4069").value();
 
 void UndoWrite_Append(benchmark::State& state) {
   const BlockUndo undo = undo_like_413567();

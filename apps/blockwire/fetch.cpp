@@ -183,7 +183,7 @@ int fetch(const FetchOptions& o) {
   options.max_blocks = o.max_blocks;
   std::string connect_failure;
   if (coins) {
-    options.appended = [&](const Block& block, const Hash256& hash, std::span<const TxIds> ids) {
+    options.appended = [&](const Block& block, const BlockHash& hash, std::span<const TxIds> ids) {
       std::string why;
       auto followed = coins->follow(chain, &block, hash, ids, &why);
       if (!followed) connect_failure = "the UTXO set, for the undo records: " + (why.empty() ? followed.error().message() : why);

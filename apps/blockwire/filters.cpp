@@ -103,7 +103,7 @@ int filters_command(FiltersOptions o) {
   // against the chain as it is read back): only the blocks after it are
   // filtered, from genesis when it is new (each header hashes the one
   // before), and appended to it.
-  std::vector<Hash256> hashes;
+  std::vector<BlockHash> hashes;
   hashes.reserve(chain);
   for (std::size_t h = 0; h < chain; ++h) hashes.push_back(dir.at_height(h).hash);
   auto file = FilterFile::open(o.dir, hashes);

@@ -78,23 +78,17 @@ int print_transaction(const TransactionView& tx, bool json, network net) {
     return ok;
   }
   // Values come from the input: any int64, so the sum is checked.
-  std::int64_t value = 0;
-  bool in_range = true;
-  for (std::size_t i = 0; i < tx.output_count(); ++i) {
-    const std::int64_t v = tx.output(i).value();
-    in_range = in_range && v >= 0 && !__builtin_add_overflow(value, v, &value);
-  }
+  const std::optional<Amount> value = tx.output_total();
   std::printf("transaction  %s\n", tx.txid().to_hex().c_str());
   std::printf("wtxid        %s\n", tx.wtxid().to_hex().c_str());
   std::printf("size         %s bytes, vsize %s, weight %s\n", with_commas(tx.size()).c_str(), with_commas(tx.vsize()).c_str(),
               with_commas(tx.weight()).c_str());
   std::printf("version %u   lock time %u%s\n", tx.version(), tx.lock_time(), tx.is_coinbase() ? "   coinbase" : "");
   std::printf("inputs       %zu%s\n", tx.input_count(), tx.has_witness() ? " (with witness data)" : "");
-  if (!in_range || value > 21'000'000LL * 100'000'000) {
+  if (!value) {
     std::printf("outputs      %zu, values outside the money range\n", tx.output_count());
   } else {
-    const long long sats = value;
-    std::printf("outputs      %zu, %lld.%08lld BTC\n", tx.output_count(), sats / 100'000'000, sats % 100'000'000);
+    std::printf("outputs      %zu, %s BTC\n", tx.output_count(), tables::amount_text(*value).c_str());
   }
   return ok;
 }

@@ -1,9 +1,10 @@
 // blockwire rest: Bitcoin Core's REST interface over a blocks directory
-// (rest::Service), served over HTTP (rest::HttpServer) until SIGINT or
-// SIGTERM; blocks appended meanwhile are read within a second.
+// (rest::Server) until SIGINT or SIGTERM; blocks appended meanwhile are
+// read within a second.
 #include "commands.hpp"
 #include "directory_options.hpp"
 #include "progress.hpp"
+#include "stop_signals.hpp"
 #include "text.hpp"
 
 #include <blockwire/net.hpp>
@@ -26,7 +27,7 @@ namespace blockwire::cli {
 int rest_command(const RestOptions& o) {
   auto opened = open_directory("rest", o, true, true);
   if (const int* status = std::get_if<int>(&opened)) return *status;
-  net::BlockStore store(std::get<BlocksDirectory>(std::move(opened)));
+  BlockStore store(std::get<BlocksDirectory>(std::move(opened)));
   if (auto filters = store.enable_filters(); !filters || !filters.value()) {
     std::fprintf(stderr, "blockwire rest: %s: no rev files: /rest/blockfilter and /rest/blockfilterheaders are not served\n",
                  o.dir.c_str());
@@ -56,22 +57,9 @@ int rest_command(const RestOptions& o) {
     }
     tx_index.emplace(std::move(opened).value());
   }
-  rest::Sources sources;
-  sources.tx_index = tx_index ? &*tx_index : nullptr;
-  sources.utxo_set = o.utxo_set;
-  if (sources.utxo_set.empty()) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    const fs::path beside = (fs::path(o.dir) / ".." / "chainstate").lexically_normal();
-    if (fs::is_directory(beside, ec)) {
-      sources.utxo_set = beside.string();
-    } else if (fs::is_directory(UtxoStore::path_of(o.dir), ec)) {
-      sources.utxo_set = UtxoStore::path_of(o.dir);
-    }
-  }
-  if (sources.utxo_set.empty())
+  std::string utxo_set = o.utxo_set.empty() ? rest::utxo_set_beside(o.dir) : o.utxo_set;
+  if (utxo_set.empty())
     std::fprintf(stderr, "blockwire rest: no UTXO set beside %s: /rest/getutxos is not served (--utxos)\n", o.dir.c_str());
-  const rest::Service service(store, sources);
   // (checked when the options were read: it parses)
   const net::Endpoint where = net::parse_endpoint(o.listen, 8332).value();
   rest::HttpLimits limits;
@@ -90,53 +78,26 @@ int rest_command(const RestOptions& o) {
     limits.max_connections = std::min<std::size_t>(limits.max_connections, files.rlim_cur > 64 ? files.rlim_cur - 64 : 1);
   }
   if (o.max_connections != 0) limits.max_connections = o.max_connections;
+  const FileDescriptor signals = block_stop_signals();  // (before the server's threads)
+  if (signals.get() < 0) {
+    std::fprintf(stderr, "blockwire rest: signalfd: %s\n", std::strerror(errno));
+    return usage_or_io;
+  }
   std::string why;
-  auto server = rest::HttpServer::listen(
-      where.host.empty() ? "0.0.0.0" : where.host, where.port,
-      // (GET and HEAD, and POST: getutxos takes its outpoints posted, as in
-      // Core; the server answers other methods 405)
-      [&service](std::string_view, std::string_view target, std::string_view body) { return service.get(target, body); }, limits, &why,
-      // (what reads a block, a transaction or many headers is not quick:
-      // megabytes of JSON at worst; the rest is the chain's state, a hash,
-      // a few coins, the page's files)
-      [](std::string_view target) {
-        for (const std::string_view slow : {"/rest/block/", "/rest/blockpart/", "/rest/tx/", "/rest/spenttxouts/", "/rest/headers/",
-                                            "/rest/blockfilter/", "/rest/blockfilterheaders/"}) {
-          if (target.starts_with(slow)) return false;
-        }
-        return true;
-      });
+  rest::ServerOptions options;
+  options.limits = limits;
+  auto server = rest::Server::listen(store, tx_index ? &*tx_index : nullptr, std::move(utxo_set),
+                                     where.host.empty() ? "0.0.0.0" : where.host, where.port, options, &why);
   if (!server) {
     std::fprintf(stderr, "blockwire rest: %s\n", why.c_str());
     return usage_or_io;
   }
-  std::printf("listening on %s\n", server.value().local_address().c_str());
+  std::printf("listening on %s\n", server.value()->local_address().c_str());
   std::fflush(stdout);
-  // Blocks a writer appends are picked up as serve picks them up.
-  std::mutex m;
-  std::condition_variable wake;
-  bool done = false;
-  bool index_behind = false;
-  std::thread refresher([&] {
-    std::unique_lock lock(m);
-    while (!wake.wait_for(lock, std::chrono::seconds(1), [&] { return done; })) {
-      const auto moved = store.refresh();
-      // The transaction index follows; one that failed is tried again at
-      // every tick, not only at the next block.
-      if (tx_index && ((moved && moved.value()) || index_behind)) {
-        const auto reading = store.lock();
-        index_behind = !tx_index->update(store.directory());
-      }
-    }
-  });
-  const int signal = server.value().run();
-  {
-    std::lock_guard lock(m);
-    done = true;
+  const bool signalled = server.value()->run(signals.get());
+  if (const std::string name = signalled ? stop_signal_name(signals) : ""; !name.empty()) {
+    std::fprintf(stderr, "blockwire rest: %s: stopping\n", name.c_str());
   }
-  wake.notify_all();
-  refresher.join();
-  if (signal != 0) std::fprintf(stderr, "blockwire rest: %s: stopping\n", strsignal(signal));
   return ok;
 }
 

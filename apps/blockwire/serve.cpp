@@ -5,6 +5,7 @@
 #include "damage_report.hpp"
 #include "directory_options.hpp"
 #include "option_helpers.hpp"
+#include "stop_signals.hpp"
 #include "text.hpp"
 
 #include <blockwire/directory.hpp>
@@ -14,8 +15,6 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <pthread.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 namespace blockwire::cli {
@@ -40,7 +39,7 @@ int serve(const ServeOptions& o) {
   const auto height = static_cast<std::int64_t>(dir.chain_size()) - 1;
   const network net = dir.net();
 
-  net::BlockStore store(std::move(dir));
+  BlockStore store(std::move(dir));
   // BIP157: filters are served (NODE_COMPACT_FILTERS) when the directory
   // has rev files to make them from.
   if (auto with_filters = store.enable_filters(); !with_filters) {
@@ -54,12 +53,7 @@ int serve(const ServeOptions& o) {
   // started after this inherits the mask and never sees them. Before it
   // (reading the directory, which may take a while) a signal ends the
   // process at once: nothing is written, nothing to finish.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  FileDescriptor signals(signalfd(-1, &stop_signals, SFD_CLOEXEC | SFD_NONBLOCK), ownership::own);
+  const FileDescriptor signals = block_stop_signals();
 
   net::Server::Options options;
   options.max_peers = o.max_peers;
@@ -69,9 +63,8 @@ int serve(const ServeOptions& o) {
   options.stop_fd = signals.get();
   options.log = [&](const net::ServerEvent& e) {
     if (e.what == net::ServerEvent::kind::stopping) {
-      signalfd_siginfo info{};
-      const bool signalled = ::read(signals.get(), &info, sizeof info) == static_cast<ssize_t>(sizeof info);
-      std::fprintf(stderr, "blockwire serve: %s: stopping\n", signalled ? strsignal(static_cast<int>(info.ssi_signo)) : "asked");
+      const std::string name = stop_signal_name(signals);
+      std::fprintf(stderr, "blockwire serve: %s: stopping\n", name.empty() ? "asked" : name.c_str());
     } else if (e.what == net::ServerEvent::kind::new_damage) {
       const auto lock = store.lock();
       (void)report_index_problems("serve", o.dir, store.index());

@@ -129,7 +129,8 @@ int utxos(const UtxosOptions& o) {
     out.member_uint("txouts", u.txouts);
     out.member_uint("bogosize", u.bogosize);
     out.member_string("hash_serialized_3", u.hash_serialized_3.to_hex());
-    out.member_raw_number("total_amount", tables::amount_text(u.total_amount));
+    // (Core says nothing of a sum past the money range.)
+    if (u.total_amount) out.member_raw_number("total_amount", tables::amount_text(*u.total_amount));
     out.member_uint("transactions", u.transactions);
     out.end_object();
     std::printf("\n");
@@ -140,7 +141,7 @@ int utxos(const UtxosOptions& o) {
   std::printf("transactions       %s\n", with_commas(u.transactions).c_str());
   std::printf("unspent outputs    %s\n", with_commas(u.txouts).c_str());
   std::printf("bogosize           %s\n", with_commas(u.bogosize).c_str());
-  std::printf("total amount       %s BTC\n", tables::amount_text(u.total_amount).c_str());
+  std::printf("total amount       %s\n", u.total_amount ? (tables::amount_text(*u.total_amount) + " BTC").c_str() : "past the money range");
   std::printf("hash_serialized_3  %s\n", u.hash_serialized_3.to_hex().c_str());
   if (table) {
     std::printf("height             %s\n", with_commas(static_cast<std::uint64_t>(table->height)).c_str());

@@ -497,12 +497,12 @@ TEST_CASE("inspect: a raw transaction whose bytes are all hex digits is still fo
   builder.version = 0x31313131;
   const std::vector<std::byte> script(0x30, std::byte{0x61});
   TransactionBuilder::Input in;
-  in.prevout.txid = Hash256::from_hex(std::string(64, '3')).value();  // bytes 0x33
+  in.prevout.txid = Txid::from_hex(std::string(64, '3')).value();  // bytes 0x33
   in.prevout.index = 0x30303030;
   in.script_sig = script;
   in.sequence = 0x39393939;
   builder.inputs.assign(0x31, in);
-  builder.outputs.assign(0x31, TransactionBuilder::Output{0x3131313131313131, script});
+  builder.outputs.assign(0x31, TransactionBuilder::Output{Amount::from_sat(0x3131313131313131), script});
   builder.lock_time = 0x32323232;
   const Transaction tx = builder.build();
   std::vector<std::byte> raw;
@@ -636,7 +636,7 @@ TEST_CASE("inspect --json: difficulty as Core's UniValue prints a double (16 sig
 }
 
 TEST_CASE("blocks: a directory's best chain in height order, with getblock's chain fields in Core's order; inspect --offset too") {
-  const Block g = test::mine(Hash256{}, 1000, 0);
+  const Block g = test::mine(BlockHash{}, 1000, 0);
   const Block b1 = test::mine(block_hash(g.header), 1600, 1);
   const Block b2 = test::mine(block_hash(b1.header), 2200, 2);
   const Block a2 = test::mine(block_hash(b1.header), 2300, 20);  // a fork, off the best chain

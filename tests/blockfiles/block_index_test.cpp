@@ -19,7 +19,7 @@ using namespace blockwire;
 TEST_CASE("BlockIndex: heights, the best chain, confirmations, median time, chain work and next blocks") {
   // G - 1 - 2 - A3
   //           \ B3 - B4   (B4: the most work; A3 is off the best chain)
-  const Block g = test::mine(Hash256{}, 1000, 0);
+  const Block g = test::mine(BlockHash{}, 1000, 0);
   const Block b1 = test::mine(block_hash(g.header), 1600, 1);
   const Block b2 = test::mine(block_hash(b1.header), 2200, 2);
   const Block a3 = test::mine(block_hash(b2.header), 2800, 3);
@@ -88,7 +88,7 @@ TEST_CASE("work_from_bits: Core's GetBlockProof") {
 
 TEST_CASE(
     "BlockIndex::refresh: blocks appended since are read, linked (a child before its parent too) and move the tip; damage is said once") {
-  std::vector<Block> chain{test::mine(Hash256{}, 1000, 0)};
+  std::vector<Block> chain{test::mine(BlockHash{}, 1000, 0)};
   for (std::uint32_t h = 1; h <= 6; ++h) chain.push_back(test::mine(block_hash(chain.back().header), 1000 + 600 * h, h));
   test::TempDir dir;
   const XorKey key = random_xor_key();
@@ -148,7 +148,7 @@ TEST_CASE(
 }
 
 TEST_CASE("BlockIndex::refresh: records an unfinished batch left, removed and written over by the next writer, are not kept") {
-  std::vector<Block> chain{test::mine(Hash256{}, 1000, 0)};
+  std::vector<Block> chain{test::mine(BlockHash{}, 1000, 0)};
   for (std::uint32_t h = 1; h <= 2; ++h) chain.push_back(test::mine(block_hash(chain.back().header), 1000 + 600 * h, h));
   const Block other = test::mine(block_hash(chain[1].header), 9999, 77);  // another block 2
   test::TempDir dir;
@@ -190,7 +190,7 @@ struct Tree {
 
 Tree random_tree(std::mt19937& rng, int n) {
   Tree t;
-  t.blocks.push_back(test::mine(Hash256{}, 1000, 0));
+  t.blocks.push_back(test::mine(BlockHash{}, 1000, 0));
   t.parent.push_back(-1);
   for (int i = 1; i < n; ++i) {
     // Mostly on the newest blocks (a chain with forks), now and then deep.

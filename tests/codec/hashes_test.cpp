@@ -245,7 +245,7 @@ namespace {
 // (with witness data, if it has any).
 void grow_to(Transaction& tx, std::size_t target) {
   TransactionBuilder grown(tx);
-  grown.outputs.emplace_back().value = 1;
+  grown.outputs.emplace_back().value = Amount::from_sat(1);
   const std::size_t without = serialized_size(grown.build());  // the new output's script empty: a 1-byte length
   REQUIRE(target >= without + 255);                            // a script of 253 bytes or more takes a 3-byte length
   grown.outputs.back().script_pubkey.assign(target - without - 2, std::byte{0x51});
@@ -421,6 +421,6 @@ TEST_CASE("ids while decoding: a transaction with marker and flag 0 hashes its w
   REQUIRE(ids.size() == 2);
   CHECK(ids[1].txid == sha256d(empty_tx));
   CHECK(ids[1].txid == block.transactions[1].txid());
-  CHECK(ids[1].wtxid == ids[1].txid);
+  CHECK(ids[1].wtxid.hash() == ids[1].txid.hash());
   CHECK(ids[0].txid == block.transactions[0].txid());
 }

@@ -47,7 +47,7 @@ TEST_CASE("the hand-built valid transaction decodes (the cases below break it on
   auto tx = decode_transaction(tx_with(concat({one_input, one_output, lock_time})));
   REQUIRE(tx);
   CHECK(tx.value().inputs().size() == 1);
-  CHECK(tx.value().outputs()[0].value() == 10'000);
+  CHECK(tx.value().outputs()[0].value() == Amount::from_sat(10'000));
 }
 
 TEST_CASE("non-canonical CompactSize in each branch is rejected where it was read") {

@@ -182,20 +182,20 @@ TEST_CASE("a field changed through a builder is what the encoding and the decode
   const Transaction tx = witness_tx();
   const auto before = encoded(tx);
   REQUIRE(tx.input(0).sequence() != 0x01020304);
-  REQUIRE(tx.output(0).value() != 123'456'789);
+  REQUIRE(tx.output(0).value() != Amount::from_sat(123'456'789));
   TransactionBuilder edit(tx);
   edit.inputs[0].sequence = 0x01020304;
-  edit.outputs[0].value = 123'456'789;
+  edit.outputs[0].value = Amount::from_sat(123'456'789);
   edit.lock_time = 0x0a0b0c0d;
   const Transaction changed = edit.build();
   CHECK(changed.input(0).sequence() == 0x01020304);
-  CHECK(changed.output(0).value() == 123'456'789);
+  CHECK(changed.output(0).value() == Amount::from_sat(123'456'789));
   CHECK(changed.lock_time() == 0x0a0b0c0d);
   CHECK(changed != tx);
   CHECK(encoded(tx) == before);  // a Transaction is not edited: the builder holds copies
   const Transaction back = decode_transaction(encoded(changed)).value();
   CHECK(back.input(0).sequence() == 0x01020304);
-  CHECK(back.output(0).value() == 123'456'789);
+  CHECK(back.output(0).value() == Amount::from_sat(123'456'789));
   CHECK(back.lock_time() == 0x0a0b0c0d);
   CHECK(back == changed);
   // Only those fields changed: the original's bytes with the three
@@ -229,11 +229,11 @@ TEST_CASE("a builder made from a transaction builds it again, and adds an input 
   CHECK(encoded(builder.build()) == encoded(tx));
 
   const std::byte push_1[]{std::byte{0x51}};
-  TransactionBuilder::Input& in = builder.add_input({Hash256{}, 7}, push_1, 0xfffffffe);
+  TransactionBuilder::Input& in = builder.add_input({Txid{}, 7}, push_1, 0xfffffffe);
   CHECK(in.prevout.index == 7);
   const std::span<const std::byte> items[] = {push_1, push_1};
   builder.set_witness(builder.inputs.size() - 1, items);
-  builder.add_output(42, push_1);
+  builder.add_output(Amount::from_sat(42), push_1);
   const Transaction grown = builder.build();
   REQUIRE(grown.input_count() == tx.input_count() + 1);
   REQUIRE(grown.output_count() == tx.output_count() + 1);
@@ -246,7 +246,7 @@ TEST_CASE("a builder made from a transaction builds it again, and adds an input 
   REQUIRE(last.witness().size() == 2);
   CHECK(std::ranges::equal(last.witness()[0], push_1));
   CHECK(std::ranges::equal(last.witness()[1], push_1));
-  CHECK(back.outputs().back().value() == 42);
+  CHECK(back.outputs().back().value() == Amount::from_sat(42));
   CHECK(std::ranges::equal(back.outputs().back().script_pubkey(), push_1));
   for (std::size_t i = 0; i < tx.input_count(); ++i) {  // the old inputs' witnesses kept
     CAPTURE(i);
@@ -276,7 +276,7 @@ TEST_CASE("a default transaction is the builder's default: version 2, nothing in
     CHECK(t.stripped_size() == 10);
     CHECK(t.weight() == 40);
     CHECK(t.txid() == sha256d(t.bytes()));
-    CHECK(t.wtxid() == t.txid());
+    CHECK(t.wtxid().hash() == t.txid().hash());
     check_reads_itself(t);
   }
   CHECK(encoded(empty, witness::disallow).size() == 10);
@@ -330,7 +330,7 @@ TEST_CASE("a transaction whose every stack was emptied has no witness, however i
     CHECK(plain.size() == tx.stripped_size());
     CHECK(decode_transaction(encoded(plain)).value() == plain);
     CHECK(plain.txid() == tx.txid());
-    CHECK(plain.wtxid() == tx.txid());
+    CHECK(plain.wtxid().hash() == tx.txid().hash());
     for (const InputView in : plain.inputs()) CHECK(in.witness().empty());
   }
 
@@ -377,7 +377,7 @@ TEST_CASE("build() refuses what the decoders would refuse: a script or witness i
   {
     TransactionBuilder b;
     b.add_input(OutPoint{});
-    b.add_output(1, op_true).script_pubkey.assign(max + 1, std::byte{0x6a});
+    b.add_output(Amount::from_sat(1), op_true).script_pubkey.assign(max + 1, std::byte{0x6a});
     CHECK_THROWS_AS(b.build(), std::length_error);
     b.outputs[0].script_pubkey.resize(max);  // at the limit: built, and read back
     const Transaction tx = b.build();
@@ -387,13 +387,13 @@ TEST_CASE("build() refuses what the decoders would refuse: a script or witness i
   {
     TransactionBuilder b;
     b.add_input(OutPoint{}).script_sig.assign(max + 1, std::byte{0x00});
-    b.add_output(1, op_true);
+    b.add_output(Amount::from_sat(1), op_true);
     CHECK_THROWS_AS(b.build(), std::length_error);
   }
   {
     TransactionBuilder b;
     b.add_input(OutPoint{}).witness.emplace_back(max + 1, std::byte{0x00});
-    b.add_output(1, op_true);
+    b.add_output(Amount::from_sat(1), op_true);
     CHECK_THROWS_AS(b.build(), std::length_error);
     b.inputs[0].witness[0].resize(1);  // the builder is left as it was: it builds once fixed
     const Transaction tx = b.build();
@@ -455,9 +455,9 @@ TEST_CASE("no inputs and some outputs: built, encode_transaction, decode_transac
   b.lock_time = 500'000;
   const auto op_return = test::from_hex("6a0462776972");
   const std::byte op_true[]{std::byte{0x51}};
-  b.add_output(1'000, op_true);
-  b.add_output(0, op_return);
-  b.add_output(-1, {});  // an empty script and a value no check here refuses
+  b.add_output(Amount::from_sat(1'000), op_true);
+  b.add_output(Amount::from_sat(0), op_return);
+  b.add_output(Amount::from_sat(-1), {});  // an empty script and a value no check here refuses
   const Transaction tx = b.build();
   REQUIRE(tx.input_count() == 0);
   REQUIRE(tx.output_count() == 3);
@@ -479,11 +479,11 @@ TEST_CASE("no inputs and some outputs: built, encode_transaction, decode_transac
   CHECK(back.value().version() == 1);
   CHECK(back.value().lock_time() == 500'000);
   REQUIRE(back.value().output_count() == 3);
-  CHECK(back.value().output(0).value() == 1'000);
+  CHECK(back.value().output(0).value() == Amount::from_sat(1'000));
   CHECK(std::ranges::equal(back.value().output(0).script_pubkey(), op_true));
-  CHECK(back.value().output(1).value() == 0);
+  CHECK(back.value().output(1).value() == Amount::from_sat(0));
   CHECK(std::ranges::equal(back.value().output(1).script_pubkey(), op_return));
-  CHECK(back.value().output(2).value() == -1);
+  CHECK(back.value().output(2).value() == Amount::from_sat(-1));
   CHECK(back.value().output(2).script_pubkey().empty());
   CHECK(encoded(back.value(), witness::disallow) == raw);
   CHECK(TransactionBuilder(back.value()).build() == tx);
@@ -520,7 +520,7 @@ TEST_CASE("BlockView::visit hands over each transaction of both real blocks as t
       check_same_fields(tx, same);
       CHECK(tx.bytes().data() == same.bytes().data());  // in place, not a copy
       inputs += tx.input_count();
-      for (const OutputView out : tx.outputs()) sum += static_cast<std::uint64_t>(out.value()) + out.script_pubkey().size();
+      for (const OutputView out : tx.outputs()) sum += static_cast<std::uint64_t>(out.value().to_sat()) + out.script_pubkey().size();
     });
     REQUIRE(header);
     CHECK(header.value() == view.header());

@@ -389,8 +389,8 @@ TEST_CASE("a block whose records outgrow the view's first guess (outputs of nine
   Block block;
   for (std::uint32_t t = 0; t < 3; ++t) {
     TransactionBuilder b;
-    b.add_input(OutPoint{Hash256{}, t}, {}, 0xffffffff);
-    for (std::int64_t v = 0; v < 3000; ++v) b.add_output(v + t, {});
+    b.add_input(OutPoint{Txid{}, t}, {}, 0xffffffff);
+    for (std::int64_t v = 0; v < 3000; ++v) b.add_output(Amount::from_sat(v + t), {});
     block.transactions.push_back(b.build());
   }
   std::vector<std::byte> bytes;
@@ -398,12 +398,12 @@ TEST_CASE("a block whose records outgrow the view's first guess (outputs of nine
   const BlockView view = BlockView::parse(bytes).value();
   REQUIRE(view.transaction_count() == 3);
   CHECK(view.to_block() == block);
-  CHECK(view.transaction(2).output(2999).value() == 2999 + 2);
+  CHECK(view.transaction(2).output(2999).value() == Amount::from_sat(2999 + 2));
   std::int64_t sum = 0;
   std::size_t visited = 0;
   REQUIRE(BlockView::visit(bytes, [&](const TransactionView& tx) {
     ++visited;
-    for (const OutputView out : tx.outputs()) sum += out.value();
+    for (const OutputView out : tx.outputs()) sum += out.value().to_sat();
   }));
   CHECK(visited == 3);
   CHECK(sum == 3 * (2999 * 3000 / 2) + 3000 * (0 + 1 + 2));

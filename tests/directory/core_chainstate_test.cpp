@@ -50,7 +50,7 @@ TEST_CASE("Core's chainstate: the UTXO set's count, total, best block and hash_s
   CHECK(info.value().txouts == core["txouts"].get<std::uint64_t>());
   CHECK(info.value().transactions == core["transactions"].get<std::uint64_t>());
   CHECK(info.value().bogosize == core["bogosize"].get<std::uint64_t>());
-  CHECK(info.value().total_amount == std::llround(core["total_amount"].get<double>() * 1e8));
+  CHECK(info.value().total_amount == Amount::from_sat(std::llround(core["total_amount"].get<double>() * 1e8)));
   CHECK(info.value().hash_serialized_3.to_hex() == core["hash_serialized_3"].get<std::string>());
   // The coins in key order: by txid's bytes, then output index.
   std::optional<OutPoint> last;

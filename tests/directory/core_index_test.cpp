@@ -75,7 +75,8 @@ void lie_about(const std::string& blocks, const Hash256& hash, const std::functi
   auto db = open_index(blocks);
   std::string value;
   REQUIRE(db->Get(leveldb::ReadOptions(), key_of(hash), &value).ok());
-  auto entry = decode_core_block_entry(hash, std::span<const std::byte>(reinterpret_cast<const std::byte*>(value.data()), value.size()));
+  auto entry =
+      decode_core_block_entry(BlockHash(hash), std::span<const std::byte>(reinterpret_cast<const std::byte*>(value.data()), value.size()));
   REQUIRE(entry);
   CoreBlockEntry e = entry.value();
   change(e);
@@ -191,7 +192,7 @@ TEST_CASE("A directory with Core's index: its chain, positions and undo data are
   CHECK(chain_hashes(dir) == core_chain());
   // The stale blocks are there, off the best chain.
   for (const auto& stale : rpc("stale_blocks")) {
-    const auto b = dir.index().find(hash_of(stale["hash"].get<std::string>()));
+    const auto b = dir.index().find(BlockHash(hash_of(stale["hash"].get<std::string>())));
     REQUIRE(b);
     CHECK(dir.index().height_of(b->hash) == -1);
   }
@@ -221,7 +222,7 @@ TEST_CASE("A directory with Core's index: its chain, positions and undo data are
       REQUIRE(coins.size() == vin.size());
       for (std::size_t i = 0; i < coins.size(); ++i) {
         const auto& prevout = vin[i]["prevout"];
-        CHECK(coins[i].value == std::llround(prevout["value"].get<double>() * 1e8));
+        CHECK(coins[i].value == Amount::from_sat(std::llround(prevout["value"].get<double>() * 1e8)));
         CHECK(coins[i].height == prevout["height"].get<std::uint32_t>());
         CHECK(coins[i].coinbase == prevout["generated"].get<bool>());
         CHECK(to_hex(coins[i].script_pubkey) == prevout["scriptPubKey"]["hex"].get<std::string>());

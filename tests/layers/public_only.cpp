@@ -23,9 +23,11 @@ int main() {
   blockwire::TransactionBuilder builder;
   builder.inputs.emplace_back();
   const std::byte op_true[1]{std::byte{0x51}};
-  builder.add_output(5000, op_true);
+  builder.add_output(blockwire::Amount::from_sat(5000), op_true);
   const blockwire::Transaction tx = builder.build();
-  if (tx.input_count() != 1 || tx.output_count() != 1 || tx.output(0).value() != 5000 || tx.output(0).script_pubkey().size() != 1) return 1;
+  if (tx.input_count() != 1 || tx.output_count() != 1 || tx.output(0).value() != blockwire::Amount::from_sat(5000) ||
+      tx.output(0).script_pubkey().size() != 1)
+    return 1;
   std::vector<std::byte> out;
   blockwire::encode_transaction(tx, out);
   Counter counter;

@@ -61,7 +61,7 @@ std::int64_t subsidy(std::uint32_t height) { return height / 150 >= 64 ? 0 : std
 // A segwit spend of `coinbase_txid`:0 (worth `spent`) into P2WPKH, P2TR,
 // P2PKH, P2SH and OP_RETURN outputs; the witness looks like a signature and
 // a key (no script runs here: check_block does not verify signatures).
-Transaction segwit_spend(const Hash256& coinbase_txid, std::uint32_t height, std::int64_t spent) {
+Transaction segwit_spend(const Txid& coinbase_txid, std::uint32_t height, std::int64_t spent) {
   TransactionBuilder tx;
   tx.version = 2;
   tx.add_input({coinbase_txid, 0}, {}, 0xfffffffd);
@@ -76,7 +76,7 @@ Transaction segwit_spend(const Hash256& coinbase_txid, std::uint32_t height, std
       concat({bytes({0xa9, 0x14}), repeated(20, 0x55), bytes({0x87})}),              // P2SH
       bytes({0x6a, 0x04, 0x62, 0x77, 0x69, 0x72}),                                   // OP_RETURN "bwir"
   };
-  for (const auto& script : scripts) tx.add_output(std::min<std::int64_t>(9'000'000, spent / 10), script);
+  for (const auto& script : scripts) tx.add_output(Amount::from_sat(std::min<std::int64_t>(9'000'000, spent / 10)), script);
   return tx.build();
 }
 
@@ -105,12 +105,12 @@ Transaction wide_spend(const std::vector<std::pair<OutPoint, std::int64_t>>& spe
                                           : o % 3 == 1 ? concat({bytes({0x51, 0x20}), repeated(32, fill)})
                                                        : concat({bytes({0x76, 0xa9, 0x14}), repeated(20, fill), bytes({0x88, 0xac})});
     const std::int64_t share = total / static_cast<std::int64_t>(outputs);
-    tx.add_output(o + 1 == outputs ? total - share * static_cast<std::int64_t>(outputs - 1) : share, script);
+    tx.add_output(Amount::from_sat(o + 1 == outputs ? total - share * static_cast<std::int64_t>(outputs - 1) : share), script);
   }
   return tx.build();
 }
 
-Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* spend, const std::vector<Transaction>& fill) {
+Block make_block(const BlockHash& prev, std::uint32_t height, const Transaction* spend, const std::vector<Transaction>& fill) {
   Block b;
   b.header.version = 0x20000000;
   b.header.prev_block = prev;
@@ -121,7 +121,7 @@ Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* s
   const auto script_sig = bytes({0x04, static_cast<int>(height & 0xff), static_cast<int>((height >> 8) & 0xff),
                                  static_cast<int>((height >> 16) & 0xff), static_cast<int>(height >> 24), 0x00});
   cb.add_input(OutPoint{}, script_sig);
-  cb.add_output(subsidy(height), concat({bytes({0x00, 0x14}), repeated(20, 0x66)}));
+  cb.add_output(Amount::from_sat(subsidy(height)), concat({bytes({0x00, 0x14}), repeated(20, 0x66)}));
   b.transactions.push_back(cb.build());
   if (spend != nullptr) b.transactions.push_back(*spend);
   b.transactions.insert(b.transactions.end(), fill.begin(), fill.end());
@@ -138,7 +138,7 @@ Block make_block(const Hash256& prev, std::uint32_t height, const Transaction* s
     const Hash256 commitment = sha256d(preimage);
     auto script = bytes({0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed});
     script.insert(script.end(), commitment.bytes().begin(), commitment.bytes().end());
-    cb.add_output(0, script);
+    cb.add_output(Amount::from_sat(0), script);
     b.transactions[0] = cb.build();
   }
   b.header.merkle_root = merkle_root(b);
@@ -320,7 +320,7 @@ int main(int argc, char** argv) {
             if (made.count(in.prevout().txid) != 0 || coins.contains(in.prevout())) continue;
             std::vector<std::byte> script{std::byte{0x00}, std::byte{0x14}};
             script.insert(script.end(), in.prevout().txid.bytes().begin(), in.prevout().txid.bytes().begin() + 20);
-            coins.add(in.prevout(), SpentCoin{1, false, 1'0000'0000, std::move(script)});
+            coins.add(in.prevout(), SpentCoin{1, false, Amount::from_sat(1'0000'0000), std::move(script)});
           }
         }
       }
@@ -359,7 +359,7 @@ int main(int argc, char** argv) {
       hex_out << to_hex(bytes) << '\n';
     }
     if (height == count) break;
-    const Hash256 coinbase_txid = block.transactions[0].txid();
+    const Txid coinbase_txid = block.transactions[0].txid();
     const bool spends = !coinbase_only && height + 1 >= 2 && (height + 1) % 3 == 0;
     const Transaction spend = spends ? segwit_spend(coinbase_txid, height + 1, subsidy(height)) : Transaction{};
     static const std::vector<Transaction> none;
@@ -369,10 +369,10 @@ int main(int argc, char** argv) {
       // the block before.
       if (wide_outputs.empty()) wide_outputs.push_back({OutPoint{coinbase_txid, 0}, subsidy(height)});
       wide_fill.push_back(wide_spend(wide_outputs, wide, height + 1));
-      const Hash256 id = wide_fill.back().txid();
+      const Txid id = wide_fill.back().txid();
       wide_outputs.clear();
       for (std::uint32_t o = 0; o < wide_fill.back().output_count(); ++o)
-        wide_outputs.push_back({OutPoint{id, o}, wide_fill.back().output(o).value()});
+        wide_outputs.push_back({OutPoint{id, o}, wide_fill.back().output(o).value().to_sat()});
     }
     const auto& fill = wide != 0 ? wide_fill : fills.empty() ? none : fills[height % fills.size()];
     block = make_block(block_hash(block.header), height + 1, spends ? &spend : nullptr, fill);

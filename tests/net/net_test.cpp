@@ -53,7 +53,7 @@ TEST_CASE("net: the locator as Core's CChain::GetLocator: eleven one apart, then
   // Core: push the tip; step 1 until the locator has more than ten hashes,
   // then double the step; heights never below 0, and 0 ends it.
   std::vector<int> expected_heights{100, 99, 98, 97, 96, 95, 94, 93, 92, 91, 90, 88, 84, 76, 60, 28, 0};
-  std::vector<Hash256> expected;
+  std::vector<BlockHash> expected;
   for (int h : expected_heights) expected.push_back(block_hash(blocks[static_cast<std::size_t>(h)].header));
   CHECK(chain.locator() == expected);
   CHECK(chain.height_of(block_hash(blocks[42].header)) == 42);
@@ -65,7 +65,7 @@ TEST_CASE("net: the index a sync keeps follows the branch with more work, not th
   for (const Block& b : blocks) chain.add(b.header, block_hash(b.header), {});
   // A branch off height 3: two blocks reach height 5, as much work as the
   // tip: the tip stays; a third passes it.
-  Hash256 prev = block_hash(blocks[3].header);
+  BlockHash prev = block_hash(blocks[3].header);
   std::vector<Block> branch;
   for (std::uint32_t h = 4; h <= 6; ++h) {
     branch.push_back(test::mine(prev, 1'800'000'000 + h, 1000 + h));

@@ -40,7 +40,7 @@ TEST_CASE("net::Server serves Core's own directory in-process: Core's tip, Core'
   REQUIRE(dir);
   REQUIRE(dir.value().net() == network::regtest);  // from the records' magic
   REQUIRE(dir.value().chain_size() == core_chain_length);
-  net::BlockStore store(std::move(dir).value());
+  BlockStore store(std::move(dir).value());
   REQUIRE(store.enable_filters().value());
 
   std::mutex events_mutex;

@@ -107,7 +107,7 @@ TEST_CASE("compact blocks: transactions missing from the pool are asked for, the
   CHECK(partial.finish(BlockTxn{request.block_hash, {f.block.transactions[1], f.block.transactions[7], f.block.transactions[2]}})
             .error()
             .code() == p2p::errc::wrong_transaction_count);
-  CHECK(partial.finish(BlockTxn{test::hash_of(1), {f.block.transactions[1], f.block.transactions[7]}}).error().code() ==
+  CHECK(partial.finish(BlockTxn{test::block_hash_of(1), {f.block.transactions[1], f.block.transactions[7]}}).error().code() ==
         p2p::errc::wrong_block);
   // The wrong transactions: the block does not hash to its header.
   CHECK(partial.finish(BlockTxn{request.block_hash, {f.block.transactions[7], f.block.transactions[1]}}).error().code() ==

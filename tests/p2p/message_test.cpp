@@ -99,8 +99,8 @@ TEST_CASE("p2p: Core's limits, at each and one past it") {
   CHECK(count_of(Inv{std::vector<InvItem>(max_inventory)}) == std::error_code{});
   CHECK(count_of(Inv{std::vector<InvItem>(max_inventory + 1)}) == p2p::errc::too_many_items);
   CHECK(count_of(GetData{std::vector<InvItem>(max_inventory + 1)}) == p2p::errc::too_many_items);
-  CHECK(count_of(GetHeaders{protocol_version, std::vector<Hash256>(max_locator), {}}) == std::error_code{});
-  CHECK(count_of(GetHeaders{protocol_version, std::vector<Hash256>(max_locator + 1), {}}) == p2p::errc::too_many_items);
+  CHECK(count_of(GetHeaders{protocol_version, std::vector<BlockHash>(max_locator), {}}) == std::error_code{});
+  CHECK(count_of(GetHeaders{protocol_version, std::vector<BlockHash>(max_locator + 1), {}}) == p2p::errc::too_many_items);
   CHECK(count_of(Headers{std::vector<BlockHeader>(max_headers)}) == std::error_code{});
   CHECK(count_of(Headers{std::vector<BlockHeader>(max_headers + 1)}) == p2p::errc::too_many_items);
   CHECK(count_of(CFHeaders{0, {}, {}, std::vector<Hash256>(max_getcfheaders)}) == std::error_code{});
@@ -183,7 +183,7 @@ TEST_CASE("p2p: differential indexes as Core's blockencodings tests: the highest
   CHECK(decode_message(framed("getblocktxn", getblocktxn_with_deltas({0x10000})), network::mainnet).error().code() ==
         p2p::errc::index_overflow);
   // Round trip of ascending indexes (TransactionsRequestSerializationTest).
-  const GetBlockTxn request{test::hash_of(11), {0, 1, 3, 4}};
+  const GetBlockTxn request{test::block_hash_of(11), {0, 1, 3, 4}};
   CHECK(std::get<GetBlockTxn>(decode_message(encoded(request), network::mainnet).value()) == request);
   // A count no set of distinct 16-bit indexes can have (65,537), refused
   // before anything is reserved.
@@ -235,7 +235,7 @@ TEST_CASE("p2p: version as Core reads it: later fields only when bytes remain, r
 
 TEST_CASE("p2p: BIP157's messages laid out as the BIP gives them") {
   // getcfilters and getcfheaders: FilterType (1 byte), StartHeight (4, little-endian), StopHash (32).
-  const Hash256 stop = test::hash_of(1);
+  const BlockHash stop = test::block_hash_of(1);
   const auto get = encoded(GetCFilters{0, 0x01020304, stop}, network::mainnet);
   REQUIRE(get.size() == envelope_size + 37);
   CHECK(get[envelope_size] == std::byte{0});

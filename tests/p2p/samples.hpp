@@ -18,6 +18,7 @@ inline blockwire::Hash256 hash_of(int seed) {
   for (std::size_t i = 0; i < 32; ++i) h.bytes()[i] = static_cast<std::byte>(seed * 31 + static_cast<int>(i));
   return h;
 }
+inline blockwire::BlockHash block_hash_of(int seed) { return blockwire::BlockHash(hash_of(seed)); }
 
 // 1.2.3.4 as an IPv4-mapped IPv6 address, and 2001:db8::1.
 inline std::array<std::byte, 16> ipv4_mapped_1234() {
@@ -55,40 +56,40 @@ inline std::vector<blockwire::p2p::Message> p2p_samples() {
   v.relay = true;
   const Block block = decode_block(test::block413567()).value();
   const Block segwit = decode_block(test::segwit_block()).value();
-  return {
-      v,
-      Verack{},
-      Ping{42},
-      Pong{43},
-      SendHeaders{},
-      SendCmpct{true, 2},
-      WtxidRelay{},
-      SendAddrV2{},
-      FeeFilter{1000},
-      GetAddr{},
-      Inv{{{inv::tx, test::hash_of(1)}, {inv::block | inv::witness_flag, test::hash_of(2)}}},
-      GetData{{{inv::wtx, test::hash_of(3)}}},
-      NotFound{{{inv::tx, test::hash_of(4)}}},
-      GetHeaders{protocol_version, {test::hash_of(5), test::hash_of(6)}, Hash256{}},
-      GetBlocks{protocol_version, {test::hash_of(7)}, test::hash_of(8)},
-      Headers{{block.header, segwit.header}},
-      BlockMessage{block},
-      TxMessage{segwit.transactions[1]},
-      Reject{"tx", 0x10, "bad-txns-inputs-missingorspent", test::hash_of(9)},
-      Addr{{{1'700'000'100, {1, ipv4_mapped_1234(), 8333}}, {1'700'000'200, {0x409, ipv6_2001_db8_1(), 18333}}}},
-      AddrV2{{{1'700'000'300, 0x409, net_id::ipv4, {std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4}}, 8333},
-              {1'700'000'400, 1, net_id::torv3, torv3_address(), 9050},
-              {1'700'000'500, 0, 42, std::vector<std::byte>(5, std::byte{0xab}), 1}}},  // an unknown network, kept
-      make_cmpctblock(segwit, cmpct_nonce),
-      GetBlockTxn{block_hash(segwit.header), {1, 2, 5, 1000}},
-      BlockTxn{block_hash(segwit.header), {segwit.transactions[1], segwit.transactions[2]}},
-      GetCFilters{0, 1000, test::hash_of(10)},
-      CFilter{
-          0, test::hash_of(11), {std::byte{0x01}, std::byte{0x9d}, std::byte{0xfc}, std::byte{0xa8}}},  // genesis' filter (BIP158 vectors)
-      GetCFHeaders{0, 2000, test::hash_of(12)},
-      CFHeaders{0, test::hash_of(13), test::hash_of(14), {test::hash_of(15), test::hash_of(16)}},
-      GetCFCheckpt{0, test::hash_of(17)},
-      CFCheckpt{0, test::hash_of(18), {test::hash_of(19), test::hash_of(20), test::hash_of(21)}}};
+  return {v,
+          Verack{},
+          Ping{42},
+          Pong{43},
+          SendHeaders{},
+          SendCmpct{true, 2},
+          WtxidRelay{},
+          SendAddrV2{},
+          FeeFilter{1000},
+          GetAddr{},
+          Inv{{{inv::tx, test::hash_of(1)}, {inv::block | inv::witness_flag, test::hash_of(2)}}},
+          GetData{{{inv::wtx, test::hash_of(3)}}},
+          NotFound{{{inv::tx, test::hash_of(4)}}},
+          GetHeaders{protocol_version, {test::block_hash_of(5), test::block_hash_of(6)}, BlockHash{}},
+          GetBlocks{protocol_version, {test::block_hash_of(7)}, test::block_hash_of(8)},
+          Headers{{block.header, segwit.header}},
+          BlockMessage{block},
+          TxMessage{segwit.transactions[1]},
+          Reject{"tx", 0x10, "bad-txns-inputs-missingorspent", test::hash_of(9)},
+          Addr{{{1'700'000'100, {1, ipv4_mapped_1234(), 8333}}, {1'700'000'200, {0x409, ipv6_2001_db8_1(), 18333}}}},
+          AddrV2{{{1'700'000'300, 0x409, net_id::ipv4, {std::byte{1}, std::byte{2}, std::byte{3}, std::byte{4}}, 8333},
+                  {1'700'000'400, 1, net_id::torv3, torv3_address(), 9050},
+                  {1'700'000'500, 0, 42, std::vector<std::byte>(5, std::byte{0xab}), 1}}},  // an unknown network, kept
+          make_cmpctblock(segwit, cmpct_nonce),
+          GetBlockTxn{block_hash(segwit.header), {1, 2, 5, 1000}},
+          BlockTxn{block_hash(segwit.header), {segwit.transactions[1], segwit.transactions[2]}},
+          GetCFilters{0, 1000, test::block_hash_of(10)},
+          CFilter{0,
+                  test::block_hash_of(11),
+                  {std::byte{0x01}, std::byte{0x9d}, std::byte{0xfc}, std::byte{0xa8}}},  // genesis' filter (BIP158 vectors)
+          GetCFHeaders{0, 2000, test::block_hash_of(12)},
+          CFHeaders{0, test::block_hash_of(13), test::hash_of(14), {test::hash_of(15), test::hash_of(16)}},
+          GetCFCheckpt{0, test::block_hash_of(17)},
+          CFCheckpt{0, test::block_hash_of(18), {test::hash_of(19), test::hash_of(20), test::hash_of(21)}}};
 }
 
 }  // namespace test

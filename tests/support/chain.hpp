@@ -10,7 +10,7 @@
 
 namespace test {
 
-inline blockwire::Block mine(const blockwire::Hash256& prev, std::uint32_t time, std::uint32_t height) {
+inline blockwire::Block mine(const blockwire::BlockHash& prev, std::uint32_t time, std::uint32_t height) {
   using namespace blockwire;
   Block b;
   b.header.version = 4;
@@ -22,7 +22,7 @@ inline blockwire::Block mine(const blockwire::Hash256& prev, std::uint32_t time,
                                std::byte(height >> 24)};
   cb.add_input(OutPoint{}, script_sig);
   const std::byte op_true[]{std::byte{0x51}};
-  cb.add_output(50'0000'0000, op_true);
+  cb.add_output(Amount::from_sat(50'0000'0000), op_true);
   b.transactions.push_back(cb.build());
   b.header.merkle_root = merkle_root(b);
   const Hash256 target = *target_from_bits(b.header.bits);

@@ -110,7 +110,7 @@ std::vector<std::byte> compressed(std::span<const std::byte> script) {
 // The script back from its compressed form, through a coin's decoder.
 std::vector<std::byte> restored(std::span<const std::byte> script) {
   BlockUndo undo;
-  undo.transactions.push_back({{SpentCoin{7, false, 1234, std::vector<std::byte>(script.begin(), script.end())}}});
+  undo.transactions.push_back({{SpentCoin{7, false, Amount::from_sat(1234), std::vector<std::byte>(script.begin(), script.end())}}});
   std::vector<std::byte> bytes;
   encode_block_undo(undo, bytes);
   auto back = decode_block_undo(bytes);
@@ -206,9 +206,9 @@ TEST_CASE("undo: hostile undo data: an x off the curve, an oversized script read
 
   // Every proper prefix of a real record fails where it ends.
   BlockUndo undo;
-  undo.transactions.push_back(
-      {{SpentCoin{0, true, 50 * coin, p2pk(satoshi_key)}, SpentCoin{170, false, 10 * coin, hex("0014" + std::string(40, '3'))}}});
-  undo.transactions.push_back({{SpentCoin{100'000, false, 1, hex("6a0401020304")}}});
+  undo.transactions.push_back({{SpentCoin{0, true, Amount::from_sat(50 * coin), p2pk(satoshi_key)},
+                                SpentCoin{170, false, Amount::from_sat(10 * coin), hex("0014" + std::string(40, '3'))}}});
+  undo.transactions.push_back({{SpentCoin{100'000, false, Amount::from_sat(1), hex("6a0401020304")}}});
   std::vector<std::byte> whole;
   encode_block_undo(undo, whole);
   REQUIRE(decode_block_undo(whole).value() == undo);
@@ -232,12 +232,12 @@ Transaction spend(std::initializer_list<OutPoint> from, std::initializer_list<st
     TransactionBuilder::Input& in = tx.add_input(p);
     if (witness) in.witness = {std::vector<std::byte>(71, std::byte{0x30}), std::vector<std::byte>(33, std::byte{0x02})};
   }
-  for (const auto& [value, script] : to) tx.add_output(value, script);
+  for (const auto& [value, script] : to) tx.add_output(Amount::from_sat(value), script);
   return tx.build();
 }
 
 // A block of a coinbase paying 50 BTC to `payee`, then `txs`.
-Block block_of(const Hash256& prev, std::uint32_t height, const std::vector<std::byte>& payee, std::vector<Transaction> txs = {}) {
+Block block_of(const BlockHash& prev, std::uint32_t height, const std::vector<std::byte>& payee, std::vector<Transaction> txs = {}) {
   Block b;
   b.header.prev_block = prev;
   b.header.time = 1'700'000'000 + height;
@@ -245,7 +245,7 @@ Block block_of(const Hash256& prev, std::uint32_t height, const std::vector<std:
   TransactionBuilder cb;
   const std::byte script_sig[]{std::byte{0x03}, std::byte(height), std::byte(height >> 8), std::byte(height >> 16)};
   cb.add_input(OutPoint{}, script_sig);
-  cb.add_output(50 * coin, payee);
+  cb.add_output(Amount::from_sat(50 * coin), payee);
   b.transactions.push_back(cb.build());
   for (Transaction& tx : txs) b.transactions.push_back(std::move(tx));
   b.header.merkle_root = merkle_root(b);
@@ -280,14 +280,14 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
   const BlockUndo u2 = coins.apply(b2, 2).value();
   const BlockUndo u3 = coins.apply(b3, 3).value();
   // The fees the test chose, not computed by the code under test.
-  CHECK(fees(u2, b2) == std::vector<std::int64_t>{10'000, 1'000'000});
-  CHECK(fees(u3, b3) == std::vector<std::int64_t>{990'000, 1 * coin});
+  CHECK(fees(u2, b2) == std::vector<std::optional<Amount>>{Amount::from_sat(10'000), Amount::from_sat(1'000'000)});
+  CHECK(fees(u3, b3) == std::vector<std::optional<Amount>>{Amount::from_sat(990'000), Amount::from_sat(1 * coin)});
   CHECK(check_shape(u3, b3));
   CHECK(check_shape(u2, b3).error().code() == undo::errc::wrong_shape);
   // What the coins were: d spends block 2's coinbase; c the outputs of a, each with its script.
-  CHECK(u3.transactions[1].coins[0] == SpentCoin{2, true, 50 * coin, p2sh});
-  CHECK(u3.transactions[0].coins[1] == SpentCoin{2, false, 10 * coin, p2pk_uncompressed});
-  CHECK(u2.transactions[1].coins[0] == SpentCoin{2, false, 10 * coin, p2sh});
+  CHECK(u3.transactions[1].coins[0] == SpentCoin{2, true, Amount::from_sat(50 * coin), p2sh});
+  CHECK(u3.transactions[0].coins[1] == SpentCoin{2, false, Amount::from_sat(10 * coin), p2pk_uncompressed});
+  CHECK(u2.transactions[1].coins[0] == SpentCoin{2, false, Amount::from_sat(10 * coin), p2sh});
   // Spending twice: missing_coin, and the set is as it was.
   const std::size_t before = coins.size();
   CHECK(coins.apply(b3, 4).error().code() == undo::errc::missing_coin);
@@ -389,7 +389,7 @@ TEST_CASE(
   // 3,000 blocks of one shape (coinbase only: the same, empty undo data),
   // each block's hash made up; the blk file holds them shuffled.
   constexpr std::size_t n = 3000;
-  std::vector<Hash256> hashes(n + 1);  // [0]: the parent of the first, in another file
+  std::vector<BlockHash> hashes(n + 1);  // [0]: the parent of the first, in another file
   for (std::size_t i = 0; i <= n; ++i) {
     for (std::size_t b = 0; b < 8; ++b) hashes[i].bytes()[b] = static_cast<std::byte>((i * 2654435761u + 17) >> (8 * (b % 4)));
     hashes[i].bytes()[31] = static_cast<std::byte>(i & 0xff);
@@ -402,7 +402,7 @@ TEST_CASE(
   std::vector<UndoPairer::Candidate> blocks;
   for (std::size_t i = 1; i <= n; ++i) blocks.push_back({hashes[i], hashes[i - 1], shape});
   // A stale sibling of block 1,500: the same parent, another hash.
-  Hash256 stale = hashes[1500];
+  BlockHash stale = hashes[1500];
   stale.bytes()[0] ^= std::byte{0xff};
   blocks.push_back({stale, hashes[1499], shape});
   std::vector<std::size_t> order(blocks.size());

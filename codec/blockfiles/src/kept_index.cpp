@@ -59,8 +59,8 @@ struct State {
   std::uint64_t records = 0;
   BlockPosition resume{0, 0};
   BlockPosition last{0, 0};
-  Hash256 last_hash;
-  Hash256 tip;
+  BlockHash last_hash;
+  BlockHash tip;
   Hash256 chain_hash;                     // SHA-256 of chain.dat's magic and `records` records
   std::vector<std::uint64_t> file_sizes;  // blk00000.dat, blk00001.dat, ...
 };
@@ -162,7 +162,7 @@ result<std::vector<std::uint64_t>> file_sizes(const std::string& blocks_dir) {
 }
 
 // Whether the record at `at` holds the block `hash`: empty, or what is wrong.
-std::string check_record(const std::string& blocks_dir, const XorKey& key, network net, BlockPosition at, const Hash256& hash) {
+std::string check_record(const std::string& blocks_dir, const XorKey& key, network net, BlockPosition at, const BlockHash& hash) {
   const std::string name = block_file_name(at.file);
   auto header = read_block_header((fs::path(blocks_dir) / name).string(), at.offset, key, net, hash);
   if (header) return {};
@@ -176,7 +176,7 @@ std::string check_record(const std::string& blocks_dir, const XorKey& key, netwo
 }  // namespace
 
 result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
-                              const std::function<std::optional<std::uint32_t>(const Hash256&)>& undo_offset_of, bool rewrite) {
+                              const std::function<std::optional<std::uint32_t>(const BlockHash&)>& undo_offset_of, bool rewrite) {
   if (problem_count_ != 0 || !orphans_.empty() || empty()) return success();  // damage is found again each time, never kept
   // The blocks kept: every one but those from the first near the tip whose
   // undo record is wanted and not known on (they are read again next time).
@@ -425,7 +425,7 @@ std::variant<BlockIndex, std::string> BlockIndex::load(const std::string& kept_d
   }
   index.index_slots();
   const std::size_t kept = n;
-  const bool moved = index.link_all(std::move(parent), std::move(genesis), state->tip, [](std::uint32_t) { return Hash256{}; });
+  const bool moved = index.link_all(std::move(parent), std::move(genesis), state->tip, [](std::uint32_t) { return BlockHash{}; });
   if (index.empty() || index.tip() != state->tip || !index.orphans_.empty()) return chain_path + ": its chain does not hold together";
   // The tip's record and a sample's, against the files.
   {

@@ -238,7 +238,7 @@ result<void> BlocksDirectory::keep_index(BlockIndex& index) {
   const std::string kept_dir = kept_index_path(index.dir());
   if (kept_dir.empty()) return success();
   return index.save(
-      kept_dir, false, [](const Hash256&) { return std::optional<std::uint32_t>(); }, false);
+      kept_dir, false, [](const BlockHash&) { return std::optional<std::uint32_t>(); }, false);
 }
 
 result<std::vector<std::byte>> BlocksDirectory::read_block(const IndexedBlock& block) const {
@@ -289,7 +289,7 @@ std::optional<std::uint32_t> BlocksDirectory::undo_offset(const IndexedBlock& bl
   return paired_offset(block.hash);
 }
 
-std::optional<std::uint32_t> BlocksDirectory::paired_offset(const Hash256& hash) const {
+std::optional<std::uint32_t> BlocksDirectory::paired_offset(const BlockHash& hash) const {
   for (const auto& [file, recent] : recent_undo_) {
     if (auto at = recent.offset_of(hash)) return at;
   }
@@ -298,7 +298,7 @@ std::optional<std::uint32_t> BlocksDirectory::paired_offset(const Hash256& hash)
 
 void BlocksDirectory::keep(bool rewrite) {
   if (kept_dir_.empty()) return;
-  const auto paired = [&](const Hash256& hash) { return paired_offset(hash); };
+  const auto paired = [&](const BlockHash& hash) { return paired_offset(hash); };
   if (auto saved = index_.save(kept_dir_, undo_wanted_, paired, rewrite); !saved) {
     notes_.push_back("the index could not be kept in " + kept_dir_ + ": " + saved.error().message());
   }

@@ -73,7 +73,7 @@ std::optional<ChainFilterFailure> make_chain_filters(const BlocksDirectory& dir,
       const std::uint64_t height = first + i;
       Made& r = results[i];
       if (!r.filter) return std::move(r.failure);
-      const Hash256 block = dir.at_height(height).hash;
+      const BlockHash block = dir.at_height(height).hash;
       headers.push_back(filters::filter_header(filters::filter_hash(*r.filter), headers.empty() ? Hash256{} : headers.back()));
       if (spec.keep) {
         if (auto w = file.append(block, r.filter->encoded()); !w) return ChainFilterFailure{std::nullopt, w.error(), w.error().message()};

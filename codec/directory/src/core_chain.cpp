@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 // How many records spread over the chain are checked besides the tip's.
 constexpr std::size_t sample_size = 64;
 
-std::string short_hash(const Hash256& h) { return h.to_hex(); }
+std::string short_hash(const BlockHash& h) { return h.to_hex(); }
 
 // The chainstate of the data directory that holds `blocks_dir`.
 std::string chainstate_beside(const std::string& blocks_dir) {
@@ -34,7 +34,7 @@ std::string chainstate_beside(const std::string& blocks_dir) {
 
 // Empty when the record at `at` is the block `hash`, as the index says;
 // else what is wrong, for a person.
-std::string check_record(const std::string& dir, const XorKey& key, network net, const Hash256& hash, BlockPosition at) {
+std::string check_record(const std::string& dir, const XorKey& key, network net, const BlockHash& hash, BlockPosition at) {
   const std::string name = block_file_name(at.file);
   auto header = read_block_header((fs::path(dir) / name).string(), at.offset, key, net, hash);
   if (header) return {};
@@ -48,8 +48,8 @@ std::string check_record(const std::string& dir, const XorKey& key, network net,
 
 // Empty when the undo record at `at` checks against the block's parent
 // (Core's checksum over the parent's hash and the record).
-std::string check_undo(const std::string& dir, const XorKey& key, network net, BlockPosition at, const Hash256& parent,
-                       const Hash256& block) {
+std::string check_undo(const std::string& dir, const XorKey& key, network net, BlockPosition at, const BlockHash& parent,
+                       const BlockHash& block) {
   const std::string name = undo_file_name(at.file);
   auto reader = UndoFileReader::open((fs::path(dir) / name).string(), key, net, at.offset);
   if (!reader) return name + ": " + reader.error().message();
@@ -69,7 +69,7 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
   // The tip: the most work among the blocks the node validated to the end
   // (its tip when it wrote the index; its chainstate's best block may be
   // hours behind); the chainstate's best block where none says so.
-  std::optional<Hash256> tip;
+  std::optional<BlockHash> tip;
   bool any_validated = false;
   // blockwire's own (a directory it pruned): every block it holds may be
   // the tip, the one with the most work, as for any directory it writes.
@@ -80,7 +80,7 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
   // index knows (where reading the blk files goes on), and a sample spread
   // at random over the chain, to check against the files before trusting.
   std::string why;
-  std::optional<Hash256> lying;
+  std::optional<BlockHash> lying;
   std::optional<KnownBlock> last;
   std::vector<KnownBlock> sample;
   std::mt19937_64 pick(0x5eed);
@@ -177,7 +177,7 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
   for (std::size_t h = height; h-- > 1 && h + 16 > height;) {
     const IndexedBlock b = chain.at_height(h);
     if (!b.undo_offset) continue;
-    const Hash256 parent = chain.at_height(h - 1).hash;
+    const BlockHash parent = chain.at_height(h - 1).hash;
     if (auto wrong = check_undo(blocks_dir, key, net, {b.file, *b.undo_offset}, parent, b.hash); !wrong.empty())
       return index_dir + ": " + wrong;
     break;

@@ -57,24 +57,24 @@ void unobfuscate(std::span<std::byte> value, const std::vector<std::byte>& key) 
   for (std::size_t i = 0, k = 0; i < value.size(); ++i, k = k + 1 == key.size() ? 0 : k + 1) value[i] ^= key[k];
 }
 
-result<std::optional<Hash256>> best_block_of(leveldb::DB& db, const std::vector<std::byte>& key, std::string* why) {
+result<std::optional<BlockHash>> best_block_of(leveldb::DB& db, const std::vector<std::byte>& key, std::string* why) {
   std::string value;
   const leveldb::Status s = db.Get(detail::checked_reads(), leveldb::Slice(&best_block_key, 1), &value);
-  if (s.IsNotFound()) return std::optional<Hash256>{};
+  if (s.IsNotFound()) return std::optional<BlockHash>{};
   if (!s.ok()) return leveldb_failure(s, why);
   if (value.size() != 32) {
     if (why != nullptr) *why = "its best block is " + std::to_string(value.size()) + " bytes, not 32";
     return error(directory::errc::bad_index_entry, 0);
   }
-  Hash256 hash;
+  BlockHash hash;
   std::copy_n(bytes_of(leveldb::Slice(value)).begin(), 32, hash.bytes().begin());
   unobfuscate(hash.bytes(), key);
-  return std::optional<Hash256>(hash);
+  return std::optional<BlockHash>(hash);
 }
 
 }  // namespace
 
-result<std::optional<Hash256>> read_core_best_block(const std::string& chainstate_dir, std::string* why) {
+result<std::optional<BlockHash>> read_core_best_block(const std::string& chainstate_dir, std::string* why) {
   auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir, why);
   if (!snapshot) return snapshot.error();
   auto key = key_of(snapshot.value().db(), why);
@@ -142,17 +142,17 @@ namespace {
 // What gettxoutsetinfo says of a set, taken coin by coin in key order.
 class SetSummary {
  public:
-  explicit SetSummary(const Hash256& best_block) { info_.best_block = best_block; }
+  explicit SetSummary(const BlockHash& best_block) { info_.best_block = best_block; }
   void add(const CoreCoin& c) {
     // TxOutSer: the outpoint, uint32 height * 2 + coinbase, the output
     // (int64 amount, the script with its compact size).
     wire::encode_hash(sink_, c.outpoint.txid);
     wire::encode_u32(sink_, c.outpoint.index);
     wire::encode_u32(sink_, c.coin.height * 2 + (c.coin.coinbase ? 1 : 0));
-    wire::encode_i64(sink_, c.coin.value);
+    wire::encode_amount(sink_, c.coin.value);
     wire::encode_bytes(sink_, c.coin.script_pubkey);
     ++info_.txouts;
-    info_.total_amount += c.coin.value;
+    if (info_.total_amount) info_.total_amount = checked_add(*info_.total_amount, c.coin.value);
     info_.bogosize += 50 + c.coin.script_pubkey.size();
     if (info_.txouts == 1 || last_txid_ != c.outpoint.txid) ++info_.transactions;
     last_txid_ = c.outpoint.txid;
@@ -167,7 +167,7 @@ class SetSummary {
   UtxoSetInfo info_;
   Sha256 hash_;
   StreamWriter sink_{writer_ref(hash_)};
-  Hash256 last_txid_;
+  Txid last_txid_;
 };
 
 constexpr std::uint64_t progress_every = 65536;
@@ -183,7 +183,7 @@ CoinsProgress progress_after(const OutPoint& last, std::uint64_t coins) {
 struct OpenChainstate {
   detail::LevelDbSnapshot snapshot;
   std::vector<std::byte> key;
-  std::optional<Hash256> best;
+  std::optional<BlockHash> best;
 };
 
 result<OpenChainstate> open_chainstate(const std::string& chainstate_dir, std::string* why) {
@@ -259,7 +259,7 @@ result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const
   const std::uint64_t count_at = out.bytes_written();
   wire::encode_u64(out, 0);
   // Each txid's coins gathered, then written behind it and their count.
-  Hash256 txid;
+  Txid txid;
   std::uint64_t in_group = 0;
   std::vector<std::byte> group;
   const auto write_group = [&] {
@@ -309,7 +309,7 @@ result<ChainstateSnapshot> ChainstateSnapshot::open(const std::string& chainstat
   return ChainstateSnapshot(std::make_unique<State>(std::move(opened).value()));
 }
 
-const std::optional<Hash256>& ChainstateSnapshot::best_block() const noexcept { return state_->best; }
+const std::optional<BlockHash>& ChainstateSnapshot::best_block() const noexcept { return state_->best; }
 
 result<std::optional<SpentCoin>> ChainstateSnapshot::find(const OutPoint& point) const {
   std::string value;

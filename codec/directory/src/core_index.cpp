@@ -68,7 +68,7 @@ std::vector<std::byte> encode_core_file_info(const CoreFileInfo& f) {
   return out;
 }
 
-std::string core_block_key(const Hash256& hash) {
+std::string core_block_key(const BlockHash& hash) {
   std::string key(1, block_index_key);
   key.append(reinterpret_cast<const char*>(hash.bytes().data()), hash.bytes().size());
   return key;
@@ -95,7 +95,7 @@ bool written_by_blockwire(const std::string& index_dir) {
   return std::filesystem::is_regular_file(std::filesystem::path(index_dir) / blockwire_index_mark, ec);
 }
 
-result<CoreBlockEntry> decode_core_block_entry(const Hash256& hash, std::span<const std::byte> value) {
+result<CoreBlockEntry> decode_core_block_entry(const BlockHash& hash, std::span<const std::byte> value) {
   DecodingContext ctx(value);
   constexpr std::uint64_t int_max = 0x7fffffff;  // VARINT_MODE(..., NONNEGATIVE_SIGNED) of an int
   CoreBlockEntry e;
@@ -167,7 +167,7 @@ result<std::uint64_t> read_core_block_index(const std::string& index_dir, const 
       failed = error(directory::errc::bad_index_entry, count);
       return;
     }
-    Hash256 hash;
+    BlockHash hash;
     std::copy_n(key.begin() + 1, 32, hash.bytes().begin());
     auto decoded = decode_core_block_entry(hash, value);
     if (!decoded) {

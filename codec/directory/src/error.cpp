@@ -15,6 +15,11 @@ const char* describe(int value) noexcept {
     case errc::node_index: return "the block index there is a node's own (the node prunes its directory)";
     case errc::damaged_directory: return "the directory is damaged (see `blockwire blocks` and `scan`): repair it first";
     case errc::utxo_set_behind: return "the UTXO set kept beside needs blocks that would be deleted to reach the tip";
+    case errc::store_failed: return "the UTXO set's store failed earlier: open it again";
+    case errc::chainstate_changed: return "its best block changed while it was read (a node writing it?)";
+    case errc::unknown_best_block: return "its best block is not among the directory's blocks";
+    case errc::no_filters: return "no compact block filters are served from this directory";
+    case errc::past_tip: return "past the tip of the best chain";
   }
   return nullptr;
 }
@@ -24,15 +29,20 @@ const char* describe(int value) noexcept {
 // is, are the system's (usage).
 condition classify(int value) noexcept {
   switch (static_cast<errc>(value)) {
-    case errc::input_changed: return condition::io;
+    case errc::input_changed:
+    case errc::store_failed:
+    case errc::chainstate_changed: return condition::io;
     case errc::node_index:
-    case errc::utxo_set_behind: return condition::usage;
+    case errc::utxo_set_behind:
+    case errc::no_filters:
+    case errc::past_tip: return condition::usage;
     case errc::no_undo_data:
     case errc::no_chain:
     case errc::not_one_chain:
     case errc::leveldb_corruption:
     case errc::bad_index_entry:
-    case errc::damaged_directory: return condition::bad_data;
+    case errc::damaged_directory:
+    case errc::unknown_best_block: return condition::bad_data;
   }
   return condition::bad_data;
 }

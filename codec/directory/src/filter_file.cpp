@@ -34,7 +34,7 @@ result<void> write_all(int fd, std::span<const std::byte> bytes) {
 
 }  // namespace
 
-result<FilterFile> FilterFile::open(const std::string& blocks_dir, std::span<const Hash256> chain) {
+result<FilterFile> FilterFile::open(const std::string& blocks_dir, std::span<const BlockHash> chain) {
   const fs::path dir = fs::path(blocks_dir) / "blockwire-filters";
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -54,7 +54,7 @@ result<FilterFile> FilterFile::open(const std::string& blocks_dir, std::span<con
   return file;
 }
 
-std::uint64_t FilterFile::load(std::uint64_t size, std::span<const Hash256> chain) {
+std::uint64_t FilterFile::load(std::uint64_t size, std::span<const BlockHash> chain) {
   const int raw = fd_.get();
   std::uint64_t at = 0;
   Hash256 header;
@@ -62,7 +62,7 @@ std::uint64_t FilterFile::load(std::uint64_t size, std::span<const Hash256> chai
     std::array<std::byte, 64 + 9> head{};
     const std::size_t got = static_cast<std::size_t>(std::min<std::uint64_t>(head.size(), size - at));
     if (!read_at(raw, std::span(head).first(got), at)) break;
-    const Hash256 block(std::span<const std::byte, 32>(head.data(), 32));
+    const BlockHash block(std::span<const std::byte, 32>(head.data(), 32));
     const Hash256 stored(std::span<const std::byte, 32>(head.data() + 32, 32));
     DecodingContext ctx(std::span<const std::byte>(head).subspan(64, got - 64));
     const std::uint64_t n = wire::decode_compact_size(ctx);
@@ -80,7 +80,7 @@ std::uint64_t FilterFile::load(std::uint64_t size, std::span<const Hash256> chai
   return at;
 }
 
-result<FilterFile> FilterFile::read(const std::string& blocks_dir, std::span<const Hash256> chain) {
+result<FilterFile> FilterFile::read(const std::string& blocks_dir, std::span<const BlockHash> chain) {
   FilterFile file;
   int raw;
   do raw = ::open((fs::path(blocks_dir) / "blockwire-filters" / "basic.dat").c_str(), O_RDONLY | O_CLOEXEC);
@@ -103,7 +103,7 @@ result<std::vector<std::byte>> FilterFile::filter(std::size_t height) const {
   return bytes;
 }
 
-result<void> FilterFile::append(const Hash256& block, std::span<const std::byte> filter) {
+result<void> FilterFile::append(const BlockHash& block, std::span<const std::byte> filter) {
   const Hash256 previous = records_.empty() ? Hash256{} : records_.back().header;
   const Hash256 hash = sha256d(filter);
   const Hash256 header = filters::filter_header(hash, previous);

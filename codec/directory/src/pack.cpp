@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 PackFailure failure(error cause, std::string line) { return PackFailure{cause, {std::move(line)}}; }
 
-Hash256 hash_of(std::span<const std::byte> block) { return block_hash(decode_header(block.first(header_size)).value()); }
+BlockHash hash_of(std::span<const std::byte> block) { return block_hash(decode_header(block.first(header_size)).value()); }
 
 std::string repair_text(const std::string& dir, const BlockFileRepair& r) {
   const bool torn = r.what == BlockFileRepair::kind::torn_record;
@@ -41,7 +41,7 @@ packed pack_blocks(const PackBlocks& spec) {
   std::vector<std::optional<std::vector<std::byte>>> kept(spec.count);
   CoinSet coins;
   std::vector<BlockUndo> undos(spec.undo ? spec.count : 0);  // [0]: the genesis block's, which Core does not write
-  std::vector<Hash256> hashes(spec.count);                   // each block's: the next one's parent, and a check of a second reading
+  std::vector<BlockHash> hashes(spec.count);                 // each block's: the next one's parent, and a check of a second reading
   for (std::size_t i = 0; i < spec.count; ++i) {
     if (!spec.read(i, true, bytes)) return PackFailure{error(std::make_error_code(std::errc::io_error)), {}};
     hashes[i] = hash_of(bytes);
@@ -93,7 +93,7 @@ packed pack_blocks(const PackBlocks& spec) {
       if (!index) return failure(index.error(), "reading " + spec.dir + ": " + index.error().message());
       there = std::move(index).value();
     }
-    std::set<Hash256> seen;  // (among the blocks packed)
+    std::set<BlockHash> seen;  // (among the blocks packed)
     for (std::size_t i = 0; i < spec.count; ++i) {
       if ((there && there->find(hashes[i])) || !seen.insert(hashes[i]).second) {
         skip[i] = true;
@@ -116,7 +116,7 @@ packed pack_blocks(const PackBlocks& spec) {
   UndoFileWriter undo_writer(target, spec.key, spec.net);  // under the BlockFileWriter's lock
   struct Appended {
     BlockHeader header;
-    Hash256 hash;
+    BlockHash hash;
     BlockPosition at;
     std::optional<std::uint32_t> undo_at;
   };

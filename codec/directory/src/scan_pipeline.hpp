@@ -23,8 +23,8 @@ namespace blockwire::detail {
 // its own hash (the next record's block is its child).
 struct UndoKey {
   std::uint64_t shape;
-  Hash256 parent;
-  Hash256 hash;
+  BlockHash parent;
+  BlockHash hash;
 };
 
 // Each file's blocks' keys, gathered by the checking threads for the files

@@ -25,7 +25,7 @@ using detail::leveldb_failure;
 constexpr char best_key = 'B';  // the block the index is at
 constexpr char tx_key = 't';    // 't' + txid -> block hash, offset, size
 
-std::string key_of(const Hash256& txid) {
+std::string key_of(const Txid& txid) {
   std::string k(1, tx_key);
   k.append(reinterpret_cast<const char*>(txid.bytes().data()), 32);
   return k;
@@ -39,15 +39,15 @@ struct TxIndex::State {
   std::unique_ptr<leveldb::DB> db;
   std::mutex updating;  // one update at a time; find() needs no lock (LevelDB's own)
 
-  result<std::optional<Hash256>> best(std::string* why) const {
+  result<std::optional<BlockHash>> best(std::string* why) const {
     std::string v;
     const leveldb::Status s = db->Get(detail::checked_reads(), leveldb::Slice(&best_key, 1), &v);
-    if (s.IsNotFound()) return std::optional<Hash256>{};
+    if (s.IsNotFound()) return std::optional<BlockHash>{};
     if (!s.ok()) return leveldb_failure(s, why);
     if (v.size() != 32) return error(directory::errc::bad_index_entry);
-    Hash256 h;
+    BlockHash h;
     std::copy_n(bytes_of(leveldb::Slice(v)).begin(), 32, h.bytes().begin());
-    return std::optional<Hash256>(h);
+    return std::optional<BlockHash>(h);
   }
 
   // Each transaction of the block put (or deleted) in `batch`.
@@ -88,7 +88,7 @@ struct TxIndex::State {
       leveldb::WriteBatch batch;
       if (auto r = each_tx(dir, *last, batch, false); !r) return said(r.error(), *last);
       const auto parent = index.parent(*last);
-      const Hash256 now = parent ? parent->hash : Hash256{};
+      const BlockHash now = parent ? parent->hash : BlockHash{};
       batch.Put(leveldb::Slice(&best_key, 1), slice(now.bytes()));
       if (const leveldb::Status s = db->Write(leveldb::WriteOptions(), &batch); !s.ok()) return leveldb_failure(s, why);
       last = parent;
@@ -140,7 +140,7 @@ result<TxIndex> TxIndex::open(const BlocksDirectory& dir, std::string* why,
 
 result<void> TxIndex::update(const BlocksDirectory& dir, std::string* why) { return state_->update(dir, why, {}); }
 
-result<std::optional<TxIndex::Place>> TxIndex::find(const Hash256& txid) const {
+result<std::optional<TxIndex::Place>> TxIndex::find(const Txid& txid) const {
   std::string v;
   const leveldb::Status s = state_->db->Get(detail::checked_reads(), key_of(txid), &v);
   if (s.IsNotFound()) return std::optional<Place>{};
@@ -154,7 +154,7 @@ result<std::optional<TxIndex::Place>> TxIndex::find(const Hash256& txid) const {
   return std::optional<Place>(p);
 }
 
-result<std::optional<std::vector<std::byte>>> TxIndex::read(const BlocksDirectory& dir, const Hash256& txid) const {
+result<std::optional<std::vector<std::byte>>> TxIndex::read(const BlocksDirectory& dir, const Txid& txid) const {
   auto place = find(txid);
   if (!place) return place.error();
   if (!place.value()) return std::optional<std::vector<std::byte>>{};

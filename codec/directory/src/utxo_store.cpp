@@ -75,7 +75,7 @@ struct UtxoStore::State {
   XorKey key;
   network net;
   Options options;
-  Hash256 best;
+  BlockHash best;
   std::int64_t best_height = -1;
   UndoEnd undo_end;
   std::optional<UndoFileWriter> undo_writer;
@@ -141,7 +141,7 @@ struct UtxoStore::State {
   result<void> flush() {
     // A block half applied is never written: the next open() connects
     // again what the last flush did not hold.
-    if (failed) return error(directory::errc::not_one_chain);
+    if (failed) return error(directory::errc::store_failed);
     failed = true;  // until written
     if (undo_writer) {
       if (auto r = undo_writer->close(); !r) return r;
@@ -180,7 +180,7 @@ struct UtxoStore::State {
     return success();
   }
 
-  result<std::optional<std::uint32_t>> connect(const Block& block, const Hash256& hash, BlockPosition at, bool write_undo,
+  result<std::optional<std::uint32_t>> connect(const Block& block, const BlockHash& hash, BlockPosition at, bool write_undo,
                                                std::span<const TxIds> ids) {
     // What the blocks before it changed, written first when it is past the
     // cache: a flush that fails (a full disk) then fails before this
@@ -189,7 +189,7 @@ struct UtxoStore::State {
     if (!failed && change_bytes > options.cache_bytes) {
       if (auto r = flush(); !r) return r.error();
     }
-    if (failed) return error(directory::errc::not_one_chain);
+    if (failed) return error(directory::errc::store_failed);
     failed = true;  // until this block is in
     const bool first = best_height < 0;
     if (first ? !block.header.prev_block.is_zero() : block.header.prev_block != best) return error(directory::errc::not_one_chain);
@@ -276,7 +276,7 @@ struct UtxoStore::State {
     if (failure) return *failure;
     if (read.value().best_block != b->hash) {  // (the same snapshot's: read again, the key moved)
       if (why != nullptr) *why = chainstate + ": its best block changed while it was copied (a node writing it?)";
-      return error(directory::errc::not_one_chain);
+      return error(directory::errc::chainstate_changed);
     }
     if (const leveldb::Status st = db->Write(leveldb::WriteOptions(), &batch); !st.ok()) return leveldb_failure(st, why);
     if (options.import_progress) options.import_progress({coins, 1.0});
@@ -335,7 +335,7 @@ struct UtxoStore::State {
   // The best block taken off: its outputs removed, the coins it spent put
   // back from its undo record, as Core's DisconnectBlock does.
   result<void> disconnect(const IndexedBlock& b) {
-    if (failed) return error(directory::errc::not_one_chain);
+    if (failed) return error(directory::errc::store_failed);
     failed = true;  // until it is off
     auto block = read_block(b);
     if (!block) return block.error();
@@ -344,7 +344,7 @@ struct UtxoStore::State {
     if (auto r = check_shape(undo.value(), block.value()); !r) return r;
     for (std::size_t t = block.value().transactions.size(); t-- > 0;) {
       const Transaction& tx = block.value().transactions[t];
-      const Hash256 id = tx.txid();
+      const Txid id = tx.txid();
       for (std::uint32_t o = 0; o < tx.output_count(); ++o) {
         if (unspendable(tx.output(o).script_pubkey())) continue;
         auto [it, inserted] = changes.try_emplace(OutPoint{id, o});
@@ -371,7 +371,7 @@ struct UtxoStore::State {
   // To the chain's tip: off the old branch back to where the new one
   // forks, then the new one's blocks connected, each one's undo record
   // written (unless `paired` has it) and its place given to the chain.
-  result<void> follow(BlockIndex& chain, const Block* appended, const Hash256& appended_hash, std::span<const TxIds> appended_ids,
+  result<void> follow(BlockIndex& chain, const Block* appended, const BlockHash& appended_hash, std::span<const TxIds> appended_ids,
                       const BlocksDirectory* paired, std::string* why) {
     if (chain.empty() || (best_height >= 0 && chain.tip() == best)) return success();
     const auto said = [&](const error& e, const IndexedBlock& b, const std::string& what) {
@@ -380,7 +380,7 @@ struct UtxoStore::State {
     };
     while (best_height >= 0) {
       const auto b = chain.find(best);
-      if (!b) return error(directory::errc::not_one_chain);
+      if (!b) return error(directory::errc::unknown_best_block);
       if (chain.on_best_chain(*b)) break;
       if (auto r = disconnect(*b); !r) return said(r.error(), *b, "taking it off the UTXO set for a reorganization");
     }
@@ -470,7 +470,7 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
         *why = "the UTXO set in " + path_of(chain.dir()) + " is at block " + state->best.to_hex() +
                ", which the directory does not hold; remove that folder to build the set again from the blocks";
       }
-      return error(directory::errc::not_one_chain);
+      return error(directory::errc::unknown_best_block);
     }
     state->best_height = at->height;
   }
@@ -515,7 +515,7 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
   }
   state->opening.from_height = state->best_height;
   const std::uint64_t before = state->blocks_connected;
-  if (auto r = state->follow(chain, nullptr, Hash256{}, {}, paired ? &*paired : nullptr, why); !r) return r.error();
+  if (auto r = state->follow(chain, nullptr, BlockHash{}, {}, paired ? &*paired : nullptr, why); !r) return r.error();
   state->opening.blocks_connected = state->blocks_connected - before;
   state->options.progress = nullptr;  // open()'s alone
   state->options.import_progress = nullptr;
@@ -525,14 +525,14 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
   return UtxoStore(std::move(state));
 }
 
-result<void> UtxoStore::follow(BlockIndex& chain, const Block* appended, const Hash256& appended_hash, std::span<const TxIds> appended_ids,
-                               std::string* why) {
+result<void> UtxoStore::follow(BlockIndex& chain, const Block* appended, const BlockHash& appended_hash,
+                               std::span<const TxIds> appended_ids, std::string* why) {
   return state_->follow(chain, appended, appended_hash, appended_ids, nullptr, why);
 }
 
 result<void> UtxoStore::flush() { return state_->flush(); }
 
-const Hash256& UtxoStore::best_block() const noexcept { return state_->best; }
+const BlockHash& UtxoStore::best_block() const noexcept { return state_->best; }
 
 std::uint64_t UtxoStore::coins_connected() const noexcept { return state_->coins_connected; }
 

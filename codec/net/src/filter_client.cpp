@@ -39,14 +39,14 @@ error bad(const Connection& peer) { return error(net::errc::bad_filter, peer.las
 
 // The peer's best chain's block hashes from genesis, each header linked to
 // the one before and its proof of work checked.
-result<std::vector<Hash256>> header_chain(Connection& peer, bool& announced) {
-  std::vector<Hash256> chain{genesis_hash(peer.net())};
+result<std::vector<BlockHash>> header_chain(Connection& peer, bool& announced) {
+  std::vector<BlockHash> chain{genesis_hash(peer.net())};
   for (;;) {
-    if (auto r = peer.send(p2p::GetHeaders{p2p::protocol_version, {chain.back()}, Hash256{}}); !r) return r.error();
+    if (auto r = peer.send(p2p::GetHeaders{p2p::protocol_version, {chain.back()}, BlockHash{}}); !r) return r.error();
     auto headers = next<p2p::Headers>(peer, announced);
     if (!headers) return headers.error();
     for (const BlockHeader& h : headers.value().headers) {
-      const Hash256 hash = block_hash(h);
+      const BlockHash hash = block_hash(h);
       if (h.prev_block != chain.back()) return error(net::errc::unconnected_headers, peer.last_message_offset());
       if (!proof_of_work_ok(hash, h.bits, peer.net())) return error(net::errc::bad_header_pow, peer.last_message_offset());
       chain.push_back(hash);
@@ -62,7 +62,7 @@ result<void> fetch_filters(Connection& peer, const std::function<void(const Peer
   auto hashes = header_chain(peer, announced);
   announced = false;  // what came before the chain was read is in it
   if (!hashes) return hashes.error();
-  const std::vector<Hash256>& chain = hashes.value();
+  const std::vector<BlockHash>& chain = hashes.value();
   const std::size_t tip = chain.size() - 1;
 
   if (auto r = peer.send(p2p::GetCFCheckpt{p2p::basic_filter_type, chain[tip]}); !r) return r;

@@ -16,98 +16,6 @@
 
 namespace blockwire::net {
 
-result<bool> BlockStore::refresh() {
-  const std::unique_lock lock(mutex_);
-  return dir_.refresh();
-}
-
-result<bool> BlockStore::enable_filters() {
-  std::vector<Hash256> chain;
-  {
-    const std::unique_lock lock(mutex_);
-    if (!dir_.has_undo()) return false;
-    for (std::size_t h = 0; h < dir_.chain_size(); ++h) chain.push_back(dir_.at_height(h).hash);
-  }
-  // The kept filters: their headers seed the cache, their bytes are read
-  // instead of made (each checked against its block and hash when read).
-  auto kept = FilterFile::read(dir_.path(), chain);
-  if (!kept) return kept.error();
-  {
-    const std::unique_lock lock(mutex_);
-    filters_ = true;
-  }
-  const std::lock_guard guard(filters_mutex_);
-  headers_.clear();
-  for (std::size_t h = 0; h < kept.value().size(); ++h) headers_.push_back({chain[h], kept.value().filter_hash(h), kept.value().header(h)});
-  kept_ = std::move(kept).value();
-  return true;
-}
-
-bool BlockStore::has_filters() const {
-  const auto lock = this->lock();
-  return filters_;
-}
-
-result<filters::GcsFilter> BlockStore::filter_at(std::size_t height) const {
-  const auto lock = this->lock();
-  return filter_locked(height);
-}
-
-// The index locked (shared) by the caller.
-result<filters::GcsFilter> BlockStore::filter_locked(std::size_t height) const {
-  if (!filters_) return net::errc::filter_type_not_served;
-  if (height >= dir_.chain_size()) return net::errc::past_tip;
-  const IndexedBlock b = dir_.at_height(height);
-  if (kept_ && height < kept_->size() && kept_->block(height) == b.hash) {
-    // Kept by `blockwire filters`; a writer may have cut and rewritten the
-    // file since: used only if it still hashes as it did.
-    auto bytes = kept_->filter(height);
-    if (bytes && sha256d(bytes.value()) == kept_->filter_hash(height)) {
-      auto filter = filters::GcsFilter::decode(filters::basic_params(b.hash), bytes.value());
-      if (filter) return filter;
-    }
-  }
-  return dir_.basic_filter(b);
-}
-
-result<Hash256> BlockStore::filter_hash_at(std::size_t height) const {
-  auto e = entry_at(height);
-  if (!e) return e.error();
-  return e.value().filter_hash;
-}
-
-result<Hash256> BlockStore::filter_header_at(std::size_t height) const {
-  auto e = entry_at(height);
-  if (!e) return e.error();
-  return e.value().header;
-}
-
-// Locks: the index (shared), then the cache, never the other way round.
-// The cache holds headers from genesis, contiguous: an entry whose block
-// is the best chain's at its height has only best-chain entries below it.
-result<BlockStore::FilterEntry> BlockStore::entry_at(std::size_t height) const {
-  const auto lock = this->lock();
-  if (height >= dir_.chain_size()) return net::errc::past_tip;
-  const auto hash_at = [&](std::size_t h) { return dir_.at_height(h).hash; };
-  const std::lock_guard guard(filters_mutex_);
-  if (height < headers_.size() && headers_[height].block == hash_at(height)) return headers_[height];
-  // Below a fork (a reorg since they were made) the entries stay; from it
-  // on they go. Then the missing ones are made, in order.
-  std::size_t from = std::min(headers_.size(), height + 1);
-  while (from > 0 && headers_[from - 1].block != hash_at(from - 1)) --from;
-  headers_.resize(from);
-  Hash256 previous = from > 0 ? headers_[from - 1].header : Hash256{};
-  for (std::size_t h = from; h <= height; ++h) {
-    if (stopping_) return std::make_error_code(std::errc::operation_canceled);
-    auto filter = filter_locked(h);
-    if (!filter) return filter.error();
-    const Hash256 hash = filters::filter_hash(filter.value());
-    previous = filters::filter_header(hash, previous);
-    headers_.push_back({hash_at(h), hash, previous});
-  }
-  return headers_[height];
-}
-
 TipSignal::TipSignal() : fd_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), ownership::own) {}
 
 void TipSignal::notify() noexcept {
@@ -132,8 +40,8 @@ std::optional<IndexedBlock> on_best_chain(const BlockIndex& index, std::int64_t 
 
 // Core's FindForkInGlobalIndex: the height of the first locator hash on our
 // best chain; the genesis block's (0) when none is.
-std::int64_t fork_point(const BlockIndex& index, const std::vector<Hash256>& locator) {
-  for (const Hash256& hash : locator) {
+std::int64_t fork_point(const BlockIndex& index, const std::vector<BlockHash>& locator) {
+  for (const BlockHash& hash : locator) {
     const auto b = index.find(hash);
     if (b && index.on_best_chain(*b)) return b->height;
   }
@@ -164,11 +72,11 @@ p2p::Headers headers_after(const BlockIndex& index, const p2p::GetHeaders& reque
 
 // What a peer asked for, per connection.
 struct PeerState {
-  bool send_headers = false;            // sendheaders: announce by headers
-  bool high_bandwidth = false;          // sendcmpct(1, 2): announce a new block by cmpctblock
-  bool addr_answered = false;           // getaddr is answered once, as Core does
-  std::optional<Hash256> continuation;  // Core's m_continuation_block: the last hash of a full getblocks inv
-  Hash256 announced;                    // the tip the peer knows of from us
+  bool send_headers = false;              // sendheaders: announce by headers
+  bool high_bandwidth = false;            // sendcmpct(1, 2): announce a new block by cmpctblock
+  bool addr_answered = false;             // getaddr is answered once, as Core does
+  std::optional<BlockHash> continuation;  // Core's m_continuation_block: the last hash of a full getblocks inv
+  BlockHash announced;                    // the tip the peer knows of from us
   std::uint64_t cmpct_nonce = 0;
 };
 
@@ -193,7 +101,7 @@ struct Located {
   std::string path;
   std::uint64_t offset;
   std::int64_t depth;  // below the tip (0: the tip); -1 off the best chain
-  Hash256 hash;        // what the record must hold
+  BlockHash hash;      // what the record must hold
 };
 
 // The record's block bytes, if it still holds that block: a writer may
@@ -207,7 +115,7 @@ std::optional<std::vector<std::byte>> read_located(const Located& at, const XorK
   return std::move(bytes).value();
 }
 
-std::optional<Located> locate(const BlockStore& store, const Hash256& hash) {
+std::optional<Located> locate(const BlockStore& store, const BlockHash& hash) {
   const auto lock = store.lock();
   const BlockIndex& index = store.index();
   const auto b = index.find(hash);
@@ -263,7 +171,7 @@ class Server {
   // The tip moved: tell the peer, as Core's SendMessages does.
   result<void> announce() {
     std::vector<BlockHeader> fresh;  // the new best-chain blocks since what the peer knows, oldest first
-    Hash256 tip;
+    BlockHash tip;
     std::optional<Located> single;
     {
       const auto lock = store_.lock();
@@ -307,7 +215,7 @@ class Server {
     for (const p2p::InvItem& item : request.items) {
       const std::uint32_t type = item.type & ~p2p::inv::witness_flag;
       const bool block_like = type == p2p::inv::block || type == p2p::inv::cmpct_block;
-      const auto at = block_like ? locate(store_, item.hash) : std::nullopt;
+      const auto at = block_like ? locate(store_, BlockHash(item.hash)) : std::nullopt;
       // Transactions, filtered blocks, unknown types, blocks we lack, and
       // one whose record no longer holds it (or no longer reads).
       auto bytes = at ? read_located(*at, store_.key(), peer_.net()) : std::nullopt;
@@ -335,7 +243,7 @@ class Server {
       // the peer asks for the next batch (Core's hashContinue).
       if (state_.continuation && *state_.continuation == item.hash) {
         state_.continuation.reset();
-        std::optional<Hash256> tip;
+        std::optional<BlockHash> tip;
         {
           const auto lock = store_.lock();
           if (!store_.index().empty()) tip = store_.index().tip();
@@ -374,7 +282,7 @@ class Server {
   // the branch's own header chain. The peer hears of our new tip first,
   // so that a client can tell the chain changed. The height of the stop
   // block, or that error.
-  result<std::size_t> filter_range(std::uint8_t type, const Hash256& stop, std::optional<std::uint32_t> start, std::uint32_t max) {
+  result<std::size_t> filter_range(std::uint8_t type, const BlockHash& stop, std::optional<std::uint32_t> start, std::uint32_t max) {
     const auto refuse = [&](net::errc why) { return error(why, peer_.last_message_offset()); };
     if (type != p2p::basic_filter_type || !store_.has_filters()) return refuse(net::errc::filter_type_not_served);
     std::optional<std::size_t> stop_height;  // nothing: off the best chain
@@ -393,9 +301,9 @@ class Server {
     return *stop_height;
   }
 
-  std::vector<Hash256> best_hashes(std::size_t from, std::size_t to) const {
+  std::vector<BlockHash> best_hashes(std::size_t from, std::size_t to) const {
     const auto lock = store_.lock();
-    std::vector<Hash256> out;
+    std::vector<BlockHash> out;
     for (std::size_t h = from; h <= to && h < store_.index().chain_size(); ++h) out.push_back(store_.index().at_height(h).hash);
     return out;
   }

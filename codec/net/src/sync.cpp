@@ -16,23 +16,23 @@ namespace {
 // A header with its hash, hashed once.
 struct HashedHeader {
   BlockHeader header;
-  Hash256 hash;
+  BlockHash hash;
 };
 
 // The headers message's new headers, checked, and the last header's hash
 // (where a full message's next request starts). `offset`: the message's
 // stream offset, for the errors.
-result<std::vector<HashedHeader>> new_headers(const p2p::Headers& message, const BlockIndex& chain, std::uint64_t offset, Hash256& last) {
+result<std::vector<HashedHeader>> new_headers(const p2p::Headers& message, const BlockIndex& chain, std::uint64_t offset, BlockHash& last) {
   wire::SizeCounter count;
   wire::encode_compact_size(count, message.headers.size());
   const std::uint64_t first = offset + p2p::envelope_size + count.size();
   std::vector<HashedHeader> fresh;
-  std::set<Hash256> seen;
-  Hash256 previous;
+  std::set<BlockHash> seen;
+  BlockHash previous;
   for (std::size_t i = 0; i < message.headers.size(); ++i) {
     const BlockHeader& h = message.headers[i];
     const std::uint64_t at = first + 81 * i;
-    const Hash256 hash = block_hash(h);
+    const BlockHash hash = block_hash(h);
     if (!seen.insert(hash).second) return error(net::errc::duplicate_header, at);
     if (!proof_of_work_ok(hash, h.bits, chain.net())) return error(net::errc::bad_header_pow, at);
     const bool links = i == 0 ? chain.contains(h.prev_block) : h.prev_block == previous;
@@ -60,7 +60,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
   progress = SyncProgress{};
   progress.peer_height = peer_height;
   progress.height = chain.height();
-  const auto append = [&](const Block& block, const Hash256& hash, std::span<const TxIds> ids) -> result<void> {
+  const auto append = [&](const Block& block, const BlockHash& hash, std::span<const TxIds> ids) -> result<void> {
     const auto at = writer.append(block);
     if (!at) {
       progress.local_failure = true;
@@ -97,12 +97,12 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
   }
   const std::size_t window = std::max<std::size_t>(1, options.max_in_flight);
   const auto done = [&] { return options.max_blocks != 0 && progress.blocks >= options.max_blocks; };
-  std::optional<Hash256> continue_from;  // after a full headers message: its last header, as Core asks
+  std::optional<BlockHash> continue_from;  // after a full headers message: its last header, as Core asks
   std::uint64_t nonce = detail::random_nonce();
   while (!done()) {
-    std::vector<Hash256> locator = chain.locator();
+    std::vector<BlockHash> locator = chain.locator();
     if (continue_from) locator.insert(locator.begin(), *continue_from);
-    if (auto r = peer.send(p2p::GetHeaders{p2p::protocol_version, std::move(locator), Hash256{}}); !r) return r;
+    if (auto r = peer.send(p2p::GetHeaders{p2p::protocol_version, std::move(locator), BlockHash{}}); !r) return r;
     // A ping right after it: messages are answered in order, so its pong
     // coming first means no headers are coming.
     const std::uint64_t ping = ++nonce;
@@ -127,12 +127,12 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
         break;
       }
       if (const auto* headers = std::get_if<p2p::Headers>(&message.value())) {
-        Hash256 last_hash;
+        BlockHash last_hash;
         auto fresh = new_headers(*headers, chain, peer.last_message_offset(), last_hash);
         if (!fresh) return fresh.error();
         wanted = std::move(fresh).value();
         full = headers->headers.size() == p2p::max_headers;
-        const std::optional<Hash256> last = full ? std::optional<Hash256>(last_hash) : std::nullopt;
+        const std::optional<BlockHash> last = full ? std::optional<BlockHash>(last_hash) : std::nullopt;
         // The same full message again, nothing new in it: the peer is going
         // round in circles; what we have is what it gives.
         if (full && wanted.empty() && last == continue_from) full = false;
@@ -157,13 +157,13 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
     // Blocks in chain order, `window` in flight; one that comes early
     // waits (at most window - 1 of them) for those before it.
     std::size_t next_request = 0, next_append = 0;
-    std::map<Hash256, std::size_t> in_flight;                           // hash -> position in `wanted`
+    std::map<BlockHash, std::size_t> in_flight;                         // hash -> position in `wanted`
     std::map<std::size_t, std::pair<Block, std::vector<TxIds>>> early;  // with its transactions' ids, hashed once
     while (next_append < wanted.size()) {
       if (next_request < wanted.size() && in_flight.size() + early.size() < window) {
         p2p::GetData request;
         while (next_request < wanted.size() && in_flight.size() + early.size() + request.items.size() < window) {
-          const Hash256& hash = wanted[next_request].hash;
+          const BlockHash& hash = wanted[next_request].hash;
           request.items.push_back({p2p::inv::block | p2p::inv::witness_flag, hash});
           in_flight.emplace(hash, next_request++);
         }
@@ -174,7 +174,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
       if (auto r = answer(peer, message.value()); !r) return r;
       if (const auto* missing = std::get_if<p2p::NotFound>(&message.value())) {
         for (const auto& item : missing->items) {
-          if (in_flight.contains(item.hash)) return error(net::errc::block_not_found, peer.last_message_offset());
+          if (in_flight.contains(BlockHash(item.hash))) return error(net::errc::block_not_found, peer.last_message_offset());
         }
       }
       auto* got = std::get_if<p2p::BlockMessage>(&message.value());

@@ -49,7 +49,9 @@ class ShortIdTable {
   std::size_t mask_ = 0;
 };
 
-const Hash256& id_for(const TxIds& ids, std::uint64_t version) { return version == compact_version_txid ? ids.txid : ids.wtxid; }
+const Hash256& id_for(const TxIds& ids, std::uint64_t version) {
+  return version == compact_version_txid ? ids.txid.hash() : ids.wtxid.hash();
+}
 
 }  // namespace
 

@@ -64,7 +64,7 @@ void encode_item(StreamWriter& out, const InvItem& item) {
   w::encode_hash(out, item.hash);
 }
 
-void encode_locator(StreamWriter& out, std::uint32_t version, const std::vector<Hash256>& locator, const Hash256& stop) {
+void encode_locator(StreamWriter& out, std::uint32_t version, const std::vector<BlockHash>& locator, const BlockHash& stop) {
   w::encode_u32(out, version);
   w::encode_range(out, locator, w::encode_hash);
   w::encode_hash(out, stop);

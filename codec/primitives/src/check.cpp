@@ -126,7 +126,7 @@ Hash256 work_from_bits(std::uint32_t bits) noexcept {
 
 Hash256 add_work(const Hash256& a, const Hash256& b) noexcept { return from_u256(add(to_u256(a), to_u256(b))); }
 
-bool proof_of_work_ok(const Hash256& hash, std::uint32_t bits, network net) noexcept {
+bool proof_of_work_ok(const BlockHash& hash, std::uint32_t bits, network net) noexcept {
   const auto target = target_from_bits(bits);
   const auto limit = target_from_bits(pow_limit_bits(net));
   return target && limit && at_most(*target, *limit) && at_most(hash, *target);

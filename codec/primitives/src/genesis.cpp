@@ -58,7 +58,7 @@ Block genesis_block(network net) {
   TransactionBuilder coinbase;
   coinbase.version = 1;
   coinbase.add_input(OutPoint{}, script_sig);
-  coinbase.add_output(50'0000'0000, script_pubkey);
+  coinbase.add_output(Amount::from_sat(50 * Amount::coin), script_pubkey);
   block.transactions.push_back(coinbase.build());
   block.header.version = 1;
   block.header.time = f.time;

@@ -55,12 +55,12 @@ Hash256 root_in_place(std::vector<Hash256>& hashes, bool* mutated) {
 
 }  // namespace
 
-Hash256 block_hash(const BlockHeader& header) {
+BlockHash block_hash(const BlockHeader& header) {
   std::array<std::byte, header_size> bytes;
   SpanWriter out(bytes);
   BufferedWriter<SpanWriter&, 0> w(out);
   detail::encode_header(w, header);
-  return sha256d(bytes);
+  return BlockHash(sha256d(bytes));
 }
 
 Hash256 detail::hash_txid(const std::array<std::span<const std::byte>, 3>& parts) {
@@ -72,8 +72,8 @@ Hash256 detail::hash_txid(const std::array<std::span<const std::byte>, 3>& parts
 Hash256 detail::hash_wtxid(std::span<const std::byte> bytes) { return sha256d(bytes); }
 
 TxIds tx_ids(const Transaction& tx) {
-  const Hash256 id = tx.txid();
-  return {id, tx.has_witness() ? tx.wtxid() : id};
+  const Txid id = tx.txid();
+  return {id, tx.has_witness() ? tx.wtxid() : Wtxid(id)};
 }
 
 namespace {
@@ -160,17 +160,34 @@ Hash256 merkle_root(std::span<const Hash256> leaves, bool* mutated) {
   return root_in_place(hashes, mutated);
 }
 
-Hash256 merkle_root(const Block& block, bool* mutated) {
-  std::vector<Hash256> hashes = leaves_for(block.transactions.size());
-  for (const Transaction& tx : block.transactions) hashes.push_back(tx.txid());
+Hash256 merkle_root(std::span<const Txid> txids, bool* mutated) {
+  std::vector<Hash256> hashes = leaves_for(txids.size());
+  hashes.assign(txids.begin(), txids.end());
   return root_in_place(hashes, mutated);
 }
 
-Hash256 witness_merkle_root(const Block& block) {
-  std::vector<Hash256> hashes = leaves_for(block.transactions.size());
-  for (const Transaction& tx : block.transactions) hashes.push_back(hashes.empty() ? Hash256{} : tx.wtxid());
+namespace {
+
+template <class AnyBlock>
+Hash256 txid_root(const AnyBlock& block, bool* mutated) {
+  std::vector<Hash256> hashes = leaves_for(block.transaction_count());
+  for (std::size_t i = 0; i < block.transaction_count(); ++i) hashes.push_back(block.transaction(i).txid());
+  return root_in_place(hashes, mutated);
+}
+
+template <class AnyBlock>
+Hash256 wtxid_root(const AnyBlock& block) {
+  std::vector<Hash256> hashes = leaves_for(block.transaction_count());
+  for (std::size_t i = 0; i < block.transaction_count(); ++i) hashes.push_back(i == 0 ? Hash256{} : block.transaction(i).wtxid().hash());
   return root_in_place(hashes, nullptr);
 }
+
+}  // namespace
+
+Hash256 merkle_root(const Block& block, bool* mutated) { return txid_root(block, mutated); }
+Hash256 merkle_root(const BlockView& block, bool* mutated) { return txid_root(block, mutated); }
+Hash256 witness_merkle_root(const Block& block) { return wtxid_root(block); }
+Hash256 witness_merkle_root(const BlockView& block) { return wtxid_root(block); }
 
 namespace {
 
@@ -201,8 +218,9 @@ void ids_side_by_side(std::size_t n, TxIds* out, Message message) {
     sha256d_each(std::span(messages).first(m), std::span(hashes).first(m));
     m = 0;
     for (std::size_t j = 0; j < k; ++j) {
-      out[first + j].txid = hashes[m++];
-      out[first + j].wtxid = witness[j] ? hashes[m++] : out[first + j].txid;
+      out[first + j].txid = Txid(hashes[m]);
+      out[first + j].wtxid = Wtxid(hashes[witness[j] ? m + 1 : m]);
+      m += witness[j] ? 2 : 1;
     }
   }
 }

@@ -88,7 +88,7 @@ Magic magic(network net) noexcept {
 
 std::uint16_t default_port(network net) noexcept { return params(net).port; }
 std::uint32_t pow_limit_bits(network net) noexcept { return params(net).pow_limit_bits; }
-Hash256 genesis_hash(network net) noexcept { return Hash256::from_hex(params(net).genesis).value(); }
+BlockHash genesis_hash(network net) noexcept { return BlockHash::from_hex(params(net).genesis).value(); }
 std::string_view name(network net) noexcept { return params(net).name; }
 std::uint8_t pubkey_address_prefix(network net) noexcept { return params(net).pubkey_prefix; }
 std::uint8_t script_address_prefix(network net) noexcept { return params(net).script_prefix; }

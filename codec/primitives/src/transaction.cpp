@@ -93,7 +93,7 @@ inline constexpr struct {
 
 inline constexpr struct {
   void operator()(ByteSink auto& w, const TransactionBuilder::Output& out) const {
-    encode_i64(w, out.value);
+    encode_amount(w, out.value);
     encode_bytes(w, out.script_pubkey);
   }
 } encode_output;
@@ -135,7 +135,7 @@ TransactionBuilder::Input& TransactionBuilder::add_input(const OutPoint& prevout
   return in;
 }
 
-TransactionBuilder::Output& TransactionBuilder::add_output(std::int64_t value, std::span<const std::byte> script_pubkey) {
+TransactionBuilder::Output& TransactionBuilder::add_output(Amount value, std::span<const std::byte> script_pubkey) {
   Output& out = outputs.emplace_back();
   out.value = value;
   out.script_pubkey.assign(script_pubkey.begin(), script_pubkey.end());

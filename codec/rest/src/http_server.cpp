@@ -3,8 +3,8 @@
 #include <boost/algorithm/string/predicate.hpp>
 #include <boost/algorithm/string/trim.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
@@ -13,8 +13,8 @@
 #include <boost/beast/http.hpp>
 
 #include <algorithm>
+#include <unistd.h>
 #include <atomic>
-#include <csignal>
 #include <deque>
 #include <functional>
 #include <list>
@@ -50,7 +50,7 @@ struct HttpServer::State {
   QuickRoute quick;
   HttpLimits limits;
   std::atomic<std::size_t> open{0};
-  std::atomic<int> stopped_by{0};
+  std::atomic<bool> stopped_by_fd{false};
   std::atomic<std::uint64_t> held{0};                              // bytes of answers built and not yet written whole
   std::mutex mutex;                                                // guards what follows
   std::size_t queued = 0;                                          // requests waiting for a worker or being answered by one
@@ -71,7 +71,6 @@ struct HttpServer::State {
   std::optional<asio::thread_pool> workers;
   std::optional<asio::thread_pool> quick_worker;  // the quick routes' own (QuickRoute)
   tcp::acceptor acceptor{io};
-  asio::signal_set signals{io, SIGINT, SIGTERM};
 };
 
 namespace detail {
@@ -421,13 +420,18 @@ std::string HttpServer::local_address() const {
   return (at.address().is_v6() ? "[" + host + "]" : host) + ":" + std::to_string(at.port());
 }
 
-int HttpServer::run() {
+bool HttpServer::run(int stop_fd) {
   State& s = *state_;
-  s.signals.async_wait([&s](beast::error_code ec, int signal) {
-    if (ec) return;
-    s.stopped_by = signal;
-    s.io.stop();
-  });
+  // (A copy of the descriptor: the caller keeps its own, to read what woke it.)
+  std::optional<asio::posix::stream_descriptor> stopper;
+  if (const int copy = stop_fd >= 0 ? ::dup(stop_fd) : -1; copy >= 0) {
+    stopper.emplace(s.io, copy);
+    stopper->async_wait(asio::posix::stream_descriptor::wait_read, [&s](beast::error_code ec) {
+      if (ec) return;
+      s.stopped_by_fd = true;
+      s.io.stop();
+    });
+  }
   const unsigned threads = s.limits.threads != 0 ? s.limits.threads : std::max(1u, std::thread::hardware_concurrency());
   s.workers.emplace(threads);
   s.quick_worker.emplace(1);
@@ -450,7 +454,8 @@ int HttpServer::run() {
     parked.swap(s.parked);
     parked_quick.swap(s.parked_quick);
   }
-  return s.stopped_by;
+  stopper.reset();
+  return s.stopped_by_fd;
 }
 
 void HttpServer::stop() { state_->io.stop(); }

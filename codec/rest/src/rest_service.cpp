@@ -2,6 +2,7 @@
 #include "page_files.hpp"
 
 #include <blockwire/codec/wire.hpp>
+#include <blockwire/directory.hpp>
 #include <blockwire/io/file.hpp>
 #include <blockwire/io/hex.hpp>
 #include <blockwire/io/vector_writer.hpp>
@@ -100,9 +101,10 @@ std::optional<T> whole(std::string_view text) {
 }
 
 // 64 hex digits, either case: a hash as Core prints it.
-std::optional<Hash256> parse_hash(std::string_view text) {
+template <class Id = BlockHash>
+std::optional<Id> parse_hash(std::string_view text) {
   if (text.size() != 64) return std::nullopt;
-  auto h = Hash256::from_hex(text);
+  auto h = Id::from_hex(text);
   if (!h) return std::nullopt;
   return h.value();
 }
@@ -119,7 +121,7 @@ Response no_format(std::string_view available = ".bin, .hex, .json") {
 // for a bad count and a bad hash; `invalid` for a path of another shape.
 struct CountedHash {
   std::uint64_t count = 0;
-  Hash256 hash;
+  BlockHash hash;
   std::optional<Response> failed;
 };
 
@@ -193,14 +195,14 @@ struct Service::Coins {
   std::chrono::steady_clock::time_point opened{};  // a node's chainstate lags its tip: opened again at most once a second
   // chaininfo's size_on_disk, which walks every file: kept for the chain it was counted for.
   std::mutex size_mutex;
-  std::optional<std::pair<std::pair<Hash256, std::size_t>, std::uint64_t>> size;
+  std::optional<std::pair<std::pair<BlockHash, std::size_t>, std::uint64_t>> size;
 };
 
 namespace {
 
 // The answers, each under the store's shared lock.
 struct Answers {
-  net::BlockStore& store;
+  BlockStore& store;
   const BlocksDirectory& dir;
   const BlockIndex& index;
   const Sources& sources;
@@ -259,7 +261,7 @@ struct Answers {
   };
 
   // The best chain from `hash` on, at most `count` blocks.
-  std::vector<IndexedBlock> chain_from(const Hash256& hash, std::uint64_t count) const {
+  std::vector<IndexedBlock> chain_from(const BlockHash& hash, std::uint64_t count) const {
     std::vector<IndexedBlock> out;
     const auto first = index.find(hash);
     if (!first || !index.on_best_chain(*first)) return out;
@@ -376,7 +378,7 @@ struct Answers {
         for (const TxUndo& tx : undo.transactions) {
           wire::encode_compact_size(out, tx.coins.size());
           for (const SpentCoin& coin : tx.coins) {
-            wire::encode_i64(out, coin.value);
+            wire::encode_amount(out, coin.value);
             wire::encode_bytes(out, coin.script_pubkey);
           }
         }
@@ -479,7 +481,7 @@ struct Answers {
       return error(400, "Invalid height: " + shown);
     }
     if (*height > index.height()) return error(404, "Block height out of range");
-    const Hash256 hash = index.at_height(static_cast<std::size_t>(*height)).hash;
+    const BlockHash hash = index.at_height(static_cast<std::size_t>(*height)).hash;
     if (f == format::binary) return bytes_in(f, hash.bytes());
     if (f == format::hex) return {200, "text/plain", hash.to_hex() + "\n"};
     if (f != format::json) return no_format();
@@ -526,7 +528,7 @@ struct Answers {
     std::uint64_t disk = 0;
     {
       const std::lock_guard kept(coins.size_mutex);
-      const std::pair<Hash256, std::size_t> chain_now{tip.hash, index.size()};
+      const std::pair<BlockHash, std::size_t> chain_now{tip.hash, index.size()};
       if (!coins.size || coins.size->first != chain_now) coins.size.emplace(chain_now, size_on_disk());
       disk = coins.size->second;
     }
@@ -563,7 +565,7 @@ struct Answers {
   Response transaction(const std::string& part) const {
     std::string hash_text;
     const format f = split_format(part, hash_text);
-    const auto txid = parse_hash(hash_text);
+    const auto txid = parse_hash<Txid>(hash_text);
     if (!txid) return error(400, "Invalid hash: " + hash_text);
     std::optional<std::vector<std::byte>> bytes;
     if (sources.tx_index != nullptr) {
@@ -580,7 +582,7 @@ struct Answers {
     if (f == format::binary || f == format::hex) return bytes_in(f, *bytes);
     if (f != format::json) return no_format();
     const auto place = sources.tx_index->find(*txid);
-    const Hash256 block = place && place.value() ? place.value()->block : Hash256{};
+    const BlockHash block = place && place.value() ? place.value()->block : BlockHash{};
     return json_of([&](tables::JsonWriter& out) { tables::write_transaction_json(out, *tx, dir.net(), true, nullptr, false, &block); });
   }
 
@@ -588,7 +590,7 @@ struct Answers {
   static void encode_coin(Sink& out, const SpentCoin& coin) {
     wire::encode_u32(out, 0);
     wire::encode_u32(out, coin.height);
-    wire::encode_i64(out, coin.value);
+    wire::encode_amount(out, coin.value);
     wire::encode_bytes(out, coin.script_pubkey);
   }
 
@@ -605,7 +607,7 @@ struct Answers {
       for (std::size_t i = check_mempool ? 1 : 0; i < parts.size(); ++i) {
         const std::vector<std::string> txid_n = split(parts[i], '-');
         if (txid_n.size() != 2) return error(400, "Parse error");
-        const auto txid = parse_hash(txid_n[0]);
+        const auto txid = parse_hash<Txid>(txid_n[0]);
         const auto n = whole<std::uint32_t>(txid_n[1]);
         if (!txid || !n) return error(400, "Parse error");
         points.push_back({*txid, *n});
@@ -759,8 +761,7 @@ struct Answers {
 
 }  // namespace
 
-Service::Service(net::BlockStore& store, Sources sources)
-    : store_(store), sources_(std::move(sources)), coins_(std::make_unique<Coins>()) {}
+Service::Service(BlockStore& store, Sources sources) : store_(store), sources_(std::move(sources)), coins_(std::make_unique<Coins>()) {}
 Service::~Service() = default;
 
 Response Service::get(std::string_view target, std::string_view body) const {

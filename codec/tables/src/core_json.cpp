@@ -47,7 +47,8 @@ void write_script_pubkey(JsonWriter& out, std::span<const std::byte> script, net
 
 }  // namespace
 
-std::string amount_text(std::int64_t satoshis) {
+std::string amount_text(Amount amount) {
+  const std::int64_t satoshis = amount.to_sat();
   const bool negative = satoshis < 0;
   const std::uint64_t magnitude = negative ? 0 - static_cast<std::uint64_t>(satoshis) : static_cast<std::uint64_t>(satoshis);
   char text[32];
@@ -65,12 +66,12 @@ double difficulty(std::uint32_t bits) {
 }
 
 template <TransactionLike Tx>
-void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex, const TxUndo* undo, bool prevouts, const Hash256* block) {
+void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex, const TxUndo* undo, bool prevouts,
+                            const BlockHash* block) {
   // Undo data of another shape is not this transaction's: left out.
   if (undo != nullptr && undo->coins.size() != tx.input_count()) undo = nullptr;
   // Unsigned: hostile values wrap instead of overflowing (Core rejects such
   // a block; here the sum is only printed).
-  std::uint64_t total_in = 0;
   out.begin_object();
   out.member_string("txid", tx.txid().to_hex());
   out.member_string("hash", tx.wtxid().to_hex());
@@ -106,7 +107,6 @@ void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex
     }
     if (undo != nullptr) {
       const SpentCoin& coin = undo->coins[i];
-      total_in += static_cast<std::uint64_t>(coin.value);
       if (prevouts) {
         out.key("prevout");
         out.begin_object();
@@ -124,10 +124,8 @@ void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex
   out.end_array();
   out.key("vout");
   out.begin_array();
-  std::uint64_t total_out = 0;
   for (std::size_t n = 0; n < tx.output_count(); ++n) {
     const OutputView o = tx.output(n);
-    total_out += static_cast<std::uint64_t>(o.value());
     out.begin_object();
     out.member_raw_number("value", amount_text(o.value()));
     out.member_uint("n", n);
@@ -136,8 +134,9 @@ void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex
     out.end_object();
   }
   out.end_array();
+  // (Out of the money range, a hostile directory's: no fee, as none is known.)
   if (undo != nullptr) {
-    out.member_raw_number("fee", amount_text(static_cast<std::int64_t>(total_in - total_out)));
+    if (const std::optional<Amount> paid = fee(tx, *undo)) out.member_raw_number("fee", amount_text(*paid));
   }
   if (block != nullptr) out.member_string("blockhash", block->to_hex());
   if (hex) {
@@ -147,8 +146,8 @@ void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex
   out.end_object();
 }
 
-template void write_transaction_json(JsonWriter&, const Transaction&, network, bool, const TxUndo*, bool, const Hash256*);
-template void write_transaction_json(JsonWriter&, const TransactionView&, network, bool, const TxUndo*, bool, const Hash256*);
+template void write_transaction_json(JsonWriter&, const Transaction&, network, bool, const TxUndo*, bool, const BlockHash*);
+template void write_transaction_json(JsonWriter&, const TransactionView&, network, bool, const TxUndo*, bool, const BlockHash*);
 
 namespace {
 

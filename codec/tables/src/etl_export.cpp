@@ -317,7 +317,7 @@ class Exporter {
     }
     const ExportFiles out{spec_.format, tables};
     write_export_headers(out);
-    std::vector<Hash256> txids;
+    std::vector<Txid> txids;
     for (std::uint64_t height = s.first; height <= s.last; ++height) {
       if (stop) return fail(r, "stopped after an I/O error elsewhere", true);
       const IndexedBlock b = block(height);

@@ -133,6 +133,7 @@ class JsonRow {
   void value(T v) {
     plain(t_, v);
   }
+  void value(Amount a) { plain(t_, a.to_sat()); }  // in satoshis
   void value(std::string_view s) { t_.json_string(s); }
   void value(const Hash256& h) {
     t_.put('"');
@@ -231,6 +232,7 @@ class CsvRow : public CsvLine {
     if (s.empty()) return t_.literal("\"\"");
     t_.csv_text(s);
   }
+  void value(Amount a) { plain(t_, a.to_sat()); }
   void value(const Hash256& h) { t_.hash(h); }
   void value(const Hex& h) {
     if (h.bytes.empty()) return t_.literal("\"\"");
@@ -265,7 +267,7 @@ class CsvHeader : public CsvLine {
 };
 
 struct BlockFacts {
-  Hash256 hash;
+  BlockHash hash;
   std::uint64_t size = 0, stripped_size = 0, weight = 0, number = 0;
   BlockHeader header;
   std::span<const std::byte> coinbase_param;
@@ -276,11 +278,13 @@ struct TxFacts {
   const TransactionView* tx = nullptr;  // null in a header row
   const TxUndo* undo = nullptr;
   network net = network::mainnet;
-  Hash256 hash, block_hash;
+  Txid hash;
+  BlockHash block_hash;
   std::uint64_t block_number = 0, block_timestamp = 0, index = 0;
-  std::optional<std::int64_t> input_value;
-  std::int64_t output_value = 0;
-  std::optional<std::int64_t> fee;
+  // (Nothing where unknown: no undo data, or a value or sum out of the money range.)
+  std::optional<Amount> input_value;
+  std::optional<Amount> output_value;
+  std::optional<Amount> fee;
 };
 
 struct InputFacts {
@@ -295,7 +299,7 @@ struct InputFacts {
 struct OutputFacts {
   std::uint64_t index = 0;
   std::span<const std::byte> script;
-  std::int64_t value = 0;
+  Amount value;
   ScriptFacts facts;
 };
 
@@ -342,7 +346,7 @@ void input_fields(Row& r, const InputFacts& in) {
   r.field("required_signatures", known ? maybe(in.spent.required) : Maybe<std::uint64_t>{false, 0});
   r.field("type", Maybe<std::string_view>{known, in.spent.type});
   r.field("addresses", Addresses{known ? &in.spent.address : nullptr});
-  r.field("value", Maybe<std::int64_t>{known, known ? in.coin->value : 0});
+  r.field("value", Maybe<Amount>{known, known ? in.coin->value : Amount()});
 }
 
 template <class Row>
@@ -380,7 +384,7 @@ void transaction_fields(Row& r, const TxFacts& t) {
   r.field("input_count", std::uint64_t{inputs});
   r.field("output_count", std::uint64_t{outputs});
   r.field("input_value", maybe(t.input_value));
-  r.field("output_value", t.output_value);
+  r.field("output_value", maybe(t.output_value));
   r.field("fee", maybe(t.fee));
 }
 
@@ -441,21 +445,15 @@ void write_export_rows(const ExportFiles& files, const ExportBlock& b) {
   }
   for (std::size_t i = 0; i < count; ++i) {
     const TransactionView tx = view.transaction(i);
-    TxFacts t{&tx, nullptr, b.net, b.txids[i], b.hash, b.height, h.time, i, {}, 0, {}};
+    TxFacts t{&tx, nullptr, b.net, b.txids[i], b.hash, b.height, h.time, i, {}, {}, {}};
     if (i > 0 && undo != nullptr && undo->transactions[i - 1].coins.size() == tx.input_count()) t.undo = &undo->transactions[i - 1];
-    // Unsigned sums: hostile values wrap rather than overflow (the rows
-    // only print them).
-    std::uint64_t out_sum = 0;
-    for (std::size_t n = 0; n < tx.output_count(); ++n) out_sum += static_cast<std::uint64_t>(tx.output(n).value());
-    t.output_value = static_cast<std::int64_t>(out_sum);
+    t.output_value = tx.output_total();
     if (tx.is_coinbase()) {
-      t.input_value = 0;
-      t.fee = 0;
+      t.input_value = Amount();
+      t.fee = Amount();
     } else if (t.undo != nullptr) {
-      std::uint64_t in_sum = 0;
-      for (const SpentCoin& coin : t.undo->coins) in_sum += static_cast<std::uint64_t>(coin.value);
-      t.input_value = static_cast<std::int64_t>(in_sum);
-      t.fee = static_cast<std::int64_t>(in_sum - out_sum);
+      t.input_value = input_total(*t.undo);
+      t.fee = fee(tx, *t.undo);
     }
     if (!csv) {
       row<JsonRow>(*files.tables[1], [&](auto& r) { transaction_fields(r, t); });
@@ -486,7 +484,7 @@ void utxo_fields(Row& r, const UtxoRow& u) {
   r.field("transaction_hash", u.outpoint.txid);
   r.field("index", std::uint64_t{u.outpoint.index});
   r.field("block_number", std::uint64_t{u.coin.height});
-  r.field("block_hash", Maybe<Hash256>{u.block_hash != nullptr, u.block_hash != nullptr ? *u.block_hash : Hash256{}});
+  r.field("block_hash", Maybe<BlockHash>{u.block_hash != nullptr, u.block_hash != nullptr ? *u.block_hash : BlockHash{}});
   r.field("block_timestamp", Maybe<std::uint64_t>{u.block_timestamp.has_value(), u.block_timestamp.value_or(0)});
   r.field("is_coinbase", u.coin.coinbase);
   r.field("script_hex", Hex{u.coin.script_pubkey});

@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct ChainBlock {
-  Hash256 hash;
+  BlockHash hash;
   std::uint32_t time = 0;
 };
 
@@ -64,7 +64,7 @@ result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const B
                           : "no best block (its \"B\" key): the node has not written its chainstate yet (it writes it when its cache "
                             "fills, and at shutdown), or is in the middle of a write";
     }
-    return error(directory::errc::not_one_chain);
+    return error(directory::errc::unknown_best_block);
   }
   const std::vector<ChainBlock> chain = chain_to(blocks, *tip);
 
@@ -139,7 +139,7 @@ result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const B
     std::error_code ec;
     fs::remove_all(partial, ec);
     if (why != nullptr) *why = "its best block changed while it was read (a node writing it?): run again";
-    return error(directory::errc::not_one_chain);
+    return error(directory::errc::chainstate_changed);
   }
   if (coins == 0) next_part();  // an empty set still has its (empty) table
   finish_part();

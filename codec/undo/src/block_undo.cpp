@@ -21,7 +21,7 @@ inline constexpr struct {
   void operator()(w::ByteSink auto& out, const SpentCoin& coin) const {
     undo::encode_varint(out, std::uint64_t{coin.height} * 2 + (coin.coinbase ? 1 : 0));
     if (coin.height > 0) w::encode_u8(out, 0);
-    undo::encode_varint(out, compress_amount(static_cast<std::uint64_t>(coin.value)));
+    undo::encode_varint(out, compress_amount(static_cast<std::uint64_t>(coin.value.to_sat())));
     undo::detail::compress_script(out, coin.script_pubkey);
   }
 } encode_coin;
@@ -40,7 +40,7 @@ inline constexpr struct {
     coin.height = static_cast<std::uint32_t>(code >> 1);
     coin.coinbase = (code & 1) != 0;
     if (coin.height > 0) (void)undo::decode_varint(ctx, 0xffffffff);  // the old version field, any value
-    coin.value = static_cast<std::int64_t>(decompress_amount(undo::decode_varint(ctx)));
+    coin.value = Amount::from_sat(static_cast<std::int64_t>(decompress_amount(undo::decode_varint(ctx))));
     if (ctx.ok()) undo::detail::decompress_script(ctx, coin.script_pubkey);
   }
 } decode_coin;
@@ -92,7 +92,7 @@ result<SpentCoin> decode_chainstate_coin(std::span<const std::byte> bytes) {
   const std::uint64_t code = undo::decode_varint(ctx, 0xffffffff);
   coin.height = static_cast<std::uint32_t>(code >> 1);
   coin.coinbase = (code & 1) != 0;
-  coin.value = static_cast<std::int64_t>(decompress_amount(undo::decode_varint(ctx)));
+  coin.value = Amount::from_sat(static_cast<std::int64_t>(decompress_amount(undo::decode_varint(ctx))));
   if (ctx.ok()) undo::detail::decompress_script(ctx, coin.script_pubkey);
   if (auto r = w::finish_exact(ctx, bytes.size()); !r) return r.error();
   return coin;
@@ -102,7 +102,7 @@ void encode_chainstate_coin(const SpentCoin& coin, std::vector<std::byte>& out) 
   VectorWriter grows(out);
   BufferedWriter<VectorWriter&, 0> sink(grows);
   undo::encode_varint(sink, std::uint64_t{coin.height} * 2 + (coin.coinbase ? 1 : 0));
-  undo::encode_varint(sink, compress_amount(static_cast<std::uint64_t>(coin.value)));
+  undo::encode_varint(sink, compress_amount(static_cast<std::uint64_t>(coin.value.to_sat())));
   undo::detail::compress_script(sink, coin.script_pubkey);
 }
 
@@ -122,19 +122,41 @@ result<void> check_shape(const BlockUndo& undo, const Block& block) {
   return success();
 }
 
-std::vector<std::int64_t> fees(const BlockUndo& undo, const Block& block) {
-  std::vector<std::int64_t> out;
-  out.reserve(undo.transactions.size());
-  for (std::size_t i = 0; i < undo.transactions.size() && i + 1 < block.transactions.size(); ++i) {
-    // Unsigned: hostile values wrap rather than overflow (a valid block's
-    // sums are far from it).
-    std::uint64_t fee = 0;
-    for (const SpentCoin& coin : undo.transactions[i].coins) fee += static_cast<std::uint64_t>(coin.value);
-    for (const OutputView o : block.transactions[i + 1].outputs()) fee -= static_cast<std::uint64_t>(o.value());
-    out.push_back(static_cast<std::int64_t>(fee));
+std::optional<Amount> input_total(const TxUndo& undo) noexcept {
+  std::optional<Amount> total = Amount();
+  for (const SpentCoin& coin : undo.coins) {
+    if (!total) break;
+    total = checked_add(*total, coin.value);
   }
+  return total;
+}
+
+namespace {
+
+template <TransactionLike Tx>
+std::optional<Amount> fee_of(const Tx& tx, const TxUndo& undo) noexcept {
+  const std::optional<Amount> in = input_total(undo);
+  const std::optional<Amount> out = tx.output_total();
+  if (!in || !out) return std::nullopt;
+  return checked_sub(*in, *out);
+}
+
+template <class AnyBlock>
+std::vector<std::optional<Amount>> fees_of(const BlockUndo& undo, const AnyBlock& block) {
+  std::vector<std::optional<Amount>> out;
+  const std::size_t count =
+      std::min(undo.transactions.size(), block.transaction_count() - std::min<std::size_t>(1, block.transaction_count()));
+  out.reserve(count);
+  for (std::size_t i = 0; i < count; ++i) out.push_back(fee_of(block.transaction(i + 1), undo.transactions[i]));
   return out;
 }
+
+}  // namespace
+
+std::optional<Amount> fee(const Transaction& tx, const TxUndo& undo) noexcept { return fee_of(tx, undo); }
+std::optional<Amount> fee(const TransactionView& tx, const TxUndo& undo) noexcept { return fee_of(tx, undo); }
+std::vector<std::optional<Amount>> fees(const BlockUndo& undo, const Block& block) { return fees_of(undo, block); }
+std::vector<std::optional<Amount>> fees(const BlockUndo& undo, const BlockView& block) { return fees_of(undo, block); }
 
 result<BlockUndo> CoinSet::apply(const Block& block, std::uint32_t height) {
   if (height > 0x7fffffff) return undo::errc::height_too_large;  // the coin code is height * 2 + coinbase in 32 bits

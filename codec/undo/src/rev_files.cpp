@@ -24,7 +24,7 @@ SipHasher shape_hasher() noexcept { return SipHasher(0, 0); }
 
 }  // namespace
 
-Hash256 undo_checksum(const Hash256& parent_hash, std::span<const std::byte> undo_bytes) {
+Hash256 undo_checksum(const BlockHash& parent_hash, std::span<const std::byte> undo_bytes) {
   Sha256 h;
   h.update(parent_hash.bytes());
   h.update(undo_bytes);
@@ -54,7 +54,7 @@ std::uint64_t undo_shape(const BlockUndo& undo) {
 
 UndoFileWriter::UndoFileWriter(std::string dir, const XorKey& key, network net) : dir_(std::move(dir)), key_(key), net_(net) {}
 
-result<BlockPosition> UndoFileWriter::append(const BlockUndo& undo, const Hash256& parent_hash, unsigned file) {
+result<BlockPosition> UndoFileWriter::append(const BlockUndo& undo, const BlockHash& parent_hash, unsigned file) {
   if (!file_ || file != file_number_) {
     if (auto r = close(); !r) return r.error();
     auto opened = FileWriter::append((std::filesystem::path(dir_) / undo_file_name(file)).c_str());
@@ -204,7 +204,7 @@ UndoPairer::UndoPairer(std::vector<Candidate> blocks) : blocks_(std::move(blocks
   // Breadth first from the blocks whose parent is not among them: the
   // order a node connects them in, so a search finds the next record's
   // block early.
-  std::set<Hash256> hashes;
+  std::set<BlockHash> hashes;
   for (const Candidate& b : blocks_) hashes.insert(b.hash);
   std::vector<bool> queued(blocks_.size(), false);
   for (std::size_t i = 0; i < blocks_.size(); ++i) {
@@ -234,7 +234,7 @@ bool UndoPairer::fits(std::size_t block, std::uint64_t shape) const noexcept {
 std::optional<std::size_t> UndoPairer::pair(std::span<const std::byte> undo_bytes, const Hash256& checksum, std::uint64_t shape) {
   // A child of `parent` that fits, if the record's checksum is over it (one
   // checksum: every child has that parent).
-  const auto child_of = [&](const Hash256& parent) -> std::optional<std::size_t> {
+  const auto child_of = [&](const BlockHash& parent) -> std::optional<std::size_t> {
     const auto [first, last] = children_.equal_range(parent);
     std::optional<std::size_t> fitting;
     for (auto it = first; it != last && !fitting; ++it) {
@@ -331,7 +331,7 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
     for (const std::size_t id : in_file) {
       const IndexedBlock b = blocks.block(id);
       const auto parent = blocks.parent(b);  // (none: a genesis block, or one linked to nothing)
-      candidates.push_back({b.hash, parent ? parent->hash : Hash256{}, std::nullopt});
+      candidates.push_back({b.hash, parent ? parent->hash : BlockHash{}, std::nullopt});
     }
     UndoPairer pairer(std::move(candidates));
     auto reader = UndoFileReader::open(path, key, net, *from_of(number));
@@ -383,7 +383,7 @@ result<UndoIndex> UndoIndex::known(const std::string& blocks_dir, const XorKey& 
   return index;
 }
 
-std::optional<std::uint32_t> UndoIndex::offset_of(const Hash256& block_hash) const {
+std::optional<std::uint32_t> UndoIndex::offset_of(const BlockHash& block_hash) const {
   const auto [first, last] = paired_.equal_range(block_hash);
   if (first == last || std::prev(last)->second.offset > 0xffffffff) return std::nullopt;
   return static_cast<std::uint32_t>(std::prev(last)->second.offset);
@@ -393,7 +393,7 @@ bool UndoIndex::has_file(unsigned file) const noexcept {
   return std::any_of(files_.begin(), files_.end(), [file](const OpenFile& f) { return f.number == file; });
 }
 
-result<BlockUndo> UndoIndex::read(std::size_t file, std::uint64_t offset, std::uint32_t length, const Hash256& parent) const {
+result<BlockUndo> UndoIndex::read(std::size_t file, std::uint64_t offset, std::uint32_t length, const BlockHash& parent) const {
   const int fd = files_[file].fd.get();
   const bool placed = length == 0;
   if (placed) {
@@ -431,7 +431,7 @@ result<BlockUndo> UndoIndex::read(std::size_t file, std::uint64_t offset, std::u
   return std::move(undo).value();
 }
 
-result<std::optional<BlockUndo>> UndoIndex::find(const Hash256& block_hash, std::uint64_t shape) const {
+result<std::optional<BlockUndo>> UndoIndex::find(const BlockHash& block_hash, std::uint64_t shape) const {
   const auto [first, last] = paired_.equal_range(block_hash);
   if (first == last) return std::optional<BlockUndo>{};
   std::optional<error> wrong;

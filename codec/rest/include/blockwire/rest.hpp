@@ -3,3 +3,4 @@
 
 #include <blockwire/rest/http_server.hpp>
 #include <blockwire/rest/rest_service.hpp>
+#include <blockwire/rest/server.hpp>

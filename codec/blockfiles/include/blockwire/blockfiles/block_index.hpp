@@ -34,7 +34,7 @@ namespace blockwire {
 // (its header is read from its record on demand: BlockIndex::header).
 struct IndexedBlock {
   static constexpr std::size_t none = ~std::size_t{0};
-  Hash256 hash;
+  BlockHash hash;
   unsigned file = 0;         // N of blkNNNNN.dat
   std::uint64_t offset = 0;  // of the record's magic
   std::int64_t height = -1;  // -1: not linked to a block with a zero parent
@@ -53,7 +53,7 @@ struct IndexedBlock {
 // A block an index of the node's holds (Bitcoin Core's), with its record's
 // place in the blk files.
 struct KnownBlock {
-  Hash256 hash;
+  BlockHash hash;
   BlockHeader header;
   BlockPosition at;  // of its record's magic
   bool failed = false;
@@ -70,7 +70,7 @@ struct ChainInfo {
   std::int64_t confirmations;  // -1 off the best chain
   std::uint32_t median_time;   // of the block and its ten ancestors
   Hash256 chainwork;
-  std::optional<Hash256> next;  // on the best chain, when there is one
+  std::optional<BlockHash> next;  // on the best chain, when there is one
 };
 
 // Something build() left out of the index.
@@ -119,7 +119,7 @@ class BlockIndex {
   using KnownBlocks = std::function<result<BlockPosition>(const std::function<void(const KnownBlock&)>& add,
                                                           const std::function<void(std::size_t)>& reserve)>;
   static result<BlockIndex> build_from(const std::string& blocks_dir, const XorKey& key, network net, const KnownBlocks& each,
-                                       const std::optional<Hash256>& tip);
+                                       const std::optional<BlockHash>& tip);
 
   // blockwire's kept index: the index as files in `kept_dir` (chain.dat,
   // every block as it is in memory with its parent's place, appended to;
@@ -133,7 +133,7 @@ class BlockIndex {
   // `rewrite`: written anew even where it could be appended to (undo
   // records learned for blocks it holds).
   result<void> save(const std::string& kept_dir, bool undo_wanted,
-                    const std::function<std::optional<std::uint32_t>(const Hash256&)>& undo_offset_of, bool rewrite);
+                    const std::function<std::optional<std::uint32_t>(const BlockHash&)>& undo_offset_of, bool rewrite);
   // The index `kept_dir` holds, checked against the directory before it is
   // trusted (the key and network, every blk file at least as long as it
   // was, the last record it knows, the tip's and a sample's records), then
@@ -172,12 +172,12 @@ class BlockIndex {
   // known parent or none at all): linked, and the best chain moved to it
   // when it has more work than the tip. A hash already there is left alone.
   // `undo_offset`: where its undo record was written (revNNNNN.dat's magic).
-  void add(const BlockHeader& header, const Hash256& hash, BlockPosition at, std::optional<std::uint32_t> undo_offset = std::nullopt);
+  void add(const BlockHeader& header, const BlockHash& hash, BlockPosition at, std::optional<std::uint32_t> undo_offset = std::nullopt);
   // Where the undo record of a block already there was written (a writer
   // connects a block after it is linked). Nothing for an unknown hash.
-  void set_undo_offset(const Hash256& hash, std::uint32_t undo_offset);
+  void set_undo_offset(const BlockHash& hash, std::uint32_t undo_offset);
   // Whether the block is there and linked to a genesis block (on any branch).
-  bool contains(const Hash256& hash) const {
+  bool contains(const BlockHash& hash) const {
     const auto b = find(hash);
     return b && b->height >= 0;
   }
@@ -190,12 +190,12 @@ class BlockIndex {
   bool any_pruned() const noexcept { return pruned_entries_ != 0; }
   // The best chain's height (-1: none) and tip (precondition: !empty()).
   std::int64_t height() const noexcept { return static_cast<std::int64_t>(best_.size()) - 1; }
-  Hash256 tip() const { return entries_[best_[best_.size() - 1]].hash; }
+  BlockHash tip() const { return entries_[best_[best_.size() - 1]].hash; }
   // The height of a block of the best chain; -1 for any other.
-  std::int64_t height_of(const Hash256& hash) const;
+  std::int64_t height_of(const BlockHash& hash) const;
   // Bitcoin Core's locator (CChain::GetLocator): the tip and the ten blocks
   // below it, then steps doubling back, then the genesis block.
-  std::vector<Hash256> locator() const;
+  std::vector<BlockHash> locator() const;
   network net() const noexcept { return net_; }
   const XorKey& key() const noexcept { return key_; }
   const std::string& dir() const noexcept { return dir_; }
@@ -215,7 +215,7 @@ class BlockIndex {
   // height < chain_size()).
   std::size_t chain_size() const noexcept { return best_.size(); }
   IndexedBlock at_height(std::size_t height) const { return block(best_[height]); }
-  std::optional<IndexedBlock> find(const Hash256& hash) const;
+  std::optional<IndexedBlock> find(const BlockHash& hash) const;
   // The block `block` builds on, when it is in the index and linked.
   std::optional<IndexedBlock> parent(const IndexedBlock& block) const;
   // Whether `block` is on the best chain.
@@ -235,7 +235,7 @@ class BlockIndex {
  private:
   // A block in memory: 52 bytes.
   struct Entry {
-    Hash256 hash;
+    BlockHash hash;
     std::uint32_t file_word;  // the file (20 bits), the offset's bits 32-39 (8), the flags (4)
     std::uint32_t offset;     // the offset's low 32 bits
     std::uint32_t undo_offset;
@@ -272,7 +272,7 @@ class BlockIndex {
   };
   struct Pending {  // a block not linked yet, and what it waits for
     std::uint32_t id;
-    Hash256 prev;
+    BlockHash prev;
   };
 
   std::string dir_;
@@ -301,7 +301,7 @@ class BlockIndex {
     std::uint32_t tx_count = 0;
   };
   std::vector<PrunedHeader> pruned_headers_;
-  std::vector<Hash256> bulk_prev_;
+  std::vector<BlockHash> bulk_prev_;
   std::vector<Hash256> work_marks_;  // the chain work at every 256th height of the best chain
   std::vector<IndexProblem> problems_;
   std::uint64_t problem_count_ = 0;
@@ -317,30 +317,30 @@ class BlockIndex {
   std::optional<BlockPosition> torn_reported_;
   std::set<unsigned> unreadable_;             // files said to be unreadable (once each)
   std::optional<BlockPosition> last_record_;  // the last record read, and its block's hash:
-  Hash256 last_record_hash_;                  // a refresh checks it is still there
+  BlockHash last_record_hash_;                // a refresh checks it is still there
   unsigned resume_file_ = 0;
   std::uint64_t resume_offset_ = 0;
 
   result<void> read_files(const std::vector<std::string>& files, unsigned from_file, std::uint64_t from_offset);
   // Appends a block not linked yet (a hash already there: nothing).
-  void push(const Hash256& hash, const Hash256& prev, BlockPosition at, std::uint32_t time, std::uint32_t bits, bool failed,
+  void push(const BlockHash& hash, const BlockHash& prev, BlockPosition at, std::uint32_t time, std::uint32_t bits, bool failed,
             std::optional<std::uint32_t> undo_offset, bool may_be_tip = true, bool pruned = false);
   // Links the blocks of a build all at once (their parents by hash, or
   // given: `parent` an id or none, `genesis` where the parent is all
   // zeros), laid out by height (`tip` the node's when given, else the most
   // work); or the blocks in fresh_ one by one beside what is linked.
-  void link_bulk(const std::optional<Hash256>& tip);
+  void link_bulk(const std::optional<BlockHash>& tip);
   // (Returns whether any block's id changed.)
-  bool link_all(std::vector<std::uint32_t> parent, std::vector<bool> genesis, const std::optional<Hash256>& tip,
-                const std::function<Hash256(std::uint32_t)>& prev_of);
+  bool link_all(std::vector<std::uint32_t> parent, std::vector<bool> genesis, const std::optional<BlockHash>& tip,
+                const std::function<BlockHash(std::uint32_t)>& prev_of);
   void link_fresh();
   void move_tip(std::uint32_t tip);
   void mark_work_from(std::size_t height);
   Hash256 chain_work(std::uint32_t id) const;
   std::int64_t height_of_id(std::uint32_t id) const noexcept;
   std::optional<std::uint32_t> parent_of(std::uint32_t id) const noexcept;
-  std::optional<std::uint32_t> find_id(const Hash256& hash) const noexcept;
-  std::size_t slot_of(const Hash256& hash) const noexcept;
+  std::optional<std::uint32_t> find_id(const BlockHash& hash) const noexcept;
+  std::size_t slot_of(const BlockHash& hash) const noexcept;
   void index_slots();
   void add_slot(std::uint32_t id);
   void gather_problems();

@@ -160,7 +160,7 @@ class BlocksDirectory {
   const UndoIndex* undo_for(unsigned file) const noexcept;
   // Where an undo record was paired with the block `hash` (a tip's rev
   // file read again, or the records no index placed).
-  std::optional<std::uint32_t> paired_offset(const Hash256& hash) const;
+  std::optional<std::uint32_t> paired_offset(const BlockHash& hash) const;
 
   // Keeps the index in kept_dir_ (BlockIndex::save), with the undo
   // records paired so far; a failure is a note.

@@ -27,7 +27,7 @@ struct ChainFilters {
   bool keep = true;        // append what is made to the file (false: a file read with FilterFile::read)
   // Each height from `from` to `end` - 1, in order: its block's hash, its
   // encoded filter, its header.
-  std::function<void(std::uint64_t height, const Hash256& block, std::span<const std::byte> filter, const Hash256& header)> each;
+  std::function<void(std::uint64_t height, const BlockHash& block, std::span<const std::byte> filter, const Hash256& header)> each;
   // Before each batch: blocks made so far, of how many, and their bytes.
   std::function<void(std::uint64_t made, std::uint64_t to_make, std::uint64_t block_bytes)> progress;
 };

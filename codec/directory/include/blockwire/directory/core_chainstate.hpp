@@ -26,7 +26,7 @@ namespace blockwire {
 // a LevelDB database (std::errc), a damaged one
 // (directory::errc::leveldb_corruption), a value that does not decode
 // (directory::errc::bad_index_entry); `why`, when given, says which in words.
-result<std::optional<Hash256>> read_core_best_block(const std::string& chainstate_dir, std::string* why = nullptr);
+result<std::optional<BlockHash>> read_core_best_block(const std::string& chainstate_dir, std::string* why = nullptr);
 
 // One coin of the set.
 struct CoreCoin {
@@ -44,11 +44,11 @@ result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const s
 
 // What Core's gettxoutsetinfo (hash_type hash_serialized_3) says of the set.
 struct UtxoSetInfo {
-  Hash256 best_block;
+  BlockHash best_block;
   std::uint64_t transactions = 0;  // with an unspent output
   std::uint64_t txouts = 0;
-  std::uint64_t bogosize = 0;     // Core's database-independent size: 50 bytes a coin plus its script
-  std::int64_t total_amount = 0;  // satoshis
+  std::uint64_t bogosize = 0;                     // Core's database-independent size: 50 bytes a coin plus its script
+  std::optional<Amount> total_amount = Amount();  // nothing when the sum leaves the money range (as Core says nothing)
   // SHA256d of every coin as kernel/coinstats.cpp serializes it
   // (TxOutSer: the outpoint, uint32 height * 2 + coinbase, the output), in
   // key order.
@@ -93,7 +93,7 @@ class ChainstateSnapshot {
   ChainstateSnapshot& operator=(ChainstateSnapshot&&) noexcept;
   ~ChainstateSnapshot();
   // Its "B": nothing in the middle of a flush.
-  const std::optional<Hash256>& best_block() const noexcept;
+  const std::optional<BlockHash>& best_block() const noexcept;
   // The coin, if the set holds it. Errors: LevelDB's, a value that does
   // not decode (directory::errc::bad_index_entry).
   result<std::optional<SpentCoin>> find(const OutPoint& point) const;

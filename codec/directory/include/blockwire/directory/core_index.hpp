@@ -30,7 +30,7 @@ struct CoreBlockEntry {
   static constexpr std::uint32_t failed_valid = 32;
   static constexpr std::uint32_t failed_mask = failed_valid | 64;  // failed itself, or a descendant of a failed block
 
-  Hash256 hash;
+  BlockHash hash;
   BlockHeader header;
   std::int32_t height = 0;
   std::uint32_t status = 0;
@@ -66,7 +66,7 @@ std::vector<std::byte> encode_core_file_info(const CoreFileInfo& info);
 // The index's keys: "b" + hash, "f" + the file's number (4 bytes, little
 // endian), "l" (the last file's number, the same 4 bytes its value) and
 // "F" + a flag's name, as Core's BlockTreeDB writes them.
-std::string core_block_key(const Hash256& hash);
+std::string core_block_key(const BlockHash& hash);
 std::string core_file_key(unsigned file);
 std::string core_last_file_key();
 std::string core_flag_key(std::string_view name);
@@ -80,7 +80,7 @@ bool written_by_blockwire(const std::string& index_dir);
 
 // The value of the index's key "b" + `hash`. Errors:
 // directory::errc::bad_index_entry, with the offset where decoding stopped.
-result<CoreBlockEntry> decode_core_block_entry(const Hash256& hash, std::span<const std::byte> value);
+result<CoreBlockEntry> decode_core_block_entry(const BlockHash& hash, std::span<const std::byte> value);
 
 // Every block entry of Core's block index in `index_dir` (DIR/index), in
 // key order (by hash, not by height), each handed to `each`. Errors: a

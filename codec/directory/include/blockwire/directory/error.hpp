@@ -19,6 +19,11 @@ enum class errc : int {
   node_index,          // the directory's block index is a node's own: blockwire writes nothing into it
   damaged_directory,   // the directory's chain was read around damage: not changed until it is repaired
   utxo_set_behind,     // the UTXO set kept beside still needs blocks that would be gone to reach the tip
+  store_failed,        // the UTXO set's store failed earlier (a block half applied): nothing more until it is opened again
+  chainstate_changed,  // a chainstate's best block changed while it was read (a node writing it)
+  unknown_best_block,  // a UTXO set's or chainstate's best block is not among the directory's blocks
+  no_filters,          // BlockStore: filters are not served (not enabled, or no rev files to make them from)
+  past_tip,            // BlockStore: a height past the best chain's tip
 };
 
 const std::error_category& category() noexcept;

@@ -2,6 +2,7 @@
 // blocks (what `blockwire filters` makes and `blockwire serve` reads).
 #pragma once
 
+#include <blockwire/codec/ids.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/io/hash256.hpp>
@@ -27,32 +28,32 @@ namespace blockwire {
 class FilterFile {
  public:
   // `chain`: the best chain's block hashes from genesis.
-  static result<FilterFile> open(const std::string& blocks_dir, std::span<const Hash256> chain);
+  static result<FilterFile> open(const std::string& blocks_dir, std::span<const BlockHash> chain);
   // The same for a reader (serve) while a writer may append: read only,
   // not locked, nothing cut (records past the first that does not match
   // are only left out). No file: an empty one.
-  static result<FilterFile> read(const std::string& blocks_dir, std::span<const Hash256> chain);
+  static result<FilterFile> read(const std::string& blocks_dir, std::span<const BlockHash> chain);
 
   // The filters held: heights 0 to size() - 1.
   std::size_t size() const noexcept { return records_.size(); }
   const Hash256& header(std::size_t height) const noexcept { return records_[height].header; }
   const Hash256& filter_hash(std::size_t height) const noexcept { return records_[height].filter_hash; }
-  const Hash256& block(std::size_t height) const noexcept { return records_[height].block; }
+  const BlockHash& block(std::size_t height) const noexcept { return records_[height].block; }
   result<std::vector<std::byte>> filter(std::size_t height) const;
   // The next height's: its block's hash and filter (the header is chained
   // here). Written through to the file.
-  result<void> append(const Hash256& block, std::span<const std::byte> filter);
+  result<void> append(const BlockHash& block, std::span<const std::byte> filter);
 
  private:
   struct Record {
     std::uint64_t at;  // the filter's first byte in the file
     std::uint32_t size;
-    Hash256 block;
+    BlockHash block;
     Hash256 filter_hash;
     Hash256 header;
   };
   // The records of the file's first `size` bytes that are the chain's; where they end.
-  std::uint64_t load(std::uint64_t size, std::span<const Hash256> chain);
+  std::uint64_t load(std::uint64_t size, std::span<const BlockHash> chain);
   FileDescriptor fd_;
   std::uint64_t end_ = 0;
   std::vector<Record> records_;

@@ -23,7 +23,7 @@ namespace blockwire {
 class TxIndex {
  public:
   struct Place {
-    Hash256 block;
+    BlockHash block;
     std::uint32_t offset = 0;  // of the transaction in the block's bytes
     std::uint32_t size = 0;
   };
@@ -41,9 +41,9 @@ class TxIndex {
   // To `dir`'s tip again (after BlocksDirectory::refresh), from any thread
   // while others find().
   result<void> update(const BlocksDirectory& dir, std::string* why = nullptr);
-  result<std::optional<Place>> find(const Hash256& txid) const;
+  result<std::optional<Place>> find(const Txid& txid) const;
   // The transaction's bytes, read from the block's record.
-  result<std::optional<std::vector<std::byte>>> read(const BlocksDirectory& dir, const Hash256& txid) const;
+  result<std::optional<std::vector<std::byte>>> read(const BlocksDirectory& dir, const Txid& txid) const;
 
  private:
   struct State;

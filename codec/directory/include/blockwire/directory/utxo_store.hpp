@@ -84,7 +84,7 @@ class UtxoStore {
   // (undo::errc::no_rev_file) or fails its checks, LevelDB's, the files';
   // `why` names the block. After an error the store takes nothing more
   // until reopened.
-  result<void> follow(BlockIndex& chain, const Block* appended = nullptr, const Hash256& appended_hash = {},
+  result<void> follow(BlockIndex& chain, const Block* appended = nullptr, const BlockHash& appended_hash = {},
                       std::span<const TxIds> appended_ids = {}, std::string* why = nullptr);
 
   // The rev files synced, then the changes and the best block written in
@@ -92,7 +92,7 @@ class UtxoStore {
   result<void> flush();
 
   // The block the set is at; all zeros before the genesis block.
-  const Hash256& best_block() const noexcept;
+  const BlockHash& best_block() const noexcept;
   std::uint64_t coins_connected() const noexcept;  // coins added since open(), for a summary
 
   // What open() did to catch up: the bytes of a torn undo record it cut

@@ -42,7 +42,7 @@ struct SyncOptions {
   // sync as the writer's would (local_failure), the block's record taken
   // out of the files again (BlockFileWriter::rewind; the index keeps it:
   // do not keep the index after such an error).
-  std::function<result<void>(const Block&, const Hash256&, std::span<const TxIds>)> appended;
+  std::function<result<void>(const Block&, const BlockHash&, std::span<const TxIds>)> appended;
 };
 
 // Syncs `chain` (the directory's index, BlockIndex: the blocks it holds,

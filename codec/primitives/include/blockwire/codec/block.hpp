@@ -1,6 +1,7 @@
 // Blocks and block headers as plain data.
 #pragma once
 
+#include <blockwire/codec/ids.hpp>
 #include <blockwire/io/hash256.hpp>
 #include <blockwire/codec/transaction.hpp>
 
@@ -11,7 +12,7 @@ namespace blockwire {
 
 struct BlockHeader {
   std::int32_t version = 0;
-  Hash256 prev_block;
+  BlockHash prev_block;
   Hash256 merkle_root;
   std::uint32_t time = 0;
   std::uint32_t bits = 0;
@@ -22,6 +23,10 @@ struct BlockHeader {
 struct Block {
   BlockHeader header;
   std::vector<Transaction> transactions;
+  // Read as a BlockView is read, so that code over blocks (fees, merkle
+  // roots, undo) is written once for both.
+  std::size_t transaction_count() const noexcept { return transactions.size(); }
+  const Transaction& transaction(std::size_t i) const noexcept { return transactions[i]; }
   friend bool operator==(const Block&, const Block&) = default;
 };
 

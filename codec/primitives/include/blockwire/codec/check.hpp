@@ -51,7 +51,7 @@ Hash256 add_work(const Hash256& a, const Hash256& b) noexcept;
 // A header's proof of work as a node checks it before it trusts the
 // header: `bits` valid, its target no easier than `net` allows (Core's
 // powLimit), and the header's hash `hash` at most that target.
-bool proof_of_work_ok(const Hash256& hash, std::uint32_t bits, network net) noexcept;
+bool proof_of_work_ok(const BlockHash& hash, std::uint32_t bits, network net) noexcept;
 
 // Proof of work, merkle root, no mutation, one coinbase and first, and
 // (BIP141) the witness commitment when any transaction has witness data.

@@ -16,9 +16,11 @@
 
 namespace blockwire {
 
+class BlockView;
+
 // SHA256d of bytes: sha256d() in <blockwire/io/sha256.hpp>.
 
-Hash256 block_hash(const BlockHeader& header);
+BlockHash block_hash(const BlockHeader& header);
 // A transaction's ids are its members, tx.txid() and tx.wtxid(), on a
 // Transaction and a TransactionView alike; tx_ids() below gives both.
 
@@ -27,9 +29,13 @@ Hash256 block_hash(const BlockHeader& header);
 // (CVE-2012-2459: a block with duplicated transactions can have the same
 // root as the real one).
 Hash256 merkle_root(std::span<const Hash256> leaves, bool* mutated = nullptr);
+Hash256 merkle_root(std::span<const Txid> txids, bool* mutated = nullptr);
+// A block's, owned or viewed: the root of its txids.
 Hash256 merkle_root(const Block& block, bool* mutated = nullptr);
+Hash256 merkle_root(const BlockView& block, bool* mutated = nullptr);
 // BIP141: the merkle root of the wtxids, the coinbase's counted as zero.
 Hash256 witness_merkle_root(const Block& block);
+Hash256 witness_merkle_root(const BlockView& block);
 
 // Bitcoin Core's merkle root of leaves given one at a time, in O(log n)
 // memory: the same root and mutation flag as merkle_root(leaves), without
@@ -64,8 +70,8 @@ class MerkleBuilder {
 };
 
 struct TxIds {
-  Hash256 txid;
-  Hash256 wtxid;
+  Txid txid;
+  Wtxid wtxid;
   friend bool operator==(const TxIds&, const TxIds&) = default;
 };
 

@@ -3,6 +3,7 @@
 // genesis block, the easiest proof of work a block may have.
 #pragma once
 
+#include <blockwire/codec/ids.hpp>
 #include <blockwire/io/hash256.hpp>
 
 #include <array>
@@ -20,7 +21,7 @@ using Magic = std::array<std::byte, 4>;
 
 Magic magic(network net) noexcept;
 std::uint16_t default_port(network net) noexcept;
-Hash256 genesis_hash(network net) noexcept;
+BlockHash genesis_hash(network net) noexcept;
 // The easiest target a block may have (Core's powLimit), in compact form.
 std::uint32_t pow_limit_bits(network net) noexcept;
 // Addresses: the Base58Check version bytes of P2PKH and P2SH, and the

@@ -18,6 +18,8 @@
 // vectors and builds one.
 #pragma once
 
+#include <blockwire/codec/amount.hpp>
+#include <blockwire/codec/ids.hpp>
 #include <blockwire/io/hash256.hpp>
 #include <blockwire/io/little_endian.hpp>
 
@@ -27,13 +29,14 @@
 #include <concepts>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <vector>
 
 namespace blockwire {
 
 struct OutPoint {
-  Hash256 txid;
+  Txid txid;
   std::uint32_t index = 0xffffffff;
   friend bool operator==(const OutPoint&, const OutPoint&) = default;
   friend auto operator<=>(const OutPoint&, const OutPoint&) = default;  // by txid's bytes, then index
@@ -185,12 +188,12 @@ class InputView {
 // One output as the transaction's bytes hold it, read-only as InputView is.
 class OutputView {
  public:
-  std::int64_t value() const noexcept { return value_; }  // in satoshis
+  Amount value() const noexcept { return value_; }
   std::span<const std::byte> script_pubkey() const noexcept { return script_pubkey_; }
 
  private:
   friend OutputView detail::tx_record::output(const detail::TxBytes&, std::size_t) noexcept;
-  std::int64_t value_ = 0;
+  Amount value_;
   std::span<const std::byte> script_pubkey_;
 };
 
@@ -198,7 +201,7 @@ inline InputView detail::tx_record::input(const TxBytes& tx, std::size_t i) noex
   assert(i < input_count(tx.record));
   const std::byte* p = tx.base + tx.record[fields + i];
   InputView in;
-  in.prevout_.txid = Hash256(std::span<const std::byte, 32>(p, 32));
+  in.prevout_.txid = Txid(std::span<const std::byte, 32>(p, 32));
   in.prevout_.index = load_le<std::uint32_t>(p + 32);
   p += 36;
   const auto script = static_cast<std::size_t>(read_size(p));
@@ -217,7 +220,7 @@ inline OutputView detail::tx_record::output(const TxBytes& tx, std::size_t i) no
   assert(i < tx.record[outputs]);
   const std::byte* p = tx.base + tx.record[fields + input_count(tx.record) + i];
   OutputView out;
-  out.value_ = load_le<std::int64_t>(p);
+  out.value_ = Amount::from_sat(load_le<std::int64_t>(p));
   p += 8;
   const auto script = static_cast<std::size_t>(read_size(p));
   out.script_pubkey_ = {p, script};
@@ -285,12 +288,34 @@ class TransactionReader {
   std::uint32_t lock_time() const noexcept { return load_le<std::uint32_t>(base() + size() - 4); }
   std::size_t input_count() const noexcept { return detail::tx_record::input_count(record()); }
   std::size_t output_count() const noexcept { return record()[detail::tx_record::outputs]; }
+  // Inputs, outputs, their ranges and the bytes are views into the
+  // transaction's bytes. Those of an owned transaction live in it, so of a
+  // temporary one (`decode_transaction(b).value().inputs()` in a range-for)
+  // they would dangle: they do not compile. A view's point into bytes it
+  // does not own, and outlive it.
   // Precondition: i < input_count() (asserted in debug builds).
-  InputView input(std::size_t i) const noexcept { return detail::tx_record::input(where(), i); }
+  InputView input(std::size_t i) const& noexcept { return detail::tx_record::input(where(), i); }
+  InputView input(std::size_t i) const&& noexcept requires(!Tx::owns_bytes) { return detail::tx_record::input(where(), i); }
+  InputView input(std::size_t i) const&& noexcept requires(Tx::owns_bytes) = delete;
   // Precondition: i < output_count() (asserted in debug builds).
-  OutputView output(std::size_t i) const noexcept { return detail::tx_record::output(where(), i); }
-  ItemRange<InputView, &detail::tx_record::input> inputs() const noexcept { return {where(), input_count()}; }
-  ItemRange<OutputView, &detail::tx_record::output> outputs() const noexcept { return {where(), output_count()}; }
+  OutputView output(std::size_t i) const& noexcept { return detail::tx_record::output(where(), i); }
+  OutputView output(std::size_t i) const&& noexcept requires(!Tx::owns_bytes) { return detail::tx_record::output(where(), i); }
+  OutputView output(std::size_t i) const&& noexcept requires(Tx::owns_bytes) = delete;
+  ItemRange<InputView, &detail::tx_record::input> inputs() const& noexcept { return {where(), input_count()}; }
+  ItemRange<InputView, &detail::tx_record::input> inputs() const&& noexcept requires(!Tx::owns_bytes) { return {where(), input_count()}; }
+  ItemRange<InputView, &detail::tx_record::input> inputs() const&& noexcept requires(Tx::owns_bytes) = delete;
+  ItemRange<OutputView, &detail::tx_record::output> outputs() const& noexcept { return {where(), output_count()}; }
+  ItemRange<OutputView, &detail::tx_record::output> outputs() const&& noexcept requires(!Tx::owns_bytes) {
+    return {where(), output_count()};
+  }
+  ItemRange<OutputView, &detail::tx_record::output> outputs() const&& noexcept requires(Tx::owns_bytes) = delete;
+  // What the outputs take: their checked sum, or nothing when a value or
+  // the sum is out of the money range (Core's CheckTransaction).
+  std::optional<Amount> output_total() const noexcept {
+    std::optional<Amount> total = Amount();
+    for (std::size_t i = 0; i < output_count() && total; ++i) total = checked_add(*total, detail::tx_record::output(where(), i).value());
+    return total;
+  }
   // Bitcoin's HasWitness: some input has a non-empty witness stack (the
   // parser refuses a marker and flag with none).
   bool has_witness() const noexcept { return detail::tx_record::segwit(record()); }
@@ -302,7 +327,9 @@ class TransactionReader {
 
   // The transaction as on the wire, with its witness data (what the wtxid
   // hashes).
-  std::span<const std::byte> bytes() const noexcept { return {base(), size()}; }
+  std::span<const std::byte> bytes() const& noexcept { return {base(), size()}; }
+  std::span<const std::byte> bytes() const&& noexcept requires(!Tx::owns_bytes) { return {base(), size()}; }
+  std::span<const std::byte> bytes() const&& noexcept requires(Tx::owns_bytes) = delete;
   std::size_t size() const noexcept { return self().tx_size(); }
   // What the txid hashes, in three runs: the version, the inputs and
   // outputs, the lock time (without the marker, flag and witnesses). The
@@ -318,8 +345,8 @@ class TransactionReader {
   // The txid hashes the transaction without witness data (what inputs
   // refer to), the wtxid with it (BIP141; the txid when it has none). Both
   // are hashed from the bytes themselves: nothing is encoded again.
-  Hash256 txid() const { return has_witness() ? detail::hash_txid(txid_parts()) : detail::hash_wtxid(bytes()); }
-  Hash256 wtxid() const { return detail::hash_wtxid(bytes()); }
+  Txid txid() const { return Txid(has_witness() ? detail::hash_txid(txid_parts()) : detail::hash_wtxid(bytes())); }
+  Wtxid wtxid() const { return Wtxid(detail::hash_wtxid(bytes())); }
   std::size_t weight() const noexcept { return 3 * stripped_size() + size(); }
   std::size_t vsize() const noexcept { return (weight() + 3) / 4; }
 
@@ -353,6 +380,8 @@ class Transaction : public TransactionReader<Transaction> {
 
   // The same bytes and the same reading of them.
   friend bool operator==(const Transaction& a, const Transaction& b) noexcept;
+
+  static constexpr bool owns_bytes = true;  // (TransactionReader: no view of a temporary)
 
  private:
   friend class TransactionReader<Transaction>;
@@ -422,7 +451,7 @@ class TransactionBuilder {
     std::vector<std::vector<std::byte>> witness;  // its stack's items
   };
   struct Output {
-    std::int64_t value = 0;  // in satoshis
+    Amount value;
     std::vector<std::byte> script_pubkey;
   };
 
@@ -446,7 +475,7 @@ class TransactionBuilder {
   // Compiled (transaction.cpp): the vectors' growth code is instantiated
   // once there, not in every program that includes this header.
   Input& add_input(const OutPoint& prevout, std::span<const std::byte> script_sig = {}, std::uint32_t sequence = 0xffffffff);
-  Output& add_output(std::int64_t value, std::span<const std::byte> script_pubkey);
+  Output& add_output(Amount value, std::span<const std::byte> script_pubkey);
   // Input `i`'s witness stack becomes copies of `items`: any range of byte
   // spans (an array or vector of spans, a WitnessView).
   template <class Items>

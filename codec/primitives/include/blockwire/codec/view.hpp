@@ -33,6 +33,9 @@ class TransactionView : public TransactionReader<TransactionView> {
   explicit TransactionView(const Transaction& tx) noexcept;
   // Not of a temporary: the view would outlive its bytes.
   TransactionView(const Transaction&&) = delete;
+  static result<TransactionView> parse(std::vector<std::byte>&& bytes, witness mode = witness::allow) = delete;
+
+  static constexpr bool owns_bytes = false;  // (a view of a view's bytes outlives the view)
 
   // A standalone view owns its record: a copy copies it, a move takes it.
   // A moved-from view, of any origin, reads as the empty transaction
@@ -75,6 +78,9 @@ class BlockView {
  public:
   // Exactly one block, as decode_block(span) takes it.
   static result<BlockView> parse(std::span<const std::byte> bytes, witness mode = witness::allow);
+  // Not of a temporary's bytes (`BlockView::parse(read_block(b).value())`):
+  // the view would outlive them.
+  static result<BlockView> parse(std::vector<std::byte>&& bytes, witness mode = witness::allow) = delete;
 
   // The same parse in one pass that keeps nothing for later: each
   // transaction goes to `visitor` as soon as it is parsed, with a record of

@@ -14,7 +14,9 @@
 // once. Nothing here allocates what a length prefix merely claims.
 #pragma once
 
+#include <blockwire/codec/amount.hpp>
 #include <blockwire/codec/decode_error.hpp>
+#include <blockwire/codec/ids.hpp>
 #include <blockwire/io/buffered_writer.hpp>
 #include <blockwire/io/decoding_context.hpp>
 #include <blockwire/io/error.hpp>
@@ -74,6 +76,12 @@ inline constexpr encode_int_fn<std::int32_t> encode_i32;
 inline constexpr encode_int_fn<std::uint64_t> encode_u64;
 inline constexpr encode_int_fn<std::int64_t> encode_i64;
 
+// An output's value: 8 bytes, any signed number (whether it is money is a
+// check, not the wire's).
+inline constexpr struct {
+  void operator()(ByteSink auto& w, Amount value) const { encode_i64(w, value.to_sat()); }
+} encode_amount;
+
 // Bitcoin's CompactSize: 1, 3, 5 or 9 bytes.
 inline constexpr struct {
   void operator()(ByteSink auto& w, std::uint64_t n) const {
@@ -94,6 +102,10 @@ inline constexpr struct {
 
 inline constexpr struct {
   void operator()(ByteSink auto& w, const Hash256& h) const { w.write(h.bytes()); }
+  template <class Kind>
+  void operator()(ByteSink auto& w, const HashId<Kind>& h) const {
+    w.write(h.bytes());
+  }
 } encode_hash;
 
 // A length-prefixed byte string (a script, a witness item).
@@ -141,6 +153,10 @@ inline constexpr decode_int_fn<std::int32_t> decode_i32;
 inline constexpr decode_int_fn<std::uint64_t> decode_u64;
 inline constexpr decode_int_fn<std::int64_t> decode_i64;
 
+inline constexpr struct {
+  void operator()(DecodingContext& ctx, Amount& value) const { value = Amount::from_sat(decode_i64(ctx)); }
+} decode_amount;
+
 // CompactSize, checked as Bitcoin Core checks it: the shortest form, then
 // at most max_size, in every branch. A failure yields 0. The one-byte form
 // (nearly every count and length) is inline; the wider ones are a call.
@@ -181,6 +197,10 @@ inline constexpr struct {
 
 inline constexpr struct {
   void operator()(DecodingContext& ctx, Hash256& h) const { ctx.read(h.bytes()); }
+  template <class Kind>
+  void operator()(DecodingContext& ctx, HashId<Kind>& h) const {
+    ctx.read(h.bytes());
+  }
 } decode_hash;
 
 // How many of `n` items, each at least `min_item_size` bytes on the wire, to

@@ -51,9 +51,12 @@ class HttpServer {
 
   // "ADDR:PORT", the port the system chose when 0 was asked.
   std::string local_address() const;
-  // Serves on the threads until stop(), SIGINT or SIGTERM; returns the
-  // signal that stopped it (0: stop()).
-  int run();
+  // Serves on the threads until stop(), or until `stop_fd` (when given:
+  // a signalfd, an eventfd, a pipe's end) is readable; whether the
+  // descriptor stopped it. The library takes over no signal: a program
+  // that stops on SIGTERM blocks it and passes a signalfd, as
+  // `blockwire rest` does.
+  bool run(int stop_fd = -1);
   // From any thread.
   void stop();
   // Connections open now.

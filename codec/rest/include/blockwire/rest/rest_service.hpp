@@ -2,11 +2,11 @@
 // a blocks directory: the same paths, formats (.bin, .hex, .json), status
 // codes and error texts as Core's node gives for the same chain, with no
 // node. Read-only; the directory is shared with other threads
-// (net::BlockStore) and refreshed by its owner as blocks are appended.
+// (BlockStore) and refreshed by its owner as blocks are appended.
 #pragma once
 
 #include <blockwire/directory/tx_index.hpp>
-#include <blockwire/net/serve.hpp>
+#include <blockwire/directory/block_store.hpp>
 
 #include <memory>
 
@@ -37,7 +37,7 @@ class Service {
  public:
   // `store` opened with its undo data (prevouts, spent outputs) and, for
   // the block filters, enable_filters() called.
-  explicit Service(net::BlockStore& store, Sources sources = {});
+  explicit Service(BlockStore& store, Sources sources = {});
   ~Service();
 
   // The answer to a request for `target`: the path and query as the
@@ -49,7 +49,7 @@ class Service {
   struct Coins;  // (opaque)
 
  private:
-  net::BlockStore& store_;
+  BlockStore& store_;
   Sources sources_;
   std::unique_ptr<Coins> coins_;  // the UTXO set, opened again when the tip moves
 };

@@ -25,9 +25,9 @@ namespace blockwire::tables {
 // getrawtransaction and Core's /rest/tx print it ("blockhash").
 template <TransactionLike Tx>
 void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex, const TxUndo* undo = nullptr, bool prevouts = false,
-                            const Hash256* block = nullptr);
-extern template void write_transaction_json(JsonWriter&, const Transaction&, network, bool, const TxUndo*, bool, const Hash256*);
-extern template void write_transaction_json(JsonWriter&, const TransactionView&, network, bool, const TxUndo*, bool, const Hash256*);
+                            const BlockHash* block = nullptr);
+extern template void write_transaction_json(JsonWriter&, const Transaction&, network, bool, const TxUndo*, bool, const BlockHash*);
+extern template void write_transaction_json(JsonWriter&, const TransactionView&, network, bool, const TxUndo*, bool, const BlockHash*);
 // getblock's verbosity: 1 lists the txids, 2 the transactions in full.
 // `chain`: the block's place in a blocks directory, when it is known.
 // `undo`: the block's undo data, when the directory has it (fees at 2,
@@ -47,7 +47,7 @@ void write_script_pubkey_json(JsonWriter& out, std::span<const std::byte> script
 void write_target_members(JsonWriter& out, std::uint32_t bits);
 // Bitcoin Core's difficulty: the genesis target over the block's target.
 double difficulty(std::uint32_t bits);
-// Satoshis as Core's ValueFromAmount writes them: "50.00000000".
-std::string amount_text(std::int64_t satoshis);
+// An amount as Core's ValueFromAmount writes it: "50.00000000".
+std::string amount_text(Amount amount);
 
 }  // namespace blockwire::tables

@@ -36,8 +36,8 @@ struct ExportFiles {
 struct ExportBlock {
   const BlockView& block;
   std::uint64_t height;
-  const Hash256& hash;
-  std::span<const Hash256> txids;
+  const BlockHash& hash;
+  std::span<const Txid> txids;
   const BlockUndo* undo;
   network net;
 };
@@ -55,7 +55,7 @@ void write_export_rows(const ExportFiles& files, const ExportBlock& block);
 struct UtxoRow {
   const OutPoint& outpoint;
   const SpentCoin& coin;
-  const Hash256* block_hash;  // null: not known
+  const BlockHash* block_hash;  // null: not known
   std::optional<std::uint32_t> block_timestamp;
   network net;
 };

@@ -37,7 +37,8 @@ struct UtxoExportReport {
 // and time of the block at its height on `blocks`' chain to the
 // chainstate's best block (the node's blocks directory: its index).
 // Errors: read_core_coins's; a best block `blocks` does not hold
-// (directory::errc::not_one_chain); writing's (the system's). `why` says
+// (directory::errc::unknown_best_block), one that changed while it was read
+// (chainstate_changed); writing's (the system's). `why` says
 // which, in words.
 result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const BlockIndex& blocks, const EtlOutput& out,
                                       const UtxoExport& spec, std::string* why = nullptr);

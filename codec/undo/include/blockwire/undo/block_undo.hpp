@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -25,7 +26,7 @@ namespace blockwire {
 struct SpentCoin {
   std::uint32_t height = 0;  // of the block that created it
   bool coinbase = false;     // created by a coinbase
-  std::int64_t value = 0;    // satoshis
+  Amount value;
   std::vector<std::byte> script_pubkey;
   friend bool operator==(const SpentCoin&, const SpentCoin&) = default;
 };
@@ -75,9 +76,19 @@ void compress_script(std::span<const std::byte> script, std::vector<std::byte>& 
 // the coinbase, one coin an input? (wrong_shape otherwise, no offset.)
 result<void> check_shape(const BlockUndo& undo, const Block& block);
 
-// The fee of each transaction but the coinbase (inputs' values minus
-// outputs'), in block order.
-std::vector<std::int64_t> fees(const BlockUndo& undo, const Block& block);
+// What a transaction's spent coins bring: their checked sum, or nothing
+// when a value or the sum is out of the money range.
+std::optional<Amount> input_total(const TxUndo& undo) noexcept;
+// A transaction's fee (Core's CheckTxInputs): what its spent coins bring
+// less what its outputs take, or nothing when a value or a sum is out of
+// the money range or the outputs take more (no node accepts such a block:
+// hostile data). The one fee computation, for every output format.
+std::optional<Amount> fee(const Transaction& tx, const TxUndo& undo) noexcept;
+std::optional<Amount> fee(const TransactionView& tx, const TxUndo& undo) noexcept;
+// The fee of each transaction but the coinbase, in block order, of a block
+// owned or viewed.
+std::vector<std::optional<Amount>> fees(const BlockUndo& undo, const Block& block);
+std::vector<std::optional<Amount>> fees(const BlockUndo& undo, const BlockView& block);
 
 // The unspent outputs of a chain read from its start: what a node's coin
 // database holds, in memory. apply() spends a block's inputs (its undo

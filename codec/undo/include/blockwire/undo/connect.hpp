@@ -48,7 +48,7 @@ result<BlockUndo> connect_block(const Block& block, std::uint32_t height, V& vie
         tx_undo.coins.push_back(std::move(*coin.value()));
       }
     }
-    const Hash256 id = ids.size() == block.transactions.size() ? ids[t].txid : tx.txid();
+    const Txid id = ids.size() == block.transactions.size() ? ids[t].txid : tx.txid();
     for (std::uint32_t o = 0; o < tx.output_count(); ++o) {
       const OutputView out = tx.output(o);
       const auto script = out.script_pubkey();

@@ -35,7 +35,7 @@ namespace blockwire {
 // The rev files' names and listing (undo_file_name, undo_file_number,
 // undo_files) are the blocks directory's: <blockwire/blockfiles/block_directory.hpp>.
 
-Hash256 undo_checksum(const Hash256& parent_hash, std::span<const std::byte> undo_bytes);
+Hash256 undo_checksum(const BlockHash& parent_hash, std::span<const std::byte> undo_bytes);
 
 // The shape a block and its undo data share: the number of transactions
 // after the coinbase and each one's input count, hashed.
@@ -57,7 +57,7 @@ class UndoFileWriter {
   UndoFileWriter(std::string dir, const XorKey& key, network net = network::mainnet);
   // Into revNNNNN.dat, N = `file`: the number of the blk file that holds
   // the block. Returns where the record's magic is.
-  result<BlockPosition> append(const BlockUndo& undo, const Hash256& parent_hash, unsigned file);
+  result<BlockPosition> append(const BlockUndo& undo, const BlockHash& parent_hash, unsigned file);
   // Syncs and closes the open file, reporting what fsync(2) or close(2) said.
   result<void> close();
 
@@ -117,8 +117,8 @@ result<std::uint64_t> undo_records_end(const std::string& path, const XorKey& ke
 class UndoPairer {
  public:
   struct Candidate {
-    Hash256 hash;
-    Hash256 parent;
+    BlockHash hash;
+    BlockHash parent;
     std::optional<std::uint64_t> shape;  // undo_shape of the block, when known
   };
   explicit UndoPairer(std::vector<Candidate> blocks);
@@ -130,17 +130,17 @@ class UndoPairer {
   // being over the parent, pairs a record with each of them as well (a
   // reorg's siblings, when their shapes are not known).
   std::vector<std::size_t> siblings(std::size_t block, std::uint64_t shape) const;
-  const Hash256& hash(std::size_t block) const noexcept { return blocks_[block].hash; }
+  const BlockHash& hash(std::size_t block) const noexcept { return blocks_[block].hash; }
   // Whether a search stopped for want of budget.
   bool budget_spent() const noexcept { return budget_ == 0; }
 
  private:
   bool fits(std::size_t block, std::uint64_t shape) const noexcept;
   std::vector<Candidate> blocks_;
-  std::multimap<Hash256, std::size_t> children_;  // by parent hash
-  std::vector<std::size_t> chain_order_;          // breadth first from the blocks whose parent is not among them
-  std::optional<std::size_t> last_;               // paired with the record before
-  std::uint64_t budget_;                          // candidates a search may still try
+  std::multimap<BlockHash, std::size_t> children_;  // by parent hash
+  std::vector<std::size_t> chain_order_;            // breadth first from the blocks whose parent is not among them
+  std::optional<std::size_t> last_;                 // paired with the record before
+  std::uint64_t budget_;                            // candidates a search may still try
 };
 
 // Where each block's undo record is in a directory's rev files, paired
@@ -177,7 +177,7 @@ class UndoIndex {
   // most recent one whose shape is the block's (`shape`: its undo_shape)
   // is taken. Errors: the file's, and undo::errc::wrong_shape where no
   // record that paired with it has the block's shape.
-  result<std::optional<BlockUndo>> find(const Hash256& block_hash, std::uint64_t shape) const;
+  result<std::optional<BlockUndo>> find(const BlockHash& block_hash, std::uint64_t shape) const;
   // What every reader asks: the undo data of `block` (of the index given
   // to build(), its bytes read as `view`): at its undo_offset where an
   // index gave one, else the record paired with it. The genesis block's is empty
@@ -188,7 +188,7 @@ class UndoIndex {
   result<BlockUndo> undo_of(const IndexedBlock& block, const BlockView& view) const;
   // Where the record paired with the block is (the most recent one's
   // magic), for an index to keep.
-  std::optional<std::uint32_t> offset_of(const Hash256& block_hash) const;
+  std::optional<std::uint32_t> offset_of(const BlockHash& block_hash) const;
   // Whether revNNNNN.dat exists (was read): a block of blkNNNNN.dat with no
   // undo data is then missing it.
   bool has_file(unsigned file) const noexcept;
@@ -209,11 +209,11 @@ class UndoIndex {
   // The record at `offset` of files_[file], its CBlockUndo `length` bytes
   // (0: as its frame says, checked against the file's size, and its
   // checksum against `parent`, as Core checks a record it reads).
-  result<BlockUndo> read(std::size_t file, std::uint64_t offset, std::uint32_t length, const Hash256& parent = {}) const;
+  result<BlockUndo> read(std::size_t file, std::uint64_t offset, std::uint32_t length, const BlockHash& parent = {}) const;
 
   XorKey key_{};
   network net_ = network::mainnet;
-  std::multimap<Hash256, Where> paired_;  // in file order: the most recent record last
+  std::multimap<BlockHash, Where> paired_;  // in file order: the most recent record last
   std::vector<OpenFile> files_;
   std::uint64_t unpaired_ = 0;
 };

@@ -1,0 +1,73 @@
+#include <blockwire/directory/utxo_store.hpp>
+#include <blockwire/rest/server.hpp>
+
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+namespace blockwire::rest {
+
+std::string utxo_set_beside(const std::string& blocks_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path beside = (fs::path(blocks_dir) / ".." / "chainstate").lexically_normal();
+  if (fs::is_directory(beside, ec)) return beside.string();
+  if (fs::is_directory(UtxoStore::path_of(blocks_dir), ec)) return UtxoStore::path_of(blocks_dir);
+  return {};
+}
+
+bool quick_route(std::string_view target) noexcept {
+  for (const std::string_view slow : {"/rest/block/", "/rest/blockpart/", "/rest/tx/", "/rest/spenttxouts/", "/rest/headers/",
+                                      "/rest/blockfilter/", "/rest/blockfilterheaders/"}) {
+    if (target.starts_with(slow)) return false;
+  }
+  return true;
+}
+
+Server::Server(BlockStore& store, TxIndex* tx_index, std::string utxo_set, std::chrono::milliseconds refresh)
+    : store_(store), tx_index_(tx_index), service_(store, Sources{tx_index, std::move(utxo_set)}), refresh_(refresh) {}
+
+result<std::unique_ptr<Server>> Server::listen(BlockStore& store, TxIndex* tx_index, std::string utxo_set, const std::string& address,
+                                               std::uint16_t port, const ServerOptions& options, std::string* why) {
+  std::unique_ptr<Server> server(new Server(store, tx_index, std::move(utxo_set), options.refresh));
+  // (GET and HEAD, and POST: getutxos takes its outpoints posted, as in
+  // Core; the HTTP server answers other methods 405)
+  const Service& service = server->service_;
+  auto http = HttpServer::listen(
+      address, port, [&service](std::string_view, std::string_view target, std::string_view body) { return service.get(target, body); },
+      options.limits, why, quick_route);
+  if (!http) return http.error();
+  server->http_.emplace(std::move(http).value());
+  return server;
+}
+
+bool Server::run(int stop_fd) {
+  // Blocks a writer appends are picked up as serve picks them up, and the
+  // transaction index follows; one that failed is tried again at every
+  // tick, not only at the next block.
+  std::mutex m;
+  std::condition_variable wake;
+  bool done = false;
+  std::thread refresher([&] {
+    bool index_behind = false;
+    std::unique_lock lock(m);
+    while (!wake.wait_for(lock, refresh_, [&] { return done; })) {
+      const auto moved = store_.refresh();
+      if (tx_index_ != nullptr && ((moved && moved.value()) || index_behind)) {
+        const auto reading = store_.lock();
+        index_behind = !tx_index_->update(store_.directory());
+      }
+    }
+  });
+  const bool by_fd = http_->run(stop_fd);
+  {
+    const std::lock_guard lock(m);
+    done = true;
+  }
+  wake.notify_all();
+  refresher.join();
+  return by_fd;
+}
+
+}  // namespace blockwire::rest

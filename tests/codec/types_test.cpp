@@ -1,0 +1,52 @@
+// Amount against Core's definitions (amount.h: COIN, MAX_MONEY, MoneyRange;
+// CheckTransaction's running sum), and the id types over real hashes.
+#include <blockwire/codec.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <limits>
+
+using namespace blockwire;
+
+TEST_CASE("Amount: Core's MoneyRange, and sums and differences checked as CheckTransaction and CheckTxInputs check them") {
+  constexpr std::int64_t coin = 100'000'000;             // Core's COIN
+  constexpr std::int64_t max_money = 21'000'000 * coin;  // Core's MAX_MONEY
+  CHECK(Amount::max_money == max_money);
+  CHECK(Amount::from_sat(0).in_money_range());
+  CHECK(Amount::from_sat(max_money).in_money_range());
+  CHECK(!Amount::from_sat(max_money + 1).in_money_range());
+  CHECK(!Amount::from_sat(-1).in_money_range());
+  CHECK(checked_add(Amount::from_sat(max_money - 1), Amount::from_sat(1)) == Amount::from_sat(max_money));
+  CHECK(!checked_add(Amount::from_sat(max_money), Amount::from_sat(1)));
+  CHECK(!checked_add(Amount::from_sat(-5), Amount::from_sat(10)));
+  // Values a hostile transaction may hold: no sum overflows, none is money.
+  const Amount huge = Amount::from_sat(std::numeric_limits<std::int64_t>::max());
+  CHECK(!checked_add(huge, huge));
+  CHECK(!checked_add(Amount::from_sat(std::numeric_limits<std::int64_t>::min()), Amount::from_sat(1)));
+  CHECK(checked_sub(Amount::from_sat(50 * coin), Amount::from_sat(49 * coin)) == Amount::from_sat(coin));
+  CHECK(!checked_sub(Amount::from_sat(1), Amount::from_sat(2)));  // outputs taking more than the inputs bring
+  CHECK(Amount::from_sat(1) < Amount::from_sat(2));
+}
+
+TEST_CASE("Amount: a transaction's output total, checked: the genesis coinbase's 50 BTC, and nothing past the money range") {
+  const Block genesis = genesis_block(network::mainnet);
+  CHECK(genesis.transactions[0].output_total() == Amount::from_sat(50 * Amount::coin));
+  TransactionBuilder b;
+  b.add_input(OutPoint{});
+  b.add_output(Amount::from_sat(Amount::max_money), {});
+  b.add_output(Amount::from_sat(1), {});
+  CHECK(!b.build().output_total());
+}
+
+TEST_CASE("Txid, BlockHash: the genesis block's hash and its coinbase's txid, as every explorer shows them") {
+  const Block genesis = genesis_block(network::mainnet);
+  const BlockHash hash = block_hash(genesis.header);
+  CHECK(hash.to_hex() == "000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f");
+  CHECK(hash == genesis_hash(network::mainnet));
+  CHECK(BlockHash::from_hex(hash.to_hex()).value() == hash);
+  const Txid coinbase = genesis.transactions[0].txid();
+  CHECK(coinbase.to_hex() == "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b");
+  CHECK(coinbase.hash() == genesis.header.merkle_root);  // one transaction: the root is its txid
+  CHECK(!Txid::from_hex("xyz"));
+}
