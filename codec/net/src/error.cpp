@@ -62,8 +62,25 @@ condition classify(int value) noexcept {
     case errc::past_tip: return condition::peer;
     case errc::unknown_host: return condition::io;
     case errc::bad_endpoint: return condition::usage;
-    default: return condition::bad_data;  // the peer broke the protocol, or sent what does not check
+    // The peer broke the protocol, or sent what does not check. (Every
+    // code is listed, no default: a new one is a -Wswitch warning until
+    // it is classified.)
+    case errc::self_connection:
+    case errc::obsolete_peer:
+    case errc::unexpected_message:
+    case errc::unconnected_headers:
+    case errc::bad_header_pow:
+    case errc::duplicate_header:
+    case errc::unrequested_block:
+    case errc::getblocktxn_past_end:
+    case errc::bad_filter:
+    case errc::filter_type_not_served:
+    case errc::filter_stop_unknown:
+    case errc::filter_stop_not_on_chain:
+    case errc::filter_start_after_stop:
+    case errc::filter_range_too_wide: return condition::bad_data;
   }
+  return condition::bad_data;  // (a value no code has)
 }
 }  // namespace
 
