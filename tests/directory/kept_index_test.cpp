@@ -3,6 +3,7 @@
 // where it does not match the directory.
 #include "../support/chain.hpp"
 #include "../support/temp_dir.hpp"
+#include "../support/written.hpp"
 
 #include <blockwire/codec/hashes.hpp>
 #include <blockwire/directory.hpp>
@@ -26,29 +27,7 @@ namespace {
 const std::string core_data = BLOCKWIRE_TEST_DATA "/core-regtest";
 using source = BlocksDirectory::index_source;
 
-// A directory written by the library: `n` blocks after genesis.
-struct Written {
-  test::TempDir temp;
-  std::string dir = temp.file("blocks");
-  XorKey key = random_xor_key();
-  std::vector<Block> chain{genesis_block(network::regtest)};
-  explicit Written(std::uint32_t n) {
-    fs::create_directories(dir);
-    append(n);
-  }
-  void append(std::uint32_t n) {
-    auto writer = BlockFileWriter::open(dir, key, network::regtest);
-    REQUIRE(writer);
-    if (chain.size() == 1) REQUIRE(writer.value().append(chain[0]));
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const auto h = static_cast<std::uint32_t>(chain.size());
-      chain.push_back(test::mine(block_hash(chain.back().header), 1'700'000'000 + 600 * h, h));
-      REQUIRE(writer.value().append(chain.back()));
-    }
-    REQUIRE(writer.value().close());
-  }
-  std::string kept(const std::string& name) const { return (fs::path(dir) / "blockwire-index" / name).string(); }
-};
+using test::Written;
 
 BlocksDirectory open(const std::string& dir, bool undo = false) {
   BlocksDirectory::Options o;
