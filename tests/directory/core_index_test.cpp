@@ -1,6 +1,7 @@
 // Bitcoin Core's block index as the source of a directory's chain, against
 // the directory Core's own node wrote (tests/data/core-regtest) and Core's
 // RPC answers about it; and copies of it whose index lies or is locked.
+#include "../support/core_regtest.hpp"
 #include "../support/temp_dir.hpp"
 
 #include <blockwire/codec/hashes.hpp>
@@ -30,13 +31,8 @@ using namespace blockwire;
 
 namespace {
 
-const std::string core_data = BLOCKWIRE_TEST_DATA "/core-regtest";
-
-nlohmann::json rpc(const std::string& name) {
-  std::ifstream in(core_data + "/rpc/" + name + ".json");
-  REQUIRE(in);
-  return nlohmann::json::parse(in);
-}
+using test::core_data;
+using test::rpc;
 
 Hash256 hash_of(const std::string& hex) {
   auto h = Hash256::from_hex(hex);

@@ -2,6 +2,7 @@
 // (TxIndex), as library calls: their answers against what the chain holds
 // by construction, and against Bitcoin Core's own for its directory.
 #include "../support/chain.hpp"
+#include "../support/core_regtest.hpp"
 #include "../support/temp_dir.hpp"
 #include "../support/written.hpp"
 
@@ -19,12 +20,8 @@ using namespace blockwire;
 
 namespace {
 
-const std::string core_data = BLOCKWIRE_TEST_DATA "/core-regtest";
-
-nlohmann::json rpc(const std::string& name) {
-  std::ifstream in(core_data + "/rpc/" + name + ".json");
-  return nlohmann::json::parse(in);
-}
+using test::core_data;
+using test::rpc;
 
 // What the set in `dir` says of itself (Core's gettxoutsetinfo, read from
 // the LevelDB the store wrote in Core's chainstate format).
