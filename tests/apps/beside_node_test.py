@@ -6,7 +6,6 @@ Every process a scenario starts is stopped by its PID, whatever happens; every l
 time."""
 import fcntl
 import filecmp
-import hashlib
 import json
 import os
 import random
@@ -37,10 +36,6 @@ def chain(name, n, *extra):
     directory = os.path.join(work, name)
     subprocess.run([make_chain, directory, str(n), *extra], check=True, capture_output=True)
     return directory
-
-
-def sha256d(data):
-    return hashlib.sha256(hashlib.sha256(data).digest()).digest()
 
 
 key_of, xor = peers.key_of, peers.xor
@@ -86,18 +81,18 @@ def append_fork(directory, parent_height, count, bits=0x207fffff):
         coinbase = (struct.pack('<i', 2) + b'\x01' + b'\0' * 32 + b'\xff\xff\xff\xff' + bytes([len(script_sig)]) +
                     script_sig + b'\xff\xff\xff\xff' + b'\x01' + struct.pack('<q', 50 * 10**8 >> (height // 150)) +
                     bytes([len(script)]) + script + struct.pack('<I', 0))
-        merkle = sha256d(coinbase)
+        merkle = peers.sha256d(coinbase)
         for nonce in range(1 << 32):
             header = (struct.pack('<i', 0x20000000) + prev + merkle +
                       struct.pack('<III', 1_700_000_000 + height * 600 + 1, bits, nonce))
-            if int.from_bytes(sha256d(header), 'little') <= target:
+            if int.from_bytes(peers.sha256d(header), 'little') <= target:
                 break
         block = header + b'\x01' + coinbase
         append(os.path.join(directory, 'blk00000.dat'), key, MAGIC + struct.pack('<I', len(block)) + block)
         undo = b'\x00'  # a coinbase alone spends nothing: a CBlockUndo of no transactions
         append(os.path.join(directory, 'rev00000.dat'), key,
-               MAGIC + struct.pack('<I', len(undo)) + undo + sha256d(prev + undo))
-        prev = sha256d(header)
+               MAGIC + struct.pack('<I', len(undo)) + undo + peers.sha256d(prev + undo))
+        prev = peers.sha256d(header)
         made.append(prev[::-1].hex())
     return made
 
@@ -237,7 +232,7 @@ def scenario_damaged_coinbase_undo():
     rev = os.path.join(directory, 'rev00000.dat')
     at, payload = records(rev, key_of(directory))[29]  # block 30's: make_chain writes them in height order
     hashes = best_hashes(directory)
-    assert payload[-32:] == sha256d(bytes.fromhex(hashes[29])[::-1] + payload[:-32]), 'the record found is block 30'
+    assert payload[-32:] == peers.sha256d(bytes.fromhex(hashes[29])[::-1] + payload[:-32]), 'the record found is block 30'
     data = bytearray(open(rev, 'rb').read())
     data[at + 8 + len(payload) - 1] ^= 0x01  # its checksum's last byte: it pairs with nothing
     open(rev, 'wb').write(bytes(data))
@@ -335,13 +330,6 @@ def scenario_fetched_with_undo():
     assert filters.returncode == 0, filters.stderr
 
 
-def rev_records(directory):
-    """Every undo record of every rev file (payload and checksum), in file order."""
-    key = key_of(directory)
-    return [p for name in sorted(n for n in os.listdir(directory) if n.startswith('rev'))
-            for _, p in records(os.path.join(directory, name), key)]
-
-
 def scenario_kill_fetch_reorg():
     """kill -9 of fetch while it reorganizes (500 blocks off, 800 on, its UTXO set flushed often): every rerun
     goes on, and the rev files end record for record as a fetch never killed leaves them: no record written
@@ -369,7 +357,7 @@ def scenario_kill_fetch_reorg():
         r = fetch(port, clean)
         took = time.time() - started
         assert r.returncode == 0, r.stderr
-        want = rev_records(clean)
+        want = peers.undo_records(clean)
         assert len(want) == 1800, len(want)
         for trial, target in enumerate(targets):
             with peers.Process([blockwire, 'fetch', f'127.0.0.1:{port}', '-o', target, '--network', 'regtest', '--no-progress',
@@ -383,7 +371,7 @@ def scenario_kill_fetch_reorg():
                     break
             assert r.returncode == 0, (trial, r.stderr)
             recovered += 'the UTXO set was at height' in r.stderr or 'cut off a torn undo record' in r.stderr
-            got = rev_records(target)
+            got = peers.undo_records(target)
             duplicates += len(got) - len(set(got))
             assert got == want, (trial, len(got), len(want), len(got) - len(set(got)))
         server.stop()
@@ -398,7 +386,7 @@ def scenario_stale_undo():
     directory = os.path.join(work, 'blocks')
     shutil.copytree(os.path.join(fixture, 'blocks'), directory)
     stale = json.load(open(os.path.join(fixture, 'rpc', 'stale_blocks.json')))
-    offsets = {sha256d(p[:80])[::-1].hex(): at for at, p in records(os.path.join(directory, 'blk00000.dat'),
+    offsets = {peers.sha256d(p[:80])[::-1].hex(): at for at, p in records(os.path.join(directory, 'blk00000.dat'),
                                                                      key_of(directory))}
     assert len(stale) == 3
     for block in stale:

@@ -53,19 +53,6 @@ def record_offsets(directory, name='blk00000.dat'):
     return out
 
 
-def undo_records(directory):
-    """Each rev record's data and checksum, un-obfuscated, in file order over every rev file."""
-    out = []
-    for name in sorted(n for n in os.listdir(directory) if n.startswith('rev')):
-        data = xor(open(os.path.join(directory, name), 'rb').read(), key_of(directory), 0)
-        at = 0
-        while at + 8 <= len(data):
-            (n,) = struct.unpack('<I', data[at + 4:at + 8])
-            out.append(data[at + 8:at + 8 + n + 32])
-            at += 8 + n + 32
-    return out
-
-
 def patch(directory, name, offset, plain):
     """Writes `plain` (un-obfuscated bytes) at `offset` of a file, obfuscated as the file is."""
     path = os.path.join(directory, name)
@@ -155,9 +142,9 @@ def scenario_kill_fetch_undo():
         final = subprocess.run(fetch_args(port, target), capture_output=True, text=True, timeout=60)
         assert final.returncode == 0, final.stderr
         server.stop()
-    ours, theirs = undo_records(target), undo_records(source)
+    ours, theirs = peers.undo_records(target), peers.undo_records(source)
     assert len(ours) == 40000 and ours == theirs, (len(ours), len(theirs))
-    assert undo_records(clean) == theirs
+    assert peers.undo_records(clean) == theirs
     sets = [run('utxos', os.path.join(d, 'blockwire-utxos'), '--json') for d in (target, clean)]
     assert all(r.returncode == 0 for r in sets), [r.stderr for r in sets]
     assert json.loads(sets[0].stdout) == json.loads(sets[1].stdout)
@@ -315,7 +302,7 @@ def scenario_disk_full_undo():
     and with room again the rerun ends with the source's undo records, each once (the block whose connection
     failed is taken out again, and so is anything written for it)."""
     source, _ = chain('source', 400, '--undo', '--wide', '300')  # (each block's changes a sizeable share of the cache)
-    theirs = undo_records(source)
+    theirs = peers.undo_records(source)
     server, port = peers.start_serve(blockwire, source)
     mount = limited_disk(64 * 1024 * 1024)
     if mount is None:
@@ -359,7 +346,7 @@ def scenario_disk_full_undo():
                 shutil.rmtree(sets)
                 again = subprocess.run(fetch_args(port, target, '--dbcache', '1'), capture_output=True, text=True, timeout=120)
                 assert again.returncode == 0, (share, again.stderr)
-                ours = undo_records(target)
+                ours = peers.undo_records(target)
                 assert len(ours) == len(set(ours)) and ours == theirs, (share, len(ours), len(set(ours)), len(theirs))
             server.stop()
     finally:

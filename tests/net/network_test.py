@@ -55,17 +55,6 @@ def fetch(port, directory, *extra):
     return run('fetch', f'127.0.0.1:{port}', '-o', directory, '--network', 'regtest', '--no-progress', *extra)
 
 
-def rev_records(directory):
-    """Each rev record's data and checksum, un-obfuscated, in file order, up to Core's zeros."""
-    data = peers.xor(open(os.path.join(directory, 'rev00000.dat'), 'rb').read(), peers.key_of(directory), 0)
-    out, at = [], 0
-    while at + 8 <= len(data) and data[at:at + 4] == bytes.fromhex('fabfb5da'):
-        (n,) = struct.unpack('<I', data[at + 4:at + 8])
-        out.append(data[at + 8:at + 8 + n + 32])
-        at += 8 + n + 32
-    return out
-
-
 def scenario_core_undo():
     """fetch of the chain Bitcoin Core's node wrote (served from its own directory) into an empty directory: every
     undo record fetch writes is the one Core wrote for the same block (its checksum binds it to the block's
@@ -80,7 +69,7 @@ def scenario_core_undo():
         assert r.returncode == 0, r.stderr
         server.stop()
     hashes = json.load(open(os.path.join(data_dir, 'core-regtest', 'rpc', 'getblockhash.json')))
-    ours, theirs = rev_records(target), rev_records(core)
+    ours, theirs = peers.undo_records(target), peers.undo_records(core)
     assert len(ours) == len(hashes) - 1 == 237 and len(theirs) == 240
     for height, record in enumerate(ours, start=1):
         parent = bytes.fromhex(hashes[height - 1])[::-1]
@@ -144,7 +133,7 @@ def scenario_core_reorg():
         second = fetch(port, target)
         assert second.returncode == 0, second.stderr
         server.stop()
-    ours, theirs = rev_records(target), rev_records(core)
+    ours, theirs = peers.undo_records(target), peers.undo_records(core)
     assert len(ours) == 240 and sorted(ours) == sorted(theirs), (len(ours), len([r for r in ours if r not in theirs]))
     info = json.load(open(os.path.join(rpc, 'gettxoutsetinfo_hash_serialized_3.json')))
     utxos = run('utxos', os.path.join(target, 'blockwire-utxos'), '--json')

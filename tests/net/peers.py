@@ -172,6 +172,25 @@ def records(directory):
     return blocks
 
 
+def undo_records(directory):
+    """Every undo record of every rev file (its data and its 32-byte checksum), un-XORed, in file order, up to
+    Core's zeros in each file."""
+    key = key_of(directory)
+    out = []
+    for name in sorted(n for n in os.listdir(directory) if n.startswith('rev') and n.endswith('.dat')):
+        data = xor(open(os.path.join(directory, name), 'rb').read(), key, 0)
+        at = 0
+        while at + 8 <= len(data) and data[at:at + 4] == bitcoin.params.MESSAGE_START:
+            (n,) = struct.unpack('<I', data[at + 4:at + 8])
+            out.append(data[at + 8:at + 8 + n + 32])
+            at += 8 + n + 32
+    return out
+
+
+def sha256d(data):
+    return hashlib.sha256(hashlib.sha256(data).digest()).digest()
+
+
 def key_of(directory):
     """A blocks directory's XOR key (xor.dat; none: zeros)."""
     path = os.path.join(directory, 'xor.dat')

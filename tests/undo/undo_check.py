@@ -6,12 +6,14 @@ in a rev file must be reported by scan with its offset.
 import json
 import os
 import shutil
-import struct
 import subprocess
 import sys
 
 import bitcoin
 from bitcoin.core import CBlock, b2lx
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'net'))
+import peers  # noqa: E402
 
 bitcoin.SelectParams('regtest')
 blockwire, make_chain, work = sys.argv[1:4]
@@ -70,18 +72,6 @@ two = json.loads(run('blocks', chain_dir, '--json', '--verbosity', '2', '--from'
 assert 'fee' in two['tx'][1] and 'prevout' not in two['tx'][1]['vin'][0]
 
 
-def undo_records(directory):
-    key = open(os.path.join(directory, 'xor.dat'), 'rb').read()
-    data = open(os.path.join(directory, 'rev00000.dat'), 'rb').read()
-    data = bytes(b ^ key[i % 8] for i, b in enumerate(data))
-    out, at = [], 0
-    while at + 8 <= len(data) and data[at:at + 4] == bitcoin.params.MESSAGE_START:
-        (n,) = struct.unpack('<I', data[at + 4:at + 8])
-        out.append(data[at + 8:at + 8 + n + 32])
-        at += 8 + n + 32
-    return out
-
-
 # pack --undo of the same blocks writes the same records.
 inputs = []
 for i, line in enumerate(open(hex_file)):
@@ -91,7 +81,7 @@ for i, line in enumerate(open(hex_file)):
 packed = os.path.join(work, 'packed')
 result = run('pack', '-o', packed, '--undo', '--network', 'regtest', *inputs)
 assert result.returncode == 0, result.stderr
-assert undo_records(packed) == undo_records(chain_dir)
+assert peers.undo_records(packed) == peers.undo_records(chain_dir)
 assert run('scan', '--no-progress', packed).returncode == 0
 # Not a chain from genesis: refused, nothing written.
 result = run('pack', '-o', os.path.join(work, 'gap'), '--undo', '--network', 'regtest', inputs[0], inputs[2])
@@ -100,7 +90,7 @@ assert result.returncode == 1 and 'parent' in result.stderr and not os.path.exis
 # Damage: one byte of the third record's data changed: its checksum fails, scan says where.
 rev = os.path.join(packed, 'rev00000.dat')
 data = bytearray(open(rev, 'rb').read())
-records = undo_records(packed)
+records = peers.undo_records(packed)
 third = sum(8 + len(r) for r in records[:2])
 data[third + 8] ^= 0x01
 open(rev, 'wb').write(data)
