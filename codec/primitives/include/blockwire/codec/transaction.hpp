@@ -281,6 +281,17 @@ Hash256 hash_wtxid(std::span<const std::byte> bytes);
 // from the bytes at the offsets the record gives (the caller's compiler sees
 // each field read, and drops those it does not use). `Tx` gives its bytes
 // (tx_base(), tx_size()) and its record (tx_fields()).
+class Transaction;
+namespace detail {
+// Whether a reader owns the bytes it reads (a Transaction), so that views
+// of a temporary one would dangle. (A trait, not a member: the reader's
+// requires-clauses are read while Tx is still incomplete.)
+template <class Tx>
+inline constexpr bool owns_bytes = false;
+template <>
+inline constexpr bool owns_bytes<Transaction> = true;
+}  // namespace detail
+
 template <class Tx>
 class TransactionReader {
  public:
@@ -295,20 +306,22 @@ class TransactionReader {
   // does not own, and outlive it.
   // Precondition: i < input_count() (asserted in debug builds).
   InputView input(std::size_t i) const& noexcept { return detail::tx_record::input(where(), i); }
-  InputView input(std::size_t i) const&& noexcept requires(!Tx::owns_bytes) { return detail::tx_record::input(where(), i); }
-  InputView input(std::size_t i) const&& noexcept requires(Tx::owns_bytes) = delete;
+  InputView input(std::size_t i) const&& noexcept requires(!detail::owns_bytes<Tx>) { return detail::tx_record::input(where(), i); }
+  InputView input(std::size_t i) const&& noexcept requires(detail::owns_bytes<Tx>) = delete;
   // Precondition: i < output_count() (asserted in debug builds).
   OutputView output(std::size_t i) const& noexcept { return detail::tx_record::output(where(), i); }
-  OutputView output(std::size_t i) const&& noexcept requires(!Tx::owns_bytes) { return detail::tx_record::output(where(), i); }
-  OutputView output(std::size_t i) const&& noexcept requires(Tx::owns_bytes) = delete;
+  OutputView output(std::size_t i) const&& noexcept requires(!detail::owns_bytes<Tx>) { return detail::tx_record::output(where(), i); }
+  OutputView output(std::size_t i) const&& noexcept requires(detail::owns_bytes<Tx>) = delete;
   ItemRange<InputView, &detail::tx_record::input> inputs() const& noexcept { return {where(), input_count()}; }
-  ItemRange<InputView, &detail::tx_record::input> inputs() const&& noexcept requires(!Tx::owns_bytes) { return {where(), input_count()}; }
-  ItemRange<InputView, &detail::tx_record::input> inputs() const&& noexcept requires(Tx::owns_bytes) = delete;
+  ItemRange<InputView, &detail::tx_record::input> inputs() const&& noexcept requires(!detail::owns_bytes<Tx>) {
+    return {where(), input_count()};
+  }
+  ItemRange<InputView, &detail::tx_record::input> inputs() const&& noexcept requires(detail::owns_bytes<Tx>) = delete;
   ItemRange<OutputView, &detail::tx_record::output> outputs() const& noexcept { return {where(), output_count()}; }
-  ItemRange<OutputView, &detail::tx_record::output> outputs() const&& noexcept requires(!Tx::owns_bytes) {
+  ItemRange<OutputView, &detail::tx_record::output> outputs() const&& noexcept requires(!detail::owns_bytes<Tx>) {
     return {where(), output_count()};
   }
-  ItemRange<OutputView, &detail::tx_record::output> outputs() const&& noexcept requires(Tx::owns_bytes) = delete;
+  ItemRange<OutputView, &detail::tx_record::output> outputs() const&& noexcept requires(detail::owns_bytes<Tx>) = delete;
   // What the outputs take: their checked sum, or nothing when a value or
   // the sum is out of the money range (Core's CheckTransaction).
   std::optional<Amount> output_total() const noexcept {
@@ -328,8 +341,8 @@ class TransactionReader {
   // The transaction as on the wire, with its witness data (what the wtxid
   // hashes).
   std::span<const std::byte> bytes() const& noexcept { return {base(), size()}; }
-  std::span<const std::byte> bytes() const&& noexcept requires(!Tx::owns_bytes) { return {base(), size()}; }
-  std::span<const std::byte> bytes() const&& noexcept requires(Tx::owns_bytes) = delete;
+  std::span<const std::byte> bytes() const&& noexcept requires(!detail::owns_bytes<Tx>) { return {base(), size()}; }
+  std::span<const std::byte> bytes() const&& noexcept requires(detail::owns_bytes<Tx>) = delete;
   std::size_t size() const noexcept { return self().tx_size(); }
   // What the txid hashes, in three runs: the version, the inputs and
   // outputs, the lock time (without the marker, flag and witnesses). The
@@ -380,8 +393,6 @@ class Transaction : public TransactionReader<Transaction> {
 
   // The same bytes and the same reading of them.
   friend bool operator==(const Transaction& a, const Transaction& b) noexcept;
-
-  static constexpr bool owns_bytes = true;  // (TransactionReader: no view of a temporary)
 
  private:
   friend class TransactionReader<Transaction>;

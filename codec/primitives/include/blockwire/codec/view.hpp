@@ -35,8 +35,6 @@ class TransactionView : public TransactionReader<TransactionView> {
   TransactionView(const Transaction&&) = delete;
   static result<TransactionView> parse(std::vector<std::byte>&& bytes, witness mode = witness::allow) = delete;
 
-  static constexpr bool owns_bytes = false;  // (a view of a view's bytes outlives the view)
-
   // A standalone view owns its record: a copy copies it, a move takes it.
   // A moved-from view, of any origin, reads as the empty transaction
   // (Transaction's default): version 2, no inputs, no outputs, lock time 0,
