@@ -16,6 +16,7 @@ const char* describe(int value) noexcept {
     case io::errc::odd_hex_length: return "an odd number of hex digits";
     case io::errc::wrong_hex_length: return "the wrong number of hex digits";
     case io::errc::locked: return "another process holds its lock";
+    case io::errc::stopped: return "stopped when asked, before it was done";
   }
   return nullptr;
 }
@@ -24,6 +25,7 @@ condition classify(int value) noexcept {
   switch (static_cast<io::errc>(value)) {
     case io::errc::no_room: return condition::usage;
     case io::errc::locked: return condition::io;
+    case io::errc::stopped: return condition::usage;
     // A stream that ends early, text that is not hex. (No default: a new
     // code is a -Wswitch warning until it is classified.)
     case io::errc::end_of_stream:

@@ -6,12 +6,16 @@
 #include <blockwire/net.hpp>
 #include <blockwire/io/hex.hpp>
 #include <blockwire/net/server.hpp>
+#include <blockwire/io/file_descriptor.hpp>
+
+#include "../support/temp_dir.hpp"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <mutex>
+#include <sys/eventfd.h>
 #include <thread>
 #include <vector>
 
@@ -103,4 +107,57 @@ TEST_CASE("net::Server serves Core's own directory in-process: Core's tip, Core'
   };
   CHECK(saw(net::ServerEvent::kind::connected));
   CHECK(saw(net::ServerEvent::kind::refused));
+}
+
+TEST_CASE("net::fetch of Core's directory from an in-process server: Core's chain, its commit kept; a stop descriptor ends the next") {
+  auto dir = BlocksDirectory::open(core_dir);
+  REQUIRE(dir);
+  BlockStore store(std::move(dir).value());
+  auto server = net::Server::listen(store, {"127.0.0.1", 0}, {});
+  REQUIRE(server);
+  net::Server& s = *server.value();
+  std::thread runner([&] { (void)s.run(); });
+
+  test::TempDir temp;
+  net::FetchRequest request;
+  request.peer = s.bound();
+  request.net = network::regtest;
+  request.dir = temp.file("blocks");
+  request.key = random_xor_key();
+  bool opened = false;
+  request.events.opened = [&](const BlockFileWriter&, const BlockIndex& index, std::span<const std::string>) {
+    CHECK(index.empty() != opened);  // new the first time, Core's chain the second
+    opened = true;
+  };
+  const net::FetchReport first = net::fetch(request);
+  CHECK(opened);
+  CHECK_FALSE(first.failure);
+  CHECK(first.start_height == -1);
+  CHECK(first.height == static_cast<std::int64_t>(core_chain_length - 1));
+  CHECK(first.tip.to_hex() == core_tip);
+  REQUIRE(first.version);
+  CHECK(first.version->start_height == static_cast<std::int32_t>(core_chain_length - 1));
+  CHECK(first.sync.stopped == net::SyncProgress::stop::tip_reached);
+  // Committed: the directory reopens at Core's tip, its undo records there.
+  {
+    auto fetched = BlocksDirectory::open(request.dir);
+    REQUIRE(fetched);
+    CHECK(fetched.value().chain_size() == core_chain_length);
+    CHECK(fetched.value().index().tip().to_hex() == core_tip);
+  }
+
+  // A stop asked before the call: the directory and its set opened (at
+  // the tip already), the peer never reached.
+  const FileDescriptor stop(::eventfd(1, EFD_CLOEXEC), ownership::own);
+  REQUIRE(stop.get() >= 0);
+  request.stop_fd = stop.get();
+  const net::FetchReport second = net::fetch(request);
+  REQUIRE(second.failure);
+  CHECK(second.failure->at == net::FetchReport::step::stopped);
+  CHECK(second.failure->cause.code() == io::errc::stopped);
+  CHECK_FALSE(second.version);
+  CHECK(second.height == static_cast<std::int64_t>(core_chain_length - 1));
+
+  s.stop();
+  runner.join();
 }

@@ -388,6 +388,7 @@ struct UtxoStore::State {
     const std::int64_t tip = chain.height();
     const std::int64_t start = best_height;
     for (std::int64_t h = best_height + 1; h <= tip; ++h) {
+      if (options.stop_requested && options.stop_requested()) return error(io::errc::stopped);
       const IndexedBlock b = chain.at_height(static_cast<std::size_t>(h));
       std::optional<Block> read;
       if (appended == nullptr || b.hash != appended_hash) {
@@ -519,6 +520,7 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
   state->opening.blocks_connected = state->blocks_connected - before;
   state->options.progress = nullptr;  // open()'s alone
   state->options.import_progress = nullptr;
+  state->options.stop_requested = nullptr;
   if (state->opening.blocks_connected != 0) {
     if (auto r = state->flush(); !r) return r.error();
   }

@@ -6,6 +6,7 @@
 #include <blockwire/net/connection.hpp>
 #include <blockwire/net/endpoint.hpp>
 #include <blockwire/net/error.hpp>
+#include <blockwire/net/fetch.hpp>
 #include <blockwire/net/filter_client.hpp>
 #include <blockwire/net/serve.hpp>
 #include <blockwire/net/sync.hpp>

@@ -53,6 +53,7 @@ enum class errc : int {
   odd_hex_length,    // hex of an odd number of digits
   wrong_hex_length,  // hex of another length than the value takes
   locked,            // another process (or another open of the file) holds the lock on it
+  stopped,           // the caller asked the work to stop (a stop descriptor, a signal) before it was done
 };
 
 const std::error_category& category() noexcept;

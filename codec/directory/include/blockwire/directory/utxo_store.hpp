@@ -45,6 +45,10 @@ class UtxoStore {
     // durable first (BlockFileWriter::sync), so that the set is never past
     // the blocks on the disk.
     std::function<result<void>()> before_flush;
+    // Asked before each block open() connects: true ends open() with
+    // io::errc::stopped, the set as a crash there leaves it (whole up to a
+    // flush; the next open goes on from there).
+    std::function<bool()> stop_requested;
   };
 
   // Where the set of `blocks_dir` is kept.

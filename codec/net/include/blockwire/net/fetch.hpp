@@ -1,0 +1,101 @@
+// A blocks directory synced from a node, as one call: the directory's
+// writer and index opened (a crash's leftovers repaired), the UTXO set kept
+// beside brought to the tip (for the undo records), the peer reached and
+// greeted, the blocks fetched headers first (sync_blocks), then the commit
+// in the order that keeps the directory whole at every step: the set and
+// the undo records flushed, the blk files closed, and only then the index
+// kept. A fetch stopped or failed keeps the whole, checked blocks appended
+// before; a rerun goes on from there.
+#pragma once
+
+#include <blockwire/blockfiles.hpp>
+#include <blockwire/directory/blocks_directory.hpp>
+#include <blockwire/directory/utxo_store.hpp>
+#include <blockwire/io/error.hpp>
+#include <blockwire/net/connection.hpp>
+#include <blockwire/net/endpoint.hpp>
+#include <blockwire/net/sync.hpp>
+#include <blockwire/p2p.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace blockwire::net {
+
+// What the caller is told while a fetch runs (each optional).
+struct FetchEvents {
+  // The directory opened: what the writer repaired (writer.repaired()),
+  // the index with the damage it read around (index.problems()), and its
+  // notes (a kept index refused and read from the files, say).
+  std::function<void(const BlockFileWriter& writer, const BlockIndex& index, std::span<const std::string> notes)> opened;
+  // The UTXO set at the directory's tip: how it got there.
+  std::function<void(const UtxoStore::Opening&)> utxo_set_opened;
+  std::function<void(std::uint64_t done, std::uint64_t total)> building;  // the set built from the blocks
+  CoinsProgressFn importing;                                              // the set copied from Core's chainstate
+  std::function<void(const SyncProgress&)> syncing;                       // after each block appended
+};
+
+struct FetchRequest {
+  Endpoint peer;
+  // The peer's network, and the directory's when it has no blocks yet.
+  network net = network::mainnet;
+  // Take the network from the directory's blocks when it has some.
+  bool net_from_records = false;
+  std::string dir;
+  XorKey key{};  // the directory's (key_for_writing: its xor.dat, or a new one)
+  Timeouts timeouts{};
+  std::uint64_t max_blocks = 0;  // 0: to the peer's tip
+  // Keep the UTXO set beside (DIR/blockwire-utxos) and write each block's
+  // undo record, as a node does.
+  bool undo = true;
+  std::size_t cache_bytes = std::size_t{256} << 20;  // the set's changes held before a flush
+  // When readable (a signalfd, an eventfd; never read here): the fetch
+  // stops at once, between two blocks, with what it appended kept.
+  int stop_fd = -1;
+  FetchEvents events;
+};
+
+struct FetchReport {
+  // Where a fetch that failed stopped, for its message.
+  enum class step : unsigned char {
+    connecting,  // the peer not reached
+    handshake,   // the peer reached, its version not had
+    directory,   // the directory not opened (the writer, the index)
+    utxo_set,    // the UTXO set not opened or not brought to the tip
+    syncing,     // the peer failed the sync (or went away)
+    writing,     // the directory failed while blocks were appended (local_failure)
+    following,   // the UTXO set refused an appended block (the block taken out again)
+    stopped,     // asked to stop (stop_fd)
+    flushing,    // the UTXO set not written after the sync
+    closing,     // the blk files not closed after the sync
+  };
+  struct Failure {
+    step at;
+    error cause;
+    std::string context;  // what failed, said in full (the block, the path, the peer's part)
+  };
+
+  std::optional<Failure> failure;       // none: fetched to the peer's tip or to max_blocks
+  std::optional<error> index_not_kept;  // the fetch succeeded; the next open reads the files again
+  network net = network::mainnet;       // the directory's
+  std::string peer_name;
+  std::uint64_t peer_bytes_received = 0;
+  std::optional<p2p::Version> version;  // the peer's, once greeted
+  SyncProgress sync;
+  std::int64_t start_height = -1;
+  std::int64_t height = -1;  // the directory's tip, after
+  BlockHash tip;
+  bool damaged = false;  // the directory had damage, read around (the blocks it left out fetched again)
+  double seconds = 0;
+};
+
+// Never throws for what the peer, the directory or the disk does: every
+// failure is in the report. The directory is made when missing, only once
+// the peer has answered (a fetch that cannot connect leaves nothing).
+FetchReport fetch(const FetchRequest& request);
+
+}  // namespace blockwire::net

@@ -1,0 +1,216 @@
+#include <blockwire/net/fetch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+
+namespace blockwire::net {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Watches the caller's stop descriptor on a thread of its own: once it is
+// readable, the peer's socket (now or when it comes) is shut down, which
+// ends whatever the sync waits on at once, between two blocks appended
+// whole. The descriptor is left unread: its signal is the caller's to read.
+class StopWatch {
+ public:
+  explicit StopWatch(int stop_fd) : stop_fd_(stop_fd) {
+    if (stop_fd < 0) return;
+    done_ = ::eventfd(0, EFD_CLOEXEC);
+    if (done_ < 0) return;
+    thread_ = std::thread([this, stop_fd] {
+      pollfd fds[2] = {{stop_fd, POLLIN, 0}, {done_, POLLIN, 0}};
+      while (::poll(fds, 2, -1) < 0) {
+      }
+      if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) == 0) return;
+      std::lock_guard lock(mutex_);
+      requested_ = true;
+      if (socket_ >= 0) ::shutdown(socket_, SHUT_RDWR);
+    });
+  }
+  StopWatch(const StopWatch&) = delete;
+  StopWatch& operator=(const StopWatch&) = delete;
+  ~StopWatch() {
+    if (thread_.joinable()) {
+      const std::uint64_t one = 1;
+      (void)!::write(done_, &one, sizeof one);
+      thread_.join();
+    }
+    if (done_ >= 0) ::close(done_);
+  }
+
+  // Also asked of the descriptor itself: a stop made before the call is
+  // seen at once, not when the thread gets to it.
+  bool requested() const {
+    std::lock_guard lock(mutex_);
+    if (!requested_ && stop_fd_ >= 0) {
+      pollfd fd{stop_fd_, POLLIN, 0};
+      requested_ = ::poll(&fd, 1, 0) > 0 && (fd.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+    }
+    return requested_;
+  }
+  // The socket to shut down on a stop; -1 once it is closed.
+  void watch(int socket) {
+    std::lock_guard lock(mutex_);
+    socket_ = socket;
+    if (requested_ && socket_ >= 0) ::shutdown(socket_, SHUT_RDWR);
+  }
+
+ private:
+  const int stop_fd_;
+  mutable std::mutex mutex_;
+  mutable bool requested_ = false;
+  int socket_ = -1;
+  int done_ = -1;
+  std::thread thread_;
+};
+
+using step = FetchReport::step;
+
+// The peer reached and greeted, telling it our height.
+bool greet(const FetchRequest& r, network net, std::int64_t our_height, StopWatch& stop, std::optional<Connection>& peer,
+           FetchReport& report) {
+  auto connection = Connection::connect(r.peer, net, r.timeouts);
+  if (!connection) {
+    report.failure = {step::connecting, connection.error(), r.peer.to_string() + ": " + connection.error().message()};
+    return false;
+  }
+  peer.emplace(std::move(connection).value());
+  stop.watch(peer->fd());
+  report.peer_name = peer->peer_name();
+  auto version = peer->handshake_outbound({.start_height = static_cast<std::int32_t>(std::max<std::int64_t>(our_height, 0))});
+  report.peer_bytes_received = peer->bytes_received();
+  if (!version) {
+    report.failure = {stop.requested() ? step::stopped : step::handshake, version.error(), peer->describe(version.error())};
+    return false;
+  }
+  report.version = std::move(version).value();
+  return true;
+}
+
+}  // namespace
+
+FetchReport fetch(const FetchRequest& r) {
+  const auto start = std::chrono::steady_clock::now();
+  FetchReport report;
+  report.net = r.net;
+  StopWatch stop(r.stop_fd);
+  const auto finish = [&] {
+    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stop.watch(-1);
+    return std::move(report);
+  };
+  // A directory with no block yet: the peer first, so that a fetch that
+  // cannot connect leaves nothing behind (no blk file, no key, no set).
+  // Else the directory and its set first, and the handshake tells the
+  // peer our height.
+  std::optional<Connection> peer;
+  if (!holds_records(r.dir) && !greet(r, r.net, 0, stop, peer, report)) return finish();
+  std::error_code ec;
+  fs::create_directories(r.dir, ec);
+  if (r.net_from_records) report.net = network_of(r.dir, r.key).value_or(r.net);
+  auto writer = BlockFileWriter::open(r.dir, r.key, report.net);
+  if (!writer) {
+    report.failure = {step::directory, writer.error(), r.dir + ": " + writer.error().message()};
+    return finish();
+  }
+  std::vector<std::string> notes;
+  auto index = BlocksDirectory::open_index(r.dir, r.key, report.net, &notes);
+  if (!index) {
+    report.failure = {step::directory, index.error(), "reading " + r.dir + ": " + index.error().message()};
+    return finish();
+  }
+  BlockIndex& chain = index.value();  // kept as blocks are appended
+  if (r.events.opened) r.events.opened(writer.value(), chain, notes);
+  report.damaged = chain.problem_count() != 0;
+  report.start_height = chain.height();
+  report.height = chain.height();
+
+  std::optional<UtxoStore> coins;
+  if (r.undo) {
+    UtxoStore::Options options;
+    options.cache_bytes = r.cache_bytes;
+    BlockFileWriter& blocks = writer.value();
+    options.before_flush = [&blocks] { return blocks.sync(); };
+    options.progress = r.events.building;
+    options.import_progress = r.events.importing;
+    options.stop_requested = [&stop] { return stop.requested(); };
+    std::string why;
+    auto opened = UtxoStore::open(chain, options, &why);
+    if (!opened) {
+      report.failure = {opened.error().code() == io::errc::stopped ? step::stopped : step::utxo_set, opened.error(),
+                        r.dir + ": the UTXO set: " + (why.empty() ? opened.error().message() : why)};
+      return finish();
+    }
+    coins.emplace(std::move(opened).value());
+    if (r.events.utxo_set_opened) r.events.utxo_set_opened(coins->opening());
+  }
+  if (stop.requested()) {
+    report.failure = {step::stopped, error(io::errc::stopped), "before the peer was reached"};
+    return finish();
+  }
+  if (!peer && !greet(r, report.net, chain.height(), stop, peer, report)) return finish();
+
+  SyncOptions options;
+  options.max_blocks = r.max_blocks;
+  options.progress = r.events.syncing;
+  std::optional<FetchReport::Failure> refused;
+  if (coins) {
+    options.appended = [&](const Block& block, const BlockHash& hash, std::span<const TxIds> ids) {
+      std::string why;
+      auto followed = coins->follow(chain, &block, hash, ids, &why);
+      if (!followed) {
+        refused = FetchReport::Failure{step::following, followed.error(),
+                                       "the UTXO set, for the undo records: " + (why.empty() ? followed.error().message() : why)};
+      }
+      return followed;
+    };
+  }
+  auto synced = sync_blocks(*peer, writer.value(), chain, report.version->start_height, report.sync, options);
+  // The set and the undo records of every block connected, before the
+  // index says they are there.
+  const auto flushed = coins && !refused ? coins->flush() : result<void>(success());
+  const auto closed = writer.value().close();
+  // What was appended joins the kept index (a fetch cut short keeps its
+  // committed blocks; a crash before this is read from the files next
+  // time). Not after a block the set could not take: the index would hold
+  // it, and undo places the next open does not.
+  if (closed && flushed && !refused) {
+    if (auto kept = BlocksDirectory::keep_index(chain); !kept) report.index_not_kept = kept.error();
+  }
+  report.height = chain.height();
+  report.tip = chain.tip();
+  report.peer_bytes_received = peer->bytes_received();
+  if (!synced) {
+    const error& e = synced.error();
+    if (refused) {
+      report.failure = std::move(refused);
+    } else if (report.sync.local_failure) {
+      report.failure = {step::writing, e,
+                        "writing " + r.dir + ": " + e.code().message() +
+                            (e.has_offset() ? " (at byte " + std::to_string(e.offset()) + " of its last blk file)" : "")};
+    } else if (stop.requested()) {
+      report.failure = {step::stopped, e, peer->describe(e)};
+    } else {
+      report.failure = {step::syncing, e, peer->describe(e)};
+    }
+    if (!flushed) report.failure->context += "; and writing the UTXO set: " + flushed.error().message();
+  } else if (!closed) {
+    report.failure = {step::closing, closed.error(), "closing " + r.dir + ": " + closed.error().message()};
+  } else if (!flushed) {
+    report.failure = {step::flushing, flushed.error(),
+                      r.dir + ": writing the UTXO set: " + flushed.error().message() + " (the next fetch connects these blocks again)"};
+  }
+  return finish();
+}
+
+}  // namespace blockwire::net
