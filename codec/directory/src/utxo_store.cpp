@@ -1,24 +1,24 @@
-#include "chainstate_keys.hpp"
+// The UTXO store itself: its coins read, blocks applied and connected, the
+// changes flushed, torn undo records cut; and UtxoStore's public API.
 #include "leveldb_snapshot.hpp"
+#include "utxo_store_state.hpp"
 
 #include <blockwire/codec/wire.hpp>
 #include <blockwire/directory/blocks_directory.hpp>
-#include <blockwire/directory/core_chainstate.hpp>
 #include <blockwire/directory/error.hpp>
-#include <blockwire/directory/utxo_store.hpp>
-#include <blockwire/io/decoding_context.hpp>
+#include <blockwire/io/file.hpp>
 #include <blockwire/io/little_endian.hpp>
-#include <blockwire/io/vector_writer.hpp>
-#include <blockwire/undo.hpp>
 #include <blockwire/undo/connect.hpp>
-#include <blockwire/undo/varint.hpp>
 
 #include <leveldb/db.h>
 #include <leveldb/write_batch.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
-#include <unordered_map>
+#include <system_error>
+#include <utility>
+#include <vector>
 
 namespace blockwire {
 
@@ -29,31 +29,10 @@ using detail::bytes_of;
 using detail::leveldb_failure;
 
 using detail::best_block_key;
-using detail::coin_key_of;
-constexpr char undo_end_key = 'R';  // blockwire's: (u32 file, u64 size) of the last rev file at the last flush
-
-std::string key_of(const OutPoint& point) { return coin_key_of(point); }
-
-struct OutPointHash {
-  std::size_t operator()(const OutPoint& p) const noexcept {
-    // Txids are hashes already: their first bytes spread well.
-    return static_cast<std::size_t>(load_le<std::uint64_t>(p.txid.bytes().data()) ^ (std::uint64_t{p.index} * 0x9e3779b97f4a7c15ull));
-  }
-};
-
-// A coin changed since the last flush: its new state (none: spent), and
-// whether the database has never held it (spent again, it is forgotten).
-struct Change {
-  std::optional<SpentCoin> coin;
-  bool fresh = false;
-};
-
-// Where the rev files end: the last one's number and size.
-struct UndoEnd {
-  unsigned file = 0;
-  std::uint64_t size = 0;
-  bool any = false;  // a rev file there at all
-};
+using utxo_detail::Change;
+using utxo_detail::key_of;
+using utxo_detail::undo_end_key;
+using utxo_detail::UndoEnd;
 
 UndoEnd undo_end_now(const std::string& dir) {
   UndoEnd end;
@@ -69,355 +48,155 @@ UndoEnd undo_end_now(const std::string& dir) {
 
 }  // namespace
 
-struct UtxoStore::State {
-  std::unique_ptr<leveldb::DB> db;
-  std::string dir;
-  XorKey key;
-  network net;
-  Options options;
-  BlockHash best;
-  std::int64_t best_height = -1;
-  UndoEnd undo_end;
-  std::optional<UndoFileWriter> undo_writer;
-  std::unordered_map<OutPoint, Change, OutPointHash> changes;
-  std::size_t change_bytes = 0;
-  std::uint64_t coins_connected = 0;
-  std::uint64_t blocks_connected = 0;
-  Opening opening;
-  std::optional<BlocksDirectory> pairing;  // the directory's records paired, while a follow() takes blocks off
-  bool failed = false;
+result<std::optional<SpentCoin>> UtxoStore::State::stored_coin(const OutPoint& point) {
+  std::string value;
+  const leveldb::Status s = db->Get(detail::checked_reads(), key_of(point), &value);
+  if (s.IsNotFound()) return std::optional<SpentCoin>{};
+  if (!s.ok()) return leveldb_failure(s, nullptr);
+  auto coin = decode_chainstate_coin(bytes_of(leveldb::Slice(value)));
+  if (!coin) return error(directory::errc::bad_index_entry);
+  return std::optional<SpentCoin>(std::move(coin).value());
+}
 
-  result<std::optional<SpentCoin>> stored_coin(const OutPoint& point) {
-    std::string value;
-    const leveldb::Status s = db->Get(detail::checked_reads(), key_of(point), &value);
-    if (s.IsNotFound()) return std::optional<SpentCoin>{};
-    if (!s.ok()) return leveldb_failure(s, nullptr);
-    auto coin = decode_chainstate_coin(bytes_of(leveldb::Slice(value)));
-    if (!coin) return error(directory::errc::bad_index_entry);
-    return std::optional<SpentCoin>(std::move(coin).value());
-  }
-
-  // The set as connect_block() sees it: the changes in memory in front of
-  // the database.
-  struct View {
-    State& s;
-    result<std::optional<SpentCoin>> spend(const OutPoint& point) {
-      auto it = s.changes.find(point);
-      if (it != s.changes.end()) {
-        if (!it->second.coin) return std::optional<SpentCoin>{};  // spent since the last flush
-        std::optional<SpentCoin> coin(std::move(it->second.coin));
-        s.change_bytes -= std::min(s.change_bytes, coin->script_pubkey.size());
-        if (it->second.fresh) {
-          s.changes.erase(it);  // made and spent between two flushes: the database never hears of it
-        } else {
-          it->second.coin.reset();
-        }
-        return coin;
-      }
-      auto stored = s.stored_coin(point);
-      if (!stored || !stored.value()) return stored;
-      s.changes.emplace(point, Change{std::nullopt, false});
-      s.change_bytes += sizeof(OutPoint) + sizeof(Change) + 32;
-      return stored;
-    }
-    void add(const OutPoint& point, SpentCoin coin) {
-      s.change_bytes += sizeof(OutPoint) + sizeof(Change) + 32 + coin.script_pubkey.size();
-      auto [it, inserted] = s.changes.try_emplace(point);
-      // Over a spent coin the database holds: written over it. A
-      // coinbase's may repeat an older one's outpoint (before BIP30) that
-      // the database holds: never fresh, as in Core's AddCoins.
-      it->second.fresh = inserted && !coin.coinbase;
-      it->second.coin = std::move(coin);
-      ++s.coins_connected;
-    }
-  };
-
-  // The block's coins spent and made; its undo data.
-  result<BlockUndo> apply(const Block& block, std::uint32_t height, std::span<const TxIds> ids) {
-    View view{*this};
-    return undo::connect_block(block, height, view, ids);
-  }
-
-  result<void> flush() {
-    // A block half applied is never written: the next open() connects
-    // again what the last flush did not hold.
-    if (failed) return error(directory::errc::store_failed);
-    failed = true;  // until written
-    if (undo_writer) {
-      if (auto r = undo_writer->close(); !r) return r;
-    }
-    // The blocks and the rev files' names on the disk before the set says
-    // it is past them.
-    if (options.before_flush) {
-      if (auto r = options.before_flush(); !r) return r;
-    }
-    if (auto r = sync_directory(dir.c_str()); !r) return r;
-    undo_end = undo_end_now(dir);
-    leveldb::WriteBatch batch;
-    std::vector<std::byte> value;
-    for (const auto& [point, change] : changes) {
-      if (change.coin) {
-        value.clear();
-        encode_chainstate_coin(*change.coin, value);
-        batch.Put(key_of(point), leveldb::Slice(reinterpret_cast<const char*>(value.data()), value.size()));
+// The set as connect_block() sees it: the changes in memory in front of
+// the database.
+struct UtxoStore::State::View {
+  State& s;
+  result<std::optional<SpentCoin>> spend(const OutPoint& point) {
+    auto it = s.changes.find(point);
+    if (it != s.changes.end()) {
+      if (!it->second.coin) return std::optional<SpentCoin>{};  // spent since the last flush
+      std::optional<SpentCoin> coin(std::move(it->second.coin));
+      s.change_bytes -= std::min(s.change_bytes, coin->script_pubkey.size());
+      if (it->second.fresh) {
+        s.changes.erase(it);  // made and spent between two flushes: the database never hears of it
       } else {
-        batch.Delete(key_of(point));
+        it->second.coin.reset();
       }
+      return coin;
     }
-    batch.Put(leveldb::Slice(&best_block_key, 1), leveldb::Slice(reinterpret_cast<const char*>(best.bytes().data()), 32));
-    std::array<std::byte, 12> end{};
-    const auto file = to_le(static_cast<std::uint32_t>(undo_end.file));
-    const auto size = to_le(undo_end.size);
-    std::copy(file.begin(), file.end(), end.begin());
-    std::copy(size.begin(), size.end(), end.begin() + 4);
-    batch.Put(leveldb::Slice(&undo_end_key, 1), leveldb::Slice(reinterpret_cast<const char*>(end.data()), end.size()));
-    leveldb::WriteOptions sync;
-    sync.sync = true;
-    if (const leveldb::Status s = db->Write(sync, &batch); !s.ok()) return leveldb_failure(s, nullptr);
-    changes.clear();
-    change_bytes = 0;
-    failed = false;
-    return success();
+    auto stored = s.stored_coin(point);
+    if (!stored || !stored.value()) return stored;
+    s.changes.emplace(point, Change{std::nullopt, false});
+    s.change_bytes += sizeof(OutPoint) + sizeof(Change) + 32;
+    return stored;
   }
-
-  result<std::optional<std::uint32_t>> connect(const Block& block, const BlockHash& hash, BlockPosition at, bool write_undo,
-                                               std::span<const TxIds> ids) {
-    // What the blocks before it changed, written first when it is past the
-    // cache: a flush that fails (a full disk) then fails before this
-    // block's undo record is written, so a caller that takes the block out
-    // again leaves no record of it behind (a rerun would write it twice).
-    if (!failed && change_bytes > options.cache_bytes) {
-      if (auto r = flush(); !r) return r.error();
-    }
-    if (failed) return error(directory::errc::store_failed);
-    failed = true;  // until this block is in
-    const bool first = best_height < 0;
-    if (first ? !block.header.prev_block.is_zero() : block.header.prev_block != best) return error(directory::errc::not_one_chain);
-    const auto height = static_cast<std::uint32_t>(best_height + 1);
-    // The genesis block's outputs are no coins: Core never connects it.
-    auto undo = first ? result<BlockUndo>(BlockUndo{}) : apply(block, height, ids);
-    if (!undo) return undo.error();
-    std::optional<std::uint32_t> undo_at;
-    if (!first && write_undo) {
-      if (!undo_writer) undo_writer.emplace(dir, key, net);
-      auto written = undo_writer->append(undo.value(), block.header.prev_block, at.file);
-      if (!written) return written.error();
-      undo_at = static_cast<std::uint32_t>(written.value().offset);
-    }
-    best = hash;
-    best_height = height;
-    failed = false;
-    return undo_at;
-  }
-
-  // A record a crash tore (the last of a rev file written since the last
-  // flush: its magic where the whole records end) cut off. Core's zeros
-  // past its records are no record: left alone.
-  result<void> cut_torn_records() {
-    auto files = undo_files(dir);
-    if (!files) return files.error();
-    const Magic m = magic(net);
-    for (const std::string& f : files.value()) {
-      if (undo_file_number(fs::path(f).filename().string()).value_or(0) < undo_end.file) continue;
-      auto end = undo_records_end(f, key, net);
-      if (!end) return end.error();
-      std::error_code ec;
-      const std::uint64_t size = fs::file_size(f, ec);
-      if (ec) return ec;
-      if (end.value() + 4 > size) {
-        if (end.value() == size) continue;
-      } else {
-        auto file = FileReader::open(f.c_str());
-        if (!file) return file.error();
-        std::array<std::byte, 4> head{};
-        if (auto r = read_at(file.value().fd(), head, end.value()); !r) return r;
-        xor_in_place(head, key, end.value());
-        if (!std::equal(m.begin(), m.end(), head.begin())) continue;  // zeros, or damage a reader reports
-      }
-      fs::resize_file(f, end.value(), ec);
-      if (ec) return ec;
-      opening.undo_bytes_cut += size - end.value();
-    }
-    return success();
-  }
-
-  // A new set: a copy of the node's chainstate beside, when it is at a
-  // block of the chain (else nothing: the set is built from the blocks).
-  result<void> import_core_chainstate(const BlockIndex& chain, std::string* why) {
-    const std::string chainstate = (fs::path(dir) / ".." / "chainstate").lexically_normal().string();
-    std::error_code ec;
-    if (!fs::is_directory(chainstate, ec)) return success();
-    auto at = read_core_best_block(chainstate);
-    if (!at || !at.value()) return success();  // not a chainstate, or one in the middle of a flush
-    const auto b = chain.find(*at.value());
-    if (!b || b->height < 0) return success();
-    leveldb::WriteBatch batch;
-    std::optional<error> failure;
-    std::uint64_t coins = 0;
-    auto read = read_core_utxo_set(
-        chainstate,
-        [&](const CoreCoin& c) {
-          if (failure) return;
-          batch.Put(key_of(c.outpoint), leveldb::Slice(reinterpret_cast<const char*>(c.stored.data()), c.stored.size()));
-          if (batch.ApproximateSize() > (std::size_t{16} << 20)) {
-            if (const leveldb::Status st = db->Write(leveldb::WriteOptions(), &batch); !st.ok()) failure = leveldb_failure(st, why);
-            batch.Clear();
-          }
-          if (++coins % 65536 == 0 && options.import_progress) {
-            const auto top = c.outpoint.txid.bytes();
-            options.import_progress({coins, static_cast<double>(std::to_integer<unsigned>(top[0])) / 256.0});
-          }
-        },
-        why);
-    if (!read) {
-      if (why != nullptr) *why = chainstate + ": " + *why;
-      return read.error();
-    }
-    if (failure) return *failure;
-    if (read.value().best_block != b->hash) {  // (the same snapshot's: read again, the key moved)
-      if (why != nullptr) *why = chainstate + ": its best block changed while it was copied (a node writing it?)";
-      return error(directory::errc::chainstate_changed);
-    }
-    if (const leveldb::Status st = db->Write(leveldb::WriteOptions(), &batch); !st.ok()) return leveldb_failure(st, why);
-    if (options.import_progress) options.import_progress({coins, 1.0});
-    best = b->hash;
-    best_height = b->height;
-    opening.imported_from = chainstate;
-    opening.coins_imported = coins;
-    return success();
-  }
-
-  // A block of the chain, read from its blk file.
-  result<Block> read_block(const IndexedBlock& b) const {
-    auto read = read_block_record((fs::path(dir) / block_file_name(b.file)).string(), b.offset, key, net);
-    if (!read) return read.error();
-    return decode_block(read.value());
-  }
-
-  // The best block taken off: its outputs removed, the coins it spent put
-  // back from its undo record (read where the index says it is, checked
-  // against its checksum), as Core's DisconnectBlock does.
-  // The undo record of a block of the chain: where the index says it is,
-  // checked against its checksum; else (a fetch keeps no index of the
-  // blocks it appends) where the directory's records pair with it.
-  result<BlockUndo> undo_of(const IndexedBlock& b, const Block& block) {
-    if (!b.undo_offset) {
-      if (!pairing) {
-        BlocksDirectory::Options o;
-        o.key = key;
-        o.net = net;
-        // Nothing kept of a reading in the middle of a reorganization: the
-        // new branch's records are not written yet.
-        o.kept_index = false;
-        auto opened = BlocksDirectory::open(dir, o);
-        if (!opened) return opened.error().cause;
-        pairing.emplace(std::move(opened).value());
-      }
-      const auto there = pairing->index().find(b.hash);
-      if (!there) return error(undo::errc::no_rev_file);
-      std::vector<std::byte> bytes;
-      encode_block(block, bytes);
-      auto view = BlockView::parse(bytes);
-      if (!view) return view.error();
-      return pairing->undo_of(*there, view.value());
-    }
-    auto reader = UndoFileReader::open((fs::path(dir) / undo_file_name(b.file)).string(), key, net, *b.undo_offset);
-    if (!reader) return reader.error();
-    auto record = reader.value().next();
-    if (!record) return record.error();
-    if (!record.value() || record.value()->offset != *b.undo_offset ||
-        undo_checksum(block.header.prev_block, record.value()->bytes) != record.value()->checksum) {
-      return error(undo::errc::bad_checksum);
-    }
-    return decode_block_undo(record.value()->bytes);
-  }
-
-  // The best block taken off: its outputs removed, the coins it spent put
-  // back from its undo record, as Core's DisconnectBlock does.
-  result<void> disconnect(const IndexedBlock& b) {
-    if (failed) return error(directory::errc::store_failed);
-    failed = true;  // until it is off
-    auto block = read_block(b);
-    if (!block) return block.error();
-    auto undo = undo_of(b, block.value());
-    if (!undo) return undo.error();
-    if (auto r = check_shape(undo.value(), block.value()); !r) return r;
-    for (std::size_t t = block.value().transactions.size(); t-- > 0;) {
-      const Transaction& tx = block.value().transactions[t];
-      const Txid id = tx.txid();
-      for (std::uint32_t o = 0; o < tx.output_count(); ++o) {
-        if (unspendable(tx.output(o).script_pubkey())) continue;
-        auto [it, inserted] = changes.try_emplace(OutPoint{id, o});
-        if (!inserted && it->second.fresh) {
-          changes.erase(it);
-        } else {
-          it->second = Change{std::nullopt, false};
-        }
-      }
-      if (t == 0) continue;
-      std::vector<SpentCoin>& spent = undo.value().transactions[t - 1].coins;
-      std::size_t i = 0;
-      for (const InputView in : tx.inputs()) {
-        change_bytes += sizeof(OutPoint) + sizeof(Change) + 32 + spent[i].script_pubkey.size();
-        changes[in.prevout()] = Change{std::move(spent[i++]), false};
-      }
-    }
-    best = block.value().header.prev_block;
-    --best_height;
-    failed = false;
-    return success();
-  }
-
-  // To the chain's tip: off the old branch back to where the new one
-  // forks, then the new one's blocks connected, each one's undo record
-  // written (unless `paired` has it) and its place given to the chain.
-  result<void> follow(BlockIndex& chain, const Block* appended, const BlockHash& appended_hash, std::span<const TxIds> appended_ids,
-                      const BlocksDirectory* paired, std::string* why) {
-    if (chain.empty() || (best_height >= 0 && chain.tip() == best)) return success();
-    const auto said = [&](const error& e, const IndexedBlock& b, const std::string& what) {
-      if (why != nullptr) *why = "block " + b.hash.to_hex() + " (height " + std::to_string(b.height) + "): " + what + ": " + e.message();
-      return e;
-    };
-    while (best_height >= 0) {
-      const auto b = chain.find(best);
-      if (!b) return error(directory::errc::unknown_best_block);
-      if (chain.on_best_chain(*b)) break;
-      if (auto r = disconnect(*b); !r) return said(r.error(), *b, "taking it off the UTXO set for a reorganization");
-    }
-    pairing.reset();  // (read for the blocks taken off, once)
-    const std::int64_t tip = chain.height();
-    const std::int64_t start = best_height;
-    for (std::int64_t h = best_height + 1; h <= tip; ++h) {
-      if (options.stop_requested && options.stop_requested()) return error(io::errc::stopped);
-      const IndexedBlock b = chain.at_height(static_cast<std::size_t>(h));
-      std::optional<Block> read;
-      if (appended == nullptr || b.hash != appended_hash) {
-        auto got = read_block(b);
-        if (!got) return said(got.error(), b, "reading it");
-        read.emplace(std::move(got).value());
-      }
-      const Block& block = read ? *read : *appended;
-      // A block connected before (a reorganization back to its branch)
-      // has its record where the index says: not written twice, as Core
-      // writes undo data only where a block has none.
-      bool has_record = b.undo_offset && undo_of(b, block).has_value();
-      if (!has_record && paired != nullptr && h > 0) {
-        if (const auto there = paired->index().find(b.hash)) {
-          std::vector<std::byte> bytes;
-          encode_block(block, bytes);
-          auto view = BlockView::parse(bytes);
-          has_record = view && paired->undo_of(*there, view.value()).has_value();
-        }
-      }
-      auto connected = connect(block, b.hash, BlockPosition{b.file, b.offset}, !has_record, read ? std::span<const TxIds>() : appended_ids);
-      if (!connected) return said(connected.error(), b, "connecting it to the UTXO set");
-      if (connected.value()) chain.set_undo_offset(b.hash, *connected.value());
-      ++blocks_connected;
-      if (options.progress) options.progress(static_cast<std::uint64_t>(h - start), static_cast<std::uint64_t>(tip - start));
-    }
-    return success();
+  void add(const OutPoint& point, SpentCoin coin) {
+    s.change_bytes += sizeof(OutPoint) + sizeof(Change) + 32 + coin.script_pubkey.size();
+    auto [it, inserted] = s.changes.try_emplace(point);
+    // Over a spent coin the database holds: written over it. A
+    // coinbase's may repeat an older one's outpoint (before BIP30) that
+    // the database holds: never fresh, as in Core's AddCoins.
+    it->second.fresh = inserted && !coin.coinbase;
+    it->second.coin = std::move(coin);
+    ++s.coins_connected;
   }
 };
+
+result<BlockUndo> UtxoStore::State::apply(const Block& block, std::uint32_t height, std::span<const TxIds> ids) {
+  View view{*this};
+  return undo::connect_block(block, height, view, ids);
+}
+
+result<void> UtxoStore::State::flush() {
+  // A block half applied is never written: the next open() connects
+  // again what the last flush did not hold.
+  if (failed) return error(directory::errc::store_failed);
+  failed = true;  // until written
+  if (undo_writer) {
+    if (auto r = undo_writer->close(); !r) return r;
+  }
+  // The blocks and the rev files' names on the disk before the set says
+  // it is past them.
+  if (options.before_flush) {
+    if (auto r = options.before_flush(); !r) return r;
+  }
+  if (auto r = sync_directory(dir.c_str()); !r) return r;
+  undo_end = undo_end_now(dir);
+  leveldb::WriteBatch batch;
+  std::vector<std::byte> value;
+  for (const auto& [point, change] : changes) {
+    if (change.coin) {
+      value.clear();
+      encode_chainstate_coin(*change.coin, value);
+      batch.Put(key_of(point), leveldb::Slice(reinterpret_cast<const char*>(value.data()), value.size()));
+    } else {
+      batch.Delete(key_of(point));
+    }
+  }
+  batch.Put(leveldb::Slice(&best_block_key, 1), leveldb::Slice(reinterpret_cast<const char*>(best.bytes().data()), 32));
+  std::array<std::byte, 12> end{};
+  const auto file = to_le(static_cast<std::uint32_t>(undo_end.file));
+  const auto size = to_le(undo_end.size);
+  std::copy(file.begin(), file.end(), end.begin());
+  std::copy(size.begin(), size.end(), end.begin() + 4);
+  batch.Put(leveldb::Slice(&undo_end_key, 1), leveldb::Slice(reinterpret_cast<const char*>(end.data()), end.size()));
+  leveldb::WriteOptions sync;
+  sync.sync = true;
+  if (const leveldb::Status s = db->Write(sync, &batch); !s.ok()) return leveldb_failure(s, nullptr);
+  changes.clear();
+  change_bytes = 0;
+  failed = false;
+  return success();
+}
+
+result<std::optional<std::uint32_t>> UtxoStore::State::connect(const Block& block, const BlockHash& hash, BlockPosition at, bool write_undo,
+                                                               std::span<const TxIds> ids) {
+  // What the blocks before it changed, written first when it is past the
+  // cache: a flush that fails (a full disk) then fails before this
+  // block's undo record is written, so a caller that takes the block out
+  // again leaves no record of it behind (a rerun would write it twice).
+  if (!failed && change_bytes > options.cache_bytes) {
+    if (auto r = flush(); !r) return r.error();
+  }
+  if (failed) return error(directory::errc::store_failed);
+  failed = true;  // until this block is in
+  const bool first = best_height < 0;
+  if (first ? !block.header.prev_block.is_zero() : block.header.prev_block != best) return error(directory::errc::not_one_chain);
+  const auto height = static_cast<std::uint32_t>(best_height + 1);
+  // The genesis block's outputs are no coins: Core never connects it.
+  auto undo = first ? result<BlockUndo>(BlockUndo{}) : apply(block, height, ids);
+  if (!undo) return undo.error();
+  std::optional<std::uint32_t> undo_at;
+  if (!first && write_undo) {
+    if (!undo_writer) undo_writer.emplace(dir, key, net);
+    auto written = undo_writer->append(undo.value(), block.header.prev_block, at.file);
+    if (!written) return written.error();
+    undo_at = static_cast<std::uint32_t>(written.value().offset);
+  }
+  best = hash;
+  best_height = height;
+  failed = false;
+  return undo_at;
+}
+
+result<void> UtxoStore::State::cut_torn_records() {
+  auto files = undo_files(dir);
+  if (!files) return files.error();
+  const Magic m = magic(net);
+  for (const std::string& f : files.value()) {
+    if (undo_file_number(fs::path(f).filename().string()).value_or(0) < undo_end.file) continue;
+    auto end = undo_records_end(f, key, net);
+    if (!end) return end.error();
+    std::error_code ec;
+    const std::uint64_t size = fs::file_size(f, ec);
+    if (ec) return ec;
+    if (end.value() + 4 > size) {
+      if (end.value() == size) continue;
+    } else {
+      auto file = FileReader::open(f.c_str());
+      if (!file) return file.error();
+      std::array<std::byte, 4> head{};
+      if (auto r = read_at(file.value().fd(), head, end.value()); !r) return r;
+      xor_in_place(head, key, end.value());
+      if (!std::equal(m.begin(), m.end(), head.begin())) continue;  // zeros, or damage a reader reports
+    }
+    fs::resize_file(f, end.value(), ec);
+    if (ec) return ec;
+    opening.undo_bytes_cut += size - end.value();
+  }
+  return success();
+}
 
 std::string UtxoStore::path_of(const std::string& blocks_dir) { return (fs::path(blocks_dir) / "blockwire-utxos").string(); }
 
