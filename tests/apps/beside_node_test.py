@@ -20,22 +20,19 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'net'))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'support'))
 import peers  # noqa: E402
+import scenario as scenarios  # noqa: E402
 
-blockwire, make_chain, data_dir, work, scenario = sys.argv[1:6]
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
+blockwire, make_chain, data_dir, work, scenario = scenarios.arguments('blockwire', 'make_chain', 'data_dir', 'work', 'scenario')
 MAGIC = bytes.fromhex('fabfb5da')  # regtest
 
 
-def run(*args, timeout=120, **kwargs):
-    return subprocess.run([blockwire, *args], capture_output=True, text=True, timeout=timeout, **kwargs)
+run = scenarios.runner(blockwire)
 
 
 def chain(name, n, *extra):
-    directory = os.path.join(work, name)
-    subprocess.run([make_chain, directory, str(n), *extra], check=True, capture_output=True)
-    return directory
+    return scenarios.make_chain(make_chain, work, name, n, *extra, blocks=False)
 
 
 key_of, xor = peers.key_of, peers.xor
@@ -532,5 +529,4 @@ def scenario_serve_stops():
     assert work_seconds > 0.6 and max(timings) < 0.4, (work_seconds, timings)
 
 
-globals()['scenario_' + scenario]()
-print(f'{scenario}: passed')
+scenarios.dispatch(scenario, globals())

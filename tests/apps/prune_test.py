@@ -17,24 +17,20 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'net'))
 import peers  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'support'))
+import scenario as scenarios  # noqa: E402
 import bitcoin  # noqa: E402
 from bitcoin.core import CBlock, CBlockHeader, b2lx  # noqa: E402
 
 bitcoin.SelectParams('regtest')
-blockwire, make_chain, work = sys.argv[1:4]
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
+blockwire, make_chain, work = scenarios.arguments('blockwire', 'make_chain', 'work')
 env = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, 'cache'))
 mine = os.path.join(work, 'mine')      # written in small files, then pruned
 whole = os.path.join(work, 'whole')    # the same chain, 100 blocks longer, never pruned: what `serve` gives
 FILE_SIZE = 20000
 
 
-def run(*args, check=None):
-    r = subprocess.run([blockwire, *args], capture_output=True, text=True, timeout=120, env=env)
-    if check is not None:
-        assert r.returncode == check, (args, r.returncode, r.stdout, r.stderr)
-    return r
+run = scenarios.runner(blockwire, env=env)
 
 
 subprocess.run([make_chain, mine, '700', '--undo', '--file-size', str(FILE_SIZE)], check=True)

@@ -8,17 +8,16 @@ import json
 import os
 import shutil
 import socket
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'net'))
 import peers  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'support'))
+import scenario as scenarios  # noqa: E402
 from bitcoin.core import b2lx  # noqa: E402
 
-blockwire, data_dir, work = sys.argv[1:4]
+blockwire, data_dir, work = scenarios.arguments('blockwire', 'data_dir', 'work')
 fixture = os.path.join(data_dir, 'core-pruned')
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
 blocks = os.path.join(work, 'blocks')
 shutil.copytree(os.path.join(fixture, 'blocks'), blocks)
 env = dict(os.environ, XDG_CACHE_HOME=os.path.join(work, 'cache'))
@@ -28,8 +27,7 @@ prune, tip = info['pruneheight'], info['blocks']
 hashes = rpc('getblockhash')
 
 
-def run(*args):
-    return subprocess.run([blockwire, *args], capture_output=True, text=True, timeout=120, env=env)
+run = scenarios.runner(blockwire, env=env)
 
 
 # blocks: from the prune height to the tip, each as Core's getblock 0 and 3; the pruning said once, exit 0.

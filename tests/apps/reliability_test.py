@@ -16,27 +16,24 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'net'))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'support'))
 import peers  # noqa: E402
+import scenario as scenarios  # noqa: E402
 from bitcoin.core import CBlock  # noqa: E402
 from bitcoin.messages import msg_getdata, msg_ping  # noqa: E402
 from bitcoin.net import CInv  # noqa: E402
 
-blockwire, make_chain, data_dir, work, scenario = sys.argv[1:6]
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
+blockwire, make_chain, data_dir, work, scenario = scenarios.arguments('blockwire', 'make_chain', 'data_dir', 'work', 'scenario')
 FILL = os.path.join(data_dir, 'block413567.raw')
 random.seed(int.from_bytes(os.urandom(4), 'little'))
 
 
-def run(*args, timeout=120, **kwargs):
-    return subprocess.run([blockwire, *args], capture_output=True, text=True, timeout=timeout, **kwargs)
+run = scenarios.runner(blockwire)
 
 
 def chain(name, n, *extra):
     """A regtest chain made by the library: its directory and its blocks' bytes in order."""
-    directory, hex_file = os.path.join(work, name), os.path.join(work, name + '.hex')
-    subprocess.run([make_chain, directory, str(n), '--hex', hex_file, *extra], check=True, capture_output=True)
-    return directory, peers.read_chain(hex_file)
+    return scenarios.make_chain(make_chain, work, name, n, *extra)
 
 
 key_of, xor = peers.key_of, peers.xor
@@ -588,5 +585,4 @@ def scenario_serve_slots():
     assert 'stopped reading' in err, err
 
 
-globals()['scenario_' + scenario]()
-print('ok:', scenario)
+scenarios.dispatch(scenario, globals())

@@ -14,26 +14,23 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'support'))
 import peers  # noqa: E402
+import scenario as scenarios  # noqa: E402
 from bitcoin.core import CBlock  # noqa: E402
 from bitcoin.messages import msg_getblocks, msg_getdata, msg_getheaders, msg_pong  # noqa: E402
 from bitcoin.net import CInv  # noqa: E402
 
-blockwire, make_chain, data_dir, work, scenario = sys.argv[1:6]
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
+blockwire, make_chain, data_dir, work, scenario = scenarios.arguments('blockwire', 'make_chain', 'data_dir', 'work', 'scenario')
 CHAIN_LENGTH = 300
 
 
-def run(*args, timeout=120):
-    return subprocess.run([blockwire, *args], capture_output=True, text=True, timeout=timeout)
+run = scenarios.runner(blockwire)
 
 
 def chain():
     """A regtest chain of 300 blocks after genesis, every third with a segwit spend, made by the library."""
-    directory, hex_file = os.path.join(work, 'chain'), os.path.join(work, 'chain.hex')
-    subprocess.run([make_chain, directory, str(CHAIN_LENGTH), '--hex', hex_file], check=True)
-    return directory, peers.read_chain(hex_file)
+    return scenarios.make_chain(make_chain, work, 'chain', CHAIN_LENGTH)
 
 
 def check_fetched(directory, expected):
@@ -855,8 +852,4 @@ def scenario_serve_version_flood():
         server.stop(signal.SIGINT)
 
 
-if scenario.startswith('hostile_'):
-    scenario_hostile(scenario[len('hostile_'):])
-else:
-    globals()['scenario_' + scenario]()
-print('ok:', scenario)
+scenarios.dispatch(scenario, globals(), {'hostile_': scenario_hostile})

@@ -16,10 +16,11 @@ import sys
 import threading
 import time
 
-blockwire, make_chain, data_dir, work, scenario = sys.argv[1:6]
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'support'))
+import scenario as scenarios  # noqa: E402
+
+blockwire, make_chain, data_dir, work, scenario = scenarios.arguments('blockwire', 'make_chain', 'data_dir', 'work', 'scenario')
 core = os.path.join(data_dir, 'core-regtest')
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
 TIP = '066c550b69c6c4352a1e90e7413daabdf9b29da0b85ca7dd6d796f24d299b618'
 
 
@@ -156,8 +157,7 @@ def scenario_slow_headers():
 def scenario_live_directory():
     """Blocks appended while rest serves (fetch from serve into its directory): the tip is read within a second,
     and every answer meanwhile is whole."""
-    source = os.path.join(work, 'source')
-    subprocess.run([make_chain, source, '300'], check=True, capture_output=True)
+    source = scenarios.make_chain(make_chain, work, 'source', 300, blocks=False)
     target = os.path.join(work, 'target')
     serve = subprocess.Popen([blockwire, 'serve', source, '--listen', '127.0.0.1:0'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              text=True)
@@ -652,4 +652,4 @@ def scenario_many_at_once():
         print(f'40 block JSONs at once from one address: all 200; another address answered in {max(took) * 1000:.0f} ms at most')
 
 
-globals()['scenario_' + scenario]()
+scenarios.dispatch(scenario, globals())

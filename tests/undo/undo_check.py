@@ -5,7 +5,6 @@ in a rev file must be reported by scan with its offset.
   undo_check.py BLOCKWIRE MAKE_CHAIN WORK_DIR"""
 import json
 import os
-import shutil
 import subprocess
 import sys
 
@@ -14,15 +13,12 @@ from bitcoin.core import CBlock, b2lx
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'net'))
 import peers  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'support'))
+import scenario as scenarios  # noqa: E402
 
 bitcoin.SelectParams('regtest')
-blockwire, make_chain, work = sys.argv[1:4]
-shutil.rmtree(work, ignore_errors=True)
-os.makedirs(work)
-
-
-def run(*args):
-    return subprocess.run([blockwire, *args], capture_output=True, text=True, timeout=120)
+blockwire, make_chain, work = scenarios.arguments('blockwire', 'make_chain', 'work')
+run = scenarios.runner(blockwire)
 
 
 chain_dir, hex_file = os.path.join(work, 'chain'), os.path.join(work, 'chain.hex')

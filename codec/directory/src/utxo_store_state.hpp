@@ -99,9 +99,6 @@ struct UtxoStore::State {
   // A block of the chain, read from its blk file.
   result<Block> read_block(const IndexedBlock& b) const;
 
-  // The best block taken off: its outputs removed, the coins it spent put
-  // back from its undo record (read where the index says it is, checked
-  // against its checksum), as Core's DisconnectBlock does.
   // The undo record of a block of the chain: where the index says it is,
   // checked against its checksum; else (a fetch keeps no index of the
   // blocks it appends) where the directory's records pair with it.
