@@ -83,9 +83,18 @@ const std::error_category& io::category() noexcept {
 }
 
 std::string error::message() const {
-  std::string text = code_.message();
+  std::string text = context_ ? *context_ + ": " : std::string();
+  text += code_.message();
   if (has_offset()) text += " at byte " + std::to_string(offset_);
   return text;
+}
+
+error error::in(std::string_view what) const {
+  error e = *this;
+  std::string said(what);
+  if (context_) said += ": " + *context_;
+  e.context_ = std::make_shared<const std::string>(std::move(said));
+  return e;
 }
 
 void outcome_throw_as_system_error_with_payload(const error& e) { throw std::system_error(e.code(), e.message()); }

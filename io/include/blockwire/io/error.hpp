@@ -11,7 +11,9 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <type_traits>
 
@@ -86,7 +88,10 @@ class enum_category final : public std::error_category {
   classify_fn classify_;
 };
 
-// What went wrong and, when it is known, where (a byte offset in the input).
+// What went wrong and, when it is known, where (a byte offset in the input)
+// and what it was (the context: a path, a key, a block, said by the layer
+// that knew it). A failure has one shape at every layer: result<T> with
+// this; nothing is said through out-parameters.
 class error {
  public:
   static constexpr std::uint64_t no_offset = ~std::uint64_t{0};
@@ -104,7 +109,16 @@ class error {
   bool has_offset() const noexcept { return offset_ != no_offset; }
   std::uint64_t offset() const noexcept { return offset_; }
 
-  // Readable by a person: "input ends inside an object at byte 1234".
+  // What failed, as the layers said it, outermost first ("" when none
+  // did: the codec's errors carry an offset instead, and stay as cheap to
+  // return as a code).
+  std::string_view context() const noexcept { return context_ ? std::string_view(*context_) : std::string_view(); }
+  // This error with `what` said before the context it had: "what: inner".
+  // (Shared, not copied, as the error travels up.)
+  error in(std::string_view what) const;
+
+  // Readable by a person: "input ends inside an object at byte 1234",
+  // after the context when there is one: "chainstate/000012.ldb: ...".
   std::string message() const;
 
   // True when this holds a failure.
@@ -114,11 +128,14 @@ class error {
   // rather than something wrong with the bytes: code() == condition::io.
   bool is_io() const noexcept { return code_ == condition::io; }
 
-  friend bool operator==(const error&, const error&) = default;
+  // The same failure at the same byte (the context, which only says it,
+  // aside).
+  friend bool operator==(const error& a, const error& b) noexcept { return a.code_ == b.code_ && a.offset_ == b.offset_; }
 
  private:
   std::error_code code_{};
   std::uint64_t offset_ = no_offset;
+  std::shared_ptr<const std::string> context_;
 };
 
 // Lets Boost.Outcome treat `error` like an error code (value() on a failed
