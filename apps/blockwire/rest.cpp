@@ -43,16 +43,14 @@ int rest_command(const RestOptions& o) {
   }
   if (o.tx_index) {
     Progress bar(isatty(STDERR_FILENO) != 0, 0, "block");
-    std::string why;
     auto lock = store.lock();
-    auto opened = TxIndex::open(store.directory(), &why, [&bar](std::uint64_t done, std::uint64_t total) {
+    auto opened = TxIndex::open(store.directory(), [&bar](std::uint64_t done, std::uint64_t total) {
       bar.update(total == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total), 0,
                  "the transaction index: " + with_commas(done) + " of " + count_of(total, "block"));
     });
     bar.finish();
     if (!opened) {
-      std::fprintf(stderr, "blockwire rest: %s: the transaction index: %s\n", o.dir.c_str(),
-                   why.empty() ? opened.error().message().c_str() : why.c_str());
+      std::fprintf(stderr, "blockwire rest: %s: the transaction index: %s\n", o.dir.c_str(), opened.error().message().c_str());
       return exit_status_of(opened.error());
     }
     tx_index.emplace(std::move(opened).value());
@@ -83,13 +81,12 @@ int rest_command(const RestOptions& o) {
     std::fprintf(stderr, "blockwire rest: signalfd: %s\n", std::strerror(errno));
     return usage_or_io;
   }
-  std::string why;
   rest::ServerOptions options;
   options.limits = limits;
   auto server = rest::Server::listen(store, tx_index ? &*tx_index : nullptr, std::move(utxo_set),
-                                     where.host.empty() ? "0.0.0.0" : where.host, where.port, options, &why);
+                                     where.host.empty() ? "0.0.0.0" : where.host, where.port, options);
   if (!server) {
-    std::fprintf(stderr, "blockwire rest: %s\n", why.c_str());
+    std::fprintf(stderr, "blockwire rest: %s\n", server.error().message().c_str());
     return usage_or_io;
   }
   std::printf("listening on %s\n", server.value()->local_address().c_str());

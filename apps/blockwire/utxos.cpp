@@ -61,11 +61,10 @@ std::variant<tables::UtxoExportReport, int> write_table(const UtxosOptions& o, c
   tables::UtxoExport spec;
   spec.format = o.format;
   spec.progress = progress;
-  std::string why;
-  auto made = tables::export_utxos(o.chainstate, index.value(), out.value(), spec, &why);
+  auto made = tables::export_utxos(o.chainstate, index.value(), out.value(), spec);
   bar.finish();
   if (!made) {
-    std::fprintf(stderr, "blockwire utxos: %s: %s\n", o.chainstate.c_str(), why.empty() ? made.error().message().c_str() : why.c_str());
+    std::fprintf(stderr, "blockwire utxos: %s: %s\n", o.chainstate.c_str(), made.error().message().c_str());
     return exit_status_of(made.error());
   }
   return std::move(made).value();
@@ -93,7 +92,6 @@ int utxos(const UtxosOptions& o) {
   Progress bar(o.progress && !o.json && isatty(STDERR_FILENO) != 0, 0, "coin");
   const CoinsProgressFn progress = [&bar](const CoinsProgress& p) { bar.update_count(p.fraction, p.coins); };
   std::optional<tables::UtxoExportReport> table;
-  std::string why;
   result<UtxoSetInfo> info = UtxoSetInfo{};
   if (!o.tables.empty()) {
     auto made = write_table(o, blocks, net, progress, bar);
@@ -101,12 +99,11 @@ int utxos(const UtxosOptions& o) {
     table = std::get<tables::UtxoExportReport>(std::move(made));
     info = table->info;
   } else {
-    info = o.snapshot.empty() ? core_utxo_set_info(o.chainstate, &why, progress)
-                              : write_core_snapshot(o.chainstate, o.snapshot, net, &why, progress);
+    info = o.snapshot.empty() ? core_utxo_set_info(o.chainstate, progress) : write_core_snapshot(o.chainstate, o.snapshot, net, progress);
   }
   bar.finish();
   if (!info) {
-    std::fprintf(stderr, "blockwire utxos: %s: %s\n", o.chainstate.c_str(), why.empty() ? info.error().message().c_str() : why.c_str());
+    std::fprintf(stderr, "blockwire utxos: %s: %s\n", o.chainstate.c_str(), info.error().message().c_str());
     return exit_status_of(info.error());
   }
   const UtxoSetInfo& u = info.value();

@@ -43,9 +43,8 @@ TEST_CASE("Core's chainstate: the UTXO set's count, total, best block and hash_s
   std::ifstream in(core_data + "/rpc/gettxoutsetinfo_hash_serialized_3.json");
   REQUIRE(in);
   const auto core = nlohmann::json::parse(in);
-  std::string why;
-  auto info = core_utxo_set_info(core_data + "/chainstate", &why);
-  REQUIRE_MESSAGE(info, why);
+  auto info = core_utxo_set_info(core_data + "/chainstate");
+  REQUIRE_MESSAGE(info, info.error().message());
   CHECK(info.value().best_block.to_hex() == core["bestblock"].get<std::string>());
   CHECK(info.value().txouts == core["txouts"].get<std::uint64_t>());
   CHECK(info.value().transactions == core["transactions"].get<std::uint64_t>());
@@ -75,20 +74,19 @@ TEST_CASE("A damaged chainstate is an error naming what is wrong, never a short 
       REQUIRE(!victim.empty());
       REQUIRE(db->Put(leveldb::WriteOptions(), victim, std::string(1, '\x00')).ok());
     }
-    std::string why;
-    auto info = core_utxo_set_info(copy.dir, &why);
+    auto info = core_utxo_set_info(copy.dir);
     REQUIRE_FALSE(info);
     CHECK(info.error().code() == directory::errc::bad_index_entry);
-    CHECK(why.find("does not decode") != std::string::npos);
-    CHECK(why.find(":") != std::string::npos);
+    CHECK(info.error().message().find("does not decode") != std::string::npos);
+    CHECK(info.error().context().find("the coin ") != std::string::npos);
+    CHECK(info.error().context().find(":") != std::string::npos);  // (txid:index)
   }
   SUBCASE("no best block (a chainstate in the middle of a write)") {
     ChainstateCopy copy;
     REQUIRE(copy.open()->Delete(leveldb::WriteOptions(), "B").ok());
-    std::string why;
-    auto info = core_utxo_set_info(copy.dir, &why);
+    auto info = core_utxo_set_info(copy.dir);
     REQUIRE_FALSE(info);
-    CHECK(why.find("no best block") != std::string::npos);
+    CHECK(info.error().context().find("no best block") != std::string::npos);
   }
   SUBCASE("a table file cut short: LevelDB's damage is said") {
     ChainstateCopy copy;
@@ -102,16 +100,14 @@ TEST_CASE("A damaged chainstate is an error naming what is wrong, never a short 
     }
     REQUIRE(!table.empty());
     fs::resize_file(table, fs::file_size(table) / 2);
-    std::string why;
-    auto info = core_utxo_set_info(copy.dir, &why);
+    auto info = core_utxo_set_info(copy.dir);
     REQUIRE_FALSE(info);
-    CHECK_FALSE(why.empty());
+    CHECK_FALSE(info.error().context().empty());
   }
   SUBCASE("not a chainstate") {
     test::TempDir empty;
-    std::string why;
-    CHECK_FALSE(core_utxo_set_info(empty.path.string(), &why));
-    CHECK_FALSE(core_utxo_set_info(empty.file("missing"), &why));
+    CHECK_FALSE(core_utxo_set_info(empty.path.string()));
+    CHECK_FALSE(core_utxo_set_info(empty.file("missing")));
   }
 }
 
@@ -147,12 +143,12 @@ TEST_CASE(
           f.seekp(static_cast<std::streamoff>(at));
           f.put(static_cast<char>(c ^ 0x20));
         }
-        std::string why;
-        auto info = core_utxo_set_info(dir, &why);
+        auto info = core_utxo_set_info(dir);
         ++tried;
         if (!info) {
           ++failed;
-          CHECK_MESSAGE(why.find("blockwire-leveldb-") == std::string::npos, why);  // the user's path, never the private one
+          const std::string said = info.error().message();
+          CHECK_MESSAGE(said.find("blockwire-leveldb-") == std::string::npos, said);  // the user's path, never the private one
           continue;
         }
         // (a flip LevelDB's checksums do not cover, such as a log record's
@@ -167,11 +163,9 @@ TEST_CASE(
 TEST_CASE("The set as Core's dumptxoutset: byte for byte the file Core's node wrote of the same chainstate") {
   test::TempDir temp;
   const std::string path = temp.file("utxo.dat");
-  std::string why;
   std::vector<CoinsProgress> seen;
-  auto info =
-      write_core_snapshot(core_data + "/chainstate", path, network::regtest, &why, [&](const CoinsProgress& p) { seen.push_back(p); });
-  REQUIRE_MESSAGE(info, why);
+  auto info = write_core_snapshot(core_data + "/chainstate", path, network::regtest, [&](const CoinsProgress& p) { seen.push_back(p); });
+  REQUIRE_MESSAGE(info, info.error().message());
   std::ifstream ours(path, std::ios::binary), core(core_data + "/utxo.dat", std::ios::binary);
   REQUIRE(core);
   const std::string ours_bytes{std::istreambuf_iterator<char>(ours), {}}, core_bytes{std::istreambuf_iterator<char>(core), {}};
@@ -196,16 +190,16 @@ TEST_CASE("A snapshot that fails leaves the file there before it, and no other")
   }
   ChainstateCopy copy;
   REQUIRE(copy.open()->Delete(leveldb::WriteOptions(), "B").ok());
-  std::string why;
-  CHECK_FALSE(write_core_snapshot(copy.dir, path, network::regtest, &why));
+  CHECK_FALSE(write_core_snapshot(copy.dir, path, network::regtest));
   std::ifstream old(path);
   std::string kept;
   std::getline(old, kept);
   CHECK(kept == "an older snapshot");
   CHECK(std::distance(fs::directory_iterator(temp.path), fs::directory_iterator()) == 1);  // no temporary file left
   SUBCASE("a folder that is not there") {
-    CHECK_FALSE(write_core_snapshot(core_data + "/chainstate", temp.file("missing/utxo.dat"), network::regtest, &why));
-    CHECK(why.find("writing") != std::string::npos);
+    auto written = write_core_snapshot(core_data + "/chainstate", temp.file("missing/utxo.dat"), network::regtest);
+    REQUIRE_FALSE(written);
+    CHECK(written.error().context().find("writing") != std::string::npos);
   }
 }
 
@@ -220,9 +214,8 @@ TEST_CASE("A chainstate under another obfuscation key is an error, never a set o
     for (std::size_t i = 1; i < key.size(); ++i) key[i] = static_cast<char>(key[i] ^ 0x5a);
     REQUIRE(db->Put(leveldb::WriteOptions(), name, key).ok());
   }
-  std::string why;
-  auto info = core_utxo_set_info(copy.dir, &why);
+  auto info = core_utxo_set_info(copy.dir);
   REQUIRE_FALSE(info);
   CHECK(info.error().code() == directory::errc::bad_index_entry);
-  CHECK(why.find("does not decode") != std::string::npos);
+  CHECK(info.error().message().find("does not decode") != std::string::npos);
 }

@@ -133,10 +133,8 @@ std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> listing(con
 
 TEST_CASE("Core's block index: every entry decodes, heights and tip as Core's RPC gives them, the stale blocks failed") {
   std::map<Hash256, CoreBlockEntry> entries;
-  std::string why;
-  auto count = read_core_block_index(
-      core_data + "/blocks/index", [&](const CoreBlockEntry& e) { entries.emplace(e.hash, e); }, &why);
-  REQUIRE_MESSAGE(count, why);
+  auto count = read_core_block_index(core_data + "/blocks/index", [&](const CoreBlockEntry& e) { entries.emplace(e.hash, e); });
+  REQUIRE_MESSAGE(count, count.error().message());
   CHECK(count.value() == 241);  // the 238 of the best chain and the three a reorg left
   for (const auto& header : rpc("getblockheader")) {
     const auto it = entries.find(hash_of(header["hash"].get<std::string>()));
@@ -172,8 +170,8 @@ TEST_CASE("Core's block index: every entry decodes, heights and tip as Core's RP
     }
     CHECK(same == entries.size());
   }
-  auto best = read_core_best_block(core_data + "/chainstate", &why);
-  REQUIRE_MESSAGE(best, why);
+  auto best = read_core_best_block(core_data + "/chainstate");
+  REQUIRE_MESSAGE(best, best.error().message());
   REQUIRE(best.value());
   CHECK(best.value()->to_hex() == rpc("getbestblockhash").get<std::string>());
 }
@@ -549,12 +547,10 @@ TEST_CASE(
     f.seekp(static_cast<std::streamoff>(size / 2));
     f.put('\x5a');
     f.close();
-    std::string why;
-    auto read = read_core_block_index(
-        dir, [](const CoreBlockEntry&) {}, &why);
+    auto read = read_core_block_index(dir, [](const CoreBlockEntry&) {});
     REQUIRE_FALSE(read);
     CHECK(read.error().code() == directory::errc::leveldb_corruption);
-    CHECK(why.find("000003.log") != std::string::npos);
+    CHECK(read.error().context().find("000003.log") != std::string::npos);
     CHECK_FALSE(leveldb_reads(dir));
   }
 }

@@ -79,7 +79,9 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
   // chain's links, times and work come from them), the last record the
   // index knows (where reading the blk files goes on), and a sample spread
   // at random over the chain, to check against the files before trusting.
-  std::string why;
+  // `problem`: what is wrong with entries that each decode (an error's
+  // context says what is wrong with one that does not).
+  std::string problem;
   std::optional<BlockHash> lying;
   std::optional<KnownBlock> last;
   std::vector<KnownBlock> sample;
@@ -133,14 +135,14 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
               ++seen;
               add(k);
             },
-            &why, [&](std::uint64_t n) { reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 23))); });
+            [&](std::uint64_t n) { reserve(static_cast<std::size_t>(std::min<std::uint64_t>(n, 1u << 23))); });
         if (!read) return read.error();
         if (lying) {
-          why = "the header of block " + short_hash(*lying) + " is not that block's, or its proof of work fails";
+          problem = "the header of block " + short_hash(*lying) + " is not that block's, or its proof of work fails";
           return error(directory::errc::bad_index_entry);
         }
         if (!last) {
-          why = "no block with data in it";
+          problem = "no block with data in it";
           return error(directory::errc::bad_index_entry);
         }
         if (!any_validated) {
@@ -149,7 +151,7 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
         return last->at;
       },
       tip);
-  if (!index) return index_dir + ": " + (why.empty() ? index.error().message() : why);
+  if (!index) return index_dir + ": " + (problem.empty() ? index.error().message() : problem);
   BlockIndex chain = std::move(index).value();
   if (chain.empty()) return index_dir + ": no chain from a block whose parent is all zeros";
 

@@ -33,14 +33,13 @@ using detail::leveldb_failure;
 
 // The database's obfuscation key: a serialized vector (its length, then the
 // bytes); none (an old chainstate): no obfuscation.
-result<std::vector<std::byte>> key_of(leveldb::DB& db, std::string* why) {
+result<std::vector<std::byte>> key_of(leveldb::DB& db) {
   std::string value;
   const leveldb::Status s = db.Get(detail::checked_reads(), leveldb::Slice(obfuscation_key.data(), obfuscation_key.size()), &value);
   if (s.IsNotFound()) return std::vector<std::byte>{};
-  if (!s.ok()) return leveldb_failure(s, why);
+  if (!s.ok()) return leveldb_failure(s);
   if (value.empty() || static_cast<std::size_t>(static_cast<unsigned char>(value[0])) != value.size() - 1) {
-    if (why != nullptr) *why = "its obfuscation key does not decode";
-    return error(directory::errc::bad_index_entry, 0);
+    return error(directory::errc::bad_index_entry, 0).in("its obfuscation key");
   }
   std::vector<std::byte> key;
   for (std::size_t i = 1; i < value.size(); ++i) key.push_back(static_cast<std::byte>(value[i]));
@@ -57,14 +56,13 @@ void unobfuscate(std::span<std::byte> value, const std::vector<std::byte>& key) 
   for (std::size_t i = 0, k = 0; i < value.size(); ++i, k = k + 1 == key.size() ? 0 : k + 1) value[i] ^= key[k];
 }
 
-result<std::optional<BlockHash>> best_block_of(leveldb::DB& db, const std::vector<std::byte>& key, std::string* why) {
+result<std::optional<BlockHash>> best_block_of(leveldb::DB& db, const std::vector<std::byte>& key) {
   std::string value;
   const leveldb::Status s = db.Get(detail::checked_reads(), leveldb::Slice(&best_block_key, 1), &value);
   if (s.IsNotFound()) return std::optional<BlockHash>{};
-  if (!s.ok()) return leveldb_failure(s, why);
+  if (!s.ok()) return leveldb_failure(s);
   if (value.size() != 32) {
-    if (why != nullptr) *why = "its best block is " + std::to_string(value.size()) + " bytes, not 32";
-    return error(directory::errc::bad_index_entry, 0);
+    return error(directory::errc::bad_index_entry, 0).in("its best block, " + std::to_string(value.size()) + " bytes, not 32");
   }
   BlockHash hash;
   std::copy_n(bytes_of(leveldb::Slice(value)).begin(), 32, hash.bytes().begin());
@@ -74,19 +72,18 @@ result<std::optional<BlockHash>> best_block_of(leveldb::DB& db, const std::vecto
 
 }  // namespace
 
-result<std::optional<BlockHash>> read_core_best_block(const std::string& chainstate_dir, std::string* why) {
-  auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir, why);
+result<std::optional<BlockHash>> read_core_best_block(const std::string& chainstate_dir) {
+  auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir);
   if (!snapshot) return snapshot.error();
-  auto key = key_of(snapshot.value().db(), why);
+  auto key = key_of(snapshot.value().db());
   if (!key) return key.error();
-  return best_block_of(snapshot.value().db(), key.value(), why);
+  return best_block_of(snapshot.value().db(), key.value());
 }
 
 namespace {
 
 // Every coin of an open database (the key its values are XORed with).
-result<std::uint64_t> coins_in(leveldb::DB& db, const std::vector<std::byte>& key, const std::function<void(const CoreCoin&)>& each,
-                               std::string* why) {
+result<std::uint64_t> coins_in(leveldb::DB& db, const std::vector<std::byte>& key, const std::function<void(const CoreCoin&)>& each) {
   const leveldb::ReadOptions options = detail::checked_reads(false);  // (one pass: no cache)
   std::unique_ptr<leveldb::Iterator> it(db.NewIterator(options));
   std::uint64_t count = 0;
@@ -101,9 +98,8 @@ result<std::uint64_t> coins_in(leveldb::DB& db, const std::vector<std::byte>& ke
     ctx.read(std::span<std::byte, 32>(txid));
     const std::uint64_t index = undo::decode_varint(ctx, 0xffffffff);
     if (!ctx.ok() || ctx.offset() != k.size() - 1) {
-      if (why != nullptr)
-        *why = "a coin's key of " + std::to_string(k.size()) + " bytes does not decode (after " + std::to_string(count) + " coins)";
-      return error(directory::errc::bad_index_entry, count);
+      return error(directory::errc::bad_index_entry)
+          .in("a coin's key of " + std::to_string(k.size()) + " bytes (after " + std::to_string(count) + " coins)");
     }
     std::copy(txid.begin(), txid.end(), c.outpoint.txid.bytes().begin());
     c.outpoint.index = static_cast<std::uint32_t>(index);
@@ -112,29 +108,27 @@ result<std::uint64_t> coins_in(leveldb::DB& db, const std::vector<std::byte>& ke
     unobfuscate(value, key);
     auto coin = decode_chainstate_coin(value);
     if (!coin) {
-      if (why != nullptr) {
-        *why = "the coin " + c.outpoint.txid.to_hex() + ":" + std::to_string(index) + " does not decode (" + coin.error().message() + ")";
-      }
-      return error(directory::errc::bad_index_entry, count);
+      // (the coin's own failure in its words: the code says the entry's)
+      return error(directory::errc::bad_index_entry)
+          .in("the coin " + c.outpoint.txid.to_hex() + ":" + std::to_string(index) + " (" + coin.error().message() + ")");
     }
     c.coin = std::move(coin).value();
     c.stored = value;
     each(c);
     ++count;
   }
-  if (const leveldb::Status s = it->status(); !s.ok()) return leveldb_failure(s, why);
+  if (const leveldb::Status s = it->status(); !s.ok()) return leveldb_failure(s);
   return count;
 }
 
 }  // namespace
 
-result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each,
-                                      std::string* why) {
-  auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir, why);
+result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each) {
+  auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir);
   if (!snapshot) return snapshot.error();
-  auto key = key_of(snapshot.value().db(), why);
+  auto key = key_of(snapshot.value().db());
   if (!key) return key.error();
-  return coins_in(snapshot.value().db(), key.value(), each, why);
+  return coins_in(snapshot.value().db(), key.value(), each);
 }
 
 namespace {
@@ -186,43 +180,38 @@ struct OpenChainstate {
   std::optional<BlockHash> best;
 };
 
-result<OpenChainstate> open_chainstate(const std::string& chainstate_dir, std::string* why) {
-  auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir, why);
+result<OpenChainstate> open_chainstate(const std::string& chainstate_dir) {
+  auto snapshot = detail::LevelDbSnapshot::open(chainstate_dir);
   if (!snapshot) return snapshot.error();
-  auto key = key_of(snapshot.value().db(), why);
+  auto key = key_of(snapshot.value().db());
   if (!key) return key.error();
-  auto best = best_block_of(snapshot.value().db(), key.value(), why);
+  auto best = best_block_of(snapshot.value().db(), key.value());
   if (!best) return best.error();
   return OpenChainstate{std::move(snapshot).value(), std::move(key).value(), best.value()};
 }
 
 // The best block, required, then every coin to `each` and to the summary.
-result<UtxoSetInfo> summarize_set(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each, std::string* why,
+result<UtxoSetInfo> summarize_set(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each,
                                   const CoinsProgressFn& progress) {
   // The best block and the coins from one snapshot: a node flushing
   // meanwhile changes neither.
-  auto opened = open_chainstate(chainstate_dir, why);
+  auto opened = open_chainstate(chainstate_dir);
   if (!opened) return opened.error();
   auto& snapshot = opened.value().snapshot;
   const auto& key = opened.value().key;
   const auto& best = opened.value().best;
   if (!best) {
-    if (why != nullptr)
-      *why =
-          "no best block (its \"B\" key): the node has not written its chainstate yet (it writes it when its cache fills, and at "
-          "shutdown), or is in the middle of a write";
-    return error(directory::errc::bad_index_entry);
+    return error(directory::errc::bad_index_entry)
+        .in("no best block (its \"B\" key): the node has not written its chainstate yet (it writes it when its cache fills, and at "
+            "shutdown), or is in the middle of a write");
   }
   SetSummary summary(*best);
   std::uint64_t coins = 0;
-  auto read = coins_in(
-      snapshot.db(), key,
-      [&](const CoreCoin& c) {
-        summary.add(c);
-        if (each) each(c);
-        if (++coins % progress_every == 0 && progress) progress(progress_after(c.outpoint, coins));
-      },
-      why);
+  auto read = coins_in(snapshot.db(), key, [&](const CoreCoin& c) {
+    summary.add(c);
+    if (each) each(c);
+    if (++coins % progress_every == 0 && progress) progress(progress_after(c.outpoint, coins));
+  });
   if (!read) return read.error();
   if (progress) progress({coins, 1.0});
   return summary.finish();
@@ -230,21 +219,18 @@ result<UtxoSetInfo> summarize_set(const std::string& chainstate_dir, const std::
 
 }  // namespace
 
-result<UtxoSetInfo> core_utxo_set_info(const std::string& chainstate_dir, std::string* why, const CoinsProgressFn& progress) {
-  return summarize_set(chainstate_dir, {}, why, progress);
+result<UtxoSetInfo> core_utxo_set_info(const std::string& chainstate_dir, const CoinsProgressFn& progress) {
+  return summarize_set(chainstate_dir, {}, progress);
 }
 
 result<UtxoSetInfo> read_core_utxo_set(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each,
-                                       std::string* why, const CoinsProgressFn& progress) {
-  return summarize_set(chainstate_dir, each, why, progress);
+                                       const CoinsProgressFn& progress) {
+  return summarize_set(chainstate_dir, each, progress);
 }
 
-result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const std::string& path, network net, std::string* why,
+result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const std::string& path, network net,
                                         const CoinsProgressFn& progress) {
-  const auto failed_writing = [&](const error& e) -> error {
-    if (why != nullptr) *why = "writing " + path + ": " + e.message();
-    return e;
-  };
+  const auto failed_writing = [&](const error& e) -> error { return e.in("writing " + path); };
   auto file = ReplacingFile::create(path.c_str());
   if (!file) return failed_writing(file.error());
   StreamWriter out{writer_ref(file.value())};
@@ -281,7 +267,7 @@ result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const
         coin.write(c.stored);
         ++in_group;
       },
-      why, progress);
+      progress);
   if (!info) return info.error();
   write_group();
   if (auto r = out.flush(); !r) return failed_writing(r.error());
@@ -303,8 +289,8 @@ ChainstateSnapshot::ChainstateSnapshot(ChainstateSnapshot&&) noexcept = default;
 ChainstateSnapshot& ChainstateSnapshot::operator=(ChainstateSnapshot&&) noexcept = default;
 ChainstateSnapshot::~ChainstateSnapshot() = default;
 
-result<ChainstateSnapshot> ChainstateSnapshot::open(const std::string& chainstate_dir, std::string* why) {
-  auto opened = open_chainstate(chainstate_dir, why);
+result<ChainstateSnapshot> ChainstateSnapshot::open(const std::string& chainstate_dir) {
+  auto opened = open_chainstate(chainstate_dir);
   if (!opened) return opened.error();
   return ChainstateSnapshot(std::make_unique<State>(std::move(opened).value()));
 }
@@ -315,7 +301,7 @@ result<std::optional<SpentCoin>> ChainstateSnapshot::find(const OutPoint& point)
   std::string value;
   const leveldb::Status s = state_->snapshot.db().Get(detail::checked_reads(), detail::coin_key_of(point), &value);
   if (s.IsNotFound()) return std::optional<SpentCoin>{};
-  if (!s.ok()) return leveldb_failure(s, nullptr);
+  if (!s.ok()) return leveldb_failure(s);
   std::vector<std::byte> bytes(bytes_of(leveldb::Slice(value)).begin(), bytes_of(leveldb::Slice(value)).end());
   unobfuscate(bytes, state_->key);
   auto coin = decode_chainstate_coin(bytes);

@@ -116,16 +116,16 @@ result<CoreBlockEntry> decode_core_block_entry(const BlockHash& hash, std::span<
 }
 
 result<std::uint64_t> read_core_block_index(const std::string& index_dir, const std::function<void(const CoreBlockEntry&)>& each,
-                                            std::string* why, const std::function<void(std::uint64_t)>& expect) {
+                                            const std::function<void(std::uint64_t)>& expect) {
   // The tables through LevelDB (a snapshot that does not replay the logs),
   // then the logs streamed over them: a node that flushed a long download
   // in one batch has its whole index in its log, which LevelDB would
   // replay into memory and a new table before the first key could be read.
   // Entries come oldest first (tables, then the logs as written); a block
   // seen again is the newer entry (BlockIndex::build_from keeps the last).
-  auto logs = detail::live_logs(index_dir, why);
+  auto logs = detail::live_logs(index_dir);
   if (!logs) return logs.error();
-  auto snapshot = detail::LevelDbSnapshot::open(index_dir, why, false);
+  auto snapshot = detail::LevelDbSnapshot::open(index_dir, false);
   if (!snapshot) return snapshot.error();
   const leveldb::ReadOptions options = detail::checked_reads(false);  // (one pass: no cache)
   std::unique_ptr<leveldb::Iterator> it(snapshot.value().db().NewIterator(options));
@@ -157,23 +157,20 @@ result<std::uint64_t> read_core_block_index(const std::string& index_dir, const 
   for (it->Seek(leveldb::Slice(&file_info_key, 1)); it->Valid() && it->key().size() > 0 && it->key()[0] == file_info_key; it->Next()) {
     file_info(std::string_view(it->key().data(), it->key().size()), detail::bytes_of(it->value()));
   }
-  if (const leveldb::Status s = it->status(); !s.ok()) return detail::leveldb_failure(s, why);
+  if (const leveldb::Status s = it->status(); !s.ok()) return detail::leveldb_failure(s);
   reserve();
   std::uint64_t count = 0;
   std::optional<error> failed;
   const auto entry = [&](std::span<const std::byte> key, std::span<const std::byte> value) {
     if (key.size() != 33) {
-      if (why != nullptr) *why = "a block index key of " + std::to_string(key.size()) + " bytes";
-      failed = error(directory::errc::bad_index_entry, count);
+      failed = error(directory::errc::bad_index_entry).in("a block index key of " + std::to_string(key.size()) + " bytes");
       return;
     }
     BlockHash hash;
     std::copy_n(key.begin() + 1, 32, hash.bytes().begin());
     auto decoded = decode_core_block_entry(hash, value);
     if (!decoded) {
-      if (why != nullptr)
-        *why = "the entry of block " + hash.to_hex() + " does not decode (byte " + std::to_string(decoded.error().offset()) + ")";
-      failed = decoded.error();
+      failed = decoded.error().in("the entry of block " + hash.to_hex());  // (its byte: the error's offset)
       return;
     }
     each(decoded.value());
@@ -185,32 +182,29 @@ result<std::uint64_t> read_core_block_index(const std::string& index_dir, const 
     entry(detail::bytes_of(key), detail::bytes_of(it->value()));
   }
   if (failed) return *failed;
-  if (const leveldb::Status s = it->status(); !s.ok()) return detail::leveldb_failure(s, why);
+  if (const leveldb::Status s = it->status(); !s.ok()) return detail::leveldb_failure(s);
   it.reset();
   for (const std::string& log : logs.value()) {
-    auto read = detail::read_log(
-        log,
-        [&](std::string_view key, std::optional<std::string_view> value) {
-          if (failed || key.empty()) return;
-          const auto k = std::as_bytes(std::span(key.data(), key.size()));
-          if (!value) {
-            if (key[0] == file_info_key) set_file(key, std::nullopt);
-            if (key[0] != block_index_key || key.size() != 33) return;
-            CoreBlockEntry gone;
-            std::copy_n(k.begin() + 1, 32, gone.hash.bytes().begin());
-            gone.erased = true;
-            each(gone);
-            return;
-          }
-          const auto v = std::as_bytes(std::span(value->data(), value->size()));
-          if (key[0] == file_info_key) {
-            file_info(key, v);
-          } else if (key[0] == block_index_key) {
-            reserve();  // (Core writes a flush's file records before its blocks')
-            entry(k, v);
-          }
-        },
-        why);
+    auto read = detail::read_log(log, [&](std::string_view key, std::optional<std::string_view> value) {
+      if (failed || key.empty()) return;
+      const auto k = std::as_bytes(std::span(key.data(), key.size()));
+      if (!value) {
+        if (key[0] == file_info_key) set_file(key, std::nullopt);
+        if (key[0] != block_index_key || key.size() != 33) return;
+        CoreBlockEntry gone;
+        std::copy_n(k.begin() + 1, 32, gone.hash.bytes().begin());
+        gone.erased = true;
+        each(gone);
+        return;
+      }
+      const auto v = std::as_bytes(std::span(value->data(), value->size()));
+      if (key[0] == file_info_key) {
+        file_info(key, v);
+      } else if (key[0] == block_index_key) {
+        reserve();  // (Core writes a flush's file records before its blocks')
+        entry(k, v);
+      }
+    });
     if (!read) return read.error();
     if (failed) return *failed;
   }

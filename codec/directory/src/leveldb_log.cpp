@@ -65,10 +65,7 @@ std::uint32_t load32(const unsigned char* p) {
   return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
 }
 
-result<void> corrupt(std::string* why, std::string words) {
-  if (why != nullptr) *why = std::move(words);
-  return error(directory::errc::leveldb_corruption);
-}
+result<void> corrupt(std::string_view what) { return error(directory::errc::leveldb_corruption).in(what); }
 
 // The records of a log file, whole (fragments joined), in order.
 class LogRecords {
@@ -79,11 +76,11 @@ class LogRecords {
   // The next fragment of a record: its type and payload (valid until the
   // next call), or false at the end (a fragment cut short at the end of
   // the file ends it too).
-  result<bool> next_fragment(record_type& type, std::string_view& payload, std::string* why, const std::string& path) {
+  result<bool> next_fragment(record_type& type, std::string_view& payload, const std::string& path) {
     for (;;) {
       if (end_ - at_ < header_size) {
         // The block's trailer (fewer than seven bytes: zeros), then the next block.
-        if (auto more = fill(); !more) return more.error();
+        if (auto more = fill(); !more) return more.error().in(path);
         if (end_ - at_ < header_size) return false;  // the end (a header cut short: a writer that died)
       }
       const unsigned char* h = block_.data() + at_;
@@ -91,14 +88,14 @@ class LogRecords {
       type = static_cast<record_type>(h[6]);
       if (header_size + length > end_ - at_) {
         if (eof_) return false;  // a record cut short at the end of the file
-        return bad(why, path, "a record's length runs past its block");
+        return bad(path, "a record's length runs past its block");
       }
       if (type == zero && length == 0) {  // pre-allocated space
         at_ = end_;
         continue;
       }
-      if (masked(crc32c(0, h + 6, 1 + length)) != load32(h)) return bad(why, path, "a record's checksum does not match");
-      if (type < full || type > last) return bad(why, path, "a record of unknown type " + std::to_string(static_cast<int>(type)));
+      if (masked(crc32c(0, h + 6, 1 + length)) != load32(h)) return bad(path, "a record's checksum does not match");
+      if (type < full || type > last) return bad(path, "a record of unknown type " + std::to_string(static_cast<int>(type)));
       payload = std::string_view(reinterpret_cast<const char*>(h + header_size), length);
       at_ += header_size + length;
       return true;
@@ -106,15 +103,15 @@ class LogRecords {
   }
 
   // The next whole record into `out`: true, or false at the end.
-  result<bool> next(std::string& out, std::string* why, const std::string& path) {
+  result<bool> next(std::string& out, const std::string& path) {
     out.clear();
     bool in_fragments = false;
     for (;;) {
       record_type type{};
       std::string_view payload;
-      auto got = next_fragment(type, payload, why, path);
+      auto got = next_fragment(type, payload, path);
       if (!got || !got.value()) return got;
-      if ((type == full || type == first) == in_fragments) return bad(why, path, "a fragment out of order");
+      if ((type == full || type == first) == in_fragments) return bad(path, "a fragment out of order");
       out.append(payload);
       in_fragments = type == first || type == middle;
       if (!in_fragments) return true;
@@ -125,9 +122,9 @@ class LogRecords {
   std::uint64_t offset() const noexcept { return offset_ - (end_ - at_); }
 
  private:
-  result<bool> bad(std::string* why, const std::string& path, const std::string& what) {
-    if (why != nullptr) *why = path + ": " + what + " (at byte " + std::to_string(offset_ - (end_ - at_)) + ")";
-    return error(directory::errc::leveldb_corruption, offset_ - (end_ - at_));
+  // What is wrong with the fragment at hand (where: the error's offset).
+  result<bool> bad(const std::string& path, const std::string& what) {
+    return error(directory::errc::leveldb_corruption, offset_ - (end_ - at_)).in(path + ": " + what);
   }
   // The next block of the file (a partial one at its end).
   result<void> fill() {
@@ -223,31 +220,24 @@ result<std::string> read_text(const std::string& path) {
 
 }  // namespace
 
-result<std::vector<std::string>> live_logs(const std::string& db_dir, std::string* why) {
+result<std::vector<std::string>> live_logs(const std::string& db_dir) {
   auto current = read_text((fs::path(db_dir) / "CURRENT").string());
-  if (!current) {
-    if (why != nullptr) *why = db_dir + "/CURRENT: not there";
-    return current.error();
-  }
+  if (!current) return current.error().in(db_dir + "/CURRENT");
   std::string manifest = current.value();
   if (manifest.empty() || manifest.back() != '\n' || manifest.rfind("MANIFEST-", 0) != 0) {
-    if (why != nullptr) *why = db_dir + "/CURRENT: does not name a manifest";
-    return error(directory::errc::leveldb_corruption);
+    return error(directory::errc::leveldb_corruption).in(db_dir + "/CURRENT: does not name a manifest");
   }
   manifest.pop_back();
   const std::string manifest_path = (fs::path(db_dir) / manifest).string();
   auto file = FileReader::open(manifest_path.c_str());
-  if (!file) {
-    if (why != nullptr) *why = manifest_path + ": " + file.error().message();
-    return file.error();
-  }
+  if (!file) return file.error().in(manifest_path);
   // The version edits: only the log numbers matter here; every other
   // field is read past.
   std::optional<std::uint64_t> log_number, prev_log;
   LogRecords records(std::move(file).value());
   std::string record;
   for (;;) {
-    auto got = records.next(record, why, manifest_path);
+    auto got = records.next(record, manifest_path);
     if (!got) return got.error();
     if (!got.value()) break;
     std::string_view in(record);
@@ -268,10 +258,7 @@ result<std::vector<std::string>> live_logs(const std::string& db_dir, std::strin
         case 9: ok = ok && varint(in, a), prev_log = a; break;  // previous log number
         default: ok = false;
       }
-      if (!ok) {
-        if (why != nullptr) *why = manifest_path + ": a version edit does not decode";
-        return error(directory::errc::leveldb_corruption);
-      }
+      if (!ok) return error(directory::errc::leveldb_corruption).in(manifest_path + ": a version edit does not decode");
     }
   }
   std::vector<std::pair<std::uint64_t, std::string>> logs;
@@ -284,21 +271,18 @@ result<std::vector<std::string>> live_logs(const std::string& db_dir, std::strin
     const std::uint64_t number = std::stoull(digits);
     if (number >= log_number.value_or(0) || (prev_log && number == *prev_log)) logs.emplace_back(number, it->path().string());
   }
-  if (ec) return ec;
+  if (ec) return error(ec).in(db_dir);
   std::sort(logs.begin(), logs.end());
   std::vector<std::string> out;
   for (auto& [number, path] : logs) out.push_back(std::move(path));
   return out;
 }
 
-result<void> read_log(const std::string& path, const LogEntry& each, std::string* why) {
+result<void> read_log(const std::string& path, const LogEntry& each) {
   auto file = FileReader::open(path.c_str());
-  if (!file) {
-    if (why != nullptr) *why = path + ": " + file.error().message();
-    return file.error();
-  }
+  if (!file) return file.error().in(path);
   auto committed = committed_end(file.value().fd());
-  if (!committed) return committed.error();
+  if (!committed) return committed.error().in(path);
   // (read once, front to back: the kernel reads ahead further)
   (void)::posix_fadvise(file.value().fd(), 0, 0, POSIX_FADV_SEQUENTIAL);
   LogRecords records(std::move(file).value(), committed.value());
@@ -330,8 +314,8 @@ result<void> read_log(const std::string& path, const LogEntry& each, std::string
       } else if (tag == 0) {
         whole = prefixed(rest, key);
       } else {
-        return corrupt(why, path + ": a batch's entry of unknown kind " + std::to_string(tag) + " (the record before byte " +
-                                std::to_string(records.offset()) + ")");
+        return corrupt(path + ": a batch's entry of unknown kind " + std::to_string(tag) + " (the record before byte " +
+                       std::to_string(records.offset()) + ")");
       }
       if (!whole) break;  // (the rest comes in the next fragment)
       if (tag == 1) {
@@ -343,9 +327,8 @@ result<void> read_log(const std::string& path, const LogEntry& each, std::string
       in = rest;
     }
     if (last_fragment && (header_left != 0 || !in.empty() || seen != count)) {
-      return corrupt(why, path +
-                              ": a batch does not decode, or holds another count of entries than its header says (the record before byte " +
-                              std::to_string(records.offset()) + ")");
+      return corrupt(path + ": a batch does not decode, or holds another count of entries than its header says (the record before byte " +
+                     std::to_string(records.offset()) + ")");
     }
     pending.erase(0, pending.size() - in.size());
     return success();
@@ -353,10 +336,10 @@ result<void> read_log(const std::string& path, const LogEntry& each, std::string
   for (;;) {
     record_type type{};
     std::string_view payload;
-    auto got = records.next_fragment(type, payload, why, path);
+    auto got = records.next_fragment(type, payload, path);
     if (!got) return got.error();
     if (!got.value()) return success();  // (a batch cut short by the end of the file was never committed)
-    if ((type == full || type == first) == in_batch) return corrupt(why, path + ": a record's fragments out of order");
+    if ((type == full || type == first) == in_batch) return corrupt(path + ": a record's fragments out of order");
     if (type == full || type == first) {
       pending.clear();
       count_bytes.clear();

@@ -28,16 +28,18 @@ namespace blockwire::detail {
 // the numbers its manifest gives (its log number, and the one before it
 // while a compaction of that one is under way), as DBImpl::Recover picks
 // them. Errors: no CURRENT or manifest (std::errc::no_such_file_or_directory),
-// a damaged one (directory::errc::leveldb_corruption); `why` in words.
-result<std::vector<std::string>> live_logs(const std::string& db_dir, std::string* why = nullptr);
+// a damaged one (directory::errc::leveldb_corruption); the error's context
+// names the file and what is wrong with it.
+result<std::vector<std::string>> live_logs(const std::string& db_dir);
 
 // Every entry of every batch in the log file `path`, in the order they
 // were written: `each(key, value)` for a put, `value` nothing for a
 // delete. A record whose checksum fails, or a batch that does not decode,
 // is directory::errc::leveldb_corruption (as LevelDB's paranoid_checks
-// make it); a record cut short at the end of the file (a writer that died
-// mid-append) ends the log, as LevelDB reads it.
+// make it), its context `path` and what is wrong there; a record cut short
+// at the end of the file (a writer that died mid-append) ends the log, as
+// LevelDB reads it.
 using LogEntry = std::function<void(std::string_view key, std::optional<std::string_view> value)>;
-result<void> read_log(const std::string& path, const LogEntry& each, std::string* why = nullptr);
+result<void> read_log(const std::string& path, const LogEntry& each);
 
 }  // namespace blockwire::detail

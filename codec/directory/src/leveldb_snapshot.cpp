@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <mutex>
 #include <set>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -199,14 +200,25 @@ leveldb::ReadOptions checked_reads(bool fill_cache) {
   return options;
 }
 
-error leveldb_failure(const leveldb::Status& s, std::string* why) {
-  if (why != nullptr) *why = in_users_words(s.ToString());
-  if (s.IsNotFound()) return std::make_error_code(std::errc::no_such_file_or_directory);
-  if (s.IsCorruption()) return directory::errc::leveldb_corruption;
-  // LevelDB keeps the system's words, not its code: a full disk said as
-  // one (the user frees room), not as a failing device.
-  if (s.ToString().find(std::strerror(ENOSPC)) != std::string::npos) return std::make_error_code(std::errc::no_space_on_device);
-  return std::make_error_code(std::errc::io_error);
+error leveldb_failure(const leveldb::Status& s) {
+  const std::string words = in_users_words(s.ToString());
+  error e = std::make_error_code(std::errc::io_error);
+  if (s.IsNotFound()) {
+    e = std::make_error_code(std::errc::no_such_file_or_directory);
+  } else if (s.IsCorruption()) {
+    e = directory::errc::leveldb_corruption;
+  } else if (words.find(std::strerror(ENOSPC)) != std::string::npos) {
+    // LevelDB keeps the system's words, not its code: a full disk said as
+    // one (the user frees room), not as a failing device.
+    e = std::make_error_code(std::errc::no_space_on_device);
+  }
+  // (the system's words LevelDB ends with, where they are the code's:
+  // said once, by the code)
+  std::string_view context = words;
+  if (const std::string said = ": " + e.code().message(); context.size() > said.size() && context.ends_with(said)) {
+    context.remove_suffix(said.size());
+  }
+  return e.in(context);
 }
 
 struct LevelDbSnapshot::State {
@@ -231,16 +243,13 @@ LevelDbSnapshot::~LevelDbSnapshot() = default;
 
 leveldb::DB& LevelDbSnapshot::db() const noexcept { return *state_->db; }
 
-result<LevelDbSnapshot> LevelDbSnapshot::open(const std::string& db_dir, std::string* why, bool with_logs) {
+result<LevelDbSnapshot> LevelDbSnapshot::open(const std::string& db_dir, bool with_logs) {
   std::error_code ec;
-  if (!fs::is_directory(db_dir, ec)) {
-    if (why != nullptr) *why = "no such directory";
-    return std::make_error_code(std::errc::no_such_file_or_directory);
-  }
+  if (!fs::is_directory(db_dir, ec)) return std::make_error_code(std::errc::no_such_file_or_directory);
   const std::string theirs = fs::absolute(db_dir, ec).lexically_normal().string();
   const fs::path temp = fs::temp_directory_path(ec);
   remove_abandoned(temp);
-  leveldb::Status status;
+  error failure;
   // A table compacted away beside a running node while the manifest was
   // read: the next try reads the new manifest.
   for (int attempt = 0; attempt < 4; ++attempt) {
@@ -263,13 +272,14 @@ result<LevelDbSnapshot> LevelDbSnapshot::open(const std::string& db_dir, std::st
     options.max_open_files = 64;
     options.compression = leveldb::kNoCompression;  // (the table its log is replayed into: read once, thrown away)
     leveldb::DB* db = nullptr;
-    status = leveldb::DB::Open(options, state->dir, &db);
+    const leveldb::Status status = leveldb::DB::Open(options, state->dir, &db);
     if (status.ok()) {
       state->db.reset(db);
       return LevelDbSnapshot(std::move(state));
     }
+    failure = leveldb_failure(status);  // (while the private directory is known: LevelDB's words may name it)
   }
-  return leveldb_failure(status, why);
+  return failure;
 }
 
 }  // namespace blockwire::detail

@@ -33,11 +33,13 @@ namespace blockwire::detail {
 
 class LevelDbSnapshot {
  public:
-  // The database in `db_dir`. On failure, `why` (when given) says what
-  // LevelDB said. `with_logs` false: its tables alone, its logs not
-  // replayed (hidden from LevelDB), for a reader that streams them itself
-  // (leveldb_log.hpp); LevelDB would hold a whole log in memory.
-  static result<LevelDbSnapshot> open(const std::string& db_dir, std::string* why = nullptr, bool with_logs = true);
+  // The database in `db_dir`. A failure is leveldb_failure's (LevelDB's
+  // words its context), or std::errc::no_such_file_or_directory where
+  // `db_dir` is not a directory (the caller names it). `with_logs` false:
+  // its tables alone, its logs not replayed (hidden from LevelDB), for a
+  // reader that streams them itself (leveldb_log.hpp); LevelDB would hold
+  // a whole log in memory.
+  static result<LevelDbSnapshot> open(const std::string& db_dir, bool with_logs = true);
   LevelDbSnapshot(LevelDbSnapshot&&) noexcept;
   LevelDbSnapshot& operator=(LevelDbSnapshot&&) noexcept;
   ~LevelDbSnapshot();  // closes the database and removes the private directory
@@ -60,8 +62,8 @@ leveldb::ReadOptions checked_reads(bool fill_cache = true);
 
 // What a LevelDB failure is: std::errc::no_such_file_or_directory,
 // directory::errc::leveldb_corruption, std::errc::no_space_on_device (a full
-// disk), or std::errc::io_error; `why`, when
-// given, gets LevelDB's words.
-error leveldb_failure(const leveldb::Status& s, std::string* why = nullptr);
+// disk), or std::errc::io_error; its context is LevelDB's words (the
+// files they name the user's, never the private directory's).
+error leveldb_failure(const leveldb::Status& s);
 
 }  // namespace blockwire::detail

@@ -182,9 +182,11 @@ pruned prune_directory(const PruneSpec& spec) {
   // The UTXO set kept beside connects the blocks after its own from their
   // data: none of them may go.
   if (const std::string set = UtxoStore::path_of(spec.dir); fs::is_directory(set, ec)) {
-    std::string why;
-    auto best = read_core_best_block(set, &why);
-    if (!best) return fail(best.error(), why.empty() ? best.error().message() : why);
+    auto best = read_core_best_block(set);
+    if (!best) {
+      const error e = best.error().in(fs::path(set).filename().string());  // (fail names DIR)
+      return fail(e, e.message());
+    }
     // (no best block: a set a crash interrupted while it was first made,
     // which is made again from nothing, and cannot be once pruned: as none)
     const auto at = best.value() ? index.find(*best.value()) : std::nullopt;
@@ -217,10 +219,9 @@ pruned prune_directory(const PruneSpec& spec) {
   db_options.paranoid_checks = true;
   db_options.compression = leveldb::kNoCompression;  // as Core's
   leveldb::DB* raw = nullptr;
-  std::string why;
   if (const leveldb::Status s = leveldb::DB::Open(db_options, index_dir.string(), &raw); !s.ok()) {
-    const error e = detail::leveldb_failure(s, &why);
-    return fail(e, index_dir.string() + ": " + why);
+    const error e = detail::leveldb_failure(s);
+    return fail(e, index_dir.string() + ": " + e.message());
   }
   const std::unique_ptr<leveldb::DB> db(raw);
   // In batches (a few MB each, not the whole index in memory twice): any
@@ -230,7 +231,7 @@ pruned prune_directory(const PruneSpec& spec) {
   const auto write = [&](bool last) -> std::optional<error> {
     leveldb::WriteOptions options;
     options.sync = last;
-    if (const leveldb::Status s = db->Write(options, &batch); !s.ok()) return detail::leveldb_failure(s, &why);
+    if (const leveldb::Status s = db->Write(options, &batch); !s.ok()) return detail::leveldb_failure(s);
     batch.Clear();
     return std::nullopt;
   };
@@ -269,7 +270,7 @@ pruned prune_directory(const PruneSpec& spec) {
     }
     batch.Put(core_block_key(e.hash), slice_of(encode_core_block_entry(e)));
     if (batch.ApproximateSize() >= (std::size_t{4} << 20)) {
-      if (auto failed = write(false)) return fail(*failed, index_dir.string() + ": " + why);
+      if (auto failed = write(false)) return fail(*failed, index_dir.string() + ": " + failed->message());
     }
   }
   for (unsigned n = 0; n <= last_file; ++n) {
@@ -290,7 +291,7 @@ pruned prune_directory(const PruneSpec& spec) {
   batch.Put(core_last_file_key(), last);
   batch.Put(core_flag_key("prunedblockfiles"), "1");
 
-  if (auto failed = write(true)) return fail(*failed, index_dir.string() + ": " + why);
+  if (auto failed = write(true)) return fail(*failed, index_dir.string() + ": " + failed->message());
   // Only now, the files (a crash before leaves them to the next prune).
   for (const unsigned n : doomed) {
     for (const std::string& name : {block_file_name(n), undo_file_name(n)}) {

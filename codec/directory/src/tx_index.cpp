@@ -39,11 +39,11 @@ struct TxIndex::State {
   std::unique_ptr<leveldb::DB> db;
   std::mutex updating;  // one update at a time; find() needs no lock (LevelDB's own)
 
-  result<std::optional<BlockHash>> best(std::string* why) const {
+  result<std::optional<BlockHash>> best() const {
     std::string v;
     const leveldb::Status s = db->Get(detail::checked_reads(), leveldb::Slice(&best_key, 1), &v);
     if (s.IsNotFound()) return std::optional<BlockHash>{};
-    if (!s.ok()) return leveldb_failure(s, why);
+    if (!s.ok()) return leveldb_failure(s);
     if (v.size() != 32) return error(directory::errc::bad_index_entry);
     BlockHash h;
     std::copy_n(bytes_of(leveldb::Slice(v)).begin(), 32, h.bytes().begin());
@@ -73,15 +73,14 @@ struct TxIndex::State {
     return success();
   }
 
-  result<void> update(const BlocksDirectory& dir, std::string* why, const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+  result<void> update(const BlocksDirectory& dir, const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
     const std::lock_guard lock(updating);
     const BlockIndex& index = dir.index();
-    auto at = best(why);
+    auto at = best();
     if (!at) return at.error();
     std::optional<IndexedBlock> last = at.value() ? index.find(*at.value()) : std::nullopt;
     const auto said = [&](const error& e, const IndexedBlock& b) {
-      if (why != nullptr) *why = "block " + b.hash.to_hex() + " (height " + std::to_string(b.height) + "): " + e.message();
-      return e;
+      return e.in("block " + b.hash.to_hex() + " (height " + std::to_string(b.height) + ")");
     };
     // Off a branch the chain left: its blocks' transactions removed.
     while (last && !index.on_best_chain(*last)) {
@@ -90,7 +89,7 @@ struct TxIndex::State {
       const auto parent = index.parent(*last);
       const BlockHash now = parent ? parent->hash : BlockHash{};
       batch.Put(leveldb::Slice(&best_key, 1), slice(now.bytes()));
-      if (const leveldb::Status s = db->Write(leveldb::WriteOptions(), &batch); !s.ok()) return leveldb_failure(s, why);
+      if (const leveldb::Status s = db->Write(leveldb::WriteOptions(), &batch); !s.ok()) return leveldb_failure(s);
       last = parent;
     }
     const std::int64_t from = last ? last->height + 1 : 1;  // (never the genesis block)
@@ -102,7 +101,7 @@ struct TxIndex::State {
       const bool flush = h == tip || batch.ApproximateSize() > (std::size_t{8} << 20);
       if (flush) {
         batch.Put(leveldb::Slice(&best_key, 1), slice(b.hash.bytes()));
-        if (const leveldb::Status s = db->Write(leveldb::WriteOptions(), &batch); !s.ok()) return leveldb_failure(s, why);
+        if (const leveldb::Status s = db->Write(leveldb::WriteOptions(), &batch); !s.ok()) return leveldb_failure(s);
         batch.Clear();
       }
       if (progress) progress(static_cast<std::uint64_t>(h - from + 1), static_cast<std::uint64_t>(tip - from + 1));
@@ -116,35 +115,33 @@ TxIndex::TxIndex(TxIndex&&) noexcept = default;
 TxIndex& TxIndex::operator=(TxIndex&&) noexcept = default;
 TxIndex::~TxIndex() = default;
 
-result<TxIndex> TxIndex::open(const BlocksDirectory& dir, std::string* why,
-                              const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
+result<TxIndex> TxIndex::open(const BlocksDirectory& dir, const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   const std::string kept = BlocksDirectory::kept_index_path(dir.path());
   if (kept.empty()) {
-    if (why != nullptr) *why = "there is nowhere to keep the index of " + dir.path();
-    return std::make_error_code(std::errc::read_only_file_system);
+    // (the caller names the directory)
+    return error(std::make_error_code(std::errc::read_only_file_system)).in("there is nowhere to keep the index");
   }
   std::error_code ec;
   fs::create_directories(kept, ec);
-  if (ec) return ec;
+  if (ec) return error(ec).in(kept);
   auto state = std::make_unique<State>();
   leveldb::Options options;
   options.create_if_missing = true;
   options.paranoid_checks = true;
   leveldb::DB* db = nullptr;
-  if (const leveldb::Status s = leveldb::DB::Open(options, (fs::path(kept) / "txindex").string(), &db); !s.ok())
-    return leveldb_failure(s, why);
+  if (const leveldb::Status s = leveldb::DB::Open(options, (fs::path(kept) / "txindex").string(), &db); !s.ok()) return leveldb_failure(s);
   state->db.reset(db);
-  if (auto r = state->update(dir, why, progress); !r) return r.error();
+  if (auto r = state->update(dir, progress); !r) return r.error();
   return TxIndex(std::move(state));
 }
 
-result<void> TxIndex::update(const BlocksDirectory& dir, std::string* why) { return state_->update(dir, why, {}); }
+result<void> TxIndex::update(const BlocksDirectory& dir) { return state_->update(dir, {}); }
 
 result<std::optional<TxIndex::Place>> TxIndex::find(const Txid& txid) const {
   std::string v;
   const leveldb::Status s = state_->db->Get(detail::checked_reads(), key_of(txid), &v);
   if (s.IsNotFound()) return std::optional<Place>{};
-  if (!s.ok()) return leveldb_failure(s, nullptr);
+  if (!s.ok()) return leveldb_failure(s);
   if (v.size() != 40) return error(directory::errc::bad_index_entry);
   const auto b = bytes_of(leveldb::Slice(v));
   Place p;

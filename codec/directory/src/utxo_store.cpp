@@ -46,13 +46,21 @@ UndoEnd undo_end_now(const std::string& dir) {
   return end;
 }
 
+// Opening the directory `dir` again failed: its cause, with what
+// Failure::message says beside it (the file, or the files).
+error reading_failure(const BlocksDirectory::Failure& f, const std::string& dir) {
+  using part = BlocksDirectory::Failure::part;
+  if (f.at == part::key) return f.cause.in((fs::path(dir) / "xor.dat").string());
+  return f.cause.in(dir + (f.at == part::undo ? ": reading rev files" : ": reading blk files"));
+}
+
 }  // namespace
 
 result<std::optional<SpentCoin>> UtxoStore::State::stored_coin(const OutPoint& point) {
   std::string value;
   const leveldb::Status s = db->Get(detail::checked_reads(), key_of(point), &value);
   if (s.IsNotFound()) return std::optional<SpentCoin>{};
-  if (!s.ok()) return leveldb_failure(s, nullptr);
+  if (!s.ok()) return leveldb_failure(s);
   auto coin = decode_chainstate_coin(bytes_of(leveldb::Slice(value)));
   if (!coin) return error(directory::errc::bad_index_entry);
   return std::optional<SpentCoin>(std::move(coin).value());
@@ -133,7 +141,7 @@ result<void> UtxoStore::State::flush() {
   batch.Put(leveldb::Slice(&undo_end_key, 1), leveldb::Slice(reinterpret_cast<const char*>(end.data()), end.size()));
   leveldb::WriteOptions sync;
   sync.sync = true;
-  if (const leveldb::Status s = db->Write(sync, &batch); !s.ok()) return leveldb_failure(s, nullptr);
+  if (const leveldb::Status s = db->Write(sync, &batch); !s.ok()) return leveldb_failure(s);
   changes.clear();
   change_bytes = 0;
   failed = false;
@@ -205,7 +213,7 @@ UtxoStore::UtxoStore(UtxoStore&&) noexcept = default;
 UtxoStore& UtxoStore::operator=(UtxoStore&&) noexcept = default;
 UtxoStore::~UtxoStore() = default;
 
-result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std::string* why) {
+result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options) {
   auto state = std::make_unique<State>();
   state->dir = chain.dir();
   state->key = chain.key();
@@ -217,7 +225,7 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
   leveldb::DB* db = nullptr;
   std::error_code exists_ec;
   const bool made_here = !fs::exists(path_of(chain.dir()), exists_ec);
-  if (const leveldb::Status s = leveldb::DB::Open(db_options, path_of(chain.dir()), &db); !s.ok()) return leveldb_failure(s, why);
+  if (const leveldb::Status s = leveldb::DB::Open(db_options, path_of(chain.dir()), &db); !s.ok()) return leveldb_failure(s);
   state->db.reset(db);
 
   // Where the set is, and where the rev files ended then. A database with
@@ -227,17 +235,16 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
   leveldb::Status s = db->Get(detail::checked_reads(), leveldb::Slice(&best_block_key, 1), &value);
   if (s.IsNotFound()) {
     state->db.reset();
-    if (const leveldb::Status d = leveldb::DestroyDB(path_of(chain.dir()), leveldb::Options()); !d.ok()) return leveldb_failure(d, why);
-    if (const leveldb::Status o = leveldb::DB::Open(db_options, path_of(chain.dir()), &db); !o.ok()) return leveldb_failure(o, why);
+    if (const leveldb::Status d = leveldb::DestroyDB(path_of(chain.dir()), leveldb::Options()); !d.ok()) return leveldb_failure(d);
+    if (const leveldb::Status o = leveldb::DB::Open(db_options, path_of(chain.dir()), &db); !o.ok()) return leveldb_failure(o);
     state->db.reset(db);
-    if (auto r = state->import_core_chainstate(chain, why); !r) return r.error();
+    if (auto r = state->import_core_chainstate(chain); !r) return r.error();
     if (auto r = state->flush(); !r) return r.error();
   } else {
-    if (!s.ok()) return leveldb_failure(s, why);
+    if (!s.ok()) return leveldb_failure(s);
     std::string end;
     if (value.size() != 32 || !db->Get(detail::checked_reads(), leveldb::Slice(&undo_end_key, 1), &end).ok() || end.size() != 12) {
-      if (why != nullptr) *why = path_of(chain.dir()) + ": its best block or its rev files' end does not decode";
-      return error(directory::errc::bad_index_entry);
+      return error(directory::errc::bad_index_entry).in(path_of(chain.dir()) + ": its best block or its rev files' end");
     }
     std::copy_n(bytes_of(leveldb::Slice(value)).begin(), 32, state->best.bytes().begin());
     const auto e = bytes_of(leveldb::Slice(end));
@@ -246,11 +253,9 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
   if (!state->best.is_zero()) {
     const auto at = chain.find(state->best);
     if (!at || at->height < 0) {
-      if (why != nullptr) {
-        *why = "the UTXO set in " + path_of(chain.dir()) + " is at block " + state->best.to_hex() +
-               ", which the directory does not hold; remove that folder to build the set again from the blocks";
-      }
-      return error(directory::errc::unknown_best_block);
+      return error(directory::errc::unknown_best_block)
+          .in("the UTXO set in " + path_of(chain.dir()) + ", at block " + state->best.to_hex() +
+              " (remove that folder to build the set again from the blocks)");
     }
     state->best_height = at->height;
   }
@@ -258,18 +263,16 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
   // A pruned directory's set connects the blocks after its own from their
   // data: where those are gone, it cannot reach the tip (nor be built anew).
   if (const std::size_t pruned = chain.prune_height(); state->best_height + 1 < static_cast<std::int64_t>(pruned)) {
-    if (why != nullptr) {
-      *why = "the UTXO set in " + path_of(chain.dir()) +
-             (state->best_height < 0 ? std::string(" is new") : " is at height " + std::to_string(state->best_height)) +
-             ", and the blocks below height " + std::to_string(pruned) +
-             " were pruned: it cannot be brought to the tip (fetch --no-undo fetches blocks without it)";
-    }
     if (made_here) {  // (nothing left behind that a later open would take for a set)
       state->db.reset();
       (void)leveldb::DestroyDB(path_of(chain.dir()), leveldb::Options());
       fs::remove(path_of(chain.dir()), exists_ec);
     }
-    return error(blockfiles::errc::pruned);
+    return error(blockfiles::errc::pruned)
+        .in("the UTXO set in " + path_of(chain.dir()) +
+            (state->best_height < 0 ? std::string(" is new") : " is at height " + std::to_string(state->best_height)) +
+            ", and the blocks below height " + std::to_string(pruned) +
+            " were pruned: it cannot be brought to the tip (fetch --no-undo fetches blocks without it)");
   }
   std::optional<BlocksDirectory> paired;
   if (chain.height() > state->best_height) {
@@ -286,16 +289,13 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
       o.net = chain.net();
       o.kept_index = false;  // a reading in the middle of catching up: nothing kept of it
       auto opened = BlocksDirectory::open(chain.dir(), o);
-      if (!opened) {
-        if (why != nullptr) *why = opened.error().message(chain.dir());
-        return opened.error().cause;
-      }
+      if (!opened) return reading_failure(opened.error(), chain.dir());
       paired.emplace(std::move(opened).value());
     }
   }
   state->opening.from_height = state->best_height;
   const std::uint64_t before = state->blocks_connected;
-  if (auto r = state->follow(chain, nullptr, BlockHash{}, {}, paired ? &*paired : nullptr, why); !r) return r.error();
+  if (auto r = state->follow(chain, nullptr, BlockHash{}, {}, paired ? &*paired : nullptr); !r) return r.error();
   state->opening.blocks_connected = state->blocks_connected - before;
   state->options.progress = nullptr;  // open()'s alone
   state->options.import_progress = nullptr;
@@ -307,8 +307,8 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options, std
 }
 
 result<void> UtxoStore::follow(BlockIndex& chain, const Block* appended, const BlockHash& appended_hash,
-                               std::span<const TxIds> appended_ids, std::string* why) {
-  return state_->follow(chain, appended, appended_hash, appended_ids, nullptr, why);
+                               std::span<const TxIds> appended_ids) {
+  return state_->follow(chain, appended, appended_hash, appended_ids, nullptr);
 }
 
 result<void> UtxoStore::flush() { return state_->flush(); }

@@ -102,11 +102,10 @@ result<void> UtxoStore::State::disconnect(const IndexedBlock& b) {
 }
 
 result<void> UtxoStore::State::follow(BlockIndex& chain, const Block* appended, const BlockHash& appended_hash,
-                                      std::span<const TxIds> appended_ids, const BlocksDirectory* paired, std::string* why) {
+                                      std::span<const TxIds> appended_ids, const BlocksDirectory* paired) {
   if (chain.empty() || (best_height >= 0 && chain.tip() == best)) return success();
   const auto said = [&](const error& e, const IndexedBlock& b, const std::string& what) {
-    if (why != nullptr) *why = "block " + b.hash.to_hex() + " (height " + std::to_string(b.height) + "): " + what + ": " + e.message();
-    return e;
+    return e.in("block " + b.hash.to_hex() + " (height " + std::to_string(b.height) + "): " + what);
   };
   while (best_height >= 0) {
     const auto b = chain.find(best);

@@ -94,7 +94,7 @@ struct UtxoStore::State {
 
   // A new set: a copy of the node's chainstate beside, when it is at a
   // block of the chain (else nothing: the set is built from the blocks).
-  result<void> import_core_chainstate(const BlockIndex& chain, std::string* why);
+  result<void> import_core_chainstate(const BlockIndex& chain);
 
   // A block of the chain, read from its blk file.
   result<Block> read_block(const IndexedBlock& b) const;
@@ -112,7 +112,7 @@ struct UtxoStore::State {
   // forks, then the new one's blocks connected, each one's undo record
   // written (unless `paired` has it) and its place given to the chain.
   result<void> follow(BlockIndex& chain, const Block* appended, const BlockHash& appended_hash, std::span<const TxIds> appended_ids,
-                      const BlocksDirectory* paired, std::string* why);
+                      const BlocksDirectory* paired);
 };
 
 }  // namespace blockwire

@@ -144,11 +144,10 @@ FetchReport fetch(const FetchRequest& r) {
     options.progress = r.events.building;
     options.import_progress = r.events.importing;
     options.stop_requested = [&stop] { return stop.requested(); };
-    std::string why;
-    auto opened = UtxoStore::open(chain, options, &why);
+    auto opened = UtxoStore::open(chain, options);
     if (!opened) {
       report.failure = {opened.error().code() == io::errc::stopped ? step::stopped : step::utxo_set, opened.error(),
-                        r.dir + ": the UTXO set: " + (why.empty() ? opened.error().message() : why)};
+                        r.dir + ": the UTXO set: " + opened.error().message()};
       return finish();
     }
     coins.emplace(std::move(opened).value());
@@ -166,11 +165,10 @@ FetchReport fetch(const FetchRequest& r) {
   std::optional<FetchReport::Failure> refused;
   if (coins) {
     options.appended = [&](const Block& block, const BlockHash& hash, std::span<const TxIds> ids) {
-      std::string why;
-      auto followed = coins->follow(chain, &block, hash, ids, &why);
+      auto followed = coins->follow(chain, &block, hash, ids);
       if (!followed) {
-        refused = FetchReport::Failure{step::following, followed.error(),
-                                       "the UTXO set, for the undo records: " + (why.empty() ? followed.error().message() : why)};
+        refused =
+            FetchReport::Failure{step::following, followed.error(), "the UTXO set, for the undo records: " + followed.error().message()};
       }
       return followed;
     };

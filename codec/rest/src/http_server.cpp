@@ -387,21 +387,17 @@ HttpServer& HttpServer::operator=(HttpServer&&) noexcept = default;
 HttpServer::~HttpServer() = default;
 
 result<HttpServer> HttpServer::listen(const std::string& address, std::uint16_t port, Handler handler, const HttpLimits& limits,
-                                      std::string* why, QuickRoute quick) {
+                                      QuickRoute quick) {
   auto state = std::make_unique<State>();
   state->handler = std::move(handler);
   state->quick = std::move(quick);
   state->limits = limits;
   beast::error_code ec;
   const auto ip = asio::ip::make_address(address, ec);
-  if (ec) {
-    if (why != nullptr) *why = address + ": not an IP address";
-    return std::make_error_code(std::errc::invalid_argument);
-  }
+  if (ec) return error(std::make_error_code(std::errc::invalid_argument)).in(address + ": not an IP address");
   const tcp::endpoint at(ip, port);
   const auto failed = [&](const char* what) -> error {
-    if (why != nullptr) *why = std::string(what) + " " + address + ":" + std::to_string(port) + ": " + ec.message();
-    return std::error_code(ec.value(), std::system_category());
+    return error(std::error_code(ec.value(), std::system_category())).in(std::string(what) + " " + address + ":" + std::to_string(port));
   };
   state->acceptor.open(at.protocol(), ec);
   if (ec) return failed("opening");

@@ -29,14 +29,14 @@ Server::Server(BlockStore& store, TxIndex* tx_index, std::string utxo_set, std::
     : store_(store), tx_index_(tx_index), service_(store, Sources{tx_index, std::move(utxo_set)}), refresh_(refresh) {}
 
 result<std::unique_ptr<Server>> Server::listen(BlockStore& store, TxIndex* tx_index, std::string utxo_set, const std::string& address,
-                                               std::uint16_t port, const ServerOptions& options, std::string* why) {
+                                               std::uint16_t port, const ServerOptions& options) {
   std::unique_ptr<Server> server(new Server(store, tx_index, std::move(utxo_set), options.refresh));
   // (GET and HEAD, and POST: getutxos takes its outpoints posted, as in
   // Core; the HTTP server answers other methods 405)
   const Service& service = server->service_;
   auto http = HttpServer::listen(
       address, port, [&service](std::string_view, std::string_view target, std::string_view body) { return service.get(target, body); },
-      options.limits, why, quick_route);
+      options.limits, quick_route);
   if (!http) return http.error();
   server->http_.emplace(std::move(http).value());
   return server;

@@ -89,9 +89,8 @@ Response Answers::utxos(const std::string& part, std::string_view body) const {
     if ((!coins.set || coins.set->best_block() != tip.hash) && now - coins.opened >= std::chrono::seconds(1)) {
       coins.opened = now;
       coins.set.reset();
-      std::string why;
-      auto opened = ChainstateSnapshot::open(sources.utxo_set, &why);
-      if (!opened) return error(503, "Service temporarily unavailable: " + sources.utxo_set + ": " + why);
+      auto opened = ChainstateSnapshot::open(sources.utxo_set);
+      if (!opened) return error(503, "Service temporarily unavailable: " + sources.utxo_set + ": " + opened.error().message());
       coins.set.emplace(std::move(opened).value());
     }
     if (!coins.set || coins.set->best_block() != tip.hash) {

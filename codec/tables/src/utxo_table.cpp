@@ -54,17 +54,15 @@ void remove_leftovers(const fs::path& table) {
 }  // namespace
 
 result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const BlockIndex& blocks, const EtlOutput& out,
-                                      const UtxoExport& spec, std::string* why) {
-  auto best = read_core_best_block(chainstate_dir, why);
+                                      const UtxoExport& spec) {
+  auto best = read_core_best_block(chainstate_dir);
   if (!best) return best.error();
   const auto tip = best.value() ? blocks.find(*best.value()) : std::nullopt;
   if (!tip || tip->height < 0) {
-    if (why != nullptr) {
-      *why = best.value() ? "its best block " + best.value()->to_hex() + " is not in " + blocks.dir() + " (the node's blocks directory?)"
-                          : "no best block (its \"B\" key): the node has not written its chainstate yet (it writes it when its cache "
-                            "fills, and at shutdown), or is in the middle of a write";
-    }
-    return error(directory::errc::unknown_best_block);
+    return error(directory::errc::unknown_best_block)
+        .in(best.value() ? "block " + best.value()->to_hex() + " is not in " + blocks.dir() + " (the node's blocks directory?)"
+                         : "no best block (its \"B\" key): the node has not written its chainstate yet (it writes it when its cache "
+                           "fills, and at shutdown), or is in the middle of a write");
   }
   const std::vector<ChainBlock> chain = chain_to(blocks, *tip);
 
@@ -76,10 +74,9 @@ result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const B
   const fs::path partial = table / (".height=" + height + ".partial-" + std::to_string(::getpid()));
   report.folder = folder.string();
   const auto failed = [&](const std::string& what, const error& e) -> error {
-    if (why != nullptr) *why = what + ": " + e.message();
     std::error_code ec;
     fs::remove_all(partial, ec);
-    return e;
+    return e.in(what);
   };
   std::error_code ec;
   fs::create_directories(table, ec);
@@ -115,7 +112,6 @@ result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const B
   };
   std::uint64_t coins = 0;
   const std::uint64_t per_part = std::max<std::uint64_t>(1, spec.part_coins);
-  std::string read_why;
   auto info = read_core_utxo_set(
       chainstate_dir,
       [&](const CoreCoin& c) {
@@ -128,17 +124,15 @@ result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const B
                        {c.outpoint, c.coin, at != nullptr ? &at->hash : nullptr,
                         at != nullptr ? std::optional<std::uint32_t>(at->time) : std::nullopt, blocks.net()});
       },
-      &read_why, spec.progress);
+      spec.progress);
   if (!info) {
     std::error_code ec;
     fs::remove_all(partial, ec);
-    if (why != nullptr) *why = read_why;
     return info.error();
   }
   if (info.value().best_block != tip->hash) {
     std::error_code ec;
     fs::remove_all(partial, ec);
-    if (why != nullptr) *why = "its best block changed while it was read (a node writing it?): run again";
     return error(directory::errc::chainstate_changed);
   }
   if (coins == 0) next_part();  // an empty set still has its (empty) table

@@ -25,8 +25,9 @@ namespace blockwire {
 // (a chainstate in the middle of a flush). Errors: a directory that is not
 // a LevelDB database (std::errc), a damaged one
 // (directory::errc::leveldb_corruption), a value that does not decode
-// (directory::errc::bad_index_entry); `why`, when given, says which in words.
-result<std::optional<BlockHash>> read_core_best_block(const std::string& chainstate_dir, std::string* why = nullptr);
+// (directory::errc::bad_index_entry); the error's context says which
+// (LevelDB's words, the key). The caller names `chainstate_dir`.
+result<std::optional<BlockHash>> read_core_best_block(const std::string& chainstate_dir);
 
 // One coin of the set.
 struct CoreCoin {
@@ -37,10 +38,9 @@ struct CoreCoin {
 
 // Every coin, in the chainstate's key order (by txid's bytes, then output
 // index), handed to `each`; returns how many. Errors as read_core_best_block's;
-// a coin whose key or value does not decode is bad_index_entry, `why`
-// naming its outpoint: never a short set given as whole.
-result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each,
-                                      std::string* why = nullptr);
+// a coin whose key or value does not decode is bad_index_entry, its
+// context naming the outpoint: never a short set given as whole.
+result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each);
 
 // What Core's gettxoutsetinfo (hash_type hash_serialized_3) says of the set.
 struct UtxoSetInfo {
@@ -65,12 +65,12 @@ using CoinsProgressFn = std::function<void(const CoinsProgress&)>;
 
 // The whole set read once; `progress`, when given, every 65,536 coins and
 // at the end. Errors: read_core_coins's; a chainstate with no best block:
-// directory::errc::bad_index_entry.
-result<UtxoSetInfo> core_utxo_set_info(const std::string& chainstate_dir, std::string* why = nullptr, const CoinsProgressFn& progress = {});
+// directory::errc::bad_index_entry (its context: "no best block ...").
+result<UtxoSetInfo> core_utxo_set_info(const std::string& chainstate_dir, const CoinsProgressFn& progress = {});
 // The same pass handing each coin to `each` too (what read_core_coins
 // gives), for whatever is made of the set besides its summary.
 result<UtxoSetInfo> read_core_utxo_set(const std::string& chainstate_dir, const std::function<void(const CoreCoin&)>& each,
-                                       std::string* why = nullptr, const CoinsProgressFn& progress = {});
+                                       const CoinsProgressFn& progress = {});
 
 // The set as Core's dumptxoutset writes it (node/utxo_snapshot.h's
 // SnapshotMetadata: "utxo" 0xff, version 2, the network's magic, the base
@@ -79,8 +79,9 @@ result<UtxoSetInfo> read_core_utxo_set(const std::string& chainstate_dir, const 
 // chainstate's Coin), into `path` whole or not at all (ReplacingFile): a
 // failure leaves no short file behind. `net`: whose magic, the chainstate
 // does not say. Returns the UtxoSetInfo of what was written, read in the
-// same pass. Errors: core_utxo_set_info's, writing's (std::errc).
-result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const std::string& path, network net, std::string* why = nullptr,
+// same pass. Errors: core_utxo_set_info's, writing's (std::errc, its
+// context "writing PATH").
+result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const std::string& path, network net,
                                         const CoinsProgressFn& progress = {});
 
 // A chainstate opened once for lookups of single coins: a node's, or the
@@ -88,7 +89,8 @@ result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const
 // opened (a private snapshot, as above).
 class ChainstateSnapshot {
  public:
-  static result<ChainstateSnapshot> open(const std::string& chainstate_dir, std::string* why = nullptr);
+  // Errors as read_core_best_block's.
+  static result<ChainstateSnapshot> open(const std::string& chainstate_dir);
   ChainstateSnapshot(ChainstateSnapshot&&) noexcept;
   ChainstateSnapshot& operator=(ChainstateSnapshot&&) noexcept;
   ~ChainstateSnapshot();

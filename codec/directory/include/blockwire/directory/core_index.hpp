@@ -86,13 +86,13 @@ result<CoreBlockEntry> decode_core_block_entry(const BlockHash& hash, std::span<
 // key order (by hash, not by height), each handed to `each`. Errors: a
 // directory that is not a LevelDB database (std::errc), a damaged one
 // (directory::errc::leveldb_corruption), an entry that does not decode
-// (bad_index_entry); `why`, when given, is set to what went wrong in words.
-// `expect`, when given, is told how many blocks with data the index's file
+// (bad_index_entry); the error's context says what went wrong (the file,
+// the key, the block). `expect`, when given, is told how many blocks with data the index's file
 // records count (CBlockFileInfo's nBlocks, summed): room to reserve; told
 // again with a larger count where its log holds more. The tables are read
 // through LevelDB, its logs streamed after them (never replayed into
 // memory): a block may come twice, the later entry the newer.
 result<std::uint64_t> read_core_block_index(const std::string& index_dir, const std::function<void(const CoreBlockEntry&)>& each,
-                                            std::string* why = nullptr, const std::function<void(std::uint64_t)>& expect = {});
+                                            const std::function<void(std::uint64_t)>& expect = {});
 
 }  // namespace blockwire

@@ -30,9 +30,10 @@ class TxIndex {
   // Opens (or makes) the index of `dir` and brings it to its tip.
   // `progress`: blocks indexed of those to index. Errors: LevelDB's
   // (directory::errc::leveldb_corruption, std::errc), reading a block;
-  // `why` says which, in words. A directory whose index cannot be kept
-  // (kept_index_path empty) is std::errc::read_only_file_system.
-  static result<TxIndex> open(const BlocksDirectory& dir, std::string* why = nullptr,
+  // the error's context says which (LevelDB's words, the block). A
+  // directory whose index cannot be kept (kept_index_path empty) is
+  // std::errc::read_only_file_system.
+  static result<TxIndex> open(const BlocksDirectory& dir,
                               const std::function<void(std::uint64_t done, std::uint64_t total)>& progress = {});
   TxIndex(TxIndex&&) noexcept;
   TxIndex& operator=(TxIndex&&) noexcept;
@@ -40,7 +41,7 @@ class TxIndex {
 
   // To `dir`'s tip again (after BlocksDirectory::refresh), from any thread
   // while others find().
-  result<void> update(const BlocksDirectory& dir, std::string* why = nullptr);
+  result<void> update(const BlocksDirectory& dir);
   result<std::optional<Place>> find(const Txid& txid) const;
   // The transaction's bytes, read from the block's record.
   result<std::optional<std::vector<std::byte>>> read(const BlocksDirectory& dir, const Txid& txid) const;

@@ -65,10 +65,10 @@ class UtxoStore {
   // Errors: LevelDB's (directory::errc::leveldb_corruption, std::errc),
   // reading a block (blockfiles'), undo::errc::missing_coin (a block
   // spends what the chain before it never made: a directory that does not
-  // start at its genesis block), writing a rev file (std::errc). `why`
-  // says which block, in words.
-  static result<UtxoStore> open(BlockIndex& chain, const Options& options, std::string* why = nullptr);
-  static result<UtxoStore> open(BlockIndex& chain, std::string* why = nullptr) { return open(chain, Options{}, why); }
+  // start at its genesis block), writing a rev file (std::errc). The
+  // error's context says which block, or which set or chainstate.
+  static result<UtxoStore> open(BlockIndex& chain, const Options& options);
+  static result<UtxoStore> open(BlockIndex& chain) { return open(chain, Options{}); }
   UtxoStore(UtxoStore&&) noexcept;
   UtxoStore& operator=(UtxoStore&&) noexcept;
   ~UtxoStore();  // no flush: what was not flushed is connected again by the next open()
@@ -86,10 +86,10 @@ class UtxoStore {
   // Errors: undo::errc::missing_coin (a block spends what its chain never
   // made), a block of the old branch whose undo record is not known
   // (undo::errc::no_rev_file) or fails its checks, LevelDB's, the files';
-  // `why` names the block. After an error the store takes nothing more
-  // until reopened.
+  // the error's context names the block. After an error the store takes
+  // nothing more until reopened.
   result<void> follow(BlockIndex& chain, const Block* appended = nullptr, const BlockHash& appended_hash = {},
-                      std::span<const TxIds> appended_ids = {}, std::string* why = nullptr);
+                      std::span<const TxIds> appended_ids = {});
 
   // The rev files synced, then the changes and the best block written in
   // one synced LevelDB write. Also when the cache is full, from follow().

@@ -42,9 +42,10 @@ using QuickRoute = std::function<bool(std::string_view target)>;
 class HttpServer {
  public:
   // Listening on `address`:`port` (port 0: any free one). Errors: the
-  // address's (std::errc), or taking the port. `why` says which, in words.
+  // address's (std::errc), or taking the port; the error's context says
+  // which ("binding 127.0.0.1:80").
   static result<HttpServer> listen(const std::string& address, std::uint16_t port, Handler handler, const HttpLimits& limits = {},
-                                   std::string* why = nullptr, QuickRoute quick = {});
+                                   QuickRoute quick = {});
   HttpServer(HttpServer&&) noexcept;
   HttpServer& operator=(HttpServer&&) noexcept;
   ~HttpServer();

@@ -40,10 +40,10 @@ class Server {
   // from `store` (opened with its undo data, filters enabled as wanted),
   // `tx_index` (none: every transaction "not found", as a node without
   // -txindex; else brought to the tip as blocks come) and the UTXO set in
-  // `utxo_set` (empty: none). Errors as HttpServer::listen's; `why` says
-  // which, in words.
+  // `utxo_set` (empty: none). Errors as HttpServer::listen's, the error's
+  // context saying which.
   static result<std::unique_ptr<Server>> listen(BlockStore& store, TxIndex* tx_index, std::string utxo_set, const std::string& address,
-                                                std::uint16_t port, const ServerOptions& options = {}, std::string* why = nullptr);
+                                                std::uint16_t port, const ServerOptions& options = {});
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 

@@ -38,9 +38,9 @@ struct UtxoExportReport {
 // chainstate's best block (the node's blocks directory: its index).
 // Errors: read_core_coins's; a best block `blocks` does not hold
 // (directory::errc::unknown_best_block), one that changed while it was read
-// (chainstate_changed); writing's (the system's). `why` says
-// which, in words.
+// (chainstate_changed); writing's (the system's, its context the file or
+// folder). The caller names `chainstate_dir`.
 result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const BlockIndex& blocks, const EtlOutput& out,
-                                      const UtxoExport& spec, std::string* why = nullptr);
+                                      const UtxoExport& spec);
 
 }  // namespace blockwire::tables
