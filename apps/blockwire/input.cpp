@@ -108,9 +108,9 @@ std::string describe_hex_problem(const error& e, const std::vector<std::byte>& r
 namespace {
 
 std::optional<std::string> other_network(const BlockHeader& h, network net) {
-  const auto target = target_from_bits(h.bits);
-  const auto limit = target_from_bits(pow_limit_bits(net));
-  if (target && limit && !at_most(*target, *limit)) {
+  const auto target = Target::from_bits(h.bits);
+  const auto limit = Target::from_bits(pow_limit_bits(net));
+  if (target && limit && *target > *limit) {
     char bits[9];
     std::snprintf(bits, sizeof bits, "%08x", h.bits);
     return std::string("its bits ") + bits + " are easier than " + std::string(name(net)) + " allows";

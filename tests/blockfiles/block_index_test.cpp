@@ -78,12 +78,14 @@ TEST_CASE("BlockIndex: heights, the best chain, confirmations, median time, chai
   }
 }
 
-TEST_CASE("work_from_bits: Core's GetBlockProof") {
-  CHECK(work_from_bits(0x207fffff).to_hex() == std::string(63, '0') + "2");
+TEST_CASE("Work::of_bits: Core's GetBlockProof") {
+  CHECK(Work::of_bits(0x207fffff).to_hex() == std::string(63, '0') + "2");
   // Mainnet's easiest target, 0x00000000ffff0000...: 2^256 / (2^224 * 0xffff + 1) = 0x100010001.
-  CHECK(work_from_bits(0x1d00ffff).to_hex() == std::string(55, '0') + "100010001");
-  CHECK(add_work(work_from_bits(0x1d00ffff), work_from_bits(0x1d00ffff)).to_hex() == std::string(55, '0') + "200020002");
-  CHECK(work_from_bits(0x1d80ffff).is_zero());  // negative: no work
+  CHECK(Work::of_bits(0x1d00ffff).to_hex() == std::string(55, '0') + "100010001");
+  CHECK((Work::of_bits(0x1d00ffff) + Work::of_bits(0x1d00ffff)).to_hex() == std::string(55, '0') + "200020002");
+  CHECK(Work::of_bits(0x1d80ffff).is_zero());  // negative: no work
+  // Ordered as numbers, the high bytes first: 0x100010001 > 2.
+  CHECK(Work::of_bits(0x1d00ffff) > Work::of_bits(0x207fffff));
 }
 
 TEST_CASE(
@@ -200,8 +202,8 @@ Tree random_tree(std::mt19937& rng, int n) {
                          static_cast<std::uint32_t>(i));
     if (rng() % 5 == 0) {  // a block that claims more work: a lower target, mined again
       b.header.bits = 0x207ffff0 - static_cast<std::uint32_t>(rng() % 8) * 0x10;
-      const Hash256 target = *target_from_bits(b.header.bits);
-      while (!at_most(block_hash(b.header), target)) ++b.header.nonce;
+      const Target target = *Target::from_bits(b.header.bits);
+      while (!target.met_by(block_hash(b.header))) ++b.header.nonce;
     }
     t.blocks.push_back(b);
     t.parent.push_back(p);
@@ -211,15 +213,15 @@ Tree random_tree(std::mt19937& rng, int n) {
 
 // The tip as Core picks it, worked out from the tree itself: the most work,
 // the first received among equals (`order`: the blocks in the order given).
-std::size_t expected_tip(const Tree& t, const std::vector<std::size_t>& order, std::vector<Hash256>& work) {
-  work.assign(t.blocks.size(), Hash256{});
+std::size_t expected_tip(const Tree& t, const std::vector<std::size_t>& order, std::vector<Work>& work) {
+  work.assign(t.blocks.size(), Work{});
   for (std::size_t i = 0; i < t.blocks.size(); ++i) {
-    const Hash256 own = work_from_bits(t.blocks[i].header.bits);
-    work[i] = t.parent[i] < 0 ? own : add_work(work[static_cast<std::size_t>(t.parent[i])], own);
+    const Work own = Work::of_bits(t.blocks[i].header.bits);
+    work[i] = t.parent[i] < 0 ? own : work[static_cast<std::size_t>(t.parent[i])] + own;
   }
   std::size_t tip = order[0];
   for (const std::size_t i : order) {
-    if (!at_most(work[i], work[tip])) tip = i;
+    if (work[i] > work[tip]) tip = i;
   }
   return tip;
 }
@@ -243,7 +245,7 @@ TEST_CASE("BlockIndex on random trees written in random order: built at once, or
     }
     // Among equals the first received wins, and a parent comes before its
     // child: the order of linking, not of the file, for the block by block index.
-    std::vector<Hash256> work;
+    std::vector<Work> work;
     auto built = BlockIndex::build(dir.path.string(), XorKey{}, network::regtest);
     REQUIRE(built);
     const BlockIndex& index = built.value();

@@ -36,13 +36,13 @@ TEST_CASE("networks: genesis headers hash to the genesis hashes, within each net
   for (const Case& c : cases) {
     CAPTURE(name(c.net));
     CHECK(block_hash(c.header) == genesis_hash(c.net));
-    const auto limit = target_from_bits(pow_limit_bits(c.net));
+    const auto limit = Target::from_bits(pow_limit_bits(c.net));
     REQUIRE(limit);
-    CHECK(at_most(genesis_hash(c.net), *limit));
+    CHECK(limit->met_by(genesis_hash(c.net)));
   }
   // A mainnet target is far below regtest's limit, and not the other way round.
-  CHECK(at_most(*target_from_bits(pow_limit_bits(network::mainnet)), *target_from_bits(pow_limit_bits(network::regtest))));
-  CHECK(!at_most(*target_from_bits(pow_limit_bits(network::regtest)), *target_from_bits(pow_limit_bits(network::mainnet))));
+  CHECK(*Target::from_bits(pow_limit_bits(network::mainnet)) < *Target::from_bits(pow_limit_bits(network::regtest)));
+  CHECK_FALSE(*Target::from_bits(pow_limit_bits(network::regtest)) <= *Target::from_bits(pow_limit_bits(network::mainnet)));
 }
 
 TEST_CASE("networks: names and magics both ways, Core's -chain names accepted") {
@@ -62,14 +62,19 @@ TEST_CASE("networks: names and magics both ways, Core's -chain names accepted") 
   CHECK(!network_from_magic(nothing));
 }
 
-TEST_CASE("target_from_bits: Core's compact form, its invalid encodings refused") {
-  const auto t = target_from_bits(0x1d00ffff);  // 0x00000000ffff0000...0000
+TEST_CASE("Target::from_bits: Core's compact form, its invalid encodings refused") {
+  const auto t = Target::from_bits(0x1d00ffff);  // 0x00000000ffff0000...0000
   REQUIRE(t);
   CHECK(t->to_hex() == "00000000ffff0000000000000000000000000000000000000000000000000000");
-  CHECK(!target_from_bits(0x1d80ffff));  // negative
-  CHECK(!target_from_bits(0x1d000000));  // zero
-  CHECK(!target_from_bits(0xff00ffff));  // overflows 256 bits
-  CHECK(target_from_bits(0x03123456)->to_hex() == std::string(58, '0') + "123456");
+  CHECK(!Target::from_bits(0x1d80ffff));  // negative
+  CHECK(!Target::from_bits(0x1d000000));  // zero
+  CHECK(!Target::from_bits(0xff00ffff));  // overflows 256 bits
+  CHECK(Target::from_bits(0x03123456)->to_hex() == std::string(58, '0') + "123456");
+  // met_by: a hash at the target meets it, one above does not.
+  CHECK(t->met_by(BlockHash(t->number())));
+  Hash256 above = t->number();
+  above.bytes()[0] = std::byte{1};
+  CHECK_FALSE(t->met_by(BlockHash(above)));
 }
 
 TEST_CASE("networks: genesis_block of each network hashes to its genesis hash and passes check_block") {

@@ -142,8 +142,8 @@ Block make_block(const BlockHash& prev, std::uint32_t height, const Transaction*
     b.transactions[0] = cb.build();
   }
   b.header.merkle_root = merkle_root(b);
-  const Hash256 target = *target_from_bits(b.header.bits);
-  while (!at_most(block_hash(b.header), target)) ++b.header.nonce;
+  const Target target = *Target::from_bits(b.header.bits);
+  while (!target.met_by(block_hash(b.header))) ++b.header.nonce;
   return b;
 }
 

@@ -25,8 +25,8 @@ inline blockwire::Block mine(const blockwire::BlockHash& prev, std::uint32_t tim
   cb.add_output(Amount::from_sat(50'0000'0000), op_true);
   b.transactions.push_back(cb.build());
   b.header.merkle_root = merkle_root(b);
-  const Hash256 target = *target_from_bits(b.header.bits);
-  while (!at_most(block_hash(b.header), target)) ++b.header.nonce;
+  const Target target = *Target::from_bits(b.header.bits);
+  while (!target.met_by(block_hash(b.header))) ++b.header.nonce;
   return b;
 }
 

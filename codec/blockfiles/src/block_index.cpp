@@ -59,9 +59,9 @@ std::uint64_t random_seed() {
 // once in 2016 blocks on mainnet).
 class WorkOfBits {
  public:
-  const Hash256& operator()(std::uint32_t bits) {
+  const Work& operator()(std::uint32_t bits) {
     if (bits != bits_ || !valid_) {
-      work_ = work_from_bits(bits);
+      work_ = Work::of_bits(bits);
       bits_ = bits;
       valid_ = true;
     }
@@ -71,17 +71,18 @@ class WorkOfBits {
  private:
   std::uint32_t bits_ = 0;
   bool valid_ = false;
-  Hash256 work_;
+  Work work_;
 };
 
-// Chain work summed in 64-bit limbs (add_work converts both sides each
+// Chain work summed in 64-bit limbs (Work's + converts both sides each
 // time): the marks of a whole chain in one pass.
 class WorkSum {
  public:
-  explicit WorkSum(const Hash256& start) noexcept {
-    for (std::size_t i = 0; i < 4; ++i) std::memcpy(&limbs_[i], start.bytes().data() + 8 * i, 8);
+  explicit WorkSum(const Work& start) noexcept {
+    for (std::size_t i = 0; i < 4; ++i) std::memcpy(&limbs_[i], start.number().bytes().data() + 8 * i, 8);
   }
-  void add(const Hash256& w) noexcept {
+  void add(const Work& work) noexcept {
+    const Hash256& w = work.number();
     unsigned char carry = 0;
     for (std::size_t i = 0; i < 4; ++i) {
       std::uint64_t limb = 0;
@@ -92,10 +93,10 @@ class WorkSum {
       carry = static_cast<unsigned char>(c1 | (limbs_[i] < sum));
     }
   }
-  Hash256 value() const noexcept {
+  Work value() const noexcept {
     Hash256 h;
     for (std::size_t i = 0; i < 4; ++i) std::memcpy(h.bytes().data() + 8 * i, &limbs_[i], 8);
-    return h;
+    return Work(h);
   }
 
  private:
@@ -300,23 +301,23 @@ std::optional<IndexedBlock> BlockIndex::parent(const IndexedBlock& b) const {
 
 bool BlockIndex::on_best_chain(const IndexedBlock& b) const noexcept { return best_.height_of(static_cast<std::uint32_t>(b.id)) >= 0; }
 
-Hash256 BlockIndex::chain_work(std::uint32_t id) const {
+Work BlockIndex::chain_work(std::uint32_t id) const {
   // Off the best chain: down to where the branch meets it.
-  Hash256 side_work;
+  Work side_work;
   WorkOfBits work;
   std::int64_t h = best_.height_of(id);
   while (h < 0) {
     const auto side = side_.find(id);
-    if (side == side_.end()) return Hash256{};  // linked to nothing
-    side_work = add_work(side_work, work(entries_[id].bits));
+    if (side == side_.end()) return Work{};  // linked to nothing
+    side_work += work(entries_[id].bits);
     if (side->second.parent == no_id) return side_work;
     id = side->second.parent;
     h = best_.height_of(id);
   }
   const auto height = static_cast<std::size_t>(h);
-  Hash256 w = work_marks_[height / 256];
-  for (std::size_t at = height / 256 * 256 + 1; at <= height; ++at) w = add_work(w, work(entries_[best_[at]].bits));
-  return add_work(w, side_work);
+  Work w = work_marks_[height / 256];
+  for (std::size_t at = height / 256 * 256 + 1; at <= height; ++at) w += work(entries_[best_[at]].bits);
+  return w + side_work;
 }
 
 void BlockIndex::mark_work_from(std::size_t height) {
@@ -324,7 +325,7 @@ void BlockIndex::mark_work_from(std::size_t height) {
   const std::size_t keep = std::min(work_marks_.size(), (height + 255) / 256);
   work_marks_.resize(keep);
   if (keep * 256 >= best_.size()) return;
-  WorkSum w(keep == 0 ? Hash256{} : work_marks_.back());
+  WorkSum w(keep == 0 ? Work{} : work_marks_.back());
   WorkOfBits work;
   for (std::size_t at = keep == 0 ? 0 : (keep - 1) * 256 + 1; at < best_.size(); ++at) {
     w.add(work(entries_[best_[at]].bits));
@@ -481,9 +482,9 @@ bool BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> g
     for (const std::uint32_t i : order) {
       if (entries_[i].bits != last_bits || last_work == 0) {
         last_bits = entries_[i].bits;
-        const Hash256& w = work_of(last_bits);
+        const Work& w = work_of(last_bits);
         std::uint64_t limbs[4];
-        std::memcpy(limbs, w.bytes().data(), 32);
+        std::memcpy(limbs, w.number().bytes().data(), 32);
         last_work = limbs[2] != 0 || limbs[3] != 0 ? ~wide{0} : (wide{limbs[1]} << 64 | limbs[0]);
       }
       const wide below = height[i] == 0 ? 0 : work[parent[i]];
@@ -586,18 +587,18 @@ void BlockIndex::link_fresh() {
   // The tip: the most work; among equals, the one there first. Each one's
   // work from its parent's (parents first: one step each).
   std::uint32_t tip = best_.size() == 0 ? no_id : best_[best_.size() - 1];
-  Hash256 tip_work = tip == no_id ? Hash256{} : chain_work(tip);
-  std::vector<Hash256> work(candidates.size());
+  Work tip_work = tip == no_id ? Work{} : chain_work(tip);
+  std::vector<Work> work(candidates.size());
   WorkOfBits work_of;
   for (const std::size_t i : linked) {
     const std::uint32_t id = candidates[i].id;
     const std::uint32_t p = parent[i];
     const auto waiting = p == no_id ? candidate.end() : candidate.find(p);
-    const Hash256 below = p == no_id ? Hash256{} : waiting != candidate.end() ? work[waiting->second] : chain_work(p);
-    work[i] = add_work(below, work_of(entries_[id].bits));
+    const Work below = p == no_id ? Work{} : waiting != candidate.end() ? work[waiting->second] : chain_work(p);
+    work[i] = below + work_of(entries_[id].bits);
     if ((entries_[id].file_word & (Entry::failed | Entry::no_data)) != 0) continue;
-    const Hash256& w = work[i];
-    if (tip == no_id || !at_most(w, tip_work) || (w == tip_work && id < tip)) {
+    const Work& w = work[i];
+    if (tip == no_id || w > tip_work || (w == tip_work && id < tip)) {
       tip = id;
       tip_work = w;
     }
@@ -685,8 +686,7 @@ std::size_t BlockIndex::memory_bytes() const noexcept {
   // (an unordered_map node: the pair, a next pointer, the cached hash; a bucket pointer)
   constexpr std::size_t side_node = sizeof(std::pair<const std::uint32_t, SideLink>) + 2 * sizeof(void*) + sizeof(void*);
   return entries_.capacity() * sizeof(Entry) + slots_.capacity() * sizeof(std::uint32_t) + best_.memory_bytes() + side_.size() * side_node +
-         orphans_.capacity() * sizeof(Pending) + work_marks_.capacity() * sizeof(Hash256) +
-         pruned_headers_.capacity() * sizeof(PrunedHeader);
+         orphans_.capacity() * sizeof(Pending) + work_marks_.capacity() * sizeof(Work) + pruned_headers_.capacity() * sizeof(PrunedHeader);
 }
 
 std::string BlockIndex::file_path(unsigned file) const { return (std::filesystem::path(dir_) / block_file_name(file)).string(); }

@@ -183,7 +183,7 @@ void header_members(JsonWriter& out, const BlockHeader& h, const ChainInfo* chai
 
 void write_target_members(JsonWriter& out, std::uint32_t bits) {
   out.member_string("bits", hex32(bits));
-  if (const auto target = target_from_bits(bits)) {
+  if (const auto target = Target::from_bits(bits)) {
     out.member_string("target", target->to_hex());
   }
   out.member_raw_number("difficulty", double_text(difficulty(bits)));

@@ -7,6 +7,7 @@
 
 #include <blockwire/codec/block.hpp>
 #include <blockwire/codec/check.hpp>
+#include <blockwire/codec/work.hpp>
 #include <blockwire/codec/decode_error.hpp>
 #include <blockwire/codec/encoding.hpp>
 #include <blockwire/codec/hashes.hpp>

@@ -12,6 +12,7 @@
 #include <blockwire/blockfiles/block_file_writer.hpp>  // BlockPosition
 #include <blockwire/codec/block.hpp>
 #include <blockwire/codec/network.hpp>
+#include <blockwire/codec/work.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/hash256.hpp>
 #include <blockwire/io/xor.hpp>
@@ -69,7 +70,7 @@ struct ChainInfo {
   std::int64_t height;
   std::int64_t confirmations;  // -1 off the best chain
   std::uint32_t median_time;   // of the block and its ten ancestors
-  Hash256 chainwork;
+  Work chainwork;
   std::optional<BlockHash> next;  // on the best chain, when there is one
 };
 
@@ -302,7 +303,7 @@ class BlockIndex {
   };
   std::vector<PrunedHeader> pruned_headers_;
   std::vector<BlockHash> bulk_prev_;
-  std::vector<Hash256> work_marks_;  // the chain work at every 256th height of the best chain
+  std::vector<Work> work_marks_;  // the chain work at every 256th height of the best chain
   std::vector<IndexProblem> problems_;
   std::uint64_t problem_count_ = 0;
   bool being_written_ = false;
@@ -336,7 +337,7 @@ class BlockIndex {
   void link_fresh();
   void move_tip(std::uint32_t tip);
   void mark_work_from(std::size_t height);
-  Hash256 chain_work(std::uint32_t id) const;
+  Work chain_work(std::uint32_t id) const;
   std::int64_t height_of_id(std::uint32_t id) const noexcept;
   std::optional<std::uint32_t> parent_of(std::uint32_t id) const noexcept;
   std::optional<std::uint32_t> find_id(const BlockHash& hash) const noexcept;

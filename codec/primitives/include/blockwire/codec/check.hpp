@@ -5,6 +5,7 @@
 #include <blockwire/codec/hashes.hpp>
 #include <blockwire/codec/network.hpp>
 #include <blockwire/codec/view.hpp>
+#include <blockwire/codec/work.hpp>
 #include <blockwire/io/error.hpp>
 
 #include <cstdint>
@@ -35,19 +36,6 @@ inline std::error_code make_error_code(errc e) noexcept { return {static_cast<in
 
 }  // namespace check
 
-// The target `bits` encodes (Bitcoin's compact form), as a 256-bit number
-// stored like a hash (little-endian), or nothing when `bits` is negative,
-// zero or overflows 256 bits.
-std::optional<Hash256> target_from_bits(std::uint32_t bits) noexcept;
-// a <= b, both 256-bit numbers stored like a hash (a block hash against its
-// target).
-bool at_most(const Hash256& a, const Hash256& b) noexcept;
-
-// The expected number of hashes a block of `bits` took (Core's
-// GetBlockProof: 2^256 / (target + 1)), and the sum of two such numbers
-// (chain work), stored like a hash. Zero for invalid bits.
-Hash256 work_from_bits(std::uint32_t bits) noexcept;
-Hash256 add_work(const Hash256& a, const Hash256& b) noexcept;
 // A header's proof of work as a node checks it before it trusts the
 // header: `bits` valid, its target no easier than `net` allows (Core's
 // powLimit), and the header's hash `hash` at most that target.

@@ -1,0 +1,24 @@
+// A chain's Work and a block's Target are numbers of their own: comparing
+// one with the other, or taking a hash for either, does not compile
+// (BLOCKWIRE_BREAK: 1, 2).
+#ifndef BLOCKWIRE_BREAK
+#define BLOCKWIRE_BREAK 0
+#endif
+
+#include <blockwire/codec.hpp>
+
+bool easier(const blockwire::Work& work, const blockwire::Target& target) {
+#if BLOCKWIRE_BREAK == 1
+  return work < target;
+#else
+  return work.number() == target.number();  // (bytes, said so)
+#endif
+}
+
+blockwire::Work plus(const blockwire::Work& w, const blockwire::BlockHash& h) {
+#if BLOCKWIRE_BREAK == 2
+  return w + h;
+#else
+  return w + blockwire::Work::of_bits(0x207fffff) + blockwire::Work(h.hash());
+#endif
+}
