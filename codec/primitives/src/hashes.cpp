@@ -154,19 +154,15 @@ Hash256 MerkleBuilder::root(bool* mutated) const noexcept {
   return h;
 }
 
-Hash256 merkle_root(std::span<const Hash256> leaves, bool* mutated) {
+namespace {
+
+// Leaves that are hashes or ids of a kind (a Txid is the hash it holds).
+template <class Leaf>
+Hash256 root_of(std::span<const Leaf> leaves, bool* mutated) {
   std::vector<Hash256> hashes = leaves_for(leaves.size());
   hashes.assign(leaves.begin(), leaves.end());
   return root_in_place(hashes, mutated);
 }
-
-Hash256 merkle_root(std::span<const Txid> txids, bool* mutated) {
-  std::vector<Hash256> hashes = leaves_for(txids.size());
-  hashes.assign(txids.begin(), txids.end());
-  return root_in_place(hashes, mutated);
-}
-
-namespace {
 
 template <class AnyBlock>
 Hash256 txid_root(const AnyBlock& block, bool* mutated) {
@@ -184,6 +180,8 @@ Hash256 wtxid_root(const AnyBlock& block) {
 
 }  // namespace
 
+Hash256 merkle_root(std::span<const Hash256> leaves, bool* mutated) { return root_of(leaves, mutated); }
+Hash256 merkle_root(std::span<const Txid> txids, bool* mutated) { return root_of(txids, mutated); }
 Hash256 merkle_root(const Block& block, bool* mutated) { return txid_root(block, mutated); }
 Hash256 merkle_root(const BlockView& block, bool* mutated) { return txid_root(block, mutated); }
 Hash256 witness_merkle_root(const Block& block) { return wtxid_root(block); }
