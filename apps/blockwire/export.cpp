@@ -63,9 +63,9 @@ int export_command(ExportOptions o) {
   if (!exported) return usage_or_io;  // the sweep's failure, said by `note`
   const tables::EtlReport& r = exported.value();
   for (const tables::ShardOutcome& s : r.shards) {
-    if (!s.problem.empty()) {
+    if (s.problem) {
       std::fprintf(stderr, "blockwire export: shard %s-%s not made: %s\n", tables::shard_number(s.first).c_str(),
-                   tables::shard_number(s.last).c_str(), s.problem.c_str());
+                   tables::shard_number(s.last).c_str(), s.problem->message().c_str());
     }
   }
   const std::size_t made = r.made(), skipped = r.skipped(), failed = r.failed();

@@ -154,12 +154,12 @@ int filters_command(FiltersOptions o) {
   if (progress) progress->finish();
   if (json) json->end_array();  // what was printed stays a whole document
   if (failed && failed->height) {
-    std::fprintf(stderr, "blockwire filters: %s: %s; filters and headers end at height %lld\n", o.dir.c_str(), failed->message.c_str(),
-                 static_cast<long long>(*failed->height) - 1);
+    std::fprintf(stderr, "blockwire filters: %s: %s; filters and headers end at height %lld\n", o.dir.c_str(),
+                 failed->cause.message().c_str(), static_cast<long long>(*failed->height) - 1);
     return exit_status_of(failed->cause);
   }
   if (failed) {
-    std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s\n", o.dir.c_str(), failed->message.c_str());
+    std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s\n", o.dir.c_str(), failed->cause.message().c_str());
     return usage_or_io;
   }
   return dir.damaged() ? bad_data : ok;

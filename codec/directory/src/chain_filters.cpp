@@ -27,17 +27,16 @@ Made make_one(const BlocksDirectory& dir, std::uint64_t height) {
     return out;
   }
   const std::string block = "block " + std::to_string(height) + " (" + b.hash.to_hex() + ")";
-  std::string message;
-  if (filter.error().code() == directory::errc::no_undo_data) {
-    message = block + ": the scripts its inputs spend are not there (the directory has no rev files; " + undo_file_name(b.file) +
-              " would hold them)";
-  } else if (filter.error().code().category() == undo::category()) {
-    message = block + ": its undo data (" + undo_file_name(b.file) + "): " + filter.error().message();
+  error cause = filter.error();
+  if (cause.code() == directory::errc::no_undo_data) {
+    cause = cause.in(block + ": the scripts its inputs spend are not there (the directory has no rev files; " + undo_file_name(b.file) +
+                     " would hold them)");
+  } else if (cause.code().category() == undo::category()) {
+    cause = cause.in(block + ": its undo data (" + undo_file_name(b.file) + ")");
   } else {
-    message = dir.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) + ": " +
-              filter.error().message();
+    cause = cause.in(dir.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height));
   }
-  out.failure = ChainFilterFailure{height, filter.error(), std::move(message)};
+  out.failure = ChainFilterFailure{height, std::move(cause)};
   return out;
 }
 
@@ -51,7 +50,7 @@ std::optional<ChainFilterFailure> make_chain_filters(const BlocksDirectory& dir,
   const std::uint64_t held = std::min<std::uint64_t>(file.size(), end);
   for (std::uint64_t height = spec.from; height < held; ++height) {
     auto filter = file.filter(height);
-    if (!filter) return ChainFilterFailure{std::nullopt, filter.error(), filter.error().message()};
+    if (!filter) return ChainFilterFailure{std::nullopt, filter.error()};
     if (spec.each) spec.each(height, file.block(height), filter.value(), headers[height]);
   }
   const unsigned threads = spec.threads != 0 ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -76,7 +75,7 @@ std::optional<ChainFilterFailure> make_chain_filters(const BlocksDirectory& dir,
       const BlockHash block = dir.at_height(height).hash;
       headers.push_back(filters::filter_header(filters::filter_hash(*r.filter), headers.empty() ? Hash256{} : headers.back()));
       if (spec.keep) {
-        if (auto w = file.append(block, r.filter->encoded()); !w) return ChainFilterFailure{std::nullopt, w.error(), w.error().message()};
+        if (auto w = file.append(block, r.filter->encoded()); !w) return ChainFilterFailure{std::nullopt, w.error()};
       }
       if (spec.each && height >= spec.from) spec.each(height, block, r.filter->encoded(), headers.back());
       block_bytes += r.bytes;

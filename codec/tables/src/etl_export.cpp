@@ -216,12 +216,12 @@ class Exporter {
       const TablePlace& p = places[i];
       fs::rename(p.partial(), p.path(), ec);
       if (ec) {
-        fail(r, p.path().string() + ": " + ec.message(), true);
+        fail(r, error(ec).in(p.path().string()));
         remove_partials(places);
         return r;
       }
       if (auto synced = sync_directory(p.dir.c_str()); !synced) {
-        fail(r, p.dir.string() + ": " + synced.error().message(), true);
+        fail(r, synced.error().in(p.dir.string()));
         return r;
       }
     }
@@ -277,7 +277,7 @@ class Exporter {
         fs::remove(p.path(), ec);
         if (!ec) fs::remove(p.dir, ec);  // only when nothing else is in it
         if (ec && ec != std::errc::directory_not_empty && ec != std::errc::no_such_file_or_directory) {
-          fail(r, "removing the shorter shard " + p.path().string() + ": " + ec.message(), true);
+          fail(r, error(ec).in("removing the shorter shard " + p.path().string()));
         }
       }
     }
@@ -294,10 +294,10 @@ class Exporter {
   }
 
   // Always false: what write() returns when the shard is not made.
-  bool fail(ShardOutcome& r, std::string problem, bool io) {
+  bool fail(ShardOutcome& r, error problem) {
+    // An I/O error stops the run: the other shards would meet it too.
+    if (problem.is_io()) stop = true;
     r.problem = std::move(problem);
-    r.io = io;
-    if (io) stop = true;
     return false;
   }
 
@@ -309,9 +309,9 @@ class Exporter {
     for (const TablePlace& p : places) {
       std::error_code ec;
       fs::create_directories(p.dir, ec);
-      if (ec) return fail(r, p.dir.string() + ": " + ec.message(), true);
+      if (ec) return fail(r, error(ec).in(p.dir.string()));
       auto file = DirectFileWriter::create(p.partial().c_str());
-      if (!file) return fail(r, p.partial().string() + ": " + file.error().message(), true);
+      if (!file) return fail(r, file.error().in(p.partial().string()));
       files.push_back(std::make_unique<TextOut>(std::move(file).value()));
       tables.push_back(files.back().get());
     }
@@ -319,31 +319,30 @@ class Exporter {
     write_export_headers(out);
     std::vector<Txid> txids;
     for (std::uint64_t height = s.first; height <= s.last; ++height) {
-      if (stop) return fail(r, "stopped after an I/O error elsewhere", true);
+      if (stop) return fail(r, error(io::errc::stopped).in("after an I/O error elsewhere"));
       const IndexedBlock b = block(height);
       const std::string where = dir_.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) +
                                 " (" + b.hash.to_hex() + ")";
       auto bytes = dir_.read_block(b);
-      if (!bytes) return fail(r, where + ": " + bytes.error().message(), bytes.error().code() != condition::bad_data);
+      if (!bytes) return fail(r, bytes.error().in(where));
       auto view = BlockView::parse(bytes.value());
-      if (!view) return fail(r, where + ": does not decode: " + view.error().message(), false);
+      if (!view) return fail(r, view.error().in(where));
       const BlockView& v = view.value();
-      if (block_hash(v.header()) != b.hash) return fail(r, where + ": its header changed since the directory was read", false);
+      if (block_hash(v.header()) != b.hash)
+        return fail(r, error(directory::errc::input_changed).in(where + ": its header changed since the directory was read"));
       // The rows are only as good as the bytes: the transactions must hash
       // to the header's root (the txids are the rows' anyway).
       txids.clear();
       for (std::size_t i = 0; i < v.transaction_count(); ++i) txids.push_back(v.transaction(i).txid());
       bool mutated = false;
       if (merkle_root(txids, &mutated) != v.header().merkle_root) {
-        return fail(r, where + ": its transactions do not hash to its header's merkle root", false);
+        return fail(r, error(check::errc::bad_merkle_root).in(where));
       }
-      if (mutated) return fail(r, where + ": its merkle tree repeats a transaction (CVE-2012-2459)", false);
+      if (mutated) return fail(r, error(check::errc::mutated_merkle_root).in(where));
       std::optional<BlockUndo> undo;
       if (dir_.has_undo()) {
         auto found = dir_.undo_of(b, v);
-        if (!found)
-          return fail(r, where + ": its undo data (" + undo_file_name(b.file) + "): " + found.error().message(),
-                      found.error().code() != condition::bad_data);
+        if (!found) return fail(r, found.error().in(where + ": its undo data (" + undo_file_name(b.file) + ")"));
         undo = std::move(found).value();
       }
       write_export_rows(out, {v, height, b.hash, txids, undo ? &*undo : nullptr, dir_.net()});
@@ -352,7 +351,7 @@ class Exporter {
       bytes_done += bytes.value().size();
     }
     for (std::size_t i = 0; i < files.size(); ++i) {
-      if (auto done = files[i]->finish(); !done) return fail(r, places[i].partial().string() + ": " + done.error().message(), true);
+      if (auto done = files[i]->finish(); !done) return fail(r, done.error().in(places[i].partial().string()));
     }
     return true;
   }
@@ -372,22 +371,22 @@ std::string shard_number(std::uint64_t n) {
 
 std::size_t EtlReport::made() const noexcept {
   return static_cast<std::size_t>(
-      std::count_if(shards.begin(), shards.end(), [](const ShardOutcome& s) { return s.reached && !s.skipped && s.problem.empty(); }));
+      std::count_if(shards.begin(), shards.end(), [](const ShardOutcome& s) { return s.reached && !s.skipped && !s.problem; }));
 }
 std::size_t EtlReport::failed() const noexcept {
-  return static_cast<std::size_t>(std::count_if(shards.begin(), shards.end(), [](const ShardOutcome& s) { return !s.problem.empty(); }));
+  return static_cast<std::size_t>(std::count_if(shards.begin(), shards.end(), [](const ShardOutcome& s) { return s.problem.has_value(); }));
 }
 std::size_t EtlReport::skipped() const noexcept {
   return static_cast<std::size_t>(
-      std::count_if(shards.begin(), shards.end(), [](const ShardOutcome& s) { return s.skipped && s.problem.empty(); }));
+      std::count_if(shards.begin(), shards.end(), [](const ShardOutcome& s) { return s.skipped && !s.problem; }));
 }
 bool EtlReport::io_failed() const noexcept {
-  return std::any_of(shards.begin(), shards.end(), [](const ShardOutcome& s) { return !s.problem.empty() && s.io; });
+  return std::any_of(shards.begin(), shards.end(), [](const ShardOutcome& s) { return s.problem && s.problem->is_io(); });
 }
 std::uint64_t EtlReport::transactions() const noexcept {
   std::uint64_t n = 0;
   for (const ShardOutcome& s : shards) {
-    if (s.reached && !s.skipped && s.problem.empty()) n += s.transactions;
+    if (s.reached && !s.skipped && !s.problem) n += s.transactions;
   }
   return n;
 }

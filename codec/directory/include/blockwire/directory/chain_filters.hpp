@@ -36,8 +36,7 @@ struct ChainFilters {
 // its rev file or its record) or the filter file.
 struct ChainFilterFailure {
   std::optional<std::uint64_t> height;  // the block whose filter could not be made; none: the filter file
-  error cause;
-  std::string message;
+  error cause;                          // its context names the block (or the filter file's record)
 };
 
 // The filters of `dir`'s best chain up to spec.end, with `file` the

@@ -29,6 +29,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,8 +71,9 @@ struct ShardOutcome {
   std::uint64_t last = 0;
   bool reached = false;  // false: not begun (an I/O error stopped the run)
   bool skipped = false;  // whole already
-  std::string problem;   // not made: why (a block's place and what is wrong with it, or the I/O error)
-  bool io = false;       // the problem is the system's
+  // Not made: why, its context the block's place (or the file); an I/O
+  // error (problem->is_io()) stopped the run.
+  std::optional<error> problem;
   std::uint64_t transactions = 0;
 };
 
