@@ -30,8 +30,8 @@ int prune(const PruneOptions& o) {
   spec.note = [](std::string_view line) { std::fprintf(stderr, "blockwire prune: %.*s\n", static_cast<int>(line.size()), line.data()); };
   auto done = prune_directory(spec);
   if (!done) {
-    std::fprintf(stderr, "blockwire prune: %s\n", done.error().message.c_str());
-    return exit_status_of(done.error().cause);
+    std::fprintf(stderr, "blockwire prune: %s\n", done.error().message().c_str());
+    return exit_status_of(done.error());
   }
   const Pruned& p = done.value();
   if (o.json) {

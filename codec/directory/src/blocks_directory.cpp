@@ -26,6 +26,15 @@ std::string BlocksDirectory::Failure::message(const std::string& path) const {
   return path + ": " + cause.message();
 }
 
+error BlocksDirectory::Failure::as_error(const std::string& path) const {
+  switch (at) {
+    case part::key: return cause.in((std::filesystem::path(path) / "xor.dat").string());
+    case part::blocks: return cause.in(path + ": reading blk files");
+    case part::undo: return cause.in(path + ": reading rev files");
+  }
+  return cause.in(path);
+}
+
 std::string BlocksDirectory::kept_index_path(const std::string& blocks_dir) {
   namespace fs = std::filesystem;
   std::error_code ec;

@@ -99,9 +99,11 @@ std::uint64_t size_of(const fs::path& path) {
 
 }  // namespace
 
-pruned prune_directory(const PruneSpec& spec) {
-  const auto fail = [&](const error& cause, const std::string& message) -> pruned {
-    return PruneFailure{cause, spec.dir + ": " + message};
+result<Pruned> prune_directory(const PruneSpec& spec) {
+  // The cause, with the directory and what was being done (when the
+  // cause's own words do not say it) as its context.
+  const auto fail = [&](const error& cause, const std::string& what = {}) -> result<Pruned> {
+    return cause.in(what.empty() ? spec.dir : spec.dir + ": " + what);
   };
   if (spec.keep < min_blocks_to_keep) {
     return fail(std::make_error_code(std::errc::invalid_argument),
@@ -117,13 +119,13 @@ pruned prune_directory(const PruneSpec& spec) {
                 "(bitcoind -prune, or bitcoin-cli pruneblockchain)");
   }
   auto format = record_format(spec.dir);
-  if (!format) return fail(format.error(), format.error().message());
+  if (!format) return fail(format.error());
   const XorKey key = format.value().key;
   const network net = format.value().net;
   if (!holds_records(spec.dir)) return Pruned{};  // no blocks yet
   // The writer's lock, held to the end: no fetch appends meanwhile.
   auto writer = BlockFileWriter::open(spec.dir, key, net);
-  if (!writer) return fail(writer.error(), writer.error().message());
+  if (!writer) return fail(writer.error());
   if (const auto& repair = writer.value().repaired(); repair && spec.note) {
     spec.note("cut off what a writer that did not finish left (" + std::to_string(repair->bytes) + " bytes), as fetch would");
   }
@@ -132,7 +134,7 @@ pruned prune_directory(const PruneSpec& spec) {
   options.key = key;
   options.net = net;
   auto opened = BlocksDirectory::open(spec.dir, options);
-  if (!opened) return PruneFailure{opened.error().cause, opened.error().message(spec.dir)};
+  if (!opened) return opened.error().as_error(spec.dir);
   const BlocksDirectory& dir = opened.value();
   if (dir.damaged()) {
     return fail(directory::errc::damaged_directory,
@@ -163,7 +165,7 @@ pruned prune_directory(const PruneSpec& spec) {
   }
   const unsigned last_file = writer.value().position().file;
   auto on_disk = block_files(spec.dir);
-  if (!on_disk) return fail(on_disk.error(), on_disk.error().message());
+  if (!on_disk) return fail(on_disk.error());
   std::set<unsigned> doomed;
   for (const std::string& path : on_disk.value()) {
     const auto n = block_file_number(fs::path(path).filename().string());
@@ -185,7 +187,7 @@ pruned prune_directory(const PruneSpec& spec) {
     auto best = read_core_best_block(set);
     if (!best) {
       const error e = best.error().in(fs::path(set).filename().string());  // (fail names DIR)
-      return fail(e, e.message());
+      return fail(e);
     }
     // (no best block: a set a crash interrupted while it was first made,
     // which is made again from nothing, and cannot be once pruned: as none)
@@ -206,12 +208,12 @@ pruned prune_directory(const PruneSpec& spec) {
 
   // The mark first: an index/ without it would be taken for a node's.
   fs::create_directories(index_dir, ec);
-  if (ec) return fail(ec, index_dir.string() + ": " + ec.message());
+  if (ec) return fail(ec, index_dir.string());
   if (!written_by_blockwire(index_dir.string())) {
     const std::string mark =
         "This block index was written by blockwire prune, in Bitcoin Core's format, for a blocks directory blockwire writes.\n";
     if (auto r = write_file_atomically((index_dir / blockwire_index_mark).c_str(), std::as_bytes(std::span(mark))); !r) {
-      return fail(r.error(), index_dir.string() + ": " + r.error().message());
+      return fail(r.error(), index_dir.string());
     }
   }
   leveldb::Options db_options;
@@ -221,7 +223,7 @@ pruned prune_directory(const PruneSpec& spec) {
   leveldb::DB* raw = nullptr;
   if (const leveldb::Status s = leveldb::DB::Open(db_options, index_dir.string(), &raw); !s.ok()) {
     const error e = detail::leveldb_failure(s);
-    return fail(e, index_dir.string() + ": " + e.message());
+    return fail(e, index_dir.string());
   }
   const std::unique_ptr<leveldb::DB> db(raw);
   // In batches (a few MB each, not the whole index in memory twice): any
@@ -247,14 +249,13 @@ pruned prune_directory(const PruneSpec& spec) {
     e.status = CoreBlockEntry::valid_tree | (b.failed ? CoreBlockEntry::failed_valid : 0);
     if (b.pruned) {
       auto header = index.header(b);
-      if (!header) return fail(header.error(), "the header of pruned block " + b.hash.to_hex() + ": " + header.error().message());
+      if (!header) return fail(header.error(), "the header of pruned block " + b.hash.to_hex());
       e.header = header.value();
       e.tx_count = index.pruned_tx_count(b).value_or(0);
     } else {
       auto head = heads.read(b);
       if (!head) {
-        return fail(head.error(), block_file_name(b.file) + ":" + std::to_string(b.offset) + ": block " + b.hash.to_hex() + ": " +
-                                      head.error().message());
+        return fail(head.error(), block_file_name(b.file) + ":" + std::to_string(b.offset) + ": block " + b.hash.to_hex());
       }
       e.header = head.value().header;
       e.tx_count = head.value().tx_count;
@@ -270,7 +271,7 @@ pruned prune_directory(const PruneSpec& spec) {
     }
     batch.Put(core_block_key(e.hash), slice_of(encode_core_block_entry(e)));
     if (batch.ApproximateSize() >= (std::size_t{4} << 20)) {
-      if (auto failed = write(false)) return fail(*failed, index_dir.string() + ": " + failed->message());
+      if (auto failed = write(false)) return fail(*failed, index_dir.string());
     }
   }
   for (unsigned n = 0; n <= last_file; ++n) {
@@ -291,22 +292,22 @@ pruned prune_directory(const PruneSpec& spec) {
   batch.Put(core_last_file_key(), last);
   batch.Put(core_flag_key("prunedblockfiles"), "1");
 
-  if (auto failed = write(true)) return fail(*failed, index_dir.string() + ": " + failed->message());
+  if (auto failed = write(true)) return fail(*failed, index_dir.string());
   // Only now, the files (a crash before leaves them to the next prune).
   for (const unsigned n : doomed) {
     for (const std::string& name : {block_file_name(n), undo_file_name(n)}) {
       const fs::path path = fs::path(spec.dir) / name;
       if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
         const error e = std::error_code(errno, std::system_category());
-        return fail(e, name + ": " + e.message());
+        return fail(e, name);
       }
     }
   }
-  if (auto r = sync_directory(spec.dir.c_str()); !r) return fail(r.error(), r.error().message());
+  if (auto r = sync_directory(spec.dir.c_str()); !r) return fail(r.error());
   // The index kept before there was an index/ is not where it is kept now
   // (kept_index_path): it goes, and the next open reads index/.
   if (!kept_before.empty() && kept_before != BlocksDirectory::kept_index_path(spec.dir)) fs::remove_all(kept_before, ec);
-  if (auto r = writer.value().close(); !r) return fail(r.error(), r.error().message());
+  if (auto r = writer.value().close(); !r) return fail(r.error());
   return out;
 }
 

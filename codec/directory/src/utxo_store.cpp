@@ -48,11 +48,6 @@ UndoEnd undo_end_now(const std::string& dir) {
 
 // Opening the directory `dir` again failed: its cause, with what
 // Failure::message says beside it (the file, or the files).
-error reading_failure(const BlocksDirectory::Failure& f, const std::string& dir) {
-  using part = BlocksDirectory::Failure::part;
-  if (f.at == part::key) return f.cause.in((fs::path(dir) / "xor.dat").string());
-  return f.cause.in(dir + (f.at == part::undo ? ": reading rev files" : ": reading blk files"));
-}
 
 }  // namespace
 
@@ -289,7 +284,7 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options) {
       o.net = chain.net();
       o.kept_index = false;  // a reading in the middle of catching up: nothing kept of it
       auto opened = BlocksDirectory::open(chain.dir(), o);
-      if (!opened) return reading_failure(opened.error(), chain.dir());
+      if (!opened) return opened.error().as_error(chain.dir());
       paired.emplace(std::move(opened).value());
     }
   }

@@ -65,6 +65,9 @@ class BlocksDirectory {
     // For a person, naming the file or the files: "DIR/xor.dat: ...",
     // "DIR: reading blk files: ...", "DIR: reading rev files: ...".
     std::string message(const std::string& path) const;
+    // The cause with that said as its context, for a caller whose own
+    // failure it becomes.
+    error as_error(const std::string& path) const;
   };
   using opened = BOOST_OUTCOME_V2_NAMESPACE::basic_result<BlocksDirectory, Failure, BOOST_OUTCOME_V2_NAMESPACE::policy::terminate>;
 

@@ -50,14 +50,8 @@ struct Pruned {
   std::size_t pruned_before = 0;  // the prune height before (0: never pruned)
 };
 
-struct PruneFailure {
-  error cause;
-  std::string message;  // for a person, naming the directory
-};
-
-using pruned = BOOST_OUTCOME_V2_NAMESPACE::basic_result<Pruned, PruneFailure, BOOST_OUTCOME_V2_NAMESPACE::policy::terminate>;
-
-// Errors: std::errc::invalid_argument (keep below min_blocks_to_keep),
+// Errors (each with the directory and what was being done as its context):
+// std::errc::invalid_argument (keep below min_blocks_to_keep),
 // directory::errc::node_index (DIR holds a node's own block index: the
 // node prunes its directory), directory::errc::damaged_directory (the
 // chain was read around damage: nothing is deleted until it is repaired),
@@ -65,6 +59,6 @@ using pruned = BOOST_OUTCOME_V2_NAMESPACE::basic_result<Pruned, PruneFailure, BO
 // that would be deleted to reach the tip), the writer's lock
 // (blockfiles::errc::directory_locked: fetch is writing DIR), reading the
 // directory, LevelDB's, the system's.
-pruned prune_directory(const PruneSpec& spec);
+result<Pruned> prune_directory(const PruneSpec& spec);
 
 }  // namespace blockwire
