@@ -59,9 +59,9 @@ int say_failure(const net::FetchReport& report, const net::FetchRequest& request
       }
       return exit_status_of(f.cause);
     case step::directory:
-    case step::closing: std::fprintf(stderr, "blockwire fetch: %s\n", f.context.c_str()); return usage_or_io;
-    case step::utxo_set: std::fprintf(stderr, "blockwire fetch: %s\n", f.context.c_str()); return exit_status_of(f.cause);
+    case step::closing:
     case step::flushing: std::fprintf(stderr, "blockwire fetch: %s\n", f.context.c_str()); return usage_or_io;
+    case step::utxo_set: std::fprintf(stderr, "blockwire fetch: %s\n", f.context.c_str()); return exit_status_of(f.cause);
     case step::following:
       std::fprintf(stderr, "blockwire fetch: %s\nblockwire fetch: the block was taken out again; %s holds the blocks before it\n",
                    f.context.c_str(), dir);
@@ -149,13 +149,12 @@ int fetch(const FetchOptions& o) {
   Progress importing(shown, 0, "coin");
   // "[#####     ]  height 1,234 of 5,678  1,000 blocks  312 MB/s"
   Progress bar(shown, 0, "block");
-  bool damaged = false;
   request.events.opened = [&](const BlockFileWriter& writer, const BlockIndex& index, std::span<const std::string> notes) {
     report_repair("fetch", o.output_dir, writer);
     for (const std::string& note : notes) std::fprintf(stderr, "blockwire fetch: %s\n", note.c_str());
-    // Damage is said now, and makes the exit status 1 even when the sync
-    // succeeds: the blocks it left out are fetched again.
-    damaged = report_index_problems("fetch", o.output_dir, index);
+    // Damage is said now; it makes the exit status 1 even when the sync
+    // succeeds (report.damaged): the blocks it left out are fetched again.
+    report_index_problems("fetch", o.output_dir, index);
   };
   request.events.building = [&building](std::uint64_t done, std::uint64_t total) {
     building.update(total == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total), 0,
@@ -187,7 +186,7 @@ int fetch(const FetchOptions& o) {
   }
   if (report.failure) return say_failure(report, request, stop_signal_name(signals));
   say_fetched(report, o);
-  return damaged ? bad_data : ok;
+  return report.damaged ? bad_data : ok;
 }
 
 }  // namespace blockwire::cli

@@ -34,8 +34,8 @@ run = scenarios.runner(blockwire, env=env)
 
 
 subprocess.run([make_chain, mine, '700', '--undo', '--file-size', str(FILE_SIZE)], check=True)
-subprocess.run([make_chain, whole, '800', '--undo', '--hex', os.path.join(work, 'whole.hex')], check=True)
-chain = [CBlock.deserialize(raw) for raw in peers.read_chain(os.path.join(work, 'whole.hex'))]
+_, whole_blocks = scenarios.make_chain(make_chain, work, os.path.basename(whole), 800, '--undo')
+chain = [CBlock.deserialize(raw) for raw in whole_blocks]
 hashes = [b2lx(b.GetHash()) for b in chain]
 height_of = {h: i for i, h in enumerate(hashes)}
 

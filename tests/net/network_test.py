@@ -288,9 +288,7 @@ def scenario_getblocks_sync():
     """A client that syncs only by getblocks and inv, as nodes without checkpoints and older nodes do: from
     genesis through full batches of 500 (each ended by an inv of the tip) to the tip."""
     length = 1300
-    directory, hex_file = os.path.join(work, 'chain'), os.path.join(work, 'chain.hex')
-    subprocess.run([make_chain, directory, str(length), '--hex', hex_file], check=True)
-    blocks = peers.read_chain(hex_file)
+    directory, blocks = scenarios.make_chain(make_chain, work, 'chain', length)
     hashes = [CBlock.deserialize(b).GetHash() for b in blocks]
     server, port = peers.start_serve(blockwire, directory)
     with server:
@@ -339,9 +337,7 @@ def scenario_compact_blocks():
     getblocktxn past the block's transactions is a disconnect (as Core); tx and filtered-block requests get notfound,
     getaddr an empty addr."""
     fill = os.path.join(data_dir, 'block413567.raw')
-    directory, hex_file = os.path.join(work, 'chain'), os.path.join(work, 'chain.hex')
-    subprocess.run([make_chain, directory, '12', '--hex', hex_file, '--fill', fill], check=True)
-    blocks = peers.read_chain(hex_file)
+    directory, blocks = scenarios.make_chain(make_chain, work, 'chain', 12, '--fill', fill)
     server, port = peers.start_serve(blockwire, directory)
     with server:
         wire = peers.Wire(socket.create_connection(('127.0.0.1', port), timeout=20))

@@ -149,11 +149,6 @@ def handshake(wire, height=0, first=True, protocol=70016, seen=None):
     return theirs
 
 
-def read_chain(hex_file):
-    with open(hex_file) as f:
-        return [bytes.fromhex(line.strip()) for line in f if line.strip()]
-
-
 def records(directory):
     """The block bytes of every record of a blocks directory, in file order (un-XORed by file offset)."""
     key = b'\0' * 8

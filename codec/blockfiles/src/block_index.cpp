@@ -74,35 +74,6 @@ class WorkOfBits {
   Work work_;
 };
 
-// Chain work summed in 64-bit limbs (Work's + converts both sides each
-// time): the marks of a whole chain in one pass.
-class WorkSum {
- public:
-  explicit WorkSum(const Work& start) noexcept {
-    for (std::size_t i = 0; i < 4; ++i) std::memcpy(&limbs_[i], start.number().bytes().data() + 8 * i, 8);
-  }
-  void add(const Work& work) noexcept {
-    const Hash256& w = work.number();
-    unsigned char carry = 0;
-    for (std::size_t i = 0; i < 4; ++i) {
-      std::uint64_t limb = 0;
-      std::memcpy(&limb, w.bytes().data() + 8 * i, 8);
-      const std::uint64_t sum = limbs_[i] + limb;
-      const unsigned char c1 = sum < limb;
-      limbs_[i] = sum + carry;
-      carry = static_cast<unsigned char>(c1 | (limbs_[i] < sum));
-    }
-  }
-  Work value() const noexcept {
-    Hash256 h;
-    for (std::size_t i = 0; i < 4; ++i) std::memcpy(h.bytes().data() + 8 * i, &limbs_[i], 8);
-    return Work(h);
-  }
-
- private:
-  std::uint64_t limbs_[4] = {};
-};
-
 // What is under a block, for walk_heights.
 struct Under {
   enum kind_t : unsigned char { genesis, block, height, nothing } kind;
@@ -325,11 +296,11 @@ void BlockIndex::mark_work_from(std::size_t height) {
   const std::size_t keep = std::min(work_marks_.size(), (height + 255) / 256);
   work_marks_.resize(keep);
   if (keep * 256 >= best_.size()) return;
-  WorkSum w(keep == 0 ? Work{} : work_marks_.back());
+  Work w = keep == 0 ? Work{} : work_marks_.back();
   WorkOfBits work;
   for (std::size_t at = keep == 0 ? 0 : (keep - 1) * 256 + 1; at < best_.size(); ++at) {
-    w.add(work(entries_[best_[at]].bits));
-    if (at % 256 == 0) work_marks_.push_back(w.value());
+    w += work(entries_[best_[at]].bits);
+    if (at % 256 == 0) work_marks_.push_back(w);
   }
 }
 

@@ -17,18 +17,17 @@
 
 namespace blockwire {
 
-std::string BlocksDirectory::Failure::message(const std::string& path) const {
-  switch (at) {
-    case part::key: return xor_key_error_message(path, cause);
-    case part::blocks: return path + ": reading blk files: " + cause.message();
-    case part::undo: return path + ": reading rev files: " + cause.message();
-  }
-  return path + ": " + cause.message();
-}
+std::string BlocksDirectory::Failure::message(const std::string& path) const { return as_error(path).message(); }
 
 error BlocksDirectory::Failure::as_error(const std::string& path) const {
   switch (at) {
-    case part::key: return cause.in((std::filesystem::path(path) / "xor.dat").string());
+    case part::key: {
+      // (the key file beside a blk file named as `path`, or in the directory)
+      std::error_code ec;
+      const std::filesystem::path dir =
+          std::filesystem::is_directory(path, ec) ? std::filesystem::path(path) : std::filesystem::path(path).parent_path();
+      return cause.in((dir / "xor.dat").string());
+    }
     case part::blocks: return cause.in(path + ": reading blk files");
     case part::undo: return cause.in(path + ": reading rev files");
   }

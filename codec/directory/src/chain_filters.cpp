@@ -29,8 +29,7 @@ Made make_one(const BlocksDirectory& dir, std::uint64_t height) {
   const std::string block = "block " + std::to_string(height) + " (" + b.hash.to_hex() + ")";
   error cause = filter.error();
   if (cause.code() == directory::errc::no_undo_data) {
-    cause = cause.in(block + ": the scripts its inputs spend are not there (the directory has no rev files; " + undo_file_name(b.file) +
-                     " would hold them)");
+    cause = cause.in(block + " (" + undo_file_name(b.file) + " would hold them)");
   } else if (cause.code().category() == undo::category()) {
     cause = cause.in(block + ": its undo data (" + undo_file_name(b.file) + ")");
   } else {

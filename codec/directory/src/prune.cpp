@@ -185,10 +185,7 @@ result<Pruned> prune_directory(const PruneSpec& spec) {
   // data: none of them may go.
   if (const std::string set = UtxoStore::path_of(spec.dir); fs::is_directory(set, ec)) {
     auto best = read_core_best_block(set);
-    if (!best) {
-      const error e = best.error().in(fs::path(set).filename().string());  // (fail names DIR)
-      return fail(e);
-    }
+    if (!best) return fail(best.error(), fs::path(set).filename().string());
     // (no best block: a set a crash interrupted while it was first made,
     // which is made again from nothing, and cannot be once pruned: as none)
     const auto at = best.value() ? index.find(*best.value()) : std::nullopt;
@@ -208,12 +205,12 @@ result<Pruned> prune_directory(const PruneSpec& spec) {
 
   // The mark first: an index/ without it would be taken for a node's.
   fs::create_directories(index_dir, ec);
-  if (ec) return fail(ec, index_dir.string());
+  if (ec) return fail(ec, "index");
   if (!written_by_blockwire(index_dir.string())) {
     const std::string mark =
         "This block index was written by blockwire prune, in Bitcoin Core's format, for a blocks directory blockwire writes.\n";
     if (auto r = write_file_atomically((index_dir / blockwire_index_mark).c_str(), std::as_bytes(std::span(mark))); !r) {
-      return fail(r.error(), index_dir.string());
+      return fail(r.error(), "index");
     }
   }
   leveldb::Options db_options;
@@ -222,8 +219,7 @@ result<Pruned> prune_directory(const PruneSpec& spec) {
   db_options.compression = leveldb::kNoCompression;  // as Core's
   leveldb::DB* raw = nullptr;
   if (const leveldb::Status s = leveldb::DB::Open(db_options, index_dir.string(), &raw); !s.ok()) {
-    const error e = detail::leveldb_failure(s);
-    return fail(e, index_dir.string());
+    return fail(detail::leveldb_failure(s), "index");
   }
   const std::unique_ptr<leveldb::DB> db(raw);
   // In batches (a few MB each, not the whole index in memory twice): any
@@ -271,7 +267,7 @@ result<Pruned> prune_directory(const PruneSpec& spec) {
     }
     batch.Put(core_block_key(e.hash), slice_of(encode_core_block_entry(e)));
     if (batch.ApproximateSize() >= (std::size_t{4} << 20)) {
-      if (auto failed = write(false)) return fail(*failed, index_dir.string());
+      if (auto failed = write(false)) return fail(*failed, "index");
     }
   }
   for (unsigned n = 0; n <= last_file; ++n) {
@@ -292,7 +288,7 @@ result<Pruned> prune_directory(const PruneSpec& spec) {
   batch.Put(core_last_file_key(), last);
   batch.Put(core_flag_key("prunedblockfiles"), "1");
 
-  if (auto failed = write(true)) return fail(*failed, index_dir.string());
+  if (auto failed = write(true)) return fail(*failed, "index");
   // Only now, the files (a crash before leaves them to the next prune).
   for (const unsigned n : doomed) {
     for (const std::string& name : {block_file_name(n), undo_file_name(n)}) {

@@ -46,9 +46,6 @@ UndoEnd undo_end_now(const std::string& dir) {
   return end;
 }
 
-// Opening the directory `dir` again failed: its cause, with what
-// Failure::message says beside it (the file, or the files).
-
 }  // namespace
 
 result<std::optional<SpentCoin>> UtxoStore::State::stored_coin(const OutPoint& point) {
@@ -266,8 +263,8 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options) {
     return error(blockfiles::errc::pruned)
         .in("the UTXO set in " + path_of(chain.dir()) +
             (state->best_height < 0 ? std::string(" is new") : " is at height " + std::to_string(state->best_height)) +
-            ", and the blocks below height " + std::to_string(pruned) +
-            " were pruned: it cannot be brought to the tip (fetch --no-undo fetches blocks without it)");
+            ", below the lowest block left (height " + std::to_string(pruned) +
+            "): it cannot be brought to the tip (fetch --no-undo fetches blocks without it)");
   }
   std::optional<BlocksDirectory> paired;
   if (chain.height() > state->best_height) {

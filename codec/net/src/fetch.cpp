@@ -1,5 +1,7 @@
 #include <blockwire/net/fetch.hpp>
 
+#include <blockwire/io/file_descriptor.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -23,12 +25,15 @@ namespace fs = std::filesystem;
 // whole. The descriptor is left unread: its signal is the caller's to read.
 class StopWatch {
  public:
-  explicit StopWatch(int stop_fd) : stop_fd_(stop_fd) {
+  explicit StopWatch(int stop_fd) {
     if (stop_fd < 0) return;
-    done_ = ::eventfd(0, EFD_CLOEXEC);
-    if (done_ < 0) return;
+    // A stop made before the call is seen at once, not when the thread
+    // gets to it.
+    pollfd now{stop_fd, POLLIN, 0};
+    requested_ = ::poll(&now, 1, 0) > 0 && (now.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
+    if (requested_ || done_.get() < 0) return;
     thread_ = std::thread([this, stop_fd] {
-      pollfd fds[2] = {{stop_fd, POLLIN, 0}, {done_, POLLIN, 0}};
+      pollfd fds[2] = {{stop_fd, POLLIN, 0}, {done_.get(), POLLIN, 0}};
       while (::poll(fds, 2, -1) < 0) {
       }
       if ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) == 0) return;
@@ -42,22 +47,12 @@ class StopWatch {
   ~StopWatch() {
     if (thread_.joinable()) {
       const std::uint64_t one = 1;
-      (void)!::write(done_, &one, sizeof one);
+      (void)!::write(done_.get(), &one, sizeof one);
       thread_.join();
     }
-    if (done_ >= 0) ::close(done_);
   }
 
-  // Also asked of the descriptor itself: a stop made before the call is
-  // seen at once, not when the thread gets to it.
-  bool requested() const {
-    std::lock_guard lock(mutex_);
-    if (!requested_ && stop_fd_ >= 0) {
-      pollfd fd{stop_fd_, POLLIN, 0};
-      requested_ = ::poll(&fd, 1, 0) > 0 && (fd.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
-    }
-    return requested_;
-  }
+  bool requested() const noexcept { return requested_; }
   // The socket to shut down on a stop; -1 once it is closed.
   void watch(int socket) {
     std::lock_guard lock(mutex_);
@@ -66,11 +61,10 @@ class StopWatch {
   }
 
  private:
-  const int stop_fd_;
-  mutable std::mutex mutex_;
-  mutable bool requested_ = false;
+  std::atomic<bool> requested_{false};
+  std::mutex mutex_;  // requested_ set and socket_ shut down as one step, against watch()
   int socket_ = -1;
-  int done_ = -1;
+  const FileDescriptor done_{::eventfd(0, EFD_CLOEXEC), ownership::own};
   std::thread thread_;
 };
 

@@ -2,7 +2,6 @@
 #include <blockwire/io/sha256.hpp>
 
 #include <algorithm>
-#include <optional>
 #include <array>
 #include <string>
 #include <vector>

@@ -1,7 +1,9 @@
 // Target and Work: 256-bit arithmetic on four 64-bit limbs, enough for
 // proof of work (a header's target, its work, a chain's sum).
 #include <blockwire/codec/work.hpp>
+#include <blockwire/io/little_endian.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -111,8 +113,20 @@ Work Work::of_bits(std::uint32_t bits) noexcept {
   return Work(from_u256(add(divide(not_t, t_plus_one), U256{1, 0, 0, 0})));
 }
 
+// In place, a 64-bit limb at a time: a chain's work is summed block by
+// block (BlockIndex), so no conversion to and from U256 per addition.
 Work& Work::operator+=(const Work& more) noexcept {
-  number_ = from_u256(add(to_u256(number_), to_u256(more.number_)));
+  const auto a = number_.bytes();
+  const auto b = more.number_.bytes();
+  std::uint64_t carry = 0;
+  for (std::size_t i = 0; i < 32; i += 8) {
+    const auto x = load_le<std::uint64_t>(a.data() + i);
+    const std::uint64_t partial = x + load_le<std::uint64_t>(b.data() + i);
+    const std::uint64_t sum = partial + carry;
+    carry = (partial < x || sum < partial) ? 1 : 0;
+    const auto out = to_le(sum);
+    std::copy(out.begin(), out.end(), a.begin() + static_cast<std::ptrdiff_t>(i));
+  }
   return *this;
 }
 

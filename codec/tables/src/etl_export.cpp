@@ -321,28 +321,30 @@ class Exporter {
     for (std::uint64_t height = s.first; height <= s.last; ++height) {
       if (stop) return fail(r, error(io::errc::stopped).in("after an I/O error elsewhere"));
       const IndexedBlock b = block(height);
-      const std::string where = dir_.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) +
-                                " (" + b.hash.to_hex() + ")";
+      // The block's place, said only when it fails.
+      const auto where = [&] {
+        return dir_.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) + " (" +
+               b.hash.to_hex() + ")";
+      };
       auto bytes = dir_.read_block(b);
-      if (!bytes) return fail(r, bytes.error().in(where));
+      if (!bytes) return fail(r, bytes.error().in(where()));
       auto view = BlockView::parse(bytes.value());
-      if (!view) return fail(r, view.error().in(where));
+      if (!view) return fail(r, view.error().in(where()));
       const BlockView& v = view.value();
-      if (block_hash(v.header()) != b.hash)
-        return fail(r, error(directory::errc::input_changed).in(where + ": its header changed since the directory was read"));
+      if (block_hash(v.header()) != b.hash) return fail(r, error(directory::errc::input_changed).in(where()));
       // The rows are only as good as the bytes: the transactions must hash
       // to the header's root (the txids are the rows' anyway).
       txids.clear();
       for (std::size_t i = 0; i < v.transaction_count(); ++i) txids.push_back(v.transaction(i).txid());
       bool mutated = false;
       if (merkle_root(txids, &mutated) != v.header().merkle_root) {
-        return fail(r, error(check::errc::bad_merkle_root).in(where));
+        return fail(r, error(check::errc::bad_merkle_root).in(where()));
       }
-      if (mutated) return fail(r, error(check::errc::mutated_merkle_root).in(where));
+      if (mutated) return fail(r, error(check::errc::mutated_merkle_root).in(where()));
       std::optional<BlockUndo> undo;
       if (dir_.has_undo()) {
         auto found = dir_.undo_of(b, v);
-        if (!found) return fail(r, found.error().in(where + ": its undo data (" + undo_file_name(b.file) + ")"));
+        if (!found) return fail(r, found.error().in(where() + ": its undo data (" + undo_file_name(b.file) + ")"));
         undo = std::move(found).value();
       }
       write_export_rows(out, {v, height, b.hash, txids, undo ? &*undo : nullptr, dir_.net()});

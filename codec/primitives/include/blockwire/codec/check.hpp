@@ -9,7 +9,6 @@
 #include <blockwire/io/error.hpp>
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <system_error>
 #include <type_traits>
