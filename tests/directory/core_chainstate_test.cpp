@@ -63,6 +63,40 @@ TEST_CASE("Core's chainstate: the UTXO set's count, total, best block and hash_s
   CHECK(in_order == 316);
 }
 
+TEST_CASE("CoinCursor hands out, when asked, the coins read_core_coins pushes, in the same order; a damaged coin is an error, not an end") {
+  std::vector<std::pair<OutPoint, SpentCoin>> pushed;
+  REQUIRE(read_core_coins(core_data + "/chainstate", [&](const CoreCoin& c) { pushed.emplace_back(c.outpoint, c.coin); }));
+  auto cursor = CoinCursor::open(core_data + "/chainstate");
+  REQUIRE_MESSAGE(cursor, cursor.error().message());
+  std::ifstream in(core_data + "/rpc/gettxoutsetinfo_hash_serialized_3.json");
+  CHECK(cursor.value().best_block()->to_hex() == nlohmann::json::parse(in)["bestblock"].get<std::string>());
+  std::vector<std::pair<OutPoint, SpentCoin>> pulled;
+  for (;;) {
+    auto c = cursor.value().next();
+    REQUIRE(c);
+    if (c.value() == nullptr) break;
+    pulled.emplace_back(c.value()->outpoint, c.value()->coin);
+  }
+  CHECK(pulled.size() == 316);
+  CHECK(pulled == pushed);
+  CHECK(cursor.value().count() == 316);
+  CHECK(cursor.value().next().value() == nullptr);  // and stays at the end
+
+  ChainstateCopy copy;
+  {
+    auto db = copy.open();
+    std::unique_ptr<leveldb::Iterator> it(db->NewIterator(leveldb::ReadOptions()));
+    it->Seek("C");
+    REQUIRE(it->Valid());
+    REQUIRE(db->Put(leveldb::WriteOptions(), it->key().ToString(), std::string(1, '\x00')).ok());  // the first coin
+  }
+  auto damaged = CoinCursor::open(copy.dir);
+  REQUIRE(damaged);
+  auto first = damaged.value().next();
+  REQUIRE_FALSE(first);
+  CHECK(first.error().code() == directory::errc::bad_index_entry);
+}
+
 TEST_CASE("A damaged chainstate is an error naming what is wrong, never a short set") {
   SUBCASE("a coin whose value does not decode: the coin is named") {
     ChainstateCopy copy;

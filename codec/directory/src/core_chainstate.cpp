@@ -82,16 +82,24 @@ result<std::optional<BlockHash>> read_core_best_block(const std::string& chainst
 
 namespace {
 
-// Every coin of an open database (the key its values are XORed with).
-result<std::uint64_t> coins_in(leveldb::DB& db, const std::vector<std::byte>& key, const std::function<void(const CoreCoin&)>& each) {
-  const leveldb::ReadOptions options = detail::checked_reads(false);  // (one pass: no cache)
-  std::unique_ptr<leveldb::Iterator> it(db.NewIterator(options));
-  std::uint64_t count = 0;
-  std::vector<std::byte> value;
-  CoreCoin c;
-  for (it->Seek(leveldb::Slice(&coin_key, 1)); it->Valid(); it->Next()) {
-    const auto k = bytes_of(it->key());
-    if (k.empty() || k[0] != static_cast<std::byte>(coin_key)) break;
+// The coins of an open database one at a time, in key order (the key its
+// values are XORed with): what read_core_coins pushes and CoinCursor hands
+// out when asked.
+class CoinReader {
+ public:
+  CoinReader(leveldb::DB& db, std::vector<std::byte> key)
+      : it_(db.NewIterator(detail::checked_reads(false))), key_(std::move(key)) {  // (one pass: no cache)
+    it_->Seek(leveldb::Slice(&coin_key, 1));
+  }
+
+  // The next coin (valid until the next call), or null after the last.
+  result<const CoreCoin*> next() {
+    if (!it_->Valid()) {
+      if (const leveldb::Status s = it_->status(); !s.ok()) return leveldb_failure(s);
+      return nullptr;
+    }
+    const auto k = bytes_of(it_->key());
+    if (k.empty() || k[0] != static_cast<std::byte>(coin_key)) return nullptr;
     // "C", the txid, VARINT(output index).
     DecodingContext ctx(k.subspan(1));
     std::array<std::byte, 32> txid{};
@@ -99,26 +107,44 @@ result<std::uint64_t> coins_in(leveldb::DB& db, const std::vector<std::byte>& ke
     const std::uint64_t index = undo::decode_varint(ctx, 0xffffffff);
     if (!ctx.ok() || ctx.offset() != k.size() - 1) {
       return error(directory::errc::bad_index_entry)
-          .in("a coin's key of " + std::to_string(k.size()) + " bytes (after " + std::to_string(count) + " coins)");
+          .in("a coin's key of " + std::to_string(k.size()) + " bytes (after " + std::to_string(count_) + " coins)");
     }
-    std::copy(txid.begin(), txid.end(), c.outpoint.txid.bytes().begin());
-    c.outpoint.index = static_cast<std::uint32_t>(index);
-    const auto v = bytes_of(it->value());
-    value.assign(v.begin(), v.end());
-    unobfuscate(value, key);
-    auto coin = decode_chainstate_coin(value);
-    if (!coin) {
+    std::copy(txid.begin(), txid.end(), coin_.outpoint.txid.bytes().begin());
+    coin_.outpoint.index = static_cast<std::uint32_t>(index);
+    const auto v = bytes_of(it_->value());
+    value_.assign(v.begin(), v.end());
+    unobfuscate(value_, key_);
+    auto decoded = decode_chainstate_coin(value_);
+    if (!decoded) {
       // (the coin's own failure in its words: the code says the entry's)
       return error(directory::errc::bad_index_entry)
-          .in("the coin " + c.outpoint.txid.to_hex() + ":" + std::to_string(index) + " (" + coin.error().message() + ")");
+          .in("the coin " + coin_.outpoint.txid.to_hex() + ":" + std::to_string(index) + " (" + decoded.error().message() + ")");
     }
-    c.coin = std::move(coin).value();
-    c.stored = value;
-    each(c);
-    ++count;
+    coin_.coin = std::move(decoded).value();
+    coin_.stored = value_;
+    ++count_;
+    it_->Next();
+    return &coin_;
   }
-  if (const leveldb::Status s = it->status(); !s.ok()) return leveldb_failure(s);
-  return count;
+  std::uint64_t count() const noexcept { return count_; }
+
+ private:
+  std::unique_ptr<leveldb::Iterator> it_;
+  std::vector<std::byte> key_;
+  std::vector<std::byte> value_;
+  CoreCoin coin_;
+  std::uint64_t count_ = 0;
+};
+
+// Every coin of an open database to `each`; how many.
+result<std::uint64_t> coins_in(leveldb::DB& db, const std::vector<std::byte>& key, const std::function<void(const CoreCoin&)>& each) {
+  CoinReader reader(db, key);
+  for (;;) {
+    auto c = reader.next();
+    if (!c) return c.error();
+    if (c.value() == nullptr) return reader.count();
+    each(*c.value());
+  }
 }
 
 }  // namespace
@@ -308,5 +334,26 @@ result<std::optional<SpentCoin>> ChainstateSnapshot::find(const OutPoint& point)
   if (!coin) return error(directory::errc::bad_index_entry);
   return std::optional<SpentCoin>(std::move(coin).value());
 }
+
+struct CoinCursor::State {
+  explicit State(OpenChainstate&& o) : opened(std::move(o)), reader(opened.snapshot.db(), opened.key) {}
+  OpenChainstate opened;
+  CoinReader reader;  // (after the snapshot it iterates: destroyed first)
+};
+
+CoinCursor::CoinCursor(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
+CoinCursor::CoinCursor(CoinCursor&&) noexcept = default;
+CoinCursor& CoinCursor::operator=(CoinCursor&&) noexcept = default;
+CoinCursor::~CoinCursor() = default;
+
+result<CoinCursor> CoinCursor::open(const std::string& chainstate_dir) {
+  auto opened = open_chainstate(chainstate_dir);
+  if (!opened) return opened.error();
+  return CoinCursor(std::make_unique<State>(std::move(opened).value()));
+}
+
+const std::optional<BlockHash>& CoinCursor::best_block() const noexcept { return state_->opened.best; }
+result<const CoreCoin*> CoinCursor::next() { return state_->reader.next(); }
+std::uint64_t CoinCursor::count() const noexcept { return state_->reader.count(); }
 
 }  // namespace blockwire

@@ -84,6 +84,31 @@ result<UtxoSetInfo> read_core_utxo_set(const std::string& chainstate_dir, const 
 result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const std::string& path, network net,
                                         const CoinsProgressFn& progress = {});
 
+// The coins of a chainstate handed out one at a time as they are asked
+// for, in key order, from one snapshot: for a reader that pulls (an
+// iterator in another language, a consumer that stops early) where
+// read_core_coins pushes them all.
+class CoinCursor {
+ public:
+  // Errors as read_core_best_block's.
+  static result<CoinCursor> open(const std::string& chainstate_dir);
+  CoinCursor(CoinCursor&&) noexcept;
+  CoinCursor& operator=(CoinCursor&&) noexcept;
+  ~CoinCursor();
+  // Its "B": nothing in the middle of a flush.
+  const std::optional<BlockHash>& best_block() const noexcept;
+  // The next coin (valid until the next call), or null after the last.
+  // Errors as read_core_coins's.
+  result<const CoreCoin*> next();
+  // How many next() has handed out.
+  std::uint64_t count() const noexcept;
+
+ private:
+  struct State;
+  explicit CoinCursor(std::unique_ptr<State> state) noexcept;
+  std::unique_ptr<State> state_;
+};
+
 // A chainstate opened once for lookups of single coins: a node's, or the
 // set fetch keeps (DIR/blockwire-utxos, the same format), as it was when
 // opened (a private snapshot, as above).
