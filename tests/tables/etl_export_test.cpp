@@ -11,7 +11,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 using namespace blockwire;
 namespace fs = std::filesystem;
@@ -25,6 +27,19 @@ std::string read_text(const fs::path& p) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// Core's directory's first ten blocks exported into OUT, one shard.
+result<tables::EtlReport> export_first_shard(const test::TempDir& out, tables::export_format format) {
+  auto dir = BlocksDirectory::open(core_dir);
+  REQUIRE(dir);
+  auto output = tables::EtlOutput::open(out.path.string());
+  REQUIRE(output);
+  tables::EtlExport spec;
+  spec.format = format;
+  spec.end = 10;
+  spec.shard_blocks = 10;
+  return tables::export_etl(dir.value(), output.value(), spec);
 }
 
 }  // namespace
@@ -57,14 +72,7 @@ TEST_CASE("tables: a directory with no chain removes nothing from OUT") {
 
 TEST_CASE("tables: the first shard of Core's directory ends with the block Core's node holds at its last height") {
   test::TempDir out;
-  auto dir = BlocksDirectory::open(core_dir);
-  REQUIRE(dir);
-  auto output = tables::EtlOutput::open(out.path.string());
-  REQUIRE(output);
-  tables::EtlExport spec;
-  spec.end = 10;
-  spec.shard_blocks = 10;
-  auto report = tables::export_etl(dir.value(), output.value(), spec);
+  auto report = export_first_shard(out, tables::export_format::ndjson);
   REQUIRE(report);
   CHECK(report.value().made() == 1);
   CHECK(report.value().failed() == 0);
@@ -77,4 +85,30 @@ TEST_CASE("tables: the first shard of Core's directory ends with the block Core'
   const auto core = nlohmann::json::parse(hashes);
   REQUIRE(core.size() > 9);
   CHECK(last_line.find(core[9].get<std::string>()) != std::string::npos);
+}
+
+TEST_CASE("tables: export_columns names each CSV table's columns as the header line of an exported shard does, typed as its rows are") {
+  test::TempDir out;
+  REQUIRE(export_first_shard(out, tables::export_format::csv));
+  for (const std::string_view table : tables::export_tables(tables::export_format::csv)) {
+    const std::string name(table);
+    const std::string text = read_text(out.path / name / "start_block=00000000" / "end_block=00000009" / (name + "_00000000_00000009.csv"));
+    std::string names;
+    for (const tables::ExportColumn& c : tables::export_columns(table)) names += (names.empty() ? "" : ",") + std::string(c.name);
+    CHECK_MESSAGE(text.substr(0, text.find('\n')) == names, table);
+  }
+  CHECK(tables::export_columns("no such table").empty());
+  // A few kinds, from bitcoin-etl's schema (docs/export.md).
+  const auto kind_of = [](std::string_view table, std::string_view column) -> std::optional<std::pair<tables::column_kind, bool>> {
+    for (const tables::ExportColumn& c : tables::export_columns(table))
+      if (c.name == column) return std::pair(c.kind, c.nullable);
+    return std::nullopt;
+  };
+  CHECK(kind_of("blocks", "hash") == std::pair(tables::column_kind::text, false));
+  CHECK(kind_of("blocks", "number") == std::pair(tables::column_kind::integer, false));
+  CHECK(kind_of("transactions", "is_coinbase") == std::pair(tables::column_kind::boolean, false));
+  CHECK(kind_of("transactions", "fee") == std::pair(tables::column_kind::integer, true));
+  CHECK(kind_of("inputs", "value") == std::pair(tables::column_kind::integer, true));
+  CHECK(kind_of("outputs", "value") == std::pair(tables::column_kind::integer, false));
+  CHECK(kind_of("outputs", "script_hex") == std::pair(tables::column_kind::text, false));
 }

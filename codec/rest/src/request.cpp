@@ -4,9 +4,6 @@
 
 #include <blockwire/io/hex.hpp>
 
-#include <cstdio>
-#include <cstdlib>
-
 namespace blockwire::rest::detail {
 
 namespace {
@@ -107,18 +104,9 @@ Response bytes_in(format f, std::span<const std::byte> bytes) {
 }
 
 Response json_of(const std::function<void(tables::JsonWriter&)>& write) {
-  char* buffer = nullptr;
-  std::size_t size = 0;
-  std::FILE* memory = ::open_memstream(&buffer, &size);
-  if (memory == nullptr) return error(500, "out of memory");
-  {
-    tables::JsonWriter out(memory, false);
-    write(out);
-  }  // (the writer ends the document with its newline)
-  std::fclose(memory);
-  Response r{200, "application/json", std::string(buffer, size)};
-  std::free(buffer);
-  return r;
+  std::string text = tables::json_text(write);
+  if (text.empty()) return error(500, "out of memory");
+  return {200, "application/json", std::move(text)};
 }
 
 }  // namespace blockwire::rest::detail

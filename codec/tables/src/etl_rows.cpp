@@ -266,6 +266,43 @@ class CsvHeader : public CsvLine {
   }
 };
 
+// The columns' kinds, from the same description (ExportColumn).
+class CsvColumns {
+ public:
+  explicit CsvColumns(std::vector<ExportColumn>& out) : out_(out) {}
+  void begin() {}
+  void end() {}
+  template <class Each>
+  void array(std::string_view, std::size_t, Each) {}
+  template <class T>
+  void field(std::string_view name, const T&) {
+    out_.push_back({name, kind_of(static_cast<T*>(nullptr)), nullable(static_cast<T*>(nullptr))});
+  }
+
+ private:
+  template <std::integral T>
+  static column_kind kind_of(T*) {
+    return std::same_as<T, bool> ? column_kind::boolean : column_kind::integer;
+  }
+  static column_kind kind_of(Amount*) { return column_kind::integer; }
+  template <class T>
+  static column_kind kind_of(Maybe<T>*) {
+    return kind_of(static_cast<T*>(nullptr));
+  }
+  static column_kind kind_of(const void*) { return column_kind::text; }  // hashes, hex, asm, names, addresses
+  template <class T>
+  static bool nullable(T*) {
+    return false;
+  }
+  template <class T>
+  static bool nullable(Maybe<T>*) {
+    return true;
+  }
+  static bool nullable(Addresses*) { return true; }  // an input's, without undo data
+
+  std::vector<ExportColumn>& out_;
+};
+
 struct BlockFacts {
   BlockHash hash;
   std::uint64_t size = 0, stripped_size = 0, weight = 0, number = 0;
@@ -413,6 +450,23 @@ std::span<const std::string_view> export_tables(export_format f) noexcept {
 }
 
 std::string_view export_extension(export_format f) noexcept { return f == export_format::ndjson ? "json" : "csv"; }
+
+std::vector<ExportColumn> export_columns(std::string_view table) {
+  std::vector<ExportColumn> columns;
+  CsvColumns r(columns);
+  if (table == "blocks") {
+    block_fields(r, BlockFacts{});
+  } else if (table == "transactions") {
+    transaction_fields(r, TxFacts{});
+  } else if (table == "inputs") {
+    row_keys(r, TxFacts{});
+    input_fields(r, InputFacts{});
+  } else if (table == "outputs") {
+    row_keys(r, TxFacts{});
+    output_fields(r, OutputFacts{});
+  }
+  return columns;
+}
 
 void write_export_headers(const ExportFiles& files) {
   if (files.format != export_format::csv) return;

@@ -4,6 +4,9 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/writer.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace blockwire::tables {
 
 struct JsonWriter::State {
@@ -65,6 +68,21 @@ void JsonWriter::begin_array() {
 }
 void JsonWriter::end_array() {
   state_->on([](auto& w) { w.EndArray(); });
+}
+
+std::string json_text(const std::function<void(JsonWriter&)>& write) {
+  char* buffer = nullptr;
+  std::size_t size = 0;
+  std::FILE* memory = ::open_memstream(&buffer, &size);
+  if (memory == nullptr) return {};
+  {
+    JsonWriter out(memory, false);
+    write(out);
+  }  // (the writer ends the document with its newline)
+  std::fclose(memory);
+  std::string text(buffer, size);
+  std::free(buffer);
+  return text;
 }
 
 }  // namespace blockwire::tables

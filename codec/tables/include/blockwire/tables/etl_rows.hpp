@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace blockwire::tables {
 
@@ -23,6 +24,20 @@ enum class export_format { ndjson, csv };
 std::span<const std::string_view> export_tables(export_format f) noexcept;
 // "json" or "csv": what a table's file name ends with.
 std::string_view export_extension(export_format f) noexcept;
+
+// What a column of a CSV table holds, from the same description as its
+// rows: for a reader that types the columns (a DataFrame) rather than
+// guessing them from the text. A nullable column's empty field is null;
+// in another an empty field is the empty string.
+enum class column_kind { integer, boolean, text };
+struct ExportColumn {
+  std::string_view name;
+  column_kind kind;
+  bool nullable;
+};
+// The columns of `table` (one of export_tables(export_format::csv)) in
+// order; empty for another name.
+std::vector<ExportColumn> export_columns(std::string_view table);
 
 // One shard's open files, one per table of the format.
 struct ExportFiles {

@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 
 namespace blockwire::tables {
@@ -62,5 +64,10 @@ class JsonWriter {
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// What `write` writes, compact, as text (ending in its newline): an
+// answer to send, a value to hand another language. Empty when memory
+// for it could not be had.
+std::string json_text(const std::function<void(JsonWriter&)>& write);
 
 }  // namespace blockwire::tables
