@@ -264,4 +264,16 @@ void tx_ids(const BlockView& block, std::size_t first, std::span<TxIds> out) {
                    [&](std::size_t i, std::span<const std::byte>& whole) { return id_message(block.transaction(first + i), whole); });
 }
 
+void txids(const BlockView& block, std::size_t first, std::span<Txid> out) {
+  const std::size_t chunk = std::min(ids_chunk, out.size());
+  std::vector<SplitMessage> messages(chunk);
+  std::vector<Hash256> hashes(chunk);
+  for (std::size_t done = 0; done < out.size(); done += chunk) {
+    const std::size_t k = std::min(chunk, out.size() - done);
+    for (std::size_t j = 0; j < k; ++j) messages[j] = SplitMessage{block.transaction(first + done + j).txid_parts()};
+    sha256d_each(std::span(messages).first(k), std::span(hashes).first(k));
+    for (std::size_t j = 0; j < k; ++j) out[done + j] = Txid(hashes[j]);
+  }
+}
+
 }  // namespace blockwire

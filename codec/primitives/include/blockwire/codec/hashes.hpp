@@ -89,6 +89,10 @@ class BlockView;
 // its transaction count), hashed from its bytes several transactions side
 // by side (sha256d_each).
 void tx_ids(const BlockView& block, std::size_t first, std::span<TxIds> out);
+// The txids alone of transactions [first, first + out.size()), the same
+// way: for a reader that wants no wtxid (segwit transactions' bytes are
+// then hashed once, not twice).
+void txids(const BlockView& block, std::size_t first, std::span<Txid> out);
 
 // Decodes a block and computes every txid and wtxid, several transactions
 // side by side (sha256d_each). `ids` is resized to the block's transaction
