@@ -232,6 +232,11 @@ TEST_CASE("both real blocks: block hash, merkle roots, first and last txid and w
     tx_ids(view, 7, tail);
     CHECK(std::equal(tail.begin(), tail.end(), ids.begin() + 7));
     CHECK(from_view.back().wtxid.to_hex() == f.last_wtxid);
+    // The txids alone, the same way.
+    std::vector<Txid> txids_alone(ids.size() - 3);
+    txids(view, 3, txids_alone);
+    for (std::size_t i = 0; i < txids_alone.size(); ++i) CHECK(txids_alone[i] == ids[i + 3].txid);
+    CHECK(txids_alone.back().to_hex() == f.last_txid);
     // Decoded transactions' ids, encoded a chunk at a time and hashed side by side.
     std::vector<TxIds> encoded_ids(block.transactions.size());
     tx_ids(block.transactions, encoded_ids);
@@ -283,6 +288,26 @@ TEST_CASE("tx_ids of many transactions: sizes either side of 64 KiB, with and wi
   // Nothing but large ones; none at all.
   check_ids_of({txs[with_witness], txs[without], txs[3]});
   check_ids_of({});
+}
+
+TEST_CASE("txids of a view past a chunk of 4,096: both real blocks' transactions three times over, in one block (three chunks)") {
+  Block block;
+  for (int round = 0; round < 3; ++round) {
+    for (const BlockFacts& f : both_blocks()) {
+      const Block b = decode_block(f.bytes).value();
+      block.transactions.insert(block.transactions.end(), b.transactions.begin(), b.transactions.end());
+    }
+  }
+  REQUIRE(block.transactions.size() > 2 * 4096);
+  std::vector<std::byte> bytes;
+  encode_block(block, bytes);
+  const BlockView view = BlockView::parse(bytes).value();
+  std::vector<Txid> got(view.transaction_count() - 5);
+  txids(view, 5, got);
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    CAPTURE(i);
+    CHECK(got[i] == block.transactions[i + 5].txid());
+  }
 }
 
 TEST_CASE("flipping one byte in any transaction fails the merkle check") {
