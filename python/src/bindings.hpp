@@ -1,0 +1,65 @@
+// What the parts of the Python module share: errors raised as Python
+// exceptions, bytes held for the objects that read them, and each part's
+// registration (module.cpp calls them in order).
+#pragma once
+
+#include <blockwire/io/error.hpp>
+
+#include <pybind11/pybind11.h>
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace blockwire::python {
+
+namespace py = pybind11;
+
+// The exception classes (Error and its subclasses), made once.
+void add_errors(py::module_& m);
+// Raises the Python exception of `e`'s condition, with its text, code,
+// category, condition, offset and context as attributes.
+[[noreturn]] void raise(const error& e);
+
+template <class T>
+T value_or_raise(result<T>&& r) {
+  if (!r) raise(r.error());
+  return std::move(r).value();
+}
+inline void value_or_raise(result<void>&& r) {
+  if (!r) raise(r.error());
+}
+
+// Bytes that objects read in place: a Python `bytes` (or a memoryview of
+// one) whose buffer stays exported while held, since it cannot change; or
+// a copy that this owns (of anything writable: a bytearray changed under a
+// parsed block would have it read out of bounds).
+class HeldBytes {
+ public:
+  static std::shared_ptr<const HeldBytes> from_python(const py::buffer& data);
+  static std::shared_ptr<const HeldBytes> from_vector(std::vector<std::byte>&& bytes);
+  HeldBytes(const HeldBytes&) = delete;
+  HeldBytes& operator=(const HeldBytes&) = delete;
+  ~HeldBytes();
+  std::span<const std::byte> span() const noexcept { return span_; }
+
+ private:
+  HeldBytes() = default;
+  std::span<const std::byte> span_;
+  std::vector<std::byte> copy_;
+  Py_buffer view_{};
+  bool exported_ = false;  // span_ is view_'s, released with this
+};
+
+void add_codec(py::module_& m);
+void add_directory(py::module_& m);
+void add_tables(py::module_& m);
+void add_utxos(py::module_& m);
+
+// json.loads(text, parse_float=decimal.Decimal): Core's JSON as its RPC
+// clients read it, amounts exact.
+py::object parse_core_json(std::string_view text);
+
+}  // namespace blockwire::python

@@ -1,0 +1,48 @@
+// A blocks directory opened for Python: the library's BlocksDirectory
+// behind a lock, since the interpreter's is released while it reads and
+// two threads may call it at once.
+#pragma once
+
+#include "bindings.hpp"
+
+#include <blockwire/directory.hpp>
+
+#include <memory>
+#include <mutex>
+
+namespace blockwire::python {
+
+// Every use of `dir` holds `lock` (refresh() changes the index under the
+// readers). Whoever holds it never waits for the interpreter's lock, so a
+// thread holding that one may wait for this one.
+struct DirectoryObject {
+  explicit DirectoryObject(BlocksDirectory opened) : dir(std::move(opened)) {}
+  BlocksDirectory dir;
+  mutable std::mutex lock;
+
+  std::size_t size() const {
+    const std::lock_guard held(lock);
+    return dir.chain_size();
+  }
+  // The best chain's block at `height`; IndexError past the tip.
+  IndexedBlock at(std::int64_t height) const {
+    const std::lock_guard held(lock);
+    if (height < 0 || static_cast<std::size_t>(height) >= dir.chain_size()) {
+      throw py::index_error("height " + std::to_string(height) + " is not in the best chain (0 to " + std::to_string(dir.chain_size()) +
+                            " - 1)");
+    }
+    return dir.at_height(static_cast<std::size_t>(height));
+  }
+};
+using DirectoryPtr = std::shared_ptr<DirectoryObject>;
+
+// Heights [start, stop) of the best chain, stop defaulting to its length,
+// checked (IndexError, ValueError).
+std::pair<std::size_t, std::size_t> height_range(const DirectoryObject& d, std::int64_t start, std::optional<std::int64_t> stop);
+
+// export's rows of `table` in heights [start, stop): NDJSON's as dicts,
+// lazily; CSV's as a pandas DataFrame (tables.cpp).
+py::object export_rows(const DirectoryPtr& d, const std::string& table, std::int64_t start, std::optional<std::int64_t> stop);
+py::object export_table(const DirectoryPtr& d, const std::string& table, std::int64_t start, std::optional<std::int64_t> stop);
+
+}  // namespace blockwire::python

@@ -1,0 +1,73 @@
+#include "bindings.hpp"
+
+#include <blockwire/io/error.hpp>
+
+namespace blockwire::python {
+
+namespace {
+
+// Made by add_errors, kept for the interpreter's life (the module holds them too).
+PyObject* base_error = nullptr;
+PyObject* data_error = nullptr;
+PyObject* io_failure = nullptr;
+PyObject* usage_error = nullptr;
+
+PyObject* make_class(py::module_& m, const char* name, PyObject* bases, const char* doc) {
+  std::string qualified = "blockwire.";
+  qualified += name;
+  PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases, nullptr);
+  if (type == nullptr) throw py::error_already_set();
+  m.attr(name) = py::reinterpret_borrow<py::object>(type);
+  return type;
+}
+
+const char* condition_name(const std::error_code& code) {
+  if (code == condition::io) return "io";
+  if (code == condition::bad_data) return "bad_data";
+  if (code == condition::usage) return "usage";
+  if (code == condition::peer) return "peer";
+  return nullptr;
+}
+
+}  // namespace
+
+void add_errors(py::module_& m) {
+  base_error =
+      make_class(m, "Error", PyExc_Exception, "A failure of the library, in its words (code, category, condition, offset, context).");
+  const auto bases = [](PyObject* second) { return py::make_tuple(py::handle(base_error), py::handle(second)); };
+  data_error =
+      make_class(m, "DataError", bases(PyExc_ValueError).ptr(), "The bytes are wrong: they do not decode, do not check, or are not there.");
+  io_failure = make_class(m, "IOFailure", bases(PyExc_OSError).ptr(), "The system failed: a file, the disk, a lock another process holds.");
+  usage_error = make_class(m, "UsageError", bases(PyExc_ValueError).ptr(), "The caller asked for what cannot be.");
+}
+
+void raise(const error& e) {
+  const std::error_code& code = e.code();
+  const char* cond = condition_name(code);
+  PyObject* type = base_error;
+  if (code == condition::bad_data) {
+    type = data_error;
+  } else if (code == condition::io) {
+    type = io_failure;
+  } else if (code == condition::usage) {
+    type = usage_error;
+  }
+  py::object instance = py::reinterpret_borrow<py::object>(type)(e.message());
+  instance.attr("code") = code.value();
+  instance.attr("category") = code.category().name();
+  instance.attr("condition") = cond != nullptr ? py::object(py::str(cond)) : py::object(py::none());
+  instance.attr("offset") = e.has_offset() ? py::object(py::int_(e.offset())) : py::object(py::none());
+  instance.attr("context") = std::string(e.context());
+  PyErr_SetObject(type, instance.ptr());
+  throw py::error_already_set();
+}
+
+py::object parse_core_json(std::string_view text) {
+  // Never destroyed: a static object's destructor would run after the
+  // interpreter is gone.
+  static const py::handle loads = py::object(py::module_::import("json").attr("loads")).release();
+  static const py::handle decimal = py::object(py::module_::import("decimal").attr("Decimal")).release();
+  return loads(py::str(text.data(), text.size()), py::arg("parse_float") = decimal);
+}
+
+}  // namespace blockwire::python
