@@ -2,7 +2,7 @@
 # checkers. The package (blockwire/__init__.py) re-exports all of it.
 from __future__ import annotations
 
-from typing import Any, Iterator, Literal, NamedTuple, Optional, Sequence, Union
+from typing import Any, Iterator, Literal, Optional, Union
 
 Bytes = Union[bytes, bytearray, memoryview]
 Network = str
@@ -25,10 +25,10 @@ class DataError(Error, ValueError):
     """The bytes are wrong: they do not decode, do not check, or are not there."""
 
 class IOFailure(Error, OSError):
-    """The system failed: a file, the disk, a lock another process holds."""
+    """The system failed: a file, the disk, a lock another process holds (errno and strerror set for the system's errors)."""
 
 class UsageError(Error, ValueError):
-    """The caller asked for what cannot be (a height past the tip)."""
+    """The caller asked the library for what cannot be. (A height outside the best chain is an IndexError.)"""
 
 class OutPoint:
     txid: str
@@ -76,9 +76,10 @@ class BlockHeader:
     nonce: int
     def encode(self) -> bytes: ...
 
-class Transactions(Sequence[Transaction]):
+class Transactions:
+    """A block's transactions, each made when it is asked for (negative indexes count from the end)."""
     def __len__(self) -> int: ...
-    def __getitem__(self, i: int) -> Transaction: ...  # type: ignore[override]
+    def __getitem__(self, i: int) -> Transaction: ...
     def __iter__(self) -> Iterator[Transaction]: ...
 
 class Block:
@@ -98,15 +99,21 @@ class SpentCoin:
     value: int
     script_pubkey: bytes
 
-class Coin(NamedTuple):
-    """A coin of the UTXO set (a named tuple)."""
-    txid: str
-    vout: int
-    height: int
-    coinbase: bool
-    value: int
-    """In satoshis."""
-    script_pubkey: bytes
+class Coin(tuple[str, int, int, bool, int, bytes]):
+    """A coin of the UTXO set: a tuple whose items have names (a struct sequence, as os.stat_result)."""
+    @property
+    def txid(self) -> str: ...
+    @property
+    def vout(self) -> int: ...
+    @property
+    def height(self) -> int: ...
+    @property
+    def coinbase(self) -> bool: ...
+    @property
+    def value(self) -> int:
+        """In satoshis."""
+    @property
+    def script_pubkey(self) -> bytes: ...
 
 class UtxoSetInfo:
     best_block: str
@@ -118,6 +125,7 @@ class UtxoSetInfo:
     hash_serialized_3: str
 
 class Coins(Iterator[Coin]):
+    """One thread at a time: another thread's next() meanwhile raises ValueError, as a generator's does."""
     best_block: Optional[str]
     def __iter__(self) -> Coins: ...
     def __next__(self) -> Coin: ...

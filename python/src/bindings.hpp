@@ -53,6 +53,23 @@ class HeldBytes {
   bool exported_ = false;  // span_ is view_'s, released with this
 };
 
+// One Python thread in an iterator's next() at a time, as a generator
+// allows (its state changes while the interpreter's lock is released):
+// ValueError for a second. Made and checked with the interpreter's lock held.
+class Busy {
+ public:
+  explicit Busy(bool& flag) : flag_(flag) {
+    if (flag_) throw py::value_error("iterator already executing");
+    flag_ = true;
+  }
+  Busy(const Busy&) = delete;
+  Busy& operator=(const Busy&) = delete;
+  ~Busy() { flag_ = false; }
+
+ private:
+  bool& flag_;
+};
+
 void add_codec(py::module_& m);
 void add_directory(py::module_& m);
 void add_tables(py::module_& m);
@@ -61,5 +78,10 @@ void add_utxos(py::module_& m);
 // json.loads(text, parse_float=decimal.Decimal): Core's JSON as its RPC
 // clients read it, amounts exact.
 py::object parse_core_json(std::string_view text);
+// json.loads(text).
+py::object parse_json(std::string_view text);
+// A path (or text that holds one) as Python's os.fsdecode makes it: bytes
+// that are not UTF-8 kept as surrogates, never a UnicodeDecodeError.
+py::str filesystem_text(std::string_view text);
 
 }  // namespace blockwire::python

@@ -94,7 +94,9 @@ void add_codec(py::module_& m) {
   py::class_<OutPointObject>(m, "OutPoint", "A transaction's output that an input spends.")
       .def_readonly("txid", &OutPointObject::txid)
       .def_readonly("vout", &OutPointObject::vout)
-      .def("__eq__", [](const OutPointObject& a, const OutPointObject& b) { return a.txid == b.txid && a.vout == b.vout; })
+      .def(
+          "__eq__", [](const OutPointObject& a, const OutPointObject& b) { return a.txid == b.txid && a.vout == b.vout; },
+          py::is_operator())
       .def("__hash__", [](const OutPointObject& a) { return py::hash(py::make_tuple(a.txid, a.vout)); })
       .def("__iter__", [](const OutPointObject& a) { return py::iter(py::make_tuple(a.txid, a.vout)); })
       .def("__repr__", [](const OutPointObject& a) { return "<blockwire.OutPoint " + a.txid + ":" + std::to_string(a.vout) + ">"; });
@@ -174,7 +176,10 @@ void add_codec(py::module_& m) {
       .def_property_readonly("weight", [](const BlockData& b) { return b.view.weight(); })
       .def("txids",
            [](const BlockData& b) {
-             const std::vector<Txid>& ids = b.txids();
+             const std::vector<Txid>& ids = [&]() -> const std::vector<Txid>& {
+               const py::gil_scoped_release unlocked;
+               return b.txids();
+             }();
              py::list out(ids.size());
              for (std::size_t i = 0; i < ids.size(); ++i) out[i] = ids[i].to_hex();
              return out;

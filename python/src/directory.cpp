@@ -13,24 +13,26 @@ namespace blockwire::python {
 
 namespace {
 
-// What reading a block at a height gives: its bytes parsed, and its undo
-// data when asked for and the directory has it.
+// What reading a block at a height gives: its bytes parsed, its place in
+// the chain, and its undo data when asked for.
 struct ReadBlock {
   IndexedBlock at;
+  ChainInfo chain;
   std::shared_ptr<const HeldBytes> bytes;
   BlockView view;
   std::optional<BlockUndo> undo;
 };
 
-// The block at a height of the best chain (in range), read and parsed, and
-// its undo data when asked for: with the interpreter's lock not held, and
-// nothing of Python touched (a read-ahead thread's work too).
-result<ReadBlock> read_block_at(DirectoryObject& d, const IndexedBlock& at, std::int64_t height, bool undo) {
+// The block at a height of the best chain, found, read and parsed under
+// one hold of the directory's lock, with the interpreter's lock not held
+// and nothing of Python touched (a read-ahead thread's work too).
+result<ReadBlock> read_block_at(DirectoryObject& d, std::int64_t height, bool undo) {
   const auto where = [&] { return "the block at height " + std::to_string(height); };
   const std::lock_guard held(d.lock);
+  const IndexedBlock at = d.at_held(height);
   auto bytes = d.dir.read_block(at);
   if (!bytes) return bytes.error().in(where());
-  ReadBlock r{at, HeldBytes::from_vector(std::move(bytes).value()), {}, std::nullopt};
+  ReadBlock r{at, d.dir.index().chain_info(at), HeldBytes::from_vector(std::move(bytes).value()), {}, std::nullopt};
   auto view = BlockView::parse(r.bytes->span());
   if (!view) return view.error().in(where());
   r.view = std::move(view).value();
@@ -43,10 +45,9 @@ result<ReadBlock> read_block_at(DirectoryObject& d, const IndexedBlock& at, std:
 }
 
 ReadBlock read_at(DirectoryObject& d, std::int64_t height, bool undo) {
-  const IndexedBlock at = d.at(height);
   result<ReadBlock> r = [&] {
     const py::gil_scoped_release unlocked;
-    return read_block_at(d, at, height, undo);
+    return read_block_at(d, height, undo);
   }();
   return value_or_raise(std::move(r));
 }
@@ -55,12 +56,15 @@ std::shared_ptr<BlockData> block_data(ReadBlock&& r) { return std::make_shared<B
 
 // The best chain's blocks one after another, the next read, parsed and its
 // txids hashed by a thread of its own while Python works on the one before:
-// iterating a directory keeps two cores busy, not one.
+// iterating a directory keeps two cores busy, not one. (What that thread
+// fails with, a height the chain no longer has too, comes out of the next
+// call.)
 class BlockIterator {
  public:
   BlockIterator(DirectoryPtr dir, std::size_t from, std::size_t to) : dir_(std::move(dir)), next_(from), stop_(to) { read_ahead(); }
 
   std::shared_ptr<BlockData> next() {
+    const Busy one_at_a_time(busy_);
     if (!ahead_.valid()) throw py::stop_iteration();
     result<std::shared_ptr<BlockData>> block = [&] {
       const py::gil_scoped_release unlocked;
@@ -74,8 +78,8 @@ class BlockIterator {
   void read_ahead() {
     if (next_ >= stop_) return;
     const auto height = static_cast<std::int64_t>(next_++);
-    ahead_ = std::async(std::launch::async, [dir = dir_, at = dir_->at(height), height] {
-      auto r = read_block_at(*dir, at, height, false);
+    ahead_ = std::async(std::launch::async, [dir = dir_, height] {
+      auto r = read_block_at(*dir, height, false);
       if (!r) return result<std::shared_ptr<BlockData>>(r.error());
       auto block = block_data(std::move(r).value());
       block->txids();
@@ -86,7 +90,13 @@ class BlockIterator {
   DirectoryPtr dir_;
   std::size_t next_, stop_;
   std::future<result<std::shared_ptr<BlockData>>> ahead_;
+  bool busy_ = false;
 };
+
+bool has_undo(const DirectoryObject& d) {
+  const std::lock_guard held(d.lock);
+  return d.dir.has_undo();
+}
 
 }  // namespace
 
@@ -114,18 +124,18 @@ void add_directory(py::module_& m) {
       .def("__next__", &BlockIterator::next);
 
   py::class_<DirectoryObject, DirectoryPtr>(m, "Directory", "A node's (or blockwire's) blocks directory, its best chain by height.")
-      .def_property_readonly("path", [](const DirectoryObject& d) { return d.dir.path(); })
-      .def_property_readonly("network", [](const DirectoryObject& d) { return std::string(name(d.dir.net())); })
+      .def_property_readonly("path", [](const DirectoryObject& d) { return filesystem_text(d.path); })
+      .def_property_readonly("network",
+                             [](const DirectoryObject& d) {
+                               const std::lock_guard held(d.lock);
+                               return std::string(name(d.dir.net()));
+                             })
       .def_property_readonly("prune_height",
                              [](const DirectoryObject& d) {
                                const std::lock_guard held(d.lock);
                                return d.dir.prune_height();
                              })
-      .def_property_readonly("has_undo",
-                             [](const DirectoryObject& d) {
-                               const std::lock_guard held(d.lock);
-                               return d.dir.has_undo();
-                             })
+      .def_property_readonly("has_undo", &has_undo)
       .def_property_readonly("notes",
                              [](const DirectoryObject& d) {
                                const std::lock_guard held(d.lock);
@@ -140,11 +150,10 @@ void add_directory(py::module_& m) {
       .def(
           "header",
           [](DirectoryObject& d, std::int64_t h) {
-            const IndexedBlock at = d.at(h);
             result<BlockHeader> header = [&] {
               const py::gil_scoped_release unlocked;
               const std::lock_guard held(d.lock);
-              return d.dir.index().header(at);
+              return d.dir.index().header(d.at_held(h));
             }();
             return value_or_raise(std::move(header));
           },
@@ -181,19 +190,17 @@ void add_directory(py::module_& m) {
           "getblock",
           [](DirectoryObject& d, std::int64_t h, int verbosity) -> py::object {
             if (verbosity < 0 || verbosity > 3) throw py::value_error("verbosity " + std::to_string(verbosity) + ": 0, 1, 2 or 3");
-            const bool undo = [&] {
-              const std::lock_guard held(d.lock);
-              return verbosity >= 2 && d.dir.has_undo() && h > 0;
-            }();
-            ReadBlock r = read_at(d, h, undo);
+            ReadBlock r = read_at(d, h, verbosity >= 2 && has_undo(d) && h > 0);
             if (verbosity == 0) return py::str(to_hex(r.view.bytes()));
             std::string text;
             {
               const py::gil_scoped_release unlocked;
-              const std::lock_guard held(d.lock);
-              const ChainInfo chain = d.dir.index().chain_info(r.at);
+              const network net = [&] {
+                const std::lock_guard held(d.lock);
+                return d.dir.net();
+              }();
               text = tables::json_text([&](tables::JsonWriter& out) {
-                tables::write_block_json(out, r.view, d.dir.net(), &chain, verbosity, r.undo ? &*r.undo : nullptr);
+                tables::write_block_json(out, r.view, net, &r.chain, verbosity, r.undo ? &*r.undo : nullptr);
               });
             }
             return parse_core_json(text);
@@ -213,8 +220,9 @@ void add_directory(py::module_& m) {
              return value_or_raise(std::move(moved));
            })
       .def("__repr__", [](const DirectoryObject& d) {
-        return "<blockwire.Directory " + d.dir.path() + ": " + std::string(name(d.dir.net())) + ", " + std::to_string(d.size()) +
-               " blocks>";
+        const std::lock_guard held(d.lock);
+        return filesystem_text("<blockwire.Directory " + d.path + ": " + std::string(name(d.dir.net())) + ", " +
+                               std::to_string(d.dir.chain_size()) + " blocks>");
       });
 
   m.def(
@@ -228,7 +236,7 @@ void add_directory(py::module_& m) {
           const py::gil_scoped_release unlocked;
           auto r = BlocksDirectory::open(path, options);
           if (r) {
-            opened = std::make_shared<DirectoryObject>(std::move(r).value());
+            opened = std::make_shared<DirectoryObject>(std::move(r).value(), path);
           } else {
             failed = r.error();
           }

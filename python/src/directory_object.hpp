@@ -12,28 +12,37 @@
 
 namespace blockwire::python {
 
-// Every use of `dir` holds `lock` (refresh() changes the index under the
-// readers). Whoever holds it never waits for the interpreter's lock, so a
+// Every use of `dir` holds `lock` (refresh() changes the index, and may
+// replace the whole object, under the readers); an IndexedBlock is used
+// under the same hold that found it (its id means nothing after a
+// refresh). Whoever holds the lock never waits for the interpreter's, so a
 // thread holding that one may wait for this one.
 struct DirectoryObject {
-  explicit DirectoryObject(BlocksDirectory opened) : dir(std::move(opened)) {}
+  DirectoryObject(BlocksDirectory opened, std::string opened_path) : dir(std::move(opened)), path(std::move(opened_path)) {}
   BlocksDirectory dir;
+  const std::string path;  // as opened
   mutable std::mutex lock;
 
   std::size_t size() const {
     const std::lock_guard held(lock);
     return dir.chain_size();
   }
-  // The best chain's block at `height`; IndexError past the tip.
-  IndexedBlock at(std::int64_t height) const {
-    const std::lock_guard held(lock);
+  // The best chain's block at `height`, `lock` held; IndexError (a C++
+  // exception until pybind11 translates it: safe without the
+  // interpreter's lock) past the tip.
+  IndexedBlock at_held(std::int64_t height) const {
     if (height < 0 || static_cast<std::size_t>(height) >= dir.chain_size()) {
       throw py::index_error("height " + std::to_string(height) + " is not in the best chain (0 to " + std::to_string(dir.chain_size()) +
                             " - 1)");
     }
     return dir.at_height(static_cast<std::size_t>(height));
   }
+  IndexedBlock at(std::int64_t height) const {
+    const std::lock_guard held(lock);
+    return at_held(height);
+  }
 };
+
 using DirectoryPtr = std::shared_ptr<DirectoryObject>;
 
 // Heights [start, stop) of the best chain, stop defaulting to its length,

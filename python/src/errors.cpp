@@ -11,6 +11,12 @@ PyObject* base_error = nullptr;
 PyObject* data_error = nullptr;
 PyObject* io_failure = nullptr;
 PyObject* usage_error = nullptr;
+// What the JSON is parsed with, imported when the module is (an import in a
+// function's static would run Python code inside C++'s initialization
+// guard, where another thread could wait for it holding the interpreter's
+// lock); never released, as the module's types are not.
+PyObject* json_loads = nullptr;
+PyObject* decimal_type = nullptr;
 
 PyObject* make_class(py::module_& m, const char* name, PyObject* bases, const char* doc) {
   std::string qualified = "blockwire.";
@@ -39,6 +45,8 @@ void add_errors(py::module_& m) {
       make_class(m, "DataError", bases(PyExc_ValueError).ptr(), "The bytes are wrong: they do not decode, do not check, or are not there.");
   io_failure = make_class(m, "IOFailure", bases(PyExc_OSError).ptr(), "The system failed: a file, the disk, a lock another process holds.");
   usage_error = make_class(m, "UsageError", bases(PyExc_ValueError).ptr(), "The caller asked for what cannot be.");
+  json_loads = py::object(py::module_::import("json").attr("loads")).release().ptr();
+  decimal_type = py::object(py::module_::import("decimal").attr("Decimal")).release().ptr();
 }
 
 void raise(const error& e) {
@@ -52,22 +60,31 @@ void raise(const error& e) {
   } else if (code == condition::usage) {
     type = usage_error;
   }
-  py::object instance = py::reinterpret_borrow<py::object>(type)(e.message());
+  py::object instance = py::reinterpret_borrow<py::object>(type)(filesystem_text(e.message()));
   instance.attr("code") = code.value();
   instance.attr("category") = code.category().name();
   instance.attr("condition") = cond != nullptr ? py::object(py::str(cond)) : py::object(py::none());
   instance.attr("offset") = e.has_offset() ? py::object(py::int_(e.offset())) : py::object(py::none());
-  instance.attr("context") = std::string(e.context());
+  instance.attr("context") = filesystem_text(e.context());
+  // An OSError's own fields, for the system's errors.
+  if (type == io_failure && (code.category() == std::system_category() || code.category() == std::generic_category())) {
+    instance.attr("errno") = code.value();
+    instance.attr("strerror") = filesystem_text(e.message());  // (str(e) is then "[Errno N] " and the whole message)
+  }
   PyErr_SetObject(type, instance.ptr());
   throw py::error_already_set();
 }
 
 py::object parse_core_json(std::string_view text) {
-  // Never destroyed: a static object's destructor would run after the
-  // interpreter is gone.
-  static const py::handle loads = py::object(py::module_::import("json").attr("loads")).release();
-  static const py::handle decimal = py::object(py::module_::import("decimal").attr("Decimal")).release();
-  return loads(py::str(text.data(), text.size()), py::arg("parse_float") = decimal);
+  return py::handle(json_loads)(py::str(text.data(), text.size()), py::arg("parse_float") = py::handle(decimal_type));
+}
+
+py::object parse_json(std::string_view text) { return py::handle(json_loads)(py::str(text.data(), text.size())); }
+
+py::str filesystem_text(std::string_view text) {
+  PyObject* s = PyUnicode_DecodeFSDefaultAndSize(text.data(), static_cast<Py_ssize_t>(text.size()));
+  if (s == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(s);
 }
 
 }  // namespace blockwire::python

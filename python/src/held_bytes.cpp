@@ -22,7 +22,12 @@ std::shared_ptr<const HeldBytes> HeldBytes::from_python(const py::buffer& data) 
     held->exported_ = true;
     held->span_ = {p, static_cast<std::size_t>(view.len)};
   } else {
-    held->copy_.assign(p, p + view.len);
+    try {
+      held->copy_.assign(p, p + view.len);
+    } catch (...) {
+      PyBuffer_Release(&view);
+      throw;
+    }
     held->span_ = held->copy_;
     PyBuffer_Release(&view);
   }

@@ -35,8 +35,9 @@ class MemoryTables {
     }
   }
 
-  // The rows of heights [from, to), each table's text (with its header line for CSV).
-  result<std::vector<std::string>> write(const BlocksDirectory& dir, std::size_t from, std::size_t to) {
+  // The rows of heights [from, to), the text of table number `wanted`
+  // (with its header line for CSV). The caller holds the directory's lock.
+  result<std::string> write(const BlocksDirectory& dir, std::size_t from, std::size_t to, std::size_t wanted) {
     std::vector<std::unique_ptr<tables::TextOut>> outs;
     std::vector<tables::TextOut*> pointers;
     for (const FileDescriptor& fd : fds_) {
@@ -49,6 +50,8 @@ class MemoryTables {
     tables::write_export_headers(files);
     std::vector<Txid> txids;
     for (std::size_t height = from; height < to; ++height) {
+      // (a refresh since the range was checked may have shortened the chain)
+      if (height >= dir.chain_size()) throw py::index_error("height " + std::to_string(height) + " is no longer in the best chain");
       const IndexedBlock b = dir.at_height(height);
       const auto where = [&] { return "the block at height " + std::to_string(height); };
       auto bytes = dir.read_block(b);
@@ -66,14 +69,10 @@ class MemoryTables {
       }
       tables::write_export_rows(files, {v, height, b.hash, txids, undo ? &*undo : nullptr, dir.net()});
     }
-    std::vector<std::string> texts;
-    for (std::size_t i = 0; i < outs.size(); ++i) {
-      if (auto r = outs[i]->finish(); !r) return r.error().in("a memory file for the tables");
-      auto text = read_all(fds_[i].get());
-      if (!text) return text.error();
-      texts.push_back(std::move(text).value());
+    for (auto& out : outs) {
+      if (auto r = out->finish(); !r) return r.error().in("a memory file for the tables");
     }
-    return texts;
+    return read_all(fds_[wanted].get());
   }
 
  private:
@@ -85,9 +84,11 @@ class MemoryTables {
     while (done < text.size()) {
       const ssize_t n = ::pread(fd, text.data() + done, text.size() - done, static_cast<off_t>(done));
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return last_system_error();
+      if (n < 0) return last_system_error();
+      if (n == 0) break;
       done += static_cast<std::size_t>(n);
     }
+    text.resize(done);
     return text;
   }
 
@@ -106,13 +107,13 @@ std::size_t table_number(export_format f, const std::string& table) {
   return static_cast<std::size_t>(it - names.begin());
 }
 
-std::vector<std::string> write_rows(DirectoryObject& d, MemoryTables& memory, std::size_t from, std::size_t to) {
-  result<std::vector<std::string>> texts = [&] {
+std::string write_rows(DirectoryObject& d, MemoryTables& memory, std::size_t from, std::size_t to, std::size_t wanted) {
+  result<std::string> text = [&] {
     const py::gil_scoped_release unlocked;
     const std::lock_guard held(d.lock);
-    return memory.write(d.dir, from, to);
+    return memory.write(d.dir, from, to, wanted);
   }();
-  return value_or_raise(std::move(texts));
+  return value_or_raise(std::move(text));
 }
 
 // NDJSON rows of one table, a block's at a time: json.loads of each line.
@@ -122,20 +123,19 @@ struct RowIterator {
   std::size_t next, stop;
   std::shared_ptr<MemoryTables> memory;
   std::deque<py::object> pending;
+  bool busy = false;
 };
 
 py::object next_row(RowIterator& it) {
-  static const py::handle loads =
-      py::object(py::module_::import("json").attr("loads")).release();  // (never destroyed: see parse_core_json)
+  const Busy one_at_a_time(it.busy);
   while (it.pending.empty()) {
     if (it.next >= it.stop) throw py::stop_iteration();
-    const std::vector<std::string> texts = write_rows(*it.dir, *it.memory, it.next, it.next + 1);
+    const std::string rows = write_rows(*it.dir, *it.memory, it.next, it.next + 1, it.table);
     ++it.next;
-    std::string_view text = texts[it.table];
+    std::string_view text = rows;
     while (!text.empty()) {
       const std::size_t end = text.find('\n');
-      const std::string_view line = text.substr(0, end);
-      it.pending.push_back(loads(py::str(line.data(), line.size())));
+      it.pending.push_back(parse_json(text.substr(0, end)));
       text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
     }
   }
@@ -158,11 +158,12 @@ py::object export_table(const DirectoryPtr& d, const std::string& table, std::in
   py::module_ pandas;
   try {
     pandas = py::module_::import("pandas");
-  } catch (py::error_already_set&) {
-    throw py::import_error("Directory.table needs pandas (Debian: python3-pandas); Directory.rows gives dicts without it");
+  } catch (py::error_already_set& e) {
+    py::raise_from(e, PyExc_ImportError, "Directory.table needs pandas (Debian: python3-pandas); Directory.rows gives dicts without it");
+    throw py::error_already_set();
   }
   MemoryTables memory(export_format::csv);
-  const std::vector<std::string> texts = write_rows(*d, memory, from, to);
+  const std::string text = write_rows(*d, memory, from, to, number);
   // Each column typed from the same description as the rows: an empty
   // field is null only in a nullable column (elsewhere it is "").
   py::dict types, nulls;
@@ -175,7 +176,6 @@ py::object export_table(const DirectoryPtr& d, const std::string& table, std::in
     }
     nulls[name] = c.nullable ? py::list(py::make_tuple("")) : py::list();
   }
-  const std::string& text = texts[number];
   const py::object stream = py::module_::import("io").attr("BytesIO")(py::bytes(text.data(), text.size()));
   return pandas.attr("read_csv")(stream, py::arg("dtype") = types, py::arg("keep_default_na") = false, py::arg("na_values") = nulls,
                                  py::arg("true_values") = py::list(py::make_tuple("true")),

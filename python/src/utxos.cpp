@@ -46,20 +46,34 @@ class Coins {
   }
 
   py::object next() {
+    const Busy one_at_a_time(busy_);
     if (at_ == records_.size()) refill();
     if (at_ == records_.size()) throw py::stop_iteration();
     const CoinRecord& c = records_[at_++];
-    PyObject* coin = PyStructSequence_New(coin_type);
-    if (coin == nullptr) throw py::error_already_set();
-    const auto script = c.coin.script_pubkey;
-    PyStructSequence_SET_ITEM(coin, 0, py::str(c.outpoint.txid.to_hex()).release().ptr());
-    PyStructSequence_SET_ITEM(coin, 1, PyLong_FromUnsignedLong(c.outpoint.index));
-    PyStructSequence_SET_ITEM(coin, 2, PyLong_FromUnsignedLong(c.coin.height));
-    PyStructSequence_SET_ITEM(coin, 3, PyBool_FromLong(c.coin.coinbase ? 1 : 0));
-    PyStructSequence_SET_ITEM(coin, 4, PyLong_FromLongLong(c.coin.value.to_sat()));
-    PyStructSequence_SET_ITEM(
-        coin, 5, PyBytes_FromStringAndSize(reinterpret_cast<const char*>(script.data()), static_cast<Py_ssize_t>(script.size())));
-    return py::reinterpret_steal<py::object>(coin);
+    PyObject* made = PyStructSequence_New(coin_type);
+    if (made == nullptr) throw py::error_already_set();
+    const py::object coin = py::reinterpret_steal<py::object>(made);
+    const std::string txid = c.outpoint.txid.to_hex();
+    const auto& script = c.coin.script_pubkey;
+    PyObject* fields[] = {
+        PyUnicode_FromStringAndSize(txid.data(), static_cast<Py_ssize_t>(txid.size())),
+        PyLong_FromUnsignedLong(c.outpoint.index),
+        PyLong_FromUnsignedLong(c.coin.height),
+        PyBool_FromLong(c.coin.coinbase ? 1 : 0),
+        PyLong_FromLongLong(c.coin.value.to_sat()),
+        PyBytes_FromStringAndSize(reinterpret_cast<const char*>(script.data()), static_cast<Py_ssize_t>(script.size())),
+    };
+    bool failed = false;
+    for (std::size_t i = 0; i < std::size(fields); ++i) {
+      // (a field that could not be made is left out: the coin is dropped whole)
+      if (fields[i] == nullptr) {
+        failed = true;
+      } else {
+        PyStructSequence_SET_ITEM(made, static_cast<Py_ssize_t>(i), fields[i]);
+      }
+    }
+    if (failed) throw py::error_already_set();
+    return coin;
   }
 
  private:
@@ -84,6 +98,8 @@ class Coins {
       }
     }
     if (failed) {
+      // The coins read before it are not handed out after the error.
+      records_.clear();
       done_ = true;
       raise(*failed);
     }
@@ -93,6 +109,7 @@ class Coins {
   std::vector<CoinRecord> records_;
   std::size_t at_ = 0;
   bool done_ = false;
+  bool busy_ = false;
 };
 
 template <class F>

@@ -281,3 +281,26 @@ def test_error_classes():
     assert issubclass(blockwire.DataError, blockwire.Error) and issubclass(blockwire.DataError, ValueError)
     assert issubclass(blockwire.IOFailure, blockwire.Error) and issubclass(blockwire.IOFailure, OSError)
     assert issubclass(blockwire.UsageError, blockwire.Error) and issubclass(blockwire.UsageError, ValueError)
+
+
+def test_bytes_are_read_in_place(legacy_block):
+    # A memoryview of bytes is not copied: the block keeps its buffer exported, so the view cannot be released under it.
+    view = memoryview(legacy_block.raw)
+    block = blockwire.decode_block(view)
+    with pytest.raises(BufferError):
+        view.release()
+    assert block.hash == legacy_block.facts['hash']
+    del block
+    gc.collect()
+    view.release()
+
+
+def test_negative_index_and_outpoints_compare(legacy_block):
+    block = blockwire.decode_block(legacy_block.raw)
+    assert block.transactions[-1].txid == legacy_block.facts['last_txid']
+    with pytest.raises(IndexError):
+        block.transactions[-len(block.transactions) - 1]
+    prevout = block.transactions[1].inputs[0].prevout
+    assert prevout != None  # noqa: E711 (the comparison itself is what is tested)
+    assert prevout == block.transactions[1].inputs[0].prevout
+    assert tuple(prevout) == (b2lx(legacy_block.cblock.vtx[1].vin[0].prevout.hash), legacy_block.cblock.vtx[1].vin[0].prevout.n)

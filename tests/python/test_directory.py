@@ -2,6 +2,7 @@
 own RPC answers about it: getblockhash for every height, getblock at verbosities 0-3, fees and the spent coins (undo
 data) from getblock 3's prevout objects."""
 
+import errno
 import os
 
 import pytest
@@ -19,6 +20,8 @@ def test_open_missing_directory(tmp_path):
     assert isinstance(caught.value, (blockwire.IOFailure, blockwire.DataError)), \
         f'a missing directory raised {type(caught.value).__name__}, not IOFailure or DataError'
     assert missing in str(caught.value), f'the error does not name the path: {caught.value}'
+    if isinstance(caught.value, blockwire.IOFailure):
+        assert caught.value.errno == errno.ENOENT, f'errno of a missing directory: {caught.value.errno}'
 
 
 def test_opens_core_directory(directory, regtest_dir, getblockhash):
