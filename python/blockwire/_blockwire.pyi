@@ -2,10 +2,10 @@
 # checkers. The package (blockwire/__init__.py) re-exports all of it.
 from __future__ import annotations
 
-from typing import Any, Iterator, Literal, Optional, Union
+from typing import Any, Iterator, Literal, Optional, Union, final
 
-Bytes = Union[bytes, bytearray, memoryview]
-Network = str
+_Bytes = Union[bytes, bytearray, memoryview]
+_Network = str
 """A network's name: "mainnet" (or "main"), "testnet3" (or "test"), "testnet4", "signet", "regtest"."""
 
 class Error(Exception):
@@ -31,49 +31,74 @@ class UsageError(Error, ValueError):
     """The caller asked the library for what cannot be. (A height outside the best chain is an IndexError.)"""
 
 class OutPoint:
-    txid: str
-    vout: int
+    @property
+    def txid(self) -> str: ...
+    @property
+    def vout(self) -> int: ...
     def __eq__(self, other: object) -> bool: ...
     def __iter__(self) -> Iterator[Union[str, int]]: ...
 
 class Input:
-    prevout: OutPoint
-    script_sig: bytes
-    witness: list[bytes]
-    sequence: int
+    @property
+    def prevout(self) -> OutPoint: ...
+    @property
+    def script_sig(self) -> bytes: ...
+    @property
+    def witness(self) -> list[bytes]: ...
+    @property
+    def sequence(self) -> int: ...
 
 class Output:
-    value: int
-    """In satoshis."""
-    script_pubkey: bytes
-    type: str
-    """Core's name of the script's type: "pubkeyhash", "witness_v1_taproot", "nonstandard", ..."""
-    def address(self, network: Network = "mainnet") -> Optional[str]: ...
+    @property
+    def value(self) -> int:
+        """In satoshis."""
+    @property
+    def script_pubkey(self) -> bytes: ...
+    @property
+    def type(self) -> str:
+        """Core's name of the script's type: "pubkeyhash", "witness_v1_taproot", "nonstandard", ..."""
+    def address(self, network: _Network = "mainnet") -> Optional[str]: ...
 
 class Transaction:
-    txid: str
-    wtxid: str
-    version: int
-    lock_time: int
-    size: int
-    vsize: int
-    weight: int
-    inputs: list[Input]
-    outputs: list[Output]
+    @property
+    def txid(self) -> str: ...
+    @property
+    def wtxid(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def lock_time(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def vsize(self) -> int: ...
+    @property
+    def weight(self) -> int: ...
+    @property
+    def inputs(self) -> list[Input]: ...
+    @property
+    def outputs(self) -> list[Output]: ...
     def is_coinbase(self) -> bool: ...
     def has_witness(self) -> bool: ...
     def encode(self) -> bytes: ...
-    def to_json(self, network: Network = "mainnet") -> dict[str, Any]:
+    def to_json(self, network: _Network = "mainnet") -> dict[str, Any]:
         """Core's decoderawtransaction object (amounts as Decimal)."""
 
 class BlockHeader:
-    hash: str
-    version: int
-    prev_block: str
-    merkle_root: str
-    time: int
-    bits: int
-    nonce: int
+    @property
+    def hash(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def prev_block(self) -> str: ...
+    @property
+    def merkle_root(self) -> str: ...
+    @property
+    def time(self) -> int: ...
+    @property
+    def bits(self) -> int: ...
+    @property
+    def nonce(self) -> int: ...
     def encode(self) -> bytes: ...
 
 class Transactions:
@@ -84,21 +109,31 @@ class Transactions:
 
 class Block:
     """A block read from its bytes; memoryview(block) gives them without a copy."""
-    hash: str
-    header: BlockHeader
-    transactions: Transactions
-    size: int
-    weight: int
+    @property
+    def hash(self) -> str: ...
+    @property
+    def header(self) -> BlockHeader: ...
+    @property
+    def transactions(self) -> Transactions: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def weight(self) -> int: ...
     def txids(self) -> list[str]: ...
     def encode(self) -> bytes: ...
 
 class SpentCoin:
     """A coin an input spent, as the rev files keep it."""
-    height: int
-    coinbase: bool
-    value: int
-    script_pubkey: bytes
+    @property
+    def height(self) -> int: ...
+    @property
+    def coinbase(self) -> bool: ...
+    @property
+    def value(self) -> int: ...
+    @property
+    def script_pubkey(self) -> bytes: ...
 
+@final
 class Coin(tuple[str, int, int, bool, int, bytes]):
     """A coin of the UTXO set: a tuple whose items have names (a struct sequence, as os.stat_result)."""
     @property
@@ -114,28 +149,44 @@ class Coin(tuple[str, int, int, bool, int, bytes]):
         """In satoshis."""
     @property
     def script_pubkey(self) -> bytes: ...
+    n_fields: int
+    n_sequence_fields: int
+    n_unnamed_fields: int
+    __match_args__ = ("txid", "vout", "height", "coinbase", "value", "script_pubkey")
 
 class UtxoSetInfo:
-    best_block: str
-    transactions: int
-    txouts: int
-    bogosize: int
-    total_amount: Optional[int]
-    """In satoshis; None when the sum leaves the money range (Core says nothing then)."""
-    hash_serialized_3: str
+    @property
+    def best_block(self) -> str: ...
+    @property
+    def transactions(self) -> int: ...
+    @property
+    def txouts(self) -> int: ...
+    @property
+    def bogosize(self) -> int: ...
+    @property
+    def total_amount(self) -> Optional[int]:
+        """In satoshis; None when the sum leaves the money range (Core says nothing then)."""
+    @property
+    def hash_serialized_3(self) -> str: ...
 
 class Coins(Iterator[Coin]):
     """One thread at a time: another thread's next() meanwhile raises ValueError, as a generator's does."""
-    best_block: Optional[str]
+    @property
+    def best_block(self) -> Optional[str]: ...
     def __iter__(self) -> Coins: ...
     def __next__(self) -> Coin: ...
 
 class Directory:
-    path: str
-    network: Network
-    prune_height: int
-    has_undo: bool
-    notes: list[str]
+    @property
+    def path(self) -> str: ...
+    @property
+    def network(self) -> _Network: ...
+    @property
+    def prune_height(self) -> int: ...
+    @property
+    def has_undo(self) -> bool: ...
+    @property
+    def notes(self) -> list[str]: ...
     def __len__(self) -> int: ...
     def block_hash(self, height: int) -> str: ...
     def time(self, height: int) -> int:
@@ -155,10 +206,10 @@ class Directory:
         """export's CSV table of the heights as a pandas DataFrame."""
     def refresh(self) -> bool: ...
 
-def decode_block(data: Bytes) -> Block: ...
-def decode_transaction(data: Bytes) -> Transaction:
+def decode_block(data: _Bytes) -> Block: ...
+def decode_transaction(data: _Bytes) -> Transaction:
     """As Core's decoderawtransaction: read without witness data when it is no transaction with it."""
-def decode_header(data: Bytes) -> BlockHeader: ...
-def open_directory(path: str, network: Optional[Network] = None) -> Directory: ...
+def decode_header(data: _Bytes) -> BlockHeader: ...
+def open_directory(path: str, network: Optional[_Network] = None) -> Directory: ...
 def read_utxos(chainstate: str) -> Coins: ...
 def utxo_set_info(chainstate: str) -> UtxoSetInfo: ...
