@@ -2,6 +2,9 @@
 
 #include <blockwire/io/error.hpp>
 
+#include <algorithm>
+#include <iterator>
+
 namespace blockwire::python {
 
 namespace {
@@ -27,13 +30,18 @@ PyObject* make_class(py::module_& m, const char* name, PyObject* bases, const ch
   return type;
 }
 
-const char* condition_name(const std::error_code& code) {
-  if (code == condition::io) return "io";
-  if (code == condition::bad_data) return "bad_data";
-  if (code == condition::usage) return "usage";
-  if (code == condition::peer) return "peer";
-  return nullptr;
-}
+// Each condition's name, and the class raised for it (a peer's: Error).
+struct ConditionClass {
+  condition is;
+  const char* name;
+  PyObject* const* type;
+};
+constexpr ConditionClass condition_classes[] = {
+    {condition::io, "io", &io_failure},
+    {condition::bad_data, "bad_data", &data_error},
+    {condition::usage, "usage", &usage_error},
+    {condition::peer, "peer", &base_error},
+};
 
 }  // namespace
 
@@ -51,19 +59,14 @@ void add_errors(py::module_& m) {
 
 void raise(const error& e) {
   const std::error_code& code = e.code();
-  const char* cond = condition_name(code);
-  PyObject* type = base_error;
-  if (code == condition::bad_data) {
-    type = data_error;
-  } else if (code == condition::io) {
-    type = io_failure;
-  } else if (code == condition::usage) {
-    type = usage_error;
-  }
+  const auto found =
+      std::find_if(std::begin(condition_classes), std::end(condition_classes), [&](const ConditionClass& c) { return code == c.is; });
+  const ConditionClass* cond = found != std::end(condition_classes) ? found : nullptr;
+  PyObject* const type = cond != nullptr ? *cond->type : base_error;
   py::object instance = py::reinterpret_borrow<py::object>(type)(filesystem_text(e.message()));
   instance.attr("code") = code.value();
   instance.attr("category") = code.category().name();
-  instance.attr("condition") = cond != nullptr ? py::object(py::str(cond)) : py::object(py::none());
+  instance.attr("condition") = cond != nullptr ? py::object(py::str(cond->name)) : py::object(py::none());
   instance.attr("offset") = e.has_offset() ? py::object(py::int_(e.offset())) : py::object(py::none());
   instance.attr("context") = filesystem_text(e.context());
   // An OSError's own fields, for the system's errors.

@@ -1,10 +1,10 @@
 // export's tables in memory: the rows the library writes for
-// `blockwire export` (tables/etl_rows.hpp, one description of the
-// schema), written into memory files (memfd) instead of shard files, then
+// `blockwire export` (write_block_rows, as a shard's, checked the same
+// way), written into memory files (memfd) instead of shard files, then
 // handed to Python: NDJSON lines as dicts, CSV as a typed DataFrame.
 #include "directory_object.hpp"
 
-#include <blockwire/codec/hashes.hpp>
+#include <blockwire/tables/etl_export.hpp>
 #include <blockwire/tables/etl_rows.hpp>
 #include <blockwire/tables/text_out.hpp>
 
@@ -52,22 +52,8 @@ class MemoryTables {
     for (std::size_t height = from; height < to; ++height) {
       // (a refresh since the range was checked may have shortened the chain)
       if (height >= dir.chain_size()) throw py::index_error("height " + std::to_string(height) + " is no longer in the best chain");
-      const IndexedBlock b = dir.at_height(height);
-      const auto where = [&] { return "the block at height " + std::to_string(height); };
-      auto bytes = dir.read_block(b);
-      if (!bytes) return bytes.error().in(where());
-      auto view = BlockView::parse(bytes.value());
-      if (!view) return view.error().in(where());
-      const BlockView& v = view.value();
-      txids.clear();
-      for (std::size_t i = 0; i < v.transaction_count(); ++i) txids.push_back(v.transaction(i).txid());
-      std::optional<BlockUndo> undo;
-      if (dir.has_undo()) {
-        auto found = dir.undo_of(b, v);
-        if (!found) return found.error().in(where() + ": its undo data");
-        undo = std::move(found).value();
-      }
-      tables::write_export_rows(files, {v, height, b.hash, txids, undo ? &*undo : nullptr, dir.net()});
+      auto written = tables::write_block_rows(dir, dir.at_height(height), height, files, txids);
+      if (!written) return written.error().in("the block at height " + std::to_string(height));
     }
     for (auto& out : outs) {
       if (auto r = out->finish(); !r) return r.error().in("a memory file for the tables");

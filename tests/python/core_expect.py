@@ -5,7 +5,8 @@ and bitcoin-etl's name for a script without an address."""
 import decimal
 import hashlib
 
-from bitcoin.core.serialize import VarIntSerializer
+from bitcoin.core import b2lx
+from bitcoin.core.serialize import Hash, VarIntSerializer
 
 COIN = 100_000_000
 
@@ -17,13 +18,9 @@ def sats(btc):
     return int(value)
 
 
-def sha256d(data):
-    return hashlib.sha256(hashlib.sha256(data).digest()).digest()
-
-
 def display_hash(data):
-    """Bitcoin's display form of data's SHA256d: the digest's bytes reversed, as hex."""
-    return sha256d(data)[::-1].hex()
+    """Bitcoin's display form of data's SHA256d (python-bitcoinlib's Hash): the digest's bytes reversed, as hex."""
+    return b2lx(Hash(data))
 
 
 def json_differences(got, expected, path='$', limit=20):

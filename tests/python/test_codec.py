@@ -15,7 +15,7 @@ from bitcoin.wallet import CBitcoinAddress
 import pytest
 
 import blockwire
-from core_expect import address_template, assert_core_json, decoderawtransaction, sha256d
+from core_expect import address_template, assert_core_json, decoderawtransaction, display_hash
 
 TX_JSON_DIR = os.path.join(os.environ['BLOCKWIRE_TEST_DATA'], 'core-tx-json')
 
@@ -99,7 +99,7 @@ def test_every_transaction_matches_bitcoinlib(real_block):
         where = f'{real_block.name} tx {n} ({b2lx(ctx.GetTxid())})'
         serialized = ctx.serialize()
         assert tx.txid == b2lx(ctx.GetTxid()), f'{where}: txid'
-        assert tx.wtxid == sha256d(serialized)[::-1].hex(), f'{where}: wtxid (SHA256d of the witness serialization)'
+        assert tx.wtxid == display_hash(serialized), f'{where}: wtxid (SHA256d of the witness serialization)'
         assert (tx.size, tx.vsize, tx.weight) == expected_sizes(ctx), f'{where}: (size, vsize, weight)'
         assert (tx.version, tx.lock_time) == (ctx.nVersion, ctx.nLockTime), f'{where}: version, lock time'
         assert tx.is_coinbase() == ctx.is_coinbase(), f'{where}: is_coinbase()'

@@ -3,15 +3,15 @@ own getblock 3 answers."""
 import collections
 import contextlib
 import datetime
-import decimal
 import io
-import json
 import os
 import re
 
+from core_expect import sats
 
-def readme_example():
-    root = os.path.dirname(os.path.dirname(os.path.abspath(os.environ['BLOCKWIRE_TEST_DATA'])))
+
+def readme_example(data_dir):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(data_dir)))
     text = open(os.path.join(root, 'README.md')).read()
     section = text[text.index('## From Python'):]
     blocks = re.findall(r'```python\n(.*?)```', section, re.S)
@@ -19,21 +19,18 @@ def readme_example():
     return blocks[0]
 
 
-def test_fees_by_year_as_cores_getblock_3():
-    data = os.environ['BLOCKWIRE_TEST_DATA']
-    code = readme_example()
+def test_fees_by_year_as_cores_getblock_3(data_dir, getblock3):
+    code = readme_example(data_dir)
     assert "'~/.bitcoin/blocks'" in code
-    code = code.replace("'~/.bitcoin/blocks'", repr(os.path.join(data, 'core-regtest', 'blocks')))
+    code = code.replace("'~/.bitcoin/blocks'", repr(os.path.join(data_dir, 'core-regtest', 'blocks')))
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         exec(compile(code, 'README.md', 'exec'), {})
     got = eval(printed.getvalue())
 
-    with open(os.path.join(data, 'core-regtest', 'rpc', 'getblock3.json')) as f:
-        core = json.load(f, parse_float=decimal.Decimal)
     expected = collections.Counter()
-    for block in core[1:]:
+    for block in getblock3[1:]:
         year = datetime.datetime.fromtimestamp(block['time'], datetime.timezone.utc).year
-        expected[year] += sum(int(tx['fee'] * 100_000_000) for tx in block['tx'][1:])
-    assert got == {year: sats / 1e8 for year, sats in sorted(expected.items())}
+        expected[year] += sum(sats(tx['fee']) for tx in block['tx'][1:])
+    assert got == {year: total / 1e8 for year, total in sorted(expected.items())}
     assert sum(expected.values()) > 0, 'the fixture has fees: the check could fail'

@@ -186,8 +186,22 @@ def test_transactions_table(directory, getblock3):
         assert got == want, f'table(\'transactions\') row of {want["hash"]}: {differing_keys(got, want)} differ'
 
 
+def check_rows_by_outpoint(frame, expected, table, count, columns):
+    """`frame`'s rows, keyed by (transaction_hash, index), equal `expected` (Core's values of `columns`, in order)."""
+    assert len(frame) == len(expected) == count, \
+        f'table(\'{table}\'): {len(frame)} rows; Core\'s chain has {len(expected)}'
+    text = {'block_hash', 'spent_transaction_hash', 'type', 'addresses'}
+    got = {}
+    for row in frame.to_dict('records'):
+        key = (str(row['transaction_hash']), as_int(row['index']))
+        assert key not in got, f'table(\'{table}\') lists {key} twice'
+        got[key] = tuple(str(row[c]) if c in text else as_int(row[c]) for c in columns)
+    wrong = [k for k in expected if got.get(k) != expected[k]]
+    assert not wrong, f'table(\'{table}\') rows differing from Core\'s ({", ".join(columns)}): ' \
+        f'{[(k, got.get(k), expected[k]) for k in wrong[:3]]}'
+
+
 def test_inputs_table(directory, getblock3):
-    frame = directory.table('inputs', 0, TIP)
     expected = {}
     for b in getblock3:
         for t in b['tx']:
@@ -198,22 +212,12 @@ def test_inputs_table(directory, getblock3):
                                             vin['sequence'], sats(vin['prevout']['value']),
                                             vin['prevout']['scriptPubKey']['type'],
                                             etl_addresses(vin['prevout']['scriptPubKey'])[0])
-    assert len(frame) == len(expected) == 302, \
-        f'table(\'inputs\'): {len(frame)} rows; Core\'s chain has {len(expected)} inputs besides coinbases\''
-    got = {}
-    for row in frame.to_dict('records'):
-        key = (str(row['transaction_hash']), as_int(row['index']))
-        assert key not in got, f'table(\'inputs\') lists {key} twice'
-        got[key] = (str(row['block_hash']), as_int(row['block_number']), as_int(row['block_timestamp']),
-                    str(row['spent_transaction_hash']), as_int(row['spent_output_index']), as_int(row['sequence']),
-                    as_int(row['value']), str(row['type']), str(row['addresses']))
-    wrong = [k for k in expected if got.get(k) != expected[k]]
-    assert not wrong, f'table(\'inputs\') rows differing from Core\'s (block hash, height, time, spent txid, vout, ' \
-        f'sequence, value, type, address): {[(k, got.get(k), expected[k]) for k in wrong[:3]]}'
+    check_rows_by_outpoint(directory.table('inputs', 0, TIP), expected, 'inputs', 302,
+                           ['block_hash', 'block_number', 'block_timestamp', 'spent_transaction_hash',
+                            'spent_output_index', 'sequence', 'value', 'type', 'addresses'])
 
 
 def test_outputs_table(directory, getblock3):
-    frame = directory.table('outputs', 0, TIP)
     expected = {}
     for b in getblock3:
         for t in b['tx']:
@@ -221,17 +225,8 @@ def test_outputs_table(directory, getblock3):
                 expected[(t['txid'], vout['n'])] = (b['hash'], b['height'], b['time'], sats(vout['value']),
                                                     vout['scriptPubKey']['type'],
                                                     etl_addresses(vout['scriptPubKey'])[0])
-    assert len(frame) == len(expected) == 859, \
-        f'table(\'outputs\'): {len(frame)} rows; Core\'s chain has {len(expected)} outputs'
-    got = {}
-    for row in frame.to_dict('records'):
-        key = (str(row['transaction_hash']), as_int(row['index']))
-        assert key not in got, f'table(\'outputs\') lists {key} twice'
-        got[key] = (str(row['block_hash']), as_int(row['block_number']), as_int(row['block_timestamp']),
-                    as_int(row['value']), str(row['type']), str(row['addresses']))
-    wrong = [k for k in expected if got.get(k) != expected[k]]
-    assert not wrong, f'table(\'outputs\') rows differing from Core\'s (block hash, height, time, value, type, ' \
-        f'address): {[(k, got.get(k), expected[k]) for k in wrong[:3]]}'
+    check_rows_by_outpoint(directory.table('outputs', 0, TIP), expected, 'outputs', 859,
+                           ['block_hash', 'block_number', 'block_timestamp', 'value', 'type', 'addresses'])
 
 
 def test_outputs_table_of_a_range(directory, getblock3):

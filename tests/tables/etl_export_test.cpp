@@ -94,7 +94,7 @@ TEST_CASE("tables: export_columns names each CSV table's columns as the header l
     const std::string name(table);
     const std::string text = read_text(out.path / name / "start_block=00000000" / "end_block=00000009" / (name + "_00000000_00000009.csv"));
     std::string names;
-    for (const tables::ExportColumn& c : tables::export_columns(table)) names += (names.empty() ? "" : ",") + std::string(c.name);
+    for (const tables::ExportColumn& c : tables::export_columns(table)) names.append(names.empty() ? "" : ",").append(c.name);
     CHECK_MESSAGE(text.substr(0, text.find('\n')) == names, table);
   }
   CHECK(tables::export_columns("no such table").empty());

@@ -326,31 +326,11 @@ class Exporter {
         return dir_.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) + " (" +
                b.hash.to_hex() + ")";
       };
-      auto bytes = dir_.read_block(b);
-      if (!bytes) return fail(r, bytes.error().in(where()));
-      auto view = BlockView::parse(bytes.value());
-      if (!view) return fail(r, view.error().in(where()));
-      const BlockView& v = view.value();
-      if (block_hash(v.header()) != b.hash) return fail(r, error(directory::errc::input_changed).in(where()));
-      // The rows are only as good as the bytes: the transactions must hash
-      // to the header's root (the txids are the rows' anyway).
-      txids.clear();
-      for (std::size_t i = 0; i < v.transaction_count(); ++i) txids.push_back(v.transaction(i).txid());
-      bool mutated = false;
-      if (merkle_root(txids, &mutated) != v.header().merkle_root) {
-        return fail(r, error(check::errc::bad_merkle_root).in(where()));
-      }
-      if (mutated) return fail(r, error(check::errc::mutated_merkle_root).in(where()));
-      std::optional<BlockUndo> undo;
-      if (dir_.has_undo()) {
-        auto found = dir_.undo_of(b, v);
-        if (!found) return fail(r, found.error().in(where() + ": its undo data (" + undo_file_name(b.file) + ")"));
-        undo = std::move(found).value();
-      }
-      write_export_rows(out, {v, height, b.hash, txids, undo ? &*undo : nullptr, dir_.net()});
-      r.transactions += v.transaction_count();
+      auto written = write_block_rows(dir_, b, height, out, txids);
+      if (!written) return fail(r, written.error().in(where()));
+      r.transactions += written.value().transactions;
       ++blocks_done;
-      bytes_done += bytes.value().size();
+      bytes_done += written.value().bytes;
     }
     for (std::size_t i = 0; i < files.size(); ++i) {
       if (auto done = files[i]->finish(); !done) return fail(r, done.error().in(places[i].partial().string()));
@@ -364,6 +344,31 @@ class Exporter {
 };
 
 }  // namespace
+
+result<BlockRows> write_block_rows(const BlocksDirectory& dir, const IndexedBlock& b, std::uint64_t height, const ExportFiles& out,
+                                   std::vector<Txid>& txids) {
+  auto bytes = dir.read_block(b);
+  if (!bytes) return bytes.error();
+  auto view = BlockView::parse(bytes.value());
+  if (!view) return view.error();
+  const BlockView& v = view.value();
+  if (block_hash(v.header()) != b.hash) return error(directory::errc::input_changed);
+  // The rows are only as good as the bytes: the transactions must hash to
+  // the header's root (the txids are the rows' anyway).
+  txids.clear();
+  for (std::size_t i = 0; i < v.transaction_count(); ++i) txids.push_back(v.transaction(i).txid());
+  bool mutated = false;
+  if (merkle_root(txids, &mutated) != v.header().merkle_root) return error(check::errc::bad_merkle_root);
+  if (mutated) return error(check::errc::mutated_merkle_root);
+  std::optional<BlockUndo> undo;
+  if (dir.has_undo()) {
+    auto found = dir.undo_of(b, v);
+    if (!found) return found.error().in("its undo data (" + undo_file_name(b.file) + ")");
+    undo = std::move(found).value();
+  }
+  write_export_rows(out, {v, height, b.hash, txids, undo ? &*undo : nullptr, dir.net()});
+  return BlockRows{v.transaction_count(), bytes.value().size()};
+}
 
 std::string shard_number(std::uint64_t n) {
   char text[24];

@@ -97,6 +97,21 @@ struct EtlReport {
 // in the report.
 result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlOutput& out, const EtlExport& spec);
 
+// The rows of one block of `dir` (`b`, at `height`) into open tables, as
+// export writes a shard's: its record read, checked to be the block the
+// index names (directory::errc::input_changed) and to hash to its
+// header's merkle root (check::errc::bad_merkle_root,
+// mutated_merkle_root: the rows are only as good as the bytes), with its
+// undo data where the directory has rev files (that error's context says
+// so). `txids` is room the caller keeps from block to block. Returns the
+// block's transaction count and size. The caller names the block.
+struct BlockRows {
+  std::size_t transactions = 0;
+  std::size_t bytes = 0;
+};
+result<BlockRows> write_block_rows(const BlocksDirectory& dir, const IndexedBlock& b, std::uint64_t height, const ExportFiles& out,
+                                   std::vector<Txid>& txids);
+
 // "00001000": a shard's heights in its names.
 std::string shard_number(std::uint64_t n);
 
