@@ -62,9 +62,11 @@ struct FiltersOptions : ChainOptions {
 struct ExportOptions : ChainOptions {
   std::string output_dir;
   tables::export_format format = tables::export_format::ndjson;
+  tables::compression compress = tables::compression::none;
   std::uint64_t shard_blocks = 1000;
   unsigned threads = 0;  // 0: every core
   bool progress = true;
+  std::string scheduler;  // --scheduler ADDRESS: the shards made on a Dask cluster (blockwire.distributed)
 };
 
 struct FetchOptions {
@@ -96,6 +98,7 @@ struct UtxosOptions {
   std::string snapshot;    // --snapshot FILE: Core's dumptxoutset format
   std::string tables;      // --tables OUT: the utxos table
   tables::export_format format = tables::export_format::ndjson;
+  tables::compression compress = tables::compression::none;
   std::string blocks;  // the node's blocks directory; default CHAINSTATE/../blocks
   network net = network::mainnet;
   bool net_from_records = true;  // the network of CHAINSTATE/../blocks, unless --network

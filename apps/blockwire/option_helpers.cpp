@@ -7,7 +7,19 @@
 
 namespace blockwire::cli {
 
-// --network NAME, checked and turned into the enum.
+void add_compress_option(CLI::App& app, tables::compression& compress) {
+  app.add_option_function<std::string>(
+         "--compress",
+         [&compress](const std::string& value) {
+           const auto named = tables::compression_named(value);
+           if (!named) throw CLI::ValidationError("--compress", "'" + value + "' is not zstd, gzip or none");
+           compress = *named;
+         },
+         "each table's file compressed, its name ending .zst or .gz (DuckDB and BigQuery read them as they are):\n"
+         "zstd (about the size of the blocks, at some cost in speed; see docs/export.md), gzip (slower), none (default)")
+      ->type_name("zstd|gzip|none");
+}
+
 void add_format_option(CLI::App& app, tables::export_format& format, const std::string& help) {
   app.add_option_function<std::string>(
          "--format",

@@ -3,6 +3,7 @@
 
 #include <blockwire/codec/network.hpp>
 #include <blockwire/net/connection.hpp>
+#include <blockwire/tables/compressed_file.hpp>
 #include <blockwire/tables/etl_rows.hpp>
 
 #include <CLI/CLI.hpp>
@@ -16,6 +17,8 @@ namespace blockwire::cli {
 void add_network_option(CLI::App& app, network& net);
 // --format ndjson|csv, the tables' format.
 void add_format_option(CLI::App& app, tables::export_format& format, const std::string& help);
+// --compress zstd|gzip|none, for the tables' files.
+void add_compress_option(CLI::App& app, tables::compression& compress);
 // What every command reading a blocks directory takes: its key and network.
 void add_directory_options(CLI::App& app, std::string& xor_key, network& net);
 // A whole number of at least `min` that fits 64 bits, written in digits

@@ -124,7 +124,7 @@ CLI::App* add_export(CLI::App& app, ExportOptions& exports) {
                          "bitcoin-etl's schema, from its blk and rev files (no node): NDJSON blocks and transactions (inputs and\n"
                          "outputs nested), or CSV blocks, transactions, inputs and outputs. Input values, types and addresses\n"
                          "come from the rev files (null without them). Shards of --shard-blocks heights, Hive-style:\n"
-                         "OUT/TABLE/start_block=XXXXXXXX/end_block=YYYYYYYY/TABLE_XXXXXXXX_YYYYYYYY.EXT, each written whole\n"
+                         "OUT/TABLE/start_block=XXXXXXXX/end_block=YYYYYYYY/TABLE_XXXXXXXX_YYYYYYYY.EXT[.zst|.gz], each written whole\n"
                          "(under a temporary name, then renamed) and independent of the others; a rerun skips the whole ones and removes\n"
                          "those whose blocks left the best chain (a reorg). One export at a time into an OUT (it is locked).\n"
                          "A shard with a damaged block is not made (said, with the block's place; exit status 1).");
@@ -135,6 +135,7 @@ CLI::App* add_export(CLI::App& app, ExportOptions& exports) {
       ->type_name("HEIGHT");
   export_cmd->add_option("--count", exports.count, "how many blocks (default: to the tip)")->check(whole_number(1))->type_name("N");
   add_format_option(*export_cmd, exports.format, "ndjson (default): blocks and transactions, a JSON object a line; csv: four flat tables");
+  add_compress_option(*export_cmd, exports.compress);
   export_cmd->add_option("--shard-blocks", exports.shard_blocks, "heights a shard (default 1000)")->check(whole_number(1))->type_name("N");
   export_cmd
       ->add_option("--threads", exports.threads,
@@ -143,6 +144,13 @@ CLI::App* add_export(CLI::App& app, ExportOptions& exports) {
       ->check(whole_number(1))
       ->type_name("N");
   export_cmd->add_flag("!--no-progress", exports.progress, "no progress bar (shown on a terminal only)");
+  export_cmd
+      ->add_option("--scheduler", exports.scheduler,
+                   "make the shards on the workers of a running Dask scheduler (tcp://HOST:8786), each opening DIR\n"
+                   "itself (a path every worker sees, or a copy at the same path; OUT too): the same shards and summary.\n"
+                   "Runs Python's blockwire.distributed (BLOCKWIRE_PYTHON names the interpreter; see docs/export.md)")
+      ->type_name("ADDRESS")
+      ->excludes("--threads");
   add_directory_options(*export_cmd, exports.xor_key, exports.net);
   return export_cmd;
 }

@@ -173,6 +173,7 @@ CLI::App* add_utxos(CLI::App& app, UtxosOptions& utxos) {
       ->type_name("OUT")
       ->excludes("--snapshot");
   add_format_option(*utxos_cmd, utxos.format, "of --tables: ndjson (default) or csv");
+  add_compress_option(*utxos_cmd, utxos.compress);
   utxos_cmd->add_option("--blocks", utxos.blocks, "the node's blocks directory, for --tables (default: CHAINSTATE/../blocks)")
       ->type_name("DIR");
   add_network_option(*utxos_cmd, utxos.net);

@@ -60,6 +60,7 @@ std::variant<tables::UtxoExportReport, int> write_table(const UtxosOptions& o, c
   }
   tables::UtxoExport spec;
   spec.format = o.format;
+  spec.compress = o.compress;
   spec.progress = progress;
   auto made = tables::export_utxos(o.chainstate, index.value(), out.value(), spec);
   bar.finish();

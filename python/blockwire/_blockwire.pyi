@@ -2,7 +2,7 @@
 # checkers. The package (blockwire/__init__.py) re-exports all of it.
 from __future__ import annotations
 
-from typing import Any, Iterator, Literal, Optional, Union, final
+from typing import Any, Iterator, Literal, Optional, TypedDict, Union, final
 
 _Bytes = Union[bytes, bytearray, memoryview]
 _Network = str
@@ -213,3 +213,31 @@ def decode_header(data: _Bytes) -> BlockHeader: ...
 def open_directory(path: str, network: Optional[_Network] = None) -> Directory: ...
 def read_utxos(chainstate: str) -> Coins: ...
 def utxo_set_info(chainstate: str) -> UtxoSetInfo: ...
+
+# export's steps, for a caller that has the shards made elsewhere (blockwire.distributed).
+class ExportOutput:
+    """An export's OUT, locked for one export until close() or the end of a with block."""
+    @property
+    def path(self) -> str: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> ExportOutput: ...
+    def __exit__(self, *args: Any) -> None: ...
+
+class _ShardOutcome(TypedDict):
+    first: int
+    last: int
+    skipped: bool
+    made: bool
+    problem: Optional[str]
+    io_failure: bool
+    transactions: int
+    block_bytes: int
+
+def lock_export_output(path: str) -> ExportOutput: ...
+def plan_shards(directory: Directory, shard_blocks: int = 1000, from_height: int = 0, end: int = 0) -> list[tuple[int, int, str]]:
+    """export's shards of heights [from_height, end) (end 0: to the tip): (first, last, the hash of the block at last)."""
+def remove_stale_shards(directory: Directory, output: ExportOutput) -> tuple[int, list[str]]:
+    """What left the directory's chain removed from the locked output: (shards removed, what was said of them)."""
+def export_shard(directory: Directory, out: str, first: int, last: int, *, format: Literal["ndjson", "csv"] = "ndjson",
+                 shard_blocks: int = 1000, compress: Literal["none", "zstd", "gzip"] = "none") -> _ShardOutcome:
+    """One shard made in out as blockwire export makes it; takes no lock (the caller of the export holds it)."""

@@ -74,6 +74,7 @@ void add_codec(py::module_& m);
 void add_directory(py::module_& m);
 void add_tables(py::module_& m);
 void add_utxos(py::module_& m);
+void add_export(py::module_& m);
 
 // json.loads(text, parse_float=decimal.Decimal): Core's JSON as its RPC
 // clients read it, amounts exact.

@@ -11,4 +11,5 @@ PYBIND11_MODULE(_blockwire, m) {
   python::add_directory(m);
   python::add_tables(m);
   python::add_utxos(m);
+  python::add_export(m);
 }

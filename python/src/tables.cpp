@@ -41,7 +41,7 @@ class MemoryTables {
     std::vector<std::unique_ptr<tables::TextOut>> outs;
     std::vector<tables::TextOut*> pointers;
     for (const FileDescriptor& fd : fds_) {
-      auto file = DirectFileWriter::create(("/proc/self/fd/" + std::to_string(fd.get())).c_str());
+      auto file = tables::CompressedFileWriter::create(("/proc/self/fd/" + std::to_string(fd.get())).c_str(), tables::compression::none);
       if (!file) return file.error().in("a memory file for the tables");
       outs.push_back(std::make_unique<tables::TextOut>(std::move(file).value()));
       pointers.push_back(outs.back().get());

@@ -6,7 +6,11 @@
 //   the two formats hold the same rows;
 // - the query docs/export.md gives for the set at a height, run over
 //   export's CSV tables of the same chain at its tip, gives exactly the
-//   table's coins.
+//   table's coins;
+// - compressed (--compress zstd, gzip): the utxos table's totals again
+//   equal Core's, and export's NDJSON and CSV shards read by DuckDB as they
+//   are give the totals of Core's getblock 3 (transactions, inputs,
+//   outputs, their value, the fees).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,6 +42,12 @@ const json = path.join(work, 'json'), csv = path.join(work, 'csv'), exported = p
 run(['utxos', path.join(node, 'chainstate'), '--tables', json, '--no-progress']);
 run(['utxos', path.join(node, 'chainstate'), '--tables', csv, '--format', 'csv', '--no-progress']);
 run(['export', path.join(node, 'blocks'), '-o', exported, '--format', 'csv', '--no-progress']);
+const zstdJson = path.join(work, 'json-zst'), gzipCsv = path.join(work, 'csv-gz');
+run(['utxos', path.join(node, 'chainstate'), '--tables', zstdJson, '--compress', 'zstd', '--no-progress']);
+run(['utxos', path.join(node, 'chainstate'), '--tables', gzipCsv, '--format', 'csv', '--compress', 'gzip', '--no-progress']);
+const exportZstd = path.join(work, 'export-zst'), exportGzip = path.join(work, 'export-gz');
+run(['export', path.join(node, 'blocks'), '-o', exportZstd, '--compress', 'zstd', '--shard-blocks', '100', '--no-progress']);
+run(['export', path.join(node, 'blocks'), '-o', exportGzip, '--format', 'csv', '--compress', 'gzip', '--shard-blocks', '100', '--no-progress']);
 
 const db = await (await DuckDBInstance.create(':memory:')).connect();
 async function rows(sql) {
@@ -77,6 +87,40 @@ for (const [a, b] of [['from_blocks', fromJson], [fromJson, 'from_blocks']]) {
   const [diff] = await rows(`SELECT count(*) AS n FROM (SELECT transaction_hash, "index", block_number, value FROM ${a}
                                                         EXCEPT SELECT transaction_hash, "index", block_number, value FROM ${b})`);
   equal(Number(diff.n), 0, 'coins in one set and not the other (blocks alone, chainstate)');
+}
+
+// Compressed: the same totals, DuckDB reading the files as they are.
+const compressedUtxos = [
+  ['zstd NDJSON', `read_json('${zstdJson}/utxos/*/*.json.zst', format = 'newline_delimited')`],
+  ['gzip CSV', `read_csv('${gzipCsv}/utxos/*/*.csv.gz', header = true, allow_quoted_nulls = false)`],
+];
+for (const [name, table] of compressedUtxos) {
+  const [t] = await rows(`SELECT count(*) AS txouts, sum(value) AS total, count(DISTINCT transaction_hash) AS transactions FROM ${table}`);
+  equal([Number(t.txouts), Number(t.total), Number(t.transactions)], [core.txouts, Math.round(core.total_amount * 1e8), core.transactions],
+        `the ${name} utxos table's coins, total and transactions`);
+}
+const getblock3 = JSON.parse(fs.readFileSync(path.join(coreDir, 'rpc', 'getblock3.json'), 'utf8'));
+const sats = (btc) => Math.round(btc * 1e8);
+const coreTotals = {
+  blocks: getblock3.length,
+  transactions: getblock3.reduce((s, b) => s + b.nTx, 0),
+  inputs: getblock3.reduce((s, b) => s + b.tx.reduce((t, tx) => t + ('coinbase' in tx.vin[0] ? 0 : tx.vin.length), 0), 0),
+  outputs: getblock3.reduce((s, b) => s + b.tx.reduce((t, tx) => t + tx.vout.length, 0), 0),
+  output_value: getblock3.reduce((s, b) => s + b.tx.reduce((t, tx) => t + tx.vout.reduce((v, o) => v + sats(o.value), 0), 0), 0),
+  fees: getblock3.reduce((s, b) => s + b.tx.reduce((t, tx) => t + ('fee' in tx ? sats(tx.fee) : 0), 0), 0),
+};
+const ndZstd = (table) => `read_json('${exportZstd}/${table}/*/*/*.json.zst', format = 'newline_delimited')`;
+const csvGzip = (table) => `read_csv('${exportGzip}/${table}/*/*/*.csv.gz', header = true, allow_quoted_nulls = false)`;
+for (const [name, table, inputs, outputs] of [
+  ['zstd NDJSON', ndZstd, `(SELECT unnest(inputs) FROM ${ndZstd('transactions')})`, `(SELECT unnest(outputs) FROM ${ndZstd('transactions')})`],
+  ['gzip CSV', csvGzip, csvGzip('inputs'), csvGzip('outputs')],
+]) {
+  const [t] = await rows(`SELECT count(*) AS n, sum(output_value) AS v, sum(fee) AS f FROM ${table('transactions')}`);
+  const [b] = await rows(`SELECT count(*) AS n FROM ${table('blocks')}`);
+  const [i] = await rows(`SELECT count(*) AS n FROM ${inputs}`);
+  const [o] = await rows(`SELECT count(*) AS n FROM ${outputs}`);
+  equal({ blocks: Number(b.n), transactions: Number(t.n), inputs: Number(i.n), outputs: Number(o.n), output_value: Number(t.v), fees: Number(t.f) },
+        coreTotals, `export's ${name} shards: totals against Core's getblock 3`);
 }
 
 if (failures !== 0) {

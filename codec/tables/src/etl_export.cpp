@@ -14,7 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <random>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -37,14 +37,32 @@ struct Shard {
 struct TablePlace {
   fs::path dir;
   std::string name;
+  compression compress;
   fs::path path() const { return dir / name; }
-  fs::path partial() const { return dir / ("." + name + ".partial"); }
+  // Hidden while it is written, under a name of the writer's own: a
+  // worker thought dead (blockwire.distributed) may still be writing the
+  // shard that another makes again.
+  fs::path partial(std::string_view writer) const {
+    std::string hidden = "." + name + ".";
+    hidden.append(writer).append(".partial");
+    return dir / hidden;
+  }
 };
 
-TablePlace place(const fs::path& out, std::string_view table, const Shard& s, export_format f) {
+TablePlace place(const fs::path& out, std::string_view table, const Shard& s, export_format f, compression c) {
   const std::string first = shard_number(s.first), last = shard_number(s.last);
-  return {out / table / ("start_block=" + first) / ("end_block=" + last),
-          std::string(table) + "_" + first + "_" + last + "." + std::string(export_extension(f))};
+  std::string name = std::string(table) + "_" + first + "_" + last + ".";
+  name.append(export_extension(f)).append(compression_suffix(c));
+  return {out / table / ("start_block=" + first) / ("end_block=" + last), std::move(name), c};
+}
+
+// A name no other writer of a shard has: 64 random bits.
+std::string writer_name() {
+  std::random_device random;
+  const std::uint64_t n = (std::uint64_t{random()} << 32) | random();
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(n));
+  return text;
 }
 
 // N of a shard directory's name, `prefix` then N (start_block=N,
@@ -60,14 +78,11 @@ std::optional<std::uint64_t> number_after(const fs::path& p, std::string_view pr
 
 // The shard's blocks table ends with a line that names `hash` (its last
 // block's): written whole, for the chain as it is now.
-bool ends_with_block(const fs::path& blocks_table, const std::string& hash) {
-  std::ifstream in(blocks_table, std::ios::binary | std::ios::ate);
-  if (!in) return false;
-  const std::streamoff size = in.tellg();
-  const std::streamoff tail = std::min<std::streamoff>(size, 4096);
-  std::string text(static_cast<std::size_t>(tail), '\0');
-  in.seekg(size - tail);
-  if (!in.read(text.data(), tail) || text.empty() || text.back() != '\n') return false;
+bool ends_with_block(const TablePlace& blocks_table, const std::string& hash) {
+  auto tail = decompressed_tail(blocks_table.path().c_str(), blocks_table.compress, 4096);
+  if (!tail) return false;
+  const std::string& text = tail.value();
+  if (text.empty() || text.back() != '\n') return false;
   const std::size_t line = text.rfind('\n', text.size() - 2);
   return text.find(hash, line == std::string::npos ? 0 : line) != std::string::npos;
 }
@@ -140,11 +155,13 @@ class Sweep {
     std::error_code ec;
     bool marked = false;
     for (const export_format f : {export_format::ndjson, export_format::csv}) {
-      const fs::path mark = place(out_, "blocks", {first, last}, f).path();
-      if (!fs::is_regular_file(mark, ec)) continue;
-      marked = true;
-      if (!ends_with_block(mark, hash)) {
-        return "its last block is not the best chain's block " + std::to_string(last) + " (" + hash + "): it left the chain in a reorg";
+      for (const compression c : {compression::none, compression::zstd, compression::gzip}) {
+        const TablePlace mark = place(out_, "blocks", {first, last}, f, c);
+        if (!fs::is_regular_file(mark.path(), ec)) continue;
+        marked = true;
+        if (!ends_with_block(mark, hash)) {
+          return "its last block is not the best chain's block " + std::to_string(last) + " (" + hash + "): it left the chain in a reorg";
+        }
       }
     }
     if (!marked) return "its blocks table is not there (an export stopped before the shard was whole)";
@@ -184,7 +201,8 @@ class Sweep {
 
 class Exporter {
  public:
-  Exporter(const EtlExport& spec, const BlocksDirectory& dir, const std::string& out) : spec_(spec), dir_(dir), out_(out) {}
+  Exporter(const EtlExport& spec, const BlocksDirectory& dir, const std::string& out)
+      : spec_(spec), dir_(dir), out_(out), writer_(writer_name()) {}
 
   std::atomic<std::uint64_t> blocks_done{0};
   std::atomic<std::uint64_t> bytes_done{0};
@@ -214,7 +232,7 @@ class Exporter {
     // again, never old tables under a new marker.
     for (std::size_t i = places.size(); i-- > 0;) {
       const TablePlace& p = places[i];
-      fs::rename(p.partial(), p.path(), ec);
+      fs::rename(p.partial(writer_), p.path(), ec);
       if (ec) {
         fail(r, error(ec).in(p.path().string()));
         remove_partials(places);
@@ -234,7 +252,7 @@ class Exporter {
 
   std::vector<TablePlace> places_of(const Shard& s) const {
     std::vector<TablePlace> places;
-    for (const std::string_view t : export_tables(spec_.format)) places.push_back(place(out_, t, s, spec_.format));
+    for (const std::string_view t : export_tables(spec_.format)) places.push_back(place(out_, t, s, spec_.format, spec_.compress));
     return places;
   }
 
@@ -245,7 +263,7 @@ class Exporter {
     for (const TablePlace& p : places) {
       if (!fs::is_regular_file(p.path(), ec)) return false;
     }
-    return last < dir_.chain_size() && ends_with_block(places[0].path(), block(last).hash.to_hex());
+    return last < dir_.chain_size() && ends_with_block(places[0], block(last).hash.to_hex());
   }
 
   // The other shards of s's start, by their last height (end_block=N).
@@ -285,10 +303,10 @@ class Exporter {
 
   // A shard not made: its hidden files, and its directories when nothing
   // else is in them.
-  static void remove_partials(const std::vector<TablePlace>& places) {
+  void remove_partials(const std::vector<TablePlace>& places) const {
     for (const TablePlace& p : places) {
       std::error_code ec;
-      fs::remove(p.partial(), ec);
+      fs::remove(p.partial(writer_), ec);
       if (fs::remove(p.dir, ec)) fs::remove(p.dir.parent_path(), ec);
     }
   }
@@ -310,8 +328,8 @@ class Exporter {
       std::error_code ec;
       fs::create_directories(p.dir, ec);
       if (ec) return fail(r, error(ec).in(p.dir.string()));
-      auto file = DirectFileWriter::create(p.partial().c_str());
-      if (!file) return fail(r, file.error().in(p.partial().string()));
+      auto file = CompressedFileWriter::create(p.partial(writer_).c_str(), spec_.compress);
+      if (!file) return fail(r, file.error().in(p.partial(writer_).string()));
       files.push_back(std::make_unique<TextOut>(std::move(file).value()));
       tables.push_back(files.back().get());
     }
@@ -329,11 +347,12 @@ class Exporter {
       auto written = write_block_rows(dir_, b, height, out, txids);
       if (!written) return fail(r, written.error().in(where()));
       r.transactions += written.value().transactions;
+      r.block_bytes += written.value().bytes;
       ++blocks_done;
       bytes_done += written.value().bytes;
     }
     for (std::size_t i = 0; i < files.size(); ++i) {
-      if (auto done = files[i]->finish(); !done) return fail(r, done.error().in(places[i].partial().string()));
+      if (auto done = files[i]->finish(); !done) return fail(r, done.error().in(places[i].partial(writer_).string()));
     }
     return true;
   }
@@ -341,6 +360,7 @@ class Exporter {
   const EtlExport& spec_;
   const BlocksDirectory& dir_;
   fs::path out_;
+  std::string writer_;  // this export's part of its temporary files' names
 };
 
 }  // namespace
@@ -407,29 +427,50 @@ result<EtlOutput> EtlOutput::open(const std::string& out_dir) {
   return EtlOutput(out_dir, std::move(lock).value());
 }
 
-result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlOutput& out, const EtlExport& spec) {
+result<std::vector<ShardOutcome>> plan_shards(const BlocksDirectory& dir, const EtlExport& spec) {
   if (spec.shard_blocks == 0 || spec.from % spec.shard_blocks != 0) return std::make_error_code(std::errc::invalid_argument);
   // No chain at all (a mistyped path): every shard would look past its tip.
   if (dir.chain_size() == 0) return directory::errc::no_chain;
-  EtlReport report;
-  if (dir.damaged()) {
-    if (spec.note) spec.note(dir.path() + " has damage: no shard of " + out.path() + " is removed for not being on its chain");
-  } else {
-    SweepFailure failure;
-    report.removed = Sweep(out.path(), dir, spec).run(failure);
-    if (!failure.text.empty()) {
-      if (spec.note) spec.note("removing what left the chain: " + failure.text);
-      return error(failure.code);
-    }
-  }
   const std::uint64_t tip = dir.chain_size();
   const std::uint64_t end = spec.end == 0 ? tip : std::min(tip, spec.end);
+  std::vector<ShardOutcome> shards;
   for (std::uint64_t first = spec.from; first < end; first += spec.shard_blocks) {
     ShardOutcome s;
     s.first = first;
     s.last = std::min(end, first + spec.shard_blocks) - 1;
-    report.shards.push_back(s);
+    shards.push_back(s);
   }
+  return shards;
+}
+
+result<std::size_t> remove_stale_shards(const BlocksDirectory& dir, const EtlOutput& out, const EtlExport& spec) {
+  if (dir.chain_size() == 0) return directory::errc::no_chain;
+  if (dir.damaged()) {
+    if (spec.note) spec.note(dir.path() + " has damage: no shard of " + out.path() + " is removed for not being on its chain");
+    return std::size_t{0};
+  }
+  SweepFailure failure;
+  const std::size_t removed = Sweep(out.path(), dir, spec).run(failure);
+  if (!failure.text.empty()) {
+    if (spec.note) spec.note("removing what left the chain: " + failure.text);
+    return error(failure.code);
+  }
+  return removed;
+}
+
+ShardOutcome export_shard(const BlocksDirectory& dir, const std::string& out_dir, const EtlExport& spec, std::uint64_t first,
+                          std::uint64_t last) {
+  return Exporter(spec, dir, out_dir).run({first, last});
+}
+
+result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlOutput& out, const EtlExport& spec) {
+  auto planned = plan_shards(dir, spec);
+  if (!planned) return planned.error();
+  EtlReport report;
+  auto removed = remove_stale_shards(dir, out, spec);
+  if (!removed) return removed.error();
+  report.removed = removed.value();
+  report.shards = std::move(planned).value();
   Exporter exporter(spec, dir, out.path());
   // Two a core by default: a thread waits while its tables go to the disk
   // (O_DIRECT writes return when the device has the bytes), and another

@@ -99,8 +99,9 @@ result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const B
     if (write_failure) return;
     char number[8];
     std::snprintf(number, sizeof number, "%04llu", static_cast<unsigned long long>(report.parts));
-    const fs::path path = partial / ("utxos_" + height + "_" + number + "." + std::string(export_extension(spec.format)));
-    auto file = DirectFileWriter::create(path.c_str());
+    const fs::path path = partial / ("utxos_" + height + "_" + number + "." + std::string(export_extension(spec.format)) +
+                                     std::string(compression_suffix(spec.compress)));
+    auto file = CompressedFileWriter::create(path.c_str(), spec.compress);
     if (!file) {
       write_failure = file.error();
       failed_file = path.string();

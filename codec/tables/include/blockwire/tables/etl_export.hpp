@@ -1,7 +1,7 @@
 // A blocks directory's best chain as bitcoin-etl's tables (etl_rows.hpp),
 // cut into shards of `shard_blocks` heights at multiples of it and laid out
 // Hive-style as bitcoin-etl's export_all lays them out:
-//   OUT/TABLE/start_block=XXXXXXXX/end_block=YYYYYYYY/TABLE_XXXXXXXX_YYYYYYYY.EXT
+//   OUT/TABLE/start_block=XXXXXXXX/end_block=YYYYYYYY/TABLE_XXXXXXXX_YYYYYYYY.EXT[.zst|.gz]
 // A shard is made whole or not at all: each of its tables is written under
 // a hidden temporary name beside its place (engines skip names that begin
 // with a dot), synced, and renamed into place, the blocks table last; it
@@ -24,6 +24,7 @@
 #include <blockwire/directory.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/file_descriptor.hpp>
+#include <blockwire/tables/compressed_file.hpp>
 #include <blockwire/tables/etl_rows.hpp>
 
 #include <atomic>
@@ -57,7 +58,8 @@ struct EtlExport {
   std::uint64_t from = 0;  // a multiple of shard_blocks
   std::uint64_t end = 0;   // one past the last height; 0: to the tip
   std::uint64_t shard_blocks = 1000;
-  unsigned threads = 0;  // 0: two a core
+  compression compress = compression::none;  // each table's file
+  unsigned threads = 0;                      // 0: two a core
   // What the export does that a user should hear of (a shard removed,
   // why), one line each, from the calling thread.
   std::function<void(std::string_view)> note;
@@ -75,6 +77,7 @@ struct ShardOutcome {
   // error (problem->is_io()) stopped the run.
   std::optional<error> problem;
   std::uint64_t transactions = 0;
+  std::uint64_t block_bytes = 0;  // of the blocks made into rows
 };
 
 struct EtlReport {
@@ -89,13 +92,32 @@ struct EtlReport {
   std::uint64_t transactions() const noexcept;
 };
 
-// Makes the shards of heights [from, end) of `dir`'s best chain in `out`.
+// Makes the shards of heights [from, end) of `dir`'s best chain in `out`:
+// plan_shards, remove_stale_shards, then export_shard for each on threads.
 // Errors, before any shard: from not a multiple of shard_blocks
 // (std::errc::invalid_argument), a directory with no chain
 // (directory::errc::no_chain: nothing in OUT is judged against it),
 // removing what left the chain (the system's). What each shard came to is
 // in the report.
 result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlOutput& out, const EtlExport& spec);
+
+// The three steps of export_etl, for a caller that has the shards made
+// elsewhere (blockwire.distributed: on the workers of a Dask cluster, each
+// with the directory, or a copy of it, and OUT at the same path).
+//
+// The shards of spec's heights, none begun. Errors as export_etl's.
+result<std::vector<ShardOutcome>> plan_shards(const BlocksDirectory& dir, const EtlExport& spec);
+// What left `dir`'s chain removed from `out` (export_etl's sweep, said by
+// spec.note; nothing for a directory with damage). Returns the shards
+// removed. Errors: directory::errc::no_chain, the system's.
+result<std::size_t> remove_stale_shards(const BlocksDirectory& dir, const EtlOutput& out, const EtlExport& spec);
+// Shard [first, last] made in `out_dir` (or skipped when whole) as
+// export_etl makes it, on the calling thread. For a worker of an export
+// whose caller holds OUT's lock and has removed what left the chain: it
+// takes no lock itself. `dir` must have the chain the caller planned by
+// (the caller checks the last block's hash).
+ShardOutcome export_shard(const BlocksDirectory& dir, const std::string& out_dir, const EtlExport& spec, std::uint64_t first,
+                          std::uint64_t last);
 
 // The rows of one block of `dir` (`b`, at `height`) into open tables, as
 // export writes a shard's: its record read, checked to be the block the

@@ -2,12 +2,13 @@
 // quoted strings appended in place, with no string made for each, into a
 // DirectFileWriter (past the page cache: gigabytes of tables would
 // otherwise cost a copy into fresh pages each, and push the blk files
-// being read out of the cache). What blockwire export writes its rows with.
+// being read out of the cache), compressed on the way when asked
+// (compressed_file.hpp). What blockwire export writes its rows with.
 #pragma once
 
 #include <blockwire/io/buffered_writer.hpp>
-#include <blockwire/io/direct_file.hpp>
 #include <blockwire/io/hash256.hpp>
+#include <blockwire/tables/compressed_file.hpp>
 
 #include <charconv>
 #include <cstddef>
@@ -19,7 +20,7 @@ namespace blockwire::tables {
 
 class TextOut {
  public:
-  explicit TextOut(DirectFileWriter file) : file_(std::move(file)), out_(file_) {}
+  explicit TextOut(CompressedFileWriter file) : file_(std::move(file)), out_(file_) {}
   TextOut(const TextOut&) = delete;
   TextOut& operator=(const TextOut&) = delete;
 
@@ -58,8 +59,8 @@ class TextOut {
   std::uint64_t bytes_written() const noexcept { return out_.bytes_written(); }
 
  private:
-  DirectFileWriter file_;
-  BufferedWriter<DirectFileWriter&> out_;
+  CompressedFileWriter file_;
+  BufferedWriter<CompressedFileWriter&> out_;
 };
 
 }  // namespace blockwire::tables

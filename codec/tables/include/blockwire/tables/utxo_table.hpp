@@ -1,7 +1,7 @@
 // A node's UTXO set (its chainstate, read as read_core_coins reads it) as
 // a table beside the export's, in the same formats (etl_rows.hpp's utxos
 // row), laid out Hive-style by the height the set is at:
-//   OUT/utxos/height=HHHHHHHH/utxos_HHHHHHHH_PPPP.EXT
+//   OUT/utxos/height=HHHHHHHH/utxos_HHHHHHHH_PPPP.EXT[.zst|.gz]
 // P: parts of `part_coins` coins each, in the chainstate's key order. A
 // height's folder is made whole or not at all: its parts are written in a
 // hidden folder beside (engines skip names that begin with a dot), synced,
@@ -12,6 +12,7 @@
 
 #include <blockwire/directory.hpp>
 #include <blockwire/io/error.hpp>
+#include <blockwire/tables/compressed_file.hpp>
 #include <blockwire/tables/etl_export.hpp>
 #include <blockwire/tables/etl_rows.hpp>
 
@@ -23,6 +24,7 @@ namespace blockwire::tables {
 struct UtxoExport {
   export_format format = export_format::ndjson;
   std::uint64_t part_coins = std::uint64_t{1} << 20;
+  compression compress = compression::none;
   CoinsProgressFn progress;
 };
 

@@ -1,0 +1,283 @@
+"""blockwire export on a Dask cluster: the same shards as `blockwire export`, made by the cluster's workers.
+
+    from distributed import Client
+    import blockwire.distributed
+    report = blockwire.distributed.export(Client('tcp://scheduler:8786'), '~/.bitcoin/blocks', '/shared/tables',
+                                          compress='zstd')
+    print(report.summary())
+
+The caller locks OUT (OUT/.blockwire-export.lock, as the command does), opens the directory, plans the shards and
+removes what left the chain; each shard is then a Dask task in which a worker opens the directory itself (a path
+every worker sees, or a copy on each machine at the same path) and makes the shard with the library, under a
+temporary name of its own, renamed into place whole. A worker that dies has its task run again by Dask elsewhere;
+what it left under its temporary names is removed at the end. The shards are the bytes the command makes.
+
+From a shell: python3 -m blockwire.distributed DIR -o OUT --scheduler ADDRESS [options] (what
+`blockwire export --scheduler` runs).
+"""
+
+import argparse
+import dataclasses
+import os
+import socket
+import sys
+import time
+import typing
+import uuid
+
+from . import _blockwire
+
+__all__ = ['ExportReport', 'export', 'main']
+
+
+@dataclasses.dataclass
+class ExportReport:
+    """What an export came to, as the command reports it. `shards`: each shard's outcome (a dict: first, last,
+    made, skipped, problem (why it was not made, or None), io_failure, transactions, block_bytes; `reached` False
+    for one not begun), in height order."""
+    out: str
+    shards: typing.List[dict]
+    removed: int
+    seconds: float
+    notes: typing.List[str]
+
+    @property
+    def made(self) -> int:
+        return sum(1 for s in self.shards if s['made'])
+
+    @property
+    def skipped(self) -> int:
+        return sum(1 for s in self.shards if s['skipped'] and not s['problem'])
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for s in self.shards if s['problem'])
+
+    @property
+    def not_reached(self) -> int:
+        return sum(1 for s in self.shards if not s['reached'])
+
+    @property
+    def io_failed(self) -> bool:
+        return any(s['io_failure'] for s in self.shards)
+
+    @property
+    def transactions(self) -> int:
+        return sum(s['transactions'] for s in self.shards if s['made'])
+
+    @property
+    def block_bytes(self) -> int:
+        return sum(s['block_bytes'] for s in self.shards if s['made'])
+
+    def summary(self) -> str:
+        """The command's summary line."""
+        rate = self.block_bytes / self.seconds / 1e6 if self.seconds > 0 else 0.0
+        line = (f'{_count(len(self.shards), "shard")} into {self.out}: {self.made} made '
+                f'({_count(self.transactions, "transaction")}, {self.block_bytes:,} bytes of blocks in '
+                f'{self.seconds:.2f} s, {rate:.0f} MB/s), {self.skipped} already whole, {self.failed} failed')
+        if self.not_reached:
+            line += f', {self.not_reached} not reached'
+        if self.removed:
+            line += f', {self.removed} removed (off the best chain)'
+        return line
+
+
+def _count(n: int, noun: str) -> str:
+    return f'{n:,} {noun}' + ('' if n == 1 else 's')
+
+
+# A worker process's directory, opened at its first task of an export run (files replaced between runs would not be
+# seen by one kept longer) and refreshed when a task's chain is longer or another (a copy being brought up to date).
+_directories: typing.Dict[typing.Tuple[str, typing.Optional[str], str], typing.Any] = {}
+
+
+def _worker_directory(path, network, run, last, last_hash):
+    key = (path, network, run)
+    d = _directories.get(key)
+    if d is None:
+        _directories.clear()
+        d = _directories[key] = _blockwire.open_directory(path, network)
+    for attempt in range(2):
+        if last < len(d) and d.block_hash(last) == last_hash:
+            return d
+        if attempt == 0:
+            d.refresh()
+    return None
+
+
+def _outcome(first, last, problem, io_failure=False):
+    return {'first': first, 'last': last, 'reached': True, 'made': False, 'skipped': False, 'problem': problem,
+            'io_failure': io_failure, 'transactions': 0, 'block_bytes': 0}
+
+
+def _make_shard(directory, network, run, out, first, last, last_hash, format, shard_blocks, compress):
+    """One shard, on a worker: its directory opened (once a process and run) and checked to hold the caller's chain."""
+    try:
+        d = _worker_directory(directory, network, run, last, last_hash)
+    except _blockwire.Error as e:
+        return _outcome(first, last, f'{socket.gethostname()} could not open {directory}: {e}',
+                        isinstance(e, _blockwire.IOFailure))
+    if d is None:
+        return _outcome(first, last, f'{directory} on {socket.gethostname()} has no block {last_hash} at height {last} '
+                                     f'(the caller\'s chain): its copy is behind or on another branch')
+    made = _blockwire.export_shard(d, out, first, last, format=format, shard_blocks=shard_blocks, compress=compress)
+    made['reached'] = True
+    return made
+
+
+class _Bar:
+    """The command's progress bar, on a terminal: shards and blocks done, MB/s of blocks."""
+
+    def __init__(self, enabled, shards, blocks):
+        self.enabled, self.shards, self.blocks = enabled, shards, blocks
+        self.start = time.monotonic()
+
+    def update(self, shards_done, blocks_done, block_bytes):
+        if not self.enabled:
+            return
+        fraction = blocks_done / self.blocks if self.blocks else 1.0
+        seconds = time.monotonic() - self.start
+        rate = block_bytes / seconds / 1e6 if seconds > 0 else 0.0
+        sys.stderr.write(f'\r[{"#" * int(fraction * 30):<30}] {shards_done:,} of {self.shards:,} shards, '
+                         f'{_count(blocks_done, "block")} of {self.blocks:,}  {rate:.0f} MB/s ')
+        sys.stderr.flush()
+
+    def finish(self):
+        if self.enabled:
+            sys.stderr.write('\r\033[K')
+            sys.stderr.flush()
+
+
+def export(client, directory, out, *, format='ndjson', shard_blocks=1000, from_height=0, count=None, compress=None,
+           network=None, progress=None, note=None) -> ExportReport:
+    """Makes `blockwire export`'s shards of `directory`'s best chain in `out` on the Dask cluster of `client` (a
+    distributed.Client). Options as the command's: format 'ndjson' or 'csv', shard_blocks, from_height (a multiple
+    of shard_blocks), count (blocks; None: to the tip), compress None/'none', 'zstd' or 'gzip', network (of the
+    directory, when its files do not say). Every worker must see `directory` (or a copy) and `out` at the same
+    paths as the caller. progress: a bar on stderr (default: when it is a terminal); note: called with each line
+    the export has to say (a shard removed, and why), by default printed to stderr.
+
+    Raises blockwire.IOFailure when another export holds OUT, and blockwire.Error for a directory that cannot be
+    opened; a shard not made is in the report (`failed`, its `problem`), not raised."""
+    directory = os.path.abspath(os.path.expanduser(os.fspath(directory)))
+    out = os.path.abspath(os.path.expanduser(os.fspath(out)))
+    compress = compress or 'none'
+    if format not in ('ndjson', 'csv'):
+        raise ValueError(f"format {format!r} is not 'ndjson' or 'csv'")
+    if compress not in ('none', 'zstd', 'gzip'):
+        raise ValueError(f"compress {compress!r} is not 'none', 'zstd' or 'gzip'")
+    if count is not None and count < 1:
+        raise ValueError('count must be at least 1')
+    if note is None:
+        def note(line):
+            print(f'blockwire export: {line}', file=sys.stderr)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    from distributed import as_completed  # the cluster's package, needed only here
+
+    notes: typing.List[str] = []
+
+    def say(lines):
+        for line in lines:
+            notes.append(line)
+            note(line)
+
+    # OUT locked before the directory is read (minutes on mainnet): a second export hears of the first at once.
+    with _blockwire.lock_export_output(out) as output:
+        d = _blockwire.open_directory(directory, network)
+        end = 0 if count is None else from_height + count
+        planned = _blockwire.plan_shards(d, shard_blocks, from_height, end)
+        removed, lines = _blockwire.remove_stale_shards(d, output)
+        say(lines)
+        run = uuid.uuid4().hex
+        start = time.monotonic()
+        futures = {}
+        for first, last, last_hash in planned:
+            future = client.submit(_make_shard, directory, d.network, run, out, first, last, last_hash, format, shard_blocks,
+                                   compress, key=f'blockwire-shard-{first:08}-{last:08}-{run[:8]}', pure=False)
+            futures[future] = (first, last)
+        outcomes = {first: {**_outcome(first, last, None), 'reached': False} for first, last, _ in planned}
+        bar = _Bar(progress, len(planned), sum(last - first + 1 for first, last, _ in planned))
+        done = blocks = block_bytes = 0
+        stopped = False
+        try:
+            for future in as_completed(list(futures)):
+                first, last = futures[future]
+                if future.cancelled():
+                    continue
+                try:
+                    made = future.result()
+                except Exception as e:  # a task that failed on every worker it was given (KilledWorker) or raised
+                    made = _outcome(first, last, f'{type(e).__name__}: {e}')
+                outcomes[first] = made
+                done += 1
+                blocks += last - first + 1
+                block_bytes += made['block_bytes']
+                bar.update(done, blocks, block_bytes)
+                # An I/O error stops the run, as it stops the command: the other shards would meet it too.
+                if made['io_failure'] and not stopped:
+                    stopped = True
+                    client.cancel([f for f in futures if not f.done()])
+        finally:
+            bar.finish()
+            client.cancel([f for f in futures if not f.done()])
+        seconds = time.monotonic() - start
+        # What workers that died (or were thought dead) left under their temporary names, and tables of shards
+        # not made whole: removed as a rerun of the command would remove them.
+        removed_after, lines = _blockwire.remove_stale_shards(d, output)
+        say(lines)
+    return ExportReport(out, [outcomes[first] for first, _, _ in planned], removed, seconds, notes)
+
+
+def main(argv=None) -> int:
+    """python3 -m blockwire.distributed DIR -o OUT --scheduler ADDRESS: blockwire export on a Dask scheduler."""
+    parser = argparse.ArgumentParser(
+        prog='blockwire export --scheduler',
+        description="blockwire export's shards made by the workers of a running Dask scheduler (each worker opens DIR "
+                    "itself: a path every worker sees, or a copy at the same path; OUT too). The same shards, bytes and "
+                    "summary line as the command.")
+    parser.add_argument('dir', metavar='DIR', help='a blocks directory (with rev files for input values)')
+    parser.add_argument('-o', '--output', required=True, metavar='OUT', help='where the shards go (created when missing)')
+    parser.add_argument('--scheduler', required=True, metavar='ADDRESS', help="the Dask scheduler's address (tcp://HOST:8786)")
+    parser.add_argument('--format', choices=('ndjson', 'csv'), default='ndjson')
+    parser.add_argument('--compress', choices=('zstd', 'gzip', 'none'), default='none')
+    parser.add_argument('--shard-blocks', type=int, default=1000, metavar='N', help='heights a shard (default 1000)')
+    parser.add_argument('--from', dest='from_height', type=int, default=0, metavar='HEIGHT',
+                        help='the first height (default 0; a multiple of --shard-blocks)')
+    parser.add_argument('--count', type=int, metavar='N', help='how many blocks (default: to the tip)')
+    parser.add_argument('--network', metavar='NAME', help="the directory's network, when its files do not say")
+    parser.add_argument('--no-progress', action='store_true', help='no progress bar (shown on a terminal only)')
+    parser.add_argument('--connect-timeout', type=float, default=30, metavar='SECONDS',
+                        help="how long to try to reach the scheduler (default 30)")
+    args = parser.parse_args(argv)
+    if args.shard_blocks < 1 or args.from_height < 0 or (args.count is not None and args.count < 1):
+        parser.error('--shard-blocks and --count are at least 1, --from at least 0')
+    if args.from_height % args.shard_blocks != 0:
+        parser.error(f'--from {args.from_height} is not a multiple of --shard-blocks {args.shard_blocks}: shards start at '
+                     'multiples of it, so that separate runs make the same shards')
+    from distributed import Client
+    try:
+        client = Client(args.scheduler, timeout=args.connect_timeout)
+    except OSError as e:
+        print(f'blockwire export: --scheduler {args.scheduler}: {e}', file=sys.stderr)
+        return 2
+    try:
+        report = export(client, args.dir, args.output, format=args.format, shard_blocks=args.shard_blocks,
+                        from_height=args.from_height, count=args.count, compress=args.compress, network=args.network,
+                        progress=not args.no_progress and sys.stderr.isatty())
+    except _blockwire.Error as e:
+        print(f'blockwire export: {e}', file=sys.stderr)
+        return 2
+    finally:
+        client.close()
+    for s in report.shards:
+        if s['problem']:
+            print(f"blockwire export: shard {s['first']:08}-{s['last']:08} not made: {s['problem']}", file=sys.stderr)
+    print(f'blockwire export: {report.summary()}')
+    if report.io_failed:
+        return 2
+    return 1 if report.failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

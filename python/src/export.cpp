@@ -1,0 +1,148 @@
+// export's three steps for Python (etl_export.hpp: plan_shards,
+// remove_stale_shards, export_shard) and OUT's lock: what
+// blockwire.distributed runs on a Dask cluster, the caller planning,
+// sweeping and holding the lock, each worker making shards.
+#include "directory_object.hpp"
+
+#include <blockwire/tables/etl_export.hpp>
+
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace blockwire::python {
+
+namespace {
+
+// OUT locked for one export until close() (or the with block's end).
+struct ExportOutput {
+  std::optional<tables::EtlOutput> out;
+  const tables::EtlOutput& held() const {
+    if (!out) throw py::value_error("the export output was closed (its lock released)");
+    return *out;
+  }
+};
+
+tables::EtlExport spec_of(const std::string& format, std::uint64_t shard_blocks, std::uint64_t from_height, std::uint64_t end,
+                          const std::string& compress) {
+  tables::EtlExport spec;
+  if (format == "csv") {
+    spec.format = tables::export_format::csv;
+  } else if (format != "ndjson") {
+    throw py::value_error("format '" + format + "' is not ndjson or csv");
+  }
+  const auto c = tables::compression_named(compress);
+  if (!c) throw py::value_error("compress '" + compress + "' is not none, zstd or gzip");
+  spec.compress = *c;
+  if (shard_blocks == 0) throw py::value_error("shard_blocks must be at least 1");
+  if (from_height % shard_blocks != 0) {
+    throw py::value_error("from_height " + std::to_string(from_height) + " is not a multiple of shard_blocks " +
+                          std::to_string(shard_blocks) + ": shards start at multiples of it, so that separate runs make the same shards");
+  }
+  spec.shard_blocks = shard_blocks;
+  spec.from = from_height;
+  spec.end = end;
+  return spec;
+}
+
+py::dict outcome_dict(const tables::ShardOutcome& s) {
+  py::dict d;
+  d["first"] = s.first;
+  d["last"] = s.last;
+  d["skipped"] = s.skipped;
+  d["made"] = s.reached && !s.skipped && !s.problem;
+  d["problem"] = s.problem ? py::object(py::str(s.problem->message())) : py::object(py::none());
+  d["io_failure"] = s.problem && s.problem->is_io();
+  d["transactions"] = s.transactions;
+  d["block_bytes"] = s.block_bytes;
+  return d;
+}
+
+}  // namespace
+
+void add_export(py::module_& m) {
+  py::class_<ExportOutput>(m, "ExportOutput",
+                           "An export's OUT, made when missing and locked for one export at a time (OUT/.blockwire-export.lock) "
+                           "until close() or the end of a with block.")
+      .def_property_readonly("path", [](const ExportOutput& o) { return filesystem_text(o.held().path()); })
+      .def("close", [](ExportOutput& o) { o.out.reset(); })
+      .def("__enter__", [](ExportOutput& o) -> ExportOutput& { return o; })
+      .def("__exit__", [](ExportOutput& o, const py::args&) { o.out.reset(); });
+
+  m.def(
+      "lock_export_output",
+      [](const std::string& path) {
+        auto opened = tables::EtlOutput::open(path);
+        if (!opened) raise(opened.error().in(path));
+        return ExportOutput{std::move(opened).value()};
+      },
+      py::arg("path"), "OUT made when missing and locked for an export (IOFailure when another export holds it).");
+
+  m.def(
+      "plan_shards",
+      [](const DirectoryPtr& d, std::uint64_t shard_blocks, std::uint64_t from_height, std::uint64_t end) {
+        const tables::EtlExport spec = spec_of("ndjson", shard_blocks, from_height, end, "none");
+        std::vector<std::tuple<std::uint64_t, std::uint64_t, std::string>> shards;
+        const std::lock_guard held(d->lock);
+        auto planned = tables::plan_shards(d->dir, spec);
+        if (!planned) raise(planned.error().in(d->path));
+        for (const tables::ShardOutcome& s : planned.value()) shards.emplace_back(s.first, s.last, d->dir.at_height(s.last).hash.to_hex());
+        return shards;
+      },
+      py::arg("directory"), py::arg("shard_blocks") = 1000, py::arg("from_height") = 0, py::arg("end") = 0,
+      "export's shards of heights [from_height, end) of the directory's chain (end 0: to the tip), each (first, last, the "
+      "hash of the block at last).");
+
+  m.def(
+      "remove_stale_shards",
+      [](const DirectoryPtr& d, const ExportOutput& out) {
+        tables::EtlExport spec;
+        std::vector<std::string> notes;
+        spec.note = [&](std::string_view line) { notes.emplace_back(line); };
+        result<std::size_t> removed = [&] {
+          const py::gil_scoped_release unlocked;
+          const std::lock_guard held(d->lock);
+          return tables::remove_stale_shards(d->dir, out.held(), spec);
+        }();
+        if (!removed) raise(removed.error().in(out.held().path()));
+        return std::make_pair(removed.value(), notes);
+      },
+      py::arg("directory"), py::arg("output"),
+      "What left the directory's chain removed from the locked output, as blockwire export removes it before making "
+      "shards: (the shards removed, the lines that say what and why).");
+
+  m.def(
+      "export_shard",
+      [](const DirectoryPtr& d, const std::string& out, std::uint64_t first, std::uint64_t last, const std::string& format,
+         std::uint64_t shard_blocks, const std::string& compress) {
+        if (first % shard_blocks != 0 || last < first || last - first >= shard_blocks) {
+          throw py::value_error("shard " + std::to_string(first) + "-" + std::to_string(last) + " is not one of shard_blocks " +
+                                std::to_string(shard_blocks));
+        }
+        const tables::EtlExport spec = spec_of(format, shard_blocks, first, last + 1, compress);
+        tables::ShardOutcome made;
+        {
+          const py::gil_scoped_release unlocked;
+          const std::lock_guard held(d->lock);
+          if (last >= d->dir.chain_size()) {
+            made.first = first;
+            made.last = last;
+            made.problem = error(std::make_error_code(std::errc::invalid_argument))
+                               .in("height " + std::to_string(last) + " is past the tip of " + d->path);
+          } else {
+            made = tables::export_shard(d->dir, out, spec, first, last);
+          }
+        }
+        return outcome_dict(made);
+      },
+      py::arg("directory"), py::arg("out"), py::arg("first"), py::arg("last"), py::kw_only(), py::arg("format") = "ndjson",
+      py::arg("shard_blocks") = 1000, py::arg("compress") = "none",
+      "Shard [first, last] made in out (or skipped when whole) as blockwire export makes it; takes no lock: for a worker of an "
+      "export whose caller holds the output's. A dict: first, last, skipped, made, problem (why not made, or None), "
+      "io_failure, transactions, block_bytes.");
+}
+
+}  // namespace blockwire::python
