@@ -104,6 +104,7 @@ struct UtxosOptions {
   bool net_from_records = true;  // the network of CHAINSTATE/../blocks, unless --network
   bool json = false;
   bool progress = true;
+  std::string scheduler;  // --scheduler ADDRESS: --tables written by a Dask worker (blockwire.distributed)
 };
 int utxos(const UtxosOptions& options);
 struct RestOptions : DirectoryOptions {

@@ -3,76 +3,34 @@
 // for the shards, their layout and what a rerun removes).
 #include "commands.hpp"
 #include "progress.hpp"
+#include "scheduler.hpp"
 #include "text.hpp"
 
 #include <blockwire/tables/etl_export.hpp>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <string>
 #include <unistd.h>
 #include <vector>
 
-#ifndef BLOCKWIRE_PYTHON_EXECUTABLE
-#define BLOCKWIRE_PYTHON_EXECUTABLE "python3"
-#endif
-
 namespace blockwire::cli {
 
 namespace {
 
-// --scheduler: this process becomes `python3 -m blockwire.distributed`
-// with the same options (the Dask client is Python's), which locks OUT,
-// reports and exits as this command does.
 int export_on_scheduler(const ExportOptions& o) {
   if (!o.xor_key.empty()) {
     std::fprintf(stderr, "blockwire export: --xor-key is not taken with --scheduler (the workers read DIR's own xor.dat)\n");
     return usage_or_io;
   }
-  const char* chosen = std::getenv("BLOCKWIRE_PYTHON");
-  const std::string python = chosen != nullptr && *chosen != '\0' ? chosen : BLOCKWIRE_PYTHON_EXECUTABLE;
-  std::vector<std::string> args = {python,
-                                   "-m",
-                                   "blockwire.distributed",
-                                   o.dir,
-                                   "-o",
-                                   o.output_dir,
-                                   "--scheduler",
-                                   o.scheduler,
-                                   "--format",
-                                   o.format == tables::export_format::csv ? "csv" : "ndjson",
-                                   "--compress",
-                                   std::string(tables::compression_name(o.compress)),
-                                   "--shard-blocks",
-                                   std::to_string(o.shard_blocks),
-                                   "--from",
-                                   std::to_string(o.from)};
+  std::vector<std::string> args = {o.dir, "-o", o.output_dir, "--scheduler", o.scheduler};
+  args.insert(args.end(), {"--format", o.format == tables::export_format::csv ? "csv" : "ndjson"});
+  args.insert(args.end(), {"--compress", std::string(tables::compression_name(o.compress))});
+  args.insert(args.end(), {"--shard-blocks", std::to_string(o.shard_blocks), "--from", std::to_string(o.from)});
   if (o.count != 0) args.insert(args.end(), {"--count", std::to_string(o.count)});
   if (!o.net_from_records) args.insert(args.end(), {"--network", std::string(name(o.net))});
   if (!o.progress) args.emplace_back("--no-progress");
-#ifdef BLOCKWIRE_PYTHON_DIR
-  // The build tree's package, after the user's own path: an installed
-  // blockwire (pip install .) is found without it.
-  if (std::filesystem::is_directory(BLOCKWIRE_PYTHON_DIR "/blockwire")) {
-    const char* path = std::getenv("PYTHONPATH");
-    std::string value = path != nullptr && *path != '\0' ? std::string(path) + ":" : std::string();
-    value += BLOCKWIRE_PYTHON_DIR;
-    ::setenv("PYTHONPATH", value.c_str(), 1);
-  }
-#endif
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::fflush(nullptr);
-  ::execvp(argv[0], argv.data());
-  std::fprintf(stderr,
-               "blockwire export: --scheduler runs Python's blockwire.distributed, but %s could not be run: %s (BLOCKWIRE_PYTHON\n"
-               "names the interpreter that has blockwire and Dask's distributed; see docs/export.md)\n",
-               python.c_str(), std::strerror(errno));
-  return usage_or_io;
+  return run_on_scheduler("export", args);
 }
 
 }  // namespace

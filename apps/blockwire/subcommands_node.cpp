@@ -174,6 +174,13 @@ CLI::App* add_utxos(CLI::App& app, UtxosOptions& utxos) {
       ->excludes("--snapshot");
   add_format_option(*utxos_cmd, utxos.format, "of --tables: ndjson (default) or csv");
   add_compress_option(*utxos_cmd, utxos.compress);
+  utxos_cmd
+      ->add_option("--scheduler", utxos.scheduler,
+                   "write --tables on a worker of a running Dask scheduler (tcp://HOST:8786), one that sees CHAINSTATE and\n"
+                   "the blocks directory at these paths (OUT too), while this process holds OUT's lock. Runs Python's\n"
+                   "blockwire.distributed (BLOCKWIRE_PYTHON names the interpreter; see docs/export.md)")
+      ->type_name("ADDRESS")
+      ->needs("--tables");
   utxos_cmd->add_option("--blocks", utxos.blocks, "the node's blocks directory, for --tables (default: CHAINSTATE/../blocks)")
       ->type_name("DIR");
   add_network_option(*utxos_cmd, utxos.net);

@@ -4,6 +4,7 @@
 // --tables as a table beside export's (export_utxos).
 #include "commands.hpp"
 #include "progress.hpp"
+#include "scheduler.hpp"
 #include "text.hpp"
 
 #include <blockwire/blockfiles/block_directory.hpp>
@@ -74,6 +75,15 @@ std::variant<tables::UtxoExportReport, int> write_table(const UtxosOptions& o, c
 }  // namespace
 
 int utxos(const UtxosOptions& o) {
+  if (!o.scheduler.empty()) {
+    std::vector<std::string> args = {o.chainstate, "--tables", o.tables, "--scheduler", o.scheduler};
+    args.insert(args.end(), {"--format", o.format == tables::export_format::csv ? "csv" : "ndjson"});
+    args.insert(args.end(), {"--compress", std::string(tables::compression_name(o.compress))});
+    if (!o.blocks.empty()) args.insert(args.end(), {"--blocks", o.blocks});
+    if (!o.net_from_records) args.insert(args.end(), {"--network", std::string(name(o.net))});
+    if (o.json) args.emplace_back("--json");
+    return run_on_scheduler("utxos", args);
+  }
   const std::string blocks = !o.blocks.empty() ? o.blocks : (fs::path(o.chainstate) / ".." / "blocks").lexically_normal().string();
   network net = o.net;
   if (o.net_from_records) {

@@ -12,8 +12,13 @@ every worker sees, or a copy on each machine at the same path) and makes the sha
 temporary name of its own, renamed into place whole. A worker that dies has its task run again by Dask elsewhere;
 what it left under its temporary names is removed at the end. The shards are the bytes the command makes.
 
-From a shell: python3 -m blockwire.distributed DIR -o OUT --scheduler ADDRESS [options] (what
-`blockwire export --scheduler` runs).
+export_utxos(client, chainstate, out) makes `blockwire utxos --tables`'s table by the same route: the caller locks
+OUT, a worker (on the machine that has the node: workers=) reads the chainstate and writes the table. It is one task:
+a chainstate is one LevelDB database read in key order.
+
+From a shell: python3 -m blockwire.distributed export DIR -o OUT --scheduler ADDRESS [options], and
+python3 -m blockwire.distributed utxos CHAINSTATE --tables OUT --scheduler ADDRESS [options] (what
+`blockwire export --scheduler` and `blockwire utxos --scheduler` run).
 """
 
 import argparse
@@ -27,7 +32,7 @@ import uuid
 
 from . import _blockwire
 
-__all__ = ['ExportReport', 'export', 'main']
+__all__ = ['ExportReport', 'export', 'export_utxos', 'main']
 
 
 @dataclasses.dataclass
@@ -229,32 +234,29 @@ def export(client, directory, out, *, format='ndjson', shard_blocks=1000, from_h
     return ExportReport(out, [outcomes[first] for first, _, _ in planned], removed, seconds, notes)
 
 
-def main(argv=None) -> int:
-    """python3 -m blockwire.distributed DIR -o OUT --scheduler ADDRESS: blockwire export on a Dask scheduler."""
-    parser = argparse.ArgumentParser(
-        prog='blockwire export --scheduler',
-        description="blockwire export's shards made by the workers of a running Dask scheduler (each worker opens DIR "
-                    "itself: a path every worker sees, or a copy at the same path; OUT too). The same shards, bytes and "
-                    "summary line as the command.")
-    parser.add_argument('dir', metavar='DIR', help='a blocks directory (with rev files for input values)')
-    parser.add_argument('-o', '--output', required=True, metavar='OUT', help='where the shards go (created when missing)')
-    parser.add_argument('--scheduler', required=True, metavar='ADDRESS', help="the Dask scheduler's address (tcp://HOST:8786)")
-    parser.add_argument('--format', choices=('ndjson', 'csv'), default='ndjson')
-    parser.add_argument('--compress', choices=('zstd', 'gzip', 'none'), default='none')
-    parser.add_argument('--shard-blocks', type=int, default=1000, metavar='N', help='heights a shard (default 1000)')
-    parser.add_argument('--from', dest='from_height', type=int, default=0, metavar='HEIGHT',
-                        help='the first height (default 0; a multiple of --shard-blocks)')
-    parser.add_argument('--count', type=int, metavar='N', help='how many blocks (default: to the tip)')
-    parser.add_argument('--network', metavar='NAME', help="the directory's network, when its files do not say")
-    parser.add_argument('--no-progress', action='store_true', help='no progress bar (shown on a terminal only)')
-    parser.add_argument('--connect-timeout', type=float, default=30, metavar='SECONDS',
-                        help="how long to try to reach the scheduler (default 30)")
-    args = parser.parse_args(argv)
-    if args.shard_blocks < 1 or args.from_height < 0 or (args.count is not None and args.count < 1):
-        parser.error('--shard-blocks and --count are at least 1, --from at least 0')
-    if args.from_height % args.shard_blocks != 0:
-        parser.error(f'--from {args.from_height} is not a multiple of --shard-blocks {args.shard_blocks}: shards start at '
-                     'multiples of it, so that separate runs make the same shards')
+def _make_utxos(chainstate, blocks, network, out, format, compress, part_coins):
+    d = _blockwire.open_directory(blocks, network)
+    return _blockwire.export_utxos(chainstate, d, out, format=format, compress=compress, part_coins=part_coins)
+
+
+def export_utxos(client, chainstate, out, *, blocks=None, format='ndjson', compress=None, network=None, workers=None,
+                 part_coins=1 << 20) -> dict:
+    """`blockwire utxos CHAINSTATE --tables OUT` on a worker of `client`'s cluster (one of `workers`, when given:
+    the addresses or host names of those that have the node's directory): the chainstate's coins as the utxos table
+    in OUT/utxos/height=H/, each coin's block from `blocks` (default CHAINSTATE/../blocks), while the caller holds
+    OUT's lock. Returns the worker's report: height, folder, parts, and gettxoutsetinfo's best_block, transactions,
+    txouts, bogosize, total_amount (satoshis), hash_serialized_3. Raises what the worker met (blockwire.Error)."""
+    chainstate = os.path.abspath(os.path.expanduser(os.fspath(chainstate)))
+    out = os.path.abspath(os.path.expanduser(os.fspath(out)))
+    blocks = os.path.abspath(os.path.expanduser(os.fspath(blocks))) if blocks else \
+        os.path.join(os.path.dirname(chainstate), 'blocks')
+    with _blockwire.lock_export_output(out):
+        future = client.submit(_make_utxos, chainstate, blocks, network, out, format, compress or 'none', part_coins,
+                               workers=workers, pure=False, key=f'blockwire-utxos-{uuid.uuid4().hex[:8]}')
+        return future.result()
+
+
+def _export_main(args) -> int:
     from distributed import Client
     try:
         client = Client(args.scheduler, timeout=args.connect_timeout)
@@ -278,6 +280,87 @@ def main(argv=None) -> int:
         return 2
     return 1 if report.failed else 0
 
+
+def _btc(sats):
+    return f'{sats // 100_000_000}.{sats % 100_000_000:08d}'
+
+
+def _utxos_main(args) -> int:
+    from distributed import Client
+    try:
+        client = Client(args.scheduler, timeout=args.connect_timeout)
+    except OSError as e:
+        print(f'blockwire utxos: --scheduler {args.scheduler}: {e}', file=sys.stderr)
+        return 2
+    try:
+        r = export_utxos(client, args.chainstate, args.tables, blocks=args.blocks, format=args.format,
+                         compress=args.compress, network=args.network)
+    except _blockwire.Error as e:
+        print(f'blockwire utxos: {args.chainstate}: {e}', file=sys.stderr)
+        return 1 if isinstance(e, _blockwire.DataError) else 2
+    finally:
+        client.close()
+    total = r['total_amount']
+    if args.json:
+        fields = [f'"height":{r["height"]}', f'"bestblock":"{r["best_block"]}"', f'"txouts":{r["txouts"]}',
+                  f'"bogosize":{r["bogosize"]}', f'"hash_serialized_3":"{r["hash_serialized_3"]}"']
+        if total is not None:
+            fields.append(f'"total_amount":{_btc(total)}')
+        fields.append(f'"transactions":{r["transactions"]}')
+        print('{' + ','.join(fields) + '}')
+        return 0
+    print(f'best block         {r["best_block"]} (height {r["height"]:,})')
+    print(f'transactions       {r["transactions"]:,}')
+    print(f'unspent outputs    {r["txouts"]:,}')
+    print(f'bogosize           {r["bogosize"]:,}')
+    print(f'total amount       {_btc(total) + " BTC" if total is not None else "past the money range"}')
+    print(f'hash_serialized_3  {r["hash_serialized_3"]}')
+    print(f'height             {r["height"]:,}')
+    print(f'table              {r["folder"]} ({_count(r["parts"], "part")})')
+    return 0
+
+
+def main(argv=None) -> int:
+    """python3 -m blockwire.distributed export|utxos ... --scheduler ADDRESS: blockwire export and utxos --tables on a
+    Dask scheduler."""
+    parser = argparse.ArgumentParser(prog='python3 -m blockwire.distributed',
+                                     description='blockwire export and utxos --tables on the workers of a running Dask '
+                                                 'scheduler: the same files, summary and exit status as the commands.')
+    commands = parser.add_subparsers(dest='command', required=True)
+    ex = commands.add_parser('export', help="export's shards, each made by a worker",
+                             description="blockwire export's shards made by the workers of a Dask scheduler (each worker "
+                                         "opens DIR itself: a path every worker sees, or a copy at the same path; OUT too).")
+    ex.add_argument('dir', metavar='DIR', help='a blocks directory (with rev files for input values)')
+    ex.add_argument('-o', '--output', required=True, metavar='OUT', help='where the shards go (created when missing)')
+    ex.add_argument('--format', choices=('ndjson', 'csv'), default='ndjson')
+    ex.add_argument('--shard-blocks', type=int, default=1000, metavar='N', help='heights a shard (default 1000)')
+    ex.add_argument('--from', dest='from_height', type=int, default=0, metavar='HEIGHT',
+                    help='the first height (default 0; a multiple of --shard-blocks)')
+    ex.add_argument('--count', type=int, metavar='N', help='how many blocks (default: to the tip)')
+    ex.add_argument('--no-progress', action='store_true', help='no progress bar (shown on a terminal only)')
+    ut = commands.add_parser('utxos', help='the utxos table, written by a worker',
+                             description="blockwire utxos --tables run by a worker of a Dask scheduler (one on the "
+                                         "machine with the node), while this process holds OUT's lock.")
+    ut.add_argument('chainstate', metavar='CHAINSTATE', help="a node's chainstate folder")
+    ut.add_argument('--tables', required=True, metavar='OUT', help='where the utxos table goes')
+    ut.add_argument('--blocks', metavar='DIR', help="the node's blocks directory (default: CHAINSTATE/../blocks)")
+    ut.add_argument('--format', choices=('ndjson', 'csv'), default='ndjson')
+    ut.add_argument('--json', action='store_true', help="gettxoutsetinfo's JSON")
+    for p in (ex, ut):
+        p.add_argument('--scheduler', required=True, metavar='ADDRESS', help="the Dask scheduler's address (tcp://HOST:8786)")
+        p.add_argument('--compress', choices=('zstd', 'gzip', 'none'), default='none')
+        p.add_argument('--network', metavar='NAME', help="the directory's network, when its files do not say")
+        p.add_argument('--connect-timeout', type=float, default=30, metavar='SECONDS',
+                       help='how long to try to reach the scheduler (default 30)')
+    args = parser.parse_args(argv)
+    if args.command == 'utxos':
+        return _utxos_main(args)
+    if args.shard_blocks < 1 or args.from_height < 0 or (args.count is not None and args.count < 1):
+        ex.error('--shard-blocks and --count are at least 1, --from at least 0')
+    if args.from_height % args.shard_blocks != 0:
+        ex.error(f'--from {args.from_height} is not a multiple of --shard-blocks {args.shard_blocks}: shards start at '
+                 'multiples of it, so that separate runs make the same shards')
+    return _export_main(args)
 
 if __name__ == '__main__':
     sys.exit(main())

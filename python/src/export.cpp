@@ -1,10 +1,11 @@
 // export's three steps for Python (etl_export.hpp: plan_shards,
-// remove_stale_shards, export_shard) and OUT's lock: what
-// blockwire.distributed runs on a Dask cluster, the caller planning,
-// sweeping and holding the lock, each worker making shards.
+// remove_stale_shards, export_shard), the utxos table (utxo_table.hpp) and
+// OUT's lock: what blockwire.distributed runs on a Dask cluster, the
+// caller planning, sweeping and holding the lock, the workers writing.
 #include "directory_object.hpp"
 
 #include <blockwire/tables/etl_export.hpp>
+#include <blockwire/tables/utxo_table.hpp>
 
 #include <pybind11/stl.h>
 
@@ -26,17 +27,23 @@ struct ExportOutput {
   }
 };
 
+tables::export_format format_named(const std::string& format) {
+  if (format == "csv") return tables::export_format::csv;
+  if (format != "ndjson") throw py::value_error("format '" + format + "' is not ndjson or csv");
+  return tables::export_format::ndjson;
+}
+
+tables::compression compression_of(const std::string& compress) {
+  const auto c = tables::compression_named(compress);
+  if (!c) throw py::value_error("compress '" + compress + "' is not none, zstd or gzip");
+  return *c;
+}
+
 tables::EtlExport spec_of(const std::string& format, std::uint64_t shard_blocks, std::uint64_t from_height, std::uint64_t end,
                           const std::string& compress) {
   tables::EtlExport spec;
-  if (format == "csv") {
-    spec.format = tables::export_format::csv;
-  } else if (format != "ndjson") {
-    throw py::value_error("format '" + format + "' is not ndjson or csv");
-  }
-  const auto c = tables::compression_named(compress);
-  if (!c) throw py::value_error("compress '" + compress + "' is not none, zstd or gzip");
-  spec.compress = *c;
+  spec.format = format_named(format);
+  spec.compress = compression_of(compress);
   if (shard_blocks == 0) throw py::value_error("shard_blocks must be at least 1");
   if (from_height % shard_blocks != 0) {
     throw py::value_error("from_height " + std::to_string(from_height) + " is not a multiple of shard_blocks " +
@@ -143,6 +150,40 @@ void add_export(py::module_& m) {
       "Shard [first, last] made in out (or skipped when whole) as blockwire export makes it; takes no lock: for a worker of an "
       "export whose caller holds the output's. A dict: first, last, skipped, made, problem (why not made, or None), "
       "io_failure, transactions, block_bytes.");
+
+  m.def(
+      "export_utxos",
+      [](const std::string& chainstate, const DirectoryPtr& d, const std::string& out, const std::string& format,
+         const std::string& compress, std::uint64_t part_coins) {
+        tables::UtxoExport spec;
+        spec.format = format_named(format);
+        spec.compress = compression_of(compress);
+        if (part_coins == 0) throw py::value_error("part_coins must be at least 1");
+        spec.part_coins = part_coins;
+        result<tables::UtxoExportReport> made = [&] {
+          const py::gil_scoped_release unlocked;
+          const std::lock_guard held(d->lock);
+          return tables::export_utxos(chainstate, d->dir.index(), out, spec);
+        }();
+        if (!made) raise(made.error().in(chainstate));
+        const tables::UtxoExportReport& r = made.value();
+        py::dict report;
+        report["height"] = r.height;
+        report["folder"] = filesystem_text(r.folder);
+        report["parts"] = r.parts;
+        report["best_block"] = r.info.best_block.to_hex();
+        report["transactions"] = r.info.transactions;
+        report["txouts"] = r.info.txouts;
+        report["bogosize"] = r.info.bogosize;
+        report["total_amount"] = r.info.total_amount ? py::object(py::int_(r.info.total_amount->to_sat())) : py::object(py::none());
+        report["hash_serialized_3"] = r.info.hash_serialized_3.to_hex();
+        return report;
+      },
+      py::arg("chainstate"), py::arg("directory"), py::arg("out"), py::kw_only(), py::arg("format") = "ndjson",
+      py::arg("compress") = "none", py::arg("part_coins") = std::uint64_t{1} << 20,
+      "blockwire utxos --tables: the chainstate's coins as the utxos table in out (OUT/utxos/height=H/), each coin's block "
+      "from the directory's index; takes no lock (the caller of the export holds it). A dict: height, folder, parts and "
+      "gettxoutsetinfo's best_block, transactions, txouts, bogosize, total_amount (satoshis), hash_serialized_3.");
 }
 
 }  // namespace blockwire::python

@@ -225,7 +225,45 @@ def test_command_with_scheduler(cluster, tools, regtest_dir, tmp_path):
                                  cluster.scheduler_address, '--no-progress'], capture_output=True, text=True, timeout=120)
     assert locked.returncode == 2 and 'another process holds its lock' in locked.stderr, locked.stderr
     # No scheduler there: said, status 2 (the Python route itself, to wait 2 s rather than the default 30).
-    gone = subprocess.run([sys.executable, '-m', 'blockwire.distributed', blocks, '-o', str(tmp_path / 'x'), '--scheduler',
+    gone = subprocess.run([sys.executable, '-m', 'blockwire.distributed', 'export', blocks, '-o', str(tmp_path / 'x'), '--scheduler',
                            'tcp://127.0.0.1:9', '--connect-timeout', '2', '--no-progress'],
                           capture_output=True, text=True, timeout=120)
     assert gone.returncode == 2 and '--scheduler tcp://127.0.0.1:9' in gone.stderr, gone.stderr
+
+
+def test_utxos_table_on_the_cluster(cluster, client, tools, regtest_dir, tmp_path):
+    """The utxos table by the same route: blockwire.distributed.export_utxos and `blockwire utxos --tables
+    --scheduler` write what `blockwire utxos --tables` writes, byte for byte (compressed too), and say Core's
+    gettxoutsetinfo."""
+    import json
+    node = tmp_path / 'node'
+    shutil.copytree(os.path.join(regtest_dir, 'blocks'), node / 'blocks')
+    shutil.copytree(os.path.join(regtest_dir, 'chainstate'), node / 'chainstate')
+    core = json.load(open(os.path.join(regtest_dir, 'rpc', 'gettxoutsetinfo_hash_serialized_3.json')))
+    chainstate = str(node / 'chainstate')
+    for compress in ('none', 'zstd'):
+        alone = subprocess.run([COMMAND, 'utxos', chainstate, '--tables', str(tmp_path / f'alone-{compress}'), '--compress',
+                                compress, '--no-progress'], capture_output=True, text=True, timeout=120)
+        assert alone.returncode == 0, alone.stderr
+        report = blockwire.distributed.export_utxos(client, chainstate, tmp_path / f'api-{compress}', compress=compress)
+        assert (report['txouts'], report['transactions'], report['hash_serialized_3'], report['best_block']) == \
+            (core['txouts'], core['transactions'], core['hash_serialized_3'], core['bestblock'])
+        assert report['total_amount'] == round(core['total_amount'] * 100_000_000)
+        same_tree(tmp_path / f'alone-{compress}', tmp_path / f'api-{compress}')
+        shell = subprocess.run([COMMAND, 'utxos', chainstate, '--tables', str(tmp_path / f'shell-{compress}'), '--compress',
+                                compress, '--scheduler', cluster.scheduler_address, '--no-progress'],
+                               capture_output=True, text=True, timeout=120)
+        assert shell.returncode == 0, shell.stderr
+        assert shell.stdout.replace(f'shell-{compress}', f'alone-{compress}') == alone.stdout
+        same_tree(tmp_path / f'alone-{compress}', tmp_path / f'shell-{compress}')
+    # --json as the command's.
+    alone = subprocess.run([COMMAND, 'utxos', chainstate, '--tables', str(tmp_path / 'j1'), '--json'], capture_output=True,
+                           text=True, timeout=120)
+    shell = subprocess.run([COMMAND, 'utxos', chainstate, '--tables', str(tmp_path / 'j2'), '--json', '--scheduler',
+                            cluster.scheduler_address], capture_output=True, text=True, timeout=120)
+    assert shell.returncode == 0 and json.loads(shell.stdout) == json.loads(alone.stdout), shell.stderr
+    # A chainstate that is not there: the worker's error, said, status 2.
+    missing = subprocess.run([COMMAND, 'utxos', str(tmp_path / 'none'), '--tables', str(tmp_path / 'j3'), '--blocks',
+                              str(node / 'blocks'), '--scheduler', cluster.scheduler_address], capture_output=True,
+                             text=True, timeout=120)
+    assert missing.returncode == 2 and str(tmp_path / 'none') in missing.stderr, (missing.returncode, missing.stderr)

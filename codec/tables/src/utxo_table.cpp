@@ -55,6 +55,11 @@ void remove_leftovers(const fs::path& table) {
 
 result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const BlockIndex& blocks, const EtlOutput& out,
                                       const UtxoExport& spec) {
+  return export_utxos(chainstate_dir, blocks, out.path(), spec);
+}
+
+result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const BlockIndex& blocks, const std::string& out_dir,
+                                      const UtxoExport& spec) {
   auto best = read_core_best_block(chainstate_dir);
   if (!best) return best.error();
   const auto tip = best.value() ? blocks.find(*best.value()) : std::nullopt;
@@ -68,7 +73,7 @@ result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const B
 
   UtxoExportReport report;
   report.height = tip->height;
-  const fs::path table = fs::path(out.path()) / "utxos";
+  const fs::path table = fs::path(out_dir) / "utxos";
   const std::string height = shard_number(static_cast<std::uint64_t>(tip->height));
   const fs::path folder = table / ("height=" + height);
   const fs::path partial = table / (".height=" + height + ".partial-" + std::to_string(::getpid()));

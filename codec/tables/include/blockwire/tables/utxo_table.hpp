@@ -44,5 +44,10 @@ struct UtxoExportReport {
 // folder). The caller names `chainstate_dir`.
 result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const BlockIndex& blocks, const EtlOutput& out,
                                       const UtxoExport& spec);
+// The same into `out_dir` without its lock: for a worker of an export
+// whose caller holds it (blockwire.distributed.export_utxos, on the
+// machine that has the chainstate).
+result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const BlockIndex& blocks, const std::string& out_dir,
+                                      const UtxoExport& spec);
 
 }  // namespace blockwire::tables
