@@ -15,8 +15,8 @@ void add_compress_option(CLI::App& app, tables::compression& compress) {
            if (!named) throw CLI::ValidationError("--compress", "'" + value + "' is not zstd, gzip or none");
            compress = *named;
          },
-         "each table's file compressed, its name ending .zst or .gz (DuckDB and BigQuery read them as they are):\n"
-         "zstd (about the size of the blocks, at some cost in speed; see docs/export.md), gzip (slower), none (default)")
+         "each table's file compressed, its name ending .zst or .gz (DuckDB reads both as they are, BigQuery gzip):\n"
+         "zstd (about the size of the blocks; see docs/export.md for its speed), gzip (larger, slower), none (default)")
       ->type_name("zstd|gzip|none");
 }
 

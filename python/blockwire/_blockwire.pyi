@@ -186,6 +186,9 @@ class Directory:
     @property
     def has_undo(self) -> bool: ...
     @property
+    def damaged(self) -> bool:
+        """Damage was found while opening (a file or record that does not read): its chain may be cut short."""
+    @property
     def notes(self) -> list[str]: ...
     def __len__(self) -> int: ...
     def block_hash(self, height: int) -> str: ...
@@ -239,5 +242,22 @@ def plan_shards(directory: Directory, shard_blocks: int = 1000, from_height: int
 def remove_stale_shards(directory: Directory, output: ExportOutput) -> tuple[int, list[str]]:
     """What left the directory's chain removed from the locked output: (shards removed, what was said of them)."""
 def export_shard(directory: Directory, out: str, first: int, last: int, *, format: Literal["ndjson", "csv"] = "ndjson",
-                 shard_blocks: int = 1000, compress: Literal["none", "zstd", "gzip"] = "none") -> _ShardOutcome:
-    """One shard made in out as blockwire export makes it; takes no lock (the caller of the export holds it)."""
+                 shard_blocks: int = 1000, compress: Literal["none", "zstd", "gzip"] = "none",
+                 last_hash: Optional[str] = None) -> _ShardOutcome:
+    """One shard made in out as blockwire export makes it, when the block at last is last_hash (when given); takes no
+    lock (the caller of the export holds it)."""
+
+class _UtxoExport(TypedDict):
+    height: int
+    folder: str
+    parts: int
+    best_block: str
+    transactions: int
+    txouts: int
+    bogosize: int
+    total_amount: Optional[int]
+    hash_serialized_3: str
+
+def export_utxos(chainstate: str, directory: Directory, out: str, *, format: Literal["ndjson", "csv"] = "ndjson",
+                 compress: Literal["none", "zstd", "gzip"] = "none", part_coins: int = 1048576) -> _UtxoExport:
+    """blockwire utxos --tables into out; takes no lock (the caller of the export holds it)."""

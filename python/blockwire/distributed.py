@@ -26,6 +26,7 @@ import dataclasses
 import os
 import socket
 import sys
+import threading
 import time
 import typing
 import uuid
@@ -45,6 +46,7 @@ class ExportReport:
     removed: int
     seconds: float
     notes: typing.List[str]
+    damaged: bool = False  # the directory has damage (its chain may be cut short): the command's exit status 1
 
     @property
     def made(self) -> int:
@@ -93,39 +95,41 @@ def _count(n: int, noun: str) -> str:
 
 # A worker process's directory, opened at its first task of an export run (files replaced between runs would not be
 # seen by one kept longer) and refreshed when a task's chain is longer or another (a copy being brought up to date).
+# Its threads share it (the library's reads go side by side).
 _directories: typing.Dict[typing.Tuple[str, typing.Optional[str], str], typing.Any] = {}
+_directories_lock = threading.Lock()
 
 
 def _worker_directory(path, network, run, last, last_hash):
     key = (path, network, run)
-    d = _directories.get(key)
-    if d is None:
-        _directories.clear()
-        d = _directories[key] = _blockwire.open_directory(path, network)
-    for attempt in range(2):
-        if last < len(d) and d.block_hash(last) == last_hash:
-            return d
-        if attempt == 0:
-            d.refresh()
-    return None
+    with _directories_lock:
+        d = _directories.get(key)
+        if d is None:
+            _directories.clear()
+            d = _directories[key] = _blockwire.open_directory(path, network)
+    if last >= len(d) or d.block_hash(last) != last_hash:
+        d.refresh()  # (export_shard checks the block again, under the hold that makes the shard)
+    return d
 
 
-def _outcome(first, last, problem, io_failure=False):
-    return {'first': first, 'last': last, 'reached': True, 'made': False, 'skipped': False, 'problem': problem,
+def _outcome(first, last, problem, io_failure=False, reached=True):
+    return {'first': first, 'last': last, 'reached': reached, 'made': False, 'skipped': False, 'problem': problem,
             'io_failure': io_failure, 'transactions': 0, 'block_bytes': 0}
 
 
 def _make_shard(directory, network, run, out, first, last, last_hash, format, shard_blocks, compress):
-    """One shard, on a worker: its directory opened (once a process and run) and checked to hold the caller's chain."""
+    """One shard, on a worker: none once the run is stopping; its directory opened (once a process and run) and its
+    block at `last` checked to be the caller's."""
+    from distributed import Event
+    if Event(f'blockwire-stop-{run}').is_set():
+        return _outcome(first, last, None, reached=False)
     try:
         d = _worker_directory(directory, network, run, last, last_hash)
     except _blockwire.Error as e:
         return _outcome(first, last, f'{socket.gethostname()} could not open {directory}: {e}',
                         isinstance(e, _blockwire.IOFailure))
-    if d is None:
-        return _outcome(first, last, f'{directory} on {socket.gethostname()} has no block {last_hash} at height {last} '
-                                     f'(the caller\'s chain): its copy is behind or on another branch')
-    made = _blockwire.export_shard(d, out, first, last, format=format, shard_blocks=shard_blocks, compress=compress)
+    made = _blockwire.export_shard(d, out, first, last, format=format, shard_blocks=shard_blocks, compress=compress,
+                                   last_hash=last_hash)
     made['reached'] = True
     return made
 
@@ -160,17 +164,22 @@ def export(client, directory, out, *, format='ndjson', shard_blocks=1000, from_h
     of shard_blocks), count (blocks; None: to the tip), compress None/'none', 'zstd' or 'gzip', network (of the
     directory, when its files do not say). Every worker must see `directory` (or a copy) and `out` at the same
     paths as the caller. progress: a bar on stderr (default: when it is a terminal); note: called with each line
-    the export has to say (a shard removed, and why), by default printed to stderr.
+    the export has to say (the directory's notes, a shard removed and why), by default printed to stderr.
 
-    Raises blockwire.IOFailure when another export holds OUT, and blockwire.Error for a directory that cannot be
-    opened; a shard not made is in the report (`failed`, its `problem`), not raised."""
+    Raises blockwire.IOFailure when another export holds OUT, blockwire.Error for a directory that cannot be opened
+    or has no chain, ValueError for options the command refuses (from_height past the tip); a shard not made is in
+    the report (`failed`, its `problem`), not raised."""
+    given = os.fspath(out)
     directory = os.path.abspath(os.path.expanduser(os.fspath(directory)))
-    out = os.path.abspath(os.path.expanduser(os.fspath(out)))
+    out = os.path.abspath(os.path.expanduser(given))
     compress = compress or 'none'
     if format not in ('ndjson', 'csv'):
         raise ValueError(f"format {format!r} is not 'ndjson' or 'csv'")
     if compress not in ('none', 'zstd', 'gzip'):
         raise ValueError(f"compress {compress!r} is not 'none', 'zstd' or 'gzip'")
+    if shard_blocks < 1 or from_height < 0 or from_height % shard_blocks != 0:
+        raise ValueError(f'from_height {from_height} is not a multiple of shard_blocks {shard_blocks}: shards start at '
+                         'multiples of it, so that separate runs make the same shards')
     if count is not None and count < 1:
         raise ValueError('count must be at least 1')
     if note is None:
@@ -178,60 +187,97 @@ def export(client, directory, out, *, format='ndjson', shard_blocks=1000, from_h
             print(f'blockwire export: {line}', file=sys.stderr)
     if progress is None:
         progress = sys.stderr.isatty()
-    from distributed import as_completed  # the cluster's package, needed only here
-
     notes: typing.List[str] = []
 
-    def say(lines):
-        for line in lines:
-            notes.append(line)
-            note(line)
+    def say(line):
+        notes.append(line)
+        note(line)
 
     # OUT locked before the directory is read (minutes on mainnet): a second export hears of the first at once.
     with _blockwire.lock_export_output(out) as output:
         d = _blockwire.open_directory(directory, network)
-        end = 0 if count is None else from_height + count
-        planned = _blockwire.plan_shards(d, shard_blocks, from_height, end)
+        for line in d.notes:
+            say(line)
+        from_height, count = _range(d, directory, from_height, count, shard_blocks, say)
+        if from_height is None:
+            return ExportReport(given, [], 0, 0.0, notes, d.damaged)
+        if not d.has_undo:
+            say(f'{directory} has no rev files: the inputs\' value, type, addresses and required_signatures, and the '
+                'transactions\' input_value and fee, are null')
+        planned = _blockwire.plan_shards(d, shard_blocks, from_height, 0 if count is None else from_height + count)
         removed, lines = _blockwire.remove_stale_shards(d, output)
-        say(lines)
-        run = uuid.uuid4().hex
+        for line in lines:
+            say(line)
         start = time.monotonic()
-        futures = {}
-        for first, last, last_hash in planned:
-            future = client.submit(_make_shard, directory, d.network, run, out, first, last, last_hash, format, shard_blocks,
-                                   compress, key=f'blockwire-shard-{first:08}-{last:08}-{run[:8]}', pure=False)
-            futures[future] = (first, last)
-        outcomes = {first: {**_outcome(first, last, None), 'reached': False} for first, last, _ in planned}
-        bar = _Bar(progress, len(planned), sum(last - first + 1 for first, last, _ in planned))
-        done = blocks = block_bytes = 0
-        stopped = False
-        try:
-            for future in as_completed(list(futures)):
-                first, last = futures[future]
-                if future.cancelled():
-                    continue
-                try:
-                    made = future.result()
-                except Exception as e:  # a task that failed on every worker it was given (KilledWorker) or raised
-                    made = _outcome(first, last, f'{type(e).__name__}: {e}')
-                outcomes[first] = made
-                done += 1
-                blocks += last - first + 1
-                block_bytes += made['block_bytes']
-                bar.update(done, blocks, block_bytes)
-                # An I/O error stops the run, as it stops the command: the other shards would meet it too.
-                if made['io_failure'] and not stopped:
-                    stopped = True
-                    client.cancel([f for f in futures if not f.done()])
-        finally:
-            bar.finish()
-            client.cancel([f for f in futures if not f.done()])
+        outcomes = _run_shards(client, d, directory, out, planned, format, shard_blocks, compress, progress)
         seconds = time.monotonic() - start
         # What workers that died (or were thought dead) left under their temporary names, and tables of shards
         # not made whole: removed as a rerun of the command would remove them.
-        removed_after, lines = _blockwire.remove_stale_shards(d, output)
-        say(lines)
-    return ExportReport(out, [outcomes[first] for first, _, _ in planned], removed, seconds, notes)
+        _, lines = _blockwire.remove_stale_shards(d, output)
+        for line in lines:
+            say(line)
+    return ExportReport(given, outcomes, removed, seconds, notes, d.damaged)
+
+
+def _range(d, directory, from_height, count, shard_blocks, say):
+    """The heights the command would export: from_height past the tip refused, a pruned directory's range moved
+    up to where its data is (said). (None, None): nothing left to read."""
+    chain = len(d)
+    if chain == 0:
+        _blockwire.plan_shards(d, shard_blocks)  # raises the library's "no chain" (a DataError)
+    if from_height >= chain:
+        raise ValueError(f'from_height {from_height}: the best chain ends at height {chain - 1}')
+    pruned = d.prune_height
+    if from_height < pruned:
+        start = (pruned + shard_blocks - 1) // shard_blocks * shard_blocks
+        end = chain if count is None else min(chain, from_height + count)
+        where = 'nothing left to read in the range asked for' if start >= end else \
+            f'from height {start}' + (f' (a multiple of {shard_blocks})' if start != pruned else '')
+        say(f'{directory}: a pruned directory: the blocks below height {pruned} were pruned (their headers alone are '
+            f'kept); {where}')
+        if start >= end:
+            return None, None
+        return start, None if count is None else end - start
+    return from_height, count
+
+
+def _run_shards(client, d, directory, out, planned, format, shard_blocks, compress, progress):
+    """Each shard a task; their outcomes in height order. An I/O error stops the run as it stops the command: the
+    shards not begun are not made (a task looks at the run's Event before it starts), and the run waits for those
+    begun, so that nothing of it is written after it returns."""
+    from distributed import Event, as_completed
+    run = uuid.uuid4().hex
+    stop = Event(f'blockwire-stop-{run}', client=client)
+    outcomes = {first: _outcome(first, last, None, reached=False) for first, last, _ in planned}
+    bar = _Bar(progress, len(planned), sum(last - first + 1 for first, last, _ in planned))
+    futures = {}
+    done = blocks = block_bytes = 0
+    try:
+        for first, last, last_hash in planned:
+            future = client.submit(_make_shard, directory, d.network, run, out, first, last, last_hash, format,
+                                   shard_blocks, compress, key=f'blockwire-shard-{first:08}-{last:08}-{run[:8]}',
+                                   pure=False)
+            futures[future] = (first, last)
+        for future in as_completed(list(futures)):
+            first, last = futures[future]
+            try:
+                made = future.result()
+            except Exception as e:  # not the library's: a task whose workers all died (KilledWorker), the cluster's
+                made = _outcome(first, last, f'{type(e).__name__}: {e}', io_failure=True)
+            outcomes[first] = made
+            done += 1
+            blocks += last - first + 1
+            block_bytes += made['block_bytes']
+            bar.update(done, blocks, block_bytes)
+            if made['io_failure']:
+                stop.set()
+    except BaseException:
+        client.cancel(list(futures))  # interrupted: what a worker has begun may still finish after this returns
+        raise
+    finally:
+        bar.finish()
+        stop.clear()
+    return [outcomes[first] for first, _, _ in planned]
 
 
 def _make_utxos(chainstate, blocks, network, out, format, compress, part_coins):
@@ -256,19 +302,32 @@ def export_utxos(client, chainstate, out, *, blocks=None, format='ndjson', compr
         return future.result()
 
 
-def _export_main(args) -> int:
+def _client(command, args):
+    """The scheduler's client, or None (said) when it cannot be reached."""
     from distributed import Client
     try:
-        client = Client(args.scheduler, timeout=args.connect_timeout)
+        return Client(args.scheduler, timeout=args.connect_timeout)
     except OSError as e:
-        print(f'blockwire export: --scheduler {args.scheduler}: {e}', file=sys.stderr)
+        print(f'blockwire {command}: --scheduler {args.scheduler}: {e}', file=sys.stderr)
+        return None
+
+
+def _export_main(args) -> int:
+    client = _client('export', args)
+    if client is None:
         return 2
     try:
         report = export(client, args.dir, args.output, format=args.format, shard_blocks=args.shard_blocks,
                         from_height=args.from_height, count=args.count, compress=args.compress, network=args.network,
                         progress=not args.no_progress and sys.stderr.isatty())
-    except _blockwire.Error as e:
+    except _blockwire.DataError as e:  # no chain: the command's status 1
+        print(f'blockwire export: {args.dir}: {e}', file=sys.stderr)
+        return 1
+    except (_blockwire.Error, ValueError) as e:
         print(f'blockwire export: {e}', file=sys.stderr)
+        return 2
+    except Exception as e:  # the cluster's
+        print(f'blockwire export: the cluster at {args.scheduler}: {type(e).__name__}: {e}', file=sys.stderr)
         return 2
     finally:
         client.close()
@@ -278,7 +337,7 @@ def _export_main(args) -> int:
     print(f'blockwire export: {report.summary()}')
     if report.io_failed:
         return 2
-    return 1 if report.failed else 0
+    return 1 if report.failed or report.damaged else 0
 
 
 def _btc(sats):
@@ -286,11 +345,8 @@ def _btc(sats):
 
 
 def _utxos_main(args) -> int:
-    from distributed import Client
-    try:
-        client = Client(args.scheduler, timeout=args.connect_timeout)
-    except OSError as e:
-        print(f'blockwire utxos: --scheduler {args.scheduler}: {e}', file=sys.stderr)
+    client = _client('utxos', args)
+    if client is None:
         return 2
     try:
         r = export_utxos(client, args.chainstate, args.tables, blocks=args.blocks, format=args.format,
@@ -298,6 +354,9 @@ def _utxos_main(args) -> int:
     except _blockwire.Error as e:
         print(f'blockwire utxos: {args.chainstate}: {e}', file=sys.stderr)
         return 1 if isinstance(e, _blockwire.DataError) else 2
+    except Exception as e:  # the cluster's
+        print(f'blockwire utxos: the cluster at {args.scheduler}: {type(e).__name__}: {e}', file=sys.stderr)
+        return 2
     finally:
         client.close()
     total = r['total_amount']
@@ -362,5 +421,9 @@ def main(argv=None) -> int:
                  'multiples of it, so that separate runs make the same shards')
     return _export_main(args)
 
+
 if __name__ == '__main__':
-    sys.exit(main())
+    # Run as blockwire.distributed, not __main__: the tasks are then sent by name (the workers import the module)
+    # rather than pickled by value with this module's state.
+    from blockwire.distributed import main as _main
+    sys.exit(_main())

@@ -28,7 +28,7 @@ struct ReadBlock {
 // and nothing of Python touched (a read-ahead thread's work too).
 result<ReadBlock> read_block_at(DirectoryObject& d, std::int64_t height, bool undo) {
   const auto where = [&] { return "the block at height " + std::to_string(height); };
-  const std::lock_guard held(d.lock);
+  const std::shared_lock held(d.lock);
   const IndexedBlock at = d.at_held(height);
   auto bytes = d.dir.read_block(at);
   if (!bytes) return bytes.error().in(where());
@@ -94,7 +94,7 @@ class BlockIterator {
 };
 
 bool has_undo(const DirectoryObject& d) {
-  const std::lock_guard held(d.lock);
+  const std::shared_lock held(d.lock);
   return d.dir.has_undo();
 }
 
@@ -127,18 +127,23 @@ void add_directory(py::module_& m) {
       .def_property_readonly("path", [](const DirectoryObject& d) { return filesystem_text(d.path); })
       .def_property_readonly("network",
                              [](const DirectoryObject& d) {
-                               const std::lock_guard held(d.lock);
+                               const std::shared_lock held(d.lock);
                                return std::string(name(d.dir.net()));
                              })
       .def_property_readonly("prune_height",
                              [](const DirectoryObject& d) {
-                               const std::lock_guard held(d.lock);
+                               const std::shared_lock held(d.lock);
                                return d.dir.prune_height();
                              })
       .def_property_readonly("has_undo", &has_undo)
+      .def_property_readonly("damaged",
+                             [](const DirectoryObject& d) {
+                               const std::shared_lock held(d.lock);
+                               return d.dir.damaged();
+                             })
       .def_property_readonly("notes",
                              [](const DirectoryObject& d) {
-                               const std::lock_guard held(d.lock);
+                               const std::shared_lock held(d.lock);
                                return std::vector<std::string>(d.dir.notes().begin(), d.dir.notes().end());
                              })
       .def("__len__", &DirectoryObject::size)
@@ -152,7 +157,7 @@ void add_directory(py::module_& m) {
           [](DirectoryObject& d, std::int64_t h) {
             result<BlockHeader> header = [&] {
               const py::gil_scoped_release unlocked;
-              const std::lock_guard held(d.lock);
+              const std::shared_lock held(d.lock);
               return d.dir.index().header(d.at_held(h));
             }();
             return value_or_raise(std::move(header));
@@ -196,7 +201,7 @@ void add_directory(py::module_& m) {
             {
               const py::gil_scoped_release unlocked;
               const network net = [&] {
-                const std::lock_guard held(d.lock);
+                const std::shared_lock held(d.lock);
                 return d.dir.net();
               }();
               text = tables::json_text([&](tables::JsonWriter& out) {
@@ -214,13 +219,13 @@ void add_directory(py::module_& m) {
            [](DirectoryObject& d) {
              result<bool> moved = [&] {
                const py::gil_scoped_release unlocked;
-               const std::lock_guard held(d.lock);
+               const std::unique_lock alone(d.lock);
                return d.dir.refresh();
              }();
              return value_or_raise(std::move(moved));
            })
       .def("__repr__", [](const DirectoryObject& d) {
-        const std::lock_guard held(d.lock);
+        const std::shared_lock held(d.lock);
         return filesystem_text("<blockwire.Directory " + d.path + ": " + std::string(name(d.dir.net())) + ", " +
                                std::to_string(d.dir.chain_size()) + " blocks>");
       });

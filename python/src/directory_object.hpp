@@ -1,6 +1,8 @@
 // A blocks directory opened for Python: the library's BlocksDirectory
 // behind a lock, since the interpreter's is released while it reads and
-// two threads may call it at once.
+// two threads may call it at once. Readers share it (the library's reads
+// are safe side by side: export's threads read one directory); refresh()
+// takes it alone.
 #pragma once
 
 #include "bindings.hpp"
@@ -8,12 +10,12 @@
 #include <blockwire/directory.hpp>
 
 #include <memory>
-#include <mutex>
+#include <shared_mutex>
 
 namespace blockwire::python {
 
-// Every use of `dir` holds `lock` (refresh() changes the index, and may
-// replace the whole object, under the readers); an IndexedBlock is used
+// Every use of `dir` holds `lock`, shared, and refresh() alone (it
+// changes the index, and may replace the whole object, under the readers); an IndexedBlock is used
 // under the same hold that found it (its id means nothing after a
 // refresh). Whoever holds the lock never waits for the interpreter's, so a
 // thread holding that one may wait for this one.
@@ -21,10 +23,10 @@ struct DirectoryObject {
   DirectoryObject(BlocksDirectory opened, std::string opened_path) : dir(std::move(opened)), path(std::move(opened_path)) {}
   BlocksDirectory dir;
   const std::string path;  // as opened
-  mutable std::mutex lock;
+  mutable std::shared_mutex lock;
 
   std::size_t size() const {
-    const std::lock_guard held(lock);
+    const std::shared_lock held(lock);
     return dir.chain_size();
   }
   // The best chain's block at `height`, `lock` held; IndexError (a C++
@@ -38,7 +40,7 @@ struct DirectoryObject {
     return dir.at_height(static_cast<std::size_t>(height));
   }
   IndexedBlock at(std::int64_t height) const {
-    const std::lock_guard held(lock);
+    const std::shared_lock held(lock);
     return at_held(height);
   }
 };

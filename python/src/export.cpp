@@ -4,6 +4,7 @@
 // caller planning, sweeping and holding the lock, the workers writing.
 #include "directory_object.hpp"
 
+#include <blockwire/directory/error.hpp>
 #include <blockwire/tables/etl_export.hpp>
 #include <blockwire/tables/utxo_table.hpp>
 
@@ -93,7 +94,7 @@ void add_export(py::module_& m) {
       [](const DirectoryPtr& d, std::uint64_t shard_blocks, std::uint64_t from_height, std::uint64_t end) {
         const tables::EtlExport spec = spec_of("ndjson", shard_blocks, from_height, end, "none");
         std::vector<std::tuple<std::uint64_t, std::uint64_t, std::string>> shards;
-        const std::lock_guard held(d->lock);
+        const std::shared_lock held(d->lock);
         auto planned = tables::plan_shards(d->dir, spec);
         if (!planned) raise(planned.error().in(d->path));
         for (const tables::ShardOutcome& s : planned.value()) shards.emplace_back(s.first, s.last, d->dir.at_height(s.last).hash.to_hex());
@@ -111,7 +112,7 @@ void add_export(py::module_& m) {
         spec.note = [&](std::string_view line) { notes.emplace_back(line); };
         result<std::size_t> removed = [&] {
           const py::gil_scoped_release unlocked;
-          const std::lock_guard held(d->lock);
+          const std::shared_lock held(d->lock);
           return tables::remove_stale_shards(d->dir, out.held(), spec);
         }();
         if (!removed) raise(removed.error().in(out.held().path()));
@@ -124,21 +125,30 @@ void add_export(py::module_& m) {
   m.def(
       "export_shard",
       [](const DirectoryPtr& d, const std::string& out, std::uint64_t first, std::uint64_t last, const std::string& format,
-         std::uint64_t shard_blocks, const std::string& compress) {
+         std::uint64_t shard_blocks, const std::string& compress, const std::optional<std::string>& last_hash) {
+        if (shard_blocks == 0) throw py::value_error("shard_blocks must be at least 1");
         if (first % shard_blocks != 0 || last < first || last - first >= shard_blocks) {
           throw py::value_error("shard " + std::to_string(first) + "-" + std::to_string(last) + " is not one of shard_blocks " +
                                 std::to_string(shard_blocks));
         }
         const tables::EtlExport spec = spec_of(format, shard_blocks, first, last + 1, compress);
         tables::ShardOutcome made;
+        made.first = first;
+        made.last = last;
         {
           const py::gil_scoped_release unlocked;
-          const std::lock_guard held(d->lock);
-          if (last >= d->dir.chain_size()) {
-            made.first = first;
-            made.last = last;
-            made.problem = error(std::make_error_code(std::errc::invalid_argument))
-                               .in("height " + std::to_string(last) + " is past the tip of " + d->path);
+          const std::shared_lock held(d->lock);
+          // Checked under the hold that makes the shard: a refresh between
+          // a check and the shard could move the chain to another branch.
+          const std::size_t chain = d->dir.chain_size();
+          if (last >= chain || (last_hash && d->dir.at_height(last).hash.to_hex() != *last_hash)) {
+            made.reached = true;
+            made.problem =
+                error(directory::errc::input_changed)
+                    .in(d->path + " has " +
+                        (last >= chain ? "no block at height " + std::to_string(last)
+                                       : "block " + d->dir.at_height(last).hash.to_hex() + " at height " + std::to_string(last)) +
+                        (last_hash ? ", not the caller's " + *last_hash : std::string()));
           } else {
             made = tables::export_shard(d->dir, out, spec, first, last);
           }
@@ -146,10 +156,10 @@ void add_export(py::module_& m) {
         return outcome_dict(made);
       },
       py::arg("directory"), py::arg("out"), py::arg("first"), py::arg("last"), py::kw_only(), py::arg("format") = "ndjson",
-      py::arg("shard_blocks") = 1000, py::arg("compress") = "none",
-      "Shard [first, last] made in out (or skipped when whole) as blockwire export makes it; takes no lock: for a worker of an "
-      "export whose caller holds the output's. A dict: first, last, skipped, made, problem (why not made, or None), "
-      "io_failure, transactions, block_bytes.");
+      py::arg("shard_blocks") = 1000, py::arg("compress") = "none", py::arg("last_hash") = py::none(),
+      "Shard [first, last] made in out (or skipped when whole) as blockwire export makes it, when the directory's block at "
+      "last is last_hash (when given); takes no lock: for a worker of an export whose caller holds the output's. A dict: "
+      "first, last, skipped, made, problem (why not made, or None), io_failure, transactions, block_bytes.");
 
   m.def(
       "export_utxos",
@@ -162,7 +172,7 @@ void add_export(py::module_& m) {
         spec.part_coins = part_coins;
         result<tables::UtxoExportReport> made = [&] {
           const py::gil_scoped_release unlocked;
-          const std::lock_guard held(d->lock);
+          const std::shared_lock held(d->lock);
           return tables::export_utxos(chainstate, d->dir.index(), out, spec);
         }();
         if (!made) raise(made.error().in(chainstate));

@@ -48,11 +48,11 @@ class MemoryTables {
     }
     const tables::ExportFiles files{format_, pointers};
     tables::write_export_headers(files);
-    std::vector<Txid> txids;
+    tables::BlockRowsRoom room;
     for (std::size_t height = from; height < to; ++height) {
       // (a refresh since the range was checked may have shortened the chain)
       if (height >= dir.chain_size()) throw py::index_error("height " + std::to_string(height) + " is no longer in the best chain");
-      auto written = tables::write_block_rows(dir, dir.at_height(height), height, files, txids);
+      auto written = tables::write_block_rows(dir, dir.at_height(height), height, files, room);
       if (!written) return written.error().in("the block at height " + std::to_string(height));
     }
     for (auto& out : outs) {
@@ -96,7 +96,7 @@ std::size_t table_number(export_format f, const std::string& table) {
 std::string write_rows(DirectoryObject& d, MemoryTables& memory, std::size_t from, std::size_t to, std::size_t wanted) {
   result<std::string> text = [&] {
     const py::gil_scoped_release unlocked;
-    const std::lock_guard held(d.lock);
+    const std::shared_lock held(d.lock);
     return memory.write(d.dir, from, to, wanted);
   }();
   return value_or_raise(std::move(text));

@@ -147,3 +147,50 @@ TEST_CASE("tables: compression names and suffixes") {
   REQUIRE_FALSE(missing);
   CHECK(missing.error().code() == std::errc::no_such_file_or_directory);
 }
+
+TEST_CASE("tables: a zstd table of exactly two of zstd's 128 KiB blocks reads back whole (the frame ends as the output fills)") {
+  test::TempDir dir;
+  const fs::path path = dir.path / "t.json.zst";
+  std::string text(2 * 131072, 'x');
+  for (std::size_t i = 0; i < text.size(); i += 97) text[i] = '\n';
+  {
+    auto file = tables::CompressedFileWriter::create(path.c_str(), tables::compression::zstd);
+    REQUIRE(file);
+    tables::TextOut out(std::move(file).value());
+    out.raw(text);
+    REQUIRE(out.finish());
+  }
+  CHECK(zstd_decompressed(read_bytes(path)) == text);
+  auto tail = tables::decompressed_tail(path.c_str(), tables::compression::zstd, 100);
+  REQUIRE(tail);
+  CHECK(tail.value() == text.substr(text.size() - 100));
+}
+
+TEST_CASE("tables: an empty or garbage compressed table is refused") {
+  test::TempDir dir;
+  for (const tables::compression c : {tables::compression::zstd, tables::compression::gzip}) {
+    for (const std::string& bytes : {std::string(), std::string(5000, 'g')}) {
+      const fs::path path = dir.path / std::string("t").append(tables::compression_suffix(c));
+      std::ofstream(path, std::ios::binary) << bytes;
+      auto tail = tables::decompressed_tail(path.c_str(), c, 4096);
+      REQUIRE_FALSE(tail);
+      CHECK(tail.error().code() == std::errc::illegal_byte_sequence);
+    }
+  }
+}
+
+TEST_CASE("tables: a compressed table the disk refuses fails at finish(), not silently") {
+  // /dev/full takes the open and refuses every write (ENOSPC).
+  if (!fs::exists("/dev/full")) return;
+  for (const tables::compression c : {tables::compression::zstd, tables::compression::gzip}) {
+    auto file = tables::CompressedFileWriter::create("/dev/full", c);
+    REQUIRE(file);
+    tables::TextOut out(std::move(file).value());
+    std::string text(1 << 20, 'a');
+    for (std::size_t i = 0; i < text.size(); i += 7) text[i] = static_cast<char>('a' + i % 26);
+    for (int i = 0; i < 4; ++i) out.raw(text);
+    auto done = out.finish();
+    REQUIRE_FALSE(done);
+    CHECK(done.error().code() == std::errc::no_space_on_device);
+  }
+}

@@ -189,6 +189,13 @@ result<BlockHeader> read_block_header(int fd, std::uint64_t offset, const XorKey
 }
 
 result<std::vector<std::byte>> read_block_record(const std::string& path, std::uint64_t offset, const XorKey& key, network net) {
+  std::vector<std::byte> block;
+  if (auto read = read_block_record(path, offset, key, net, block); !read) return read.error();
+  return block;
+}
+
+result<void> read_block_record(const std::string& path, std::uint64_t offset, const XorKey& key, network net,
+                               std::vector<std::byte>& block) {
   // The record's own header decides: no search for the next magic (that
   // could read the whole file only to say "bad magic").
   auto file = FileReader::open(path.c_str());
@@ -218,12 +225,12 @@ result<std::vector<std::byte>> read_block_record(const std::string& path, std::u
     if (got.value() < 8) return error(blockfiles::errc::truncated_record_header, offset);
     const std::uint32_t length = le32(header.data() + 4);
     if (length < 81 || length > max_block_size) return error(blockfiles::errc::implausible_length, offset);
-    std::vector<std::byte> block(length);
+    block.resize(length);
     got = read_exactly(block);
     if (!got) return got.error();
     if (got.value() < length) return error(blockfiles::errc::record_past_end, offset);
     xor_in_place(block, key, offset + 8);
-    return block;
+    return success();
   }
   return error(zeros ? blockfiles::errc::zero_bytes : blockfiles::errc::bad_magic, offset);
 }

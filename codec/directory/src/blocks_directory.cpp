@@ -250,16 +250,20 @@ result<void> BlocksDirectory::keep_index(BlockIndex& index) {
 }
 
 result<std::vector<std::byte>> BlocksDirectory::read_block(const IndexedBlock& block) const {
+  std::vector<std::byte> bytes;
+  if (auto read = read_block(block, bytes); !read) return read.error();
+  return bytes;
+}
+
+result<void> BlocksDirectory::read_block(const IndexedBlock& block, std::vector<std::byte>& bytes) const {
   if (block.pruned) return error(blockfiles::errc::pruned);
-  auto bytes = read_block_record(index_.file_path(block.file), block.offset, key(), net());
-  if (!bytes) return bytes;
+  if (auto read = read_block_record(index_.file_path(block.file), block.offset, key(), net(), bytes); !read) return read;
   // Never another block than the one asked for, whatever an index said
   // of where it is.
-  if (bytes.value().size() < header_size ||
-      block_hash(decode_header(std::span<const std::byte>(bytes.value()).first(header_size)).value()) != block.hash) {
+  if (bytes.size() < header_size || block_hash(decode_header(std::span<const std::byte>(bytes).first(header_size)).value()) != block.hash) {
     return error(blockfiles::errc::wrong_block, block.offset);
   }
-  return bytes;
+  return success();
 }
 
 const UndoIndex* BlocksDirectory::undo_for(unsigned file) const noexcept {

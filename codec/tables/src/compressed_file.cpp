@@ -8,6 +8,8 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <limits>
 #include <cstring>
 #include <system_error>
 #include <vector>
@@ -36,11 +38,9 @@ class CompressedFileWriter::Compressor {
 
   std::span<std::byte> lend(std::size_t n, DirectFileWriter& file) {
     if (capacity_ - used_ < n) compress_held(file, false);
-    if (capacity_ - used_ < n) {
-      std::unique_ptr<std::byte[]> grown(new std::byte[used_ + n]);
-      if (used_ != 0) std::memcpy(grown.get(), input_.get(), used_);
-      input_ = std::move(grown);
-      capacity_ = used_ + n;
+    if (capacity_ < n) {  // (empty now) a write larger than the memory
+      input_.reset(new std::byte[n]);
+      capacity_ = n;
     }
     return {input_.get() + used_, capacity_ - used_};
   }
@@ -74,9 +74,10 @@ namespace {
 class ZstdCompressor final : public CompressedFileWriter::Compressor {
  public:
   ZstdCompressor() : stream_(ZSTD_createCCtx()) {
-    if (stream_ == nullptr) throw std::bad_alloc();
-    ZSTD_CCtx_setParameter(stream_.get(), ZSTD_c_compressionLevel, 1);
-    ZSTD_CCtx_setParameter(stream_.get(), ZSTD_c_checksumFlag, 1);
+    if (stream_ == nullptr || ZSTD_isError(ZSTD_CCtx_setParameter(stream_.get(), ZSTD_c_compressionLevel, 1)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(stream_.get(), ZSTD_c_checksumFlag, 1))) {
+      throw std::bad_alloc();
+    }
   }
 
  private:
@@ -92,7 +93,8 @@ class ZstdCompressor final : public CompressedFileWriter::Compressor {
       const std::size_t left = ZSTD_compressStream2(stream_.get(), &output, &input, mode);
       file.commit(output.pos);
       if (ZSTD_isError(left)) {
-        error_ = std::make_error_code(std::errc::not_enough_memory);  // zstd's only failure on good arguments
+        // Its parameters are checked when made: what is left is memory.
+        error_ = error(std::make_error_code(std::errc::not_enough_memory)).in(std::string("zstd: ") + ZSTD_getErrorName(left));
         return;
       }
       if (last ? left == 0 : input.pos == input.size) return;
@@ -112,6 +114,16 @@ class GzipCompressor final : public CompressedFileWriter::Compressor {
 
  private:
   void compress(std::span<const std::byte> in, bool last, DirectFileWriter& file) override {
+    // zlib counts in uInt: a larger input in pieces.
+    constexpr std::size_t most = std::numeric_limits<uInt>::max();
+    while (in.size() > most) {
+      deflate_all(in.first(most), false, file);
+      in = in.subspan(most);
+    }
+    deflate_all(in, last, file);
+  }
+  void deflate_all(std::span<const std::byte> in, bool last, DirectFileWriter& file) {
+    if (error_) return;
     // zlib's pointer is not const, but deflate only reads through it.
     stream_.next_in = reinterpret_cast<Bytef*>(const_cast<std::byte*>(in.data()));
     stream_.avail_in = static_cast<uInt>(in.size());
@@ -153,7 +165,7 @@ std::string_view compression_name(compression c) noexcept {
 }
 
 std::optional<compression> compression_named(std::string_view name) noexcept {
-  for (const compression c : {compression::none, compression::zstd, compression::gzip}) {
+  for (const compression c : compressions) {
     if (compression_name(c) == name) return c;
   }
   return std::nullopt;
@@ -218,7 +230,7 @@ class Tail {
   explicit Tail(std::size_t n) : n_(n) {}
   void add(const std::byte* p, std::size_t size) {
     text_.append(reinterpret_cast<const char*>(p), size);
-    if (text_.size() > 2 * n_ + (1 << 16)) text_.erase(0, text_.size() - n_);
+    if (text_.size() > n_ + std::max(n_, std::size_t{1} << 16)) text_.erase(0, text_.size() - n_);
   }
   std::string take() && {
     if (text_.size() > n_) text_.erase(0, text_.size() - n_);
@@ -230,51 +242,55 @@ class Tail {
   std::string text_;
 };
 
-}  // namespace
+constexpr std::size_t chunk = 128 * 1024;
 
-result<std::string> decompressed_tail(const char* path, compression c, std::size_t n) {
-  auto file = FileReader::open(path);
-  if (!file) return file.error();
-  std::vector<std::byte> in(128 * 1024), out(128 * 1024);
+// The file's last n bytes as they are: read from there, not through.
+result<std::string> plain_tail(FileReader& file, const char* path, std::size_t n) {
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return error(ec);
+  const std::size_t want = static_cast<std::size_t>(std::min<std::uintmax_t>(size, n));
+  std::string text(want, '\0');
+  if (auto r = read_at(file.fd(), std::as_writable_bytes(std::span(text.data(), want)), size - want); !r) return r.error();
+  return text;
+}
+
+result<std::string> zstd_tail(FileReader& file, std::size_t n) {
+  const std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> stream(ZSTD_createDCtx(), &ZSTD_freeDCtx);
+  if (!stream) return std::make_error_code(std::errc::not_enough_memory);
+  std::vector<std::byte> in(chunk), out(chunk);
   Tail tail(n);
-  if (c == compression::none) {
-    for (;;) {
-      auto got = file.value().read_some(in);
-      if (!got) return got.error();
-      if (got.value() == 0) return std::move(tail).take();
-      tail.add(in.data(), got.value());
+  std::size_t left = 1;  // 0 once a frame has ended, and all of it is out
+  for (;;) {
+    auto got = file.read_some(in);
+    if (!got) return got.error();
+    if (got.value() == 0) break;
+    ZSTD_inBuffer input{in.data(), got.value(), 0};
+    // Until the input is taken and all that was decoded is out (a full
+    // output may have more behind it, unless the frame just ended).
+    for (bool more = true; input.pos < input.size || more;) {
+      ZSTD_outBuffer output{out.data(), out.size(), 0};
+      left = ZSTD_decompressStream(stream.get(), &output, &input);
+      if (ZSTD_isError(left)) return bad_stream();
+      tail.add(out.data(), output.pos);
+      more = output.pos == output.size && left != 0;
     }
   }
-  if (c == compression::zstd) {
-    std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> stream(ZSTD_createDCtx(), &ZSTD_freeDCtx);
-    if (!stream) return std::make_error_code(std::errc::not_enough_memory);
-    std::size_t left = 1;  // 0 once a frame has ended
-    for (;;) {
-      auto got = file.value().read_some(in);
-      if (!got) return got.error();
-      if (got.value() == 0) break;
-      ZSTD_inBuffer input{in.data(), got.value(), 0};
-      // Until the input is taken and the output did not fill (a full one
-      // may have more behind it).
-      for (bool full = true; input.pos < input.size || full;) {
-        ZSTD_outBuffer output{out.data(), out.size(), 0};
-        left = ZSTD_decompressStream(stream.get(), &output, &input);
-        if (ZSTD_isError(left)) return bad_stream();
-        tail.add(out.data(), output.pos);
-        full = output.pos == output.size;
-      }
-    }
-    if (left != 0) return bad_stream();
-    return std::move(tail).take();
-  }
+  if (left != 0) return bad_stream();  // cut short (or empty)
+  return std::move(tail).take();
+}
+
+result<std::string> gzip_tail(FileReader& file, std::size_t n) {
   z_stream stream{};
   if (inflateInit2(&stream, 16 + 15) != Z_OK) return std::make_error_code(std::errc::not_enough_memory);
   const std::unique_ptr<z_stream, decltype(&inflateEnd)> end(&stream, &inflateEnd);
+  std::vector<std::byte> in(chunk), out(chunk);
+  Tail tail(n);
   int status = Z_OK;
   while (status != Z_STREAM_END) {
-    auto got = file.value().read_some(in);
+    auto got = file.read_some(in);
     if (!got) return got.error();
-    if (got.value() == 0) return bad_stream();  // cut short
+    if (got.value() == 0) return bad_stream();  // cut short (or empty)
     stream.next_in = reinterpret_cast<Bytef*>(in.data());
     stream.avail_in = static_cast<uInt>(got.value());
     // Until the input is taken and the output did not fill (a full one
@@ -290,6 +306,19 @@ result<std::string> decompressed_tail(const char* path, compression c, std::size
     }
   }
   return std::move(tail).take();
+}
+
+}  // namespace
+
+result<std::string> decompressed_tail(const char* path, compression c, std::size_t n) {
+  auto file = FileReader::open(path);
+  if (!file) return file.error();
+  switch (c) {
+    case compression::none: return plain_tail(file.value(), path, n);
+    case compression::zstd: return zstd_tail(file.value(), n);
+    case compression::gzip: return gzip_tail(file.value(), n);
+  }
+  return std::make_error_code(std::errc::invalid_argument);
 }
 
 }  // namespace blockwire::tables

@@ -2,6 +2,8 @@
 // chain, then each shard made whole or not at all.
 #include <blockwire/tables/etl_export.hpp>
 
+#include "writer_name.hpp"
+
 #include <blockwire/directory/error.hpp>
 
 #include <blockwire/codec.hpp>
@@ -56,15 +58,6 @@ TablePlace place(const fs::path& out, std::string_view table, const Shard& s, ex
   return {out / table / ("start_block=" + first) / ("end_block=" + last), std::move(name), c};
 }
 
-// A name no other writer of a shard has: 64 random bits.
-std::string writer_name() {
-  std::random_device random;
-  const std::uint64_t n = (std::uint64_t{random()} << 32) | random();
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(n));
-  return text;
-}
-
 // N of a shard directory's name, `prefix` then N (start_block=N,
 // end_block=N); nothing for any other name.
 std::optional<std::uint64_t> number_after(const fs::path& p, std::string_view prefix) {
@@ -77,10 +70,12 @@ std::optional<std::uint64_t> number_after(const fs::path& p, std::string_view pr
 }
 
 // The shard's blocks table ends with a line that names `hash` (its last
-// block's): written whole, for the chain as it is now.
-bool ends_with_block(const TablePlace& blocks_table, const std::string& hash) {
+// block's): written whole, for the chain as it is now. Errors: a file
+// that does not decompress (std::errc::illegal_byte_sequence: cut short,
+// a reason to make the shard again), the system's (not one to remove it).
+result<bool> ends_with_block(const TablePlace& blocks_table, const std::string& hash) {
   auto tail = decompressed_tail(blocks_table.path().c_str(), blocks_table.compress, 4096);
-  if (!tail) return false;
+  if (!tail) return tail.error().in(blocks_table.path().string());
   const std::string& text = tail.value();
   if (text.empty() || text.back() != '\n') return false;
   const std::size_t line = text.rfind('\n', text.size() - 2);
@@ -125,7 +120,8 @@ class Sweep {
     }
     std::size_t removed = 0;
     for (const auto& [range, dirs] : shards) {
-      const std::string why = stale(range.first, range.second);
+      const std::string why = stale(range.first, range.second, problem);
+      if (!problem.text.empty()) return removed;  // a table that cannot be read: judge nothing
       for (const fs::path& dir : dirs) remove_partials_in(dir, problem);
       if (why.empty()) continue;
       // The blocks table's directory first: the mark of a whole shard.
@@ -143,9 +139,9 @@ class Sweep {
  private:
   static bool hidden(const fs::path& p) { return !p.filename().empty() && p.filename().string().front() == '.'; }
 
-  // Why shard first-last is not the chain's (empty: it is, or may be made
-  // whole by this run).
-  std::string stale(std::uint64_t first, std::uint64_t last) const {
+  // Why shard first-last is not the chain's (empty: it is, may be made
+  // whole by this run, or its blocks table could not be read: `problem`).
+  std::string stale(std::uint64_t first, std::uint64_t last, SweepFailure& problem) const {
     const std::size_t chain = dir_.chain_size();
     if (last >= chain) {
       return "its last block, at height " + std::to_string(last) + ", is past the best chain's tip (height " + std::to_string(chain - 1) +
@@ -155,11 +151,19 @@ class Sweep {
     std::error_code ec;
     bool marked = false;
     for (const export_format f : {export_format::ndjson, export_format::csv}) {
-      for (const compression c : {compression::none, compression::zstd, compression::gzip}) {
+      for (const compression c : compressions) {
         const TablePlace mark = place(out_, "blocks", {first, last}, f, c);
         if (!fs::is_regular_file(mark.path(), ec)) continue;
         marked = true;
-        if (!ends_with_block(mark, hash)) {
+        const auto ends = ends_with_block(mark, hash);
+        if (!ends && ends.error().code() == std::errc::illegal_byte_sequence) {
+          return "its blocks table does not decompress whole (cut short?)";
+        }
+        if (!ends) {
+          problem.set(mark.path(), ends.error().code());
+          return {};
+        }
+        if (!ends.value()) {
           return "its last block is not the best chain's block " + std::to_string(last) + " (" + hash + "): it left the chain in a reorg";
         }
       }
@@ -263,7 +267,9 @@ class Exporter {
     for (const TablePlace& p : places) {
       if (!fs::is_regular_file(p.path(), ec)) return false;
     }
-    return last < dir_.chain_size() && ends_with_block(places[0], block(last).hash.to_hex());
+    if (last >= dir_.chain_size()) return false;
+    const auto ends = ends_with_block(places[0], block(last).hash.to_hex());
+    return ends && ends.value();  // (one that cannot be read is made again)
   }
 
   // The other shards of s's start, by their last height (end_block=N).
@@ -335,7 +341,7 @@ class Exporter {
     }
     const ExportFiles out{spec_.format, tables};
     write_export_headers(out);
-    std::vector<Txid> txids;
+    BlockRowsRoom room;
     for (std::uint64_t height = s.first; height <= s.last; ++height) {
       if (stop) return fail(r, error(io::errc::stopped).in("after an I/O error elsewhere"));
       const IndexedBlock b = block(height);
@@ -344,7 +350,7 @@ class Exporter {
         return dir_.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) + " (" +
                b.hash.to_hex() + ")";
       };
-      auto written = write_block_rows(dir_, b, height, out, txids);
+      auto written = write_block_rows(dir_, b, height, out, room);
       if (!written) return fail(r, written.error().in(where()));
       r.transactions += written.value().transactions;
       r.block_bytes += written.value().bytes;
@@ -366,15 +372,15 @@ class Exporter {
 }  // namespace
 
 result<BlockRows> write_block_rows(const BlocksDirectory& dir, const IndexedBlock& b, std::uint64_t height, const ExportFiles& out,
-                                   std::vector<Txid>& txids) {
-  auto bytes = dir.read_block(b);
-  if (!bytes) return bytes.error();
-  auto view = BlockView::parse(bytes.value());
+                                   BlockRowsRoom& room) {
+  if (auto read = dir.read_block(b, room.block); !read) return read.error();
+  auto view = BlockView::parse(room.block);
   if (!view) return view.error();
   const BlockView& v = view.value();
   if (block_hash(v.header()) != b.hash) return error(directory::errc::input_changed);
   // The rows are only as good as the bytes: the transactions must hash to
   // the header's root (the txids are the rows' anyway).
+  std::vector<Txid>& txids = room.txids;
   txids.clear();
   for (std::size_t i = 0; i < v.transaction_count(); ++i) txids.push_back(v.transaction(i).txid());
   bool mutated = false;
@@ -387,7 +393,7 @@ result<BlockRows> write_block_rows(const BlocksDirectory& dir, const IndexedBloc
     undo = std::move(found).value();
   }
   write_export_rows(out, {v, height, b.hash, txids, undo ? &*undo : nullptr, dir.net()});
-  return BlockRows{v.transaction_count(), bytes.value().size()};
+  return BlockRows{v.transaction_count(), room.block.size()};
 }
 
 std::string shard_number(std::uint64_t n) {

@@ -4,6 +4,8 @@
 #include <blockwire/tables/text_out.hpp>
 #include <blockwire/tables/utxo_table.hpp>
 
+#include "writer_name.hpp"
+
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -76,7 +78,8 @@ result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const B
   const fs::path table = fs::path(out_dir) / "utxos";
   const std::string height = shard_number(static_cast<std::uint64_t>(tip->height));
   const fs::path folder = table / ("height=" + height);
-  const fs::path partial = table / (".height=" + height + ".partial-" + std::to_string(::getpid()));
+  const std::string writer = writer_name();
+  const fs::path partial = table / (".height=" + height + ".partial-" + writer);
   report.folder = folder.string();
   const auto failed = [&](const std::string& what, const error& e) -> error {
     std::error_code ec;
@@ -148,7 +151,7 @@ result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const B
 
   if (auto r = sync_directory(partial.c_str()); !r) return failed(partial.string(), r.error());
   // Into place, over an older folder of the same height.
-  const fs::path old = table / (".height=" + height + ".old-" + std::to_string(::getpid()));
+  const fs::path old = table / (".height=" + height + ".old-" + writer);
   if (fs::exists(folder, ec)) {
     fs::rename(folder, old, ec);
     if (ec) return failed(folder.string(), ec);

@@ -128,6 +128,9 @@ class BlocksDirectory {
   // no record starts at its offset (read_block_record), and
   // directory::errc::wrong_block where the record holds another block.
   result<std::vector<std::byte>> read_block(const IndexedBlock& block) const;
+  // The same into `bytes`, its memory kept from call to call (a reader of
+  // many blocks: read_block_record's reason).
+  result<void> read_block(const IndexedBlock& block, std::vector<std::byte>& bytes) const;
 
   // Whether the directory has rev files and they were read (Options::undo).
   bool has_undo() const noexcept { return undo_.has_value(); }

@@ -1,8 +1,8 @@
 // A table's file compressed on its way to the disk: a zstd frame (.zst) or
-// a gzip member (.gz), as `zstd -d`, `gzip -d`, DuckDB and BigQuery read
-// them; or, with compression::none, the bytes as they come. Tables of text
-// shrink to about the size of the blocks they were made from, and the
-// disk's time goes with the bytes.
+// a gzip member (.gz), as `zstd -d`, `gzip -d` and DuckDB read them (and
+// BigQuery the gzip one); or, with compression::none, the bytes as they
+// come. Export's text is about five times the blocks' bytes; compressed,
+// about their size (docs/export.md has the figures).
 //
 // CompressedFileWriter is a LendingWriter, as DirectFileWriter is: a
 // BufferedWriter formats into its memory, a full buffer is compressed
@@ -23,6 +23,7 @@
 namespace blockwire::tables {
 
 enum class compression { none, zstd, gzip };
+inline constexpr compression compressions[] = {compression::none, compression::zstd, compression::gzip};
 
 // "" / ".zst" / ".gz": what a compressed file's name ends with.
 std::string_view compression_suffix(compression c) noexcept;
@@ -33,8 +34,8 @@ std::optional<compression> compression_named(std::string_view name) noexcept;
 class CompressedFileWriter {
  public:
   // Creates or truncates `path` (DirectFileWriter::create), its bytes to
-  // be compressed by `c` at its fast level (zstd's 1, zlib's 1: export
-  // makes text faster than either compresses at their defaults).
+  // be compressed by `c` at its fastest usual level (zstd's 1, zlib's 1):
+  // what export makes a second must be compressed in that second.
   static result<CompressedFileWriter> create(const char* path, compression c) noexcept;
   CompressedFileWriter(CompressedFileWriter&&) noexcept;
   CompressedFileWriter& operator=(CompressedFileWriter&&) noexcept;

@@ -18,7 +18,8 @@
 // removed: OUT then holds what a clean export of the chain as it is would.
 // A directory with damage has nothing removed (damage can cut its chain
 // short). Threads take a shard each; memory is a block, its undo data and
-// the tables' buffers (a megabyte a table) per thread.
+// the tables' buffers (a megabyte a table; compressed, 256 KiB more and
+// the compressor's state) per thread.
 #pragma once
 
 #include <blockwire/directory.hpp>
@@ -125,14 +126,18 @@ ShardOutcome export_shard(const BlocksDirectory& dir, const std::string& out_dir
 // header's merkle root (check::errc::bad_merkle_root,
 // mutated_merkle_root: the rows are only as good as the bytes), with its
 // undo data where the directory has rev files (that error's context says
-// so). `txids` is room the caller keeps from block to block. Returns the
+// so). `room` is memory the caller keeps from block to block. Returns the
 // block's transaction count and size. The caller names the block.
 struct BlockRows {
   std::size_t transactions = 0;
   std::size_t bytes = 0;
 };
+struct BlockRowsRoom {
+  std::vector<std::byte> block;  // the block's bytes (a megabyte and more, allocated once)
+  std::vector<Txid> txids;
+};
 result<BlockRows> write_block_rows(const BlocksDirectory& dir, const IndexedBlock& b, std::uint64_t height, const ExportFiles& out,
-                                   std::vector<Txid>& txids);
+                                   BlockRowsRoom& room);
 
 // "00001000": a shard's heights in its names.
 std::string shard_number(std::uint64_t n);
