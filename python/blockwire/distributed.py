@@ -22,6 +22,7 @@ python3 -m blockwire.distributed utxos CHAINSTATE --tables OUT --scheduler ADDRE
 """
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import socket
@@ -47,6 +48,7 @@ class ExportReport:
     seconds: float
     notes: typing.List[str]
     damaged: bool = False  # the directory has damage (its chain may be cut short): the command's exit status 1
+    sweep_failure: typing.Optional[str] = None  # removing what the workers left failed (an I/O failure)
 
     @property
     def made(self) -> int:
@@ -66,7 +68,7 @@ class ExportReport:
 
     @property
     def io_failed(self) -> bool:
-        return any(s['io_failure'] for s in self.shards)
+        return self.sweep_failure is not None or any(s['io_failure'] for s in self.shards)
 
     @property
     def transactions(self) -> int:
@@ -105,7 +107,8 @@ def _worker_directory(path, network, run, last, last_hash):
     with _directories_lock:
         d = _directories.get(key)
         if d is None:
-            _directories.clear()
+            while len(_directories) >= 4:  # the oldest runs' (a few exports may share a cluster)
+                del _directories[next(iter(_directories))]
             d = _directories[key] = _blockwire.open_directory(path, network)
     if last >= len(d) or d.block_hash(last) != last_hash:
         d.refresh()  # (export_shard checks the block again, under the hold that makes the shard)
@@ -120,8 +123,8 @@ def _outcome(first, last, problem, io_failure=False, reached=True):
 def _make_shard(directory, network, run, out, first, last, last_hash, format, shard_blocks, compress):
     """One shard, on a worker: none once the run is stopping; its directory opened (once a process and run) and its
     block at `last` checked to be the caller's."""
-    from distributed import Event
-    if Event(f'blockwire-stop-{run}').is_set():
+    from distributed import Event, get_client
+    if Event(f'blockwire-stop-{run}', client=get_client()).is_set():
         return _outcome(first, last, None, reached=False)
     try:
         d = _worker_directory(directory, network, run, last, last_hash)
@@ -177,7 +180,9 @@ def export(client, directory, out, *, format='ndjson', shard_blocks=1000, from_h
         raise ValueError(f"format {format!r} is not 'ndjson' or 'csv'")
     if compress not in ('none', 'zstd', 'gzip'):
         raise ValueError(f"compress {compress!r} is not 'none', 'zstd' or 'gzip'")
-    if shard_blocks < 1 or from_height < 0 or from_height % shard_blocks != 0:
+    if shard_blocks < 1 or from_height < 0:
+        raise ValueError('shard_blocks must be at least 1, from_height at least 0')
+    if from_height % shard_blocks != 0:
         raise ValueError(f'from_height {from_height} is not a multiple of shard_blocks {shard_blocks}: shards start at '
                          'multiples of it, so that separate runs make the same shards')
     if count is not None and count < 1:
@@ -213,16 +218,24 @@ def export(client, directory, out, *, format='ndjson', shard_blocks=1000, from_h
         seconds = time.monotonic() - start
         # What workers that died (or were thought dead) left under their temporary names, and tables of shards
         # not made whole: removed as a rerun of the command would remove them.
-        _, lines = _blockwire.remove_stale_shards(d, output)
+        swept = None
+        try:
+            _, lines = _blockwire.remove_stale_shards(d, output)
+        except _blockwire.Error as e:  # the shards are made: said, the report kept, the status an I/O failure's
+            swept = str(e)
+            lines = [f'removing what the workers left: {e}']
         for line in lines:
             say(line)
-    return ExportReport(given, outcomes, removed, seconds, notes, d.damaged)
+    return ExportReport(given, outcomes, removed, seconds, notes, d.damaged, swept)
 
 
 def _range(d, directory, from_height, count, shard_blocks, say):
     """The heights the command would export: from_height past the tip refused, a pruned directory's range moved
     up to where its data is (said). (None, None): nothing left to read."""
     chain = len(d)
+    if chain == 0 and not d.damaged:  # a directory just made: no chain yet, not damage
+        say(f'{directory}: no blocks yet')
+        return None, None
     if chain == 0:
         _blockwire.plan_shards(d, shard_blocks)  # raises the library's "no chain" (a DataError)
     if from_height >= chain:
@@ -272,10 +285,14 @@ def _run_shards(client, d, directory, out, planned, format, shard_blocks, compre
             if made['io_failure']:
                 stop.set()
     except BaseException:
-        client.cancel(list(futures))  # interrupted: what a worker has begun may still finish after this returns
+        # Interrupted: no task starts after this (what a worker has begun may still finish after it returns).
+        with contextlib.suppress(Exception):
+            stop.set()
+            client.cancel(list(futures))
         raise
     finally:
         bar.finish()
+    with contextlib.suppress(Exception):
         stop.clear()
     return [outcomes[first] for first, _, _ in planned]
 

@@ -144,7 +144,7 @@ void add_export(py::module_& m) {
           if (last >= chain || (last_hash && d->dir.at_height(last).hash.to_hex() != *last_hash)) {
             made.reached = true;
             made.problem =
-                error(directory::errc::input_changed)
+                error(directory::errc::other_chain)
                     .in(d->path + " has " +
                         (last >= chain ? "no block at height " + std::to_string(last)
                                        : "block " + d->dir.at_height(last).hash.to_hex() + " at height " + std::to_string(last)) +

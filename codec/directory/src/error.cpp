@@ -20,6 +20,7 @@ const char* describe(int value) noexcept {
     case errc::unknown_best_block: return "its best block is not among the directory's blocks";
     case errc::no_filters: return "no compact block filters are served from this directory";
     case errc::past_tip: return "past the tip of the best chain";
+    case errc::other_chain: return "this copy of the directory has another best chain than the one planned on (behind, or another branch)";
   }
   return nullptr;
 }
@@ -42,7 +43,8 @@ condition classify(int value) noexcept {
     case errc::leveldb_corruption:
     case errc::bad_index_entry:
     case errc::damaged_directory:
-    case errc::unknown_best_block: return condition::bad_data;
+    case errc::unknown_best_block:
+    case errc::other_chain: return condition::bad_data;
   }
   return condition::bad_data;
 }

@@ -6,6 +6,7 @@
 
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -271,6 +272,10 @@ result<std::string> zstd_tail(FileReader& file, std::size_t n) {
     for (bool more = true; input.pos < input.size || more;) {
       ZSTD_outBuffer output{out.data(), out.size(), 0};
       left = ZSTD_decompressStream(stream.get(), &output, &input);
+      // Memory is not the file's fault: an error, not a reason to remake it.
+      if (ZSTD_isError(left) && ZSTD_getErrorCode(left) == ZSTD_error_memory_allocation) {
+        return std::make_error_code(std::errc::not_enough_memory);
+      }
       if (ZSTD_isError(left)) return bad_stream();
       tail.add(out.data(), output.pos);
       more = output.pos == output.size && left != 0;
@@ -300,6 +305,7 @@ result<std::string> gzip_tail(FileReader& file, std::size_t n) {
       stream.avail_out = static_cast<uInt>(out.size());
       status = inflate(&stream, Z_NO_FLUSH);
       if (status == Z_BUF_ERROR && stream.avail_in == 0) break;  // wants more input
+      if (status == Z_MEM_ERROR) return std::make_error_code(std::errc::not_enough_memory);
       if (status != Z_OK && status != Z_STREAM_END) return bad_stream();
       tail.add(out.data(), out.size() - stream.avail_out);
       full = stream.avail_out == 0;

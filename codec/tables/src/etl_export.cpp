@@ -459,7 +459,7 @@ result<std::size_t> remove_stale_shards(const BlocksDirectory& dir, const EtlOut
   const std::size_t removed = Sweep(out.path(), dir, spec).run(failure);
   if (!failure.text.empty()) {
     if (spec.note) spec.note("removing what left the chain: " + failure.text);
-    return error(failure.code);
+    return error(failure.code).in(failure.text);
   }
   return removed;
 }

@@ -106,8 +106,9 @@ class BlockFileReader {
 // why no record starts there (bad_magic: often the wrong key or network).
 result<std::vector<std::byte>> read_block_record(const std::string& path, std::uint64_t offset, const XorKey& key,
                                                  network net = network::mainnet);
-// The same into `block`, whose memory is kept from one call to the next: a
-// reader of many blocks allocates once (an allocator that returns freed
+// The same into `block`, whose memory is kept from one call to the next
+// (after an error its bytes mean nothing): a reader of many blocks
+// allocates once (an allocator that returns freed
 // memory at once, as Dask's workers are set up, would otherwise map and
 // fault in every block's megabyte anew).
 result<void> read_block_record(const std::string& path, std::uint64_t offset, const XorKey& key, network net,

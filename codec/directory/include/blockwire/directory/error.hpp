@@ -24,6 +24,7 @@ enum class errc : int {
   unknown_best_block,  // a UTXO set's or chainstate's best block is not among the directory's blocks
   no_filters,          // BlockStore: filters are not served (not enabled, or no rev files to make them from)
   past_tip,            // BlockStore: a height past the best chain's tip
+  other_chain,         // a copy of a directory whose best chain differs from the one a job was planned on (behind, or another branch)
 };
 
 const std::error_category& category() noexcept;
