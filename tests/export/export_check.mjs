@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { chainTotals, sats } from './chain_totals.mjs';
 import { DuckDBInstance } from './duckdb.mjs';
 
 const [blockwire, makeChain, work] = process.argv.slice(2);
@@ -49,7 +50,6 @@ run(makeChain, [chain, String(HEIGHTS - 1), '--undo']);
 // What the blocks say, as Core's getblock 3 shapes it.
 const blocks = JSON.parse(run(blockwire, ['blocks', chain, '--json', '--verbosity', '3']).stdout);
 equal(blocks.length, HEIGHTS, 'blocks --json: the chain');
-const sats = (btc) => Math.round(btc * 1e8);
 const sha256hex = (hex) => createHash('sha256').update(Buffer.from(hex, 'hex')).digest('hex');
 // bitcoin-etl's address of a script without one.
 const addressOf = (spk) => spk.address ?? `nonstandard${sha256hex(spk.hex).slice(0, 40)}`;
@@ -138,14 +138,7 @@ async function one(query) {
   const rows = (await sql.runAndReadAll(query)).getRowObjectsJson();
   return rows[0];
 }
-const want = {
-  blocks: blocks.length,
-  transactions: blocks.reduce((s, b) => s + b.nTx, 0),
-  inputs: blocks.reduce((s, b) => s + b.tx.reduce((t, tx) => t + ('coinbase' in tx.vin[0] ? 0 : tx.vin.length), 0), 0),
-  outputs: blocks.reduce((s, b) => s + b.tx.reduce((t, tx) => t + tx.vout.length, 0), 0),
-  output_value: blocks.reduce((s, b) => s + b.tx.reduce((t, tx) => t + tx.vout.reduce((v, o) => v + sats(o.value), 0), 0), 0),
-  fees: blocks.reduce((s, b) => s + b.tx.reduce((t, tx) => t + ('fee' in tx ? sats(tx.fee) : 0), 0), 0),
-};
+const want = chainTotals(blocks);
 check(want.inputs > 50, `the chain spends (${want.inputs} inputs)`);
 const json = (table) => `read_json('${nd}/${table}/*/*/*.json', format = 'newline_delimited', hive_partitioning = true)`;
 const csvTable = (table) => `read_csv('${csv}/${table}/*/*/*.csv', header = true, hive_partitioning = true, allow_quoted_nulls = false)`;

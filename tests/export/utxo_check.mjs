@@ -15,6 +15,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { chainTotals } from './chain_totals.mjs';
 import { DuckDBInstance } from './duckdb.mjs';
 
 const [blockwire, coreDir, exportDoc, work] = process.argv.slice(2);
@@ -100,15 +101,7 @@ for (const [name, table] of compressedUtxos) {
         `the ${name} utxos table's coins, total and transactions`);
 }
 const getblock3 = JSON.parse(fs.readFileSync(path.join(coreDir, 'rpc', 'getblock3.json'), 'utf8'));
-const sats = (btc) => Math.round(btc * 1e8);
-const coreTotals = {
-  blocks: getblock3.length,
-  transactions: getblock3.reduce((s, b) => s + b.nTx, 0),
-  inputs: getblock3.reduce((s, b) => s + b.tx.reduce((t, tx) => t + ('coinbase' in tx.vin[0] ? 0 : tx.vin.length), 0), 0),
-  outputs: getblock3.reduce((s, b) => s + b.tx.reduce((t, tx) => t + tx.vout.length, 0), 0),
-  output_value: getblock3.reduce((s, b) => s + b.tx.reduce((t, tx) => t + tx.vout.reduce((v, o) => v + sats(o.value), 0), 0), 0),
-  fees: getblock3.reduce((s, b) => s + b.tx.reduce((t, tx) => t + ('fee' in tx ? sats(tx.fee) : 0), 0), 0),
-};
+const coreTotals = chainTotals(getblock3);
 const ndZstd = (table) => `read_json('${exportZstd}/${table}/*/*/*.json.zst', format = 'newline_delimited')`;
 const csvGzip = (table) => `read_csv('${exportGzip}/${table}/*/*/*.csv.gz', header = true, allow_quoted_nulls = false)`;
 for (const [name, table, inputs, outputs] of [
