@@ -319,35 +319,40 @@ def export_utxos(client, chainstate, out, *, blocks=None, format='ndjson', compr
         return future.result()
 
 
-def _client(command, args):
-    """The scheduler's client, or None (said) when it cannot be reached."""
+def _on_cluster(command, args, work, subject, data_subject):
+    """work(client) on the scheduler's cluster: (its result, None), or (None, the exit status) with the failure said:
+    the library's bad data 1 (`data_subject` before it), its other errors and ValueError 2 (`subject` before them),
+    the cluster's own failures 2."""
     from distributed import Client
     try:
-        return Client(args.scheduler, timeout=args.connect_timeout)
+        client = Client(args.scheduler, timeout=args.connect_timeout)
     except OSError as e:
         print(f'blockwire {command}: --scheduler {args.scheduler}: {e}', file=sys.stderr)
-        return None
+        return None, 2
+    try:
+        return work(client), None
+    except _blockwire.DataError as e:
+        print(f'blockwire {command}: {data_subject}{e}', file=sys.stderr)
+        return None, 1
+    except (_blockwire.Error, ValueError) as e:
+        print(f'blockwire {command}: {subject}{e}', file=sys.stderr)
+        return None, 2
+    except Exception as e:  # the cluster's
+        print(f'blockwire {command}: the cluster at {args.scheduler}: {type(e).__name__}: {e}', file=sys.stderr)
+        return None, 2
+    finally:
+        client.close()
 
 
 def _export_main(args) -> int:
-    client = _client('export', args)
-    if client is None:
-        return 2
-    try:
-        report = export(client, args.dir, args.output, format=args.format, shard_blocks=args.shard_blocks,
-                        from_height=args.from_height, count=args.count, compress=args.compress, network=args.network,
-                        progress=not args.no_progress and sys.stderr.isatty())
-    except _blockwire.DataError as e:  # no chain: the command's status 1
-        print(f'blockwire export: {args.dir}: {e}', file=sys.stderr)
-        return 1
-    except (_blockwire.Error, ValueError) as e:
-        print(f'blockwire export: {e}', file=sys.stderr)
-        return 2
-    except Exception as e:  # the cluster's
-        print(f'blockwire export: the cluster at {args.scheduler}: {type(e).__name__}: {e}', file=sys.stderr)
-        return 2
-    finally:
-        client.close()
+    report, status = _on_cluster(
+        'export', args,
+        lambda client: export(client, args.dir, args.output, format=args.format, shard_blocks=args.shard_blocks,
+                              from_height=args.from_height, count=args.count, compress=args.compress,
+                              network=args.network, progress=not args.no_progress and sys.stderr.isatty()),
+        '', f'{args.dir}: ')
+    if status is not None:
+        return status
     for s in report.shards:
         if s['problem']:
             print(f"blockwire export: shard {s['first']:08}-{s['last']:08} not made: {s['problem']}", file=sys.stderr)
@@ -362,20 +367,13 @@ def _btc(sats):
 
 
 def _utxos_main(args) -> int:
-    client = _client('utxos', args)
-    if client is None:
-        return 2
-    try:
-        r = export_utxos(client, args.chainstate, args.tables, blocks=args.blocks, format=args.format,
-                         compress=args.compress, network=args.network)
-    except _blockwire.Error as e:
-        print(f'blockwire utxos: {args.chainstate}: {e}', file=sys.stderr)
-        return 1 if isinstance(e, _blockwire.DataError) else 2
-    except Exception as e:  # the cluster's
-        print(f'blockwire utxos: the cluster at {args.scheduler}: {type(e).__name__}: {e}', file=sys.stderr)
-        return 2
-    finally:
-        client.close()
+    r, status = _on_cluster(
+        'utxos', args,
+        lambda client: export_utxos(client, args.chainstate, args.tables, blocks=args.blocks, format=args.format,
+                                    compress=args.compress, network=args.network),
+        f'{args.chainstate}: ', f'{args.chainstate}: ')
+    if status is not None:
+        return status
     total = r['total_amount']
     if args.json:
         fields = [f'"height":{r["height"]}', f'"bestblock":"{r["best_block"]}"', f'"txouts":{r["txouts"]}',

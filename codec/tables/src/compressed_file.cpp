@@ -147,23 +147,20 @@ class GzipCompressor final : public CompressedFileWriter::Compressor {
 
 }  // namespace
 
-std::string_view compression_suffix(compression c) noexcept {
-  switch (c) {
-    case compression::none: return "";
-    case compression::zstd: return ".zst";
-    case compression::gzip: return ".gz";
-  }
-  return "";
-}
+namespace {
 
-std::string_view compression_name(compression c) noexcept {
-  switch (c) {
-    case compression::none: return "none";
-    case compression::zstd: return "zstd";
-    case compression::gzip: return "gzip";
-  }
-  return "none";
-}
+// Each compression's name and file suffix, in the enum's order.
+struct CompressionText {
+  std::string_view name, suffix;
+};
+constexpr CompressionText compression_texts[] = {{"none", ""}, {"zstd", ".zst"}, {"gzip", ".gz"}};
+static_assert(std::size(compression_texts) == std::size(compressions));
+
+}  // namespace
+
+std::string_view compression_suffix(compression c) noexcept { return compression_texts[static_cast<std::size_t>(c)].suffix; }
+
+std::string_view compression_name(compression c) noexcept { return compression_texts[static_cast<std::size_t>(c)].name; }
 
 std::optional<compression> compression_named(std::string_view name) noexcept {
   for (const compression c : compressions) {
