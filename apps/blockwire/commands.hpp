@@ -81,6 +81,7 @@ struct FetchOptions {
   std::uint64_t dbcache_mib = 256;  // the set's changes held in memory before a flush
   bool json = false;
   bool progress = true;
+  bool v1 = false;  // v1 at once: no BIP324 attempt
 };
 struct ServeOptions : DirectoryOptions {
   std::string listen;  // ADDR:PORT; default every address, the network's port
@@ -88,6 +89,7 @@ struct ServeOptions : DirectoryOptions {
   unsigned max_per_address = 0;  // 0: half of max_peers
   unsigned ping_seconds = 120;
   unsigned timeout_seconds = 0;  // 0: 20 minutes idle, as Core
+  bool v1 = false;               // v1 peers alone: no BIP324, no NODE_P2P_V2
 };
 int inspect(const InspectOptions& options);
 int fetch(const FetchOptions& options);

@@ -94,6 +94,8 @@ void say_fetched(const net::FetchReport& report, const FetchOptions& o) {
     out.member_string("peer", report.peer_name);
     out.member_string("user_agent", version.user_agent);
     out.member_integer("peer_height", version.start_height);
+    out.member_string("transport", report.transport_used == net::transport::v2 ? "v2" : "v1");
+    if (!report.session_id.empty()) out.member_string("session_id", report.session_id);
     out.member_uint("blocks", p.blocks);
     out.member_uint("bytes", p.bytes);
     out.member_number("seconds", report.seconds);
@@ -106,6 +108,11 @@ void say_fetched(const net::FetchReport& report, const FetchOptions& o) {
   }
   const double mb_per_s = report.seconds > 0 ? static_cast<double>(p.bytes) / report.seconds / 1e6 : 0.0;
   std::printf("peer:    %s (%s, height %d)\n", report.peer_name.c_str(), version.user_agent.c_str(), version.start_height);
+  if (report.transport_used == net::transport::v2) {
+    std::printf("transport: v2, encrypted (BIP324), session %s\n", report.session_id.c_str());
+  } else {
+    std::printf("transport: v1, plaintext%s\n", report.v2_refused ? " (the peer refused v2)" : "");
+  }
   std::printf("fetched: %s, %s bytes in %.1f s (%.0f MB/s)\n", count_of(p.blocks, "block").c_str(), with_commas(p.bytes).c_str(),
               report.seconds, mb_per_s);
   std::printf("%s: height %s, tip %s\n", o.output_dir.c_str(), with_commas(static_cast<std::uint64_t>(report.height)).c_str(),
@@ -140,6 +147,7 @@ int fetch(const FetchOptions& o) {
   request.dir = o.output_dir;
   request.key = std::get<XorKey>(chosen);
   request.timeouts = timeouts_from_option(o.timeout_seconds);
+  request.preferred = o.v1 ? net::transport::v1 : net::transport::v2;
   request.max_blocks = o.max_blocks;
   request.undo = o.undo;
   request.cache_bytes = static_cast<std::size_t>(o.dbcache_mib) << 20;
@@ -183,6 +191,10 @@ int fetch(const FetchOptions& o) {
   if (report.index_not_kept) {
     std::fprintf(stderr, "blockwire fetch: the index of %s could not be kept: %s\n", o.output_dir.c_str(),
                  report.index_not_kept->message().c_str());
+  }
+  if (report.v2_refused) {
+    std::fprintf(stderr, "blockwire fetch: %s hung up at our v2 (BIP324) key: connected again with v1 (--v1 skips the attempt)\n",
+                 o.peer.c_str());
   }
   if (report.failure) return say_failure(report, request, stop_signal_name(signals));
   say_fetched(report, o);

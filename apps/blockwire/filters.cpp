@@ -33,11 +33,12 @@ int filters_from_peer(const FiltersOptions& o) {
     std::fprintf(stderr, "blockwire filters: --from-peer %s: not HOST[:PORT]\n", o.peer.c_str());
     return usage_or_io;
   }
-  auto connection = net::Connection::connect(peer_at.value(), o.net, timeouts_from_option(0));
+  // BIP324's v2 first, v1 when the peer hangs up at our key (as fetch).
+  auto connection = net::connect_preferring(peer_at.value(), o.net, timeouts_from_option(0), net::transport::v2);
   if (!connection) {
     std::fprintf(stderr, "blockwire filters: cannot connect to %s: %s\n", peer_at.value().to_string().c_str(),
                  connection.error().message().c_str());
-    return usage_or_io;
+    return exit_status_of(connection.error());
   }
   net::Connection& peer = connection.value();
   auto version = peer.handshake_outbound();

@@ -61,6 +61,7 @@ int serve(const ServeOptions& o) {
   options.ping_interval = std::chrono::seconds(o.ping_seconds);
   options.timeouts = timeouts_from_option(o.timeout_seconds, net::serving_timeouts);
   options.stop_fd = signals.get();
+  options.v2 = !o.v1;
   options.log = [&](const net::ServerEvent& e) {
     if (e.what == net::ServerEvent::kind::stopping) {
       const std::string name = stop_signal_name(signals);

@@ -41,6 +41,9 @@ CLI::App* add_fetch(CLI::App& app, FetchOptions& fetch) {
       ->type_name("SECONDS");
   fetch_cmd->add_option("--xor-key", fetch.xor_key, "a new directory's key (default: random, as Core 28+)")->type_name("HEX");
   fetch_cmd->add_flag("--json", fetch.json, "print the summary as JSON");
+  fetch_cmd->add_flag("--v1", fetch.v1,
+                      "speak v1's plaintext at once (default: BIP324's encrypted v2 first, as Core does, and v1 again\n"
+                      "when the peer hangs up at our key)");
   fetch_cmd->add_flag("!--no-progress", fetch.progress, "no progress bar (shown on a terminal only)");
   fetch_cmd
       ->add_option("--dbcache", fetch.dbcache_mib,
@@ -97,6 +100,9 @@ CLI::App* add_serve(CLI::App& app, ServeOptions& serve) {
                    "idle; a message's 24-byte envelope within 5 s of its first byte, the whole at 100 kB/s, 60 s at most)")
       ->check(CLI::Range(1u, 86400u))
       ->type_name("SECONDS");
+  serve_cmd->add_flag("--v1", serve.v1,
+                      "v1 peers alone (default: v2 peers too, BIP324's encrypted transport, told apart by their first\n"
+                      "bytes as Core does, and NODE_P2P_V2 announced)");
   add_directory_options(*serve_cmd, serve.xor_key, serve.net);
   return serve_cmd;
 }

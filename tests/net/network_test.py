@@ -163,6 +163,40 @@ def scenario_serve_fetch_resume():
         assert 'stopping' in err, err
 
 
+def scenario_v2_transport():
+    """BIP324: fetch and serve meet over v2 by default (both logs give the same session id); fetch --v1 speaks v1 at
+    once; serve --v1 hangs up at a v2 key, fetch comes again with v1 and says so; a v1-only node the same."""
+    directory, blocks = chain()
+    server, port = peers.start_serve(blockwire, directory)
+    with server:
+        r = fetch(port, os.path.join(work, 'v2'), '--json')
+        assert r.returncode == 0, r.stderr
+        summary = json.loads(r.stdout)
+        assert summary['transport'] == 'v2' and len(summary['session_id']) == 64, summary
+        check_fetched(os.path.join(work, 'v2'), blocks)
+        r = fetch(port, os.path.join(work, 'v1'), '--v1')
+        assert r.returncode == 0, r.stderr
+        assert 'transport: v1, plaintext\n' in r.stdout, r.stdout
+        status, _, err = server.stop()
+    assert status == 0, err
+    assert f'v2 transport (session {summary["session_id"]})' in err, err
+    assert 'v1 transport' in err, err
+
+    server, port = peers.start_serve(blockwire, directory, '--v1')
+    with server:
+        r = fetch(port, os.path.join(work, 'refused'), '--max-blocks', '10')
+        assert r.returncode == 0, r.stderr
+        assert 'hung up at our v2 (BIP324) key: connected again with v1' in r.stderr, r.stderr
+        assert 'transport: v1, plaintext (the peer refused v2)' in r.stdout, r.stdout
+        status, _, err = server.stop()
+    assert status == 0 and 'bad magic' in err, err
+
+    node, r = fetch_from_node(blocks, os.path.join(work, 'node'))
+    assert r.returncode == 0 and node.v2_refused == 1, (node.v2_refused, r.stderr)
+    node, r = fetch_from_node(blocks, os.path.join(work, 'node-v1'), '--v1')
+    assert r.returncode == 0 and node.v2_refused == 0, (node.v2_refused, r.stderr)
+
+
 def scenario_bitcoinlib_client():
     """python-bitcoinlib downloads headers and blocks from serve: the chain, and two real mainnet blocks."""
     directory, blocks = chain()
@@ -172,7 +206,8 @@ def scenario_bitcoinlib_client():
         wire = peers.Wire(sock)
         theirs = peers.handshake(wire)
         assert theirs.nVersion == 70016 and theirs.nStartingHeight == CHAIN_LENGTH and not theirs.fRelay
-        assert theirs.nServices == 9  # NODE_NETWORK | NODE_WITNESS: Core's outbound peers must offer both
+        # NODE_NETWORK | NODE_WITNESS (Core's outbound peers must offer both) | NODE_P2P_V2 (BIP324: 1 << 11)
+        assert theirs.nServices == 9 | 2048, theirs.nServices
         request = msg_getheaders()
         request.locator.vHave = [CBlock.deserialize(blocks[0]).GetHash()]
         wire.send(request)
@@ -667,7 +702,10 @@ def scenario_filters_tampered():
             proxy_port = proxy.getsockname()[1]
             client = peers.Process([blockwire, 'filters', '--from-peer', f'127.0.0.1:{proxy_port}', '--network', 'regtest', '--json'])
             with client:
-                inbound, _ = proxy.accept()
+                # A v1 proxy: the client's v2 key is hung up on, and it comes again with v1 (v2 would make any
+                # change on the way a failed tag).
+                inbound, refused = peers.accept_v1(proxy)
+                assert refused == 1, refused
                 upstream = socket.create_connection(('127.0.0.1', port), timeout=20)
 
                 seen = {}
@@ -711,9 +749,12 @@ def scenario_serve_drops_one_peer():
     with server:
         good = peers.Wire(socket.create_connection(('127.0.0.1', port), timeout=20))
         peers.handshake(good)
+        # Not a v1 version's first bytes: a v2 key, then garbage with no terminator in its 4,095 bytes.
         bad = socket.create_connection(('127.0.0.1', port), timeout=20)
-        bad.sendall(b'\x00' * 24)
-        assert bad.recv(1) == b'', 'the bad peer is still connected'
+        bad.sendall(b'\x00' * (64 + 4095 + 16))
+        bad.shutdown(socket.SHUT_WR)
+        while bad.recv(65536):  # serve's key, garbage, terminator and version packet, then the close
+            pass
         time.sleep(0.5)  # the bad peer's thread ends; a third peer would be the second now
         inv = CInv()
         inv.type, inv.hash = peers.MSG_WITNESS_BLOCK, CBlock.deserialize(blocks[7]).GetHash()
@@ -726,7 +767,7 @@ def scenario_serve_drops_one_peer():
         assert third.recv(1) == b'', 'a third peer over --max-peers 2 was served'
         status, _, err = server.stop(signal.SIGINT)
         assert status == 0, err
-        assert 'dropped' in err and 'bad magic' in err and 'refused' in err, err
+        assert 'dropped' in err and 'no v2 garbage terminator' in err and 'refused' in err, err
 
 
 ATTACKERS = '127.3.0.'  # one /16 (a netgroup), another than the polite clients' 127.0.0.1

@@ -229,6 +229,32 @@ def start_serve(blockwire, directory, *extra):
     return p, int(line.rsplit(':', 1)[1])
 
 
+def accept_v1(server):
+    """Accepts as a v1-only node does (Bitcoin Core with -v2transport=0): a connection whose first bytes are not the
+    network's magic (BIP324's v2 key) is closed at once, and the next one taken. Returns the first v1 connection and
+    how many were closed before it."""
+    refused = 0
+    while True:
+        conn, _ = server.accept()
+        first = b''
+        try:
+            conn.settimeout(20)
+            deadline = time.time() + 20
+            while len(first) < 4 and time.time() < deadline:
+                first = conn.recv(4, socket.MSG_PEEK)
+                if not first:
+                    break
+                if len(first) < 4:
+                    time.sleep(0.01)  # the rest of the 4 bytes is on its way
+        except OSError:
+            pass
+        conn.settimeout(None)
+        if first == bitcoin.params.MESSAGE_START:
+            return conn, refused
+        refused += 1
+        conn.close()
+
+
 class FakeNode(threading.Thread):
     """A listening peer on loopback that serves `blocks` (raw bytes, a chain from genesis) with bitcoinlib's
     messages, or misbehaves as `mode` says once the handshake is done."""
@@ -243,7 +269,7 @@ class FakeNode(threading.Thread):
         self.error = None
 
     def run(self):
-        conn, _ = self.server.accept()
+        conn, self.v2_refused = accept_v1(self.server)
         try:
             self.serve(conn, Wire(conn))
         except (BrokenPipeError, ConnectionResetError):

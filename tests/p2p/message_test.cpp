@@ -257,3 +257,64 @@ TEST_CASE("p2p: BIP157's messages laid out as the BIP gives them") {
   bytes[envelope_size + 33] = std::byte{0xfc};
   CHECK_FALSE(decode_message(bytes, network::mainnet));
 }
+
+TEST_CASE("p2p: BIP324's v2 contents: one-byte ids from the BIP's table, 13-byte types for the rest, both decoded alike") {
+  // Ids as BIP324's table gives them.
+  const std::pair<const char*, int> table[] = {
+      {"addr", 1},          {"block", 2},      {"blocktxn", 3},      {"cmpctblock", 4}, {"feefilter", 5},    {"getblocks", 9},
+      {"getblocktxn", 10},  {"getdata", 11},   {"getheaders", 12},   {"headers", 13},   {"inv", 14},         {"notfound", 17},
+      {"ping", 18},         {"pong", 19},      {"sendcmpct", 20},    {"tx", 21},        {"getcfilters", 22}, {"cfilter", 23},
+      {"getcfheaders", 24}, {"cfheaders", 25}, {"getcfcheckpt", 26}, {"cfcheckpt", 27}, {"addrv2", 28}};
+  for (const auto& [name, id] : table) {
+    CAPTURE(name);
+    CHECK(p2p::v2_message_id(name) == id);
+  }
+  for (const char* none : {"version", "verack", "sendheaders", "wtxidrelay", "sendaddrv2", "getaddr", "reject"})
+    CHECK(p2p::v2_message_id(none) == 0);
+
+  for (const p2p::Message& m : test::p2p_samples()) {
+    CAPTURE(p2p::command(m));
+    std::vector<std::byte> contents{std::byte{0xee}};  // something before: appended after it
+    p2p::encode_v2_contents(m, contents);
+    CHECK(contents[0] == std::byte{0xee});
+    const auto body = std::span<const std::byte>(contents).subspan(1);
+    const std::uint8_t id = p2p::v2_message_id(p2p::command(m));
+    CHECK(std::to_integer<std::uint8_t>(body[0]) == id);
+    std::vector<std::byte> v1;
+    p2p::encode_message(m, network::regtest, v1);
+    // The payload after the type is v1's payload.
+    const std::size_t type_size = id != 0 ? 1 : 13;
+    CHECK(std::equal(body.begin() + static_cast<std::ptrdiff_t>(type_size), body.end(), v1.begin() + 24, v1.end()));
+    std::string name;
+    auto back = p2p::decode_v2_contents(body, &name);
+    REQUIRE(back);
+    CHECK(name == p2p::command(m));
+    if (!std::holds_alternative<p2p::Unknown>(m)) CHECK(back.value() == m);
+    // The 13-byte form of a type that has an id decodes alike.
+    if (id != 0) {
+      std::vector<std::byte> long_form(13, std::byte{0});
+      std::memcpy(long_form.data() + 1, name.data(), name.size());
+      long_form.insert(long_form.end(), body.begin() + 1, body.end());
+      CHECK(p2p::decode_v2_contents(long_form).value() == back.value());
+    }
+  }
+  // An id past the table: an unknown message, its payload not read.
+  auto unknown = p2p::decode_v2_contents(std::vector<std::byte>{std::byte{29}, std::byte{1}, std::byte{2}}).value();
+  CHECK(std::get<p2p::Unknown>(unknown).command == "id 29");
+  CHECK(std::get<p2p::Unknown>(unknown).size == 2);
+  // Faults at their byte.
+  CHECK(p2p::decode_v2_contents(std::vector<std::byte>{}).error().offset() == 0);
+  CHECK(p2p::decode_v2_contents(std::vector<std::byte>(5)).error().code() == p2p::errc::short_payload);
+  std::vector<std::byte> bad(13, std::byte{0});
+  bad[1] = std::byte{'a'};
+  bad[3] = std::byte{'b'};  // after a NUL
+  CHECK(p2p::decode_v2_contents(bad).error().code() == p2p::errc::bad_command);
+  std::vector<std::byte> huge(1 + p2p::max_message_size + 1);
+  huge[0] = std::byte{2};
+  const auto too_large = p2p::decode_v2_contents(huge);
+  CHECK(too_large.error().code() == p2p::errc::message_too_large);
+  CHECK(too_large.error().offset() == 1);
+  // A ping one byte short: short_payload at the end of the contents.
+  const auto short_ping = p2p::decode_v2_contents(std::vector<std::byte>(8, std::byte{18}));
+  CHECK(short_ping.error().code() == p2p::errc::short_payload);
+}

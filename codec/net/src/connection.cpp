@@ -2,7 +2,9 @@
 
 #include <blockwire/io/buffered_reader.hpp>
 #include <blockwire/io/little_endian.hpp>
+#include <blockwire/io/hex.hpp>
 #include <blockwire/io/socket.hpp>
+#include <blockwire/net/bip324.hpp>
 #include <blockwire/net/connection.hpp>
 
 #include <algorithm>
@@ -62,6 +64,9 @@ class DeadlineReader {
 class DeadlineWriter {
  public:
   DeadlineWriter(int fd, const Timeouts& timeouts, std::uint64_t& sent) noexcept : fd_(fd), timeouts_(timeouts), sent_(sent) {}
+  // Bytes whose deadline is known already (a v2 packet, a handshake step).
+  DeadlineWriter(int fd, const Timeouts& timeouts, std::uint64_t& sent, clock::time_point deadline) noexcept
+      : fd_(fd), timeouts_(timeouts), sent_(sent), started_(true), deadline_(deadline) {}
 
   result<void> write(std::span<const std::byte> bytes) {
     if (!started_) {
@@ -115,11 +120,181 @@ struct Connection::State {
   DeadlineReader reader;
   StreamReader in{reader_ref(reader)};
   std::vector<std::byte> scratch;  // one encoded payload at a time, reused
+  // v2: the ciphers once the handshake made them; one packet to send and
+  // one received, each buffer reused.
+  std::optional<bip324::PacketCipher> v2;
+  std::vector<std::byte> packet;
+  std::vector<std::byte> received;
   std::string last_command;
   std::int32_t peer_version = 0;
   std::uint64_t last_offset = 0;
   std::uint64_t sent = 0;
 };
+
+// BIP324's steps. Offsets in errors are of the incoming stream, as v1's.
+struct Connection::V2 {
+  static constexpr std::size_t key_size = 64;
+  using Terminator = bip324::PacketCipher::Terminator;
+
+  // Exactly out.size() bytes, by the reader's armed deadline.
+  static result<void> read_exact(State& s, std::span<std::byte> out) {
+    while (!out.empty()) {
+      auto got = s.in.read_some(out);
+      if (!got) return error(got.error().code(), s.consumed());
+      if (got.value() == 0) return error(net::errc::connection_closed, s.consumed());
+      out = out.subspan(got.value());
+    }
+    return success();
+  }
+
+  static result<void> write(State& s, std::span<const std::byte> bytes, clock::time_point deadline) {
+    DeadlineWriter out(s.socket.get(), s.timeouts, s.sent, deadline);
+    return out.write(bytes);
+  }
+
+  // s.packet holds 4 bytes for the length and header, then the contents:
+  // sealed in place and sent after `before` (a garbage terminator).
+  static result<void> send_packet(State& s, std::span<const std::byte> aad, std::span<const std::byte> before = {}) {
+    const std::size_t contents = s.packet.size() - bip324::PacketCipher::length_size - bip324::PacketCipher::header_size;
+    s.packet.resize(s.packet.size() + bip324::FSChaCha20Poly1305::tag_size);
+    s.v2->seal(s.packet, aad, false);
+    const auto deadline = clock::now() + s.timeouts.for_message(contents);
+    if (!before.empty()) {
+      if (auto r = write(s, before, deadline); !r) return r;
+    }
+    return write(s, s.packet, deadline);
+  }
+
+  // The next packet that is not a decoy, its contents left in s.received
+  // (after the header byte). The first byte waits until `idle_until`; the
+  // rest of the packet has the time its length gives.
+  static result<std::span<const std::byte>> receive_packet(State& s, clock::time_point idle_until, std::span<const std::byte> aad) {
+    for (;;) {
+      s.last_offset = s.consumed();
+      std::array<std::byte, bip324::PacketCipher::length_size> length_bytes;
+      s.reader.arm(idle_until, net::errc::timed_out);
+      if (auto r = read_exact(s, std::span(length_bytes).first(1)); !r) return r.error();
+      const auto started = clock::now();
+      s.reader.arm(started + std::min(s.timeouts.message, s.timeouts.envelope), net::errc::too_slow);
+      if (auto r = read_exact(s, std::span(length_bytes).subspan(1)); !r) return r.error();
+      const std::uint32_t length = s.v2->decrypt_length(length_bytes);
+      if (length > p2p::max_v2_contents) return error(net::errc::v2_packet_too_large, s.last_offset);
+      s.reader.arm(started + s.timeouts.for_message(length), net::errc::too_slow);
+      // Grown as the bytes arrive, never to what the length merely claims.
+      const std::size_t total = bip324::PacketCipher::header_size + length + bip324::FSChaCha20Poly1305::tag_size;
+      s.received.clear();
+      while (s.received.size() < total) {
+        const std::size_t have = s.received.size();
+        s.received.resize(std::min(total, have + std::max<std::size_t>(have, 64 * 1024)));
+        if (auto r = read_exact(s, std::span(s.received).subspan(have)); !r) return r.error();
+      }
+      bool decoy = false;
+      if (!s.v2->open(s.received, aad, decoy)) return error(net::errc::v2_bad_tag, s.last_offset);
+      aad = {};  // the garbage authenticates the first packet only
+      if (decoy) continue;
+      return std::span<const std::byte>(s.received).subspan(bip324::PacketCipher::header_size, length);
+    }
+  }
+
+  // The peer's garbage up to its terminator, which must come within
+  // max_garbage bytes; returns the garbage.
+  static result<std::vector<std::byte>> receive_garbage(State& s, const Terminator& terminator) {
+    std::vector<std::byte> garbage;
+    for (;;) {
+      std::byte b;
+      if (auto r = read_exact(s, std::span(&b, 1)); !r) return r.error();
+      garbage.push_back(b);
+      if (garbage.size() >= terminator.size() && std::equal(terminator.begin(), terminator.end(), garbage.end() - terminator.size())) {
+        garbage.resize(garbage.size() - terminator.size());
+        return garbage;
+      }
+      if (garbage.size() == bip324::max_garbage + terminator.size()) return error(net::errc::v2_no_terminator, s.consumed());
+    }
+  }
+
+  // Our key and garbage, sent at once.
+  static result<std::vector<std::byte>> send_key(State& s, clock::time_point deadline) {
+    auto key = bip324::EllSwiftKey::generate();
+    if (!key) return key.error();
+    s.v2.emplace(std::move(key).value());
+    std::vector<std::byte> garbage = bip324::random_garbage();
+    s.packet.assign(s.v2->our_public_key().begin(), s.v2->our_public_key().end());
+    s.packet.insert(s.packet.end(), garbage.begin(), garbage.end());
+    if (auto r = write(s, s.packet, deadline); !r) return r.error();
+    return garbage;
+  }
+
+  // Once both keys are known: our terminator and version packet (the
+  // garbage we sent its AAD), then the peer's garbage, terminator and
+  // version packet (contents ignored, as BIP324 says: for later versions).
+  static result<void> finish(State& s, const bip324::EllSwiftPublicKey& theirs, bool initiator, std::span<const std::byte> our_garbage,
+                             clock::time_point deadline) {
+    s.v2->initialize(theirs, initiator, s.net);
+    s.packet.assign(bip324::PacketCipher::length_size + bip324::PacketCipher::header_size, std::byte{0});
+    const Terminator terminator = s.v2->send_garbage_terminator();
+    if (auto r = send_packet(s, our_garbage, terminator); !r) return r;
+    s.reader.arm(std::min(deadline, clock::now() + s.timeouts.idle), net::errc::timed_out);
+    auto garbage = receive_garbage(s, s.v2->receive_garbage_terminator());
+    if (!garbage) return garbage.error();
+    auto version = receive_packet(s, std::min(deadline, clock::now() + s.timeouts.idle), garbage.value());
+    if (!version) return version.error();
+    return success();
+  }
+};
+
+result<void> Connection::start_v2() {
+  State& s = *state_;
+  const auto deadline = clock::now() + s.timeouts.handshake;
+  auto garbage = V2::send_key(s, deadline);
+  if (!garbage) return garbage.error();
+  bip324::EllSwiftPublicKey theirs;
+  s.reader.arm(std::min(deadline, clock::now() + s.timeouts.idle), net::errc::timed_out);
+  if (auto r = V2::read_exact(s, theirs); !r) {
+    const std::error_code c = r.error().code();
+    // A v1 node reads our key as a bad envelope and hangs up (or resets).
+    if (c == net::errc::connection_closed || c == std::errc::connection_reset) return error(net::errc::v2_refused, r.error().offset());
+    s.v2.reset();
+    return r;
+  }
+  if (auto r = V2::finish(s, theirs, true, garbage.value(), deadline); !r) {
+    s.v2.reset();
+    return r;
+  }
+  return success();
+}
+
+result<transport> Connection::accept_transport(bool allow_v2) {
+  State& s = *state_;
+  if (!allow_v2) return transport::v1;
+  const auto deadline = clock::now() + s.timeouts.handshake;
+  // A v1 peer's first bytes: the envelope of its version message.
+  std::array<std::byte, 16> v1_prefix{};
+  const Magic m = magic(s.net);
+  std::copy(m.begin(), m.end(), v1_prefix.begin());
+  constexpr std::string_view version = "version";
+  std::memcpy(v1_prefix.data() + 4, version.data(), version.size());
+  s.reader.arm(std::min(deadline, clock::now() + s.timeouts.idle), net::errc::timed_out);
+  for (;;) {
+    const auto head = s.in.buffered();
+    const std::size_t n = std::min(head.size(), v1_prefix.size());
+    if (!std::equal(head.begin(), head.begin() + static_cast<std::ptrdiff_t>(n), v1_prefix.begin())) break;  // v2
+    if (n == v1_prefix.size()) return transport::v1;  // left buffered for the v1 handshake
+    auto got = s.in.fill();
+    if (!got) return error(got.error().code(), s.consumed());
+    if (got.value() == 0) return error(net::errc::connection_closed, s.consumed());
+  }
+  bip324::EllSwiftPublicKey theirs;
+  if (auto r = V2::read_exact(s, theirs); !r) return r.error();
+  // The magic of another network, then a v1 version's command.
+  if (std::equal(v1_prefix.begin() + 4, v1_prefix.end(), theirs.begin() + 4)) return error(net::errc::v1_other_network, 0);
+  auto garbage = V2::send_key(s, deadline);
+  if (!garbage) return garbage.error();
+  if (auto r = V2::finish(s, theirs, false, garbage.value(), deadline); !r) {
+    s.v2.reset();
+    return r.error();
+  }
+  return transport::v2;
+}
 
 Connection::Connection(FileDescriptor socket, network net, Timeouts timeouts)
     : state_(std::make_unique<State>(std::move(socket), net, timeouts)) {
@@ -135,16 +310,35 @@ result<Connection> Connection::connect(const Endpoint& peer, network net, Timeou
   return Connection(std::move(fd).value(), net, timeouts);
 }
 
+result<Connection> connect_preferring(const Endpoint& peer, network net, Timeouts timeouts, transport preferred) {
+  auto first = Connection::connect(peer, net, timeouts);
+  if (!first || preferred == transport::v1) return first;
+  auto v2 = first.value().start_v2();
+  if (v2) return first;
+  if (v2.error().code() != net::errc::v2_refused) return v2.error();
+  return Connection::connect(peer, net, timeouts);
+}
+
 Connection::Connection(Connection&&) noexcept = default;
 Connection& Connection::operator=(Connection&&) noexcept = default;
 Connection::~Connection() = default;
 
 result<void> Connection::send(const p2p::Message& message) {
+  if (state_->v2) {
+    state_->packet.assign(bip324::PacketCipher::length_size + bip324::PacketCipher::header_size, std::byte{0});
+    p2p::encode_v2_contents(message, state_->packet);
+    return V2::send_packet(*state_, {});
+  }
   DeadlineWriter out(state_->socket.get(), state_->timeouts, state_->sent);
   return p2p::encode_message(message, state_->net, writer_ref(out), state_->scratch);
 }
 
 result<void> Connection::send(std::string_view command, std::span<const std::byte> payload) {
+  if (state_->v2) {
+    state_->packet.assign(bip324::PacketCipher::length_size + bip324::PacketCipher::header_size, std::byte{0});
+    p2p::encode_v2_contents(command, payload, state_->packet);
+    return V2::send_packet(*state_, {});
+  }
   DeadlineWriter out(state_->socket.get(), state_->timeouts, state_->sent);
   return p2p::encode_message(command, payload, state_->net, writer_ref(out));
 }
@@ -156,6 +350,7 @@ result<p2p::Message> Connection::receive(clock::time_point until) {
   // One idle deadline for the whole call: pings and unknown commands are
   // answered or skipped on the way, and do not buy the peer more time.
   const auto idle_until = std::min(until, clock::now() + s.timeouts.idle);
+  if (s.v2) return receive_v2(idle_until);
   for (;;) {
     s.last_offset = s.consumed();
     s.last_command.clear();
@@ -185,6 +380,27 @@ result<p2p::Message> Connection::receive(clock::time_point until) {
       if (code == io::errc::end_of_stream || code == io::errc::truncated) code = net::errc::connection_closed;
       const std::uint64_t at = message.error().has_offset() ? s.last_offset + message.error().offset() : s.consumed();
       return error(code, at);
+    }
+    if (const auto* ping = std::get_if<p2p::Ping>(&message.value())) {
+      if (auto r = send(p2p::Pong{ping->nonce}); !r) return r.error();
+      continue;
+    }
+    if (std::holds_alternative<p2p::Unknown>(message.value())) continue;
+    return message;
+  }
+}
+
+result<p2p::Message> Connection::receive_v2(clock::time_point idle_until) {
+  State& s = *state_;
+  for (;;) {
+    s.last_command.clear();
+    auto contents = V2::receive_packet(s, idle_until, {});
+    if (!contents) return contents.error();
+    // Past the length and the header byte.
+    constexpr std::uint64_t before = bip324::PacketCipher::length_size + bip324::PacketCipher::header_size;
+    auto message = p2p::decode_v2_contents(contents.value(), &s.last_command);
+    if (!message) {
+      return error(message.error().code(), s.last_offset + before + (message.error().has_offset() ? message.error().offset() : 0));
     }
     if (const auto* ping = std::get_if<p2p::Ping>(&message.value())) {
       if (auto r = send(p2p::Pong{ping->nonce}); !r) return r.error();
@@ -278,6 +494,8 @@ std::uint64_t Connection::last_message_offset() const noexcept { return state_->
 std::uint64_t Connection::bytes_received() const noexcept { return state_->reader.received(); }
 std::uint64_t Connection::bytes_sent() const noexcept { return state_->sent; }
 network Connection::net() const noexcept { return state_->net; }
+transport Connection::transport_kind() const noexcept { return state_->v2 ? transport::v2 : transport::v1; }
+std::string Connection::session_id() const { return state_->v2 ? to_hex(state_->v2->session_id()) : std::string(); }
 
 std::string Connection::describe(const error& e) const {
   std::string text = "peer " + peer_name() + ": " + e.code().message();

@@ -36,6 +36,13 @@ const char* describe(int value) noexcept {
       return "the peer announced more blocks than we have, but answered our getheaders with no header past ours: a node in "
              "initial block download does that (Bitcoin Core: wait until it has synced), or one whose chain is not ours";
     case net::errc::past_tip: return "a height past the best chain's tip (the chain changed under the request)";
+    case net::errc::v2_refused:
+      return "the peer closed the connection at our v2 (BIP324) key: it speaks v1 only (blockwire fetch retries with v1; --v1 "
+             "goes there at once)";
+    case net::errc::v2_no_terminator: return "no v2 garbage terminator within 4,095 bytes of garbage (BIP324)";
+    case net::errc::v2_bad_tag: return "a v2 packet failed authentication: its tag is not its contents' (BIP324)";
+    case net::errc::v2_packet_too_large: return "a v2 packet's length over 4,000,013 bytes (a type and MAX_PROTOCOL_MESSAGE_LENGTH)";
+    case net::errc::v1_other_network: return "a v1 version message of another network (its magic is not ours)";
     case net::errc::bad_filter:
       return "a compact block filter or filter header that does not match its hash, its checkpoint or the request";
     case net::errc::no_answer:
@@ -59,7 +66,8 @@ condition classify(int value) noexcept {
     case errc::no_answer:
     case errc::no_headers_past_ours:
     case errc::chain_changed:
-    case errc::past_tip: return condition::peer;
+    case errc::past_tip:
+    case errc::v2_refused: return condition::peer;
     case errc::unknown_host: return condition::io;
     case errc::bad_endpoint: return condition::usage;
     // The peer broke the protocol, or sent what does not check. (Every
@@ -78,7 +86,11 @@ condition classify(int value) noexcept {
     case errc::filter_stop_unknown:
     case errc::filter_stop_not_on_chain:
     case errc::filter_start_after_stop:
-    case errc::filter_range_too_wide: return condition::bad_data;
+    case errc::filter_range_too_wide:
+    case errc::v2_no_terminator:
+    case errc::v2_bad_tag:
+    case errc::v2_packet_too_large:
+    case errc::v1_other_network: return condition::bad_data;
   }
   return condition::bad_data;  // (a value no code has)
 }

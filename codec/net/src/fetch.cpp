@@ -81,6 +81,25 @@ bool greet(const FetchRequest& r, network net, std::int64_t our_height, StopWatc
   peer.emplace(std::move(connection).value());
   stop.watch(peer->fd());
   report.peer_name = peer->peer_name();
+  if (r.preferred == transport::v2) {
+    auto v2 = peer->start_v2();
+    if (!v2 && v2.error().code() == errc::v2_refused && !stop.requested()) {
+      report.v2_refused = true;  // a v1-only node: as Core, once more with v1
+      connection = Connection::connect(r.peer, net, r.timeouts);
+      if (!connection) {
+        report.failure = {step::connecting, connection.error(), r.peer.to_string() + ": " + connection.error().message()};
+        return false;
+      }
+      peer.emplace(std::move(connection).value());
+      stop.watch(peer->fd());
+    } else if (!v2) {
+      report.peer_bytes_received = peer->bytes_received();
+      report.failure = {stop.requested() ? step::stopped : step::handshake, v2.error(), peer->describe(v2.error())};
+      return false;
+    }
+  }
+  report.transport_used = peer->transport_kind();
+  report.session_id = peer->session_id();
   auto version = peer->handshake_outbound({.start_height = static_cast<std::int32_t>(std::max<std::int64_t>(our_height, 0))});
   report.peer_bytes_received = peer->bytes_received();
   if (!version) {

@@ -7,6 +7,7 @@
 #include <openssl/crypto.h>
 #include <openssl/kdf.h>
 #include <openssl/params.h>
+#include <openssl/rand.h>
 
 #include <algorithm>
 #include <cstring>
@@ -54,6 +55,15 @@ class Hkdf {
 };
 
 }  // namespace
+
+std::vector<std::byte> random_garbage() {
+  std::array<std::byte, 2> length;
+  std::vector<std::byte> garbage;
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(length.data()), 2) != 1) return garbage;  // none: still a valid handshake
+  garbage.resize(from_le<std::uint16_t>(length) % (max_garbage + 1));
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(garbage.data()), static_cast<int>(garbage.size())) != 1) garbage.clear();
+  return garbage;
+}
 
 struct PacketCipher::Ciphers {
   Ciphers(const Bytes32& send_l, const Bytes32& send_p, const Bytes32& receive_l, const Bytes32& receive_p)

@@ -121,15 +121,23 @@ bool Server::evict_unfinished_handshake(const std::string& from) {
 
 void Server::serve_session(Session& s) {
   Connection& peer = s.connection;
-  const std::uint64_t services = chain_services(store_) | node_witness | (store_.has_filters() ? p2p::node_compact_filters : 0);
-  auto version = peer.handshake_inbound({.start_height = tip_height(store_), .services = services});
+  const std::uint64_t services =
+      chain_services(store_) | node_witness | (store_.has_filters() ? p2p::node_compact_filters : 0) | (options_.v2 ? node_p2p_v2 : 0);
+  result<p2p::Version> version = net::errc::timed_out;
+  if (auto kind = peer.accept_transport(options_.v2); !kind) {
+    version = kind.error();
+  } else {
+    version = peer.handshake_inbound({.start_height = tip_height(store_), .services = services});
+  }
   result<void> served = success();
   if (!version) {
     served = version.error();
   } else {
     s.handshake_done = true;
+    const bool v2 = peer.transport_kind() == transport::v2;
     say({ServerEvent::kind::connected, peer.peer_name(), -1,
-         version.value().user_agent + ", protocol " + std::to_string(version.value().version)});
+         version.value().user_agent + ", protocol " + std::to_string(version.value().version) +
+             (v2 ? ", v2 transport (session " + peer.session_id() + ")" : ", v1 transport")});
     served = serve_peer(peer, store_, &s.tips, &s.watch);
   }
   if (s.evicted) {

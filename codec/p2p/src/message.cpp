@@ -46,6 +46,13 @@ constexpr std::string_view commands[] = {
     "getcfcheckpt", "cfcheckpt",   ""};
 static_assert(std::size(commands) == std::variant_size_v<Message>);
 
+// BIP324's message type ids: the command of id i at index i (0: none).
+constexpr std::string_view v2_commands[] = {
+    "",          "addr",        "block",     "blocktxn",   "cmpctblock",  "feefilter", "filteradd",    "filterclear", "filterload",
+    "getblocks", "getblocktxn", "getdata",   "getheaders", "headers",     "inv",       "mempool",      "merkleblock", "notfound",
+    "ping",      "pong",        "sendcmpct", "tx",         "getcfilters", "cfilter",   "getcfheaders", "cfheaders",   "getcfcheckpt",
+    "cfcheckpt", "addrv2"};
+
 // Encoders --------------------------------------------------------------------
 
 // Ports are big-endian on the wire, unlike everything else.
@@ -586,6 +593,60 @@ result<Message> decode_message(StreamReader& in, network net, std::string* comma
     if (auto* unknown = std::get_if<Unknown>(&message.value())) unknown->size = length;
     return message;
   }
+}
+
+std::uint8_t v2_message_id(std::string_view command) noexcept {
+  for (std::size_t id = 1; id < std::size(v2_commands); ++id) {
+    if (v2_commands[id] == command) return static_cast<std::uint8_t>(id);
+  }
+  return 0;
+}
+
+void encode_v2_contents(std::string_view name, std::span<const std::byte> payload, std::vector<std::byte>& out) {
+  if (const std::uint8_t id = v2_message_id(name); id != 0) {
+    out.push_back(std::byte{id});
+  } else {
+    out.push_back(std::byte{0});
+    const std::size_t at = out.size();
+    out.resize(at + 12);  // the command, NUL-padded
+    std::memcpy(out.data() + at, name.data(), std::min<std::size_t>(name.size(), 12));
+  }
+  out.insert(out.end(), payload.begin(), payload.end());
+}
+
+void encode_v2_contents(const Message& message, std::vector<std::byte>& out) {
+  encode_v2_contents(command(message), {}, out);
+  VectorWriter sink(out);  // the payload straight after the type
+  StreamWriter payload{writer_ref(sink)};
+  std::visit(PayloadEncoder{payload}, message);
+  (void)payload.flush();  // a vector cannot fail
+}
+
+result<Message> decode_v2_contents(std::span<const std::byte> contents, std::string* command_out) {
+  if (contents.empty()) return error(errc::short_payload, 0);
+  std::string name;
+  std::size_t type_size = 1;
+  if (const auto id = std::to_integer<std::uint8_t>(contents[0]); id != 0) {
+    name = id < std::size(v2_commands) ? std::string(v2_commands[id]) : "id " + std::to_string(id);
+  } else {
+    type_size = 13;
+    if (contents.size() < type_size) return error(errc::short_payload, contents.size());
+    auto read = read_command(std::span<const std::byte, 12>(contents.data() + 1, 12));
+    if (!read) return error(errc::bad_command, 1);
+    name = std::move(*read);
+  }
+  if (command_out != nullptr) *command_out = name;
+  const auto payload = contents.subspan(type_size);
+  if (payload.size() > max_message_size) return error(errc::message_too_large, type_size);
+  if (!known(name)) return Message(Unknown{std::move(name), static_cast<std::uint32_t>(payload.size())});
+  auto message = decode_payload(name, payload);
+  if (!message) {
+    const std::error_code c = message.error().code();
+    const std::uint64_t at = type_size + (message.error().has_offset() ? message.error().offset() : payload.size());
+    if (c == blockwire::io::errc::end_of_stream || c == blockwire::io::errc::truncated) return error(errc::short_payload, at);
+    return error(c, at);
+  }
+  return message;
 }
 
 result<Message> decode_message(std::span<const std::byte> bytes, network net, std::string* command_out) {

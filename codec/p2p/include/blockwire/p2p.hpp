@@ -318,6 +318,25 @@ result<Message> decode_message(StreamReader& in, network net, std::string* comma
 // Exactly one message in `bytes`.
 result<Message> decode_message(std::span<const std::byte> bytes, network net, std::string* command_out = nullptr);
 
+// BIP324's v2 messages. A packet's contents are the message's type, then
+// its payload: the type is one byte, an id of BIP324's table, or a zero
+// followed by the 12-byte command as v1 carries it.
+inline constexpr std::size_t max_v2_contents = 1 + 12 + max_message_size;
+
+// BIP324's one-byte id of `command`, or 0 when it has none.
+std::uint8_t v2_message_id(std::string_view command) noexcept;
+
+// Appends the contents (type, then payload) to `out`, which may already
+// hold what goes before them (a packet's length and header).
+void encode_v2_contents(const Message& message, std::vector<std::byte>& out);
+void encode_v2_contents(std::string_view command, std::span<const std::byte> payload, std::vector<std::byte>& out);
+
+// The message a packet's contents hold, decoded as decode_message decodes
+// a payload; errors carry the byte within the contents. An id outside the
+// table is an Unknown named "id N" (Core ignores those too); a payload over
+// max_message_size is message_too_large.
+result<Message> decode_v2_contents(std::span<const std::byte> contents, std::string* command_out = nullptr);
+
 }  // namespace blockwire::p2p
 
 template <>

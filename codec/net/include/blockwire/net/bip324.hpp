@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <vector>
 
 namespace blockwire::net::bip324 {
 
@@ -60,6 +61,11 @@ class EllSwiftKey {
 
 // Packets and messages a key serves before it is replaced.
 inline constexpr std::uint32_t rekey_interval = 224;
+
+// The garbage a side may send after its key, at most.
+inline constexpr std::size_t max_garbage = 4095;
+// Garbage for a handshake: a random length up to max_garbage, random bytes.
+std::vector<std::byte> random_garbage();
 
 namespace detail {
 struct CipherContext;  // OpenSSL's, owned

@@ -1,7 +1,10 @@
 // Connection: one peer over TCP, speaking Bitcoin's P2P protocol through the
 // library's own socket writer and reader. Incoming bytes go socket →
 // StreamReader (one buffer) → decode_message; outgoing messages are encoded
-// into one reusable buffer, hashed once for the checksum, and sent.
+// into one reusable buffer, hashed once for the checksum, and sent. Over
+// BIP324's v2 transport (start_v2, accept_transport) a message is a packet
+// instead: encoded into one reusable buffer and sealed in place; read into
+// another, grown as its bytes arrive, opened in place, then decoded.
 //
 // Deadlines: waiting for a message's first byte may take the idle timeout;
 // once it began, a message is timed from its first byte to its last, both
@@ -59,6 +62,12 @@ inline constexpr std::uint64_t node_witness = 8;  // serves witness data (BIP144
 // Serves the last 288 blocks at least (BIP159): a pruned node says it
 // instead of NODE_NETWORK.
 inline constexpr std::uint64_t node_network_limited = 1024;
+// Speaks BIP324's v2 transport.
+inline constexpr std::uint64_t node_p2p_v2 = 1 << 11;
+
+// How a connection's messages travel: v1's plaintext envelopes (magic,
+// command, length, checksum), or BIP324's encrypted packets.
+enum class transport : unsigned char { v1, v2 };
 
 class Connection {
  public:
@@ -68,6 +77,21 @@ class Connection {
   Connection(Connection&&) noexcept;
   Connection& operator=(Connection&&) noexcept;
   ~Connection();
+
+  // BIP324's handshake as the initiator, before handshake_outbound: our
+  // key and garbage, the peer's key, both garbage terminators and version
+  // packets (the peer's decoys skipped), all within timeouts.handshake and
+  // each step within timeouts.idle. Every message after it is a v2 packet.
+  // Errors: v2_refused (the peer closed before its key came: a v1-only
+  // node; connect again for v1), v2_no_terminator, v2_bad_tag,
+  // v2_packet_too_large, timed_out, connection_closed.
+  result<void> start_v2();
+  // Inbound, before handshake_inbound: the transport the peer speaks, told
+  // by its first bytes as Core tells it (a v1 version message begins with
+  // the network's magic and "version"), then, for v2, BIP324's handshake
+  // as the responder. With `allow_v2` false, v1 without looking. Errors:
+  // those of start_v2, and v1_other_network.
+  result<transport> accept_transport(bool allow_v2 = true);
 
   // The handshake as Bitcoin Core expects it. Outbound: our version (protocol
   // 70016, `us.services`, relay false, a random nonce), the peer's version,
@@ -115,14 +139,25 @@ class Connection {
   std::uint64_t bytes_received() const noexcept;
   std::uint64_t bytes_sent() const noexcept;
   network net() const noexcept;
+  transport transport_kind() const noexcept;
+  // BIP324's session id as hex (the same on both ends of a v2 connection:
+  // compare it with the peer's operator's), or "" on v1.
+  std::string session_id() const;
   // What went wrong with this peer, for a person: "peer 10.0.0.1:8333:
   // bad checksum (in its 'block' message, byte 1234 of what it sent)".
   std::string describe(const error& e) const;
 
  private:
   struct State;
+  struct V2;  // the v2 transport's steps, on State
   result<p2p::Version> handshake(bool outbound, const LocalVersion& us);
+  result<p2p::Message> receive_v2(std::chrono::steady_clock::time_point idle_until);
   std::unique_ptr<State> state_;
 };
+
+// Connects to `peer`; for transport::v2, BIP324's handshake too, and when
+// the peer refuses it (v2_refused) a new connection for v1, as Core does.
+// transport_kind() says which it is.
+result<Connection> connect_preferring(const Endpoint& peer, network net, Timeouts timeouts, transport preferred);
 
 }  // namespace blockwire::net

@@ -40,6 +40,12 @@ enum class errc : int {
   chain_changed,             // the peer's best chain changed while we fetched from it: it announced another tip, then failed a request
   no_headers_past_ours,      // the peer announced more blocks than we have, but its headers answer holds none past ours
   past_tip,                  // a height past the best chain's tip: the chain changed (a reorg to a shorter one) under the request
+  // BIP324's v2 transport.
+  v2_refused,           // the peer closed the connection at our v2 key, before sending its own (a node that speaks v1 only)
+  v2_no_terminator,     // no garbage terminator within 4,095 bytes of garbage
+  v2_bad_tag,           // a packet whose tag is not its contents' (tampered with, or another key)
+  v2_packet_too_large,  // a packet's contents announced over 4,000,013 bytes (a type and a 4,000,000-byte payload)
+  v1_other_network,     // a v1 version message with another network's magic where a v2 key was awaited
 };
 
 const std::error_category& category() noexcept;

@@ -63,6 +63,9 @@ class Server {
     // answered for as long goes first when a slot is needed.
     std::chrono::milliseconds ping_interval{std::chrono::minutes(2)};
     Timeouts timeouts = serving_timeouts;
+    // BIP324: v2 peers answered too (told from v1 ones by their first
+    // bytes) and NODE_P2P_V2 announced; false: v1 alone.
+    bool v2 = true;
     std::chrono::milliseconds refresh{1000};
     // Called from the server's threads, one call at a time.
     std::function<void(const ServerEvent&)> log;

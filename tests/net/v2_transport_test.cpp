@@ -1,0 +1,304 @@
+// BIP324's v2 transport on a connection: both sides of the library meeting
+// over TCP on loopback (every message type, decoys, pings, a block sent as
+// it is stored), a v1 peer told apart, a v1-only peer refusing v2; and
+// hostile handshakes by a peer written by hand with the packet cipher:
+// each closes with its reason.
+#include <blockwire/net.hpp>
+#include <blockwire/net/bip324.hpp>
+
+#include <doctest/doctest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
+
+#include "../p2p/samples.hpp"
+
+using namespace blockwire;
+using namespace std::chrono_literals;
+namespace b = blockwire::net::bip324;
+
+namespace {
+
+net::Timeouts short_timeouts() { return {1000ms, 2000ms, 1000ms, 2000ms, 1000ms}; }
+
+// A connected TCP pair on 127.0.0.1.
+std::pair<FileDescriptor, FileDescriptor> tcp_pair() {
+  FileDescriptor listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ownership::own);
+  REQUIRE(listener.get() >= 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(listener.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  REQUIRE(::listen(listener.get(), 1) == 0);
+  socklen_t size = sizeof a;
+  REQUIRE(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&a), &size) == 0);
+  auto out = net::connect_to({"127.0.0.1", ntohs(a.sin_port)}, 1000ms);
+  REQUIRE(out);
+  FileDescriptor in(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC), ownership::own);
+  REQUIRE(in.get() >= 0);
+  return {std::move(out).value(), std::move(in)};
+}
+
+struct SocketPair {
+  int ours = -1, theirs = -1;
+  SocketPair() {
+    int fds[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
+    ours = fds[0];
+    theirs = fds[1];
+  }
+  ~SocketPair() {
+    if (theirs >= 0) ::close(theirs);
+  }
+  void send_raw(std::span<const std::byte> bytes) const {
+    REQUIRE(::write(theirs, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+  }
+  void read_raw(std::span<std::byte> out) const {
+    while (!out.empty()) {
+      const ssize_t n = ::read(theirs, out.data(), out.size());
+      REQUIRE(n > 0);
+      out = out.subspan(static_cast<std::size_t>(n));
+    }
+  }
+};
+
+// The initiator's side written by hand: its key and garbage, the
+// responder's key read, then packets made with the library's cipher.
+struct HandInitiator {
+  const SocketPair& pair;
+  b::PacketCipher cipher{b::EllSwiftKey::generate().value()};
+  std::vector<std::byte> garbage;
+
+  HandInitiator(const SocketPair& p, std::size_t garbage_size) : pair(p), garbage(garbage_size, std::byte{0x5a}) {
+    std::vector<std::byte> first(cipher.our_public_key().begin(), cipher.our_public_key().end());
+    first.insert(first.end(), garbage.begin(), garbage.end());
+    pair.send_raw(first);
+  }
+  void read_responder_key() {
+    b::EllSwiftPublicKey theirs;
+    pair.read_raw(theirs);
+    cipher.initialize(theirs, true, network::regtest);
+  }
+  std::vector<std::byte> packet(std::span<const std::byte> contents, std::span<const std::byte> aad = {}, bool decoy = false) {
+    std::vector<std::byte> out(contents.size() + b::PacketCipher::overhead);
+    cipher.encrypt(contents, aad, decoy, out);
+    return out;
+  }
+  std::vector<std::byte> message(const p2p::Message& m) {
+    std::vector<std::byte> contents;
+    p2p::encode_v2_contents(m, contents);
+    return packet(contents);
+  }
+  // Terminator, a decoy (the garbage its AAD), the version packet.
+  void finish_handshake() {
+    pair.send_raw(cipher.send_garbage_terminator());
+    pair.send_raw(packet(std::vector<std::byte>(100), garbage, true));
+    pair.send_raw(packet({}));
+  }
+};
+
+// The responder's side, in a thread: accept_transport's result.
+struct Responder {
+  net::Connection connection;
+  result<net::transport> outcome = net::errc::timed_out;
+  std::thread thread;
+  explicit Responder(int fd, bool allow_v2 = true)
+      : connection(FileDescriptor(fd, ownership::own), network::regtest, short_timeouts()),
+        thread([this, allow_v2] { outcome = connection.accept_transport(allow_v2); }) {}
+  ~Responder() {
+    if (thread.joinable()) thread.join();
+  }
+  result<net::transport> wait() {
+    thread.join();
+    return outcome;
+  }
+};
+
+// A responder and a hand-written initiator that has its key: past the v2
+// handshake when `finish` (the initiator's garbage, `garbage_size` bytes,
+// authenticating a decoy before its version packet).
+struct Established {
+  SocketPair pair;
+  Responder responder{pair.ours};
+  HandInitiator hand;
+  explicit Established(std::size_t garbage_size = 0, bool finish = true) : hand(pair, garbage_size) {
+    hand.read_responder_key();
+    if (!finish) return;
+    hand.finish_handshake();
+    REQUIRE(responder.wait());
+  }
+  net::Connection& connection() { return responder.connection; }
+};
+
+}  // namespace
+
+TEST_CASE("v2 transport: both sides over TCP agree on the session, then every message type, a stored block and pings travel") {
+  auto [out_fd, in_fd] = tcp_pair();
+  net::Connection out(std::move(out_fd), network::regtest, short_timeouts());
+  net::Connection in(std::move(in_fd), network::regtest, short_timeouts());
+  result<net::transport> accepted = net::errc::timed_out;
+  result<p2p::Version> inbound = net::errc::timed_out;
+  std::thread t([&] {
+    accepted = in.accept_transport();
+    if (accepted) inbound = in.handshake_inbound({"/inbound/", 7, net::node_p2p_v2});
+  });
+  REQUIRE(out.start_v2());
+  const auto outbound = out.handshake_outbound({"/outbound/", 3});
+  t.join();
+  REQUIRE(accepted);
+  CHECK(accepted.value() == net::transport::v2);
+  REQUIRE(outbound);
+  REQUIRE(inbound);
+  CHECK(outbound.value().services == net::node_p2p_v2);
+  CHECK(inbound.value().user_agent == "/outbound/");
+  CHECK(out.transport_kind() == net::transport::v2);
+  CHECK(in.transport_kind() == net::transport::v2);
+  CHECK(out.session_id().size() == 64);
+  CHECK(out.session_id() == in.session_id());
+
+  // Each sample from one side, read on the other (pings are answered inside
+  // receive(), unknown commands skipped: both below).
+  std::vector<p2p::Message> samples;
+  for (auto& m : test::p2p_samples()) {
+    if (!std::holds_alternative<p2p::Ping>(m) && !std::holds_alternative<p2p::Unknown>(m)) samples.push_back(std::move(m));
+  }
+  REQUIRE(samples.size() >= 25);
+  std::thread sender([&] {
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      if (!(i % 2 == 0 ? out : in).send(samples[i])) return;
+    }
+  });
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    CAPTURE(p2p::command(samples[i]));
+    auto got = (i % 2 == 0 ? in : out).receive();
+    REQUIRE(got);
+    CHECK(got.value() == samples[i]);
+  }
+  sender.join();
+  // A block as a blk file holds it, sent without decoding.
+  const auto raw = test::segwit_block();
+  std::thread block_sender([&] { CHECK(in.send("block", raw)); });
+  auto block = out.receive();
+  block_sender.join();
+  REQUIRE(block);
+  CHECK(std::get<p2p::BlockMessage>(block.value()).block == decode_block(raw).value());
+  // A ping is answered by the other side's receive(), which then returns the
+  // message after it.
+  std::thread pinger([&] {
+    CHECK(out.send(p2p::Ping{42}));
+    CHECK(out.send(p2p::SendHeaders{}));
+  });
+  CHECK(std::holds_alternative<p2p::SendHeaders>(in.receive().value()));
+  pinger.join();
+  CHECK(std::get<p2p::Pong>(out.receive().value()).nonce == 42);
+}
+
+TEST_CASE("v2 transport: a v1 peer is told apart by its first bytes; a v1-only responder makes start_v2 fail with v2_refused") {
+  SUBCASE("a v1 initiator to accept_transport: v1, and the handshake reads the bytes already taken") {
+    SocketPair pair;
+    net::Connection out(FileDescriptor(pair.theirs, ownership::own), network::regtest, short_timeouts());
+    pair.theirs = -1;
+    Responder responder(pair.ours);
+    result<p2p::Version> outbound = net::errc::timed_out;
+    std::thread t([&] { outbound = out.handshake_outbound(); });
+    REQUIRE(responder.wait());
+    CHECK(responder.outcome.value() == net::transport::v1);
+    CHECK(responder.connection.handshake_inbound());
+    t.join();
+    CHECK(outbound);
+    CHECK(responder.connection.transport_kind() == net::transport::v1);
+    CHECK(responder.connection.session_id().empty());
+  }
+  SUBCASE("v2 to a responder that speaks v1 only: it hangs up at our key, we say v2_refused") {
+    SocketPair pair;
+    net::Connection out(FileDescriptor(pair.theirs, ownership::own), network::regtest, short_timeouts());
+    pair.theirs = -1;
+    std::thread v1_only([fd = pair.ours] {
+      net::Connection in(FileDescriptor(fd, ownership::own), network::regtest, short_timeouts());
+      CHECK(in.accept_transport(false).value() == net::transport::v1);
+      CHECK(in.handshake_inbound().error().code() == p2p::errc::bad_magic);
+    });  // closed as it ends
+    const auto r = out.start_v2();
+    v1_only.join();
+    CHECK(r.error().code() == net::errc::v2_refused);
+  }
+  SUBCASE("a v1 version of another network where a key was awaited") {
+    SocketPair pair;
+    Responder responder(pair.ours);
+    std::vector<std::byte> mainnet_version;
+    p2p::encode_message(p2p::Version{}, network::mainnet, mainnet_version);
+    pair.send_raw(mainnet_version);
+    CHECK(responder.wait().error().code() == net::errc::v1_other_network);
+  }
+}
+
+TEST_CASE("v2 transport: hostile handshakes and packets close with their reason") {
+  SUBCASE("decoys before the version packet and between messages are skipped") {
+    Established e(17);
+    e.pair.send_raw(e.hand.packet(std::vector<std::byte>(3000, std::byte{1}), {}, true));
+    e.pair.send_raw(e.hand.message(p2p::Verack{}));
+    CHECK(std::holds_alternative<p2p::Verack>(e.connection().receive().value()));
+  }
+  SUBCASE("4,096 bytes of garbage and no terminator: v2_no_terminator") {
+    SocketPair pair;
+    Responder responder(pair.ours);
+    HandInitiator hand(pair, 4096 + 16);
+    const auto r = responder.wait();
+    CHECK(r.error().code() == net::errc::v2_no_terminator);
+    CHECK(r.error().offset() == 64 + 4095 + 16);
+  }
+  SUBCASE("the terminator of the other direction is garbage like any other: v2_no_terminator") {
+    Established e(0, false);
+    e.pair.send_raw(e.hand.cipher.receive_garbage_terminator());
+    e.pair.send_raw(std::vector<std::byte>(4095, std::byte{7}));
+    CHECK(e.responder.wait().error().code() == net::errc::v2_no_terminator);
+  }
+  SUBCASE("a version packet authenticated with other garbage: v2_bad_tag") {
+    Established e(10, false);
+    e.pair.send_raw(e.hand.cipher.send_garbage_terminator());
+    e.pair.send_raw(e.hand.packet({}, std::vector<std::byte>(10, std::byte{0x5b})));
+    CHECK(e.responder.wait().error().code() == net::errc::v2_bad_tag);
+  }
+  SUBCASE("a flipped bit in a message after the handshake: v2_bad_tag, at the packet's first byte") {
+    Established e;
+    const std::uint64_t at = e.connection().bytes_received();
+    auto packet = e.hand.message(p2p::Ping{1});
+    packet[6] ^= std::byte{0x10};
+    e.pair.send_raw(packet);
+    const auto r = e.connection().receive();
+    CHECK(r.error().code() == net::errc::v2_bad_tag);
+    CHECK(r.error().offset() == at);
+  }
+  SUBCASE("a length past 4,000,013 bytes: v2_packet_too_large before anything is read or allocated") {
+    Established e;
+    // An empty packet's length bytes are the stream's own: XORed with the
+    // length wanted, they say it.
+    auto packet = e.hand.packet({});
+    const auto wanted = to_le(static_cast<std::uint32_t>(p2p::max_v2_contents + 1));
+    for (int i = 0; i < 3; ++i) packet[i] ^= wanted[i];
+    e.pair.send_raw(std::span(packet).first(3));
+    CHECK(e.connection().receive().error().code() == net::errc::v2_packet_too_large);
+  }
+  SUBCASE("a key and then silence: timed_out within the timeouts") {
+    SocketPair pair;
+    Responder responder(pair.ours);
+    HandInitiator hand(pair, 0);
+    CHECK(responder.wait().error().code() == net::errc::timed_out);
+  }
+  SUBCASE("an unknown message type id is skipped; a bad 12-byte command is refused at its byte") {
+    Established e;
+    e.pair.send_raw(e.hand.packet(std::vector<std::byte>{std::byte{200}, std::byte{1}}));
+    e.pair.send_raw(e.hand.message(p2p::SendHeaders{}));
+    CHECK(std::holds_alternative<p2p::SendHeaders>(e.connection().receive().value()));
+    std::vector<std::byte> bad(13, std::byte{0});
+    bad[1] = std::byte{0x01};  // not printable
+    const std::uint64_t at = e.connection().bytes_received();
+    e.pair.send_raw(e.hand.packet(bad));
+    const auto r = e.connection().receive();
+    CHECK(r.error().code() == p2p::errc::bad_command);
+    CHECK(r.error().offset() == at + 4 + 1);
+  }
+}
