@@ -224,6 +224,23 @@ TEST_CASE("v2 transport: a v1 peer is told apart by its first bytes; a v1-only r
     const auto r = out.start_v2();
     v1_only.join();
     CHECK(r.error().code() == net::errc::v2_refused);
+    // Nothing of the attempt is left: the connection is v1's again.
+    CHECK(out.transport_kind() == net::transport::v1);
+    CHECK(out.session_id().empty());
+  }
+  SUBCASE("a responder silent at our key is taken for a v1-only node too (Core's rule: nothing received)") {
+    SocketPair pair;
+    net::Connection out(FileDescriptor(pair.ours, ownership::own), network::regtest, short_timeouts());
+    CHECK(out.start_v2().error().code() == net::errc::v2_refused);
+  }
+  SUBCASE("one that sent some bytes and then hung up is not: connection_closed") {
+    SocketPair pair;
+    net::Connection out(FileDescriptor(pair.ours, ownership::own), network::regtest, short_timeouts());
+    pair.send_raw(std::vector<std::byte>(10, std::byte{3}));
+    ::shutdown(pair.theirs, SHUT_WR);
+    const auto r = out.start_v2();
+    CHECK(r.error().code() == net::errc::connection_closed);
+    CHECK(r.error().offset() == 10);
   }
   SUBCASE("a v1 version of another network where a key was awaited") {
     SocketPair pair;
@@ -281,6 +298,29 @@ TEST_CASE("v2 transport: hostile handshakes and packets close with their reason"
     for (int i = 0; i < 3; ++i) packet[i] ^= wanted[i];
     e.pair.send_raw(std::span(packet).first(3));
     CHECK(e.connection().receive().error().code() == net::errc::v2_packet_too_large);
+  }
+  SUBCASE("decoys that keep coming do not buy time: receive() ends at the idle timeout, not at the message after them") {
+    Established e;
+    // Each write carries the rest of one decoy and the first byte of the
+    // next, so no read ever waits on the socket with nothing buffered:
+    // 10 decoys 300 ms apart (3 s), then a verack; the idle timeout is 1 s.
+    std::vector<std::vector<std::byte>> packets;
+    for (int i = 0; i < 10; ++i) packets.push_back(e.hand.packet({}, {}, true));
+    packets.push_back(e.hand.message(p2p::Verack{}));
+    std::thread sender([&] {
+      e.pair.send_raw(std::span(packets[0]).first(1));
+      for (std::size_t i = 0; i + 1 < packets.size(); ++i) {
+        std::this_thread::sleep_for(300ms);
+        std::vector<std::byte> chunk(packets[i].begin() + 1, packets[i].end());
+        chunk.push_back(packets[i + 1][0]);
+        e.pair.send_raw(chunk);
+      }
+      e.pair.send_raw(std::span(packets.back()).subspan(1));
+    });
+    const auto r = e.connection().receive();
+    sender.join();
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code() == net::errc::timed_out);
   }
   SUBCASE("a key and then silence: timed_out within the timeouts") {
     SocketPair pair;

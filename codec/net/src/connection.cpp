@@ -156,6 +156,7 @@ struct Connection::V2 {
   // sealed in place and sent after `before` (a garbage terminator).
   static result<void> send_packet(State& s, std::span<const std::byte> aad, std::span<const std::byte> before = {}) {
     const std::size_t contents = s.packet.size() - bip324::PacketCipher::length_size - bip324::PacketCipher::header_size;
+    if (contents > p2p::max_v2_contents) return p2p::errc::message_too_large;  // a length says 3 bytes' worth at most
     s.packet.resize(s.packet.size() + bip324::FSChaCha20Poly1305::tag_size);
     s.v2->seal(s.packet, aad, false);
     const auto deadline = clock::now() + s.timeouts.for_message(contents);
@@ -168,18 +169,26 @@ struct Connection::V2 {
   // The next packet that is not a decoy, its contents left in s.received
   // (after the header byte). The first byte waits until `idle_until`; the
   // rest of the packet has the time its length gives.
-  static result<std::span<const std::byte>> receive_packet(State& s, clock::time_point idle_until, std::span<const std::byte> aad) {
+  // `cap`: no step past it (the handshake's deadline). The deadlines are
+  // checked here too: bytes already buffered never wait on the socket, so
+  // the reader's deadline alone would not stop a peer that keeps the next
+  // packet's first bytes in each segment.
+  static result<std::span<const std::byte>> receive_packet(State& s, clock::time_point idle_until, std::span<const std::byte> aad,
+                                                           clock::time_point cap = clock::time_point::max()) {
+    idle_until = std::min(idle_until, cap);
     for (;;) {
       s.last_offset = s.consumed();
+      if (clock::now() >= idle_until) return error(net::errc::timed_out, s.last_offset);
       std::array<std::byte, bip324::PacketCipher::length_size> length_bytes;
       s.reader.arm(idle_until, net::errc::timed_out);
       if (auto r = read_exact(s, std::span(length_bytes).first(1)); !r) return r.error();
       const auto started = clock::now();
-      s.reader.arm(started + std::min(s.timeouts.message, s.timeouts.envelope), net::errc::too_slow);
+      s.reader.arm(std::min(cap, started + std::min(s.timeouts.message, s.timeouts.envelope)), net::errc::too_slow);
       if (auto r = read_exact(s, std::span(length_bytes).subspan(1)); !r) return r.error();
       const std::uint32_t length = s.v2->decrypt_length(length_bytes);
       if (length > p2p::max_v2_contents) return error(net::errc::v2_packet_too_large, s.last_offset);
-      s.reader.arm(started + s.timeouts.for_message(length), net::errc::too_slow);
+      const auto until = std::min(cap, started + s.timeouts.for_message(length));
+      s.reader.arm(until, net::errc::too_slow);
       // Grown as the bytes arrive, never to what the length merely claims.
       const std::size_t total = bip324::PacketCipher::header_size + length + bip324::FSChaCha20Poly1305::tag_size;
       s.received.clear();
@@ -187,6 +196,7 @@ struct Connection::V2 {
         const std::size_t have = s.received.size();
         s.received.resize(std::min(total, have + std::max<std::size_t>(have, 64 * 1024)));
         if (auto r = read_exact(s, std::span(s.received).subspan(have)); !r) return r.error();
+        if (clock::now() > until) return error(net::errc::too_slow, s.consumed());
       }
       bool decoy = false;
       if (!s.v2->open(s.received, aad, decoy)) return error(net::errc::v2_bad_tag, s.last_offset);
@@ -224,6 +234,25 @@ struct Connection::V2 {
     return garbage;
   }
 
+  // The initiator's side: our key and garbage, the peer's key, the rest.
+  static result<void> start(State& s, bool) {
+    const auto deadline = clock::now() + s.timeouts.handshake;
+    auto garbage = send_key(s, deadline);
+    if (!garbage) return garbage.error();
+    bip324::EllSwiftPublicKey theirs;
+    s.reader.arm(std::min(deadline, clock::now() + s.timeouts.idle), net::errc::timed_out);
+    if (auto r = read_exact(s, theirs); !r) {
+      // A v1 node reads our key as an envelope with a bad magic and hangs
+      // up (or resets) before it sends a byte; Core then tries v1 (its
+      // ShouldReconnectV1: nothing received). Silence does the same.
+      const std::error_code c = r.error().code();
+      const bool hung_up = c == net::errc::connection_closed || c == std::errc::connection_reset || c == net::errc::timed_out;
+      if (hung_up && s.reader.received() == 0) return error(net::errc::v2_refused, 0);
+      return r;
+    }
+    return finish(s, theirs, true, garbage.value(), deadline);
+  }
+
   // Once both keys are known: our terminator and version packet (the
   // garbage we sent its AAD), then the peer's garbage, terminator and
   // version packet (contents ignored, as BIP324 says: for later versions).
@@ -236,7 +265,7 @@ struct Connection::V2 {
     s.reader.arm(std::min(deadline, clock::now() + s.timeouts.idle), net::errc::timed_out);
     auto garbage = receive_garbage(s, s.v2->receive_garbage_terminator());
     if (!garbage) return garbage.error();
-    auto version = receive_packet(s, std::min(deadline, clock::now() + s.timeouts.idle), garbage.value());
+    auto version = receive_packet(s, clock::now() + s.timeouts.idle, garbage.value(), deadline);
     if (!version) return version.error();
     return success();
   }
@@ -244,26 +273,21 @@ struct Connection::V2 {
 
 result<void> Connection::start_v2() {
   State& s = *state_;
-  const auto deadline = clock::now() + s.timeouts.handshake;
-  auto garbage = V2::send_key(s, deadline);
-  if (!garbage) return garbage.error();
-  bip324::EllSwiftPublicKey theirs;
-  s.reader.arm(std::min(deadline, clock::now() + s.timeouts.idle), net::errc::timed_out);
-  if (auto r = V2::read_exact(s, theirs); !r) {
-    const std::error_code c = r.error().code();
-    // A v1 node reads our key as a bad envelope and hangs up (or resets).
-    if (c == net::errc::connection_closed || c == std::errc::connection_reset) return error(net::errc::v2_refused, r.error().offset());
-    s.v2.reset();
-    return r;
-  }
-  if (auto r = V2::finish(s, theirs, true, garbage.value(), deadline); !r) {
-    s.v2.reset();
-    return r;
+  auto done = V2::start(s, true);
+  if (!done) {
+    s.v2.reset();  // v1's state again: nothing half-made is used
+    return done.error();
   }
   return success();
 }
 
 result<transport> Connection::accept_transport(bool allow_v2) {
+  auto kind = accept(allow_v2);
+  if (!kind) state_->v2.reset();
+  return kind;
+}
+
+result<transport> Connection::accept(bool allow_v2) {
   State& s = *state_;
   if (!allow_v2) return transport::v1;
   const auto deadline = clock::now() + s.timeouts.handshake;
@@ -289,10 +313,7 @@ result<transport> Connection::accept_transport(bool allow_v2) {
   if (std::equal(v1_prefix.begin() + 4, v1_prefix.end(), theirs.begin() + 4)) return error(net::errc::v1_other_network, 0);
   auto garbage = V2::send_key(s, deadline);
   if (!garbage) return garbage.error();
-  if (auto r = V2::finish(s, theirs, false, garbage.value(), deadline); !r) {
-    s.v2.reset();
-    return r.error();
-  }
+  if (auto r = V2::finish(s, theirs, false, garbage.value(), deadline); !r) return r.error();
   return transport::v2;
 }
 
@@ -353,6 +374,8 @@ result<p2p::Message> Connection::receive(clock::time_point until) {
   if (s.v2) return receive_v2(idle_until);
   for (;;) {
     s.last_offset = s.consumed();
+    // (checked here: a message already buffered never waits on the socket)
+    if (clock::now() >= idle_until) return error(net::errc::timed_out, s.last_offset);
     s.last_command.clear();
     if (s.in.buffered().empty()) {
       s.reader.arm(idle_until, net::errc::timed_out);

@@ -203,8 +203,10 @@ result<EllSwiftKey> EllSwiftKey::generate() {
   Bytes32 secret;
   Bn k;
   for (;;) {  // 0 < k < n; a 32-byte draw falls outside about once in 2^128
-    if (RAND_priv_bytes(reinterpret_cast<unsigned char*>(secret.data()), 32) != 1)
+    if (RAND_priv_bytes(reinterpret_cast<unsigned char*>(secret.data()), 32) != 1) {
+      OPENSSL_cleanse(secret.data(), secret.size());
       return std::make_error_code(std::errc::resource_unavailable_try_again);
+    }
     k = secret_number(secret);
     if (!BN_is_zero(k.get()) && BN_cmp(k.get(), order) < 0) break;
   }
@@ -245,7 +247,8 @@ EllSwiftKey& EllSwiftKey::operator=(EllSwiftKey&& other) noexcept {
   }
   return *this;
 }
-EllSwiftKey::~EllSwiftKey() { OPENSSL_cleanse(secret_.data(), secret_.size()); }
+EllSwiftKey::~EllSwiftKey() { wipe(); }
+void EllSwiftKey::wipe() noexcept { OPENSSL_cleanse(secret_.data(), secret_.size()); }
 
 Bytes32 EllSwiftKey::ecdh_x(const EllSwiftPublicKey& theirs) const {
   const auto group = secp256k1();
@@ -271,9 +274,10 @@ Bytes32 EllSwiftKey::shared_secret(const EllSwiftPublicKey& theirs, bool initiat
   h.update(initiator ? theirs : public_);
   h.update(x);
   OPENSSL_cleanse(x.data(), x.size());
-  const Hash256 secret = h.finish();
+  Hash256 secret = h.finish();  // (finish resets the hasher's state)
   Bytes32 out;
   std::copy(secret.bytes().begin(), secret.bytes().end(), out.begin());
+  OPENSSL_cleanse(secret.bytes().data(), secret.bytes().size());
   return out;
 }
 

@@ -58,6 +58,7 @@ void update(EVP_CIPHER_CTX* c, std::span<const std::byte> in, std::byte* out) {
 }  // namespace
 
 FSChaCha20::FSChaCha20(const Bytes32& key) : key_(key), context_(new_context()) { start(); }
+FSChaCha20::~FSChaCha20() { OPENSSL_cleanse(key_.data(), key_.size()); }
 
 void FSChaCha20::start() {
   // OpenSSL's ChaCha20 IV: the 32-bit block counter, then the nonce.
@@ -80,13 +81,17 @@ void FSChaCha20::crypt(std::span<const std::byte> in, std::span<std::byte> out) 
   }
 }
 
-FSChaCha20Poly1305::FSChaCha20Poly1305(const Bytes32& key) : key_(key), context_(new_context()) {}
+FSChaCha20Poly1305::FSChaCha20Poly1305(const Bytes32& key) : key_(key), context_(new_context()) {
+  // The cipher once; each message then sets only its key and nonce.
+  check(EVP_CipherInit_ex(evp(context_), EVP_chacha20_poly1305(), nullptr, nullptr, nullptr, 1));
+}
+FSChaCha20Poly1305::~FSChaCha20Poly1305() { OPENSSL_cleanse(key_.data(), key_.size()); }
 
 bool FSChaCha20Poly1305::crypt(std::span<std::byte> text, std::span<const std::byte> aad, bool encrypt) {
   EVP_CIPHER_CTX* c = evp(context_);
   const std::size_t plain = text.size() - tag_size;
   const auto n = nonce(static_cast<std::uint32_t>(messages_ % rekey_interval), messages_ / rekey_interval);
-  check(EVP_CipherInit_ex(c, EVP_chacha20_poly1305(), nullptr, bytes(key_.data()), bytes(n.data()), encrypt ? 1 : 0));
+  check(EVP_CipherInit_ex(c, nullptr, nullptr, bytes(key_.data()), bytes(n.data()), encrypt ? 1 : 0));
   int written = 0;
   if (!aad.empty()) check(EVP_CipherUpdate(c, nullptr, &written, bytes(aad.data()), static_cast<int>(aad.size())));
   update(c, text.first(plain), text.data());
@@ -103,7 +108,7 @@ bool FSChaCha20Poly1305::crypt(std::span<std::byte> text, std::span<const std::b
     // The next key: the first 32 bytes of 32 zero bytes sealed with the
     // nonce's first word all ones.
     const auto k = nonce(0xffffffff, messages_ / rekey_interval);
-    check(EVP_CipherInit_ex(c, EVP_chacha20_poly1305(), nullptr, bytes(key_.data()), bytes(k.data()), 1));
+    check(EVP_CipherInit_ex(c, nullptr, nullptr, bytes(key_.data()), bytes(k.data()), 1));
     std::array<std::byte, 32> zeros{};
     update(c, zeros, key_.data());
     check(EVP_CipherFinal_ex(c, bytes(none.data()), &written));

@@ -105,8 +105,10 @@ void PacketCipher::initialize(const EllSwiftPublicKey& theirs, bool initiator, n
   std::copy(first.begin(), first.end(), (initiator ? ciphers_->send_terminator : ciphers_->receive_terminator).begin());
   std::copy(second.begin(), second.end(), (initiator ? ciphers_->receive_terminator : ciphers_->send_terminator).begin());
   ciphers_->session_id = hkdf.expand<32>("session_id");
-  // Forward secrecy: nothing the keys came from is kept.
+  // Forward secrecy: nothing the keys came from is kept, our ephemeral
+  // secret included.
   for (auto* k : {&secret, &initiator_l, &initiator_p, &responder_l, &responder_p}) OPENSSL_cleanse(k->data(), k->size());
+  key_.wipe();
 }
 
 bool PacketCipher::initialized() const noexcept { return ciphers_ != nullptr; }

@@ -48,6 +48,9 @@ class EllSwiftKey {
   ~EllSwiftKey();  // wipes the secret
 
   const EllSwiftPublicKey& public_key() const noexcept { return public_; }
+  // Forgets the secret (the public key stays): once a session's keys are
+  // derived, nothing that could derive them again is kept.
+  void wipe() noexcept;
   // x(secret · lift_x(XSwiftEC(theirs))).
   Bytes32 ecdh_x(const EllSwiftPublicKey& theirs) const;
   // BIP324's shared secret: the tagged hash ("bip324_ellswift_xonly_ecdh")
@@ -80,6 +83,7 @@ using CipherContextPtr = std::unique_ptr<CipherContext, CipherContextFree>;
 class FSChaCha20 {
  public:
   explicit FSChaCha20(const Bytes32& key);
+  ~FSChaCha20();  // wipes the key
   // `in` and `out` the same size; they may be the same bytes.
   void crypt(std::span<const std::byte> in, std::span<std::byte> out);
 
@@ -97,6 +101,7 @@ class FSChaCha20Poly1305 {
  public:
   static constexpr std::size_t tag_size = 16;
   explicit FSChaCha20Poly1305(const Bytes32& key);
+  ~FSChaCha20Poly1305();  // wipes the key
   // `text` (tag_size bytes longer than the plaintext, the tag last) sealed
   // in place: the plaintext in front is encrypted and the tag written.
   void seal(std::span<std::byte> text, std::span<const std::byte> aad);

@@ -82,8 +82,8 @@ class Connection {
   // key and garbage, the peer's key, both garbage terminators and version
   // packets (the peer's decoys skipped), all within timeouts.handshake and
   // each step within timeouts.idle. Every message after it is a v2 packet.
-  // Errors: v2_refused (the peer closed before its key came: a v1-only
-  // node; connect again for v1), v2_no_terminator, v2_bad_tag,
+  // Errors: v2_refused (the peer closed, reset or stayed silent before
+  // sending a byte: a v1-only node; connect again for v1), v2_no_terminator, v2_bad_tag,
   // v2_packet_too_large, timed_out, connection_closed.
   result<void> start_v2();
   // Inbound, before handshake_inbound: the transport the peer speaks, told
@@ -152,6 +152,7 @@ class Connection {
   struct V2;  // the v2 transport's steps, on State
   result<p2p::Version> handshake(bool outbound, const LocalVersion& us);
   result<p2p::Message> receive_v2(std::chrono::steady_clock::time_point idle_until);
+  result<transport> accept(bool allow_v2);
   std::unique_ptr<State> state_;
 };
 
