@@ -24,7 +24,8 @@ CLI::App* add_fetch(CLI::App& app, FetchOptions& fetch) {
                          "naming what it did and at which byte; so does damage found in DIR (after the sync). Each block's undo\n"
                          "record is written into revNNNNN.dat as Bitcoin Core writes it, from a UTXO set kept beside the blocks\n"
                          "(DIR/blockwire-utxos, in the format of Core's chainstate; built from the directory's blocks the first\n"
-                         "time), so that filters, fees and prevouts of fetched blocks need no node.");
+                         "time), so that filters, fees and prevouts of fetched blocks need no node. The connection is BIP324's\n"
+                         "encrypted v2 transport, as Core's default, or v1 when the node hangs up on it (--v1: v1 at once).");
   fetch_cmd->add_option("peer", fetch.peer, "the node: HOST, HOST:PORT or [IPv6]:PORT (default port: the network's)")
       ->required()
       ->type_name("HOST[:PORT]");
@@ -67,9 +68,11 @@ CLI::App* add_serve(CLI::App& app, ServeOptions& serve) {
                          "addr for getaddr, notfound for transactions and filtered blocks, pings answered. Blocks appended to DIR\n"
                          "while it runs (by fetch, or a node) are read within a second and announced to every peer.\n"
                          "Limits: --max-peers peers, a thread each; a peer's memory is its largest message (4,000,000 bytes)\n"
-                         "plus a block read for it and the buffers; a handshake has 30 s, a message 5 s for its envelope and\n"
-                         "100 kB/s for the rest (60 s at most, either way); 20 minutes of silence ends a peer. A misbehaving\n"
-                         "peer is dropped alone. Prints \"listening on ADDR:PORT\" on standard output; SIGINT or SIGTERM stops it.");
+                         "plus a block read for it and the buffers; a handshake has 10 s (BIP324's, for a v2 peer, 10 s more), a\n"
+                         "message 5 s for its envelope and 100 kB/s for the rest (60 s at most, either way); 20 minutes of\n"
+                         "silence ends a peer. A misbehaving peer is dropped alone. Peers speak v1 or BIP324's encrypted v2\n"
+                         "(told apart by their first bytes, as Core does). Prints \"listening on ADDR:PORT\" on standard output;\n"
+                         "SIGINT or SIGTERM stops it.");
   serve_cmd->add_option("dir", serve.dir, "a blocks directory")->required()->type_name("DIR");
   serve_cmd->add_option("--listen", serve.listen, "the address and port (default: every address, the network's port; port 0: any free one)")
       ->check(cli::listen_address())
