@@ -398,6 +398,17 @@ w(f"`blockwire fetch` from `blockwire serve`, two processes over loopback (`benc
   f"{', '.join(f'{r:,.0f}' for r in plain['mb_per_s'])} MB/s): undo data takes {fetch['undo_time_ratio']:.2f}x the "
   f"time (issue 36's bound: 1.5x). Peak resident memory: fetch {fetch['fetch_peak_kib'] / 1024:,.1f} MiB, serve "
   f"{fetch['serve_peak_kib'] / 1024:,.1f} MiB (target: 64 MiB each).\n")
+v1 = fetch["no-undo-v1"]
+w("### Over BIP324's v2 transport (issue 49)\n")
+w(f"The same runs: fetch and serve speak BIP324's encrypted v2 transport by default; without undo data over v1 "
+  f"(`--no-undo --v1`, plaintext): **{v1['median_mb_per_s']:,.0f} MB/s**, {v1['median_seconds']:.2f} s (runs: "
+  f"{', '.join(f'{r:,.0f}' for r in v1['mb_per_s'])} MB/s), against v2's {plain['median_mb_per_s']:,.0f} MB/s above: "
+  f"v2 takes {fetch['v2_time_ratio']:.2f}x v1's time. Per block message (the segwit block, 1.38 MB, "
+  f"`blockwire_bench`): v1 hashes the payload for its checksum (SHA256d) on each side, "
+  f"{fmt_us(us('V1ChecksumBlock'))} ({mbps('V1ChecksumBlock', BLOCKS['segwit'])}); v2 seals it in "
+  f"{fmt_us(us('V2SealBlock'))} ({mbps('V2SealBlock', BLOCKS['segwit'])}) and opens it in "
+  f"{fmt_us(us('V2OpenBlock'))} ({mbps('V2OpenBlock', BLOCKS['segwit'])}). One connection's keys (an ElligatorSwift key "
+  f"made, the ECDH, HKDF, on OpenSSL's BIGNUMs): {fmt_us(us('V2SessionKeys'))}.\n")
 w("Where the time went (`perf record` of both processes, one run, at commit 0b81408, before the ids were hashed side "
   "by side): SHA-256 in OpenSSL was 47% of fetch's CPU time (the envelope's checksum over each payload, then the "
   "txids and wtxids check_block hashes: three passes over the bytes) and 60% of serve's (the checksum); the kernel's "
