@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../support/chain.hpp"
+#include "../support/socket_pair.hpp"
 
 using namespace blockwire;
 using namespace std::chrono_literals;
@@ -84,26 +85,7 @@ TEST_CASE("net: the index a sync keeps follows the branch with more work, not th
 
 namespace {
 
-struct SocketPair {
-  int ours = -1, theirs = -1;
-  SocketPair() {
-    int fds[2];
-    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
-    ours = fds[0];
-    theirs = fds[1];
-  }
-  ~SocketPair() {
-    if (theirs >= 0) ::close(theirs);
-  }
-  void send(const p2p::Message& m) {
-    std::vector<std::byte> bytes;
-    p2p::encode_message(m, network::regtest, bytes);
-    send_raw(bytes);
-  }
-  void send_raw(std::span<const std::byte> bytes) {
-    REQUIRE(::write(theirs, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
-  }
-};
+using test::SocketPair;
 
 net::Timeouts short_timeouts() { return {1000ms, 1000ms, 200ms, 300ms}; }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../p2p/samples.hpp"
+#include "../support/socket_pair.hpp"
 
 using namespace blockwire;
 using namespace std::chrono_literals;
@@ -42,28 +43,7 @@ std::pair<FileDescriptor, FileDescriptor> tcp_pair() {
   return {std::move(out).value(), std::move(in)};
 }
 
-struct SocketPair {
-  int ours = -1, theirs = -1;
-  SocketPair() {
-    int fds[2];
-    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0);
-    ours = fds[0];
-    theirs = fds[1];
-  }
-  ~SocketPair() {
-    if (theirs >= 0) ::close(theirs);
-  }
-  void send_raw(std::span<const std::byte> bytes) const {
-    REQUIRE(::write(theirs, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
-  }
-  void read_raw(std::span<std::byte> out) const {
-    while (!out.empty()) {
-      const ssize_t n = ::read(theirs, out.data(), out.size());
-      REQUIRE(n > 0);
-      out = out.subspan(static_cast<std::size_t>(n));
-    }
-  }
-};
+using test::SocketPair;
 
 // The initiator's side written by hand: its key and garbage, the
 // responder's key read, then packets made with the library's cipher.

@@ -133,7 +133,6 @@ struct Connection::State {
 
 // BIP324's steps. Offsets in errors are of the incoming stream, as v1's.
 struct Connection::V2 {
-  static constexpr std::size_t key_size = 64;
   using Terminator = bip324::PacketCipher::Terminator;
 
   // Exactly out.size() bytes, by the reader's armed deadline.
@@ -152,8 +151,15 @@ struct Connection::V2 {
     return out.write(bytes);
   }
 
-  // s.packet holds 4 bytes for the length and header, then the contents:
-  // sealed in place and sent after `before` (a garbage terminator).
+  // s.packet emptied but for the 4 bytes the length and header take: the
+  // contents are encoded after them.
+  static std::vector<std::byte>& new_packet(State& s) {
+    s.packet.assign(bip324::PacketCipher::length_size + bip324::PacketCipher::header_size, std::byte{0});
+    return s.packet;
+  }
+
+  // s.packet (new_packet, then the contents) sealed in place and sent
+  // after `before` (a garbage terminator).
   static result<void> send_packet(State& s, std::span<const std::byte> aad, std::span<const std::byte> before = {}) {
     const std::size_t contents = s.packet.size() - bip324::PacketCipher::length_size - bip324::PacketCipher::header_size;
     if (contents > p2p::max_v2_contents) return p2p::errc::message_too_large;  // a length says 3 bytes' worth at most
@@ -235,7 +241,7 @@ struct Connection::V2 {
   }
 
   // The initiator's side: our key and garbage, the peer's key, the rest.
-  static result<void> start(State& s, bool) {
+  static result<void> start(State& s) {
     const auto deadline = clock::now() + s.timeouts.handshake;
     auto garbage = send_key(s, deadline);
     if (!garbage) return garbage.error();
@@ -259,7 +265,7 @@ struct Connection::V2 {
   static result<void> finish(State& s, const bip324::EllSwiftPublicKey& theirs, bool initiator, std::span<const std::byte> our_garbage,
                              clock::time_point deadline) {
     s.v2->initialize(theirs, initiator, s.net);
-    s.packet.assign(bip324::PacketCipher::length_size + bip324::PacketCipher::header_size, std::byte{0});
+    new_packet(s);  // the version packet: no contents
     const Terminator terminator = s.v2->send_garbage_terminator();
     if (auto r = send_packet(s, our_garbage, terminator); !r) return r;
     s.reader.arm(std::min(deadline, clock::now() + s.timeouts.idle), net::errc::timed_out);
@@ -273,7 +279,7 @@ struct Connection::V2 {
 
 result<void> Connection::start_v2() {
   State& s = *state_;
-  auto done = V2::start(s, true);
+  auto done = V2::start(s);
   if (!done) {
     s.v2.reset();  // v1's state again: nothing half-made is used
     return done.error();
@@ -346,8 +352,7 @@ Connection::~Connection() = default;
 
 result<void> Connection::send(const p2p::Message& message) {
   if (state_->v2) {
-    state_->packet.assign(bip324::PacketCipher::length_size + bip324::PacketCipher::header_size, std::byte{0});
-    p2p::encode_v2_contents(message, state_->packet);
+    p2p::encode_v2_contents(message, V2::new_packet(*state_));
     return V2::send_packet(*state_, {});
   }
   DeadlineWriter out(state_->socket.get(), state_->timeouts, state_->sent);
@@ -356,8 +361,7 @@ result<void> Connection::send(const p2p::Message& message) {
 
 result<void> Connection::send(std::string_view command, std::span<const std::byte> payload) {
   if (state_->v2) {
-    state_->packet.assign(bip324::PacketCipher::length_size + bip324::PacketCipher::header_size, std::byte{0});
-    p2p::encode_v2_contents(command, payload, state_->packet);
+    p2p::encode_v2_contents(command, payload, V2::new_packet(*state_));
     return V2::send_packet(*state_, {});
   }
   DeadlineWriter out(state_->socket.get(), state_->timeouts, state_->sent);
@@ -367,43 +371,12 @@ result<void> Connection::send(std::string_view command, std::span<const std::byt
 result<p2p::Message> Connection::receive() { return receive(clock::now() + state_->timeouts.idle); }
 
 result<p2p::Message> Connection::receive(clock::time_point until) {
-  State& s = *state_;
   // One idle deadline for the whole call: pings and unknown commands are
   // answered or skipped on the way, and do not buy the peer more time.
-  const auto idle_until = std::min(until, clock::now() + s.timeouts.idle);
-  if (s.v2) return receive_v2(idle_until);
+  const auto idle_until = std::min(until, clock::now() + state_->timeouts.idle);
   for (;;) {
-    s.last_offset = s.consumed();
-    // (checked here: a message already buffered never waits on the socket)
-    if (clock::now() >= idle_until) return error(net::errc::timed_out, s.last_offset);
-    s.last_command.clear();
-    if (s.in.buffered().empty()) {
-      s.reader.arm(idle_until, net::errc::timed_out);
-      auto got = s.in.fill();
-      if (!got) return error(got.error().code(), s.last_offset);
-      if (got.value() == 0) return error(net::errc::connection_closed, s.last_offset);
-    }
-    // Timed from its first byte: the envelope first, then the whole at the
-    // time its length gives.
-    const auto started = clock::now();
-    s.reader.arm(started + std::min(s.timeouts.message, s.timeouts.envelope), net::errc::too_slow);
-    while (s.in.buffered().size() < p2p::envelope_size) {
-      auto got = s.in.fill();
-      if (!got) return error(got.error().code(), s.consumed());
-      if (got.value() == 0) break;  // closed inside the envelope: decode_message says so
-    }
-    if (const auto head = s.in.buffered(); head.size() >= p2p::envelope_size) {
-      const auto length = load_le<std::uint32_t>(head.data() + 16);  // the envelope's length field
-      s.reader.arm(started + s.timeouts.for_message(length), net::errc::too_slow);
-    }
-    auto message = p2p::decode_message(s.in, s.net, &s.last_command);
-    if (!message) {
-      std::error_code code = message.error().code();
-      // The stream ended inside the message: the peer closed.
-      if (code == io::errc::end_of_stream || code == io::errc::truncated) code = net::errc::connection_closed;
-      const std::uint64_t at = message.error().has_offset() ? s.last_offset + message.error().offset() : s.consumed();
-      return error(code, at);
-    }
+    auto message = read_message(idle_until);
+    if (!message) return message;
     if (const auto* ping = std::get_if<p2p::Ping>(&message.value())) {
       if (auto r = send(p2p::Pong{ping->nonce}); !r) return r.error();
       continue;
@@ -413,25 +386,50 @@ result<p2p::Message> Connection::receive(clock::time_point until) {
   }
 }
 
-result<p2p::Message> Connection::receive_v2(clock::time_point idle_until) {
+result<p2p::Message> Connection::read_message(clock::time_point idle_until) {
   State& s = *state_;
-  for (;;) {
-    s.last_command.clear();
+  s.last_command.clear();
+  if (s.v2) {
     auto contents = V2::receive_packet(s, idle_until, {});
     if (!contents) return contents.error();
-    // Past the length and the header byte.
-    constexpr std::uint64_t before = bip324::PacketCipher::length_size + bip324::PacketCipher::header_size;
     auto message = p2p::decode_v2_contents(contents.value(), &s.last_command);
-    if (!message) {
+    // Offsets past the packet's length and header byte.
+    constexpr std::uint64_t before = bip324::PacketCipher::length_size + bip324::PacketCipher::header_size;
+    if (!message)
       return error(message.error().code(), s.last_offset + before + (message.error().has_offset() ? message.error().offset() : 0));
-    }
-    if (const auto* ping = std::get_if<p2p::Ping>(&message.value())) {
-      if (auto r = send(p2p::Pong{ping->nonce}); !r) return r.error();
-      continue;
-    }
-    if (std::holds_alternative<p2p::Unknown>(message.value())) continue;
     return message;
   }
+  s.last_offset = s.consumed();
+  // (checked here: a message already buffered never waits on the socket)
+  if (clock::now() >= idle_until) return error(net::errc::timed_out, s.last_offset);
+  if (s.in.buffered().empty()) {
+    s.reader.arm(idle_until, net::errc::timed_out);
+    auto got = s.in.fill();
+    if (!got) return error(got.error().code(), s.last_offset);
+    if (got.value() == 0) return error(net::errc::connection_closed, s.last_offset);
+  }
+  // Timed from its first byte: the envelope first, then the whole at the
+  // time its length gives.
+  const auto started = clock::now();
+  s.reader.arm(started + std::min(s.timeouts.message, s.timeouts.envelope), net::errc::too_slow);
+  while (s.in.buffered().size() < p2p::envelope_size) {
+    auto got = s.in.fill();
+    if (!got) return error(got.error().code(), s.consumed());
+    if (got.value() == 0) break;  // closed inside the envelope: decode_message says so
+  }
+  if (const auto head = s.in.buffered(); head.size() >= p2p::envelope_size) {
+    const auto length = load_le<std::uint32_t>(head.data() + 16);  // the envelope's length field
+    s.reader.arm(started + s.timeouts.for_message(length), net::errc::too_slow);
+  }
+  auto message = p2p::decode_message(s.in, s.net, &s.last_command);
+  if (!message) {
+    std::error_code code = message.error().code();
+    // The stream ended inside the message: the peer closed.
+    if (code == io::errc::end_of_stream || code == io::errc::truncated) code = net::errc::connection_closed;
+    const std::uint64_t at = message.error().has_offset() ? s.last_offset + message.error().offset() : s.consumed();
+    return error(code, at);
+  }
+  return message;
 }
 
 result<p2p::Version> Connection::handshake_outbound(const LocalVersion& us) { return handshake(true, us); }

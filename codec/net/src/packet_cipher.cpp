@@ -111,7 +111,6 @@ void PacketCipher::initialize(const EllSwiftPublicKey& theirs, bool initiator, n
   key_.wipe();
 }
 
-bool PacketCipher::initialized() const noexcept { return ciphers_ != nullptr; }
 const PacketCipher::Terminator& PacketCipher::send_garbage_terminator() const noexcept { return ciphers_->send_terminator; }
 const PacketCipher::Terminator& PacketCipher::receive_garbage_terminator() const noexcept { return ciphers_->receive_terminator; }
 const Bytes32& PacketCipher::session_id() const noexcept { return ciphers_->session_id; }

@@ -483,8 +483,17 @@ std::optional<std::string> read_command(std::span<const std::byte, 12> raw) {
   return command;
 }
 
-// The offset a payload error has within the whole message.
-error in_message(const error& e) { return e.has_offset() ? error(e.code(), envelope_size + e.offset()) : error(e.code(), envelope_size); }
+// A payload's failure as the message's, `before` being what precedes the
+// payload (v1's envelope, v2's type). The whole payload arrived: running
+// out inside it is the message's fault (short_payload), not the end of the
+// stream.
+error payload_failure(const error& e, std::size_t payload_size, std::uint64_t before) {
+  const std::error_code c = e.code();
+  if (c == blockwire::io::errc::end_of_stream || c == blockwire::io::errc::truncated) {
+    return error(errc::short_payload, before + (e.has_offset() ? e.offset() : payload_size));
+  }
+  return error(c, before + (e.has_offset() ? e.offset() : 0));
+}
 
 }  // namespace
 
@@ -581,15 +590,7 @@ result<Message> decode_message(StreamReader& in, network net, std::string* comma
     }
     if (!std::equal(check.bytes().begin(), check.bytes().begin() + 4, header.begin() + 20)) return error(errc::bad_checksum, 20);
     auto message = decode_payload(*name, payload);
-    if (!message) {
-      // The whole payload arrived: running out inside it is the message's
-      // fault, not the end of the stream.
-      const std::error_code c = message.error().code();
-      if (c == blockwire::io::errc::end_of_stream || c == blockwire::io::errc::truncated) {
-        return in_message(error(errc::short_payload, message.error().has_offset() ? message.error().offset() : payload.size()));
-      }
-      return in_message(message.error());
-    }
+    if (!message) return payload_failure(message.error(), payload.size(), envelope_size);
     if (auto* unknown = std::get_if<Unknown>(&message.value())) unknown->size = length;
     return message;
   }
@@ -638,14 +639,8 @@ result<Message> decode_v2_contents(std::span<const std::byte> contents, std::str
   if (command_out != nullptr) *command_out = name;
   const auto payload = contents.subspan(type_size);
   if (payload.size() > max_message_size) return error(errc::message_too_large, type_size);
-  if (!known(name)) return Message(Unknown{std::move(name), static_cast<std::uint32_t>(payload.size())});
-  auto message = decode_payload(name, payload);
-  if (!message) {
-    const std::error_code c = message.error().code();
-    const std::uint64_t at = type_size + (message.error().has_offset() ? message.error().offset() : payload.size());
-    if (c == blockwire::io::errc::end_of_stream || c == blockwire::io::errc::truncated) return error(errc::short_payload, at);
-    return error(c, at);
-  }
+  auto message = decode_payload(name, payload);  // (an unknown name: an Unknown)
+  if (!message) return payload_failure(message.error(), payload.size(), type_size);
   return message;
 }
 

@@ -139,7 +139,6 @@ class PacketCipher {
   // The ciphers from the peer's key (BIP324's HKDF over the shared secret,
   // salted with the network's magic).
   void initialize(const EllSwiftPublicKey& theirs, bool initiator, network net);
-  bool initialized() const noexcept;
 
   using Terminator = std::array<std::byte, garbage_terminator_size>;
   const Terminator& send_garbage_terminator() const noexcept;

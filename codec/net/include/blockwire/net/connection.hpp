@@ -151,7 +151,9 @@ class Connection {
   struct State;
   struct V2;  // the v2 transport's steps, on State
   result<p2p::Version> handshake(bool outbound, const LocalVersion& us);
-  result<p2p::Message> receive_v2(std::chrono::steady_clock::time_point idle_until);
+  // One message as it came, either transport (receive answers pings and
+  // skips unknown commands around it).
+  result<p2p::Message> read_message(std::chrono::steady_clock::time_point idle_until);
   result<transport> accept(bool allow_v2);
   std::unique_ptr<State> state_;
 };
