@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <unistd.h>
 #include <vector>
 
@@ -84,7 +85,14 @@ int export_command(ExportOptions o) {
   };
   auto exported = tables::export_etl(dir, out.value(), spec);
   progress.finish();
-  if (!exported) return usage_or_io;  // the sweep's failure, said by `note`
+  if (!exported) {
+    // OUT's shards of another size (the sweep's own failure is said by `note`).
+    if (exported.error().code() == condition::usage) {
+      const std::string_view why = exported.error().context();
+      std::fprintf(stderr, "blockwire export: -o %s: %.*s\n", o.output_dir.c_str(), static_cast<int>(why.size()), why.data());
+    }
+    return usage_or_io;
+  }
   const tables::EtlReport& r = exported.value();
   for (const tables::ShardOutcome& s : r.shards) {
     if (s.problem) {
@@ -96,7 +104,7 @@ int export_command(ExportOptions o) {
   const std::size_t not_reached = r.shards.size() - made - skipped - failed;
   std::printf("blockwire export: %s into %s: %zu made (%s, %s bytes of blocks in %.2f s, %.0f MB/s), %zu already whole, %zu failed%s%s\n",
               count_of(r.shards.size(), "shard").c_str(), o.output_dir.c_str(), made, count_of(r.transactions(), "transaction").c_str(),
-              with_commas(r.block_bytes).c_str(), r.seconds, r.seconds > 0 ? static_cast<double>(r.block_bytes) / r.seconds / 1e6 : 0.0,
+              with_commas(r.block_bytes()).c_str(), r.seconds, r.seconds > 0 ? static_cast<double>(r.block_bytes()) / r.seconds / 1e6 : 0.0,
               skipped, failed, not_reached != 0 ? (", " + std::to_string(not_reached) + " not reached").c_str() : "",
               r.removed != 0 ? (", " + std::to_string(r.removed) + " removed (off the best chain)").c_str() : "");
   if (r.io_failed()) return usage_or_io;

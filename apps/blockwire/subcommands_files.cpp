@@ -136,7 +136,12 @@ CLI::App* add_export(CLI::App& app, ExportOptions& exports) {
   export_cmd->add_option("--count", exports.count, "how many blocks (default: to the tip)")->check(whole_number(1))->type_name("N");
   add_format_option(*export_cmd, exports.format, "ndjson (default): blocks and transactions, a JSON object a line; csv: four flat tables");
   add_compress_option(*export_cmd, exports.compress);
-  export_cmd->add_option("--shard-blocks", exports.shard_blocks, "heights a shard (default 1000)")->check(whole_number(1))->type_name("N");
+  export_cmd
+      ->add_option("--shard-blocks", exports.shard_blocks,
+                   "heights a shard (default 1000). An OUT holds shards of one size: an export of another\n"
+                   "into it is refused (exit 2, nothing made or removed; the two would hold blocks twice)")
+      ->check(whole_number(1))
+      ->type_name("N");
   export_cmd
       ->add_option("--threads", exports.threads,
                    "shards made side by side (default: two a core, one formatting while another's\n"

@@ -165,7 +165,9 @@ CLI::App* add_utxos(CLI::App& app, UtxosOptions& utxos) {
                          "The UTXO set of a Bitcoin Core node's chainstate (DATADIR/chainstate), read in key order from a\n"
                          "private snapshot (nothing written into it; a running node's lock no obstacle): what gettxoutsetinfo\n"
                          "says with hash_type hash_serialized_3 (best block, transactions, txouts, bogosize, the hash, the total\n"
-                         "amount). A damaged chainstate is an error naming the coin, never a short set. The network (for\n"
+                         "amount). A damaged chainstate is an error naming the coin, never a short set; one with no best block\n"
+                         "yet (a node's before its first flush; fetch's DIR/blockwire-utxos while it is made, until its first\n"
+                         "blocks are written) is the error \"no best block\" (exit 1), never an empty set. The network (for\n"
                          "--snapshot's magic) is that of the blocks directory beside (CHAINSTATE/../blocks) unless --network\n"
                          "says.");
   utxos_cmd->add_option("chainstate", utxos.chainstate, "a node's chainstate folder")->required()->type_name("CHAINSTATE");

@@ -239,8 +239,9 @@ class _ShardOutcome(TypedDict):
 def lock_export_output(path: str) -> ExportOutput: ...
 def plan_shards(directory: Directory, shard_blocks: int = 1000, from_height: int = 0, end: int = 0) -> list[tuple[int, int, str]]:
     """export's shards of heights [from_height, end) (end 0: to the tip): (first, last, the hash of the block at last)."""
-def remove_stale_shards(directory: Directory, output: ExportOutput) -> tuple[int, list[str]]:
-    """What left the directory's chain removed from the locked output: (shards removed, what was said of them)."""
+def remove_stale_shards(directory: Directory, output: ExportOutput, shard_blocks: int = 1000) -> tuple[int, list[str]]:
+    """What left the directory's chain removed from the locked output: (shards removed, what was said of them). An
+    output holding shards of another size is refused (UsageError), nothing removed."""
 def export_shard(directory: Directory, out: str, first: int, last: int, *, format: Literal["ndjson", "csv"] = "ndjson",
                  shard_blocks: int = 1000, compress: Literal["none", "zstd", "gzip"] = "none",
                  last_hash: Optional[str] = None) -> _ShardOutcome:

@@ -169,9 +169,10 @@ def export(client, directory, out, *, format='ndjson', shard_blocks=1000, from_h
     paths as the caller. progress: a bar on stderr (default: when it is a terminal); note: called with each line
     the export has to say (the directory's notes, a shard removed and why), by default printed to stderr.
 
-    Raises blockwire.IOFailure when another export holds OUT, blockwire.Error for a directory that cannot be opened
-    or has no chain, ValueError for options the command refuses (from_height past the tip); a shard not made is in
-    the report (`failed`, its `problem`), not raised."""
+    Raises blockwire.IOFailure when another export holds OUT, blockwire.UsageError when OUT holds shards of another
+    size than shard_blocks (nothing made or removed), blockwire.Error for a directory that cannot be opened or has
+    no chain, ValueError for options the command refuses (from_height past the tip); a shard not made is in the
+    report (`failed`, its `problem`), not raised."""
     given = os.fspath(out)
     directory = os.path.abspath(os.path.expanduser(os.fspath(directory)))
     out = os.path.abspath(os.path.expanduser(given))
@@ -210,7 +211,7 @@ def export(client, directory, out, *, format='ndjson', shard_blocks=1000, from_h
             say(f'{directory} has no rev files: the inputs\' value, type, addresses and required_signatures, and the '
                 'transactions\' input_value and fee, are null')
         planned = _blockwire.plan_shards(d, shard_blocks, from_height, 0 if count is None else from_height + count)
-        removed, lines = _blockwire.remove_stale_shards(d, output)
+        removed, lines = _blockwire.remove_stale_shards(d, output, shard_blocks)  # OUT of another size: UsageError
         for line in lines:
             say(line)
         start = time.monotonic()
@@ -220,7 +221,7 @@ def export(client, directory, out, *, format='ndjson', shard_blocks=1000, from_h
         # not made whole: removed as a rerun of the command would remove them.
         swept = None
         try:
-            _, lines = _blockwire.remove_stale_shards(d, output)
+            _, lines = _blockwire.remove_stale_shards(d, output, shard_blocks)
         except _blockwire.Error as e:  # the shards are made: said, the report kept, the status an I/O failure's
             swept = str(e)
             lines = [f'removing what the workers left: {e}']

@@ -106,8 +106,10 @@ void add_export(py::module_& m) {
 
   m.def(
       "remove_stale_shards",
-      [](const DirectoryPtr& d, const ExportOutput& out) {
+      [](const DirectoryPtr& d, const ExportOutput& out, std::uint64_t shard_blocks) {
+        if (shard_blocks == 0) throw py::value_error("shard_blocks must be at least 1");
         tables::EtlExport spec;
+        spec.shard_blocks = shard_blocks;  // (OUT's shards of another size refused: UsageError)
         std::vector<std::string> notes;
         spec.note = [&](std::string_view line) { notes.emplace_back(line); };
         result<std::size_t> removed = [&] {
@@ -118,9 +120,10 @@ void add_export(py::module_& m) {
         if (!removed) raise(removed.error().in(out.held().path()));
         return std::make_pair(removed.value(), notes);
       },
-      py::arg("directory"), py::arg("output"),
+      py::arg("directory"), py::arg("output"), py::arg("shard_blocks") = 1000,
       "What left the directory's chain removed from the locked output, as blockwire export removes it before making "
-      "shards: (the shards removed, the lines that say what and why).");
+      "shards: (the shards removed, the lines that say what and why). An output holding shards of another size than "
+      "shard_blocks is refused (UsageError), nothing removed.");
 
   m.def(
       "export_shard",

@@ -9,6 +9,8 @@ import filecmp
 import json
 import os
 import random
+import re
+import resource
 import shutil
 import signal
 import socket
@@ -528,6 +530,135 @@ def scenario_serve_stops():
             timings.append(time.time() - started)
             assert server.proc.returncode == 0, server.proc.returncode
     assert work_seconds > 0.6 and max(timings) < 0.4, (work_seconds, timings)
+
+
+def block_hash(block):
+    return peers.sha256d(block[:80])[::-1].hex()
+
+
+def snapshot(out):
+    """Every file under OUT but the lock: its path and bytes."""
+    return {rel: open(path, 'rb').read() for rel, path in tree(out).items()}
+
+
+def scenario_export_other_shard_size():
+    """export into an OUT made with another --shard-blocks (larger, then smaller): refused with exit 2 before anything
+    is made or removed, the message naming both sizes and what to do; the blockwire.distributed route (the library's
+    sweep) refuses it the same; OUT's own size then finds every shard whole, each block in one row."""
+    directory, blocks = scenarios.make_chain(make_chain, work, 'source', 230, '--undo')
+    python_dir = os.path.join(os.path.dirname(blockwire), '..', '..', 'python')
+    for made, other in ((100, 50), (50, 100)):
+        out = os.path.join(work, f'out{made}')
+        export(directory, out, shard=made)
+        before = snapshot(out)
+        r = export(directory, out, status=2, shard=other)
+        assert r.stdout == '', r.stdout  # no summary of shards that were not made
+        for said in (f'-o {out}:', f'of {made} blocks', f'not {other}:', f'--shard-blocks {made}', 'another directory'):
+            assert said in r.stderr, (said, r.stderr)
+        assert snapshot(out) == before
+        if os.path.exists(os.path.join(python_dir, 'blockwire', 'distributed.py')):
+            code = ('import sys, blockwire, blockwire.distributed as d\n'
+                    'try:\n'
+                    f'    d.export(None, sys.argv[1], sys.argv[2], shard_blocks={other}, note=lambda line: None)\n'
+                    'except blockwire.UsageError as e:\n'
+                    '    print(e)\n')
+            p = subprocess.run([sys.executable, '-c', code, directory, out], capture_output=True, text=True, timeout=60,
+                               env=dict(os.environ, PYTHONPATH=os.path.abspath(python_dir)))
+            assert p.returncode == 0 and f'of {made} blocks' in p.stdout and f'not {other}:' in p.stdout, (p.stdout, p.stderr)
+            assert snapshot(out) == before
+        again = export(directory, out, shard=made)
+        shards = (len(blocks) + made - 1) // made
+        assert ' 0 made' in again.stdout and f'{shards} already whole' in again.stdout, again.stdout
+        rows = [json.loads(line)['hash'] for rel, path in tree(out).items() if rel.startswith('blocks/') for line in open(path)]
+        assert sorted(rows) == sorted(block_hash(b) for b in blocks), (len(rows), len(blocks))
+
+
+def scenario_export_full_disk_summary():
+    """export into a disk that fills (a small tmpfs; else a file size limit): the summary's shards made, transactions
+    and bytes of blocks are those of the shards OUT holds (python-bitcoinlib counts their blocks' transactions, the
+    blocks' own bytes their size), never those of the shards that failed after reading their blocks."""
+    from bitcoin.core import CBlock
+    directory, blocks = scenarios.make_chain(make_chain, work, 'source', 230, '--undo')
+    clean = os.path.join(work, 'clean')
+    export(directory, clean, shard=50)
+    on_disk = {}  # shard's first height -> bytes its files take (whole pages)
+    for rel, path in tree(clean).items():
+        first = int(rel.split('start_block=')[1][:8])
+        on_disk[first] = on_disk.get(first, 0) + (os.path.getsize(path) + 4095) // 4096 * 4096
+    mount = os.path.join(work, 'tmpfs')
+    os.makedirs(mount)
+    # Room for two shards and half the third.
+    mounted = subprocess.run(['mount', '-t', 'tmpfs', '-o', f'size={on_disk[0] + on_disk[50] + on_disk[100] // 2}', 'tmpfs', mount],
+                             capture_output=True).returncode == 0
+    try:
+        for threads in ('1', '4'):
+            out = os.path.join(mount, f'out{threads}')
+            if mounted:
+                shutil.rmtree(os.path.join(mount, 'out1'), ignore_errors=True)  # the room again
+                r = run('export', directory, '-o', out, '--shard-blocks', '50', '--threads', threads, '--no-progress')
+                assert r.returncode == 2 and 'No space left' in r.stderr, (r.returncode, r.stderr)
+            else:  # no tmpfs (not root): each file's size limited, below the largest tables
+                sizes = sorted(os.path.getsize(p) for p in tree(clean).values())
+                cap = sizes[len(sizes) * 3 // 4]
+                r = run('export', directory, '-o', out, '--shard-blocks', '50', '--threads', threads, '--no-progress',
+                        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (cap, cap)))
+                assert r.returncode in (1, 2) and 'File too large' in r.stderr, (r.returncode, r.stderr)
+            said = re.search(r': (\d+) made \(([\d,]+) transactions?, ([\d,]+) bytes of blocks .*, (\d+) failed', r.stdout)
+            assert said, r.stdout
+            made, transactions, block_bytes, failed = (int(g.replace(',', '')) for g in said.groups())
+            held = [tuple(int(n) for n in re.findall(r'=(\d+)', rel)[:2]) for rel in tree(out) if rel.startswith('blocks/')]
+            # (one thread makes shards one after another: those before the disk is full are made; four side by side
+            # may all meet it)
+            assert failed >= 1 and made == len(held) >= (1 if threads == '1' else 0), (threads, r.stdout, held)
+            heights = [h for first, last in held for h in range(first, last + 1)]
+            assert block_bytes == sum(len(blocks[h]) for h in heights), (threads, r.stdout, held)
+            assert transactions == sum(len(CBlock.deserialize(blocks[h]).vtx) for h in heights), (threads, r.stdout, held)
+            print(f'--threads {threads}: {made} shards made, {failed} failed, {block_bytes:,} bytes of blocks')
+    finally:
+        if mounted:
+            subprocess.run(['umount', mount], capture_output=True)
+
+
+def scenario_utxos_while_created():
+    """utxos on the set fetch is creating (DIR/blockwire-utxos, from its first file on), read again and again while
+    fetch runs (its cache flushed at the end, then every megabyte): every answer is the set at a block of the chain
+    (exit 0), or the documented "no best block" (exit 1), never a best block of zeros; the last one is the tip's."""
+    source, blocks = scenarios.make_chain(make_chain, work, 'source', 3000, '--wide', '40')
+    hashes = [block_hash(b) for b in blocks]
+    known = set(hashes)
+    server, port = peers.start_serve(blockwire, source, '--network', 'regtest')
+    with server:
+        for name, extra in (('default', []), ('dbcache1', ['--dbcache', '1'])):
+            target = os.path.join(work, name)
+            utxos = os.path.join(target, 'blockwire-utxos')
+            answers = {'no best block': 0, 'a block of the chain': 0}
+            during = 0
+            with peers.Process([blockwire, 'fetch', f'127.0.0.1:{port}', '-o', target, '--network', 'regtest', '--no-progress',
+                                *extra]) as fetch:
+                deadline = time.time() + 120
+                while time.time() < deadline:
+                    running = fetch.proc.poll() is None
+                    if not os.path.isdir(utxos):
+                        assert running, 'fetch ended without a UTXO set'
+                        time.sleep(0.002)
+                        continue
+                    r = run('utxos', utxos, '--json')
+                    if r.returncode == 0:
+                        best = json.loads(r.stdout)['bestblock']
+                        assert best in known, (name, best, r.stdout)
+                        answers['a block of the chain'] += 1
+                    else:
+                        assert r.returncode == 1 and 'no best block' in r.stderr, (name, r.returncode, r.stderr)
+                        answers['no best block'] += 1
+                    during += running
+                    if not running:
+                        break
+                code, _, err = fetch.stop()
+                assert code == 0, err
+            assert during >= 3, (name, during, answers)
+            assert r.returncode == 0 and best == hashes[-1], (name, r.stdout, r.stderr)
+            print(f'{name}: {during} reads while fetch ran: {answers}')
+        server.stop()
 
 
 scenarios.dispatch(scenario, globals())

@@ -9,6 +9,8 @@
 
 #include "../support/temp_dir.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -146,4 +148,105 @@ TEST_CASE("tables: a zstd shard whose blocks table was cut short is made again o
   REQUIRE(notes.size() == 1);
   CHECK(notes[0].find("does not decompress whole") != std::string::npos);
   CHECK(read_text(table) == whole);
+}
+
+TEST_CASE("tables: an OUT of shards of another size is refused before anything is made or removed, by export and by its sweep alone") {
+  test::TempDir out;
+  auto dir = BlocksDirectory::open(core_dir);
+  REQUIRE(dir);
+  tables::EtlExport spec;
+  spec.end = 30;
+  spec.shard_blocks = 10;
+  {
+    auto output = tables::EtlOutput::open(out.path.string());
+    REQUIRE(output);
+    auto first = tables::export_etl(dir.value(), output.value(), spec);
+    REQUIRE(first);
+    REQUIRE(first.value().made() == 3);
+  }
+  const auto files = [&] {
+    std::vector<fs::path> found;
+    for (const auto& e : fs::recursive_directory_iterator(out.path)) found.push_back(e.path());
+    std::sort(found.begin(), found.end());
+    return found;
+  };
+  const std::vector<fs::path> before = files();
+  auto output = tables::EtlOutput::open(out.path.string());
+  REQUIRE(output);
+  // 5: 00000000-00000009 holds more blocks; 20: 00000010-00000019 starts off its multiples.
+  for (const std::uint64_t size : {5, 20}) {
+    CAPTURE(size);
+    tables::EtlExport other = spec;
+    other.shard_blocks = size;
+    auto refused = tables::export_etl(dir.value(), output.value(), other);
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code() == condition::usage);
+    const std::string why(refused.error().context());
+    CHECK(why.find("of 10 blocks") != std::string::npos);
+    CHECK(why.find("not " + std::to_string(size)) != std::string::npos);
+    CHECK(why.find("--shard-blocks 10") != std::string::npos);
+    auto swept = tables::remove_stale_shards(dir.value(), output.value(), other);  // blockwire.distributed's route
+    REQUIRE_FALSE(swept);
+    CHECK(swept.error().code() == condition::usage);
+    CHECK(std::string(swept.error().context()) == why);
+    CHECK(files() == before);
+  }
+  // The same size, a shorter range: what is there is whole (no refusal).
+  tables::EtlExport shorter = spec;
+  shorter.end = 15;
+  auto again = tables::export_etl(dir.value(), output.value(), shorter);
+  REQUIRE(again);
+  CHECK(again.value().skipped() == 2);
+  CHECK(files() == before);
+}
+
+TEST_CASE("tables: the report's block bytes are the made shards' alone, not a failed shard's that read its blocks") {
+  test::TempDir out;
+  auto dir = BlocksDirectory::open(core_dir);
+  REQUIRE(dir);
+  tables::EtlExport spec;
+  spec.end = 30;
+  spec.shard_blocks = 10;
+  spec.threads = 1;  // one shard after another: an I/O error stops the run before the third
+  {
+    auto output = tables::EtlOutput::open(out.path.string());
+    REQUIRE(output);
+    REQUIRE(tables::export_etl(dir.value(), output.value(), spec));
+  }
+  // Shard 10-19 is made again (a table is not a file) and fails to be
+  // renamed into place after reading its blocks; 0-9 is made again whole.
+  std::string table;
+  for (const std::string_view t : tables::export_tables(spec.format)) {
+    if (t != "blocks") table = t;
+  }
+  REQUIRE_FALSE(table.empty());
+  const fs::path in_the_way = out.path / table / "start_block=00000010" / "end_block=00000019" / (table + "_00000010_00000019.json");
+  REQUIRE(fs::remove(in_the_way));
+  fs::create_directory(in_the_way);
+  for (const std::string_view t : tables::export_tables(spec.format)) {
+    fs::remove_all(out.path / t / "start_block=00000000");
+    fs::remove_all(out.path / t / "start_block=00000020");
+  }
+  auto output = tables::EtlOutput::open(out.path.string());
+  REQUIRE(output);
+  auto report = tables::export_etl(dir.value(), output.value(), spec);
+  REQUIRE(report);
+  const tables::EtlReport& r = report.value();
+  CHECK(r.made() == 1);
+  CHECK(r.failed() == 1);
+  CHECK(r.io_failed());
+  REQUIRE(r.shards.size() == 3);
+  CHECK(r.shards[1].block_bytes > 0);  // its blocks were read
+  // Core's getblock 3 sizes of heights 0-9, the shard made.
+  std::ifstream blocks(BLOCKWIRE_TEST_DATA "/core-regtest/rpc/getblock3.json");
+  const auto core = nlohmann::json::parse(blocks);
+  std::uint64_t made_bytes = 0, made_transactions = 0;
+  for (const auto& b : core) {
+    if (b["height"].get<int>() < 10 && b["confirmations"].get<int>() > 0) {
+      made_bytes += b["size"].get<std::uint64_t>();
+      made_transactions += b["tx"].size();
+    }
+  }
+  CHECK(r.block_bytes() == made_bytes);
+  CHECK(r.transactions() == made_transactions);
 }

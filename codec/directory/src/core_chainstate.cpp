@@ -67,6 +67,9 @@ result<std::optional<BlockHash>> best_block_of(leveldb::DB& db, const std::vecto
   BlockHash hash;
   std::copy_n(bytes_of(leveldb::Slice(value)).begin(), 32, hash.bytes().begin());
   unobfuscate(hash.bytes(), key);
+  // Zeros are no block (Core's GetBestBlock gives them for none): a set a
+  // writer had not yet brought to its first block.
+  if (hash.is_zero()) return std::optional<BlockHash>{};
   return std::optional<BlockHash>(hash);
 }
 

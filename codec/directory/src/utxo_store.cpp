@@ -124,7 +124,13 @@ result<void> UtxoStore::State::flush() {
       batch.Delete(key_of(point));
     }
   }
-  batch.Put(leveldb::Slice(&best_block_key, 1), leveldb::Slice(reinterpret_cast<const char*>(best.bytes().data()), 32));
+  // A set before its first block (the genesis block) has no best block
+  // written: a reader (blockwire utxos) says it has none, rather than take
+  // zeros and no coins for a set's state; a crash before then makes it
+  // again from nothing.
+  if (!best.is_zero()) {
+    batch.Put(leveldb::Slice(&best_block_key, 1), leveldb::Slice(reinterpret_cast<const char*>(best.bytes().data()), 32));
+  }
   std::array<std::byte, 12> end{};
   const auto file = to_le(static_cast<std::uint32_t>(undo_end.file));
   const auto size = to_le(undo_end.size);
@@ -198,6 +204,34 @@ result<void> UtxoStore::State::cut_torn_records() {
   return success();
 }
 
+namespace {
+
+// An empty database at `path`, made under a hidden name beside it and
+// renamed into place once LevelDB has written its files (CURRENT last): a
+// reader of `path` finds no set, or a whole database, never a folder
+// LevelDB is still making.
+result<void> make_empty_set(const std::string& path) {
+  const fs::path place(path);
+  std::string hidden = ".";
+  hidden.append(place.filename().string()).append(".new");
+  const fs::path making = place.parent_path() / hidden;
+  std::error_code ec;
+  fs::remove_all(making, ec);  // what a crash left
+  if (ec) return error(ec).in(making.string());
+  leveldb::Options options;
+  options.create_if_missing = true;
+  leveldb::DB* db = nullptr;
+  if (const leveldb::Status s = leveldb::DB::Open(options, making.string(), &db); !s.ok()) return leveldb_failure(s);
+  delete db;
+  if (auto r = sync_directory(making.c_str()); !r) return r.error().in(making.string());
+  fs::rename(making, place, ec);
+  if (ec) return error(ec).in("renaming " + making.string() + " to " + path);
+  if (auto r = sync_directory(place.parent_path().c_str()); !r) return r.error().in(place.parent_path().string());
+  return success();
+}
+
+}  // namespace
+
 std::string UtxoStore::path_of(const std::string& blocks_dir) { return (fs::path(blocks_dir) / "blockwire-utxos").string(); }
 
 UtxoStore::UtxoStore(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
@@ -217,19 +251,29 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options) {
   leveldb::DB* db = nullptr;
   std::error_code exists_ec;
   const bool made_here = !fs::exists(path_of(chain.dir()), exists_ec);
+  if (made_here) {
+    if (auto r = make_empty_set(path_of(chain.dir())); !r) return r.error();
+  }
   if (const leveldb::Status s = leveldb::DB::Open(db_options, path_of(chain.dir()), &db); !s.ok()) return leveldb_failure(s);
   state->db.reset(db);
 
   // Where the set is, and where the rev files ended then. A database with
-  // no best block is one a crash interrupted while it was first filled:
-  // made again, from nothing.
+  // no best block is new, or one a crash interrupted before its first
+  // block was in (or while it was first filled): made again, from nothing.
+  // It has none until then: a reader says so.
   std::string value;
   leveldb::Status s = db->Get(detail::checked_reads(), leveldb::Slice(&best_block_key, 1), &value);
   if (s.IsNotFound()) {
-    state->db.reset();
-    if (const leveldb::Status d = leveldb::DestroyDB(path_of(chain.dir()), leveldb::Options()); !d.ok()) return leveldb_failure(d);
-    if (const leveldb::Status o = leveldb::DB::Open(db_options, path_of(chain.dir()), &db); !o.ok()) return leveldb_failure(o);
-    state->db.reset(db);
+    if (!made_here) {
+      state->db.reset();
+      if (const leveldb::Status d = leveldb::DestroyDB(path_of(chain.dir()), leveldb::Options()); !d.ok()) return leveldb_failure(d);
+      // (a folder DestroyDB left, with files not LevelDB's: the database made in it)
+      if (!fs::exists(path_of(chain.dir()), exists_ec)) {
+        if (auto r = make_empty_set(path_of(chain.dir())); !r) return r.error();
+      }
+      if (const leveldb::Status o = leveldb::DB::Open(db_options, path_of(chain.dir()), &db); !o.ok()) return leveldb_failure(o);
+      state->db.reset(db);
+    }
     if (auto r = state->import_core_chainstate(chain); !r) return r.error();
     if (auto r = state->flush(); !r) return r.error();
   } else {

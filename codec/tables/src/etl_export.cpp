@@ -19,6 +19,7 @@
 #include <random>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <string>
 #include <thread>
@@ -82,6 +83,79 @@ result<bool> ends_with_block(const TablePlace& blocks_table, const std::string& 
   return text.find(hash, line == std::string::npos ? 0 : line) != std::string::npos;
 }
 
+bool hidden(const fs::path& p) { return !p.filename().empty() && p.filename().string().front() == '.'; }
+
+// The shards in OUT, by their heights: (first, last) -> its tables'
+// directories (OUT/TABLE/start_block=first/end_block=last).
+using ShardDirs = std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<fs::path>>;
+
+ShardDirs shards_in(const fs::path& out) {
+  ShardDirs shards;
+  // (a code a level: a file where a directory was looked for ends that
+  // level's listing alone)
+  std::error_code ec;
+  for (fs::directory_iterator table(out, ec), end; !ec && table != end; table.increment(ec)) {
+    std::error_code ec1;
+    if (!table->is_directory(ec1) || hidden(table->path())) continue;
+    for (fs::directory_iterator start(table->path(), ec1), e1; !ec1 && start != e1; start.increment(ec1)) {
+      const auto first = number_after(start->path(), "start_block=");
+      if (!first) continue;
+      std::error_code ec2;
+      for (fs::directory_iterator stop(start->path(), ec2), e2; !ec2 && stop != e2; stop.increment(ec2)) {
+        if (const auto last = number_after(stop->path(), "end_block=")) shards[{*first, *last}].push_back(stop->path());
+      }
+    }
+  }
+  return shards;
+}
+
+std::string range_text(std::uint64_t first, std::uint64_t last) { return shard_number(first) + "-" + shard_number(last); }
+
+// Why shards of `size` blocks may not go beside those in OUT (empty: they
+// may). A shard there that starts off a multiple of `size`, or holds more
+// blocks, overlaps the new ones: the same blocks in two shards, counted
+// twice by whatever reads OUT. Shorter ones of the same start are a tip's
+// (or --count's), which a whole new one replaces. Their size is the
+// smallest that fits them all: their longest, unless its multiples miss
+// some shard's start (their longest short, at a tip).
+std::string other_shard_size(const ShardDirs& shards, std::uint64_t size) {
+  const auto fits = [](const ShardDirs::value_type& s, std::uint64_t n) {
+    const auto [first, last] = s.first;
+    return last < first || (first % n == 0 && last - first < n);  // (a name no export writes: the sweep's to judge)
+  };
+  const auto misfit = std::find_if(shards.begin(), shards.end(), [&](const auto& s) { return !fits(s, size); });
+  if (misfit == shards.end()) return {};
+  // Their size: a multiple of it starts each shard (it divides `starts`,
+  // their first heights' greatest common divisor), and none is longer.
+  std::uint64_t longest = 0, starts = 0;
+  auto longest_shard = shards.end();
+  for (auto s = shards.begin(); s != shards.end(); ++s) {
+    const auto [first, last] = s->first;
+    if (last < first) continue;
+    if (last - first + 1 > longest) {
+      longest = last - first + 1;
+      longest_shard = s;
+    }
+    starts = std::gcd(starts, first);
+  }
+  const std::uint64_t most = std::max(starts, longest);
+  std::uint64_t theirs = longest;
+  while (theirs <= most &&
+         ((starts % theirs != 0) || !std::all_of(shards.begin(), shards.end(), [&](const auto& s) { return fits(s, theirs); }))) {
+    ++theirs;
+  }
+  if (theirs > most) {  // no one size: shards that overlap already
+    const auto other = std::find_if(shards.begin(), shards.end(), [&](const auto& s) { return !fits(s, longest); });
+    return "its shards are of more than one size (" + range_text(longest_shard->first.first, longest_shard->first.second) + " and " +
+           range_text(other->first.first, other->first.second) +
+           " among them), holding blocks twice: export into another directory, or remove it first";
+  }
+  return "its shards are of " + std::to_string(theirs) + " blocks (" + range_text(misfit->first.first, misfit->first.second) +
+         " among them), not " + std::to_string(size) +
+         ": shards of both sizes would hold the same blocks twice; export into it with --shard-blocks " + std::to_string(theirs) +
+         ", or into another directory";
+}
+
 // The first failure to remove something: what, and the system's code.
 struct SweepFailure {
   std::string text;
@@ -104,20 +178,7 @@ class Sweep {
  public:
   Sweep(const fs::path& out, const BlocksDirectory& dir, const EtlExport& spec) : out_(out), dir_(dir), spec_(spec) {}
 
-  std::size_t run(SweepFailure& problem) {
-    std::map<std::pair<std::uint64_t, std::uint64_t>, std::vector<fs::path>> shards;  // (first, last) -> its table directories
-    std::error_code ec;
-    for (fs::directory_iterator table(out_, ec), end; !ec && table != end; table.increment(ec)) {
-      if (!table->is_directory(ec) || hidden(table->path())) continue;
-      for (fs::directory_iterator start(table->path(), ec), e1; !ec && start != e1; start.increment(ec)) {
-        const auto first = number_after(start->path(), "start_block=");
-        if (!first) continue;
-        for (fs::directory_iterator stop(start->path(), ec), e2; !ec && stop != e2; stop.increment(ec)) {
-          const auto last = number_after(stop->path(), "end_block=");
-          if (last) shards[{*first, *last}].push_back(stop->path());
-        }
-      }
-    }
+  std::size_t run(const ShardDirs& shards, SweepFailure& problem) {
     std::size_t removed = 0;
     for (const auto& [range, dirs] : shards) {
       const std::string why = stale(range.first, range.second, problem);
@@ -137,8 +198,6 @@ class Sweep {
   }
 
  private:
-  static bool hidden(const fs::path& p) { return !p.filename().empty() && p.filename().string().front() == '.'; }
-
   // Why shard first-last is not the chain's (empty: it is, may be made
   // whole by this run, or its blocks table could not be read: `problem`).
   std::string stale(std::uint64_t first, std::uint64_t last, SweepFailure& problem) const {
@@ -423,6 +482,15 @@ std::uint64_t EtlReport::transactions() const noexcept {
   }
   return n;
 }
+std::uint64_t EtlReport::block_bytes() const noexcept {
+  // The made shards' alone: a shard that failed (a full disk) read its
+  // blocks, and holds none of them.
+  std::uint64_t n = 0;
+  for (const ShardOutcome& s : shards) {
+    if (s.reached && !s.skipped && !s.problem) n += s.block_bytes;
+  }
+  return n;
+}
 
 result<EtlOutput> EtlOutput::open(const std::string& out_dir) {
   std::error_code ec;
@@ -451,12 +519,18 @@ result<std::vector<ShardOutcome>> plan_shards(const BlocksDirectory& dir, const 
 
 result<std::size_t> remove_stale_shards(const BlocksDirectory& dir, const EtlOutput& out, const EtlExport& spec) {
   if (dir.chain_size() == 0) return directory::errc::no_chain;
+  if (spec.shard_blocks == 0) return std::make_error_code(std::errc::invalid_argument);
+  // Before anything is removed, damage or not: shards of two sizes overlap.
+  const ShardDirs shards = shards_in(out.path());
+  if (std::string why = other_shard_size(shards, spec.shard_blocks); !why.empty()) {
+    return error(std::make_error_code(std::errc::invalid_argument)).in(why);
+  }
   if (dir.damaged()) {
     if (spec.note) spec.note(dir.path() + " has damage: no shard of " + out.path() + " is removed for not being on its chain");
     return std::size_t{0};
   }
   SweepFailure failure;
-  const std::size_t removed = Sweep(out.path(), dir, spec).run(failure);
+  const std::size_t removed = Sweep(out.path(), dir, spec).run(shards, failure);
   if (!failure.text.empty()) {
     if (spec.note) spec.note("removing what left the chain: " + failure.text);
     return error(failure.code).in(failure.text);
@@ -502,7 +576,6 @@ result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlOutput& out, c
   }
   for (auto& t : pool) t.join();
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  report.block_bytes = exporter.bytes_done;
   return report;
 }
 

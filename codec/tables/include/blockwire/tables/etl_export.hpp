@@ -10,8 +10,10 @@
 // as one run makes. A rerun skips a shard whose files are all there and
 // whose blocks table ends with the chain's block at its last height. The
 // last shard may end short of a multiple (at the tip, or `end`): made
-// again whole later, it replaces the short one. OUT is locked while an
-// export runs (OUT/.blockwire-export.lock). Before any shard is made,
+// again whole later, it replaces the short one. One OUT holds shards of
+// one size: an export of another size into it is refused before anything
+// is made or removed (the two would hold blocks twice). OUT is locked
+// while an export runs (OUT/.blockwire-export.lock). Before any shard is made,
 // every shard in OUT whose last block is no longer the best chain's at its
 // height (a reorg, to a longer or a shorter chain), and every table left
 // without its shard's blocks table or under a temporary name (a crash), is
@@ -84,22 +86,23 @@ struct ShardOutcome {
 struct EtlReport {
   std::vector<ShardOutcome> shards;
   std::size_t removed = 0;  // shards removed for being off the best chain
-  std::uint64_t block_bytes = 0;
   double seconds = 0;
   std::size_t made() const noexcept;
   std::size_t failed() const noexcept;
   std::size_t skipped() const noexcept;
   bool io_failed() const noexcept;  // an I/O error stopped the run
+  // Of the shards made (not those skipped, failed or not reached).
   std::uint64_t transactions() const noexcept;
+  std::uint64_t block_bytes() const noexcept;
 };
 
 // Makes the shards of heights [from, end) of `dir`'s best chain in `out`:
 // plan_shards, remove_stale_shards, then export_shard for each on threads.
-// Errors, before any shard: from not a multiple of shard_blocks
-// (std::errc::invalid_argument), a directory with no chain
-// (directory::errc::no_chain: nothing in OUT is judged against it),
-// removing what left the chain (the system's). What each shard came to is
-// in the report.
+// Errors, before any shard: from not a multiple of shard_blocks, OUT
+// holding shards of another size (std::errc::invalid_argument: a
+// condition::usage), a directory with no chain (directory::errc::no_chain:
+// nothing in OUT is judged against it), removing what left the chain (the
+// system's). What each shard came to is in the report.
 result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlOutput& out, const EtlExport& spec);
 
 // The three steps of export_etl, for a caller that has the shards made
@@ -110,7 +113,11 @@ result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlOutput& out, c
 result<std::vector<ShardOutcome>> plan_shards(const BlocksDirectory& dir, const EtlExport& spec);
 // What left `dir`'s chain removed from `out` (export_etl's sweep, said by
 // spec.note; nothing for a directory with damage). Returns the shards
-// removed. Errors: directory::errc::no_chain, the system's.
+// removed. Errors: directory::errc::no_chain; OUT holding shards that
+// shards of spec.shard_blocks would overlap (made with another size, or
+// overlapping already: std::errc::invalid_argument, its context saying
+// their size and what to do; nothing removed), whatever the directory's
+// damage; the system's.
 result<std::size_t> remove_stale_shards(const BlocksDirectory& dir, const EtlOutput& out, const EtlExport& spec);
 // Shard [first, last] made in `out_dir` (or skipped when whole) as
 // export_etl makes it, on the calling thread. For a worker of an export
