@@ -48,6 +48,7 @@ struct PackOptions {
   bool append = false;
   bool undo = false;  // rev files too, undo data made from the blocks themselves
   network net = network::mainnet;
+  bool net_from_records = false;  // no --network: the network of OUT's records, else mainnet
 };
 
 struct BlocksOptions : ChainOptions {

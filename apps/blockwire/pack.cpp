@@ -1,7 +1,7 @@
 // blockwire pack: blocks (raw or hex files) into Core-style blk files, all
 // or nothing (pack_blocks: a new directory staged and published whole,
 // --append one batch of the writer). Here: the options, what a dead pack
-// left beside OUT, the key, and what is said.
+// left beside OUT, the key, the network, and what is said.
 #include "commands.hpp"
 #include "input.hpp"
 #include "text.hpp"
@@ -54,18 +54,29 @@ int pack(const PackOptions& o) {
     }
   }
 
+  // The network: --network, unless OUT has records: theirs (--network, if
+  // given, must be the same).
+  auto net = pack_network(o.output_dir, key, o.net_from_records ? std::nullopt : std::optional<network>(o.net));
+  if (!net) {
+    std::fprintf(stderr, "blockwire pack: %s\n", net.error().message().c_str());
+    return exit_status_of(net.error());
+  }
+  // A block that looks like another network's is said here, unless OUT has
+  // records: pack_blocks refuses it then.
+  const bool warn = !holds_records(o.output_dir);
+
   // What cannot be read twice (standard input, a pipe, a device) is kept
   // from the first reading; files are read again when written.
   int read_status = ok;
   PackBlocks spec;
   spec.dir = o.output_dir;
   spec.key = key;
-  spec.net = o.net;
+  spec.net = net.value();
   spec.undo = o.undo;
   spec.count = o.inputs.size();
   spec.name = [&](std::size_t i) { return o.inputs[i]; };
   spec.read = [&](std::size_t i, bool first, std::vector<std::byte>& out) {
-    if (auto status = read_block_input("pack", o.inputs[i], o.net, out, first)) {
+    if (auto status = read_block_input("pack", o.inputs[i], net.value(), out, first && warn)) {
       read_status = *status;
       return false;
     }
@@ -86,7 +97,7 @@ int pack(const PackOptions& o) {
   }
   std::printf("packed %s (%s) into %s, blk00000.dat to %s, network %s, XOR key %s\n", count_of(done.blocks, "block").c_str(),
               count_of(done.bytes, "byte").c_str(), o.output_dir.c_str(), block_file_name(done.last_file).c_str(),
-              std::string(name(o.net)).c_str(), to_hex(key).c_str());
+              std::string(name(net.value())).c_str(), to_hex(key).c_str());
   if (o.undo) {
     std::printf("and the undo data of %s (every block but the genesis block) into rev files\n",
                 count_of(o.inputs.size() - 1, "block").c_str());

@@ -63,8 +63,9 @@ CLI::App* add_pack(CLI::App& app, PackOptions& pack) {
   auto* key_opt = pack_cmd->add_option("--xor-key", pack.xor_key, "the 16-hex-digit obfuscation key")->type_name("HEX");
   pack_cmd->add_flag("--random-key", pack.random_key, "a random key")->excludes(key_opt);
   pack_cmd->add_flag("--append", pack.append,
-                     "add to the blk files already in DIR (with its key), all or nothing even across a crash;\n"
-                     "blocks DIR already holds are skipped; a torn last record a crash left is cut off first");
+                     "add to the blk files already in DIR (with its key and its records' network: a block that shows\n"
+                     "it is another network's is refused), all or nothing even across a crash; blocks DIR already\n"
+                     "holds are skipped; a torn last record a crash left is cut off first");
   pack_cmd
       ->add_flag("--undo", pack.undo,
                  "also write rev files, Core's undo data, made from the blocks themselves (a new directory; the\n"

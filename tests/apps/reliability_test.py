@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'support'))
 import peers  # noqa: E402
 import scenario as scenarios  # noqa: E402
 from bitcoin.core import CBlock  # noqa: E402
-from bitcoin.messages import msg_getdata, msg_ping  # noqa: E402
+from bitcoin.messages import msg_getdata, msg_getheaders, msg_ping, msg_pong  # noqa: E402
 from bitcoin.net import CInv  # noqa: E402
 
 blockwire, make_chain, data_dir, work, scenario = scenarios.arguments('blockwire', 'make_chain', 'data_dir', 'work', 'scenario')
@@ -583,6 +583,101 @@ def scenario_serve_slots():
         status, _, err = server.stop()
         reader.close()
     assert 'stopped reading' in err, err
+
+
+def scenario_pack_append_network():
+    """pack --append without --network takes the network of the directory's records (make_chain's regtest
+    directory); a block or a --network of another network than the records' is refused naming both, nothing
+    written; blocks --network of another network than the records' says so too."""
+    _, blocks = chain('source', 6)  # blocks 0-6 (python-bitcoinlib reads them below)
+    target = scenarios.make_chain(make_chain, work, 'target', 5, blocks=False)
+    assert peers.records(target) == blocks[:6], 'make_chain made another chain for 5 blocks than for 6'
+    hashes = [CBlock.deserialize(b).GetHash()[::-1].hex() for b in blocks]
+    [further] = pack_inputs(blocks, 6, 1)
+
+    # A regtest block into a regtest directory, no --network: the records say regtest.
+    r = run('pack', '--append', '-o', target, further, check=0)
+    assert 'network regtest' in r.stdout and 'damaged' not in r.stderr, r.stdout + r.stderr
+    assert 'warning' not in r.stderr, r.stderr  # (the block judged as regtest's, not mainnet's)
+    assert peers.records(target) == blocks[:7]
+    scan = run('scan', '--no-progress', '--json', target, check=0)
+    assert json.loads(scan.stdout)['blocks'] == 7, scan.stdout
+    shown = run('blocks', target, '--json', check=0)
+    assert [b['hash'] for b in json.loads(shown.stdout)] == hashes, shown.stdout
+    before = peers.records(target)
+
+    def refused(args, *words):
+        r = run('pack', '--append', '-o', target, *args, check=2)
+        assert all(w in r.stderr for w in words), (words, r.stderr)
+        assert peers.records(target) == before, 'a refused pack wrote'
+        return r
+
+    # --network naming another network than the records'.
+    refused(['--network', 'mainnet', further], "regtest's", "not mainnet's")
+    # A mainnet block (its proof of work meets bits no regtest block has), with and without --network regtest.
+    r = refused([FILL], 'mainnet', "holds regtest's blocks", 'block413567.raw')
+    refused(['--network', 'regtest', FILL], 'mainnet', "holds regtest's blocks", 'block413567.raw')
+    assert 'damaged' not in r.stderr, r.stderr
+    # ...and a regtest block into a mainnet directory.
+    mainnet = os.path.join(work, 'mainnet')
+    run('pack', '-o', mainnet, FILL, check=0)
+    kept = peers.records(mainnet)
+    r = run('pack', '--append', '-o', mainnet, further, check=2)
+    assert 'a block of regtest' in r.stderr and "holds mainnet's blocks" in r.stderr, r.stderr
+    assert peers.records(mainnet) == kept
+    # Reading one network's directory as another's: said so (exit 2), not "no chain" or damage.
+    r = run('blocks', target, '--network', 'mainnet', check=2)
+    assert "its records are regtest's (their magic), not mainnet's" in r.stderr, r.stderr
+    assert 'no chain' not in r.stderr and 'problem' not in r.stderr, r.stderr
+
+
+def scenario_getheaders_unknown_stop():
+    """getheaders with no locator: the stop hash's header alone when serve knows it, and nothing at all (not an
+    empty headers message) when it does not, as Bitcoin Core answers; a ping after each shows what came before."""
+    directory, blocks = chain('source', 10)
+    server, port = peers.start_serve(blockwire, directory)
+    with server:
+        wire = peers.Wire(socket.create_connection(('127.0.0.1', port), timeout=20))
+        peers.handshake(wire)
+
+        def ask(stop, nonce):
+            """Sends the getheaders, then a ping: the messages before its pong (serve's own pings answered)."""
+            request = msg_getheaders()
+            request.locator.vHave = []
+            request.hashstop = stop
+            wire.send(request)
+            wire.send(msg_ping(nonce=nonce))
+            got = []
+            while True:
+                command, payload = wire.receive()
+                assert command is not None, 'serve closed the connection'
+                if command == b'pong' and wire.message(command, payload).nonce == nonce:
+                    return got
+                if command == b'ping':
+                    wire.send(msg_pong(nonce=wire.message(command, payload).nonce))
+                    continue
+                got.append((command, payload))
+
+        known = CBlock.deserialize(blocks[4]).GetHash()
+        got = ask(known, 1)
+        assert [c for c, _ in got] == [b'headers'], got
+        assert [h.GetHash() for h in peers.read_headers(got[0][1])] == [known]
+        for i, stop in enumerate([os.urandom(32), bytes(32)]):
+            assert stop not in {CBlock.deserialize(b).GetHash() for b in blocks}
+            got = ask(stop, 2 + i)
+            assert got == [], f'an answer to an unknown stop hash: {got}'
+        # The connection still serves: a locator of genesis gets the rest of the chain.
+        request = msg_getheaders()
+        request.locator.vHave = [CBlock.deserialize(blocks[0]).GetHash()]
+        wire.send(request)
+        command, payload = wire.receive()
+        while command == b'ping':
+            wire.send(msg_pong(nonce=wire.message(command, payload).nonce))
+            command, payload = wire.receive()
+        assert command == b'headers', command
+        assert [h.GetHash() for h in peers.read_headers(payload)] == [CBlock.deserialize(b).GetHash() for b in blocks[1:]]
+        wire.sock.close()
+        server.stop()
 
 
 scenarios.dispatch(scenario, globals())

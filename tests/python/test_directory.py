@@ -4,6 +4,7 @@ data) from getblock 3's prevout objects."""
 
 import errno
 import os
+import subprocess
 
 import pytest
 
@@ -22,6 +23,23 @@ def test_open_missing_directory(tmp_path):
     assert missing in str(caught.value), f'the error does not name the path: {caught.value}'
     if isinstance(caught.value, blockwire.IOFailure):
         assert caught.value.errno == errno.ENOENT, f'errno of a missing directory: {caught.value.errno}'
+
+
+def test_open_as_another_network(regtest_dir):
+    # Core's regtest node wrote these records: opened as mainnet's, the library says so (not a directory of no
+    # chain), in the words and with the condition the command has for the same request (exit 2: usage).
+    path = os.path.join(regtest_dir, 'blocks')
+    with pytest.raises(blockwire.UsageError) as caught:
+        blockwire.open_directory(path, network='mainnet')
+    e = caught.value
+    assert (e.condition, e.category) == ('usage', 'blockwire.directory'), (e.condition, e.category)
+    assert str(e) == f"{path}: reading blk files: its records are regtest's (their magic), not mainnet's: " \
+                     'records of another network than the one asked for', str(e)
+    command = os.environ.get('BLOCKWIRE_COMMAND')
+    if not command:
+        pytest.fail('BLOCKWIRE_COMMAND must name the blockwire binary', pytrace=False)
+    r = subprocess.run([command, 'blocks', path, '--network', 'mainnet'], capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stdout, r.stderr) == (2, '', f'blockwire blocks: {e}\n')
 
 
 def test_opens_core_directory(directory, regtest_dir, getblockhash):

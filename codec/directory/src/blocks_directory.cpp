@@ -109,7 +109,16 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
   if (!format) return Failure{Failure::part::key, format.error()};
   const XorKey key = format.value().key;
   const network net = format.value().net;
-  if (!options.net && !network_of(path, key)) {
+  const std::optional<network> records = network_of(path, key);
+  // Asked for another network than the records' magic says: said as such,
+  // not read as a directory of no chain (each record's magic not the one
+  // sought, as damage would be).
+  if (options.net && records && *records != *options.net) {
+    return Failure{Failure::part::blocks, error(directory::errc::other_network)
+                                              .in("its records are " + std::string(name(*records)) + "'s (their magic), not " +
+                                                  std::string(name(*options.net)) + "'s")};
+  }
+  if (!options.net && !records) {
     // No record to say the network yet (a directory just made, a writer
     // that has not written its first block): a chain of length zero,
     // nothing guessed. refresh() opens it again once a record is there.

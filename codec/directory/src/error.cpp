@@ -21,6 +21,7 @@ const char* describe(int value) noexcept {
     case errc::no_filters: return "no compact block filters are served from this directory";
     case errc::past_tip: return "past the tip of the best chain";
     case errc::other_chain: return "this copy of the directory has another best chain than the one planned on (behind, or another branch)";
+    case errc::other_network: return "records of another network than the one asked for";
   }
   return nullptr;
 }
@@ -36,7 +37,8 @@ condition classify(int value) noexcept {
     case errc::node_index:
     case errc::utxo_set_behind:
     case errc::no_filters:
-    case errc::past_tip: return condition::usage;
+    case errc::past_tip:
+    case errc::other_network: return condition::usage;
     case errc::no_undo_data:
     case errc::no_chain:
     case errc::not_one_chain:

@@ -6,6 +6,7 @@
 #include <blockwire/io/number_text.hpp>
 #include <blockwire/undo.hpp>
 
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <set>
@@ -20,6 +21,75 @@ PackFailure failure(error cause, std::string line) { return PackFailure{cause, {
 
 BlockHash hash_of(std::span<const std::byte> block) { return block_hash(decode_header(block.first(header_size)).value()); }
 
+// A directory's records of `records`, blocks of `asked` to add to them.
+error other_records(const std::string& dir, network records, network asked) {
+  return error(directory::errc::other_network)
+      .in(dir + ": its records are " + std::string(name(records)) + "'s (their magic), not " + std::string(name(asked)) + "'s");
+}
+
+// The networks block `h` shows it is of, when it cannot be `net`'s: a
+// genesis block, the network whose genesis block it is; else what its
+// proof of work allows, when it meets its bits: bits easier than `net`
+// allows, or, for regtest, other bits than regtest's (the easiest): it
+// does not retarget, every one of its blocks has its genesis block's bits,
+// and work done to other bits was done on another network. Empty when it
+// can be `net`'s, or shows nothing (work that does not meet its bits: the
+// index leaves the block out as failing its proof of work).
+std::vector<network> networks_instead(const BlockHeader& h, network net) {
+  constexpr network every[] = {network::mainnet, network::testnet3, network::testnet4, network::signet, network::regtest};
+  const BlockHash hash = block_hash(h);
+  if (h.prev_block.is_zero()) {
+    if (hash == genesis_hash(net)) return {};
+    for (network n : every) {
+      if (hash == genesis_hash(n)) return {n};
+    }
+  }
+  const auto target = Target::from_bits(h.bits);
+  if (!target || !target->met_by(hash)) return {};
+  const auto allows = [&](network n) {
+    if (n == network::regtest) return h.bits == pow_limit_bits(network::regtest);
+    const auto limit = Target::from_bits(pow_limit_bits(n));
+    return limit && *target <= *limit;
+  };
+  if (allows(net)) return {};
+  std::vector<network> out;
+  for (network n : every) {
+    if (allows(n)) out.push_back(n);
+  }
+  return out;
+}
+
+// "mainnet", "regtest or signet", "mainnet, testnet3 or signet"
+std::string one_of(const std::vector<network>& nets) {
+  std::string text;
+  for (std::size_t i = 0; i < nets.size(); ++i) {
+    if (i != 0) text += i + 1 == nets.size() ? " or " : ", ";
+    text += name(nets[i]);
+  }
+  return text;
+}
+
+std::string bits_hex(std::uint32_t bits) {
+  char text[9];
+  std::snprintf(text, sizeof text, "%08x", bits);
+  return text;
+}
+
+// Why block `h`, named `what`, is not added to `dir`'s records of `net`
+// (networks_instead gave `others`).
+std::string not_of_network(const std::string& what, const std::string& dir, const BlockHeader& h, network net,
+                           const std::vector<network>& others) {
+  const std::string holds = dir + " holds " + std::string(name(net)) + "'s blocks";
+  if (h.prev_block.is_zero() && others.size() == 1 && block_hash(h) == genesis_hash(others[0])) {
+    return what + ": the genesis block of " + one_of(others) + ", and " + holds;
+  }
+  const std::string because =
+      net == network::regtest ? "its proof of work meets bits " + bits_hex(h.bits) + ", and regtest's blocks all have " +
+                                    bits_hex(pow_limit_bits(network::regtest)) + " (regtest does not retarget)"
+                              : "its proof of work meets bits " + bits_hex(h.bits) + ", easier than " + std::string(name(net)) + " allows";
+  return what + ": a block of " + one_of(others) + ", and " + holds + ": " + because;
+}
+
 std::string repair_text(const std::string& dir, const BlockFileRepair& r) {
   const bool torn = r.what == BlockFileRepair::kind::torn_record;
   return dir + ": " +
@@ -31,10 +101,22 @@ std::string repair_text(const std::string& dir, const BlockFileRepair& r) {
 
 }  // namespace
 
+result<network> pack_network(const std::string& dir, const XorKey& key, const std::optional<network>& given) {
+  const std::optional<network> records = network_of(dir, key);
+  if (records && given && *records != *given) return other_records(dir, *records, *given);
+  return records ? *records : given.value_or(network::mainnet);
+}
+
 packed pack_blocks(const PackBlocks& spec) {
   const auto say = [&](const std::string& line) {
     if (spec.note) spec.note(line);
   };
+  // Records there already: blocks of their network alone are added to them.
+  const std::optional<network> records = network_of(spec.dir, spec.key);
+  if (records && *records != spec.net) {
+    const error e = other_records(spec.dir, *records, spec.net);
+    return failure(e, e.message());
+  }
   // Every block read before anything is written; with undo data, each
   // block's made here, as a node connecting the chain makes it.
   std::vector<std::byte> bytes;
@@ -45,6 +127,12 @@ packed pack_blocks(const PackBlocks& spec) {
   for (std::size_t i = 0; i < spec.count; ++i) {
     if (!spec.read(i, true, bytes)) return PackFailure{error(std::make_error_code(std::errc::io_error)), {}};
     hashes[i] = hash_of(bytes);
+    if (records) {
+      const BlockHeader header = decode_header(std::span<const std::byte>(bytes).first(header_size)).value();
+      if (const auto others = networks_instead(header, spec.net); !others.empty()) {
+        return failure(directory::errc::other_network, not_of_network(spec.name(i), spec.dir, header, spec.net, others));
+      }
+    }
     if (spec.undo) {
       const Block block = decode_block(bytes).value();  // the reader checked that it decodes
       // One chain, in order: a branch would need another coin set.

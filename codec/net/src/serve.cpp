@@ -49,13 +49,15 @@ std::int64_t fork_point(const BlockIndex& index, const std::vector<BlockHash>& l
 }
 
 // getheaders: from the fork point on, up to 2,000 headers or the stop hash.
-// With no locator, the stop hash's header alone, as Core answers.
-p2p::Headers headers_after(const BlockIndex& index, const p2p::GetHeaders& request) {
+// With no locator, the stop hash's header alone, as Core answers; nothing,
+// not even an empty headers message, when the stop hash is unknown (Core
+// returns without an answer there).
+std::optional<p2p::Headers> headers_after(const BlockIndex& index, const p2p::GetHeaders& request) {
   p2p::Headers out;
   if (request.locator.empty()) {
-    if (const auto b = index.find(request.stop)) {
-      if (auto header = index.header(*b)) out.headers.push_back(header.value());
-    }
+    const auto b = index.find(request.stop);
+    if (!b) return std::nullopt;
+    if (auto header = index.header(*b)) out.headers.push_back(header.value());
     return out;
   }
   // (A header that cannot be read back ends the answer there.)
@@ -133,12 +135,13 @@ class Server {
 
   result<void> handle(const p2p::Message& message) {
     if (const auto* request = std::get_if<p2p::GetHeaders>(&message)) {
-      p2p::Headers headers;
+      std::optional<p2p::Headers> headers;
       {
         const auto lock = store_.lock();
         headers = headers_after(store_.index(), *request);
       }
-      return peer_.send(headers);
+      if (!headers) return success();
+      return peer_.send(*headers);
     }
     if (const auto* request = std::get_if<p2p::GetBlocks>(&message)) {
       p2p::Inv inv;

@@ -28,7 +28,7 @@ class BlocksDirectory {
  public:
   struct Options {
     std::optional<XorKey> key;          // default: the directory's xor.dat (none: no obfuscation)
-    std::optional<network> net;         // default: the magic of its first record, else mainnet
+    std::optional<network> net;         // default: the magic of its first record, else mainnet; another than its records': other_network
     bool undo = true;                   // pair the rev files' records with their blocks, when there are rev files
     std::optional<unsigned> undo_file;  // with undo: revNNNNN.dat of this N alone (one blk file's blocks)
     // Rev files that cannot be read fail open(); false: the directory is

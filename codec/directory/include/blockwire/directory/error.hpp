@@ -25,6 +25,7 @@ enum class errc : int {
   no_filters,          // BlockStore: filters are not served (not enabled, or no rev files to make them from)
   past_tip,            // BlockStore: a height past the best chain's tip
   other_chain,         // a copy of a directory whose best chain differs from the one a job was planned on (behind, or another branch)
+  other_network,       // records of another network than the one asked for (a directory's; a block packed into one)
 };
 
 const std::error_category& category() noexcept;

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,8 @@ namespace blockwire {
 struct PackBlocks {
   std::string dir;
   XorKey key{};
+  // The records' magic: that of the directory's records when it has some
+  // (pack_network says which).
   network net = network::mainnet;
   bool undo = false;      // a new directory, the blocks one chain from its genesis block, in order
   std::size_t count = 0;  // blocks
@@ -56,11 +59,21 @@ struct PackFailure {
 
 using packed = BOOST_OUTCOME_V2_NAMESPACE::basic_result<Packed, PackFailure, BOOST_OUTCOME_V2_NAMESPACE::policy::terminate>;
 
+// The network whose magic frames the records of blocks packed into `dir`
+// (read with `key`): the one its records' magic says when it has some
+// (network_of), else `given`, else mainnet. A `given` that is not its
+// records' is directory::errc::other_network, the error's context naming
+// both ("DIR: its records are regtest's (their magic), not mainnet's").
+result<network> pack_network(const std::string& dir, const XorKey& key, const std::optional<network>& given);
+
 // Errors besides the system's and the writer's (BlockFileWriter::open's):
 // directory::errc::not_one_chain, undo::errc::missing_coin (undo data
 // asked for, and the blocks are not one chain from genesis that spends
 // only what it holds), directory::errc::input_changed (a block read again
-// is not the one connected).
+// is not the one connected), directory::errc::other_network (a directory
+// whose records are not spec.net's, or a block added to its records that
+// shows it is another network's: another's genesis block, or proof of
+// work that meets bits spec.net never has).
 packed pack_blocks(const PackBlocks& spec);
 
 }  // namespace blockwire
