@@ -52,10 +52,27 @@ int say_failure(const net::FetchReport& report, const net::FetchRequest& request
     case step::connecting: std::fprintf(stderr, "blockwire fetch: cannot connect to %s\n", f.context.c_str()); return usage_or_io;
     case step::handshake:
       std::fprintf(stderr, "blockwire fetch: handshake: %s\n", f.context.c_str());
-      // A node drops a version in another network's envelope without a word.
+      // Closed before it sent a byte: a node that refuses us (its slots
+      // full, our address banned), or, once it had our version, one that
+      // drops a version in another network's envelope without a word.
       if (f.cause.code() == net::errc::connection_closed && report.peer_bytes_received == 0) {
-        std::fprintf(stderr, "blockwire fetch: is %s a %s node? (--network)\n", report.peer_name.c_str(),
-                     std::string(name(report.net)).c_str());
+        const std::string net_name(name(report.net));
+        if (report.peer_bytes_sent == 0) {
+          std::fprintf(stderr,
+                       "blockwire fetch: %s closed the connection as it accepted it, before a byte either way: it refuses us "
+                       "(every slot taken, or our address banned); try again later, or another node\n",
+                       report.peer_name.c_str());
+        } else if (report.fallback == net::v1_fallback::hung_up) {
+          std::fprintf(stderr,
+                       "blockwire fetch: %s closed both connections before sending a byte (at our v2 key, then at our v1 "
+                       "version): it refuses us (every slot taken, or our address banned), or it is not a %s node (--network)\n",
+                       report.peer_name.c_str(), net_name.c_str());
+        } else {
+          std::fprintf(stderr,
+                       "blockwire fetch: %s closed the connection at our version without a word: it is not a %s node "
+                       "(--network), or it refuses us (every slot taken, or our address banned)\n",
+                       report.peer_name.c_str(), net_name.c_str());
+        }
       }
       return exit_status_of(f.cause);
     case step::directory:
@@ -78,7 +95,8 @@ int say_failure(const net::FetchReport& report, const net::FetchRequest& request
       return usage_or_io;
     case step::syncing:
       std::fprintf(stderr, "blockwire fetch: %s\n", f.context.c_str());
-      std::fprintf(stderr, "blockwire fetch: %s holds whole, checked blocks up to height %lld; run fetch again to go on\n", dir, height);
+      std::fprintf(stderr, "blockwire fetch: %s holds whole, checked blocks up to height %lld%s\n", dir, height,
+                   f.cause.code() == net::errc::pruned_peer ? "" : "; run fetch again to go on");
       return exit_status_of(f.cause);
   }
   return usage_or_io;
@@ -111,7 +129,7 @@ void say_fetched(const net::FetchReport& report, const FetchOptions& o) {
   if (report.transport_used == net::transport::v2) {
     std::printf("transport: v2, encrypted (BIP324), session %s\n", report.session_id.c_str());
   } else {
-    std::printf("transport: v1, plaintext%s\n", report.v2_refused ? " (the peer refused v2)" : "");
+    std::printf("transport: v1, plaintext%s\n", report.fallback != net::v1_fallback::none ? " (the peer speaks v1 only)" : "");
   }
   std::printf("fetched: %s, %s bytes in %.1f s (%.0f MB/s)\n", count_of(p.blocks, "block").c_str(), with_commas(p.bytes).c_str(),
               report.seconds, mb_per_s);
@@ -192,9 +210,21 @@ int fetch(const FetchOptions& o) {
     std::fprintf(stderr, "blockwire fetch: the index of %s could not be kept: %s\n", o.output_dir.c_str(),
                  report.index_not_kept->message().c_str());
   }
-  if (report.v2_refused) {
-    std::fprintf(stderr, "blockwire fetch: %s hung up at our v2 (BIP324) key: connected again with v1 (--v1 skips the attempt)\n",
-                 o.peer.c_str());
+  switch (report.fallback) {
+    case net::v1_fallback::none: break;
+    case net::v1_fallback::spoke_first:
+      std::fprintf(stderr, "blockwire fetch: %s sent its v1 version before our v2 (BIP324) key: v1 on that connection\n", o.peer.c_str());
+      break;
+    case net::v1_fallback::answered_v1:
+      std::fprintf(stderr,
+                   "blockwire fetch: %s answered our v2 (BIP324) key with a v1 version: connected again with v1 (--v1 skips "
+                   "the attempt)\n",
+                   o.peer.c_str());
+      break;
+    case net::v1_fallback::hung_up:
+      std::fprintf(stderr, "blockwire fetch: %s hung up at our v2 (BIP324) key: connected again with v1 (--v1 skips the attempt)\n",
+                   o.peer.c_str());
+      break;
   }
   if (report.failure) return say_failure(report, request, stop_signal_name(signals));
   say_fetched(report, o);

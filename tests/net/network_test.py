@@ -187,7 +187,7 @@ def scenario_v2_transport():
         r = fetch(port, os.path.join(work, 'refused'), '--max-blocks', '10')
         assert r.returncode == 0, r.stderr
         assert 'hung up at our v2 (BIP324) key: connected again with v1' in r.stderr, r.stderr
-        assert 'transport: v1, plaintext (the peer refused v2)' in r.stdout, r.stdout
+        assert 'transport: v1, plaintext (the peer speaks v1 only)' in r.stdout, r.stdout
         status, _, err = server.stop()
     assert status == 0 and 'bad magic' in err, err
 

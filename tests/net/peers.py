@@ -113,9 +113,10 @@ def version(height=0, protocol=70016):
     return v
 
 
-def handshake(wire, height=0, first=True, protocol=70016, seen=None):
+def handshake(wire, height=0, first=True, protocol=70016, seen=None, version_sent=False):
     """Ours first (a client of serve) or theirs first (a server); returns their version. `seen` collects the
-    commands received. A client also reads serve's sendcmpct, which follows the handshake."""
+    commands received. A client also reads serve's sendcmpct, which follows the handshake. `version_sent`: a
+    server that sent its version before the client's (a v1 node that speaks first) does not send it again."""
     if first:
         wire.send(version(height, protocol))
     theirs, verack = None, False
@@ -126,7 +127,7 @@ def handshake(wire, height=0, first=True, protocol=70016, seen=None):
             seen.append(command)
         if command == b'version':
             theirs = wire.message(command, payload)
-            if not first:
+            if not first and not version_sent:
                 wire.send(version(height, protocol))
             wire.send(msg_verack())
         elif command == b'verack':
@@ -259,17 +260,48 @@ class FakeNode(threading.Thread):
     """A listening peer on loopback that serves `blocks` (raw bytes, a chain from genesis) with bitcoinlib's
     messages, or misbehaves as `mode` says once the handshake is done."""
 
-    def __init__(self, blocks, mode='honest', protocol=70016):
+    def __init__(self, blocks, mode='honest', protocol=70016, speaks_first=None, bans=False):
+        """`speaks_first`: a v1 node that sends its version that many seconds after it accepts a connection (bcoin
+        does at once), and closes one whose first bytes are not its magic; with `bans`, it then bans the address
+        (every later connection from it closed at once), as bcoin bans for bad messages."""
         super().__init__(daemon=True)
         self.blocks, self.mode, self.protocol = blocks, mode, protocol
+        self.speaks_first, self.bans = speaks_first, bans
+        self.connections, self.banned = 0, set()
         self.headers = [CBlock.deserialize(b).get_header() for b in blocks]
         self.hashes = [h.GetHash() for h in self.headers]
         self.server = socket.create_server(('127.0.0.1', 0))
         self.port = self.server.getsockname()[1]
         self.error = None
 
+    def accept_speaking_first(self):
+        """The first connection whose first bytes are the magic, our version sent to each as it is accepted."""
+        self.server.settimeout(60)
+        while True:
+            conn, (host, _) = self.server.accept()
+            self.connections += 1
+            if host in self.banned:
+                conn.close()
+                continue
+            time.sleep(self.speaks_first)
+            try:
+                conn.sendall(version(len(self.blocks) - 1, self.protocol).to_bytes())
+                conn.settimeout(20)
+                first = conn.recv(4, socket.MSG_WAITALL | socket.MSG_PEEK)
+            except OSError:
+                first = b''
+            if first == bitcoin.params.MESSAGE_START:
+                conn.settimeout(None)
+                return conn
+            if self.bans:
+                self.banned.add(host)
+            conn.close()
+
     def run(self):
-        conn, self.v2_refused = accept_v1(self.server)
+        if self.speaks_first is not None:
+            conn, self.v2_refused = self.accept_speaking_first(), 0
+        else:
+            conn, self.v2_refused = accept_v1(self.server)
         try:
             self.serve(conn, Wire(conn))
         except (BrokenPipeError, ConnectionResetError):
@@ -320,7 +352,8 @@ class FakeNode(threading.Thread):
             time.sleep(1)
             return
         self.handshake_commands = []
-        handshake(wire, height=len(self.blocks) - 1, first=False, protocol=self.protocol, seen=self.handshake_commands)
+        handshake(wire, height=len(self.blocks) - 1, first=False, protocol=self.protocol, seen=self.handshake_commands,
+                  version_sent=self.speaks_first is not None)
         # What Bitcoin Core sends a new peer unasked: compact-block and fee
         # settings, a ping, and a getheaders of its own.
         wire.send(envelope(b'sendcmpct', b'\0' + struct.pack('<Q', 2)))

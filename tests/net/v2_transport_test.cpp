@@ -208,6 +208,56 @@ TEST_CASE("v2 transport: a v1 peer is told apart by its first bytes; a v1-only r
     CHECK(out.transport_kind() == net::transport::v1);
     CHECK(out.session_id().empty());
   }
+  SUBCASE("a v1 node that speaks first (bcoin): start_v2 says v1 with nothing sent, and the handshake reads its version") {
+    SocketPair pair;
+    net::Connection out(FileDescriptor(pair.ours, ownership::own), network::regtest, short_timeouts());
+    pair.ours = -1;
+    result<p2p::Version> theirs = net::errc::timed_out;
+    std::thread node([&] {
+      // (its version first, as it accepts, then the same handshake as ours)
+      net::Connection in(FileDescriptor(pair.theirs, ownership::own), network::regtest, short_timeouts());
+      pair.theirs = -1;
+      theirs = in.handshake_outbound();
+    });
+    const auto r = out.start_v2();
+    REQUIRE(r);
+    CHECK(r.value() == net::transport::v1);
+    CHECK(out.bytes_sent() == 0);  // not a byte of a key it would have read as a bad envelope
+    CHECK(out.handshake_outbound());
+    node.join();
+    CHECK(theirs);
+    CHECK(out.transport_kind() == net::transport::v1);
+  }
+  SUBCASE("a v1 node whose version comes where the key belongs: v2_answered_v1, to connect again for v1") {
+    SocketPair pair;
+    net::Connection out(FileDescriptor(pair.ours, ownership::own), network::regtest, short_timeouts());
+    pair.ours = -1;
+    std::vector<std::byte> version;
+    p2p::encode_message(p2p::Version{}, network::regtest, version);
+    std::thread node([&] {
+      std::this_thread::sleep_for(400ms);  // past the wait for a node that speaks first
+      pair.send_raw(version);
+    });
+    const auto r = out.start_v2();
+    node.join();
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code() == net::errc::v2_answered_v1);
+    CHECK(net::reconnect_for_v1(r.error()));
+    CHECK(net::fallback_of(r.error()) == net::v1_fallback::answered_v1);
+    CHECK(out.bytes_sent() == net::bip324::EllSwiftPublicKey{}.size());  // the key alone: the garbage waits for the peer's key
+  }
+  SUBCASE("a node that closes as it accepts, before a byte either way: connection_closed, not a v1-only node") {
+    SocketPair pair;
+    net::Connection out(FileDescriptor(pair.ours, ownership::own), network::regtest, short_timeouts());
+    pair.ours = -1;
+    ::close(pair.theirs);
+    pair.theirs = -1;
+    const auto r = out.start_v2();
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code() == net::errc::connection_closed);
+    CHECK_FALSE(net::reconnect_for_v1(r.error()));
+    CHECK(out.bytes_sent() == 0);
+  }
   SUBCASE("a responder silent at our key is taken for a v1-only node too (Core's rule: nothing received)") {
     SocketPair pair;
     net::Connection out(FileDescriptor(pair.ours, ownership::own), network::regtest, short_timeouts());

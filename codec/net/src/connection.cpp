@@ -8,7 +8,9 @@
 #include <blockwire/net/connection.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -105,6 +107,17 @@ class DeadlineWriter {
   clock::time_point deadline_{};
 };
 
+// A v1 peer's first 16 bytes: the envelope of its version message (the
+// network's magic, then "version" padded with zeros).
+std::array<std::byte, 16> v1_version_prefix(network net) {
+  std::array<std::byte, 16> prefix{};
+  const Magic m = magic(net);
+  std::copy(m.begin(), m.end(), prefix.begin());
+  constexpr std::string_view command = "version";
+  std::memcpy(prefix.data() + 4, command.data(), command.size());
+  return prefix;
+}
+
 }  // namespace
 
 struct Connection::State {
@@ -127,6 +140,7 @@ struct Connection::State {
   std::vector<std::byte> received;
   std::string last_command;
   std::int32_t peer_version = 0;
+  std::chrono::microseconds round_trip{0};
   std::uint64_t last_offset = 0;
   std::uint64_t sent = 0;
 };
@@ -228,63 +242,121 @@ struct Connection::V2 {
     }
   }
 
-  // Our key and garbage, sent at once.
-  static result<std::vector<std::byte>> send_key(State& s, clock::time_point deadline) {
+  // Our key, and after it our garbage when `with_garbage` (the responder
+  // sends both at once; the initiator its garbage later, with its
+  // terminator). Returns the garbage, sent or to send.
+  static result<std::vector<std::byte>> send_key(State& s, clock::time_point deadline, bool with_garbage) {
     auto key = bip324::EllSwiftKey::generate();
     if (!key) return key.error();
     s.v2.emplace(std::move(key).value());
     std::vector<std::byte> garbage = bip324::random_garbage();
     s.packet.assign(s.v2->our_public_key().begin(), s.v2->our_public_key().end());
-    s.packet.insert(s.packet.end(), garbage.begin(), garbage.end());
+    if (with_garbage) s.packet.insert(s.packet.end(), garbage.begin(), garbage.end());
     if (auto r = write(s, s.packet, deadline); !r) return r.error();
     return garbage;
   }
 
-  // The initiator's side: our key and garbage, the peer's key, the rest.
-  static result<void> start(State& s) {
+  // The reader armed for the next step: the idle timeout, or the
+  // handshake's deadline when that comes first (each its own code).
+  static void arm_step(State& s, clock::time_point deadline) {
+    const auto idle = clock::now() + s.timeouts.idle;
+    s.reader.arm(std::min(deadline, idle), deadline <= idle ? net::errc::handshake_timed_out : net::errc::timed_out);
+  }
+
+  // Whether the peer, before we sent anything, began its v1 version: a v2
+  // responder waits for our key and never speaks first, some v1 nodes do.
+  // Waits twice the round trip the kernel measured (200 ms at least, 1 s
+  // at most) for a first byte, then for the rest of the envelope's first
+  // 16 bytes within the handshake. The bytes stay buffered.
+  static result<bool> spoke_v1_first(State& s, clock::time_point deadline) {
+    std::chrono::microseconds round_trip{0};
+    tcp_info info{};
+    socklen_t length = sizeof info;
+    if (::getsockopt(s.socket.get(), IPPROTO_TCP, TCP_INFO, &info, &length) == 0) round_trip = std::chrono::microseconds(info.tcpi_rtt);
+    const auto wait = std::clamp<std::chrono::milliseconds>(std::chrono::ceil<std::chrono::milliseconds>(2 * round_trip),
+                                                            std::chrono::milliseconds(200), std::chrono::seconds(1));
+    const auto prefix = v1_version_prefix(s.net);
+    s.reader.arm(std::min(deadline, clock::now() + wait), net::errc::timed_out);
+    for (;;) {
+      const auto head = s.in.buffered();
+      const std::size_t n = std::min(head.size(), prefix.size());
+      if (!std::equal(head.begin(), head.begin() + static_cast<std::ptrdiff_t>(n), prefix.begin())) return false;
+      if (n == prefix.size()) return true;
+      if (n != 0) arm_step(s, deadline);  // begun: the rest within the handshake
+      auto got = s.in.fill();
+      if (!got) {
+        if (got.error().code() == net::errc::timed_out && n == 0) return false;  // silent: a v2 responder's way
+        return error(got.error().code(), s.consumed());
+      }
+      // Closed as it accepted, before a byte either way: it refuses us.
+      if (got.value() == 0) return error(net::errc::connection_closed, s.consumed());
+    }
+  }
+
+  // The initiator's side: a v1 peer that speaks first told apart, then
+  // our key, the peer's key, the rest. True: v2; false: v1, nothing sent.
+  static result<bool> start(State& s) {
     const auto deadline = clock::now() + s.timeouts.handshake;
-    auto garbage = send_key(s, deadline);
+    auto v1 = spoke_v1_first(s, deadline);
+    if (!v1) return v1.error();
+    if (v1.value()) return false;
+    auto garbage = send_key(s, deadline, false);
     if (!garbage) return garbage.error();
     bip324::EllSwiftPublicKey theirs;
-    s.reader.arm(std::min(deadline, clock::now() + s.timeouts.idle), net::errc::timed_out);
+    arm_step(s, deadline);
     if (auto r = read_exact(s, theirs); !r) {
       // A v1 node reads our key as an envelope with a bad magic and hangs
       // up (or resets) before it sends a byte; Core then tries v1 (its
       // ShouldReconnectV1: nothing received). Silence does the same.
       const std::error_code c = r.error().code();
-      const bool hung_up = c == net::errc::connection_closed || c == std::errc::connection_reset || c == net::errc::timed_out;
+      const bool hung_up = c == net::errc::connection_closed || c == std::errc::connection_reset || c == net::errc::timed_out ||
+                           c == net::errc::handshake_timed_out;
       if (hung_up && s.reader.received() == 0) return error(net::errc::v2_refused, 0);
-      return r;
+      return r.error();
     }
-    return finish(s, theirs, true, garbage.value(), deadline);
+    // A v1 node that spoke later than we waited: its version where the
+    // key belongs.
+    const auto prefix = v1_version_prefix(s.net);
+    if (std::equal(prefix.begin(), prefix.end(), theirs.begin())) return error(net::errc::v2_answered_v1, 0);
+    if (auto r = finish(s, theirs, true, garbage.value(), garbage.value(), deadline); !r) return r.error();
+    return true;
   }
 
-  // Once both keys are known: our terminator and version packet (the
-  // garbage we sent its AAD), then the peer's garbage, terminator and
-  // version packet (contents ignored, as BIP324 says: for later versions).
+  // Once both keys are known: `garbage_to_send` (the initiator's, held
+  // back until now), our terminator and version packet (the garbage we
+  // sent its AAD), then the peer's garbage, terminator and version packet
+  // (contents ignored, as BIP324 says: for later versions).
   static result<void> finish(State& s, const bip324::EllSwiftPublicKey& theirs, bool initiator, std::span<const std::byte> our_garbage,
-                             clock::time_point deadline) {
+                             std::span<const std::byte> garbage_to_send, clock::time_point deadline) {
     s.v2->initialize(theirs, initiator, s.net);
     new_packet(s);  // the version packet: no contents
     const Terminator terminator = s.v2->send_garbage_terminator();
-    if (auto r = send_packet(s, our_garbage, terminator); !r) return r;
-    s.reader.arm(std::min(deadline, clock::now() + s.timeouts.idle), net::errc::timed_out);
+    std::vector<std::byte> before(garbage_to_send.begin(), garbage_to_send.end());
+    before.insert(before.end(), terminator.begin(), terminator.end());
+    if (auto r = send_packet(s, our_garbage, before); !r) return r;
+    arm_step(s, deadline);
     auto garbage = receive_garbage(s, s.v2->receive_garbage_terminator());
     if (!garbage) return garbage.error();
     auto version = receive_packet(s, clock::now() + s.timeouts.idle, garbage.value(), deadline);
-    if (!version) return version.error();
+    if (!version) {
+      // (receive_packet stops at the handshake's deadline as at its own:
+      // which one ran out, said)
+      const std::error_code c = version.error().code();
+      if ((c == net::errc::timed_out || c == net::errc::too_slow) && clock::now() >= deadline) {
+        return error(net::errc::handshake_timed_out, version.error().offset());
+      }
+      return version.error();
+    }
     return success();
   }
 };
 
-result<void> Connection::start_v2() {
+result<transport> Connection::start_v2() {
   State& s = *state_;
   auto done = V2::start(s);
-  if (!done) {
-    s.v2.reset();  // v1's state again: nothing half-made is used
-    return done.error();
-  }
-  return success();
+  if (!done || !done.value()) s.v2.reset();  // v1's state again: nothing half-made is used
+  if (!done) return done.error();
+  return done.value() ? transport::v2 : transport::v1;
 }
 
 result<transport> Connection::accept_transport(bool allow_v2) {
@@ -298,12 +370,8 @@ result<transport> Connection::accept(bool allow_v2) {
   if (!allow_v2) return transport::v1;
   const auto deadline = clock::now() + s.timeouts.handshake;
   // A v1 peer's first bytes: the envelope of its version message.
-  std::array<std::byte, 16> v1_prefix{};
-  const Magic m = magic(s.net);
-  std::copy(m.begin(), m.end(), v1_prefix.begin());
-  constexpr std::string_view version = "version";
-  std::memcpy(v1_prefix.data() + 4, version.data(), version.size());
-  s.reader.arm(std::min(deadline, clock::now() + s.timeouts.idle), net::errc::timed_out);
+  const auto v1_prefix = v1_version_prefix(s.net);
+  V2::arm_step(s, deadline);
   for (;;) {
     const auto head = s.in.buffered();
     const std::size_t n = std::min(head.size(), v1_prefix.size());
@@ -317,9 +385,9 @@ result<transport> Connection::accept(bool allow_v2) {
   if (auto r = V2::read_exact(s, theirs); !r) return r.error();
   // The magic of another network, then a v1 version's command.
   if (std::equal(v1_prefix.begin() + 4, v1_prefix.end(), theirs.begin() + 4)) return error(net::errc::v1_other_network, 0);
-  auto garbage = V2::send_key(s, deadline);
+  auto garbage = V2::send_key(s, deadline, true);
   if (!garbage) return garbage.error();
-  if (auto r = V2::finish(s, theirs, false, garbage.value(), deadline); !r) return r.error();
+  if (auto r = V2::finish(s, theirs, false, garbage.value(), {}, deadline); !r) return r.error();
   return transport::v2;
 }
 
@@ -337,13 +405,33 @@ result<Connection> Connection::connect(const Endpoint& peer, network net, Timeou
   return Connection(std::move(fd).value(), net, timeouts);
 }
 
-result<Connection> connect_preferring(const Endpoint& peer, network net, Timeouts timeouts, transport preferred) {
+bool reconnect_for_v1(const error& e) noexcept { return e.code() == net::errc::v2_refused || e.code() == net::errc::v2_answered_v1; }
+
+v1_fallback fallback_of(const error& e) noexcept {
+  if (e.code() == net::errc::v2_refused) return v1_fallback::hung_up;
+  if (e.code() == net::errc::v2_answered_v1) return v1_fallback::answered_v1;
+  return v1_fallback::none;
+}
+
+result<Dialed> dial(const Endpoint& peer, network net, Timeouts timeouts, transport preferred, const std::function<void(int)>& on_socket) {
   auto first = Connection::connect(peer, net, timeouts);
-  if (!first || preferred == transport::v1) return first;
+  if (!first) return first.error();
+  if (on_socket) on_socket(first.value().fd());
+  if (preferred == transport::v1) return Dialed{std::move(first).value()};
   auto v2 = first.value().start_v2();
-  if (v2) return first;
-  if (v2.error().code() != net::errc::v2_refused) return v2.error();
-  return Connection::connect(peer, net, timeouts);
+  if (v2) return Dialed{std::move(first).value(), v2.value() == transport::v1 ? v1_fallback::spoke_first : v1_fallback::none};
+  if (!reconnect_for_v1(v2.error())) return v2.error();
+  // A v1-only node: v1 from here on, never v2 again on this dial.
+  auto again = Connection::connect(peer, net, timeouts);
+  if (!again) return again.error();
+  if (on_socket) on_socket(again.value().fd());
+  return Dialed{std::move(again).value(), fallback_of(v2.error())};
+}
+
+result<Connection> connect_preferring(const Endpoint& peer, network net, Timeouts timeouts, transport preferred) {
+  auto dialed = dial(peer, net, timeouts, preferred);
+  if (!dialed) return dialed.error();
+  return std::move(dialed.value().connection);
 }
 
 Connection::Connection(Connection&&) noexcept = default;
@@ -446,8 +534,10 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
   ours.user_agent = us.user_agent;
   ours.start_height = us.start_height;
   ours.relay = false;
+  clock::time_point version_sent{};
   if (outbound) {
     if (auto r = send(ours); !r) return r.error();
+    version_sent = clock::now();
   }
   std::optional<p2p::Version> theirs;
   bool verack = false;
@@ -455,14 +545,19 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
   while (!theirs || !verack) {
     const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - clock::now());
     if (left.count() <= 0) {
-      outcome = error(net::errc::timed_out, s.consumed());
+      outcome = error(net::errc::handshake_timed_out, s.consumed());
       break;
     }
     s.timeouts.idle = std::min(saved.idle, left);
     s.timeouts.message = std::min(saved.message, left);
     auto message = receive();
     if (!message) {
-      outcome = message.error();
+      // The idle and message timeouts cut to the handshake's: when that cut
+      // is what ran out, the handshake's deadline is said.
+      const std::error_code c = message.error().code();
+      const bool cut = (c == net::errc::timed_out && left < saved.idle) || (c == net::errc::too_slow && left < saved.message);
+      const bool ran_out = cut && clock::now() >= deadline;
+      outcome = ran_out ? error(net::errc::handshake_timed_out, message.error().offset()) : message.error();
       break;
     }
     if (auto* version = std::get_if<p2p::Version>(&message.value())) {
@@ -481,7 +576,12 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
       theirs = std::move(*version);
       s.peer_version = theirs->version;
       result<void> sent = success();
-      if (!outbound) sent = send(ours);
+      if (outbound) {
+        s.round_trip = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - version_sent);
+      } else {
+        sent = send(ours);
+        version_sent = clock::now();
+      }
       // BIP339 and BIP155, announced to peers that may know them, as Core does.
       if (sent && theirs->version >= 70'016) sent = send(p2p::WtxidRelay{});
       if (sent && theirs->version >= 70'016) sent = send(p2p::SendAddrV2{});
@@ -495,6 +595,7 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
       break;
     } else if (std::holds_alternative<p2p::Verack>(message.value())) {
       verack = true;
+      if (!outbound) s.round_trip = std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - version_sent);
     }
     // Anything else before the verack (wtxidrelay, sendaddrv2, sendcmpct,
     // sendheaders, feefilter, getaddr...) needs no answer from us.
@@ -510,6 +611,7 @@ bool Connection::has_buffered_input() const noexcept { return !state_->in.buffer
 const Timeouts& Connection::timeouts() const noexcept { return state_->timeouts; }
 const std::string& Connection::peer_name() const noexcept { return state_->peer; }
 std::int32_t Connection::peer_version() const noexcept { return state_->peer_version; }
+std::chrono::microseconds Connection::handshake_round_trip() const noexcept { return state_->round_trip; }
 const std::string& Connection::last_command() const noexcept { return state_->last_command; }
 std::uint64_t Connection::last_message_offset() const noexcept { return state_->last_offset; }
 std::uint64_t Connection::bytes_received() const noexcept { return state_->reader.received(); }

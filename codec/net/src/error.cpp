@@ -43,6 +43,14 @@ const char* describe(int value) noexcept {
     case net::errc::v2_bad_tag: return "a v2 packet failed authentication: its tag is not its contents' (BIP324)";
     case net::errc::v2_packet_too_large: return "a v2 packet's length over 4,000,013 bytes (a type and MAX_PROTOCOL_MESSAGE_LENGTH)";
     case net::errc::v1_other_network: return "a v1 version message of another network (its magic is not ours)";
+    case net::errc::v2_answered_v1:
+      return "the peer answered our v2 (BIP324) key with a v1 version message: it speaks v1 only (blockwire fetch connects again "
+             "with v1; --v1 goes there at once)";
+    case net::errc::pruned_peer:
+      return "the peer is a pruned node (NODE_NETWORK_LIMITED, it promises its last 288 blocks alone) and does not have a block we "
+             "asked for: fetch the blocks below its window from a node that serves the whole chain (NODE_NETWORK)";
+    case net::errc::handshake_timed_out:
+      return "the handshake did not end within the handshake timeout (the peer said nothing more, sent too slowly, or stopped part way)";
     case net::errc::bad_filter:
       return "a compact block filter or filter header that does not match its hash, its checkpoint or the request";
     case net::errc::no_answer:
@@ -67,7 +75,10 @@ condition classify(int value) noexcept {
     case errc::no_headers_past_ours:
     case errc::chain_changed:
     case errc::past_tip:
-    case errc::v2_refused: return condition::peer;
+    case errc::v2_refused:
+    case errc::v2_answered_v1:
+    case errc::pruned_peer:
+    case errc::handshake_timed_out: return condition::peer;
     case errc::unknown_host: return condition::io;
     case errc::bad_endpoint: return condition::usage;
     // The peer broke the protocol, or sent what does not check. (Every

@@ -83,8 +83,12 @@ bool greet(const FetchRequest& r, network net, std::int64_t our_height, StopWatc
   report.peer_name = peer->peer_name();
   if (r.preferred == transport::v2) {
     auto v2 = peer->start_v2();
-    if (!v2 && v2.error().code() == errc::v2_refused && !stop.requested()) {
-      report.v2_refused = true;  // a v1-only node: as Core, once more with v1
+    if (v2 && v2.value() == transport::v1) report.fallback = v1_fallback::spoke_first;
+    if (!v2 && reconnect_for_v1(v2.error()) && !stop.requested()) {
+      // A v1-only node: as Core, once more with v1 (and never v2 again in
+      // this run: a node may ban an address for what it took for bad
+      // messages).
+      report.fallback = fallback_of(v2.error());
       connection = Connection::connect(r.peer, net, r.timeouts);
       if (!connection) {
         report.failure = {step::connecting, connection.error(), r.peer.to_string() + ": " + connection.error().message()};
@@ -94,6 +98,7 @@ bool greet(const FetchRequest& r, network net, std::int64_t our_height, StopWatc
       stop.watch(peer->fd());
     } else if (!v2) {
       report.peer_bytes_received = peer->bytes_received();
+      report.peer_bytes_sent = peer->bytes_sent();
       report.failure = {stop.requested() ? step::stopped : step::handshake, v2.error(), peer->describe(v2.error())};
       return false;
     }
@@ -102,6 +107,7 @@ bool greet(const FetchRequest& r, network net, std::int64_t our_height, StopWatc
   report.session_id = peer->session_id();
   auto version = peer->handshake_outbound({.start_height = static_cast<std::int32_t>(std::max<std::int64_t>(our_height, 0))});
   report.peer_bytes_received = peer->bytes_received();
+  report.peer_bytes_sent = peer->bytes_sent();
   if (!version) {
     report.failure = {stop.requested() ? step::stopped : step::handshake, version.error(), peer->describe(version.error())};
     return false;
@@ -211,6 +217,13 @@ FetchReport fetch(const FetchRequest& r) {
                             (e.has_offset() ? " (at byte " + std::to_string(e.offset()) + " of its last blk file)" : "")};
     } else if (stop.requested()) {
       report.failure = {step::stopped, e, peer->describe(e)};
+    } else if (e.code() == errc::block_not_found && (report.version->services & node_network) == 0 &&
+               (report.version->services & node_network_limited) != 0) {
+      // A pruned node's notfound is no passing failure: a rerun gets it again.
+      const error pruned(errc::pruned_peer, e.offset());
+      report.failure = {step::syncing, pruned,
+                        peer->describe(pruned) + " (we asked for the block at height " + std::to_string(chain.height() + 1) +
+                            "; it announced height " + std::to_string(report.version->start_height) + ")"};
     } else {
       report.failure = {step::syncing, e, peer->describe(e)};
     }

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -79,13 +80,23 @@ class Connection {
   ~Connection();
 
   // BIP324's handshake as the initiator, before handshake_outbound: our
-  // key and garbage, the peer's key, both garbage terminators and version
-  // packets (the peer's decoys skipped), all within timeouts.handshake and
-  // each step within timeouts.idle. Every message after it is a v2 packet.
+  // key, the peer's key, our garbage with its terminator and version
+  // packet, the peer's garbage, terminator and version packet (its decoys
+  // skipped), all within timeouts.handshake and each step within
+  // timeouts.idle. Every message after it is a v2 packet. First, a short
+  // wait for a v1 node that speaks first (bcoin sends its version as soon
+  // as it accepts): twice the round trip, 200 ms to 1 s; its version there
+  // makes the result v1, nothing sent, the bytes kept for the v1
+  // handshake. Our garbage leaves with our terminator, once the peer's key
+  // has shown a v2 node: a v1 node that reads our key as a bad envelope
+  // reads 64 bytes of it, not 4 KB (bcoin bans for a number of bad ones).
   // Errors: v2_refused (the peer closed, reset or stayed silent before
-  // sending a byte: a v1-only node; connect again for v1), v2_no_terminator, v2_bad_tag,
-  // v2_packet_too_large, timed_out, connection_closed.
-  result<void> start_v2();
+  // sending a byte: a v1-only node; connect again for v1), v2_answered_v1
+  // (its v1 version where its key belongs: the same), connection_closed
+  // at byte 0 with nothing sent (the peer hung up as it accepted: it
+  // refuses us), v2_no_terminator, v2_bad_tag, v2_packet_too_large,
+  // handshake_timed_out, timed_out, connection_closed.
+  result<transport> start_v2();
   // Inbound, before handshake_inbound: the transport the peer speaks, told
   // by its first bytes as Core tells it (a v1 version message begins with
   // the network's magic and "version"), then, for v2, BIP324's handshake
@@ -132,6 +143,9 @@ class Connection {
   // The protocol version the peer's version message gave (0 before the
   // handshake).
   std::int32_t peer_version() const noexcept;
+  // The handshake's round trip: from our version sent to the peer's answer
+  // to it (its version outbound, its verack inbound); zero before.
+  std::chrono::microseconds handshake_round_trip() const noexcept;
   // The command of the last message received (also of one that failed
   // once its envelope was read), and the stream offset where it began.
   const std::string& last_command() const noexcept;
@@ -158,9 +172,32 @@ class Connection {
   std::unique_ptr<State> state_;
 };
 
+// Why a connection that preferred v2 speaks v1.
+enum class v1_fallback : unsigned char {
+  none,         // it speaks what was asked for
+  spoke_first,  // the peer sent its v1 version before our key: v1 on that connection
+  answered_v1,  // the peer answered our key with a v1 version: connected again for v1
+  hung_up,      // the peer closed, reset or stayed silent at our key (Core's v1-only nodes): connected again for v1
+};
+
+// Whether a failed start_v2 means a v1-only peer, to be connected to again
+// for v1 (v2_refused, v2_answered_v1), as Core's ShouldReconnectV1.
+bool reconnect_for_v1(const error& e) noexcept;
+v1_fallback fallback_of(const error& e) noexcept;
+
+struct Dialed {
+  Connection connection;
+  v1_fallback fallback = v1_fallback::none;
+};
+
 // Connects to `peer`; for transport::v2, BIP324's handshake too, and when
-// the peer refuses it (v2_refused) a new connection for v1, as Core does.
-// transport_kind() says which it is.
+// the peer turns out to speak v1 only, v1 (on the same connection when it
+// spoke first, else on a new one, as Core does). `on_socket`, when given,
+// is called with each socket as it is connected (a stop watcher's
+// shutdown(2) then ends a wait at once).
+result<Dialed> dial(const Endpoint& peer, network net, Timeouts timeouts, transport preferred,
+                    const std::function<void(int)>& on_socket = {});
+// The same, the connection alone (transport_kind() says which it is).
 result<Connection> connect_preferring(const Endpoint& peer, network net, Timeouts timeouts, transport preferred);
 
 }  // namespace blockwire::net

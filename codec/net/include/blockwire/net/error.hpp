@@ -46,6 +46,9 @@ enum class errc : int {
   v2_bad_tag,           // a packet whose tag is not its contents' (tampered with, or another key)
   v2_packet_too_large,  // a packet's contents announced over 4,000,013 bytes (a type and a 4,000,000-byte payload)
   v1_other_network,     // a v1 version message with another network's magic where a v2 key was awaited
+  v2_answered_v1,       // the peer answered our v2 key with its v1 version message (a node that speaks v1 only)
+  pruned_peer,          // notfound for a block we asked for, from a pruned node (NODE_NETWORK_LIMITED: it keeps its last 288 blocks)
+  handshake_timed_out,  // the handshake (v1's messages, or BIP324's keys and packets) did not end within the handshake timeout
 };
 
 const std::error_category& category() noexcept;

@@ -48,7 +48,8 @@ struct FetchRequest {
   std::string dir;
   XorKey key{};  // the directory's (key_for_writing: its xor.dat, or a new one)
   Timeouts timeouts{};
-  // v2: BIP324 first, and v1 again when the peer hangs up at our key.
+  // v2: BIP324 first, and v1 when the peer turns out to speak v1 only
+  // (dial's rules).
   transport preferred = transport::v2;
   std::uint64_t max_blocks = 0;  // 0: to the peer's tip
   // Keep the UTXO set beside (DIR/blockwire-utxos) and write each block's
@@ -88,8 +89,9 @@ struct FetchReport {
   std::uint64_t peer_bytes_received = 0;
   std::optional<p2p::Version> version;  // the peer's, once greeted
   transport transport_used = transport::v1;
-  std::string session_id;   // BIP324's, as hex; "" on v1
-  bool v2_refused = false;  // v2 offered, the peer hung up: v1 after it
+  std::string session_id;                    // BIP324's, as hex; "" on v1
+  v1_fallback fallback = v1_fallback::none;  // v2 offered, v1 used: why
+  std::uint64_t peer_bytes_sent = 0;         // (of the last connection, as peer_bytes_received)
   SyncProgress sync;
   std::int64_t start_height = -1;
   std::int64_t height = -1;  // the directory's tip, after
