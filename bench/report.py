@@ -415,6 +415,27 @@ w("Where the time went (`perf record` of both processes, one run, at commit 0b81
   "socket and file copies were 21% and 35%. check_block now hashes the ids four transactions side by side; the "
   "checksum, one message, cannot be split.\n")
 
+# serve's peers -------------------------------------------------------------------
+if os.path.exists(os.path.join(results, "serve_memory.json")):
+    with open(os.path.join(results, "serve_memory.json")) as f:
+        sm = json.load(f)
+    mib = lambda kib: f"{kib / 1024:.1f} MiB"  # noqa: E731
+    w("## serve's peers in memory (issue 57)\n")
+    w("`bench/serve_memory`, one run: `blockwire serve` of a regtest chain the library makes (`make_chain 300 --wide 500`), "
+      "its resident memory from `/proc/PID/status`:\n")
+    w("| state | resident (VmRSS) | threads |")
+    w("| --- | --- | --- |")
+    w(f"| listening, no peer | {mib(sm['alone']['rss_kib'])} | {sm['alone']['threads']} |")
+    w(f"| 125 peers past their handshake, idle | {mib(sm['peers']['rss_kib'])}: **{sm['per_idle_peer_kib']:.0f} KiB a peer** | "
+      f"{sm['peers']['threads']} |")
+    w(f"| and 32 connections in their handshake | {mib(sm['handshaking']['rss_kib'])}: {sm['per_handshaking_kib']:.0f} KiB each | "
+      f"{sm['handshaking']['threads']} |")
+    w(f"| the 125 peers asking for the tip block ({sm['block_bytes']:,} bytes) at once | "
+      f"{mib(sm['reading_peak']['hwm_kib'])} peak (VmHWM) | {sm['reading_peak']['threads']} |\n")
+    w("The bound in all: each of the 157 connections can grow its receive buffer to the largest message (4,000,000 "
+      "bytes, only as the bytes arrive), and each peer can be sent a block at the limit (its bytes, and the form without "
+      "witness data encoded beside them): about 1.6 GB for a server whose connections all do both at once.\n")
+
 # memory -------------------------------------------------------------------------
 with open(os.path.join(results, "memory.json")) as f:
     memory = json.load(f)

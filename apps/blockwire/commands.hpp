@@ -86,8 +86,10 @@ struct FetchOptions {
 };
 struct ServeOptions : DirectoryOptions {
   std::string listen;  // ADDR:PORT; default every address, the network's port
-  unsigned max_peers = 8;
+  unsigned max_peers = 125;
   unsigned max_per_address = 0;  // 0: half of max_peers
+  unsigned max_handshaking = 32;
+  unsigned max_handshaking_per_netgroup = 4;
   unsigned ping_seconds = 120;
   unsigned timeout_seconds = 0;  // 0: 20 minutes idle, as Core
   bool v1 = false;               // v1 peers alone: no BIP324, no NODE_P2P_V2

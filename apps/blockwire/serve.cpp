@@ -58,6 +58,8 @@ int serve(const ServeOptions& o) {
   net::Server::Options options;
   options.max_peers = o.max_peers;
   options.max_per_address = o.max_per_address;
+  options.max_handshaking = o.max_handshaking;
+  options.max_handshaking_per_netgroup = o.max_handshaking_per_netgroup;
   options.ping_interval = std::chrono::seconds(o.ping_seconds);
   options.timeouts = timeouts_from_option(o.timeout_seconds, net::serving_timeouts);
   options.stop_fd = signals.get();
@@ -69,8 +71,6 @@ int serve(const ServeOptions& o) {
     } else if (e.what == net::ServerEvent::kind::new_damage) {
       const auto lock = store.lock();
       (void)report_index_problems("serve", o.dir, store.index());
-    } else if (e.what == net::ServerEvent::kind::refused) {
-      std::fprintf(stderr, "blockwire serve: %s (--max-peers)\n", e.message().c_str());
     } else {
       std::fprintf(stderr, "blockwire serve: %s\n", e.message().c_str());
     }

@@ -67,9 +67,10 @@ CLI::App* add_serve(CLI::App& app, ServeOptions& serve) {
                          "(witness and stripped), compact blocks (cmpctblock within 5 of the tip, blocktxn within 10), an empty\n"
                          "addr for getaddr, notfound for transactions and filtered blocks, pings answered. Blocks appended to DIR\n"
                          "while it runs (by fetch, or a node) are read within a second and announced to every peer.\n"
-                         "Limits: --max-peers peers, a thread each; a peer's memory is its largest message (4,000,000 bytes)\n"
-                         "plus a block read for it and the buffers; a handshake has 10 s (BIP324's, for a v2 peer, 10 s more), a\n"
-                         "message 5 s for its envelope and 100 kB/s for the rest (60 s at most, either way); 20 minutes of\n"
+                         "Limits: --max-peers peers past their handshake and --max-handshaking connections before it, a thread\n"
+                         "each; a peer's memory is its largest message (4,000,000 bytes) plus a block read for it and the\n"
+                         "buffers; a handshake has 10 s from accept to verack (BIP324's keys included), a message 5 s for its\n"
+                         "envelope and 100 kB/s for the rest (60 s at most, either way); 20 minutes of\n"
                          "silence ends a peer. A misbehaving peer is dropped alone. Peers speak v1 or BIP324's encrypted v2\n"
                          "(told apart by their first bytes, as Core does). Prints \"listening on ADDR:PORT\" on standard output;\n"
                          "SIGINT or SIGTERM stops it.");
@@ -79,10 +80,23 @@ CLI::App* add_serve(CLI::App& app, ServeOptions& serve) {
       ->type_name("ADDR:PORT");
   serve_cmd
       ->add_option("--max-peers", serve.max_peers,
-                   "peers served at once (default 8); when all are taken, the one longest in its handshake (over 1 s;\n"
-                   "10 s at most) is evicted for the newcomer, else the youngest of the netgroup (/16) holding the most\n"
-                   "slots, when that is more than the newcomer's, not one that asked for data in the last 2 minutes;\n"
-                   "else the newcomer is refused")
+                   "peers past their handshake served at once (default 125, Core's); when all are taken, one is evicted\n"
+                   "for a newcomer as Core's node picks it: one that left a ping unanswered for a whole --ping-interval,\n"
+                   "else, 4 peers protected by netgroup, the 8 with the lowest ping and the longest-connected half of the\n"
+                   "rest, the youngest of the netgroup (/16) holding the most; when all are protected, the newcomer is\n"
+                   "refused")
+      ->check(CLI::Range(1u, 1000u))
+      ->type_name("N");
+  serve_cmd
+      ->add_option("--max-handshaking", serve.max_handshaking,
+                   "connections still in their handshake, apart from the peers' slots (default 32): a newcomer past it\n"
+                   "closes the oldest of the netgroup holding the most")
+      ->check(CLI::Range(1u, 1000u))
+      ->type_name("N");
+  serve_cmd
+      ->add_option("--max-handshaking-per-netgroup", serve.max_handshaking_per_netgroup,
+                   "connections of one netgroup (/16, or /32 for IPv6) still in their handshake (default 4): a newcomer\n"
+                   "past it closes its own netgroup's oldest, so that one network's flood cannot keep others out")
       ->check(CLI::Range(1u, 1000u))
       ->type_name("N");
   serve_cmd
@@ -93,8 +107,8 @@ CLI::App* add_serve(CLI::App& app, ServeOptions& serve) {
       ->type_name("SECONDS");
   serve_cmd
       ->add_option("--max-per-address", serve.max_per_address,
-                   "peers from one address at once (default: half of --max-peers); its sockets that never finished a\n"
-                   "handshake make room first")
+                   "peers past their handshake from one address at once (default: half of --max-peers); one more is\n"
+                   "refused")
       ->check(CLI::Range(1u, 1000u))
       ->type_name("N");
   serve_cmd

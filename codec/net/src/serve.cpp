@@ -428,6 +428,9 @@ result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* ti
       if (const auto* pong = std::get_if<p2p::Pong>(&message.value()); pong != nullptr && awaiting && pong->nonce == pinged) {
         awaiting = false;
         watch->ping_unanswered_since = 0;
+        const auto took =
+            std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::microseconds>(clock::now() - pinged_at).count());
+        if (const std::int64_t best = watch->min_ping_us.load(); best == 0 || took < best) watch->min_ping_us = took;
       }
       if (std::visit([](const auto& m) { return asks_for_data(m); }, message.value())) watch->asked = ticks(clock::now());
     }

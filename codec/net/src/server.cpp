@@ -1,13 +1,20 @@
 #include <blockwire/io/number_text.hpp>
 #include <blockwire/net/server.hpp>
 
+#include "random_nonce.hpp"
+
+#include <blockwire/io/siphash.hpp>
+
 #include <algorithm>
 #include <arpa/inet.h>
+#include <limits>
 #include <map>
+#include <vector>
 #include <netinet/in.h>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -21,7 +28,7 @@ std::string ServerEvent::message() const {
     case kind::connected: return peer + " connected (" + detail + ")";
     case kind::left: return peer + " left (" + detail + ")";
     case kind::dropped: return "dropped " + detail;
-    case kind::evicted: return "evicted " + peer + ": every slot was taken, and " + detail;
+    case kind::evicted: return "evicted " + peer + ": " + detail;
     case kind::refused: return "refused " + peer + ": " + detail;
     case kind::new_tip: return "new tip, height " + std::to_string(height);
     case kind::refresh_failed: return "reading the directory again: " + detail + " (serving what was read before)";
@@ -32,21 +39,26 @@ std::string ServerEvent::message() const {
   return detail;
 }
 
-// A peer's thread and its connection, which the server shuts down to stop
-// it (or to evict it: then `evicted` says so first).
+using clock = std::chrono::steady_clock;
+
+// A connection's thread and its connection, which the server shuts down to
+// stop it (or to evict it: then `evicted` says why first).
 struct Server::Session {
+  enum class stage : unsigned char { handshaking, peer, finished };
   Connection connection;
   std::string address;   // the peer's, without its port
   std::string netgroup;  // Core's: the address's /16 (IPv4), /32 (IPv6)
-  PeerWatch watch;       // its requests and our pings (serve_peer keeps it)
-  TipSignal tips;        // the server's word that the tip moved
-  std::chrono::steady_clock::time_point accepted = std::chrono::steady_clock::now();
-  std::atomic<bool> handshake_done{false};
-  std::atomic<bool> evicted{false};
-  std::atomic<bool> unanswered{false};  // evicted for a ping it did not answer
+  std::uint64_t keyed_group = 0;
+  PeerWatch watch;  // its requests and our pings (serve_peer keeps it)
+  TipSignal tips;   // the server's word that the tip moved
+  clock::time_point accepted = clock::now();
+  clock::time_point became_peer{};
+  stage at = stage::handshaking;  // (under slots_mutex_)
+  std::string evicted;            // (under slots_mutex_) why, once evicted
   std::atomic<bool> finished{false};
   std::thread thread;
   explicit Session(Connection c) : connection(std::move(c)) {}
+  bool live() const noexcept { return at != stage::finished && evicted.empty(); }
 };
 
 namespace {
@@ -67,8 +79,16 @@ std::uint64_t chain_services(const BlockStore& store) {
 }  // namespace
 
 result<std::unique_ptr<Server>> Server::listen(BlockStore& store, const Endpoint& where, Options options) {
-  auto listener = listen_on(where);
+  // The kernel's whole accept queue (Core listens with SOMAXCONN): with a
+  // short one, a flood of connections fills it between two accepts and a
+  // newcomer's SYN is dropped, its connect retried seconds later or never.
+  auto listener = listen_on(where, SOMAXCONN);
   if (!listener) return listener.error();
+  // Non-blocking: every connection waiting is accepted at each wake.
+  if (const int flags = ::fcntl(listener.value().get(), F_GETFL);
+      flags < 0 || ::fcntl(listener.value().get(), F_SETFL, flags | O_NONBLOCK) != 0) {
+    return error(last_system_error());
+  }
   auto bound = local_endpoint(listener.value().get());
   if (!bound) return bound.error();
   std::unique_ptr<Server> server(new Server(store, std::move(listener).value(), std::move(bound).value(), std::move(options)));
@@ -81,7 +101,8 @@ Server::Server(BlockStore& store, FileDescriptor listener, Endpoint bound, Optio
       listener_(std::move(listener)),
       wake_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), ownership::own),
       bound_(std::move(bound)),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      group_key_{detail::random_nonce(), detail::random_nonce()} {}
 
 Server::~Server() {
   for (Session& s : sessions_) s.connection.shutdown();
@@ -101,23 +122,15 @@ void Server::say(const ServerEvent& e) {
   options_.log(e);
 }
 
-// Every slot taken: the peer longest in its handshake makes room, so that
-// sockets that connect and say nothing cannot keep real peers out. A peer
-// gets a second first (a real one is done in milliseconds, but it may be
-// between its last message and our reading it).
-bool Server::evict_unfinished_handshake(const std::string& from) {
-  constexpr auto grace = std::chrono::seconds(1);
-  const auto now = std::chrono::steady_clock::now();
-  Session* oldest = nullptr;
-  for (Session& s : sessions_) {
-    if (s.handshake_done || s.finished || s.evicted || now - s.accepted < grace || (!from.empty() && s.address != from)) continue;
-    if (oldest == nullptr || s.accepted < oldest->accepted) oldest = &s;
-  }
-  if (oldest == nullptr) return false;
-  oldest->evicted = true;
-  oldest->connection.shutdown();
-  return true;
+namespace {
+
+std::string seconds_text(clock::duration d) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", std::chrono::duration<double>(d).count());
+  return text;
 }
+
+}  // namespace
 
 void Server::serve_session(Session& s) {
   Connection& peer = s.connection;
@@ -129,29 +142,46 @@ void Server::serve_session(Session& s) {
   } else {
     version = peer.handshake_inbound({.start_height = tip_height(store_), .services = services});
   }
+  std::string refusal;
+  bool admitted = false;
+  if (version) {
+    // (a handshake RTT until a pong says better, as the ping criterion's start)
+    s.watch.min_ping_us = std::max<std::int64_t>(1, peer.handshake_round_trip().count());
+    const std::lock_guard lock(slots_mutex_);
+    admitted = s.evicted.empty() && take_peer_slot(s, refusal);
+  }
   result<void> served = success();
   if (!version) {
     served = version.error();
-  } else {
-    s.handshake_done = true;
+  } else if (admitted) {
     const bool v2 = peer.transport_kind() == transport::v2;
     say({ServerEvent::kind::connected, peer.peer_name(), -1,
          version.value().user_agent + ", protocol " + std::to_string(version.value().version) +
              (v2 ? ", v2 transport (session " + peer.session_id() + ")" : ", v1 transport")});
     served = serve_peer(peer, store_, &s.tips, &s.watch);
   }
-  if (s.evicted) {
-    const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s.accepted).count();
-    char text[64];
-    std::snprintf(text, sizeof text, "%.1f s (", seconds);
-    const std::string why = !s.handshake_done ? std::string("its handshake was still not done after ")
-                            : s.unanswered    ? std::string("it had not answered a ping for a whole ping interval; connected for ")
-                                              : "its netgroup " + s.netgroup + " held the most slots; connected for ";
-    say({ServerEvent::kind::evicted, peer.peer_name(), -1, why + text + with_commas(peer.bytes_received()) + " received)"});
+  std::string evicted;
+  {
+    const std::lock_guard lock(slots_mutex_);
+    evicted = s.evicted;
+    s.at = Session::stage::finished;
+  }
+  ServerEvent e;
+  if (!evicted.empty()) {
+    e = {ServerEvent::kind::evicted, peer.peer_name(), -1,
+         evicted + "; connected for " + seconds_text(clock::now() - s.accepted) + ", " + with_commas(peer.bytes_received()) + " received"};
+  } else if (!refusal.empty()) {
+    e = {ServerEvent::kind::refused, peer.peer_name(), -1, refusal};
   } else if (served) {
-    say({ServerEvent::kind::left, peer.peer_name(), -1, with_commas(peer.bytes_sent()) + " sent"});
+    e = {ServerEvent::kind::left, peer.peer_name(), -1, with_commas(peer.bytes_sent()) + " sent"};
   } else {
-    say({ServerEvent::kind::dropped, peer.peer_name(), -1, peer.describe(served.error())});
+    e = {ServerEvent::kind::dropped, peer.peer_name(), -1, peer.describe(served.error())};
+  }
+  peer.shutdown();  // (closed now, not when the session is reaped)
+  if (admitted) {
+    say(e);
+  } else {
+    say_limited(std::move(e));
   }
   s.finished = true;
 }
@@ -178,64 +208,139 @@ void Server::refresh(std::uint64_t& problems_said) {
   problems_said = problems;
 }
 
-// Every slot taken, no handshake to cut short: as Core's eviction, the
-// youngest peer of the netgroup holding the most slots makes room, so that
-// one network's many connections cannot keep others out. Peers that asked
-// for data in the last two minutes are protected (they use the server);
-// and it is done only where it evens the slots out: the newcomer's
-// netgroup must hold fewer than that one, less one (a newcomer of the same
-// netgroup is refused instead).
-// A peer that has not answered our ping for a whole ping interval goes
-// before any other (Core pings every two minutes, and drops a peer after
-// twenty without a pong): the one silent longest.
-bool Server::evict_unanswered_ping() {
-  const auto now = std::chrono::steady_clock::now();
+// The handshaking connections' budget, for a newcomer of `group`: over
+// its netgroup's share, that netgroup's oldest makes room (a flood from
+// one network churns its own share alone); over the whole, the oldest of
+// the netgroup holding the most.
+void Server::make_handshake_room(const std::string& group) {
+  std::map<std::string, std::vector<Session*>> by_group;  // each oldest first (the list is in accept order)
+  std::size_t all = 0;
+  for (Session& s : sessions_) {
+    if (!s.live() || s.at != Session::stage::handshaking) continue;
+    by_group[s.netgroup].push_back(&s);
+    ++all;
+  }
+  Session* victim = nullptr;
+  std::string why;
+  if (const auto mine = by_group.find(group); mine != by_group.end() && mine->second.size() >= options_.max_handshaking_per_netgroup) {
+    victim = mine->second.front();
+    why = "its netgroup " + group + " had " + std::to_string(mine->second.size()) +
+          " connections in their handshake, its share (--max-handshaking-per-netgroup), and it was the oldest";
+  } else if (all >= options_.max_handshaking) {
+    const std::vector<Session*>* most = nullptr;
+    for (const auto& [g, list] : by_group) {
+      if (most == nullptr || list.size() > most->size() ||
+          (list.size() == most->size() && list.front()->accepted < most->front()->accepted)) {
+        most = &list;
+      }
+    }
+    victim = most->front();
+    why = "every slot for connections in their handshake was taken (" + std::to_string(all) + "), and it was the oldest of netgroup " +
+          victim->netgroup + ", which held the most (" + std::to_string(most->size()) + ")";
+  }
+  if (victim == nullptr) return;
+  victim->evicted = "its handshake was not done: " + why;
+  victim->connection.shutdown();
+}
+
+// Core's SelectNodeToEvict (node/eviction.cpp) over the peers past their
+// handshake, with the criteria a read-only server has: a peer that left a
+// ping unanswered for a whole ping interval goes first (ours: it is gone
+// in all but name); then protected are 4 peers of distinct netgroups (the
+// highest keyed hash of the netgroup: which ones, an attacker cannot
+// choose), the 8 with the lowest ping, and the longest-connected half of
+// the rest; of what is left, the youngest peer of the netgroup with the
+// most. Core also protects peers that sent it novel transactions or
+// blocks: a read-only server takes none, so none is. Null: every peer is
+// protected.
+Server::Session* Server::select_to_evict() {
+  const auto now = clock::now();
+  std::vector<Session*> candidates;
   Session* silent = nullptr;
   std::int64_t since = 0;
   for (Session& s : sessions_) {
-    if (s.finished || s.evicted || !s.handshake_done) continue;
+    if (!s.live() || s.at != Session::stage::peer) continue;
+    candidates.push_back(&s);
     const std::int64_t pending = s.watch.ping_unanswered_since.load();
-    if (pending == 0 ||
-        now - std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(pending)) < options_.ping_interval) {
-      continue;
-    }
-    if (silent == nullptr || pending < since) {
+    if (pending != 0 && now - clock::time_point(clock::duration(pending)) >= options_.ping_interval &&
+        (silent == nullptr || pending < since)) {
       silent = &s;
       since = pending;
     }
   }
-  if (silent == nullptr) return false;
-  silent->unanswered = true;
-  silent->evicted = true;
-  silent->connection.shutdown();
+  if (silent != nullptr) {
+    silent->evicted = "it had not answered a ping for a whole ping interval (--ping-interval)";
+    return silent;
+  }
+  const auto protect = [&candidates](std::size_t k, auto less) {
+    std::sort(candidates.begin(), candidates.end(), less);
+    candidates.resize(candidates.size() - std::min(k, candidates.size()));
+  };
+  protect(4, [](const Session* a, const Session* b) { return a->keyed_group < b->keyed_group; });
+  const auto ping = [](const Session* s) {
+    const std::int64_t us = s->watch.min_ping_us.load();
+    return us == 0 ? std::numeric_limits<std::int64_t>::max() : us;
+  };
+  protect(8, [&ping](const Session* a, const Session* b) { return ping(a) > ping(b); });                               // the lowest last
+  protect(candidates.size() / 2, [](const Session* a, const Session* b) { return a->became_peer > b->became_peer; });  // the oldest last
+  if (candidates.empty()) return nullptr;
+  std::map<std::string, std::vector<Session*>> by_group;
+  for (Session* s : candidates) by_group[s->netgroup].push_back(s);
+  const std::vector<Session*>* most = nullptr;
+  Session* youngest_of_most = nullptr;
+  for (const auto& [group, list] : by_group) {
+    Session* youngest =
+        *std::max_element(list.begin(), list.end(), [](const Session* a, const Session* b) { return a->became_peer < b->became_peer; });
+    // (a tie: the netgroup whose youngest is the youngest, as Core breaks it)
+    if (most == nullptr || list.size() > most->size() ||
+        (list.size() == most->size() && youngest->became_peer > youngest_of_most->became_peer)) {
+      most = &list;
+      youngest_of_most = youngest;
+    }
+  }
+  std::size_t held = 0;
+  for (Session& s : sessions_) held += s.live() && s.at == Session::stage::peer && s.netgroup == youngest_of_most->netgroup ? 1 : 0;
+  youngest_of_most->evicted = "every peer slot was taken (--max-peers), and its netgroup " + youngest_of_most->netgroup +
+                              " held the most slots (" + std::to_string(held) + "); it was that netgroup's youngest unprotected peer";
+  return youngest_of_most;
+}
+
+bool Server::take_peer_slot(Session& s, std::string& why) {
+  std::size_t live = 0, from_there = 0;
+  for (const Session& x : sessions_) {
+    if (!x.live() || x.at != Session::stage::peer) continue;
+    ++live;
+    if (x.address == s.address) ++from_there;
+  }
+  const unsigned per_address = options_.max_per_address != 0 ? options_.max_per_address : std::max(1u, options_.max_peers / 2);
+  if (from_there >= per_address) {
+    why = "already " + std::to_string(from_there) + " peers from " + s.address + " (--max-per-address)";
+    return false;
+  }
+  if (live >= options_.max_peers) {
+    Session* victim = select_to_evict();
+    if (victim == nullptr) {
+      why = "every one of " + std::to_string(options_.max_peers) + " peer slots was taken by a protected peer (--max-peers)";
+      return false;
+    }
+    victim->connection.shutdown();
+  }
+  s.at = Session::stage::peer;
+  s.became_peer = clock::now();
   return true;
 }
 
-bool Server::evict_from_largest_netgroup(const std::string& newcomer_group) {
-  constexpr auto protected_for = std::chrono::minutes(2);
-  const auto now = std::chrono::steady_clock::now();
-  std::map<std::string, std::size_t> held;   // live slots by netgroup
-  std::map<std::string, Session*> youngest;  // the youngest unprotected peer of each
+// The handshaking connections' deadline, kept by the server: from accept
+// to verack (BIP324's keys and packets included), whatever each step's own
+// timeouts would allow.
+void Server::end_late_handshakes() {
+  const auto now = clock::now();
+  const std::lock_guard lock(slots_mutex_);
   for (Session& s : sessions_) {
-    if (s.finished || s.evicted) continue;
-    ++held[s.netgroup];
-    const std::int64_t asked = s.watch.asked.load();
-    if (asked != 0 && now - std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(asked)) < protected_for) continue;
-    Session*& y = youngest[s.netgroup];
-    if (y == nullptr || s.accepted > y->accepted) y = &s;
+    if (!s.live() || s.at != Session::stage::handshaking || now - s.accepted < options_.timeouts.handshake) continue;
+    s.evicted = "its handshake was not done within the handshake timeout (" + seconds_text(options_.timeouts.handshake) + ")";
+    s.connection.shutdown();
   }
-  Session* victim = nullptr;
-  std::size_t most = 0;
-  for (const auto& [group, peer] : youngest) {
-    if (held[group] > most) {
-      most = held[group];
-      victim = peer;
-    }
-  }
-  if (victim == nullptr || most < held[newcomer_group] + 2) return false;
-  victim->evicted = true;
-  victim->connection.shutdown();
-  return true;
 }
 
 namespace {
@@ -265,54 +370,53 @@ std::pair<std::string, std::string> address_and_group(int fd) {
 
 }  // namespace
 
-// Said once a second at most, with how many more there were: a flood of
-// connections must not become a flood of lines (nor block on a log no one
-// reads).
-void Server::refused(const std::string& peer, const std::string& why) {
+// What befell a connection that never became a peer (evicted or dropped
+// in its handshake, refused after it) is said once a second at most for
+// each kind of event, with how many more there were: a flood of connections must not become a
+// flood of lines (nor block on a log no one reads).
+void Server::say_limited(ServerEvent e) {
   const auto now = std::chrono::steady_clock::now();
-  if (refused_unsaid_ != 0 && now - refused_said_ < std::chrono::seconds(1)) {
-    ++refused_unsaid_;
-    return;
+  std::uint64_t more = 0;
+  {
+    const std::lock_guard lock(slots_mutex_);  // (said from the connections' threads)
+    Unsaid& kind = unsaid_[static_cast<std::size_t>(e.what)];
+    if (kind.count != 0 && now - kind.said < std::chrono::seconds(1)) {
+      ++kind.count;
+      return;
+    }
+    more = kind.count == 0 ? 0 : kind.count - 1;
+    kind.said = now;
+    kind.count = 1;
   }
-  const std::uint64_t more = refused_unsaid_ == 0 ? 0 : refused_unsaid_ - 1;
-  refused_said_ = now;
-  refused_unsaid_ = 1;
-  say({ServerEvent::kind::refused, peer, -1,
-       why + (more != 0 ? " (and " + with_commas(more) + " more refused in the second before)" : "")});
+  if (more != 0) e.detail += " (and " + with_commas(more) + " more connections ended at or before their handshake in the second before)";
+  say(e);
 }
 
-void Server::accept_one() {
+bool Server::accept_one() {
   const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
   if (fd < 0) {
     // Out of descriptors, the listener stays readable: wait a little (a
-    // session may end) rather than spin. Otherwise the peer left.
-    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) ::poll(nullptr, 0, 100);
-    return;
+    // session may end) rather than spin. Otherwise none waits, or the peer
+    // left.
+    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+      ::poll(nullptr, 0, 100);
+      return false;
+    }
+    return errno == ECONNABORTED || errno == EINTR || errno == EPROTO;
   }
   FileDescriptor socket(fd, ownership::own);
   auto [address, group] = address_and_group(fd);
-  std::size_t live = 0, from_there = 0;
-  for (const Session& x : sessions_) {
-    if (x.finished || x.evicted) continue;
-    ++live;
-    if (x.address == address) ++from_there;
-  }
-  const unsigned per_address = options_.max_per_address != 0 ? options_.max_per_address : std::max(1u, options_.max_peers / 2);
-  // (its own sockets that never finished a handshake make room first)
-  if (from_there >= per_address && !evict_unfinished_handshake(address)) {
-    refused(remote_name(fd), "already " + std::to_string(from_there) + " peers from " + address);
-    return;
-  }
-  if (live >= options_.max_peers && !evict_unfinished_handshake() && !evict_unanswered_ping() && !evict_from_largest_netgroup(group)) {
-    refused(remote_name(fd),
-            "already " + std::to_string(options_.max_peers) + " peers, each past its handshake, none of a netgroup holding more slots");
-    return;
-  }
+  const std::lock_guard lock(slots_mutex_);
+  make_handshake_room(group);
   Session& s = sessions_.emplace_back(Connection(std::move(socket), store_.directory().net(), options_.timeouts));
   s.watch.ping_interval = options_.ping_interval;
   s.address = std::move(address);
   s.netgroup = std::move(group);
+  SipHasher keyed(group_key_[0], group_key_[1]);
+  keyed.update(std::as_bytes(std::span(s.netgroup.data(), s.netgroup.size())));
+  s.keyed_group = keyed.finish();
   s.thread = std::thread([this, &s] { serve_session(s); });
+  return true;
 }
 
 result<void> Server::run() {
@@ -330,9 +434,11 @@ result<void> Server::run() {
       refreshed = now;
       refresh(problems_said);
     }
+    end_late_handshakes();
     for (auto it = sessions_.begin(); it != sessions_.end();) {  // reap
       if (it->finished) {
         it->thread.join();
+        const std::lock_guard lock(slots_mutex_);
         it = sessions_.erase(it);
       } else {
         ++it;
@@ -348,7 +454,9 @@ result<void> Server::run() {
       say({ServerEvent::kind::stopping, {}, -1, {}});
       break;
     }
-    if (fds[0].revents != 0) accept_one();
+    // (a bound, so that a flood never starves the reaping and the refresh)
+    for (int n = 0; fds[0].revents != 0 && n < 256 && accept_one(); ++n) {
+    }
   }
   // Within the poll interval: the store's long work (filter headers for a
   // wide range) ends at its next block, every connection is shut down.

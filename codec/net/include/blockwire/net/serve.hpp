@@ -61,6 +61,9 @@ struct PeerWatch {
   // (headers, blocks, filters), and since when a ping of ours is unanswered.
   std::atomic<std::int64_t> asked{0};
   std::atomic<std::int64_t> ping_unanswered_since{0};
+  // The shortest round trip of a ping of ours and its pong, in
+  // microseconds (0: none answered yet), as Core's m_min_ping_time.
+  std::atomic<std::int64_t> min_ping_us{0};
 };
 result<void> serve_peer(Connection& peer, const BlockStore& store, TipSignal* tips = nullptr, PeerWatch* watch = nullptr);
 

@@ -1,13 +1,23 @@
-// A read-only node serving a blocks directory: listens, gives each peer a
-// thread (up to max_peers, max_per_address of them from one address; when
-// every slot is taken, room is made as Core's eviction makes it: the peer
-// longest in its handshake first, then one that left our ping unanswered
-// for a ping interval, else the youngest peer of the netgroup
-// holding the most slots, if that is more than the newcomer's would hold,
-// never one that asked for data in the last two minutes), reads what a writer appends
-// every refresh interval and announces each new tip to every peer. A peer
-// that misbehaves is dropped without touching the others. Stopping shuts
-// every connection down and joins every thread.
+// A read-only node serving a blocks directory: listens, gives each
+// connection a thread, reads what a writer appends every refresh interval
+// and announces each new tip to every peer. A peer that misbehaves is
+// dropped without touching the others. Stopping shuts every connection
+// down and joins every thread.
+//
+// Slots, as Bitcoin Core's node keeps them (docs/design.md, "serve's
+// slots"): a connection is first *handshaking*, in a budget of its own
+// (max_handshaking, max_handshaking_per_netgroup of one /16 or /32) with a
+// deadline (the handshake timeout, from accept to verack), so that nothing
+// that has not finished a handshake can take a peer's place; a newcomer
+// over that budget closes the oldest handshaking connection of its own
+// netgroup, else of the netgroup holding the most. Past its handshake it
+// takes one of max_peers *peer* slots; when all are taken a peer is
+// evicted as Core's SelectNodeToEvict picks it: one that left a ping of
+// ours unanswered for a whole ping interval first, else, after protecting
+// 4 peers by netgroup (the highest keyed hash of their netgroup), the
+// 8 with the lowest ping and the longest-connected half of the rest, the
+// youngest peer of the netgroup holding the most slots; when every peer
+// is protected, the newcomer is refused.
 #pragma once
 
 #include <blockwire/io/error.hpp>
@@ -27,8 +37,8 @@
 namespace blockwire::net {
 
 // Bitcoin Core's: a peer silent for 20 minutes is dropped. A handshake has
-// 10 s (a real peer's takes milliseconds; Core gives 60 s, but its slots
-// are 125, these 8).
+// 10 s from accept to verack (a real peer's takes milliseconds; Core gives
+// 60 s).
 inline constexpr Timeouts serving_timeouts{.handshake = std::chrono::seconds(10), .idle = std::chrono::minutes(20)};
 
 // What a server did, for its owner to log (Server::Options::log).
@@ -37,8 +47,8 @@ struct ServerEvent {
     connected,       // a peer's handshake is done (detail: its user agent and protocol)
     left,            // a peer went away (detail: what was sent)
     dropped,         // a peer misbehaved or failed (detail: why, Connection::describe)
-    evicted,         // every slot was taken: its handshake was not done, or its netgroup held the most slots (detail: which, how long)
-    refused,         // every slot was taken by peers none of which could make room, or its address had its share (detail: which)
+    evicted,         // it made room for a newcomer, or its handshake was too long (detail: why, how long it was connected)
+    refused,         // past its handshake, every peer slot was taken by a protected peer, or its address had its share (detail: which)
     new_tip,         // the directory's tip moved (height)
     refresh_failed,  // reading what was appended failed (detail: why); what was read before is served
     undo_failed,     // reading the new tip's rev file failed (detail: why); tried again at the next refresh
@@ -56,9 +66,13 @@ struct ServerEvent {
 class Server {
  public:
   struct Options {
-    unsigned max_peers = 8;
+    // Peers past their handshake (Bitcoin Core's 125 connections).
+    unsigned max_peers = 125;
     // Peers from one address at once (0: half of max_peers, at least 1).
     unsigned max_per_address = 0;
+    // Connections still in their handshake, in all and of one netgroup.
+    unsigned max_handshaking = 32;
+    unsigned max_handshaking_per_netgroup = 4;
     // A peer is pinged this often (Core's PING_INTERVAL); one that has not
     // answered for as long goes first when a slot is needed.
     std::chrono::milliseconds ping_interval{std::chrono::minutes(2)};
@@ -97,13 +111,18 @@ class Server {
   Server(BlockStore& store, FileDescriptor listener, Endpoint bound, Options options);
   void say(const ServerEvent& e);
   void refresh(std::uint64_t& problems_said);
-  // (`from`: that address's alone; empty: any)
-  bool evict_unfinished_handshake(const std::string& from = {});
-  bool evict_unanswered_ping();
-  bool evict_from_largest_netgroup(const std::string& newcomer_group);
   void serve_session(Session& s);
-  void accept_one();
-  void refused(const std::string& peer, const std::string& why);
+  // A connection accepted, if one waited (false: none, or out of
+  // descriptors).
+  bool accept_one();
+  // (under slots_mutex_) Room among the handshaking connections for one of
+  // `group`; past its handshake, a peer's slot for `s` (false: refused,
+  // `why` says why). Each shuts its victim down, its reason set.
+  void make_handshake_room(const std::string& group);
+  bool take_peer_slot(Session& s, std::string& why);
+  Session* select_to_evict();
+  void end_late_handshakes();
+  void say_limited(ServerEvent e);
 
   BlockStore& store_;
   FileDescriptor listener_;
@@ -112,9 +131,14 @@ class Server {
   Options options_;
   std::mutex log_mutex_;
   std::string undo_error_said_;
+  std::uint64_t group_key_[2];  // keys the netgroups' hash (Core's CompareNetGroupKeyed)
+  std::mutex slots_mutex_;      // guards sessions_ (the list and each one's stage) and the eviction's choices
   std::list<Session> sessions_;
-  std::chrono::steady_clock::time_point refused_said_{};  // when a refusal was last said
-  std::uint64_t refused_unsaid_ = 0;                      // refusals since (the said one counted)
+  struct Unsaid {
+    std::chrono::steady_clock::time_point said{};  // when say_limited last said one of a kind
+    std::uint64_t count = 0;                       // of that kind since (the said one counted)
+  };
+  Unsaid unsaid_[16];  // by ServerEvent::kind
 };
 
 }  // namespace blockwire::net
