@@ -141,8 +141,9 @@ CLI::App* add_rest(CLI::App& app, RestOptions& rest) {
       ->type_name("ADDR:PORT");
   rest_cmd
       ->add_option("--max-connections", rest.max_connections,
-                   "connections open at once (default: the descriptors the system allows, at most 16,384); when full, the\n"
-                   "oldest kept-alive connection waiting for its next request is closed for a newcomer")
+                   "connections open at once (default: the descriptors the system allows, at most 16,384); when full, an\n"
+                   "idle one (it has sent no byte of a request: new, or kept alive) is closed for a newcomer, the oldest of\n"
+                   "the address with the most connections")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
       ->type_name("N");
   rest_cmd

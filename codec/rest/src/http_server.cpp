@@ -36,6 +36,8 @@ using tcp = asio::ip::tcp;
 // A request line longer than this is 414 (RFC 9112 3: a server ought to
 // take 8,000 octets at least).
 constexpr std::size_t max_request_line = 8 * 1024;
+// What a connection's first read takes: a request's line and usual headers.
+constexpr std::size_t first_read_bytes = 4096;
 
 }  // namespace
 
@@ -103,27 +105,50 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     parser_.emplace();
     parser_->header_limit(state_.limits.max_header_bytes);
     parser_->body_limit(state_.limits.max_body_bytes);
+    if (buffer_.size() != 0) {  // the next request already begun (pipelined)
+      stream_.expires_after(state_.limits.request_time);
+      return read_header();
+    }
+    // No byte of a request yet: idle, and evictable, until one comes (a
+    // connection that has sent nothing holds a slot it does not use). A
+    // new connection has request_time for its whole first request, a
+    // kept-alive one idle_time for its next to begin.
     stream_.expires_after(first_ ? state_.limits.request_time : state_.limits.idle_time);
-    if (!first_) become_idle();
-    http::async_read_header(stream_, buffer_, *parser_,
-                            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+    become_idle();
+    stream_.async_read_some(buffer_.prepare(first_read_bytes), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+      self->buffer_.commit(n);
+      self->on_first_bytes(ec);
+    });
   }
 
   auto executor() { return stream_.get_executor(); }
 
-  // Full: the oldest kept-alive connection waiting for its next request is
-  // closed for a newcomer. False when none waits.
-  static bool evict_oldest_idle(HttpServer::State& state) {
+  // Full: an idle connection (one that has sent no byte of a request, new
+  // or kept alive) is closed for a newcomer: of the address with the most
+  // connections open, its oldest, so that no set of addresses under their
+  // caps keeps a newcomer out. False when none is idle.
+  static bool evict_idle(HttpServer::State& state) {
     std::shared_ptr<HttpSession> victim;
     {
       const std::lock_guard lock(state.mutex);
-      // (one whose last owner is gone is being destroyed: it takes itself out)
-      for (auto it = state.idle.begin(); it != state.idle.end() && !victim; ++it) {
-        if ((victim = it->lock())) {
-          victim->idle_at_.reset();
-          state.idle.erase(it);
-          break;
+      auto chosen = state.idle.end();
+      std::size_t most = 0;
+      // (oldest first; one whose last owner is gone is being destroyed: it
+      // takes itself out)
+      for (auto it = state.idle.begin(); it != state.idle.end(); ++it) {
+        auto session = it->lock();
+        if (!session) continue;
+        const auto open = state.per_address.find(session->address_);
+        const std::size_t count = open != state.per_address.end() ? open->second : 0;
+        if (count > most) {
+          most = count;
+          chosen = it;
+          victim = std::move(session);
         }
+      }
+      if (victim) {
+        victim->idle_at_.reset();
+        state.idle.erase(chosen);
       }
     }
     if (!victim) return false;
@@ -142,12 +167,28 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     idle_at_.reset();
   }
 
-  void on_header(beast::error_code ec) {
+  void on_first_bytes(beast::error_code ec) {
     leave_idle();
+    if (ec) return failed(ec);
+    if (!first_) stream_.expires_after(state_.limits.request_time);  // the request, from its first byte
+    read_header();
+  }
+
+  void read_header() {
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+  }
+
+  void on_header(beast::error_code ec) {
     first_ = false;
     if (ec) return failed(ec);
     const auto& request = parser_->get();
     if (request.target().size() > max_request_line) return refuse(http::status::uri_too_long);
+    // RFC 9112 3.2: an HTTP/1.1 request without a Host, or any with two, is
+    // a 400 (a proxy and this server could take it for different hosts).
+    if (const auto hosts = request.count(http::field::host); hosts > 1 || (hosts == 0 && request.version() >= 11)) {
+      return refuse(http::status::bad_request);
+    }
     // Chunked alone is a framing this server reads; any other coding (or
     // chunked not last) leaves the body's length unknown: 400, and the
     // connection closed, so that no byte of it is read as a request
@@ -362,9 +403,9 @@ void accept(HttpServer::State& state) {
       admitted = from_there < state.limits.max_per_address;
       if (admitted) ++from_there;
     }
-    // Full: room made by closing the oldest idle connection, else the
-    // newcomer goes and the others keep being served.
-    if (admitted && state.open.load() >= state.limits.max_connections && !detail::HttpSession::evict_oldest_idle(state)) {
+    // Full: room made by closing an idle connection (evict_idle), else
+    // the newcomer goes and the others keep being served.
+    if (admitted && state.open.load() >= state.limits.max_connections && !detail::HttpSession::evict_idle(state)) {
       const std::lock_guard lock(state.mutex);
       if (const auto it = state.per_address.find(address); it != state.per_address.end() && --it->second == 0) state.per_address.erase(it);
       admitted = false;
