@@ -126,6 +126,7 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
     if (std::filesystem::is_directory(path, ec) && !holds_records(path)) {
       BlocksDirectory dir(path, BlockIndex(path, net, key));
       dir.reopen_ = options;
+      dir.options_ = options;
       return dir;
     }
   }
@@ -175,6 +176,7 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
     index = std::move(built).value();
   }
   BlocksDirectory dir(path, std::move(*index));
+  dir.options_ = options;
   dir.source_ = source;
   dir.notes_ = std::move(notes);
 
@@ -325,6 +327,17 @@ void BlocksDirectory::keep(bool rewrite) {
   }
 }
 
+// Pruning deletes the oldest blk files whole, so the first to go is the
+// one holding the lowest block of the best chain that has its data: one
+// stat(2) a refresh.
+bool BlocksDirectory::pruned_since() const {
+  const std::size_t first = index_.prune_height();
+  if (first >= chain_size()) return false;
+  const IndexedBlock lowest = at_height(first);
+  std::error_code ec;
+  return !lowest.pruned && !std::filesystem::exists(index_.file_path(lowest.file), ec) && !ec;
+}
+
 result<bool> BlocksDirectory::refresh() {
   if (reopen_) {
     // Opened before its first record: opened again once one is there
@@ -336,6 +349,15 @@ result<bool> BlocksDirectory::refresh() {
     if (!again) return again.error().cause;
     *this = std::move(again).value();
     return chain_size() != 0;
+  }
+  if (pruned_since()) {
+    // Opened again, as a fresh start would: the node's index (or the one
+    // prune wrote) now says which blocks have their data.
+    const BlockHash tip = chain_size() != 0 ? at_height(chain_size() - 1).hash : BlockHash();
+    auto again = open(path_, options_);
+    if (!again) return again.error().cause;  // (tried again at the next refresh: the file is still gone)
+    *this = std::move(again).value();
+    return chain_size() != 0 && at_height(chain_size() - 1).hash != tip;
   }
   const std::uint64_t generation = index_.generation();
   auto moved = index_.refresh();

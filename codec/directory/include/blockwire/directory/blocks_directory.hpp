@@ -153,7 +153,10 @@ class BlocksDirectory {
 
   // Reads what a writer appended since open() or the last refresh
   // (BlockIndex::refresh) and, when the tip moved, the tip's rev file
-  // again, that one alone. Returns whether the tip moved; the error is the
+  // again, that one alone. A directory pruned since (by blockwire prune,
+  // or its node: the blk file of its lowest block with data is gone) is
+  // opened again as open() would open it now, its new prune height and
+  // index with it. Returns whether the tip moved; the error is the
   // blk files'. Reading the rev file may fail while the tip still moved:
   // then undo_error() says why until a later refresh reads it (as it says
   // why open() read no undo data, with Options::undo_required false).
@@ -164,6 +167,9 @@ class BlocksDirectory {
  private:
   BlocksDirectory(std::string path, BlockIndex index) : path_(std::move(path)), index_(std::move(index)) {}
   const UndoIndex* undo_for(unsigned file) const noexcept;
+  // Whether the blk file of the best chain's lowest block with data is
+  // gone (pruned since the index was read).
+  bool pruned_since() const;
   // Where an undo record was paired with the block `hash` (a tip's rev
   // file read again, or the records no index placed).
   std::optional<std::uint32_t> paired_offset(const BlockHash& hash) const;
@@ -185,6 +191,7 @@ class BlocksDirectory {
   std::optional<unsigned> stale_undo_file_;    // the tip's rev file, still to read again
   std::optional<error> undo_error_;            // why it could not be
   std::optional<Options> reopen_;              // opened with no record yet: opened again by refresh() once one is there
+  Options options_;                            // what it was opened with, to open it again once pruned
 };
 
 }  // namespace blockwire
