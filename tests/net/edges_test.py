@@ -306,6 +306,21 @@ def scenario_serve_v2_key_reconnect():
     silent_reconnectors('v2_key', 0)
 
 
+def newcomers_get_in(port, blocks, held):
+    """Every slot taken by `held` (handshaked()'s): a polite peer gets in within a second, and a fetch reaches the
+    tip. One of the held is evicted for the polite peer; the fetch takes the slot it left, or evicts another when it
+    comes before serve has seen the polite peer go."""
+    try:
+        time.sleep(0.5)
+        polite_handshake(port)
+        polite_fetches(port, blocks, 1)
+        evicted = sum(1 for s, _ in held if is_closed(s, 0.2))
+        assert 1 <= evicted <= 2, evicted
+    finally:
+        for _, done in held:
+            done.set()
+
+
 def scenario_serve_askers_of_one_netgroup():
     """Two addresses of one /16 (127.3.0.1, 127.3.0.2) fill every slot (--max-peers 40, 20 each) and each peer sends
     a getheaders every second (asking is not what Core protects): a polite peer from 127.0.0.1 is admitted within a
@@ -313,18 +328,7 @@ def scenario_serve_askers_of_one_netgroup():
     directory, blocks = chain()
     server, port, log = serve(directory, '--max-peers', '40')
     with server:
-        held = [handshaked(port, f'127.3.0.{1 + i % 2}', ask_every=1.0) for i in range(40)]
-        try:
-            time.sleep(1)
-            polite_handshake(port)
-            polite_fetches(port, blocks, 1)
-            # One for the polite peer; the fetch takes the slot it left, or evicts another when it comes before
-            # serve has seen the polite peer go.
-            evicted = sum(1 for s, _ in held if is_closed(s, 0.2))
-            assert 1 <= evicted <= 2, evicted
-        finally:
-            for _, done in held:
-                done.set()
+        newcomers_get_in(port, blocks, [handshaked(port, f'127.3.0.{1 + i % 2}', ask_every=1.0) for i in range(40)])
         status, text = stop(server, log)
     assert status == 0 and 'held the most slots' in text and '127.3.0.0/16' in text, text
 
@@ -347,16 +351,7 @@ def scenario_serve_distinct_netgroups():
         stop(server, log)
     server, port, log = serve(directory, '--max-peers', '30')
     with server:
-        held = [handshaked(port, f'127.{30 + i}.0.1') for i in range(30)]
-        try:
-            time.sleep(0.5)
-            polite_handshake(port)
-            polite_fetches(port, blocks, 1)
-            evicted = sum(1 for s, _ in held if is_closed(s, 0.2))
-            assert 1 <= evicted <= 2, evicted
-        finally:
-            for _, done in held:
-                done.set()
+        newcomers_get_in(port, blocks, [handshaked(port, f'127.{30 + i}.0.1') for i in range(30)])
         status, text = stop(server, log)
     assert status == 0 and 'evicted' in text, text
 
