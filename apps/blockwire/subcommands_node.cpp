@@ -70,8 +70,8 @@ CLI::App* add_serve(CLI::App& app, ServeOptions& serve) {
                          "Limits: --max-peers peers past their handshake and --max-handshaking connections before it, a thread\n"
                          "each; a peer's memory is its largest message (4,000,000 bytes) plus a block read for it and the\n"
                          "buffers; a handshake has 10 s from accept to verack (BIP324's keys included), a message 5 s for its\n"
-                         "envelope and 100 kB/s for the rest (60 s at most, either way); 20 minutes of\n"
-                         "silence ends a peer. A misbehaving peer is dropped alone. Peers speak v1 or BIP324's encrypted v2\n"
+                         "envelope and 100 kB/s for the rest (60 s at most, either way); 20 minutes of silence ends a peer.\n"
+                         "A misbehaving peer is dropped alone. Peers speak v1 or BIP324's encrypted v2\n"
                          "(told apart by their first bytes, as Core does). Prints \"listening on ADDR:PORT\" on standard output;\n"
                          "SIGINT or SIGTERM stops it.");
   serve_cmd->add_option("dir", serve.dir, "a blocks directory")->required()->type_name("DIR");
