@@ -563,7 +563,7 @@ def scenario_export_other_shard_size():
                     'except blockwire.UsageError as e:\n'
                     '    print(e)\n')
             p = subprocess.run([sys.executable, '-c', code, directory, out], capture_output=True, text=True, timeout=60,
-                               env=dict(os.environ, PYTHONPATH=os.path.abspath(python_dir)))
+                               env=python_env(python_dir))
             assert p.returncode == 0 and f'of {made} blocks' in p.stdout and f'not {other}:' in p.stdout, (p.stdout, p.stderr)
             assert snapshot(out) == before
         again = export(directory, out, shard=made)
@@ -571,6 +571,18 @@ def scenario_export_other_shard_size():
         assert ' 0 made' in again.stdout and f'{shards} already whole' in again.stdout, again.stdout
         rows = [json.loads(line)['hash'] for rel, path in tree(out).items() if rel.startswith('blocks/') for line in open(path)]
         assert sorted(rows) == sorted(block_hash(b) for b in blocks), (len(rows), len(blocks))
+
+
+def python_env(python_dir):
+    """The environment the build's Python module imports in: on PYTHONPATH, and, when the build is sanitized (the
+    command links ASan's runtime), that runtime and libstdc++ preloaded, as the python tests have them."""
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(python_dir))
+    linked = subprocess.run(['ldd', blockwire], capture_output=True, text=True).stdout.splitlines()
+    found = {name: line.split('=>')[1].split()[0] for line in linked for name in ('libasan', 'libstdc++') if name in line and '=>' in line}
+    if 'libasan' in found:
+        env['LD_PRELOAD'] = ' '.join(found[n] for n in ('libasan', 'libstdc++') if n in found)
+        env['ASAN_OPTIONS'] = 'detect_leaks=0'
+    return env
 
 
 def scenario_export_full_disk_summary():

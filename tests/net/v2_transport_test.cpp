@@ -2,20 +2,33 @@
 // over TCP on loopback (every message type, decoys, pings, a block sent as
 // it is stored), a v1 peer told apart, a v1-only peer refusing v2; and
 // hostile handshakes by a peer written by hand with the packet cipher:
-// each closes with its reason.
+// each closes with its reason. And OpenSSL failing under a connection, at
+// each of its calls (the net library's test seam) and for real (no
+// provider): an error, the connection v1's or shut down, never a crash.
 #include <blockwire/net.hpp>
 #include <blockwire/net/bip324.hpp>
 
 #include <doctest/doctest.h>
 
+#include <openssl/err.h>
+#include <openssl/provider.h>
+
 #include <arpa/inet.h>
+#include <atomic>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <thread>
 #include <unistd.h>
 
 #include "../p2p/samples.hpp"
 #include "../support/socket_pair.hpp"
+
+// The net library's seam for tests (codec/net/src/fschacha20.cpp), in no
+// header: the Nth checked OpenSSL call of this thread from now fails.
+namespace blockwire::net::bip324::detail {
+extern thread_local std::uint64_t fail_openssl_call;
+}
 
 using namespace blockwire;
 using namespace std::chrono_literals;
@@ -60,11 +73,11 @@ struct HandInitiator {
   void read_responder_key() {
     b::EllSwiftPublicKey theirs;
     pair.read_raw(theirs);
-    cipher.initialize(theirs, true, network::regtest);
+    REQUIRE(cipher.initialize(theirs, true, network::regtest));
   }
   std::vector<std::byte> packet(std::span<const std::byte> contents, std::span<const std::byte> aad = {}, bool decoy = false) {
     std::vector<std::byte> out(contents.size() + b::PacketCipher::overhead);
-    cipher.encrypt(contents, aad, decoy, out);
+    REQUIRE(cipher.encrypt(contents, aad, decoy, out));
     return out;
   }
   std::vector<std::byte> message(const p2p::Message& m) {
@@ -176,7 +189,7 @@ TEST_CASE("v2 transport: both sides over TCP agree on the session, then every me
   CHECK(std::get<p2p::Pong>(out.receive().value()).nonce == 42);
 }
 
-TEST_CASE("v2 transport: a v1 peer is told apart by its first bytes; a v1-only responder makes start_v2 fail with v2_refused") {
+TEST_CASE("v2 transport: a v1 peer is told apart by its first bytes, and a v1-only responder makes start_v2 fail with v2_refused") {
   SUBCASE("a v1 initiator to accept_transport: v1, and the handshake reads the bytes already taken") {
     SocketPair pair;
     net::Connection out(FileDescriptor(pair.theirs, ownership::own), network::regtest, short_timeouts());
@@ -370,5 +383,268 @@ TEST_CASE("v2 transport: hostile handshakes and packets close with their reason"
     const auto r = e.connection().receive();
     CHECK(r.error().code() == p2p::errc::bad_command);
     CHECK(r.error().offset() == at + 4 + 1);
+  }
+}
+
+namespace {
+
+// A peer's side that tolerates the other giving up at any step: each says
+// whether it could.
+bool write_all(int fd, std::span<const std::byte> bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    bytes = bytes.subspan(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+// (`given_up`: the other side's call has returned; what it sent is
+// buffered already)
+bool read_all(int fd, std::span<std::byte> out, const std::atomic<bool>* given_up = nullptr) {
+  for (int waited = 0; !out.empty(); waited += 10) {
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, 10);
+    if (ready < 0 || (ready == 0 && (waited >= 2000 || (given_up != nullptr && *given_up)))) return false;
+    if (ready == 0) continue;
+    const ssize_t n = ::read(fd, out.data(), out.size());
+    if (n <= 0) return false;
+    out = out.subspan(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+// Whether the other side shut the connection down: what it sent, then the
+// end, within 2 s.
+bool shut_down(int fd) {
+  std::array<std::byte, 4096> sink;
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 2000) != 1) return false;
+    const ssize_t n = ::read(fd, sink.data(), sink.size());
+    if (n == 0) return true;
+    if (n < 0) return errno == ECONNRESET;
+  }
+}
+
+// The seam armed in this thread for the nth call; whether it was reached.
+void arm(std::uint64_t n) { b::detail::fail_openssl_call = n; }
+bool disarm() {
+  const bool reached = b::detail::fail_openssl_call == 0;
+  b::detail::fail_openssl_call = 0;
+  return reached;
+}
+
+// A connection whose handshake failed: v1's again, no session.
+void check_left_v1(const net::Connection& c) {
+  CHECK(c.transport_kind() == net::transport::v1);
+  CHECK(c.session_id().empty());
+}
+
+// What a v1 message sent on `fd`'s other end begins with.
+bool reads_v1_envelope(int fd) {
+  std::array<std::byte, 4> head;
+  if (!read_all(fd, head)) return false;
+  const Magic m = magic(network::regtest);
+  return std::equal(m.begin(), m.end(), head.begin());
+}
+
+}  // namespace
+
+TEST_CASE("v2 transport: OpenSSL failing at each of its calls in accept_transport: v2_crypto_failure, the connection v1's and shut down") {
+  int swallowed = 0;
+  std::uint64_t n = 1;
+  for (;; ++n) {
+    CAPTURE(n);
+    SocketPair pair;
+    net::Connection in(FileDescriptor(pair.ours, ownership::own), network::regtest, short_timeouts());
+    result<net::transport> outcome = net::errc::timed_out;
+    bool reached = false;
+    std::thread responder([&] {
+      arm(n);
+      outcome = in.accept_transport();
+      reached = disarm();
+    });
+    // The initiator by hand: its key, the responder's, then its terminator
+    // and version packet (no garbage), as far as the responder goes.
+    b::PacketCipher hand{b::EllSwiftKey::generate().value()};
+    b::EllSwiftPublicKey theirs;
+    b::PacketCipher::Terminator after_key{};
+    if (write_all(pair.theirs, hand.our_public_key()) && read_all(pair.theirs, theirs)) {
+      REQUIRE(hand.initialize(theirs, true, network::regtest));
+      std::vector<std::byte> rest(hand.send_garbage_terminator().begin(), hand.send_garbage_terminator().end());
+      std::vector<std::byte> version(b::PacketCipher::overhead);
+      REQUIRE(hand.encrypt({}, {}, false, version));
+      rest.insert(rest.end(), version.begin(), version.end());
+      (void)write_all(pair.theirs, rest);
+    }
+    responder.join();
+    if (outcome) (void)read_all(pair.theirs, after_key);
+    if (!reached) {  // fewer calls than n: the handshake made whole
+      REQUIRE(outcome);
+      CHECK(outcome.value() == net::transport::v2);
+      CHECK(in.session_id() == to_hex(hand.session_id()));
+      break;
+    }
+    if (outcome) {
+      // Only a random draw for the garbage may fail unsaid: none sent
+      // (the terminator right after the key), still a valid handshake.
+      ++swallowed;
+      CHECK(outcome.value() == net::transport::v2);
+      CHECK(after_key == hand.receive_garbage_terminator());
+      continue;
+    }
+    CHECK(outcome.error().code() == net::errc::v2_crypto_failure);
+    CHECK(ERR_peek_error() == 0);
+    check_left_v1(in);
+    CHECK(shut_down(pair.theirs));  // the peer's key read: good for neither transport
+  }
+  CHECK(swallowed < 20);  // (the draws' place among the calls moves with the key's: a handful of runs)
+  CHECK(n > 100);         // through the key's arithmetic, the ECDH, HKDF and the packets
+}
+
+TEST_CASE(
+    "v2 transport: OpenSSL failing at each of its calls in start_v2: v2_crypto_failure, v1's and usable before our key left, else shut "
+    "down") {
+  int swallowed = 0;
+  std::uint64_t n = 1;
+  for (;; ++n) {
+    CAPTURE(n);
+    SocketPair pair;
+    net::Connection out(FileDescriptor(pair.ours, ownership::own), network::regtest, short_timeouts());
+    // The responder by hand, its key first: start_v2 sees at once that it
+    // is no v1 node speaking first, and reads it as the peer's key.
+    b::PacketCipher hand{b::EllSwiftKey::generate().value()};
+    REQUIRE(write_all(pair.theirs, hand.our_public_key()));
+    result<net::transport> outcome = net::errc::timed_out;
+    bool reached = false;
+    std::atomic<bool> returned = false;
+    std::thread initiator([&] {
+      arm(n);
+      outcome = out.start_v2();
+      reached = disarm();
+      returned = true;
+    });
+    b::EllSwiftPublicKey theirs;
+    if (read_all(pair.theirs, theirs, &returned)) {
+      REQUIRE(hand.initialize(theirs, false, network::regtest));
+      std::vector<std::byte> rest(hand.send_garbage_terminator().begin(), hand.send_garbage_terminator().end());
+      std::vector<std::byte> version(b::PacketCipher::overhead);
+      REQUIRE(hand.encrypt({}, {}, false, version));
+      rest.insert(rest.end(), version.begin(), version.end());
+      (void)write_all(pair.theirs, rest);
+    }
+    initiator.join();
+    b::PacketCipher::Terminator after_key{};
+    if (outcome) (void)read_all(pair.theirs, after_key);
+    if (!reached) {
+      REQUIRE(outcome);
+      CHECK(outcome.value() == net::transport::v2);
+      CHECK(out.session_id() == to_hex(hand.session_id()));
+      break;
+    }
+    if (outcome) {
+      // Only a random draw for the garbage may fail unsaid: none sent.
+      ++swallowed;
+      CHECK(outcome.value() == net::transport::v2);
+      CHECK(after_key == hand.receive_garbage_terminator());
+      continue;
+    }
+    CHECK(outcome.error().code() == net::errc::v2_crypto_failure);
+    CHECK(ERR_peek_error() == 0);
+    check_left_v1(out);
+    if (out.bytes_sent() == 0) {
+      // Failed before a byte left: v1 on this connection works.
+      REQUIRE(out.send(p2p::Verack{}));
+      CHECK(reads_v1_envelope(pair.theirs));
+    } else {
+      CHECK(shut_down(pair.theirs));
+      CHECK_FALSE(out.send(p2p::Verack{}));
+    }
+  }
+  CHECK(swallowed < 20);
+  CHECK(n > 100);
+}
+
+TEST_CASE(
+    "v2 transport: OpenSSL failing at each call of a send or a receive after the handshake: v2_crypto_failure, the connection shut down") {
+  SUBCASE("send") {
+    std::uint64_t n = 1;
+    for (;; ++n) {
+      CAPTURE(n);
+      Established e;
+      arm(n);
+      const auto r = e.connection().send(p2p::SendHeaders{});
+      if (!disarm()) {
+        CHECK(r);
+        break;
+      }
+      CHECK(r.error().code() == net::errc::v2_crypto_failure);
+      CHECK(shut_down(e.pair.theirs));
+      CHECK_FALSE(e.connection().send(p2p::SendHeaders{}));
+    }
+    CHECK(n > 2);
+  }
+  SUBCASE("receive") {
+    std::uint64_t n = 1;
+    for (;; ++n) {
+      CAPTURE(n);
+      Established e;
+      e.pair.send_raw(e.hand.message(p2p::SendHeaders{}));
+      arm(n);
+      const auto r = e.connection().receive();
+      if (!disarm()) {
+        REQUIRE(r);
+        CHECK(std::holds_alternative<p2p::SendHeaders>(r.value()));
+        break;
+      }
+      CHECK(r.error().code() == net::errc::v2_crypto_failure);
+      CHECK(shut_down(e.pair.theirs));
+      CHECK_FALSE(e.connection().receive());
+    }
+    CHECK(n > 2);
+  }
+}
+
+TEST_CASE("v2 transport: with no OpenSSL provider to fetch from (a real failure), start_v2 stays v1 and accept_transport shuts down") {
+  // This thread's default library context: OpenSSL's null provider alone.
+  const auto bare = [](auto work) {
+    std::thread t([&] {
+      OSSL_LIB_CTX* context = OSSL_LIB_CTX_new();
+      OSSL_PROVIDER* null = OSSL_PROVIDER_load(context, "null");
+      OSSL_LIB_CTX* previous = OSSL_LIB_CTX_set0_default(context);
+      work();
+      CHECK(ERR_peek_error() == 0);
+      OSSL_LIB_CTX_set0_default(previous);
+      OSSL_PROVIDER_unload(null);
+      OSSL_LIB_CTX_free(context);
+    });
+    t.join();
+  };
+  SUBCASE("start_v2: the random source fails before our key is made: nothing sent, v1 works on the connection") {
+    SocketPair pair;
+    net::Connection out(FileDescriptor(pair.ours, ownership::own), network::regtest, short_timeouts());
+    b::PacketCipher hand{b::EllSwiftKey::generate().value()};
+    REQUIRE(write_all(pair.theirs, hand.our_public_key()));
+    result<net::transport> r = net::errc::timed_out;
+    bare([&] { r = out.start_v2(); });
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code() == net::errc::v2_crypto_failure);
+    CHECK(r.error().context().starts_with("OpenSSL's RAND_priv_bytes"));
+    check_left_v1(out);
+    CHECK(out.bytes_sent() == 0);
+    REQUIRE(out.send(p2p::Verack{}));
+    CHECK(reads_v1_envelope(pair.theirs));
+  }
+  SUBCASE("accept_transport: the peer's key read, ours not made: v2_crypto_failure and the connection shut down") {
+    SocketPair pair;
+    net::Connection in(FileDescriptor(pair.ours, ownership::own), network::regtest, short_timeouts());
+    b::PacketCipher hand{b::EllSwiftKey::generate().value()};
+    REQUIRE(write_all(pair.theirs, hand.our_public_key()));
+    result<net::transport> r = net::errc::timed_out;
+    bare([&] { r = in.accept_transport(); });
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code() == net::errc::v2_crypto_failure);
+    CHECK(r.error().code() == condition::io);
+    check_left_v1(in);
+    CHECK(shut_down(pair.theirs));
   }
 }

@@ -133,8 +133,9 @@ struct Connection::State {
   DeadlineReader reader;
   StreamReader in{reader_ref(reader)};
   std::vector<std::byte> scratch;  // one encoded payload at a time, reused
-  // v2: the ciphers once the handshake made them; one packet to send and
-  // one received, each buffer reused.
+  // v2: the ciphers once the handshake succeeded with them (until then
+  // they are the handshake's own: a failed one leaves nothing here); one
+  // packet to send and one received, each buffer reused.
   std::optional<bip324::PacketCipher> v2;
   std::vector<std::byte> packet;
   std::vector<std::byte> received;
@@ -174,11 +175,12 @@ struct Connection::V2 {
 
   // s.packet (new_packet, then the contents) sealed in place and sent
   // after `before` (a garbage terminator).
-  static result<void> send_packet(State& s, std::span<const std::byte> aad, std::span<const std::byte> before = {}) {
+  static result<void> send_packet(State& s, bip324::PacketCipher& cipher, std::span<const std::byte> aad,
+                                  std::span<const std::byte> before = {}) {
     const std::size_t contents = s.packet.size() - bip324::PacketCipher::length_size - bip324::PacketCipher::header_size;
     if (contents > p2p::max_v2_contents) return p2p::errc::message_too_large;  // a length says 3 bytes' worth at most
     s.packet.resize(s.packet.size() + bip324::FSChaCha20Poly1305::tag_size);
-    s.v2->seal(s.packet, aad, false);
+    if (auto r = cipher.seal(s.packet, aad, false); !r) return r;
     const auto deadline = clock::now() + s.timeouts.for_message(contents);
     if (!before.empty()) {
       if (auto r = write(s, before, deadline); !r) return r;
@@ -193,7 +195,8 @@ struct Connection::V2 {
   // checked here too: bytes already buffered never wait on the socket, so
   // the reader's deadline alone would not stop a peer that keeps the next
   // packet's first bytes in each segment.
-  static result<std::span<const std::byte>> receive_packet(State& s, clock::time_point idle_until, std::span<const std::byte> aad,
+  static result<std::span<const std::byte>> receive_packet(State& s, bip324::PacketCipher& cipher, clock::time_point idle_until,
+                                                           std::span<const std::byte> aad,
                                                            clock::time_point cap = clock::time_point::max()) {
     idle_until = std::min(idle_until, cap);
     for (;;) {
@@ -205,7 +208,9 @@ struct Connection::V2 {
       const auto started = clock::now();
       s.reader.arm(std::min(cap, started + std::min(s.timeouts.message, s.timeouts.envelope)), net::errc::too_slow);
       if (auto r = read_exact(s, std::span(length_bytes).subspan(1)); !r) return r.error();
-      const std::uint32_t length = s.v2->decrypt_length(length_bytes);
+      const auto decrypted = cipher.decrypt_length(length_bytes);
+      if (!decrypted) return decrypted.error();
+      const std::uint32_t length = decrypted.value();
       if (length > p2p::max_v2_contents) return error(net::errc::v2_packet_too_large, s.last_offset);
       const auto until = std::min(cap, started + s.timeouts.for_message(length));
       s.reader.arm(until, net::errc::too_slow);
@@ -219,7 +224,10 @@ struct Connection::V2 {
         if (clock::now() > until) return error(net::errc::too_slow, s.consumed());
       }
       bool decoy = false;
-      if (!s.v2->open(s.received, aad, decoy)) return error(net::errc::v2_bad_tag, s.last_offset);
+      if (auto r = cipher.open(s.received, aad, decoy); !r) {
+        if (r.error().code() == net::errc::v2_bad_tag) return error(net::errc::v2_bad_tag, s.last_offset);
+        return r.error();
+      }
       aad = {};  // the garbage authenticates the first packet only
       if (decoy) continue;
       return std::span<const std::byte>(s.received).subspan(bip324::PacketCipher::header_size, length);
@@ -242,18 +250,30 @@ struct Connection::V2 {
     }
   }
 
+  // A new ephemeral key's cipher, for one handshake.
+  static result<bip324::PacketCipher> new_cipher() {
+    auto key = bip324::EllSwiftKey::generate();
+    if (!key) return key.error();
+    return bip324::PacketCipher(std::move(key).value());
+  }
+
   // Our key, and after it our garbage when `with_garbage` (the responder
   // sends both at once; the initiator its garbage later, with its
   // terminator). Returns the garbage, sent or to send.
-  static result<std::vector<std::byte>> send_key(State& s, clock::time_point deadline, bool with_garbage) {
-    auto key = bip324::EllSwiftKey::generate();
-    if (!key) return key.error();
-    s.v2.emplace(std::move(key).value());
+  static result<std::vector<std::byte>> send_key(State& s, const bip324::PacketCipher& cipher, clock::time_point deadline,
+                                                 bool with_garbage) {
     std::vector<std::byte> garbage = bip324::random_garbage();
-    s.packet.assign(s.v2->our_public_key().begin(), s.v2->our_public_key().end());
+    s.packet.assign(cipher.our_public_key().begin(), cipher.our_public_key().end());
     if (with_garbage) s.packet.insert(s.packet.end(), garbage.begin(), garbage.end());
     if (auto r = write(s, s.packet, deadline); !r) return r.error();
     return garbage;
+  }
+
+  // `r`; when OpenSSL failed in it, the connection shut down first.
+  template <class T>
+  static result<T> after_v2(Connection& c, result<T> r) {
+    if (!r && r.error().code() == net::errc::v2_crypto_failure) c.shutdown();
+    return r;
   }
 
   // The reader armed for the next step: the idle timeout, or the
@@ -294,13 +314,16 @@ struct Connection::V2 {
   }
 
   // The initiator's side: a v1 peer that speaks first told apart, then
-  // our key, the peer's key, the rest. True: v2; false: v1, nothing sent.
+  // our key, the peer's key, the rest. True: v2 (s.v2 set); false: v1,
+  // nothing sent.
   static result<bool> start(State& s) {
     const auto deadline = clock::now() + s.timeouts.handshake;
     auto v1 = spoke_v1_first(s, deadline);
     if (!v1) return v1.error();
     if (v1.value()) return false;
-    auto garbage = send_key(s, deadline, false);
+    auto cipher = new_cipher();
+    if (!cipher) return cipher.error();
+    auto garbage = send_key(s, cipher.value(), deadline, false);
     if (!garbage) return garbage.error();
     bip324::EllSwiftPublicKey theirs;
     arm_step(s, deadline);
@@ -318,7 +341,8 @@ struct Connection::V2 {
     // key belongs.
     const auto prefix = v1_version_prefix(s.net);
     if (std::equal(prefix.begin(), prefix.end(), theirs.begin())) return error(net::errc::v2_answered_v1, 0);
-    if (auto r = finish(s, theirs, true, garbage.value(), garbage.value(), deadline); !r) return r.error();
+    if (auto r = finish(s, cipher.value(), theirs, true, garbage.value(), garbage.value(), deadline); !r) return r.error();
+    s.v2 = std::move(cipher).value();
     return true;
   }
 
@@ -326,18 +350,19 @@ struct Connection::V2 {
   // back until now), our terminator and version packet (the garbage we
   // sent its AAD), then the peer's garbage, terminator and version packet
   // (contents ignored, as BIP324 says: for later versions).
-  static result<void> finish(State& s, const bip324::EllSwiftPublicKey& theirs, bool initiator, std::span<const std::byte> our_garbage,
-                             std::span<const std::byte> garbage_to_send, clock::time_point deadline) {
-    s.v2->initialize(theirs, initiator, s.net);
+  static result<void> finish(State& s, bip324::PacketCipher& cipher, const bip324::EllSwiftPublicKey& theirs, bool initiator,
+                             std::span<const std::byte> our_garbage, std::span<const std::byte> garbage_to_send,
+                             clock::time_point deadline) {
+    if (auto r = cipher.initialize(theirs, initiator, s.net); !r) return r;
     new_packet(s);  // the version packet: no contents
-    const Terminator terminator = s.v2->send_garbage_terminator();
+    const Terminator terminator = cipher.send_garbage_terminator();
     std::vector<std::byte> before(garbage_to_send.begin(), garbage_to_send.end());
     before.insert(before.end(), terminator.begin(), terminator.end());
-    if (auto r = send_packet(s, our_garbage, before); !r) return r;
+    if (auto r = send_packet(s, cipher, our_garbage, before); !r) return r;
     arm_step(s, deadline);
-    auto garbage = receive_garbage(s, s.v2->receive_garbage_terminator());
+    auto garbage = receive_garbage(s, cipher.receive_garbage_terminator());
     if (!garbage) return garbage.error();
-    auto version = receive_packet(s, clock::now() + s.timeouts.idle, garbage.value(), deadline);
+    auto version = receive_packet(s, cipher, clock::now() + s.timeouts.idle, garbage.value(), deadline);
     if (!version) {
       // (receive_packet stops at the handshake's deadline as at its own:
       // which one ran out, said)
@@ -351,17 +376,24 @@ struct Connection::V2 {
   }
 };
 
+// A failed handshake leaves s.v2 as it was (the ciphers are the
+// handshake's own until it succeeds): the connection is v1's. When
+// OpenSSL failed once v2's bytes had begun to move (our key sent, or the
+// peer's read), the stream is good for neither transport: it is shut down.
 result<transport> Connection::start_v2() {
   State& s = *state_;
+  const std::uint64_t sent = s.sent;
   auto done = V2::start(s);
-  if (!done || !done.value()) s.v2.reset();  // v1's state again: nothing half-made is used
-  if (!done) return done.error();
+  if (!done) {
+    if (done.error().code() == net::errc::v2_crypto_failure && s.sent != sent) shutdown();
+    return done.error();
+  }
   return done.value() ? transport::v2 : transport::v1;
 }
 
 result<transport> Connection::accept_transport(bool allow_v2) {
   auto kind = accept(allow_v2);
-  if (!kind) state_->v2.reset();
+  if (!kind && kind.error().code() == net::errc::v2_crypto_failure) shutdown();  // (the peer's key was read)
   return kind;
 }
 
@@ -385,9 +417,12 @@ result<transport> Connection::accept(bool allow_v2) {
   if (auto r = V2::read_exact(s, theirs); !r) return r.error();
   // The magic of another network, then a v1 version's command.
   if (std::equal(v1_prefix.begin() + 4, v1_prefix.end(), theirs.begin() + 4)) return error(net::errc::v1_other_network, 0);
-  auto garbage = V2::send_key(s, deadline, true);
+  auto cipher = V2::new_cipher();
+  if (!cipher) return cipher.error();
+  auto garbage = V2::send_key(s, cipher.value(), deadline, true);
   if (!garbage) return garbage.error();
-  if (auto r = V2::finish(s, theirs, false, garbage.value(), {}, deadline); !r) return r.error();
+  if (auto r = V2::finish(s, cipher.value(), theirs, false, garbage.value(), {}, deadline); !r) return r.error();
+  s.v2 = std::move(cipher).value();
   return transport::v2;
 }
 
@@ -438,10 +473,12 @@ Connection::Connection(Connection&&) noexcept = default;
 Connection& Connection::operator=(Connection&&) noexcept = default;
 Connection::~Connection() = default;
 
+// Over v2, a failure of OpenSSL's leaves the ciphers out of step with the
+// peer's: the connection is shut down (every later call fails).
 result<void> Connection::send(const p2p::Message& message) {
   if (state_->v2) {
     p2p::encode_v2_contents(message, V2::new_packet(*state_));
-    return V2::send_packet(*state_, {});
+    return V2::after_v2(*this, V2::send_packet(*state_, *state_->v2, {}));
   }
   DeadlineWriter out(state_->socket.get(), state_->timeouts, state_->sent);
   return p2p::encode_message(message, state_->net, writer_ref(out), state_->scratch);
@@ -450,7 +487,7 @@ result<void> Connection::send(const p2p::Message& message) {
 result<void> Connection::send(std::string_view command, std::span<const std::byte> payload) {
   if (state_->v2) {
     p2p::encode_v2_contents(command, payload, V2::new_packet(*state_));
-    return V2::send_packet(*state_, {});
+    return V2::after_v2(*this, V2::send_packet(*state_, *state_->v2, {}));
   }
   DeadlineWriter out(state_->socket.get(), state_->timeouts, state_->sent);
   return p2p::encode_message(command, payload, state_->net, writer_ref(out));
@@ -478,8 +515,8 @@ result<p2p::Message> Connection::read_message(clock::time_point idle_until) {
   State& s = *state_;
   s.last_command.clear();
   if (s.v2) {
-    auto contents = V2::receive_packet(s, idle_until, {});
-    if (!contents) return contents.error();
+    auto contents = V2::receive_packet(s, *s.v2, idle_until, {});
+    if (!contents) return V2::after_v2(*this, contents).error();
     auto message = p2p::decode_v2_contents(contents.value(), &s.last_command);
     // Offsets past the packet's length and header byte.
     constexpr std::uint64_t before = bip324::PacketCipher::length_size + bip324::PacketCipher::header_size;
@@ -527,6 +564,7 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
   State& s = *state_;
   const auto deadline = clock::now() + s.timeouts.handshake;
   const Timeouts saved = s.timeouts;
+  const std::uint64_t received_before = s.reader.received();
   p2p::Version ours;
   ours.services = us.services;
   ours.timestamp = static_cast<std::int64_t>(std::time(nullptr));
@@ -552,11 +590,13 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
     s.timeouts.message = std::min(saved.message, left);
     auto message = receive();
     if (!message) {
-      // The idle and message timeouts cut to the handshake's: when that cut
-      // is what ran out, the handshake's deadline is said.
+      // The idle timeout cut to the handshake's, and that cut ran out: the
+      // handshake's deadline is said where the peer began and then stalled
+      // between messages. One that sent nothing at all is silent (the idle
+      // timeout's words); one whose message did not arrive whole, too slow.
       const std::error_code c = message.error().code();
-      const bool cut = (c == net::errc::timed_out && left < saved.idle) || (c == net::errc::too_slow && left < saved.message);
-      const bool ran_out = cut && clock::now() >= deadline;
+      const bool ran_out =
+          c == net::errc::timed_out && left < saved.idle && clock::now() >= deadline && s.reader.received() > received_before;
       outcome = ran_out ? error(net::errc::handshake_timed_out, message.error().offset()) : message.error();
       break;
     }

@@ -1,7 +1,12 @@
 // ElligatorSwift (BIP324, after the SwiftEC paper) and the x-only ECDH over
-// it, on OpenSSL's big numbers and secp256k1 group. A failure of OpenSSL's
-// here is an allocation's (every input is valid): std::bad_alloc, as any
-// other allocation of the library's.
+// it, on OpenSSL's big numbers and secp256k1 group. Every input is valid,
+// so a failure of OpenSSL's is the system's (an allocation, a provider):
+// the arithmetic is many calls deep, so a failed call throws `Failed`,
+// which never leaves this file: each public function turns it into
+// v2_crypto_failure at its door (`guarded`). Every big number is freed
+// with BN_clear_free and every point with EC_POINT_clear_free, and every
+// secret held in a `Secret`, so that no path, a failure's included,
+// leaves one behind.
 #include <blockwire/io/sha256.hpp>
 #include <blockwire/net/bip324.hpp>
 
@@ -13,19 +18,40 @@
 
 #include <algorithm>
 #include <memory>
-#include <new>
 #include <string_view>
 
 namespace blockwire::net::bip324 {
+
+Secret::Secret(Secret&& other) noexcept : bytes_(other.bytes_) { other.wipe(); }
+Secret& Secret::operator=(Secret&& other) noexcept {
+  if (this != &other) {
+    bytes_ = other.bytes_;
+    other.wipe();
+  }
+  return *this;
+}
+void Secret::wipe() noexcept { OPENSSL_cleanse(bytes_.data(), bytes_.size()); }
+bool operator==(const Secret& a, const Secret& b) noexcept { return CRYPTO_memcmp(a.bytes_.data(), b.bytes_.data(), a.bytes_.size()) == 0; }
+
 namespace {
 
-template <class T>
-T* check(T* p) {
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
+// An OpenSSL call that failed (its name): thrown, caught by `guarded`.
+struct Failed {
+  const char* call;
+};
+
+void check(int ok, const char* call) {
+  if (!detail::openssl_succeeded(ok == 1)) throw Failed{call};
 }
-void check(int ok) {
-  if (ok != 1) throw std::bad_alloc();
+
+// f() with a failed OpenSSL call as v2_crypto_failure.
+template <class F>
+auto guarded(F f) -> result<decltype(f())> {
+  try {
+    return f();
+  } catch (const Failed& failed) {
+    return detail::openssl_failure(failed.call);
+  }
 }
 
 struct BnFree {
@@ -43,46 +69,72 @@ struct PointFree {
 using Bn = std::unique_ptr<BIGNUM, BnFree>;
 using Point = std::unique_ptr<EC_POINT, PointFree>;
 
+// Each made owned first, then checked: a failure the tests inject after
+// the call succeeded frees what it made all the same.
+Bn new_number() {
+  Bn b(BN_new());
+  check(b != nullptr, "BN_new");
+  return b;
+}
+Bn copy_of(const BIGNUM* a) {
+  Bn b(BN_dup(a));
+  check(b != nullptr, "BN_dup");
+  return b;
+}
 Bn from_hex(const char* hex) {
   BIGNUM* b = nullptr;
-  if (BN_hex2bn(&b, hex) == 0) throw std::bad_alloc();
-  return Bn(b);
+  const int digits = BN_hex2bn(&b, hex);
+  Bn owned(b);
+  check(digits != 0, "BN_hex2bn");
+  return owned;
+}
+Point new_point(const EC_GROUP* group) {
+  Point p(EC_POINT_new(group));
+  check(p != nullptr, "EC_POINT_new");
+  return p;
 }
 
 // Arithmetic modulo secp256k1's p, each operation a new number.
 class Field {
  public:
-  Field() : ctx_(check(BN_CTX_new())), p_(from_hex("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F")) {
-    sqrt_exponent_.reset(check(BN_dup(p_.get())));  // (p + 1) / 4
-    check(BN_add_word(sqrt_exponent_.get(), 1));
-    check(BN_rshift(sqrt_exponent_.get(), sqrt_exponent_.get(), 2));
+  Field() : ctx_(BN_CTX_new()) {
+    check(ctx_ != nullptr, "BN_CTX_new");
+    p_ = from_hex("FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEFFFFFC2F");
+    sqrt_exponent_ = copy_of(p_.get());  // (p + 1) / 4
+    check(BN_add_word(sqrt_exponent_.get(), 1), "BN_add_word");
+    check(BN_rshift(sqrt_exponent_.get(), sqrt_exponent_.get(), 2), "BN_rshift");
     // c = sqrt(-3), the root that is a square itself.
     c_ = from_hex("0A2D2BA93507F1DF233770C2A797962CC61F6D15DA14ECD47D8D27AE1CD5F852");
   }
 
   Bn number(unsigned long v) {
-    Bn b(check(BN_new()));
-    check(BN_set_word(b.get(), v));
+    Bn b = new_number();
+    check(BN_set_word(b.get(), v), "BN_set_word");
     return b;
   }
   Bn from_bytes(std::span<const std::byte, 32> bytes) {
-    Bn b(check(BN_bin2bn(reinterpret_cast<const unsigned char*>(bytes.data()), 32, nullptr)));
-    check(BN_nnmod(b.get(), b.get(), p_.get(), ctx_.get()));
+    Bn b(BN_bin2bn(reinterpret_cast<const unsigned char*>(bytes.data()), 32, nullptr));
+    check(b != nullptr, "BN_bin2bn");
+    check(BN_nnmod(b.get(), b.get(), p_.get(), ctx_.get()), "BN_nnmod");
     return b;
+  }
+  static void to_bytes(const BIGNUM* a, std::span<std::byte, 32> out) {
+    check(BN_bn2binpad(a, reinterpret_cast<unsigned char*>(out.data()), 32) == 32, "BN_bn2binpad");
   }
   static Bytes32 to_bytes(const BIGNUM* a) {
     Bytes32 out;
-    if (BN_bn2binpad(a, reinterpret_cast<unsigned char*>(out.data()), 32) != 32) throw std::bad_alloc();
+    to_bytes(a, out);
     return out;
   }
 
-  Bn add(const BIGNUM* a, const BIGNUM* b) { return apply(BN_mod_add, a, b); }
-  Bn sub(const BIGNUM* a, const BIGNUM* b) { return apply(BN_mod_sub, a, b); }
-  Bn mul(const BIGNUM* a, const BIGNUM* b) { return apply(BN_mod_mul, a, b); }
+  Bn add(const BIGNUM* a, const BIGNUM* b) { return apply(BN_mod_add, a, b, "BN_mod_add"); }
+  Bn sub(const BIGNUM* a, const BIGNUM* b) { return apply(BN_mod_sub, a, b, "BN_mod_sub"); }
+  Bn mul(const BIGNUM* a, const BIGNUM* b) { return apply(BN_mod_mul, a, b, "BN_mod_mul"); }
   Bn neg(const BIGNUM* a) { return sub(number(0).get(), a); }
   // a / b; b is not zero.
   Bn div(const BIGNUM* a, const BIGNUM* b) {
-    Bn inverse(check(BN_mod_inverse(nullptr, b, p_.get(), ctx_.get())));
+    Bn inverse(BN_mod_inverse(nullptr, b, p_.get(), ctx_.get()));
+    check(inverse != nullptr, "BN_mod_inverse");
     return mul(a, inverse.get());
   }
   Bn half(const BIGNUM* a) { return div(a, number(2).get()); }
@@ -91,8 +143,8 @@ class Field {
   // "The" square root, a^((p+1)/4), which is a square itself; none when
   // `a` is not a square.
   std::optional<Bn> sqrt(const BIGNUM* a) {
-    Bn r(check(BN_new()));
-    check(BN_mod_exp(r.get(), a, sqrt_exponent_.get(), p_.get(), ctx_.get()));
+    Bn r = new_number();
+    check(BN_mod_exp(r.get(), a, sqrt_exponent_.get(), p_.get(), ctx_.get()), "BN_mod_exp");
     if (BN_cmp(mul(r.get(), r.get()).get(), a) != 0) return std::nullopt;
     return r;
   }
@@ -104,9 +156,9 @@ class Field {
 
  private:
   using Op = int (*)(BIGNUM*, const BIGNUM*, const BIGNUM*, const BIGNUM*, BN_CTX*);
-  Bn apply(Op op, const BIGNUM* a, const BIGNUM* b) {
-    Bn r(check(BN_new()));
-    check(op(r.get(), a, b, p_.get(), ctx_.get()));
+  Bn apply(Op op, const BIGNUM* a, const BIGNUM* b, const char* call) {
+    Bn r = new_number();
+    check(op(r.get(), a, b, p_.get(), ctx_.get()), call);
     return r;
   }
 
@@ -136,7 +188,7 @@ std::optional<Bn> xswiftec_inv(Field& f, const BIGNUM* x, const BIGNUM* u, unsig
   Bn s, v;
   if ((which & 2) == 0) {
     if (f.on_curve(f.sub(f.neg(x).get(), u).get())) return std::nullopt;  // -x - u
-    v.reset(check(BN_dup(x)));
+    v = copy_of(x);
     const Bn denominator = f.add(f.add(f.mul(u, u).get(), f.mul(u, v.get()).get()).get(), f.mul(v.get(), v.get()).get());
     if (BN_is_zero(denominator.get())) return std::nullopt;  // cannot happen for x on the curve
     s = f.div(f.neg(f.cube_plus_7(u).get()).get(), denominator.get());
@@ -165,106 +217,112 @@ std::optional<Bn> xswiftec_inv(Field& f, const BIGNUM* x, const BIGNUM* u, unsig
 }
 
 std::unique_ptr<EC_GROUP, GroupFree> secp256k1() {
-  return std::unique_ptr<EC_GROUP, GroupFree>(check(EC_GROUP_new_by_curve_name(NID_secp256k1)));
+  std::unique_ptr<EC_GROUP, GroupFree> group(EC_GROUP_new_by_curve_name(NID_secp256k1));
+  check(group != nullptr, "EC_GROUP_new_by_curve_name(secp256k1)");
+  return group;
 }
 
-Bytes32 x_of(const EC_GROUP* group, const EC_POINT* point, BN_CTX* ctx) {
-  Bn x(check(BN_new()));
-  check(EC_POINT_get_affine_coordinates(group, point, x.get(), nullptr, ctx));
-  return Field::to_bytes(x.get());
+// A point's x, into `out` (a Secret's bytes for the ECDH's).
+void x_of(const EC_GROUP* group, const EC_POINT* point, BN_CTX* ctx, std::span<std::byte, 32> out) {
+  Bn x = new_number();
+  check(EC_POINT_get_affine_coordinates(group, point, x.get(), nullptr, ctx), "EC_POINT_get_affine_coordinates");
+  Field::to_bytes(x.get(), out);
 }
 
-Bn secret_number(const Bytes32& secret) {
-  Bn k(check(BN_secure_new()));
+Bn secret_number(const Secret& secret) {
+  Bn k(BN_secure_new());
+  check(k != nullptr, "BN_secure_new");
   BN_set_flags(k.get(), BN_FLG_CONSTTIME);
-  check(BN_bin2bn(reinterpret_cast<const unsigned char*>(secret.data()), 32, k.get()) != nullptr ? 1 : 0);
+  check(BN_bin2bn(reinterpret_cast<const unsigned char*>(secret.get().data()), 32, k.get()) != nullptr, "BN_bin2bn");
   return k;
 }
 
 }  // namespace
 
-Bytes32 ellswift_decode(const EllSwiftPublicKey& encoded) {
-  Field f;
-  const std::span<const std::byte, 64> all(encoded);
-  return Field::to_bytes(xswiftec(f, f.from_bytes(all.first<32>()), f.from_bytes(all.last<32>())).get());
+result<Bytes32> ellswift_decode(const EllSwiftPublicKey& encoded) {
+  return guarded([&] {
+    Field f;
+    const std::span<const std::byte, 64> all(encoded);
+    return Field::to_bytes(xswiftec(f, f.from_bytes(all.first<32>()), f.from_bytes(all.last<32>())).get());
+  });
 }
 
-std::optional<Bytes32> xswiftec_inv(const Bytes32& x, const Bytes32& u, unsigned which) {
-  Field f;
-  auto t = xswiftec_inv(f, f.from_bytes(x).get(), f.from_bytes(u).get(), which & 7);
-  if (!t) return std::nullopt;
-  return Field::to_bytes(t->get());
+result<std::optional<Bytes32>> xswiftec_inv(const Bytes32& x, const Bytes32& u, unsigned which) {
+  return guarded([&]() -> std::optional<Bytes32> {
+    Field f;
+    auto t = xswiftec_inv(f, f.from_bytes(x).get(), f.from_bytes(u).get(), which & 7);
+    if (!t) return std::nullopt;
+    return Field::to_bytes(t->get());
+  });
 }
+
+namespace {
+
+// An OpenSSL random draw into `out`.
+void draw(int (*source)(unsigned char*, int), std::span<std::byte> out, const char* call) {
+  check(source(reinterpret_cast<unsigned char*>(out.data()), static_cast<int>(out.size())), call);
+}
+
+}  // namespace
 
 result<EllSwiftKey> EllSwiftKey::generate() {
-  const auto group = secp256k1();
-  const BIGNUM* order = EC_GROUP_get0_order(group.get());
-  Field f;
-  Bytes32 secret;
-  Bn k;
-  for (;;) {  // 0 < k < n; a 32-byte draw falls outside about once in 2^128
-    if (RAND_priv_bytes(reinterpret_cast<unsigned char*>(secret.data()), 32) != 1) {
-      OPENSSL_cleanse(secret.data(), secret.size());
-      return std::make_error_code(std::errc::resource_unavailable_try_again);
+  return guarded([] {
+    const auto group = secp256k1();
+    const BIGNUM* order = EC_GROUP_get0_order(group.get());
+    Field f;
+    Secret secret;
+    Bn k;
+    for (;;) {  // 0 < k < n; a 32-byte draw falls outside about once in 2^128
+      draw(RAND_priv_bytes, secret.bytes(), "RAND_priv_bytes");
+      k = secret_number(secret);
+      if (!BN_is_zero(k.get()) && BN_cmp(k.get(), order) < 0) break;
     }
-    k = secret_number(secret);
-    if (!BN_is_zero(k.get()) && BN_cmp(k.get(), order) < 0) break;
-  }
-  const Point p(check(EC_POINT_new(group.get())));
-  check(EC_POINT_mul(group.get(), p.get(), k.get(), nullptr, nullptr, f.ctx()));
-  const Bn x = f.from_bytes(x_of(group.get(), p.get(), f.ctx()));
-  // XElligatorSwift: a random nonzero u and case until one gives a t.
-  EllSwiftPublicKey encoding;
-  for (;;) {
-    std::array<std::byte, 33> draw;
-    if (RAND_bytes(reinterpret_cast<unsigned char*>(draw.data()), 33) != 1) {
-      OPENSSL_cleanse(secret.data(), secret.size());
-      return std::make_error_code(std::errc::resource_unavailable_try_again);
+    const Point p = new_point(group.get());
+    check(EC_POINT_mul(group.get(), p.get(), k.get(), nullptr, nullptr, f.ctx()), "EC_POINT_mul");
+    Bytes32 x_bytes;
+    x_of(group.get(), p.get(), f.ctx(), x_bytes);
+    const Bn x = f.from_bytes(x_bytes);
+    // XElligatorSwift: a random nonzero u and case until one gives a t.
+    EllSwiftPublicKey encoding;
+    for (;;) {
+      std::array<std::byte, 33> u_and_case;
+      draw(RAND_bytes, u_and_case, "RAND_bytes");
+      const Bn u = f.from_bytes(std::span<const std::byte, 32>(u_and_case.data(), 32));
+      if (BN_is_zero(u.get())) continue;
+      auto t = xswiftec_inv(f, x.get(), u.get(), std::to_integer<unsigned>(u_and_case[32]) & 7);
+      if (!t) continue;
+      Field::to_bytes(u.get(), std::span(encoding).first<32>());
+      Field::to_bytes(t->get(), std::span(encoding).last<32>());
+      break;
     }
-    const Bn u = f.from_bytes(std::span<const std::byte, 32>(draw.data(), 32));
-    if (BN_is_zero(u.get())) continue;
-    auto t = xswiftec_inv(f, x.get(), u.get(), std::to_integer<unsigned>(draw[32]) & 7);
-    if (!t) continue;
-    const Bytes32 u_bytes = Field::to_bytes(u.get()), t_bytes = Field::to_bytes(t->get());
-    std::copy(u_bytes.begin(), u_bytes.end(), encoding.begin());
-    std::copy(t_bytes.begin(), t_bytes.end(), encoding.begin() + 32);
-    break;
-  }
-  EllSwiftKey key(secret, encoding);
-  OPENSSL_cleanse(secret.data(), secret.size());
-  return key;
+    return EllSwiftKey(secret.get(), encoding);
+  });
 }
 
 EllSwiftKey::EllSwiftKey(const Bytes32& secret, const EllSwiftPublicKey& encoding) noexcept : secret_(secret), public_(encoding) {}
-EllSwiftKey::EllSwiftKey(EllSwiftKey&& other) noexcept : secret_(other.secret_), public_(other.public_) {
-  OPENSSL_cleanse(other.secret_.data(), other.secret_.size());
-}
-EllSwiftKey& EllSwiftKey::operator=(EllSwiftKey&& other) noexcept {
-  if (this != &other) {
-    secret_ = other.secret_;
-    public_ = other.public_;
-    OPENSSL_cleanse(other.secret_.data(), other.secret_.size());
-  }
-  return *this;
-}
-EllSwiftKey::~EllSwiftKey() { wipe(); }
-void EllSwiftKey::wipe() noexcept { OPENSSL_cleanse(secret_.data(), secret_.size()); }
 
-Bytes32 EllSwiftKey::ecdh_x(const EllSwiftPublicKey& theirs) const {
-  const auto group = secp256k1();
-  Field f;
-  const Bn x = f.from_bytes(ellswift_decode(theirs));
-  const Point q(check(EC_POINT_new(group.get())));
-  // Either y: the product's x is the same for a point and its negation.
-  check(EC_POINT_set_compressed_coordinates(group.get(), q.get(), x.get(), 0, f.ctx()));
-  const Bn k = secret_number(secret_);
-  const Point r(check(EC_POINT_new(group.get())));
-  check(EC_POINT_mul(group.get(), r.get(), nullptr, q.get(), k.get(), f.ctx()));
-  return x_of(group.get(), r.get(), f.ctx());
+result<Secret> EllSwiftKey::ecdh_x(const EllSwiftPublicKey& theirs) const {
+  auto their_x = ellswift_decode(theirs);
+  if (!their_x) return their_x.error();
+  return guarded([&] {
+    const auto group = secp256k1();
+    Field f;
+    const Bn x = f.from_bytes(their_x.value());
+    const Point q = new_point(group.get());
+    // Either y: the product's x is the same for a point and its negation.
+    check(EC_POINT_set_compressed_coordinates(group.get(), q.get(), x.get(), 0, f.ctx()), "EC_POINT_set_compressed_coordinates");
+    const Bn k = secret_number(secret_);
+    const Point r = new_point(group.get());
+    check(EC_POINT_mul(group.get(), r.get(), nullptr, q.get(), k.get(), f.ctx()), "EC_POINT_mul");
+    Secret shared;
+    x_of(group.get(), r.get(), f.ctx(), shared.bytes());
+    return shared;
+  });
 }
 
-Bytes32 EllSwiftKey::shared_secret(const EllSwiftPublicKey& theirs, bool initiator) const {
-  Bytes32 x = ecdh_x(theirs);
+result<Secret> EllSwiftKey::shared_secret(const EllSwiftPublicKey& theirs, bool initiator) const {
+  auto x = ecdh_x(theirs);
+  if (!x) return x.error();
   constexpr std::string_view tag = "bip324_ellswift_xonly_ecdh";
   const Hash256 tag_hash = sha256(std::as_bytes(std::span(tag.data(), tag.size())));
   Sha256 h;
@@ -272,12 +330,11 @@ Bytes32 EllSwiftKey::shared_secret(const EllSwiftPublicKey& theirs, bool initiat
   h.update(tag_hash.bytes());
   h.update(initiator ? public_ : theirs);
   h.update(initiator ? theirs : public_);
-  h.update(x);
-  OPENSSL_cleanse(x.data(), x.size());
-  Hash256 secret = h.finish();  // (finish resets the hasher's state)
-  Bytes32 out;
-  std::copy(secret.bytes().begin(), secret.bytes().end(), out.begin());
-  OPENSSL_cleanse(secret.bytes().data(), secret.bytes().size());
+  h.update(x.value().get());
+  Hash256 digest = h.finish();  // (finish resets the hasher: SHA256_Init clears the whole state, x's bytes with it)
+  Secret out;
+  std::copy(digest.bytes().begin(), digest.bytes().end(), out.bytes().begin());
+  OPENSSL_cleanse(digest.bytes().data(), digest.bytes().size());
   return out;
 }
 

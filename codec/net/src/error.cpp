@@ -51,6 +51,11 @@ const char* describe(int value) noexcept {
              "asked for: fetch the blocks below its window from a node that serves the whole chain (NODE_NETWORK)";
     case net::errc::handshake_timed_out:
       return "the handshake did not end within the handshake timeout (the peer said nothing more, sent too slowly, or stopped part way)";
+    case net::errc::v2_crypto_failure:
+      return "OpenSSL failed under BIP324's cryptography (out of memory, or a provider or algorithm it could not load)";
+    case net::errc::v2_wrong_buffer_size:
+      return "a buffer given to BIP324's ciphers is not the size the call needs (shorter than a tag or a packet's overhead, or an "
+             "output not its input's size)";
     case net::errc::bad_filter:
       return "a compact block filter or filter header that does not match its hash, its checkpoint or the request";
     case net::errc::no_answer:
@@ -79,8 +84,10 @@ condition classify(int value) noexcept {
     case errc::v2_answered_v1:
     case errc::pruned_peer:
     case errc::handshake_timed_out: return condition::peer;
-    case errc::unknown_host: return condition::io;
-    case errc::bad_endpoint: return condition::usage;
+    case errc::unknown_host:
+    case errc::v2_crypto_failure: return condition::io;  // (memory, or a provider the system could not load)
+    case errc::bad_endpoint:
+    case errc::v2_wrong_buffer_size: return condition::usage;
     // The peer broke the protocol, or sent what does not check. (Every
     // code is listed, no default: a new one is a -Wswitch warning until
     // it is classified.)

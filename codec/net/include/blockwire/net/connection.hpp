@@ -95,13 +95,17 @@ class Connection {
   // (its v1 version where its key belongs: the same), connection_closed
   // at byte 0 with nothing sent (the peer hung up as it accepted: it
   // refuses us), v2_no_terminator, v2_bad_tag, v2_packet_too_large,
-  // handshake_timed_out, timed_out, connection_closed.
+  // handshake_timed_out, timed_out, connection_closed, v2_crypto_failure
+  // (OpenSSL failed; once our key was sent the connection is shut down,
+  // before that it stays v1's). A failed handshake leaves the connection
+  // v1's: the ciphers are kept only once it succeeded.
   result<transport> start_v2();
   // Inbound, before handshake_inbound: the transport the peer speaks, told
   // by its first bytes as Core tells it (a v1 version message begins with
   // the network's magic and "version"), then, for v2, BIP324's handshake
   // as the responder. With `allow_v2` false, v1 without looking. Errors:
-  // those of start_v2, and v1_other_network.
+  // those of start_v2 (v2_crypto_failure shuts the connection down: the
+  // peer's key was read), and v1_other_network.
   result<transport> accept_transport(bool allow_v2 = true);
 
   // The handshake as Bitcoin Core expects it. Outbound: our version (protocol
@@ -115,6 +119,9 @@ class Connection {
   result<p2p::Version> handshake_outbound(const LocalVersion& us = {});
   result<p2p::Version> handshake_inbound(const LocalVersion& us = {});
 
+  // Over v2, v2_crypto_failure (OpenSSL failed) shuts the connection
+  // down: its ciphers are out of step with the peer's. The same in
+  // receive().
   result<void> send(const p2p::Message& message);
   // A payload already encoded (a block as a blk file holds it).
   result<void> send(std::string_view command, std::span<const std::byte> payload);

@@ -41,14 +41,16 @@ enum class errc : int {
   no_headers_past_ours,      // the peer announced more blocks than we have, but its headers answer holds none past ours
   past_tip,                  // a height past the best chain's tip: the chain changed (a reorg to a shorter one) under the request
   // BIP324's v2 transport.
-  v2_refused,           // the peer closed the connection at our v2 key, before sending its own (a node that speaks v1 only)
-  v2_no_terminator,     // no garbage terminator within 4,095 bytes of garbage
-  v2_bad_tag,           // a packet whose tag is not its contents' (tampered with, or another key)
-  v2_packet_too_large,  // a packet's contents announced over 4,000,013 bytes (a type and a 4,000,000-byte payload)
-  v1_other_network,     // a v1 version message with another network's magic where a v2 key was awaited
-  v2_answered_v1,       // the peer answered our v2 key with its v1 version message (a node that speaks v1 only)
-  pruned_peer,          // notfound for a block we asked for, from a pruned node (NODE_NETWORK_LIMITED: it keeps its last 288 blocks)
-  handshake_timed_out,  // the handshake (v1's messages, or BIP324's keys and packets) did not end within the handshake timeout
+  v2_refused,            // the peer closed the connection at our v2 key, before sending its own (a node that speaks v1 only)
+  v2_no_terminator,      // no garbage terminator within 4,095 bytes of garbage
+  v2_bad_tag,            // a packet whose tag is not its contents' (tampered with, or another key)
+  v2_packet_too_large,   // a packet's contents announced over 4,000,013 bytes (a type and a 4,000,000-byte payload)
+  v1_other_network,      // a v1 version message with another network's magic where a v2 key was awaited
+  v2_answered_v1,        // the peer answered our v2 key with its v1 version message (a node that speaks v1 only)
+  pruned_peer,           // notfound for a block we asked for, from a pruned node (NODE_NETWORK_LIMITED: it keeps its last 288 blocks)
+  handshake_timed_out,   // the handshake (v1's messages, or BIP324's keys and packets) did not end within the handshake timeout
+  v2_crypto_failure,     // OpenSSL failed under BIP324's cryptography (memory, a provider it could not load); the context names the call
+  v2_wrong_buffer_size,  // a buffer given to BIP324's ciphers is not the size the call needs (nothing was done)
 };
 
 const std::error_category& category() noexcept;
