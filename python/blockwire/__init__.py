@@ -10,7 +10,11 @@ Failures raise blockwire.Error (DataError for bytes that are wrong, IOFailure fo
 that cannot be), with the library's text, code and, for decoding, the byte offset.
 """
 
+from __future__ import annotations
+
 import os as _os
+from typing import Optional as _Optional
+from typing import Union as _Union
 
 from ._blockwire import (Block, BlockHeader, Coin, Coins, DataError, Directory, Error, Input, IOFailure, OutPoint, Output,
                          SpentCoin, Transaction, Transactions, UsageError, UtxoSetInfo, decode_block, decode_header,
@@ -23,17 +27,23 @@ __all__ = ['Block', 'BlockHeader', 'Coin', 'Coins', 'DataError', 'Directory', 'E
            'Output', 'SpentCoin', 'Transaction', 'Transactions', 'UsageError', 'UtxoSetInfo', 'decode_block',
            'decode_header', 'decode_transaction', 'open_directory', 'read_utxos', 'utxo_set_info']
 
+_Path = _Union[str, '_os.PathLike[str]']  # what os.fspath takes, less bytes
 
-def open_directory(path, network=None):
+
+def _path(path: _Path) -> str:
+    return _os.path.expanduser(_os.fspath(path))
+
+
+def open_directory(path: _Path, network: _Optional[str] = None) -> Directory:
     """A node's (or blockwire's) blocks directory, opened as the library opens it (`~` and os.PathLike taken)."""
-    return _open_directory(_os.path.expanduser(_os.fspath(path)), network)
+    return _open_directory(_path(path), network)
 
 
-def read_utxos(chainstate):
+def read_utxos(chainstate: _Path) -> Coins:
     """Every coin of a chainstate, streamed in key order (`~` and os.PathLike taken)."""
-    return _read_utxos(_os.path.expanduser(_os.fspath(chainstate)))
+    return _read_utxos(_path(chainstate))
 
 
-def utxo_set_info(chainstate):
+def utxo_set_info(chainstate: _Path) -> UtxoSetInfo:
     """gettxoutsetinfo's summary of a chainstate (`~` and os.PathLike taken)."""
-    return _utxo_set_info(_os.path.expanduser(_os.fspath(chainstate)))
+    return _utxo_set_info(_path(chainstate))

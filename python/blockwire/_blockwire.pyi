@@ -75,9 +75,11 @@ class Transaction:
     @property
     def weight(self) -> int: ...
     @property
-    def inputs(self) -> list[Input]: ...
+    def inputs(self) -> tuple[Input, ...]:
+        """Made at the first reading, then the same tuple."""
     @property
-    def outputs(self) -> list[Output]: ...
+    def outputs(self) -> tuple[Output, ...]:
+        """Made at the first reading, then the same tuple."""
     def is_coinbase(self) -> bool: ...
     def has_witness(self) -> bool: ...
     def encode(self) -> bytes: ...
@@ -230,6 +232,8 @@ class ExportOutput:
 class _ShardOutcome(TypedDict):
     first: int
     last: int
+    reached: bool
+    """False: not begun (the run stopped first)."""
     skipped: bool
     made: bool
     problem: Optional[str]

@@ -21,7 +21,10 @@ python3 -m blockwire.distributed utxos CHAINSTATE --tables OUT --scheduler ADDRE
 `blockwire export --scheduler` and `blockwire utxos --scheduler` run).
 """
 
+from __future__ import annotations
+
 import argparse
+import collections
 import contextlib
 import dataclasses
 import os
@@ -29,10 +32,14 @@ import socket
 import sys
 import threading
 import time
+import traceback
 import typing
 import uuid
 
 from . import _blockwire
+
+if typing.TYPE_CHECKING:
+    from ._blockwire import _ShardOutcome, _UtxoExport
 
 __all__ = ['ExportReport', 'export', 'export_utxos', 'main']
 
@@ -40,10 +47,10 @@ __all__ = ['ExportReport', 'export', 'export_utxos', 'main']
 @dataclasses.dataclass
 class ExportReport:
     """What an export came to, as the command reports it. `shards`: each shard's outcome (a dict: first, last,
-    made, skipped, problem (why it was not made, or None), io_failure, transactions, block_bytes; `reached` False
-    for one not begun), in height order."""
+    reached (False for one not begun), made, skipped, problem (why it was not made, or None), io_failure,
+    transactions, block_bytes: export_shard's), in height order."""
     out: str
-    shards: typing.List[dict]
+    shards: typing.List[_ShardOutcome]
     removed: int
     seconds: float
     notes: typing.List[str]
@@ -95,56 +102,121 @@ def _count(n: int, noun: str) -> str:
     return f'{n:,} {noun}' + ('' if n == 1 else 's')
 
 
-# A worker process's directory, opened at its first task of an export run (files replaced between runs would not be
-# seen by one kept longer) and refreshed when a task's chain is longer or another (a copy being brought up to date).
-# Its threads share it (the library's reads go side by side).
-_directories: typing.Dict[typing.Tuple[str, typing.Optional[str], str], typing.Any] = {}
-_directories_lock = threading.Lock()
+_Path = typing.Union[str, 'os.PathLike[str]']
 
 
-def _worker_directory(path, network, run, last, last_hash):
-    key = (path, network, run)
-    with _directories_lock:
-        d = _directories.get(key)
-        if d is None:
-            while len(_directories) >= 4:  # the oldest runs' (a few exports may share a cluster)
-                del _directories[next(iter(_directories))]
-            d = _directories[key] = _blockwire.open_directory(path, network)
-    if last >= len(d) or d.block_hash(last) != last_hash:
-        d.refresh()  # (export_shard checks the block again, under the hold that makes the shard)
-    return d
+class _Opened:
+    """One directory of a worker's, and the lock its tasks hold while it is opened or brought to a task's chain (a
+    worker's other directories go on meanwhile)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.directory: typing.Optional[_blockwire.Directory] = None
 
 
-def _outcome(first, last, problem, io_failure=False, reached=True):
+class _WorkerDirectories:
+    """A worker's directories, kept on the worker itself (its attribute `_blockwire_directories`: a process may hold
+    several workers): each run's opened at its first task there (files replaced between runs would not be seen by one
+    kept longer), brought up to date when a task's block is not its own (a copy being brought up to date), the least
+    recently used dropped past `keep` (a few exports may share a cluster). Its threads share one (the library's reads
+    go side by side)."""
+    keep = 4
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._opened: collections.OrderedDict[typing.Tuple[str, typing.Optional[str], str], _Opened] = \
+            collections.OrderedDict()
+
+    def get(self, path: str, network: typing.Optional[str], run: str, last: int, last_hash: str) -> _blockwire.Directory:
+        key = (path, network, run)
+        with self._lock:
+            entry = self._opened.get(key)
+            if entry is None:
+                entry = self._opened[key] = _Opened()
+            self._opened.move_to_end(key)
+            while len(self._opened) > self.keep:
+                self._opened.popitem(last=False)  # (a task using it keeps it until it ends)
+        with entry.lock:
+            if entry.directory is None:
+                entry.directory = _blockwire.open_directory(path, network)
+            d = entry.directory
+            try:
+                stale = d.block_hash(last) != last_hash
+            except IndexError:  # past its tip (asked once: a refresh elsewhere may shorten the chain between two calls)
+                stale = True
+            if stale:
+                d.refresh()  # (export_shard checks the block again, under the hold that makes the shard)
+        return d
+
+
+_attach_lock = threading.Lock()
+
+
+def _worker_directories() -> _WorkerDirectories:
+    """This worker's directories (made at its first task)."""
+    from distributed import get_worker
+    worker = get_worker()
+    with _attach_lock:
+        kept = getattr(worker, '_blockwire_directories', None)
+        if kept is None:
+            kept = _WorkerDirectories()
+            setattr(worker, '_blockwire_directories', kept)
+    return typing.cast(_WorkerDirectories, kept)
+
+
+def _outcome(first: int, last: int, problem: typing.Optional[str], io_failure: bool = False,
+             reached: bool = True) -> _ShardOutcome:
     return {'first': first, 'last': last, 'reached': reached, 'made': False, 'skipped': False, 'problem': problem,
             'io_failure': io_failure, 'transactions': 0, 'block_bytes': 0}
 
 
-def _make_shard(directory, network, run, out, first, last, last_hash, format, shard_blocks, compress):
-    """One shard, on a worker: none once the run is stopping; its directory opened (once a process and run) and its
-    block at `last` checked to be the caller's."""
+def _stopping(run: str) -> bool:
     from distributed import Event, get_client
-    if Event(f'blockwire-stop-{run}', client=get_client()).is_set():
+    return Event(f'blockwire-stop-{run}', client=get_client()).is_set()
+
+
+def _make_shard(first: int, last: int, last_hash: str, *, directory: str, network: typing.Optional[str], run: str,
+                out: str, format: str, shard_blocks: int, compress: str) -> _ShardOutcome:
+    """One shard, on a worker: none once the run is stopping; its directory opened (once a worker and run) and its
+    block at `last` checked to be the caller's."""
+    if _stopping(run):
         return _outcome(first, last, None, reached=False)
     try:
-        d = _worker_directory(directory, network, run, last, last_hash)
+        d = _worker_directories().get(directory, network, run, last, last_hash)
     except _blockwire.Error as e:
-        return _outcome(first, last, f'{socket.gethostname()} could not open {directory}: {e}',
+        return _outcome(first, last, f'{socket.gethostname()} could not read {directory}: {e}',
                         isinstance(e, _blockwire.IOFailure))
-    made = _blockwire.export_shard(d, out, first, last, format=format, shard_blocks=shard_blocks, compress=compress,
+    return _blockwire.export_shard(d, out, first, last, format=typing.cast(typing.Any, format),
+                                   shard_blocks=shard_blocks, compress=typing.cast(typing.Any, compress),
                                    last_hash=last_hash)
-    made['reached'] = True
-    return made
+
+
+def _stop_and_wait(client: typing.Any, stop: typing.Any, futures: typing.List[typing.Any]) -> None:
+    """A run given up (interrupted, or a task failed with what is no failure of the library's): no task of it begins
+    its work after this (each looks at `stop` first), those no worker holds are cancelled, and those a worker holds
+    are waited for: a task a worker has begun cannot be stopped (and cancelling its future would only keep us from
+    hearing that it ended), so that nothing of the run is written after this returns and the caller releases OUT's
+    lock. A second interrupt ends the wait."""
+    from distributed import wait
+    try:
+        stop.set()
+        held = {key for keys in client.processing().values() for key in keys}
+    except Exception:  # the cluster gone: nothing left to hear of
+        return
+    with contextlib.suppress(Exception):
+        client.cancel([f for f in futures if f.key not in held])
+    with contextlib.suppress(Exception):
+        wait([f for f in futures if f.key in held])
 
 
 class _Bar:
     """The command's progress bar, on a terminal: shards and blocks done, MB/s of blocks."""
 
-    def __init__(self, enabled, shards, blocks):
+    def __init__(self, enabled: bool, shards: int, blocks: int) -> None:
         self.enabled, self.shards, self.blocks = enabled, shards, blocks
         self.start = time.monotonic()
 
-    def update(self, shards_done, blocks_done, block_bytes):
+    def update(self, shards_done: int, blocks_done: int, block_bytes: int) -> None:
         if not self.enabled:
             return
         fraction = blocks_done / self.blocks if self.blocks else 1.0
@@ -154,14 +226,16 @@ class _Bar:
                          f'{_count(blocks_done, "block")} of {self.blocks:,}  {rate:.0f} MB/s ')
         sys.stderr.flush()
 
-    def finish(self):
+    def finish(self) -> None:
         if self.enabled:
             sys.stderr.write('\r\033[K')
             sys.stderr.flush()
 
 
-def export(client, directory, out, *, format='ndjson', shard_blocks=1000, from_height=0, count=None, compress=None,
-           network=None, progress=None, note=None) -> ExportReport:
+def export(client: typing.Any, directory: _Path, out: _Path, *, format: str = 'ndjson', shard_blocks: int = 1000,
+           from_height: int = 0, count: typing.Optional[int] = None, compress: typing.Optional[str] = None,
+           network: typing.Optional[str] = None, progress: typing.Optional[bool] = None,
+           note: typing.Optional[typing.Callable[[str], None]] = None) -> ExportReport:
     """Makes `blockwire export`'s shards of `directory`'s best chain in `out` on the Dask cluster of `client` (a
     distributed.Client). Options as the command's: format 'ndjson' or 'csv', shard_blocks, from_height (a multiple
     of shard_blocks), count (blocks; None: to the tip), compress None/'none', 'zstd' or 'gzip', network (of the
@@ -172,7 +246,9 @@ def export(client, directory, out, *, format='ndjson', shard_blocks=1000, from_h
     Raises blockwire.IOFailure when another export holds OUT, blockwire.UsageError when OUT holds shards of another
     size than shard_blocks (nothing made or removed), blockwire.Error for a directory that cannot be opened or has
     no chain, ValueError for options the command refuses (from_height past the tip); a shard not made is in the
-    report (`failed`, its `problem`), not raised."""
+    report (`failed`, its `problem`), not raised. A task that fails with what is not the library's (the cluster's:
+    a task whose workers all died, distributed.KilledWorker; or a bug) stops the run and is raised as it is, once
+    the tasks begun have ended, as is an interrupt: nothing of the run is written after it returns or raises."""
     given = os.fspath(out)
     directory = os.path.abspath(os.path.expanduser(os.fspath(directory)))
     out = os.path.abspath(os.path.expanduser(given))
@@ -189,28 +265,29 @@ def export(client, directory, out, *, format='ndjson', shard_blocks=1000, from_h
     if count is not None and count < 1:
         raise ValueError('count must be at least 1')
     if note is None:
-        def note(line):
+        def note(line: str) -> None:
             print(f'blockwire export: {line}', file=sys.stderr)
     if progress is None:
         progress = sys.stderr.isatty()
     notes: typing.List[str] = []
+    told = note
 
-    def say(line):
+    def say(line: str) -> None:
         notes.append(line)
-        note(line)
+        told(line)
 
     # OUT locked before the directory is read (minutes on mainnet): a second export hears of the first at once.
     with _blockwire.lock_export_output(out) as output:
         d = _blockwire.open_directory(directory, network)
         for line in d.notes:
             say(line)
-        from_height, count = _range(d, directory, from_height, count, shard_blocks, say)
-        if from_height is None:
+        first, count = _range(d, directory, from_height, count, shard_blocks, say)
+        if first is None:
             return ExportReport(given, [], 0, 0.0, notes, d.damaged)
         if not d.has_undo:
             say(f'{directory} has no rev files: the inputs\' value, type, addresses and required_signatures, and the '
                 'transactions\' input_value and fee, are null')
-        planned = _blockwire.plan_shards(d, shard_blocks, from_height, 0 if count is None else from_height + count)
+        planned = _blockwire.plan_shards(d, shard_blocks, first, 0 if count is None else first + count)
         removed, lines = _blockwire.remove_stale_shards(d, output, shard_blocks)  # OUT of another size: UsageError
         for line in lines:
             say(line)
@@ -230,7 +307,8 @@ def export(client, directory, out, *, format='ndjson', shard_blocks=1000, from_h
     return ExportReport(given, outcomes, removed, seconds, notes, d.damaged, swept)
 
 
-def _range(d, directory, from_height, count, shard_blocks, say):
+def _range(d: _blockwire.Directory, directory: str, from_height: int, count: typing.Optional[int], shard_blocks: int,
+           say: typing.Callable[[str], None]) -> typing.Tuple[typing.Optional[int], typing.Optional[int]]:
     """The heights the command would export: from_height past the tip refused, a pruned directory's range moved
     up to where its data is (said). (None, None): nothing left to read."""
     chain = len(d)
@@ -255,29 +333,33 @@ def _range(d, directory, from_height, count, shard_blocks, say):
     return from_height, count
 
 
-def _run_shards(client, d, directory, out, planned, format, shard_blocks, compress, progress):
-    """Each shard a task; their outcomes in height order. An I/O error stops the run as it stops the command: the
-    shards not begun are not made (a task looks at the run's Event before it starts), and the run waits for those
-    begun, so that nothing of it is written after it returns."""
+def _run_shards(client: typing.Any, d: _blockwire.Directory, directory: str, out: str,
+                planned: typing.List[typing.Tuple[int, int, str]], format: str, shard_blocks: int, compress: str,
+                progress: bool) -> typing.List[_ShardOutcome]:
+    """Each shard a task (client.map); their outcomes in height order. An I/O error stops the run as it stops the
+    command: the shards not begun are not made (a task looks at the run's Event before it starts), and the run waits
+    for those begun, so that nothing of it is written after it returns. A task's failure that is not the library's,
+    and an interrupt, stop it the same way (_stop_and_wait) and are raised."""
     from distributed import Event, as_completed
     run = uuid.uuid4().hex
     stop = Event(f'blockwire-stop-{run}', client=client)
     outcomes = {first: _outcome(first, last, None, reached=False) for first, last, _ in planned}
     bar = _Bar(progress, len(planned), sum(last - first + 1 for first, last, _ in planned))
-    futures = {}
+    futures: typing.List[typing.Any] = []
     done = blocks = block_bytes = 0
     try:
-        for first, last, last_hash in planned:
-            future = client.submit(_make_shard, directory, d.network, run, out, first, last, last_hash, format,
-                                   shard_blocks, compress, key=f'blockwire-shard-{first:08}-{last:08}-{run[:8]}',
-                                   pure=False)
-            futures[future] = (first, last)
-        for future in as_completed(list(futures)):
-            first, last = futures[future]
+        if planned:
+            firsts, lasts, hashes = (list(column) for column in zip(*planned))
+            futures = client.map(_make_shard, firsts, lasts, hashes, directory=directory, network=d.network, run=run,
+                                 out=out, format=format, shard_blocks=shard_blocks, compress=compress, pure=False,
+                                 key=[f'blockwire-shard-{first:08}-{last:08}-{run[:8]}' for first, last, _ in planned])
+        shard_of = {future.key: (first, last) for future, (first, last, _) in zip(futures, planned)}
+        for future in as_completed(futures):
+            first, last = shard_of[future.key]
             try:
                 made = future.result()
-            except Exception as e:  # not the library's: a task whose workers all died (KilledWorker), the cluster's
-                made = _outcome(first, last, f'{type(e).__name__}: {e}', io_failure=True)
+            except _blockwire.Error as e:  # the library's, raised by a task rather than said in its outcome
+                made = _outcome(first, last, str(e), isinstance(e, _blockwire.IOFailure))
             outcomes[first] = made
             done += 1
             blocks += last - first + 1
@@ -286,10 +368,9 @@ def _run_shards(client, d, directory, out, planned, format, shard_blocks, compre
             if made['io_failure']:
                 stop.set()
     except BaseException:
-        # Interrupted: no task starts after this (what a worker has begun may still finish after it returns).
-        with contextlib.suppress(Exception):
-            stop.set()
-            client.cancel(list(futures))
+        # Interrupted, or a task failed with what is not the library's (the cluster's, a bug): raised as it is, once
+        # no task of the run can write into OUT.
+        _stop_and_wait(client, stop, futures)
         raise
     finally:
         bar.finish()
@@ -298,32 +379,64 @@ def _run_shards(client, d, directory, out, planned, format, shard_blocks, compre
     return [outcomes[first] for first, _, _ in planned]
 
 
-def _make_utxos(chainstate, blocks, network, out, format, compress, part_coins):
+def _make_utxos(chainstate: str, blocks: str, network: typing.Optional[str], out: str, format: str, compress: str,
+                part_coins: int, run: str) -> typing.Optional[_UtxoExport]:
+    if _stopping(run):  # (the caller gave up before this began)
+        return None
     d = _blockwire.open_directory(blocks, network)
-    return _blockwire.export_utxos(chainstate, d, out, format=format, compress=compress, part_coins=part_coins)
+    return _blockwire.export_utxos(chainstate, d, out, format=typing.cast(typing.Any, format),
+                                   compress=typing.cast(typing.Any, compress), part_coins=part_coins)
 
 
-def export_utxos(client, chainstate, out, *, blocks=None, format='ndjson', compress=None, network=None, workers=None,
-                 part_coins=1 << 20) -> dict:
+def export_utxos(client: typing.Any, chainstate: _Path, out: _Path, *, blocks: typing.Optional[_Path] = None,
+                 format: str = 'ndjson', compress: typing.Optional[str] = None, network: typing.Optional[str] = None,
+                 workers: typing.Optional[typing.Union[str, typing.List[str]]] = None,
+                 part_coins: int = 1 << 20) -> _UtxoExport:
     """`blockwire utxos CHAINSTATE --tables OUT` on a worker of `client`'s cluster (one of `workers`, when given:
     the addresses or host names of those that have the node's directory): the chainstate's coins as the utxos table
     in OUT/utxos/height=H/, each coin's block from `blocks` (default CHAINSTATE/../blocks), while the caller holds
     OUT's lock. Returns the worker's report: height, folder, parts, and gettxoutsetinfo's best_block, transactions,
-    txouts, bogosize, total_amount (satoshis), hash_serialized_3. Raises what the worker met (blockwire.Error)."""
+    txouts, bogosize, total_amount (satoshis), hash_serialized_3. Raises what the worker met (blockwire.Error).
+    Interrupted (or the task lost), the task is cancelled when no worker has begun it, else waited for (a second
+    interrupt ends the wait), so that the worker writes nothing into OUT once its lock is released."""
+    from distributed import Event
     chainstate = os.path.abspath(os.path.expanduser(os.fspath(chainstate)))
     out = os.path.abspath(os.path.expanduser(os.fspath(out)))
     blocks = os.path.abspath(os.path.expanduser(os.fspath(blocks))) if blocks else \
         os.path.join(os.path.dirname(chainstate), 'blocks')
     with _blockwire.lock_export_output(out):
+        run = uuid.uuid4().hex
+        stop = Event(f'blockwire-stop-{run}', client=client)
         future = client.submit(_make_utxos, chainstate, blocks, network, out, format, compress or 'none', part_coins,
-                               workers=workers, pure=False, key=f'blockwire-utxos-{uuid.uuid4().hex[:8]}')
-        return future.result()
+                               run, workers=workers, pure=False, key=f'blockwire-utxos-{run[:8]}')
+        try:
+            made = future.result()
+        except BaseException:
+            _stop_and_wait(client, stop, [future])
+            raise
+        if made is None:  # (only when the run's Event was set, which only this does)
+            raise RuntimeError('the utxos task was stopped before it began')
+        return typing.cast('_UtxoExport', made)
 
 
-def _on_cluster(command, args, work, subject, data_subject):
+def _cluster_failure(e: BaseException) -> bool:
+    """Whether `e` is the cluster's own failure (not the library's, nor a bug): the scheduler or a worker not
+    reached, a task whose workers all died, one cancelled or timed out."""
+    import asyncio
+    import concurrent.futures
+    from distributed import KilledWorker
+    return isinstance(e, (OSError, KilledWorker, asyncio.TimeoutError, asyncio.CancelledError,
+                          concurrent.futures.CancelledError)) and not isinstance(e, _blockwire.Error)
+
+
+_Result = typing.TypeVar('_Result')
+
+
+def _on_cluster(command: str, args: argparse.Namespace, work: typing.Callable[[typing.Any], _Result], subject: str,
+                data_subject: str) -> typing.Tuple[typing.Optional[_Result], typing.Optional[int]]:
     """work(client) on the scheduler's cluster: (its result, None), or (None, the exit status) with the failure said:
     the library's bad data 1 (`data_subject` before it), its other errors and ValueError 2 (`subject` before them),
-    the cluster's own failures 2."""
+    the cluster's own failures 2, anything else 2 as an internal error (a bug: its traceback)."""
     from distributed import Client
     try:
         client = Client(args.scheduler, timeout=args.connect_timeout)
@@ -338,22 +451,27 @@ def _on_cluster(command, args, work, subject, data_subject):
     except (_blockwire.Error, ValueError) as e:
         print(f'blockwire {command}: {subject}{e}', file=sys.stderr)
         return None, 2
-    except Exception as e:  # the cluster's
-        print(f'blockwire {command}: the cluster at {args.scheduler}: {type(e).__name__}: {e}', file=sys.stderr)
+    except Exception as e:
+        if _cluster_failure(e):
+            print(f'blockwire {command}: the cluster at {args.scheduler}: {type(e).__name__}: {e}', file=sys.stderr)
+        else:
+            traceback.print_exc()
+            print(f'blockwire {command}: internal error (a bug of blockwire\'s): {type(e).__name__}: {e}',
+                  file=sys.stderr)
         return None, 2
     finally:
         client.close()
 
 
-def _export_main(args) -> int:
+def _export_main(args: argparse.Namespace) -> int:
     report, status = _on_cluster(
         'export', args,
         lambda client: export(client, args.dir, args.output, format=args.format, shard_blocks=args.shard_blocks,
                               from_height=args.from_height, count=args.count, compress=args.compress,
                               network=args.network, progress=not args.no_progress and sys.stderr.isatty()),
         '', f'{args.dir}: ')
-    if status is not None:
-        return status
+    if report is None:
+        return typing.cast(int, status)
     for s in report.shards:
         if s['problem']:
             print(f"blockwire export: shard {s['first']:08}-{s['last']:08} not made: {s['problem']}", file=sys.stderr)
@@ -363,18 +481,18 @@ def _export_main(args) -> int:
     return 1 if report.failed or report.damaged else 0
 
 
-def _btc(sats):
+def _btc(sats: int) -> str:
     return f'{sats // 100_000_000}.{sats % 100_000_000:08d}'
 
 
-def _utxos_main(args) -> int:
+def _utxos_main(args: argparse.Namespace) -> int:
     r, status = _on_cluster(
         'utxos', args,
         lambda client: export_utxos(client, args.chainstate, args.tables, blocks=args.blocks, format=args.format,
                                     compress=args.compress, network=args.network),
         f'{args.chainstate}: ', f'{args.chainstate}: ')
-    if status is not None:
-        return status
+    if r is None:
+        return typing.cast(int, status)
     total = r['total_amount']
     if args.json:
         fields = [f'"height":{r["height"]}', f'"bestblock":"{r["best_block"]}"', f'"txouts":{r["txouts"]}',
@@ -395,7 +513,7 @@ def _utxos_main(args) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+def main(argv: typing.Optional[typing.List[str]] = None) -> int:
     """python3 -m blockwire.distributed export|utxos ... --scheduler ADDRESS: blockwire export and utxos --tables on a
     Dask scheduler."""
     parser = argparse.ArgumentParser(prog='python3 -m blockwire.distributed',

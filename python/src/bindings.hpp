@@ -70,6 +70,56 @@ class Busy {
   bool& flag_;
 };
 
+// Whether the interpreter is finalizing (the process is ending: after
+// atexit and the join of non-daemon threads).
+inline bool interpreter_finalizing() noexcept {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing() != 0;
+#else
+  return _Py_IsFinalizing() != 0;
+#endif
+}
+
+// The interpreter's lock released for a scope (py::gil_scoped_release's
+// work), for one difference. A daemon thread that takes the lock again
+// while the interpreter finalizes is ended by CPython (pthread_exit, in
+// PyEval_RestoreThread): an unwinding of this thread's C++ frames, which a
+// noexcept frame (py::gil_scoped_release's destructor) turns into
+// std::terminate, and which would drop the Python objects of pybind11's
+// frames above without the interpreter's lock. Such a thread waits here
+// for the process's end instead, as Python 3.14 leaves its daemon threads:
+// one that comes back once finalizing has begun, and one already waiting
+// for the lock then (the unwinding caught here, never let through). The
+// thread that finalizes was finalizing when it released the lock: it takes
+// it again.
+class Unlocked {
+ public:
+  Unlocked() noexcept : finalizing_(interpreter_finalizing()), state_(PyEval_SaveThread()) {}
+  Unlocked(const Unlocked&) = delete;
+  Unlocked& operator=(const Unlocked&) = delete;
+  ~Unlocked() {
+    if (!finalizing_ && interpreter_finalizing()) wait_for_the_end();
+    try {
+      PyEval_RestoreThread(state_);
+    } catch (...) {  // (pthread_exit's unwinding: caught by `...` alone, and never left)
+      wait_for_the_end();
+    }
+  }
+
+ private:
+  [[noreturn]] static void wait_for_the_end() noexcept;
+  bool finalizing_;
+  PyThreadState* state_;
+};
+
+// f() with the interpreter's lock released, for work that touches nothing
+// of Python: a wait for a directory's lock among it.
+template <class F>
+auto unlocked_call(F&& f) {
+  const Unlocked unlocked;
+  return f();
+}
+
 void add_codec(py::module_& m);
 void add_directory(py::module_& m);
 void add_tables(py::module_& m);

@@ -35,8 +35,8 @@ struct OutputObject {
   }
 };
 
-py::list inputs_of(const TransactionView& tx) {
-  py::list out(tx.input_count());
+py::tuple inputs_of(const TransactionView& tx) {
+  py::tuple out(tx.input_count());
   std::size_t i = 0;
   for (const InputView in : tx.inputs()) {
     py::list witness(in.witness().size());
@@ -48,8 +48,8 @@ py::list inputs_of(const TransactionView& tx) {
   return out;
 }
 
-py::list outputs_of(const TransactionView& tx) {
-  py::list out(tx.output_count());
+py::tuple outputs_of(const TransactionView& tx) {
+  py::tuple out(tx.output_count());
   std::size_t i = 0;
   for (const OutputView o : tx.outputs()) out[i++] = py::cast(OutputObject{o.value().to_sat(), bytes_of(o.script_pubkey())});
   return out;
@@ -83,7 +83,7 @@ network network_named(const std::string& name) {
 
 std::shared_ptr<BlockData> block_of(std::shared_ptr<const HeldBytes> bytes) {
   result<BlockView> view = [&] {
-    const py::gil_scoped_release unlocked;
+    const Unlocked unlocked;
     return BlockView::parse(bytes->span());
   }();
   if (!view) raise(view.error());
@@ -123,8 +123,16 @@ void add_codec(py::module_& m) {
       .def_property_readonly("size", [](const TransactionObject& t) { return t.tx.size(); })
       .def_property_readonly("vsize", [](const TransactionObject& t) { return t.tx.vsize(); })
       .def_property_readonly("weight", [](const TransactionObject& t) { return t.tx.weight(); })
-      .def_property_readonly("inputs", [](const TransactionObject& t) { return inputs_of(t.tx); })
-      .def_property_readonly("outputs", [](const TransactionObject& t) { return outputs_of(t.tx); })
+      .def_property_readonly("inputs",
+                             [](TransactionObject& t) {
+                               if (!t.inputs) t.inputs = inputs_of(t.tx);
+                               return t.inputs;
+                             })
+      .def_property_readonly("outputs",
+                             [](TransactionObject& t) {
+                               if (!t.outputs) t.outputs = outputs_of(t.tx);
+                               return t.outputs;
+                             })
       .def("is_coinbase", [](const TransactionObject& t) { return t.tx.is_coinbase(); })
       .def("has_witness", [](const TransactionObject& t) { return t.tx.has_witness(); })
       .def("encode", [](const TransactionObject& t) { return bytes_of(t.tx.bytes()); })
@@ -177,7 +185,7 @@ void add_codec(py::module_& m) {
       .def("txids",
            [](const BlockData& b) {
              const std::vector<Txid>& ids = [&]() -> const std::vector<Txid>& {
-               const py::gil_scoped_release unlocked;
+               const Unlocked unlocked;
                return b.txids();
              }();
              py::list out(ids.size());

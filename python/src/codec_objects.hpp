@@ -42,11 +42,17 @@ struct BlockData {
 };
 
 // A transaction: a view of bytes its owner keeps (a block's, or its own),
-// and its txid where its block has it.
+// and its txid where its block has it. Its inputs and outputs are tuples
+// made at the first reading and kept (each reading made them all again:
+// tx.inputs[i] in a loop over i was quadratic); made, read and dropped with
+// the interpreter's lock held, as the Python object that owns this is.
 struct TransactionObject {
+  TransactionObject(std::shared_ptr<const void> o, TransactionView t, const Txid* id = nullptr)
+      : owner(std::move(o)), tx(std::move(t)), txid(id) {}
   std::shared_ptr<const void> owner;
   TransactionView tx;
   const Txid* txid = nullptr;
+  py::object inputs, outputs;  // none until read
 };
 
 // Parses `bytes` as one block, the interpreter's lock released meanwhile.

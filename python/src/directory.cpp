@@ -46,7 +46,7 @@ result<ReadBlock> read_block_at(DirectoryObject& d, std::int64_t height, bool un
 
 ReadBlock read_at(DirectoryObject& d, std::int64_t height, bool undo) {
   result<ReadBlock> r = [&] {
-    const py::gil_scoped_release unlocked;
+    const Unlocked unlocked;
     return read_block_at(d, height, undo);
   }();
   return value_or_raise(std::move(r));
@@ -62,12 +62,22 @@ std::shared_ptr<BlockData> block_data(ReadBlock&& r) { return std::make_shared<B
 class BlockIterator {
  public:
   BlockIterator(DirectoryPtr dir, std::size_t from, std::size_t to) : dir_(std::move(dir)), next_(from), stop_(to) { read_ahead(); }
+  BlockIterator(const BlockIterator&) = delete;
+  BlockIterator& operator=(const BlockIterator&) = delete;
+  // Dropped by the interpreter (its lock held): the read-ahead, which may be
+  // waiting for the directory's lock (a refresh holds it), is waited for
+  // with the interpreter's lock released, not by the future's destructor.
+  ~BlockIterator() {
+    if (!ahead_.valid()) return;
+    const Unlocked unlocked;
+    ahead_.wait();
+  }
 
   std::shared_ptr<BlockData> next() {
     const Busy one_at_a_time(busy_);
     if (!ahead_.valid()) throw py::stop_iteration();
     result<std::shared_ptr<BlockData>> block = [&] {
-      const py::gil_scoped_release unlocked;
+      const Unlocked unlocked;
       return ahead_.get();
     }();
     read_ahead();
@@ -101,7 +111,7 @@ bool has_undo(const DirectoryObject& d) {
 }  // namespace
 
 std::pair<std::size_t, std::size_t> height_range(const DirectoryObject& d, std::int64_t start, std::optional<std::int64_t> stop) {
-  const auto size = static_cast<std::int64_t>(d.size());
+  const auto size = static_cast<std::int64_t>(unlocked_call([&] { return d.size(); }));
   const std::int64_t end = stop.value_or(size);
   if (start < 0 || start > size)
     throw py::index_error("start " + std::to_string(start) + " is not a height of the chain (0 to " + std::to_string(size) + ")");
@@ -125,38 +135,47 @@ void add_directory(py::module_& m) {
 
   py::class_<DirectoryObject, DirectoryPtr>(m, "Directory", "A node's (or blockwire's) blocks directory, its best chain by height.")
       .def_property_readonly("path", [](const DirectoryObject& d) { return filesystem_text(d.path); })
-      .def_property_readonly("network",
-                             [](const DirectoryObject& d) {
-                               const std::shared_lock held(d.lock);
-                               return std::string(name(d.dir.net()));
-                             })
-      .def_property_readonly("prune_height",
-                             [](const DirectoryObject& d) {
-                               const std::shared_lock held(d.lock);
-                               return d.dir.prune_height();
-                             })
-      .def_property_readonly("has_undo", &has_undo)
-      .def_property_readonly("damaged",
-                             [](const DirectoryObject& d) {
-                               const std::shared_lock held(d.lock);
-                               return d.dir.damaged();
-                             })
-      .def_property_readonly("notes",
-                             [](const DirectoryObject& d) {
-                               const std::shared_lock held(d.lock);
-                               return std::vector<std::string>(d.dir.notes().begin(), d.dir.notes().end());
-                             })
-      .def("__len__", &DirectoryObject::size)
+      // (Each of these waits for the directory's lock, which a refresh may
+      // hold for long, with the interpreter's released: call_guard, where
+      // the function touches nothing of Python; its result is made a
+      // Python object after.)
+      .def_property_readonly("network", py::cpp_function(
+                                            [](const DirectoryObject& d) {
+                                              const std::shared_lock held(d.lock);
+                                              return std::string(name(d.dir.net()));
+                                            },
+                                            py::call_guard<Unlocked>()))
+      .def_property_readonly("prune_height", py::cpp_function(
+                                                 [](const DirectoryObject& d) {
+                                                   const std::shared_lock held(d.lock);
+                                                   return d.dir.prune_height();
+                                                 },
+                                                 py::call_guard<Unlocked>()))
+      .def_property_readonly("has_undo", py::cpp_function(&has_undo, py::call_guard<Unlocked>()))
+      .def_property_readonly("damaged", py::cpp_function(
+                                            [](const DirectoryObject& d) {
+                                              const std::shared_lock held(d.lock);
+                                              return d.dir.damaged();
+                                            },
+                                            py::call_guard<Unlocked>()))
+      .def_property_readonly("notes", py::cpp_function(
+                                          [](const DirectoryObject& d) {
+                                            const std::shared_lock held(d.lock);
+                                            return std::vector<std::string>(d.dir.notes().begin(), d.dir.notes().end());
+                                          },
+                                          py::call_guard<Unlocked>()))
+      .def("__len__", &DirectoryObject::size, py::call_guard<Unlocked>())
       .def(
-          "block_hash", [](const DirectoryObject& d, std::int64_t h) { return d.at(h).hash.to_hex(); }, py::arg("height"))
+          "block_hash", [](const DirectoryObject& d, std::int64_t h) { return d.at(h).hash.to_hex(); }, py::arg("height"),
+          py::call_guard<Unlocked>())
       .def(
-          "time", [](const DirectoryObject& d, std::int64_t h) { return d.at(h).time; }, py::arg("height"),
+          "time", [](const DirectoryObject& d, std::int64_t h) { return d.at(h).time; }, py::arg("height"), py::call_guard<Unlocked>(),
           "The block's header time, from the index (nothing read).")
       .def(
           "header",
           [](DirectoryObject& d, std::int64_t h) {
             result<BlockHeader> header = [&] {
-              const py::gil_scoped_release unlocked;
+              const Unlocked unlocked;
               const std::shared_lock held(d.lock);
               return d.dir.index().header(d.at_held(h));
             }();
@@ -195,11 +214,11 @@ void add_directory(py::module_& m) {
           "getblock",
           [](DirectoryObject& d, std::int64_t h, int verbosity) -> py::object {
             if (verbosity < 0 || verbosity > 3) throw py::value_error("verbosity " + std::to_string(verbosity) + ": 0, 1, 2 or 3");
-            ReadBlock r = read_at(d, h, verbosity >= 2 && has_undo(d) && h > 0);
+            ReadBlock r = read_at(d, h, verbosity >= 2 && h > 0 && unlocked_call([&] { return has_undo(d); }));
             if (verbosity == 0) return py::str(to_hex(r.view.bytes()));
             std::string text;
             {
-              const py::gil_scoped_release unlocked;
+              const Unlocked unlocked;
               const network net = [&] {
                 const std::shared_lock held(d.lock);
                 return d.dir.net();
@@ -218,16 +237,19 @@ void add_directory(py::module_& m) {
       .def("refresh",
            [](DirectoryObject& d) {
              result<bool> moved = [&] {
-               const py::gil_scoped_release unlocked;
+               const Unlocked unlocked;
                const std::unique_lock alone(d.lock);
                return d.dir.refresh();
              }();
              return value_or_raise(std::move(moved));
            })
       .def("__repr__", [](const DirectoryObject& d) {
-        const std::shared_lock held(d.lock);
-        return filesystem_text("<blockwire.Directory " + d.path + ": " + std::string(name(d.dir.net())) + ", " +
-                               std::to_string(d.dir.chain_size()) + " blocks>");
+        const std::string text = unlocked_call([&] {
+          const std::shared_lock held(d.lock);
+          return "<blockwire.Directory " + d.path + ": " + std::string(name(d.dir.net())) + ", " + std::to_string(d.dir.chain_size()) +
+                 " blocks>";
+        });
+        return filesystem_text(text);
       });
 
   m.def(
@@ -238,7 +260,7 @@ void add_directory(py::module_& m) {
         std::optional<BlocksDirectory::Failure> failed;
         DirectoryPtr opened;
         {
-          const py::gil_scoped_release unlocked;
+          const Unlocked unlocked;
           auto r = BlocksDirectory::open(path, options);
           if (r) {
             opened = std::make_shared<DirectoryObject>(std::move(r).value(), path);

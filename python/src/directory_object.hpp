@@ -17,8 +17,10 @@ namespace blockwire::python {
 // Every use of `dir` holds `lock`, shared, and refresh() alone (it
 // changes the index, and may replace the whole object, under the readers); an IndexedBlock is used
 // under the same hold that found it (its id means nothing after a
-// refresh). Whoever holds the lock never waits for the interpreter's, so a
-// thread holding that one may wait for this one.
+// refresh). Whoever holds the lock never waits for the interpreter's; and
+// it is waited for with the interpreter's released (Unlocked, or a
+// call_guard of it), since a refresh may hold it for long: the other
+// Python threads go on meanwhile.
 struct DirectoryObject {
   DirectoryObject(BlocksDirectory opened, std::string opened_path) : dir(std::move(opened)), path(std::move(opened_path)) {}
   BlocksDirectory dir;

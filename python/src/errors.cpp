@@ -63,17 +63,19 @@ void raise(const error& e) {
       std::find_if(std::begin(condition_classes), std::end(condition_classes), [&](const ConditionClass& c) { return code == c.is; });
   const ConditionClass* cond = found != std::end(condition_classes) ? found : nullptr;
   PyObject* const type = cond != nullptr ? *cond->type : base_error;
-  py::object instance = py::reinterpret_borrow<py::object>(type)(filesystem_text(e.message()));
+  // A system's error made as OSError(errno, strerror) is: its errno and
+  // strerror are then its arguments, which pickling keeps (a Dask task's
+  // failure crosses to the caller pickled); str(e) is "[Errno N] " and the
+  // whole message. The rest of the attributes are the instance's dict's,
+  // which pickling keeps too.
+  const bool system = type == io_failure && (code.category() == std::system_category() || code.category() == std::generic_category());
+  py::object instance = system ? py::reinterpret_borrow<py::object>(type)(code.value(), filesystem_text(e.message()))
+                               : py::reinterpret_borrow<py::object>(type)(filesystem_text(e.message()));
   instance.attr("code") = code.value();
   instance.attr("category") = code.category().name();
   instance.attr("condition") = cond != nullptr ? py::object(py::str(cond->name)) : py::object(py::none());
   instance.attr("offset") = e.has_offset() ? py::object(py::int_(e.offset())) : py::object(py::none());
   instance.attr("context") = filesystem_text(e.context());
-  // An OSError's own fields, for the system's errors.
-  if (type == io_failure && (code.category() == std::system_category() || code.category() == std::generic_category())) {
-    instance.attr("errno") = code.value();
-    instance.attr("strerror") = filesystem_text(e.message());  // (str(e) is then "[Errno N] " and the whole message)
-  }
   PyErr_SetObject(type, instance.ptr());
   throw py::error_already_set();
 }

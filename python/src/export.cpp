@@ -10,7 +10,10 @@
 
 #include <pybind11/stl.h>
 
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -19,13 +22,47 @@ namespace blockwire::python {
 
 namespace {
 
-// OUT locked for one export until close() (or the with block's end).
-struct ExportOutput {
-  std::optional<tables::EtlOutput> out;
-  const tables::EtlOutput& held() const {
-    if (!out) throw py::value_error("the export output was closed (its lock released)");
-    return *out;
+// OUT locked for one export until close() (or the with block's end). A
+// call that uses it with the interpreter's lock released (the sweep of
+// remove_stale_shards) holds a Use: the output kept alive by its pointer,
+// and `busy` held shared, so that close() in another thread waits for the
+// call to end before it releases OUT's lock (no sweep of an OUT another
+// export may have locked since, and no output destroyed under the sweep).
+class ExportOutput {
+ public:
+  explicit ExportOutput(tables::EtlOutput opened) : out_(std::make_shared<const tables::EtlOutput>(std::move(opened))) {}
+  ExportOutput(const ExportOutput&) = delete;
+  ExportOutput& operator=(const ExportOutput&) = delete;
+
+  struct Use {
+    std::shared_lock<std::shared_mutex> busy;  // (released after `out`: the last owner is close()'s)
+    std::shared_ptr<const tables::EtlOutput> out;
+  };
+  // With the interpreter's lock held: ValueError once closed. While out_ is
+  // set no close() has begun, so nothing holds `busy` alone: this does not wait.
+  Use use() const {
+    if (!out_) throw py::value_error("the export output was closed (its lock released)");
+    return Use{std::shared_lock(busy_), out_};
   }
+  const tables::EtlOutput& held() const {
+    if (!out_) throw py::value_error("the export output was closed (its lock released)");
+    return *out_;
+  }
+  // With the interpreter's lock held on entry: closed at once for every
+  // later call, then (the interpreter's lock released) the calls still
+  // using it waited for, and OUT's lock released.
+  void close() {
+    std::shared_ptr<const tables::EtlOutput> closing = std::move(out_);
+    out_.reset();
+    if (!closing) return;
+    const Unlocked unlocked;
+    const std::unique_lock alone(busy_);
+    closing.reset();
+  }
+
+ private:
+  std::shared_ptr<const tables::EtlOutput> out_;  // read and reset with the interpreter's lock held
+  mutable std::shared_mutex busy_;
 };
 
 tables::export_format format_named(const std::string& format) {
@@ -60,6 +97,7 @@ py::dict outcome_dict(const tables::ShardOutcome& s) {
   py::dict d;
   d["first"] = s.first;
   d["last"] = s.last;
+  d["reached"] = s.reached;
   d["skipped"] = s.skipped;
   d["made"] = s.reached && !s.skipped && !s.problem;
   d["problem"] = s.problem ? py::object(py::str(s.problem->message())) : py::object(py::none());
@@ -76,16 +114,16 @@ void add_export(py::module_& m) {
                            "An export's OUT, made when missing and locked for one export at a time (OUT/.blockwire-export.lock) "
                            "until close() or the end of a with block.")
       .def_property_readonly("path", [](const ExportOutput& o) { return filesystem_text(o.held().path()); })
-      .def("close", [](ExportOutput& o) { o.out.reset(); })
+      .def("close", &ExportOutput::close)
       .def("__enter__", [](ExportOutput& o) -> ExportOutput& { return o; })
-      .def("__exit__", [](ExportOutput& o, const py::args&) { o.out.reset(); });
+      .def("__exit__", [](ExportOutput& o, const py::args&) { o.close(); });
 
   m.def(
       "lock_export_output",
       [](const std::string& path) {
         auto opened = tables::EtlOutput::open(path);
         if (!opened) raise(opened.error().in(path));
-        return ExportOutput{std::move(opened).value()};
+        return std::make_unique<ExportOutput>(std::move(opened).value());
       },
       py::arg("path"), "OUT made when missing and locked for an export (IOFailure when another export holds it).");
 
@@ -94,10 +132,19 @@ void add_export(py::module_& m) {
       [](const DirectoryPtr& d, std::uint64_t shard_blocks, std::uint64_t from_height, std::uint64_t end) {
         const tables::EtlExport spec = spec_of("ndjson", shard_blocks, from_height, end, "none");
         std::vector<std::tuple<std::uint64_t, std::uint64_t, std::string>> shards;
-        const std::shared_lock held(d->lock);
-        auto planned = tables::plan_shards(d->dir, spec);
-        if (!planned) raise(planned.error().in(d->path));
-        for (const tables::ShardOutcome& s : planned.value()) shards.emplace_back(s.first, s.last, d->dir.at_height(s.last).hash.to_hex());
+        std::optional<error> failed;
+        {
+          const Unlocked unlocked;  // (while the directory's lock is waited for, and held)
+          const std::shared_lock held(d->lock);
+          auto planned = tables::plan_shards(d->dir, spec);
+          if (!planned) {
+            failed = planned.error().in(d->path);
+          } else {
+            for (const tables::ShardOutcome& s : planned.value())
+              shards.emplace_back(s.first, s.last, d->dir.at_height(s.last).hash.to_hex());
+          }
+        }
+        if (failed) raise(*failed);
         return shards;
       },
       py::arg("directory"), py::arg("shard_blocks") = 1000, py::arg("from_height") = 0, py::arg("end") = 0,
@@ -112,12 +159,16 @@ void add_export(py::module_& m) {
         spec.shard_blocks = shard_blocks;  // (OUT's shards of another size refused: UsageError)
         std::vector<std::string> notes;
         spec.note = [&](std::string_view line) { notes.emplace_back(line); };
+        ExportOutput::Use use = out.use();
         result<std::size_t> removed = [&] {
-          const py::gil_scoped_release unlocked;
+          const Unlocked unlocked;
           const std::shared_lock held(d->lock);
-          return tables::remove_stale_shards(d->dir, out.held(), spec);
+          return tables::remove_stale_shards(d->dir, *use.out, spec);
         }();
-        if (!removed) raise(removed.error().in(out.held().path()));
+        const std::string path = use.out->path();
+        use.out.reset();  // (a close() waiting for the sweep goes on: the output is its to destroy)
+        use.busy.unlock();
+        if (!removed) raise(removed.error().in(path));
         return std::make_pair(removed.value(), notes);
       },
       py::arg("directory"), py::arg("output"), py::arg("shard_blocks") = 1000,
@@ -139,7 +190,7 @@ void add_export(py::module_& m) {
         made.first = first;
         made.last = last;
         {
-          const py::gil_scoped_release unlocked;
+          const Unlocked unlocked;
           const std::shared_lock held(d->lock);
           // Checked under the hold that makes the shard: a refresh between
           // a check and the shard could move the chain to another branch.
@@ -162,7 +213,7 @@ void add_export(py::module_& m) {
       py::arg("shard_blocks") = 1000, py::arg("compress") = "none", py::arg("last_hash") = py::none(),
       "Shard [first, last] made in out (or skipped when whole) as blockwire export makes it, when the directory's block at "
       "last is last_hash (when given); takes no lock: for a worker of an export whose caller holds the output's. A dict: "
-      "first, last, skipped, made, problem (why not made, or None), io_failure, transactions, block_bytes.");
+      "first, last, reached, skipped, made, problem (why not made, or None), io_failure, transactions, block_bytes.");
 
   m.def(
       "export_utxos",
@@ -174,7 +225,7 @@ void add_export(py::module_& m) {
         if (part_coins == 0) throw py::value_error("part_coins must be at least 1");
         spec.part_coins = part_coins;
         result<tables::UtxoExportReport> made = [&] {
-          const py::gil_scoped_release unlocked;
+          const Unlocked unlocked;
           const std::shared_lock held(d->lock);
           return tables::export_utxos(chainstate, d->dir.index(), out, spec);
         }();

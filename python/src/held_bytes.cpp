@@ -1,5 +1,9 @@
 #include "bindings.hpp"
 
+#include <unistd.h>
+
+#include <new>
+
 namespace blockwire::python {
 
 namespace {
@@ -8,6 +12,14 @@ namespace {
 bool immutable(PyObject* o) {
   if (PyBytes_CheckExact(o)) return true;
   return PyMemoryView_Check(o) && PyMemoryView_GET_BASE(o) != nullptr && PyBytes_CheckExact(PyMemoryView_GET_BASE(o));
+}
+
+// A buffer's release, run by the interpreter's main thread with its lock held.
+int release_later(void* view) {
+  auto* v = static_cast<Py_buffer*>(view);
+  PyBuffer_Release(v);
+  delete v;
+  return 0;
 }
 
 }  // namespace
@@ -43,9 +55,24 @@ std::shared_ptr<const HeldBytes> HeldBytes::from_vector(std::vector<std::byte>&&
 
 HeldBytes::~HeldBytes() {
   if (!exported_) return;
-  // The last owner may be dropped where the interpreter's lock is not held.
-  const py::gil_scoped_acquire gil;
-  PyBuffer_Release(&view_);
+  // The interpreter's lock is never taken here: at its shutdown that hangs
+  // (or ends the process). The owners of an exported buffer are Python
+  // objects', dropped by the interpreter with its lock held: released at
+  // once. Dropped elsewhere, the release is left to the interpreter's main
+  // thread (Py_AddPendingCall needs no lock); once it is finalizing, the
+  // export is left to the process's end (the bytes object is never freed).
+  if (!Py_IsInitialized()) return;
+  if (PyGILState_Check() != 0) {
+    PyBuffer_Release(&view_);
+    return;
+  }
+  if (interpreter_finalizing()) return;
+  auto* later = new (std::nothrow) Py_buffer(view_);
+  if (later != nullptr && Py_AddPendingCall(&release_later, later) != 0) delete later;
+}
+
+void Unlocked::wait_for_the_end() noexcept {
+  for (;;) ::pause();
 }
 
 }  // namespace blockwire::python

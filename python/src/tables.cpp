@@ -95,7 +95,7 @@ std::size_t table_number(export_format f, const std::string& table) {
 
 std::string write_rows(DirectoryObject& d, MemoryTables& memory, std::size_t from, std::size_t to, std::size_t wanted) {
   result<std::string> text = [&] {
-    const py::gil_scoped_release unlocked;
+    const Unlocked unlocked;
     const std::shared_lock held(d.lock);
     return memory.write(d.dir, from, to, wanted);
   }();

@@ -83,7 +83,7 @@ class Coins {
     if (done_) return;
     std::optional<error> failed;
     {
-      const py::gil_scoped_release unlocked;
+      const Unlocked unlocked;
       while (records_.size() < batch) {
         auto c = cursor_->next();
         if (!c) {
@@ -111,12 +111,6 @@ class Coins {
   bool done_ = false;
   bool busy_ = false;
 };
-
-template <class F>
-auto unlocked_call(F&& f) {
-  const py::gil_scoped_release unlocked;
-  return f();
-}
 
 }  // namespace
 

@@ -304,3 +304,23 @@ def test_negative_index_and_outpoints_compare(legacy_block):
     assert prevout != None  # noqa: E711 (the comparison itself is what is tested)
     assert prevout == block.transactions[1].inputs[0].prevout
     assert tuple(prevout) == (b2lx(legacy_block.cblock.vtx[1].vin[0].prevout.hash), legacy_block.cblock.vtx[1].vin[0].prevout.n)
+
+
+def test_inputs_and_outputs_are_made_once(real_block):
+    """tx.inputs and tx.outputs are made at the first reading and kept (each reading made every input again, so that
+    tx.inputs[i] in a loop over i was quadratic): the same tuple each time, its items python-bitcoinlib's."""
+    block = blockwire.decode_block(real_block.raw)
+    n, at = max((len(c.vin), i) for i, c in enumerate(real_block.cblock.vtx))  # the transaction with the most inputs
+    ctx = real_block.cblock.vtx[at]
+    tx = block.transactions[at]
+    assert n > 1 and len(tx.inputs) == n
+    first = tx.inputs
+    assert isinstance(first, tuple) and isinstance(tx.outputs, tuple)
+    assert all(tx.inputs is first for _ in range(3)) and tx.outputs is tx.outputs
+    assert [tx.inputs[i] is first[i] for i in range(n)] == [True] * n
+    assert [tx.inputs[i].prevout.vout for i in range(n)] == [c.prevout.n for c in ctx.vin]
+    assert [tx.inputs[i].script_sig for i in range(n)] == [bytes(c.scriptSig) for c in ctx.vin]
+    assert [o.value for o in tx.outputs] == [o.nValue for o in ctx.vout]
+    # A Transaction taken again from the block is another object, made afresh: the same values.
+    again = block.transactions[at]
+    assert again.inputs is not first and [i.prevout for i in again.inputs] == [i.prevout for i in first]
