@@ -174,38 +174,37 @@ def is_closed(s, wait=1.0):
 
 # --- fetch against v1 nodes that speak first ---------------------------------------------------------------------
 
-def scenario_v1_speaks_first():
-    """fetch, no flags, against a v1 node that sends its version as soon as it accepts and bans an address whose
-    first bytes are not its magic: fetch sees the version before it sends its key, speaks v1 on that connection,
-    reaches the tip with one connection (the node never banned it), and says why it speaks v1."""
+def fetch_from_speaking_node(**node_options):
+    """fetch, no flags, from a FakeNode made with `node_options`: it reaches the tip, the node saw no error; the
+    fetch's result and the node."""
     _, blocks = chain()
-    node = peers.FakeNode(blocks, speaks_first=0.0, bans=True)
+    node = peers.FakeNode(blocks, **node_options)
     node.start()
     target = os.path.join(work, 'fetched')
     r = fetch(node.port, target)
     node.join(timeout=10)
     assert r.returncode == 0, r.stderr
     assert node.error is None, node.error
+    fetched_equal(target, blocks)
+    return r, node
+
+
+def scenario_v1_speaks_first():
+    """fetch, no flags, against a v1 node that sends its version as soon as it accepts and bans an address whose
+    first bytes are not its magic: fetch sees the version before it sends its key, speaks v1 on that connection,
+    reaches the tip with one connection (the node never banned it), and says why it speaks v1."""
+    r, node = fetch_from_speaking_node(speaks_first=0.0, bans=True)
     assert node.connections == 1 and not node.banned, (node.connections, node.banned)
     assert 'sent its v1 version before our v2 (BIP324) key' in r.stderr and 'transport: v1' in r.stdout, (r.stdout, r.stderr)
-    fetched_equal(target, blocks)
 
 
 def scenario_v1_speaks_late():
     """The same node, its version sent 0.5 s after it accepts (past fetch's wait): it reads fetch's v2 key as a bad
     envelope and hangs up, but its version came first where the key belongs: fetch connects again with v1 at once
     and reaches the tip; the node saw exactly two connections (never v2 again)."""
-    _, blocks = chain()
-    node = peers.FakeNode(blocks, speaks_first=0.5)
-    node.start()
-    target = os.path.join(work, 'fetched')
-    r = fetch(node.port, target)
-    node.join(timeout=10)
-    assert r.returncode == 0, r.stderr
-    assert node.error is None, node.error
+    r, node = fetch_from_speaking_node(speaks_first=0.5)
     assert node.connections == 2, node.connections
     assert 'answered our v2 (BIP324) key with a v1 version: connected again with v1' in r.stderr, r.stderr
-    fetched_equal(target, blocks)
 
 
 def scenario_refusing_peer():
