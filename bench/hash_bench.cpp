@@ -51,7 +51,7 @@ void DeserializeBlock_ThenHash(benchmark::State& state, const std::vector<std::b
     if (!block) state.SkipWithError("decode failed");
     ids.clear();
     for (const Transaction& tx : block.value().transactions) {
-      ids.push_back({tx.txid(), tx.has_witness() ? tx.wtxid() : Wtxid{}});
+      ids.push_back({tx.txid(), tx.has_witness() ? tx.wtxid() : Wtxid::all_zeros()});
     }
     benchmark::DoNotOptimize(ids.data());
   }
@@ -101,7 +101,7 @@ void MerkleRoot(benchmark::State& state, const std::vector<std::byte>* bytes) {
   std::vector<TxIds> ids;
   (void)decode_block(*bytes, ids).value();
   std::vector<Hash256> leaves;
-  for (const auto& id : ids) leaves.push_back(id.txid);
+  for (const auto& id : ids) leaves.push_back(id.txid.to_raw_hash());
   for (auto _ : state) {
     bool mutated = false;
     benchmark::DoNotOptimize(merkle_root(leaves, &mutated));

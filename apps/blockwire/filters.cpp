@@ -131,7 +131,7 @@ int filters_command(FiltersOptions o) {
   spec.end = chain_end(dir, o);
   spec.threads = o.threads;
   spec.keep = keeping;
-  spec.each = [&](std::uint64_t height, const Hash256& hash, std::span<const std::byte> filter, const Hash256& header) {
+  spec.each = [&](std::uint64_t height, const BlockHash& hash, std::span<const std::byte> filter, const Hash256& header) {
     if (json) {
       json->begin_object();
       json->member_uint("height", height);

@@ -115,7 +115,7 @@ std::optional<std::string> other_network(const BlockHeader& h, network net) {
     std::snprintf(bits, sizeof bits, "%08x", h.bits);
     return std::string("its bits ") + bits + " are easier than " + std::string(name(net)) + " allows";
   }
-  if (h.prev_block.is_zero() && block_hash(h) != genesis_hash(net))
+  if (h.prev_block.is_all_zeros() && block_hash(h) != genesis_hash(net))
     return "it is a genesis block, but not " + std::string(name(net)) + "'s";
   return std::nullopt;
 }

@@ -51,7 +51,7 @@ int print_block(const BlockView& block, bool json, network net, const ChainInfo*
     for (std::size_t first = 0; first < block.transaction_count(); first += ids.size()) {
       const auto chunk = std::span(ids).first(std::min(ids.size(), block.transaction_count() - first));
       tx_ids(block, first, chunk);
-      for (const TxIds& id : chunk) root.add(id.txid);
+      for (const TxIds& id : chunk) root.add(id.txid.to_raw_hash());
     }
     return root.root();
   };

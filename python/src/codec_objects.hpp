@@ -26,7 +26,7 @@ struct BlockData {
   // while Python was busy with the one before.
   const std::vector<Txid>& txids() const {
     std::call_once(txids_once_, [this] {
-      txids_.resize(view.transaction_count());
+      txids_.resize(view.transaction_count(), Txid::all_zeros());
       blockwire::txids(view, 0, txids_);
       hashed_.store(true, std::memory_order_release);
     });

@@ -636,7 +636,7 @@ TEST_CASE("inspect --json: difficulty as Core's UniValue prints a double (16 sig
 }
 
 TEST_CASE("blocks: a directory's best chain in height order, with getblock's chain fields in Core's order; inspect --offset too") {
-  const Block g = test::mine(BlockHash{}, 1000, 0);
+  const Block g = test::mine(BlockHash::all_zeros(), 1000, 0);
   const Block b1 = test::mine(block_hash(g.header), 1600, 1);
   const Block b2 = test::mine(block_hash(b1.header), 2200, 2);
   const Block a2 = test::mine(block_hash(b1.header), 2300, 20);  // a fork, off the best chain

@@ -19,7 +19,7 @@ using namespace blockwire;
 TEST_CASE("BlockIndex: heights, the best chain, confirmations, median time, chain work and next blocks") {
   // G - 1 - 2 - A3
   //           \ B3 - B4   (B4: the most work; A3 is off the best chain)
-  const Block g = test::mine(BlockHash{}, 1000, 0);
+  const Block g = test::mine(BlockHash::all_zeros(), 1000, 0);
   const Block b1 = test::mine(block_hash(g.header), 1600, 1);
   const Block b2 = test::mine(block_hash(b1.header), 2200, 2);
   const Block a3 = test::mine(block_hash(b2.header), 2800, 3);
@@ -79,18 +79,41 @@ TEST_CASE("BlockIndex: heights, the best chain, confirmations, median time, chai
 }
 
 TEST_CASE("Work::of_bits: Core's GetBlockProof") {
-  CHECK(Work::of_bits(0x207fffff).to_hex() == std::string(63, '0') + "2");
+  CHECK(Work::of_bits(0x207fffff)->to_hex() == std::string(63, '0') + "2");
   // Mainnet's easiest target, 0x00000000ffff0000...: 2^256 / (2^224 * 0xffff + 1) = 0x100010001.
-  CHECK(Work::of_bits(0x1d00ffff).to_hex() == std::string(55, '0') + "100010001");
-  CHECK((Work::of_bits(0x1d00ffff) + Work::of_bits(0x1d00ffff)).to_hex() == std::string(55, '0') + "200020002");
-  CHECK(Work::of_bits(0x1d80ffff).is_zero());  // negative: no work
-  // Ordered as numbers, the high bytes first: 0x100010001 > 2.
-  CHECK(Work::of_bits(0x1d00ffff) > Work::of_bits(0x207fffff));
+  const Work easiest = Work::of_bits(0x1d00ffff).value();
+  CHECK(easiest.to_hex() == std::string(55, '0') + "100010001");
+  CHECK((easiest + easiest).to_hex() == std::string(55, '0') + "200020002");
+  // Bits that are no target (Target::from_bits's refusals) have no work:
+  // nothing, not a zero that a sum would take for a block.
+  CHECK(!Work::of_bits(0x1d80ffff));  // negative
+  CHECK(!Work::of_bits(0x1d000000));  // zero
+  CHECK(!Work::of_bits(0xff00ffff));  // past 256 bits
+  // Ordered as numbers, the high limbs first: 0x100010001 > 2.
+  CHECK(easiest > *Work::of_bits(0x207fffff));
+  // A mainnet bits of 2023 and one whose target straddles two limbs
+  // (expected values: Python's integers, 2^256 // (target + 1)).
+  CHECK(Work::of_bits(0x17034219)->to_hex() == "000000000000000000000000000000000000000000004e9235f043634662e0cb");
+  CHECK(Work::of_bits(0x0a123456)->to_hex() == "0000000000000000000e10005d2a0269364ff84210c79790686490ef071f2398");
+  CHECK(Work::of_bits(0x17034219) < Work::of_bits(0x0a123456));
+}
+
+TEST_CASE("Work: a sum past 2^256 - 1 stays there, never wraps to less work") {
+  // Target 1 (bits 0x01010000): 2^256 / 2 = 2^255 hashes.
+  const Work half = Work::of_bits(0x01010000).value();
+  CHECK(half.to_hex() == "8" + std::string(63, '0'));
+  const Work full = half + half;  // 2^256: one more than 256 bits hold
+  CHECK(full.to_hex() == std::string(64, 'f'));
+  CHECK(full > half);
+  Work more = full;
+  more += Work::of_bits(0x1d00ffff).value();
+  CHECK(more == full);
+  CHECK(full + Work{} == full);
 }
 
 TEST_CASE(
     "BlockIndex::refresh: blocks appended since are read, linked (a child before its parent too) and move the tip; damage is said once") {
-  std::vector<Block> chain{test::mine(BlockHash{}, 1000, 0)};
+  std::vector<Block> chain{test::mine(BlockHash::all_zeros(), 1000, 0)};
   for (std::uint32_t h = 1; h <= 6; ++h) chain.push_back(test::mine(block_hash(chain.back().header), 1000 + 600 * h, h));
   test::TempDir dir;
   const XorKey key = random_xor_key();
@@ -150,7 +173,7 @@ TEST_CASE(
 }
 
 TEST_CASE("BlockIndex::refresh: records an unfinished batch left, removed and written over by the next writer, are not kept") {
-  std::vector<Block> chain{test::mine(BlockHash{}, 1000, 0)};
+  std::vector<Block> chain{test::mine(BlockHash::all_zeros(), 1000, 0)};
   for (std::uint32_t h = 1; h <= 2; ++h) chain.push_back(test::mine(block_hash(chain.back().header), 1000 + 600 * h, h));
   const Block other = test::mine(block_hash(chain[1].header), 9999, 77);  // another block 2
   test::TempDir dir;
@@ -192,7 +215,7 @@ struct Tree {
 
 Tree random_tree(std::mt19937& rng, int n) {
   Tree t;
-  t.blocks.push_back(test::mine(BlockHash{}, 1000, 0));
+  t.blocks.push_back(test::mine(BlockHash::all_zeros(), 1000, 0));
   t.parent.push_back(-1);
   for (int i = 1; i < n; ++i) {
     // Mostly on the newest blocks (a chain with forks), now and then deep.
@@ -216,7 +239,7 @@ Tree random_tree(std::mt19937& rng, int n) {
 std::size_t expected_tip(const Tree& t, const std::vector<std::size_t>& order, std::vector<Work>& work) {
   work.assign(t.blocks.size(), Work{});
   for (std::size_t i = 0; i < t.blocks.size(); ++i) {
-    const Work own = Work::of_bits(t.blocks[i].header.bits);
+    const Work own = Work::of_bits(t.blocks[i].header.bits).value();
     work[i] = t.parent[i] < 0 ? own : work[static_cast<std::size_t>(t.parent[i])] + own;
   }
   std::size_t tip = order[0];
@@ -274,7 +297,7 @@ TEST_CASE("BlockIndex on random trees written in random order: built at once, or
     std::stable_sort(by_arrival.begin(), by_arrival.end(), [&](std::size_t a, std::size_t b) { return height[a] < height[b]; });
     for (const std::size_t i : by_arrival) grown.add(t.blocks[i].header, block_hash(t.blocks[i].header), {0, 0});
     CHECK(grown.tip() == block_hash(t.blocks[expected_tip(t, by_arrival, work)].header));
-    std::map<Hash256, std::size_t> which;
+    std::map<BlockHash, std::size_t> which;
     for (std::size_t i = 0; i < t.blocks.size(); ++i) which[block_hash(t.blocks[i].header)] = i;
     for (std::size_t h = 0; h < grown.chain_size(); ++h) {
       const IndexedBlock b = grown.at_height(h);

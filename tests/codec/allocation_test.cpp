@@ -146,7 +146,7 @@ TEST_CASE("a merkle root of 1,557 and of 2,500 transactions allocates exactly on
     CHECK_FALSE(mutated);
 
     std::vector<Hash256> leaves;
-    for (const Transaction& tx : block.transactions) leaves.push_back(tx.txid());
+    for (const Transaction& tx : block.transactions) leaves.push_back(tx.txid().to_raw_hash());
     before = counting::allocations.load();
     CHECK(merkle_root(leaves) == root);
     CHECK(counting::allocations.load() - before == 1);

@@ -70,11 +70,19 @@ TEST_CASE("Target::from_bits: Core's compact form, its invalid encodings refused
   CHECK(!Target::from_bits(0x1d000000));  // zero
   CHECK(!Target::from_bits(0xff00ffff));  // overflows 256 bits
   CHECK(Target::from_bits(0x03123456)->to_hex() == std::string(58, '0') + "123456");
+  // Mantissas that straddle two 64-bit limbs, and the top of the range
+  // (expected values: Python's integers, 0x123456 << 8 * (exponent - 3)).
+  CHECK(Target::from_bits(0x0a123456)->to_hex() == "0000000000000000000000000000000000000000000012345600000000000000");
+  CHECK(Target::from_bits(0x0b123456)->to_hex() == "0000000000000000000000000000000000000000001234560000000000000000");
+  CHECK(Target::from_bits(0x20123456)->to_hex() == "1234560000000000000000000000000000000000000000000000000000000000");
+  CHECK(Target::from_bits(0x2100ffff)->to_hex() == "ffff000000000000000000000000000000000000000000000000000000000000");
+  CHECK(!Target::from_bits(0x2200ff00));  // 0xff00 << 248: past 256 bits
+  CHECK(Target::from_bits(0x0b123456) > Target::from_bits(0x0a123456));
   // met_by: a hash at the target meets it, one above does not.
-  CHECK(t->met_by(BlockHash(t->number())));
-  Hash256 above = t->number();
-  above.bytes()[0] = std::byte{1};
-  CHECK_FALSE(t->met_by(BlockHash(above)));
+  CHECK(t->met_by(BlockHash::from_hex("00000000ffff0000000000000000000000000000000000000000000000000000").value()));
+  CHECK_FALSE(t->met_by(BlockHash::from_hex("00000000ffff0000000000000000000000000000000000000000000000000001").value()));
+  CHECK_FALSE(t->met_by(BlockHash::from_hex("0000000100000000000000000000000000000000000000000000000000000000").value()));
+  CHECK(t->met_by(BlockHash::from_hex("00000000fffeffffffffffffffffffffffffffffffffffffffffffffffffffff").value()));
 }
 
 TEST_CASE("networks: genesis_block of each network hashes to its genesis hash and passes check_block") {
@@ -84,7 +92,7 @@ TEST_CASE("networks: genesis_block of each network hashes to its genesis hash an
     CAPTURE(name(net));
     const Block genesis = genesis_block(net);
     CHECK(block_hash(genesis.header) == genesis_hash(net));
-    CHECK(genesis.header.prev_block.is_zero());
+    CHECK(genesis.header.prev_block.is_all_zeros());
     CHECK(check_block(genesis));
     std::vector<std::byte> bytes;
     encode_block(genesis, bytes);
@@ -95,5 +103,5 @@ TEST_CASE("networks: genesis_block of each network hashes to its genesis hash an
   encode_block(genesis_block(network::mainnet), bytes);
   CHECK(bytes.size() == 285);
   CHECK(genesis_block(network::mainnet).transactions[0].txid() ==
-        Hash256::from_hex("4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b").value());
+        Txid::from_hex("4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b").value());
 }

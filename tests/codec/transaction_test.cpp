@@ -132,7 +132,8 @@ TEST_CASE("a copy of a transaction is deep and equal and outlives the original; 
   auto original = std::make_unique<Transaction>(witness_tx());
   const auto bytes = encoded(*original);
   CHECK(std::ranges::equal(original->bytes(), bytes));  // what it holds is what it encodes
-  const Hash256 id = original->txid(), wid = original->wtxid();
+  const Txid id = original->txid();
+  const Wtxid wid = original->wtxid();
   const std::size_t inputs = original->input_count(), outputs = original->output_count();
   Transaction copy = *original;
   CHECK(copy == *original);
@@ -229,7 +230,7 @@ TEST_CASE("a builder made from a transaction builds it again, and adds an input 
   CHECK(encoded(builder.build()) == encoded(tx));
 
   const std::byte push_1[]{std::byte{0x51}};
-  TransactionBuilder::Input& in = builder.add_input({Txid{}, 7}, push_1, 0xfffffffe);
+  TransactionBuilder::Input& in = builder.add_input({Txid::all_zeros(), 7}, push_1, 0xfffffffe);
   CHECK(in.prevout.index == 7);
   const std::span<const std::byte> items[] = {push_1, push_1};
   builder.set_witness(builder.inputs.size() - 1, items);
@@ -275,8 +276,8 @@ TEST_CASE("a default transaction is the builder's default: version 2, nothing in
     CHECK(t.size() == 10);
     CHECK(t.stripped_size() == 10);
     CHECK(t.weight() == 40);
-    CHECK(t.txid() == sha256d(t.bytes()));
-    CHECK(t.wtxid().hash() == t.txid().hash());
+    CHECK(t.txid().to_raw_hash() == sha256d(t.bytes()));
+    CHECK(t.wtxid().to_raw_hash() == t.txid().to_raw_hash());
     check_reads_itself(t);
   }
   CHECK(encoded(empty, witness::disallow).size() == 10);
@@ -302,8 +303,8 @@ TEST_CASE("a transaction with no inputs and no outputs, kept in the object itsel
     CHECK(tx->input_count() == 0);
     CHECK(tx->output_count() == 0);
     CHECK(std::ranges::equal(tx->bytes(), raw));
-    CHECK(tx->txid() == sha256d(raw));
-    CHECK(TransactionView(*tx).txid() == sha256d(raw));
+    CHECK(tx->txid().to_raw_hash() == sha256d(raw));
+    CHECK(TransactionView(*tx).txid().to_raw_hash() == sha256d(raw));
     CHECK(*tx == decoded);
   }
   CHECK(copy == Transaction{});  // moved from
@@ -330,7 +331,7 @@ TEST_CASE("a transaction whose every stack was emptied has no witness, however i
     CHECK(plain.size() == tx.stripped_size());
     CHECK(decode_transaction(encoded(plain)).value() == plain);
     CHECK(plain.txid() == tx.txid());
-    CHECK(plain.wtxid().hash() == tx.txid().hash());
+    CHECK(plain.wtxid().to_raw_hash() == tx.txid().to_raw_hash());
     for (const InputView in : plain.inputs()) CHECK(in.witness().empty());
   }
 

@@ -47,6 +47,6 @@ TEST_CASE("Txid, BlockHash: the genesis block's hash and its coinbase's txid, as
   CHECK(BlockHash::from_hex(hash.to_hex()).value() == hash);
   const Txid coinbase = genesis.transactions[0].txid();
   CHECK(coinbase.to_hex() == "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b");
-  CHECK(coinbase.hash() == genesis.header.merkle_root);  // one transaction: the root is its txid
+  CHECK(coinbase.to_raw_hash() == genesis.header.merkle_root);  // one transaction: the root is its txid
   CHECK(!Txid::from_hex("xyz"));
 }

@@ -322,7 +322,7 @@ TEST_CASE("an input's and an output's fields are accessors: a temporary input's 
   CHECK(&in.prevout() == &in.prevout());
   const OutPoint& kept = tx.input(0).prevout();  // a copy, its lifetime extended
   CHECK(kept == in.prevout());
-  CHECK_FALSE(kept.txid.is_zero());
+  CHECK_FALSE(kept.txid.is_all_zeros());
 }
 
 TEST_CASE("a moved-from TransactionView, parsed, viewed in a block or of a Transaction, reads as the empty transaction") {
@@ -389,7 +389,7 @@ TEST_CASE("a block whose records outgrow the view's first guess (outputs of nine
   Block block;
   for (std::uint32_t t = 0; t < 3; ++t) {
     TransactionBuilder b;
-    b.add_input(OutPoint{Txid{}, t}, {}, 0xffffffff);
+    b.add_input(OutPoint{Txid::all_zeros(), t}, {}, 0xffffffff);
     for (std::int64_t v = 0; v < 3000; ++v) b.add_output(Amount::from_sat(v + t), {});
     block.transactions.push_back(b.build());
   }

@@ -18,6 +18,6 @@ bool same(const blockwire::Transaction& tx) {
 #if BLOCKWIRE_BREAK == 2
   return tx.txid() == tx.wtxid();
 #else
-  return tx.txid().hash() == tx.wtxid().hash();  // the raw hashes, said explicitly
+  return tx.txid().to_raw_hash() == tx.wtxid().to_raw_hash();  // the raw hashes, said explicitly
 #endif
 }

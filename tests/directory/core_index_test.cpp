@@ -34,8 +34,8 @@ namespace {
 using test::core_data;
 using test::rpc;
 
-Hash256 hash_of(const std::string& hex) {
-  auto h = Hash256::from_hex(hex);
+BlockHash hash_of(const std::string& hex) {
+  auto h = BlockHash::from_hex(hex);
   REQUIRE(h);
   return h.value();
 }
@@ -60,19 +60,18 @@ std::unique_ptr<leveldb::DB> open_index(const std::string& blocks) {
   return std::unique_ptr<leveldb::DB>(db);
 }
 
-std::string key_of(const Hash256& hash) {
+std::string key_of(const BlockHash& hash) {
   std::string key(1, 'b');
   key.append(reinterpret_cast<const char*>(hash.bytes().data()), 32);
   return key;
 }
 
 // Rewrites the entry of `hash` in the copy's index through `change`.
-void lie_about(const std::string& blocks, const Hash256& hash, const std::function<void(CoreBlockEntry&)>& change) {
+void lie_about(const std::string& blocks, const BlockHash& hash, const std::function<void(CoreBlockEntry&)>& change) {
   auto db = open_index(blocks);
   std::string value;
   REQUIRE(db->Get(leveldb::ReadOptions(), key_of(hash), &value).ok());
-  auto entry =
-      decode_core_block_entry(BlockHash(hash), std::span<const std::byte>(reinterpret_cast<const std::byte*>(value.data()), value.size()));
+  auto entry = decode_core_block_entry(hash, std::span<const std::byte>(reinterpret_cast<const std::byte*>(value.data()), value.size()));
   REQUIRE(entry);
   CoreBlockEntry e = entry.value();
   change(e);
@@ -96,14 +95,14 @@ BlocksDirectory::opened open_core(const std::string& path, bool core_index = tru
   return BlocksDirectory::open(path, o);
 }
 
-std::vector<Hash256> chain_hashes(const BlocksDirectory& dir) {
-  std::vector<Hash256> out;
+std::vector<BlockHash> chain_hashes(const BlocksDirectory& dir) {
+  std::vector<BlockHash> out;
   for (std::size_t h = 0; h < dir.chain_size(); ++h) out.push_back(dir.at_height(h).hash);
   return out;
 }
 
-std::vector<Hash256> core_chain() {
-  std::vector<Hash256> out;
+std::vector<BlockHash> core_chain() {
+  std::vector<BlockHash> out;
   for (const auto& h : rpc("getblockhash")) out.push_back(hash_of(h.get<std::string>()));
   return out;
 }
@@ -132,7 +131,7 @@ std::map<std::string, std::pair<std::uintmax_t, fs::file_time_type>> listing(con
 }  // namespace
 
 TEST_CASE("Core's block index: every entry decodes, heights and tip as Core's RPC gives them, the stale blocks failed") {
-  std::map<Hash256, CoreBlockEntry> entries;
+  std::map<BlockHash, CoreBlockEntry> entries;
   auto count = read_core_block_index(core_data + "/blocks/index", [&](const CoreBlockEntry& e) { entries.emplace(e.hash, e); });
   REQUIRE_MESSAGE(count, count.error().message());
   CHECK(count.value() == 241);  // the 238 of the best chain and the three a reorg left
@@ -186,7 +185,7 @@ TEST_CASE("A directory with Core's index: its chain, positions and undo data are
   CHECK(chain_hashes(dir) == core_chain());
   // The stale blocks are there, off the best chain.
   for (const auto& stale : rpc("stale_blocks")) {
-    const auto b = dir.index().find(BlockHash(hash_of(stale["hash"].get<std::string>())));
+    const auto b = dir.index().find(hash_of(stale["hash"].get<std::string>()));
     REQUIRE(b);
     CHECK(dir.index().height_of(b->hash) == -1);
   }
@@ -259,10 +258,10 @@ TEST_CASE("Blocks the node wrote after its index: read from the blk files past t
 
 TEST_CASE("An index that lies is found out, said, and the blk files read instead: never a wrong answer") {
   const auto hashes = core_chain();
-  const Hash256 tip = hashes.back();
+  const BlockHash tip = hashes.back();
   struct Lie {
     const char* what;
-    Hash256 block;
+    BlockHash block;
     std::function<void(CoreBlockEntry&)> change;
     const char* said;
   };
@@ -404,7 +403,7 @@ TEST_CASE("The kept index follows Core's: a block the node invalidates after it 
   REQUIRE(after);
   CHECK(after.value().source() == BlocksDirectory::index_source::core_index);
   REQUIRE(after.value().chain_size() == 200);
-  CHECK(chain_hashes(after.value()) == std::vector<Hash256>(core.begin(), core.begin() + 200));
+  CHECK(chain_hashes(after.value()) == std::vector<BlockHash>(core.begin(), core.begin() + 200));
   // Kept again, as the node's index now is.
   auto again = BlocksDirectory::open(copy.blocks);
   REQUIRE(again);

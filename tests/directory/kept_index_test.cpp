@@ -40,8 +40,8 @@ BlocksDirectory open(const std::string& dir, bool undo = false) {
 // What a rebuild from every blk file gives: each block's hash, place and
 // height, and the best chain.
 struct Shape {
-  std::map<Hash256, std::tuple<unsigned, std::uint64_t, std::int64_t>> blocks;
-  std::vector<Hash256> chain;
+  std::map<BlockHash, std::tuple<unsigned, std::uint64_t, std::int64_t>> blocks;
+  std::vector<BlockHash> chain;
   friend bool operator==(const Shape&, const Shape&) = default;
 };
 Shape shape_of(const BlocksDirectory& d) {

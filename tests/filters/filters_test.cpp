@@ -122,7 +122,7 @@ TEST_CASE("BIP158: duplicates count once, and the empty set is one zero byte") {
 TEST_CASE("BIP158: hostile filters are refused with what is wrong and where, allocating by the bytes present") {
   const auto all = vectors();
   const Vector& v = all[4];  // 49291: a filter of several elements
-  const auto params = filters::basic_params(Hash256::from_hex(v.hash).value());
+  const auto params = filters::basic_params(BlockHash::from_hex(v.hash).value());
   REQUIRE(filters::GcsFilter::decode(params, v.filter));
   SUBCASE("a count the bytes cannot hold") {
     auto bytes = v.filter;
@@ -162,7 +162,7 @@ TEST_CASE("BIP158: a wallet's match_any over Core's vectors finds exactly the bl
   // The wallet: one output script taken from each of three blocks (the
   // first that is not empty and not OP_RETURN), and one spent script.
   struct Block {
-    Hash256 hash;
+    BlockHash hash = BlockHash::all_zeros();
     std::vector<std::vector<std::byte>> scripts;  // its outputs' and its spent ones
   };
   std::vector<Block> blocks;

@@ -192,7 +192,7 @@ class CoreDatabases {
     return ++pending_ < 10'000 || log_only_ || flush();
   }
   // The last batch, and the chainstate's best block under its key.
-  bool finish(const Hash256& tip) {
+  bool finish(const BlockHash& tip) {
     // (Core's flush writes the files' records before the blocks': so does
     // the one batch of log_only)
     leveldb::WriteBatch files;
@@ -312,7 +312,7 @@ int main(int argc, char** argv) {
       // its outpoint, 1 BTC), so that the rev files have a script for
       // every input, as a real chain's do.
       if (!fills.empty()) {
-        std::set<Hash256> made;
+        std::set<Txid> made;
         for (const Transaction& tx : block.transactions) made.insert(tx.txid());
         for (const Transaction& tx : block.transactions) {
           if (tx.is_coinbase()) continue;

@@ -59,13 +59,13 @@ TEST_CASE("compact blocks: the cmpctblock of a block: its header, the coinbase p
   REQUIRE(c.short_ids.size() == f.block.transactions.size() - 1);
   const ShortIdKey key = short_id_key(f.block.header, test::cmpct_nonce);
   for (std::size_t i = 1; i < f.block.transactions.size(); ++i) {
-    CHECK(c.short_ids[i - 1] == short_id(key, f.ids[i].wtxid));
+    CHECK(c.short_ids[i - 1] == short_id(key, f.ids[i].wtxid.to_raw_hash()));
     CHECK(c.short_ids[i - 1] < (std::uint64_t{1} << 48));
   }
   CHECK(make_cmpctblock(f.block, test::cmpct_nonce) == c);  // computing the ids itself
   // Version 1 ids the transactions by txid: other short ids for segwit ones.
   const CmpctBlock v1 = make_cmpctblock(f.block, f.ids, test::cmpct_nonce, compact_version_txid);
-  CHECK(v1.short_ids[0] == short_id(key, f.ids[1].txid));
+  CHECK(v1.short_ids[0] == short_id(key, f.ids[1].txid.to_raw_hash()));
   CHECK(v1.short_ids != c.short_ids);
   // The nonce changes the key.
   CHECK(make_cmpctblock(f.block, f.ids, test::cmpct_nonce + 1).short_ids != c.short_ids);
@@ -124,8 +124,8 @@ TEST_CASE("compact blocks: prefilled transactions other than the coinbase (Non-c
   const std::size_t n = f.block.transactions.size();
   // Transaction 1 prefilled, the coinbase by short id: the pool lacks it.
   CmpctBlock c{f.block.header, 9, {}, {{1, f.block.transactions[1]}}};
-  c.short_ids.push_back(short_id(key, f.ids[0].wtxid));
-  for (std::size_t i = 2; i < n; ++i) c.short_ids.push_back(short_id(key, f.ids[i].wtxid));
+  c.short_ids.push_back(short_id(key, f.ids[0].wtxid.to_raw_hash()));
+  for (std::size_t i = 2; i < n; ++i) c.short_ids.push_back(short_id(key, f.ids[i].wtxid.to_raw_hash()));
   const auto pool = f.pool();
   auto partial = PartialBlock::start(f.received(c), pool);
   REQUIRE(partial);
@@ -134,8 +134,9 @@ TEST_CASE("compact blocks: prefilled transactions other than the coinbase (Non-c
         std::vector<std::byte>(test::segwit_block().begin(), test::segwit_block().end()));
   // The coinbase and transaction 2 prefilled (differential index 1 on the
   // wire), transaction 1 from the pool: nothing to ask for.
-  CmpctBlock both{f.block.header, 9, {short_id(key, f.ids[1].wtxid)}, {{0, f.block.transactions[0]}, {2, f.block.transactions[2]}}};
-  for (std::size_t i = 3; i < n; ++i) both.short_ids.push_back(short_id(key, f.ids[i].wtxid));
+  CmpctBlock both{
+      f.block.header, 9, {short_id(key, f.ids[1].wtxid.to_raw_hash())}, {{0, f.block.transactions[0]}, {2, f.block.transactions[2]}}};
+  for (std::size_t i = 3; i < n; ++i) both.short_ids.push_back(short_id(key, f.ids[i].wtxid.to_raw_hash()));
   auto full = PartialBlock::start(f.received(both), pool);
   REQUIRE(full);
   CHECK(full.value().missing().empty());
@@ -186,7 +187,7 @@ TEST_CASE("compact blocks: what a peer can get wrong, and short id collisions") 
     std::vector<TxIds> other_ids;
     const Block other = decode_block(test::block413567(), other_ids).value();
     CmpctBlock c = good;
-    c.short_ids[9] = short_id(short_id_key(c.header, c.nonce), other_ids[5].wtxid);
+    c.short_ids[9] = short_id(short_id_key(c.header, c.nonce), other_ids[5].wtxid.to_raw_hash());
     auto with_other = f.pool({10});
     with_other.push_back({other_ids[5], &other.transactions[5]});
     auto partial = PartialBlock::start(c, with_other);

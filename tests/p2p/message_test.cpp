@@ -99,12 +99,14 @@ TEST_CASE("p2p: Core's limits, at each and one past it") {
   CHECK(count_of(Inv{std::vector<InvItem>(max_inventory)}) == std::error_code{});
   CHECK(count_of(Inv{std::vector<InvItem>(max_inventory + 1)}) == p2p::errc::too_many_items);
   CHECK(count_of(GetData{std::vector<InvItem>(max_inventory + 1)}) == p2p::errc::too_many_items);
-  CHECK(count_of(GetHeaders{protocol_version, std::vector<BlockHash>(max_locator), {}}) == std::error_code{});
-  CHECK(count_of(GetHeaders{protocol_version, std::vector<BlockHash>(max_locator + 1), {}}) == p2p::errc::too_many_items);
+  CHECK(count_of(GetHeaders{protocol_version, std::vector<BlockHash>(max_locator, BlockHash::all_zeros()), BlockHash::all_zeros()}) ==
+        std::error_code{});
+  CHECK(count_of(GetHeaders{protocol_version, std::vector<BlockHash>(max_locator + 1, BlockHash::all_zeros()), BlockHash::all_zeros()}) ==
+        p2p::errc::too_many_items);
   CHECK(count_of(Headers{std::vector<BlockHeader>(max_headers)}) == std::error_code{});
   CHECK(count_of(Headers{std::vector<BlockHeader>(max_headers + 1)}) == p2p::errc::too_many_items);
-  CHECK(count_of(CFHeaders{0, {}, {}, std::vector<Hash256>(max_getcfheaders)}) == std::error_code{});
-  CHECK(count_of(CFHeaders{0, {}, {}, std::vector<Hash256>(max_getcfheaders + 1)}) == p2p::errc::too_many_items);
+  CHECK(count_of(CFHeaders{0, BlockHash::all_zeros(), {}, std::vector<Hash256>(max_getcfheaders)}) == std::error_code{});
+  CHECK(count_of(CFHeaders{0, BlockHash::all_zeros(), {}, std::vector<Hash256>(max_getcfheaders + 1)}) == p2p::errc::too_many_items);
   Version v;
   v.user_agent = std::string(max_user_agent, 'a');
   CHECK(count_of(v) == std::error_code{});
@@ -242,18 +244,19 @@ TEST_CASE("p2p: BIP157's messages laid out as the BIP gives them") {
   CHECK(get[envelope_size + 1] == std::byte{0x04});
   CHECK(get[envelope_size + 4] == std::byte{0x01});
   CHECK(std::equal(stop.bytes().begin(), stop.bytes().end(), get.begin() + envelope_size + 5));
-  CHECK(encoded(GetCFHeaders{0, 7, {}}, network::mainnet).size() == envelope_size + 37);
+  CHECK(encoded(GetCFHeaders{0, 7, BlockHash::all_zeros()}, network::mainnet).size() == envelope_size + 37);
   // cfilter: FilterType, BlockHash, then the filter as a CompactSize-prefixed byte string.
-  const auto cfilter = encoded(CFilter{0, {}, std::vector<std::byte>(300, std::byte{7})}, network::mainnet);
+  const auto cfilter = encoded(CFilter{0, BlockHash::all_zeros(), std::vector<std::byte>(300, std::byte{7})}, network::mainnet);
   REQUIRE(cfilter.size() == envelope_size + 1 + 32 + 3 + 300);
   CHECK(cfilter[envelope_size + 33] == std::byte{0xfd});  // 300 needs the 3-byte form
   // cfheaders: FilterType, StopHash, PreviousFilterHeader, then the hashes behind a CompactSize.
-  CHECK(encoded(CFHeaders{0, {}, {}, std::vector<Hash256>(3)}, network::mainnet).size() == envelope_size + 1 + 32 + 32 + 1 + 96);
+  CHECK(encoded(CFHeaders{0, BlockHash::all_zeros(), {}, std::vector<Hash256>(3)}, network::mainnet).size() ==
+        envelope_size + 1 + 32 + 32 + 1 + 96);
   // getcfcheckpt: FilterType, StopHash; cfcheckpt: the same, then the headers.
-  CHECK(encoded(GetCFCheckpt{0, {}}, network::mainnet).size() == envelope_size + 33);
-  CHECK(encoded(CFCheckpt{0, {}, std::vector<Hash256>(2)}, network::mainnet).size() == envelope_size + 33 + 1 + 64);
+  CHECK(encoded(GetCFCheckpt{0, BlockHash::all_zeros()}, network::mainnet).size() == envelope_size + 33);
+  CHECK(encoded(CFCheckpt{0, BlockHash::all_zeros(), std::vector<Hash256>(2)}, network::mainnet).size() == envelope_size + 33 + 1 + 64);
   // A cfcheckpt whose count claims more headers than its bytes hold: truncated, nothing reserved beyond them.
-  auto bytes = encoded(CFCheckpt{0, {}, std::vector<Hash256>(2)}, network::mainnet);
+  auto bytes = encoded(CFCheckpt{0, BlockHash::all_zeros(), std::vector<Hash256>(2)}, network::mainnet);
   bytes[envelope_size + 33] = std::byte{0xfc};
   CHECK_FALSE(decode_message(bytes, network::mainnet));
 }

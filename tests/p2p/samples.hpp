@@ -18,7 +18,7 @@ inline blockwire::Hash256 hash_of(int seed) {
   for (std::size_t i = 0; i < 32; ++i) h.bytes()[i] = static_cast<std::byte>(seed * 31 + static_cast<int>(i));
   return h;
 }
-inline blockwire::BlockHash block_hash_of(int seed) { return blockwire::BlockHash(hash_of(seed)); }
+inline blockwire::BlockHash block_hash_of(int seed) { return blockwire::BlockHash::from_raw_hash(hash_of(seed)); }
 
 // 1.2.3.4 as an IPv4-mapped IPv6 address, and 2001:db8::1.
 inline std::array<std::byte, 16> ipv4_mapped_1234() {
@@ -69,7 +69,7 @@ inline std::vector<blockwire::p2p::Message> p2p_samples() {
           Inv{{{inv::tx, test::hash_of(1)}, {inv::block | inv::witness_flag, test::hash_of(2)}}},
           GetData{{{inv::wtx, test::hash_of(3)}}},
           NotFound{{{inv::tx, test::hash_of(4)}}},
-          GetHeaders{protocol_version, {test::block_hash_of(5), test::block_hash_of(6)}, BlockHash{}},
+          GetHeaders{protocol_version, {test::block_hash_of(5), test::block_hash_of(6)}, BlockHash::all_zeros()},
           GetBlocks{protocol_version, {test::block_hash_of(7)}, test::block_hash_of(8)},
           Headers{{block.header, segwit.header}},
           BlockMessage{block},

@@ -389,11 +389,13 @@ TEST_CASE(
   // 3,000 blocks of one shape (coinbase only: the same, empty undo data),
   // each block's hash made up; the blk file holds them shuffled.
   constexpr std::size_t n = 3000;
-  std::vector<BlockHash> hashes(n + 1);  // [0]: the parent of the first, in another file
+  std::vector<BlockHash> hashes;  // [0]: the parent of the first, in another file
   for (std::size_t i = 0; i <= n; ++i) {
-    for (std::size_t b = 0; b < 8; ++b) hashes[i].bytes()[b] = static_cast<std::byte>((i * 2654435761u + 17) >> (8 * (b % 4)));
-    hashes[i].bytes()[31] = static_cast<std::byte>(i & 0xff);
-    hashes[i].bytes()[30] = static_cast<std::byte>(i >> 8);
+    Hash256 made_up;
+    for (std::size_t b = 0; b < 8; ++b) made_up.bytes()[b] = static_cast<std::byte>((i * 2654435761u + 17) >> (8 * (b % 4)));
+    made_up.bytes()[31] = static_cast<std::byte>(i & 0xff);
+    made_up.bytes()[30] = static_cast<std::byte>(i >> 8);
+    hashes.push_back(BlockHash::from_raw_hash(made_up));
   }
   const BlockUndo empty{};
   std::vector<std::byte> bytes;
@@ -402,8 +404,9 @@ TEST_CASE(
   std::vector<UndoPairer::Candidate> blocks;
   for (std::size_t i = 1; i <= n; ++i) blocks.push_back({hashes[i], hashes[i - 1], shape});
   // A stale sibling of block 1,500: the same parent, another hash.
-  BlockHash stale = hashes[1500];
-  stale.bytes()[0] ^= std::byte{0xff};
+  Hash256 other = hashes[1500].to_raw_hash();
+  other.bytes()[0] ^= std::byte{0xff};
+  const BlockHash stale = BlockHash::from_raw_hash(other);
   blocks.push_back({stale, hashes[1499], shape});
   std::vector<std::size_t> order(blocks.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = (i * 7919) % order.size();  // a permutation (7919 is prime)

@@ -171,13 +171,14 @@ std::string SkippedBytes::message() const {
   return text;
 }
 
-result<BlockHeader> read_block_header(const std::string& path, std::uint64_t offset, const XorKey& key, network net, const Hash256& hash) {
+result<BlockHeader> read_block_header(const std::string& path, std::uint64_t offset, const XorKey& key, network net,
+                                      const BlockHash& hash) {
   auto file = FileReader::open(path.c_str());
   if (!file) return file.error();
   return read_block_header(file.value().fd(), offset, key, net, hash);
 }
 
-result<BlockHeader> read_block_header(int fd, std::uint64_t offset, const XorKey& key, network net, const Hash256& hash) {
+result<BlockHeader> read_block_header(int fd, std::uint64_t offset, const XorKey& key, network net, const BlockHash& hash) {
   std::array<std::byte, 8 + header_size> head{};
   if (auto r = read_at(fd, head, offset); !r) return error(r.error().code(), offset);
   xor_in_place(head, key, offset);

@@ -61,7 +61,7 @@ class WorkOfBits {
  public:
   const Work& operator()(std::uint32_t bits) {
     if (bits != bits_ || !valid_) {
-      work_ = Work::of_bits(bits);
+      work_ = Work::of_bits(bits).value_or(Work{});  // bits that are no target: no work (Core refuses the header)
       bits_ = bits;
       valid_ = true;
     }
@@ -376,7 +376,7 @@ void BlockIndex::link_bulk(const std::optional<BlockHash>& tip) {
       if (const std::uint32_t there = slots_[slot_of(bulk_prev_[id + ahead / 2])]; there != no_id) __builtin_prefetch(&entries_[there]);
     }
     if (parent[id] == duplicate) continue;
-    genesis[id] = bulk_prev_[id].is_zero();
+    genesis[id] = bulk_prev_[id].is_all_zeros();
     if (genesis[id]) continue;
     const auto p = find_id(bulk_prev_[id]);
     parent[id] = p && parent[*p] != duplicate ? *p : no_id;  // (a deleted entry's slot: no parent)
@@ -393,7 +393,7 @@ void BlockIndex::link_bulk(const std::optional<BlockHash>& tip) {
   bulk_newest_wins_ = false;
   link_all(std::move(parent), std::move(genesis), tip, [&](std::uint32_t id) {
     const auto it = unfound.find(id);
-    return it == unfound.end() ? BlockHash{} : it->second;
+    return it == unfound.end() ? BlockHash::all_zeros() : it->second;
   });
   if (erased) index_slots();
 }
@@ -454,8 +454,7 @@ bool BlockIndex::link_all(std::vector<std::uint32_t> parent, std::vector<bool> g
       if (entries_[i].bits != last_bits || last_work == 0) {
         last_bits = entries_[i].bits;
         const Work& w = work_of(last_bits);
-        std::uint64_t limbs[4];
-        std::memcpy(limbs, w.number().bytes().data(), 32);
+        const auto& limbs = w.limbs();
         last_work = limbs[2] != 0 || limbs[3] != 0 ? ~wide{0} : (wide{limbs[1]} << 64 | limbs[0]);
       }
       const wide below = height[i] == 0 ? 0 : work[parent[i]];
@@ -530,7 +529,7 @@ void BlockIndex::link_fresh() {
   walk_heights(
       height, unknown,
       [&](std::size_t i) -> Under {
-        if (candidates[i].prev.is_zero()) return {Under::genesis};
+        if (candidates[i].prev.is_all_zeros()) return {Under::genesis};
         const auto p = find_id(candidates[i].prev);
         if (!p) return {Under::nothing};
         parent[i] = *p;

@@ -52,7 +52,7 @@ result<BlockIndex> BlockIndex::build_from(const std::string& blocks_dir, const X
       [&](const KnownBlock& k) {
         if (k.erased) {
           index.bulk_erased_.push_back(static_cast<std::uint32_t>(index.entries_.size()));
-          index.push(k.hash, BlockHash{}, {0, 0}, 0, 0, false, std::nullopt, false);
+          index.push(k.hash, BlockHash::all_zeros(), {0, 0}, 0, 0, false, std::nullopt, false);
           return;
         }
         index.push(k.hash, k.header.prev_block, k.pruned ? BlockPosition{0, 0} : k.at, k.header.time, k.header.bits, k.failed,
@@ -108,13 +108,13 @@ result<bool> BlockIndex::refresh() {
                 block_hash(decode_header(std::span<const std::byte>(bytes.value()).first(header_size)).value()) != last_record_hash_;
   }
   if (shrank || cut || rewritten) {
-    const BlockHash old_tip = empty() ? BlockHash{} : tip();
+    const BlockHash old_tip = empty() ? BlockHash::all_zeros() : tip();
     auto again = build(dir_, key_, net_);
     if (!again) return again.error();
     const std::uint64_t generation = generation_ + 1;
     *this = std::move(again).value();
     generation_ = generation;
-    return (empty() ? BlockHash{} : tip()) != old_tip;
+    return (empty() ? BlockHash::all_zeros() : tip()) != old_tip;
   }
   // An append whose writer died, and no writer since: nothing new can
   // follow it until one opens the directory (and removes it).

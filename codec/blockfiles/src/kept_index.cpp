@@ -59,8 +59,8 @@ struct State {
   std::uint64_t records = 0;
   BlockPosition resume{0, 0};
   BlockPosition last{0, 0};
-  BlockHash last_hash;
-  BlockHash tip;
+  BlockHash last_hash = BlockHash::all_zeros();
+  BlockHash tip = BlockHash::all_zeros();
   Hash256 chain_hash;                     // SHA-256 of chain.dat's magic and `records` records
   std::vector<std::uint64_t> file_sizes;  // blk00000.dat, blk00001.dat, ...
 };
@@ -425,7 +425,8 @@ std::variant<BlockIndex, std::string> BlockIndex::load(const std::string& kept_d
   }
   index.index_slots();
   const std::size_t kept = n;
-  const bool moved = index.link_all(std::move(parent), std::move(genesis), state->tip, [](std::uint32_t) { return BlockHash{}; });
+  const bool moved =
+      index.link_all(std::move(parent), std::move(genesis), state->tip, [](std::uint32_t) { return BlockHash::all_zeros(); });
   if (index.empty() || index.tip() != state->tip || !index.orphans_.empty()) return chain_path + ": its chain does not hold together";
   // The tip's record and a sample's, against the files.
   {

@@ -353,7 +353,7 @@ result<bool> BlocksDirectory::refresh() {
   if (pruned_since()) {
     // Opened again, as a fresh start would: the node's index (or the one
     // prune wrote) now says which blocks have their data.
-    const BlockHash tip = chain_size() != 0 ? at_height(chain_size() - 1).hash : BlockHash();
+    const BlockHash tip = chain_size() != 0 ? at_height(chain_size() - 1).hash : BlockHash::all_zeros();
     auto again = open(path_, options_);
     if (!again) return again.error().cause;  // (tried again at the next refresh: the file is still gone)
     *this = std::move(again).value();

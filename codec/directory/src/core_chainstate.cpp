@@ -64,13 +64,13 @@ result<std::optional<BlockHash>> best_block_of(leveldb::DB& db, const std::vecto
   if (value.size() != 32) {
     return error(directory::errc::bad_index_entry, 0).in("its best block, " + std::to_string(value.size()) + " bytes, not 32");
   }
-  BlockHash hash;
+  Hash256 hash;
   std::copy_n(bytes_of(leveldb::Slice(value)).begin(), 32, hash.bytes().begin());
   unobfuscate(hash.bytes(), key);
   // Zeros are no block (Core's GetBestBlock gives them for none): a set a
   // writer had not yet brought to its first block.
   if (hash.is_zero()) return std::optional<BlockHash>{};
-  return std::optional<BlockHash>(hash);
+  return BlockHash::from_raw_hash(hash);
 }
 
 }  // namespace
@@ -112,7 +112,7 @@ class CoinReader {
       return error(directory::errc::bad_index_entry)
           .in("a coin's key of " + std::to_string(k.size()) + " bytes (after " + std::to_string(count_) + " coins)");
     }
-    std::copy(txid.begin(), txid.end(), coin_.outpoint.txid.bytes().begin());
+    coin_.outpoint.txid = Txid::from_bytes(txid);
     coin_.outpoint.index = static_cast<std::uint32_t>(index);
     const auto v = bytes_of(it_->value());
     value_.assign(v.begin(), v.end());
@@ -190,7 +190,7 @@ class SetSummary {
   UtxoSetInfo info_;
   Sha256 hash_;
   StreamWriter sink_{writer_ref(hash_)};
-  Txid last_txid_;
+  Txid last_txid_ = Txid::all_zeros();
 };
 
 constexpr std::uint64_t progress_every = 65536;
@@ -274,7 +274,7 @@ result<UtxoSetInfo> write_core_snapshot(const std::string& chainstate_dir, const
   const std::uint64_t count_at = out.bytes_written();
   wire::encode_u64(out, 0);
   // Each txid's coins gathered, then written behind it and their count.
-  Txid txid;
+  Txid txid = Txid::all_zeros();
   std::uint64_t in_group = 0;
   std::vector<std::byte> group;
   const auto write_group = [&] {

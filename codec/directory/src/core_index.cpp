@@ -166,8 +166,7 @@ result<std::uint64_t> read_core_block_index(const std::string& index_dir, const 
       failed = error(directory::errc::bad_index_entry).in("a block index key of " + std::to_string(key.size()) + " bytes");
       return;
     }
-    BlockHash hash;
-    std::copy_n(key.begin() + 1, 32, hash.bytes().begin());
+    const auto hash = BlockHash::from_bytes(key.subspan<1, 32>());
     auto decoded = decode_core_block_entry(hash, value);
     if (!decoded) {
       failed = decoded.error().in("the entry of block " + hash.to_hex());  // (its byte: the error's offset)
@@ -192,7 +191,7 @@ result<std::uint64_t> read_core_block_index(const std::string& index_dir, const 
         if (key[0] == file_info_key) set_file(key, std::nullopt);
         if (key[0] != block_index_key || key.size() != 33) return;
         CoreBlockEntry gone;
-        std::copy_n(k.begin() + 1, 32, gone.hash.bytes().begin());
+        gone.hash = BlockHash::from_bytes(k.subspan<1, 32>());
         gone.erased = true;
         each(gone);
         return;

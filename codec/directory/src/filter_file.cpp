@@ -62,7 +62,7 @@ std::uint64_t FilterFile::load(std::uint64_t size, std::span<const BlockHash> ch
     std::array<std::byte, 64 + 9> head{};
     const std::size_t got = static_cast<std::size_t>(std::min<std::uint64_t>(head.size(), size - at));
     if (!read_at(raw, std::span(head).first(got), at)) break;
-    const BlockHash block(std::span<const std::byte, 32>(head.data(), 32));
+    const auto block = BlockHash::from_bytes(std::span<const std::byte, 32>(head.data(), 32));
     const Hash256 stored(std::span<const std::byte, 32>(head.data() + 32, 32));
     DecodingContext ctx(std::span<const std::byte>(head).subspan(64, got - 64));
     const std::uint64_t n = wire::decode_compact_size(ctx);

@@ -38,7 +38,7 @@ error other_records(const std::string& dir, network records, network asked) {
 std::vector<network> networks_instead(const BlockHeader& h, network net) {
   constexpr network every[] = {network::mainnet, network::testnet3, network::testnet4, network::signet, network::regtest};
   const BlockHash hash = block_hash(h);
-  if (h.prev_block.is_zero()) {
+  if (h.prev_block.is_all_zeros()) {
     if (hash == genesis_hash(net)) return {};
     for (network n : every) {
       if (hash == genesis_hash(n)) return {n};
@@ -80,7 +80,7 @@ std::string bits_hex(std::uint32_t bits) {
 std::string not_of_network(const std::string& what, const std::string& dir, const BlockHeader& h, network net,
                            const std::vector<network>& others) {
   const std::string holds = dir + " holds " + std::string(name(net)) + "'s blocks";
-  if (h.prev_block.is_zero() && others.size() == 1 && block_hash(h) == genesis_hash(others[0])) {
+  if (h.prev_block.is_all_zeros() && others.size() == 1 && block_hash(h) == genesis_hash(others[0])) {
     return what + ": the genesis block of " + one_of(others) + ", and " + holds;
   }
   const std::string because =
@@ -123,7 +123,8 @@ packed pack_blocks(const PackBlocks& spec) {
   std::vector<std::optional<std::vector<std::byte>>> kept(spec.count);
   CoinSet coins;
   std::vector<BlockUndo> undos(spec.undo ? spec.count : 0);  // [0]: the genesis block's, which Core does not write
-  std::vector<BlockHash> hashes(spec.count);                 // each block's: the next one's parent, and a check of a second reading
+  std::vector<BlockHash> hashes(spec.count,
+                                BlockHash::all_zeros());  // each block's: the next one's parent, and a check of a second reading
   for (std::size_t i = 0; i < spec.count; ++i) {
     if (!spec.read(i, true, bytes)) return PackFailure{error(std::make_error_code(std::errc::io_error)), {}};
     hashes[i] = hash_of(bytes);
@@ -136,7 +137,7 @@ packed pack_blocks(const PackBlocks& spec) {
     if (spec.undo) {
       const Block block = decode_block(bytes).value();  // the reader checked that it decodes
       // One chain, in order: a branch would need another coin set.
-      const bool links = i == 0 ? block.header.prev_block.is_zero() : block.header.prev_block == hashes[i - 1];
+      const bool links = i == 0 ? block.header.prev_block.is_all_zeros() : block.header.prev_block == hashes[i - 1];
       if (!links) {
         return failure(directory::errc::not_one_chain,
                        spec.name(i) + ": its parent is not the block before it (--undo needs one chain from its genesis block, in order)");
@@ -204,7 +205,7 @@ packed pack_blocks(const PackBlocks& spec) {
   UndoFileWriter undo_writer(target, spec.key, spec.net);  // under the BlockFileWriter's lock
   struct Appended {
     BlockHeader header;
-    BlockHash hash;
+    BlockHash hash = BlockHash::all_zeros();
     BlockPosition at;
     std::optional<std::uint32_t> undo_at;
   };

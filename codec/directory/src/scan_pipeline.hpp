@@ -23,8 +23,8 @@ namespace blockwire::detail {
 // its own hash (the next record's block is its child).
 struct UndoKey {
   std::uint64_t shape;
-  BlockHash parent;
-  BlockHash hash;
+  BlockHash parent = BlockHash::all_zeros();
+  BlockHash hash = BlockHash::all_zeros();
 };
 
 // Each file's blocks' keys, gathered by the checking threads for the files

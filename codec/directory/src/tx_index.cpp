@@ -45,9 +45,7 @@ struct TxIndex::State {
     if (s.IsNotFound()) return std::optional<BlockHash>{};
     if (!s.ok()) return leveldb_failure(s);
     if (v.size() != 32) return error(directory::errc::bad_index_entry);
-    BlockHash h;
-    std::copy_n(bytes_of(leveldb::Slice(v)).begin(), 32, h.bytes().begin());
-    return std::optional<BlockHash>(h);
+    return std::optional<BlockHash>(BlockHash::from_bytes(bytes_of(leveldb::Slice(v)).first<32>()));
   }
 
   // Each transaction of the block put (or deleted) in `batch`.
@@ -87,7 +85,7 @@ struct TxIndex::State {
       leveldb::WriteBatch batch;
       if (auto r = each_tx(dir, *last, batch, false); !r) return said(r.error(), *last);
       const auto parent = index.parent(*last);
-      const BlockHash now = parent ? parent->hash : BlockHash{};
+      const BlockHash now = parent ? parent->hash : BlockHash::all_zeros();
       batch.Put(leveldb::Slice(&best_key, 1), slice(now.bytes()));
       if (const leveldb::Status s = db->Write(leveldb::WriteOptions(), &batch); !s.ok()) return leveldb_failure(s);
       last = parent;
@@ -145,7 +143,7 @@ result<std::optional<TxIndex::Place>> TxIndex::find(const Txid& txid) const {
   if (v.size() != 40) return error(directory::errc::bad_index_entry);
   const auto b = bytes_of(leveldb::Slice(v));
   Place p;
-  std::copy_n(b.begin(), 32, p.block.bytes().begin());
+  p.block = BlockHash::from_bytes(b.first<32>());
   p.offset = load_le<std::uint32_t>(b.data() + 32);
   p.size = load_le<std::uint32_t>(b.data() + 36);
   return std::optional<Place>(p);

@@ -128,7 +128,7 @@ result<void> UtxoStore::State::flush() {
   // written: a reader (blockwire utxos) says it has none, rather than take
   // zeros and no coins for a set's state; a crash before then makes it
   // again from nothing.
-  if (!best.is_zero()) {
+  if (!best.is_all_zeros()) {
     batch.Put(leveldb::Slice(&best_block_key, 1), leveldb::Slice(reinterpret_cast<const char*>(best.bytes().data()), 32));
   }
   std::array<std::byte, 12> end{};
@@ -158,7 +158,7 @@ result<std::optional<std::uint32_t>> UtxoStore::State::connect(const Block& bloc
   if (failed) return error(directory::errc::store_failed);
   failed = true;  // until this block is in
   const bool first = best_height < 0;
-  if (first ? !block.header.prev_block.is_zero() : block.header.prev_block != best) return error(directory::errc::not_one_chain);
+  if (first ? !block.header.prev_block.is_all_zeros() : block.header.prev_block != best) return error(directory::errc::not_one_chain);
   const auto height = static_cast<std::uint32_t>(best_height + 1);
   // The genesis block's outputs are no coins: Core never connects it.
   auto undo = first ? result<BlockUndo>(BlockUndo{}) : apply(block, height, ids);
@@ -282,11 +282,11 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options) {
     if (value.size() != 32 || !db->Get(detail::checked_reads(), leveldb::Slice(&undo_end_key, 1), &end).ok() || end.size() != 12) {
       return error(directory::errc::bad_index_entry).in(path_of(chain.dir()) + ": its best block or its rev files' end");
     }
-    std::copy_n(bytes_of(leveldb::Slice(value)).begin(), 32, state->best.bytes().begin());
+    state->best = BlockHash::from_bytes(bytes_of(leveldb::Slice(value)).first<32>());
     const auto e = bytes_of(leveldb::Slice(end));
     state->undo_end = {load_le<std::uint32_t>(e.data()), load_le<std::uint64_t>(e.data() + 4), true};
   }
-  if (!state->best.is_zero()) {
+  if (!state->best.is_all_zeros()) {
     const auto at = chain.find(state->best);
     if (!at || at->height < 0) {
       return error(directory::errc::unknown_best_block)
@@ -331,7 +331,7 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options) {
   }
   state->opening.from_height = state->best_height;
   const std::uint64_t before = state->blocks_connected;
-  if (auto r = state->follow(chain, nullptr, BlockHash{}, {}, paired ? &*paired : nullptr); !r) return r.error();
+  if (auto r = state->follow(chain, nullptr, BlockHash::all_zeros(), {}, paired ? &*paired : nullptr); !r) return r.error();
   state->opening.blocks_connected = state->blocks_connected - before;
   state->options.progress = nullptr;  // open()'s alone
   state->options.import_progress = nullptr;

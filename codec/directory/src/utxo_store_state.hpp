@@ -63,7 +63,7 @@ struct UtxoStore::State {
   XorKey key;
   network net;
   Options options;
-  BlockHash best;
+  BlockHash best = BlockHash::all_zeros();
   std::int64_t best_height = -1;
   utxo_detail::UndoEnd undo_end;
   std::optional<UndoFileWriter> undo_writer;

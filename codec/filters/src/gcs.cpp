@@ -194,7 +194,7 @@ const std::error_category& category() noexcept {
   return instance;
 }
 
-Params basic_params(const Hash256& block_hash) noexcept {
+Params basic_params(const BlockHash& block_hash) noexcept {
   const auto b = block_hash.bytes();
   return {load_le<std::uint64_t>(b.data()), load_le<std::uint64_t>(b.data() + 8), 19, 784931};
 }

@@ -42,7 +42,7 @@ error bad(const Connection& peer) { return error(net::errc::bad_filter, peer.las
 result<std::vector<BlockHash>> header_chain(Connection& peer, bool& announced) {
   std::vector<BlockHash> chain{genesis_hash(peer.net())};
   for (;;) {
-    if (auto r = peer.send(p2p::GetHeaders{p2p::protocol_version, {chain.back()}, BlockHash{}}); !r) return r.error();
+    if (auto r = peer.send(p2p::GetHeaders{p2p::protocol_version, {chain.back()}, BlockHash::all_zeros()}); !r) return r.error();
     auto headers = next<p2p::Headers>(peer, announced);
     if (!headers) return headers.error();
     for (const BlockHeader& h : headers.value().headers) {

@@ -74,11 +74,11 @@ std::optional<p2p::Headers> headers_after(const BlockIndex& index, const p2p::Ge
 
 // What a peer asked for, per connection.
 struct PeerState {
-  bool send_headers = false;              // sendheaders: announce by headers
-  bool high_bandwidth = false;            // sendcmpct(1, 2): announce a new block by cmpctblock
-  bool addr_answered = false;             // getaddr is answered once, as Core does
-  std::optional<BlockHash> continuation;  // Core's m_continuation_block: the last hash of a full getblocks inv
-  BlockHash announced;                    // the tip the peer knows of from us
+  bool send_headers = false;                     // sendheaders: announce by headers
+  bool high_bandwidth = false;                   // sendcmpct(1, 2): announce a new block by cmpctblock
+  bool addr_answered = false;                    // getaddr is answered once, as Core does
+  std::optional<BlockHash> continuation;         // Core's m_continuation_block: the last hash of a full getblocks inv
+  BlockHash announced = BlockHash::all_zeros();  // the tip the peer knows of from us
   std::uint64_t cmpct_nonce = 0;
 };
 
@@ -89,7 +89,7 @@ p2p::Inv blocks_after(const BlockIndex& index, const p2p::GetBlocks& request, Pe
   for (std::int64_t h = fork_point(index, request.locator) + 1;; ++h) {
     const auto b = on_best_chain(index, h);
     if (!b || b->hash == request.stop) break;
-    inv.items.push_back({p2p::inv::block, b->hash});
+    inv.items.push_back({p2p::inv::block, b->hash.to_raw_hash()});
     if (inv.items.size() == max_getblocks_inv) {
       state.continuation = b->hash;
       break;
@@ -102,8 +102,8 @@ p2p::Inv blocks_after(const BlockIndex& index, const p2p::GetBlocks& request, Pe
 struct Located {
   std::string path;
   std::uint64_t offset;
-  std::int64_t depth;  // below the tip (0: the tip); -1 off the best chain
-  BlockHash hash;      // what the record must hold
+  std::int64_t depth;                       // below the tip (0: the tip); -1 off the best chain
+  BlockHash hash = BlockHash::all_zeros();  // what the record must hold
 };
 
 // The record's block bytes, if it still holds that block: a writer may
@@ -174,7 +174,7 @@ class Server {
   // The tip moved: tell the peer, as Core's SendMessages does.
   result<void> announce() {
     std::vector<BlockHeader> fresh;  // the new best-chain blocks since what the peer knows, oldest first
-    BlockHash tip;
+    BlockHash tip = BlockHash::all_zeros();
     std::optional<Located> single;
     {
       const auto lock = store_.lock();
@@ -201,7 +201,7 @@ class Server {
       if (auto block = read_block(*single)) return peer_.send(p2p::make_cmpctblock(*block, state_.cmpct_nonce++));
     }
     if (state_.send_headers && !fresh.empty()) return peer_.send(p2p::Headers{std::move(fresh)});
-    return peer_.send(p2p::Inv{{{p2p::inv::block, tip}}});
+    return peer_.send(p2p::Inv{{{p2p::inv::block, tip.to_raw_hash()}}});
   }
 
  private:
@@ -218,7 +218,7 @@ class Server {
     for (const p2p::InvItem& item : request.items) {
       const std::uint32_t type = item.type & ~p2p::inv::witness_flag;
       const bool block_like = type == p2p::inv::block || type == p2p::inv::cmpct_block;
-      const auto at = block_like ? locate(store_, BlockHash(item.hash)) : std::nullopt;
+      const auto at = block_like ? locate(store_, BlockHash::from_raw_hash(item.hash)) : std::nullopt;
       // Transactions, filtered blocks, unknown types, blocks we lack, and
       // one whose record no longer holds it (or no longer reads).
       auto bytes = at ? read_located(*at, store_.key(), peer_.net()) : std::nullopt;
@@ -244,7 +244,7 @@ class Server {
       }
       // The last block of a full getblocks inv: an inv of the tip, so that
       // the peer asks for the next batch (Core's hashContinue).
-      if (state_.continuation && *state_.continuation == item.hash) {
+      if (state_.continuation && state_.continuation->to_raw_hash() == item.hash) {
         state_.continuation.reset();
         std::optional<BlockHash> tip;
         {
@@ -252,7 +252,7 @@ class Server {
           if (!store_.index().empty()) tip = store_.index().tip();
         }
         if (tip) {
-          if (auto r = peer_.send(p2p::Inv{{{p2p::inv::block, *tip}}}); !r) return r;
+          if (auto r = peer_.send(p2p::Inv{{{p2p::inv::block, tip->to_raw_hash()}}}); !r) return r;
         }
       }
     }

@@ -16,7 +16,7 @@ namespace {
 // A header with its hash, hashed once.
 struct HashedHeader {
   BlockHeader header;
-  BlockHash hash;
+  BlockHash hash = BlockHash::all_zeros();
 };
 
 // The headers message's new headers, checked, and the last header's hash
@@ -28,7 +28,7 @@ result<std::vector<HashedHeader>> new_headers(const p2p::Headers& message, const
   const std::uint64_t first = offset + p2p::envelope_size + count.size();
   std::vector<HashedHeader> fresh;
   std::set<BlockHash> seen;
-  BlockHash previous;
+  BlockHash previous = BlockHash::all_zeros();
   for (std::size_t i = 0; i < message.headers.size(); ++i) {
     const BlockHeader& h = message.headers[i];
     const std::uint64_t at = first + 81 * i;
@@ -102,7 +102,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
   while (!done()) {
     std::vector<BlockHash> locator = chain.locator();
     if (continue_from) locator.insert(locator.begin(), *continue_from);
-    if (auto r = peer.send(p2p::GetHeaders{p2p::protocol_version, std::move(locator), BlockHash{}}); !r) return r;
+    if (auto r = peer.send(p2p::GetHeaders{p2p::protocol_version, std::move(locator), BlockHash::all_zeros()}); !r) return r;
     // A ping right after it: messages are answered in order, so its pong
     // coming first means no headers are coming.
     const std::uint64_t ping = ++nonce;
@@ -127,7 +127,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
         break;
       }
       if (const auto* headers = std::get_if<p2p::Headers>(&message.value())) {
-        BlockHash last_hash;
+        BlockHash last_hash = BlockHash::all_zeros();
         auto fresh = new_headers(*headers, chain, peer.last_message_offset(), last_hash);
         if (!fresh) return fresh.error();
         wanted = std::move(fresh).value();
@@ -164,7 +164,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
         p2p::GetData request;
         while (next_request < wanted.size() && in_flight.size() + early.size() + request.items.size() < window) {
           const BlockHash& hash = wanted[next_request].hash;
-          request.items.push_back({p2p::inv::block | p2p::inv::witness_flag, hash});
+          request.items.push_back({p2p::inv::block | p2p::inv::witness_flag, hash.to_raw_hash()});
           in_flight.emplace(hash, next_request++);
         }
         if (auto r = peer.send(request); !r) return r;
@@ -174,7 +174,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
       if (auto r = answer(peer, message.value()); !r) return r;
       if (const auto* missing = std::get_if<p2p::NotFound>(&message.value())) {
         for (const auto& item : missing->items) {
-          if (in_flight.contains(BlockHash(item.hash))) return error(net::errc::block_not_found, peer.last_message_offset());
+          if (in_flight.contains(BlockHash::from_raw_hash(item.hash))) return error(net::errc::block_not_found, peer.last_message_offset());
         }
       }
       auto* got = std::get_if<p2p::BlockMessage>(&message.value());

@@ -50,7 +50,7 @@ class ShortIdTable {
 };
 
 const Hash256& id_for(const TxIds& ids, std::uint64_t version) {
-  return version == compact_version_txid ? ids.txid.hash() : ids.wtxid.hash();
+  return version == compact_version_txid ? ids.txid.to_raw_hash() : ids.wtxid.to_raw_hash();
 }
 
 }  // namespace

@@ -58,8 +58,8 @@ result<void> run_checks(const Source& b) {
     const std::size_t k = std::min(batch.size(), n - first);
     b.ids(first, std::span(batch).first(k));
     for (std::size_t j = 0; j < k; ++j) {
-      txids.add(batch[j].txid);
-      wtxids.add(first + j == 0 ? Hash256{} : batch[j].wtxid);  // BIP141: the coinbase's wtxid counts as zero
+      txids.add(batch[j].txid.to_raw_hash());
+      wtxids.add(first + j == 0 ? Hash256{} : batch[j].wtxid.to_raw_hash());  // BIP141: the coinbase's wtxid counts as zero
       any_witness = any_witness || b.transaction(first + j).has_witness();
     }
   }

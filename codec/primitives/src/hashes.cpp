@@ -13,6 +13,7 @@
 #include <array>
 #include <cassert>
 #include <cstring>
+#include <type_traits>
 
 namespace blockwire {
 namespace {
@@ -60,7 +61,7 @@ BlockHash block_hash(const BlockHeader& header) {
   SpanWriter out(bytes);
   BufferedWriter<SpanWriter&, 0> w(out);
   detail::encode_header(w, header);
-  return BlockHash(sha256d(bytes));
+  return BlockHash::from_raw_hash(sha256d(bytes));
 }
 
 Hash256 detail::hash_txid(const std::array<std::span<const std::byte>, 3>& parts) {
@@ -73,7 +74,7 @@ Hash256 detail::hash_wtxid(std::span<const std::byte> bytes) { return sha256d(by
 
 TxIds tx_ids(const Transaction& tx) {
   const Txid id = tx.txid();
-  return {id, tx.has_witness() ? tx.wtxid() : Wtxid(id)};
+  return {id, tx.has_witness() ? tx.wtxid() : Wtxid::from_raw_hash(id.to_raw_hash())};
 }
 
 namespace {
@@ -160,21 +161,28 @@ namespace {
 template <class Leaf>
 Hash256 root_of(std::span<const Leaf> leaves, bool* mutated) {
   std::vector<Hash256> hashes = leaves_for(leaves.size());
-  hashes.assign(leaves.begin(), leaves.end());
+  for (const Leaf& leaf : leaves) {
+    if constexpr (std::is_same_v<Leaf, Hash256>) {
+      hashes.push_back(leaf);
+    } else {
+      hashes.push_back(leaf.to_raw_hash());
+    }
+  }
   return root_in_place(hashes, mutated);
 }
 
 template <class AnyBlock>
 Hash256 txid_root(const AnyBlock& block, bool* mutated) {
   std::vector<Hash256> hashes = leaves_for(block.transaction_count());
-  for (std::size_t i = 0; i < block.transaction_count(); ++i) hashes.push_back(block.transaction(i).txid());
+  for (std::size_t i = 0; i < block.transaction_count(); ++i) hashes.push_back(block.transaction(i).txid().to_raw_hash());
   return root_in_place(hashes, mutated);
 }
 
 template <class AnyBlock>
 Hash256 wtxid_root(const AnyBlock& block) {
   std::vector<Hash256> hashes = leaves_for(block.transaction_count());
-  for (std::size_t i = 0; i < block.transaction_count(); ++i) hashes.push_back(i == 0 ? Hash256{} : block.transaction(i).wtxid().hash());
+  for (std::size_t i = 0; i < block.transaction_count(); ++i)
+    hashes.push_back(i == 0 ? Hash256{} : block.transaction(i).wtxid().to_raw_hash());
   return root_in_place(hashes, nullptr);
 }
 
@@ -216,8 +224,8 @@ void ids_side_by_side(std::size_t n, TxIds* out, Message message) {
     sha256d_each(std::span(messages).first(m), std::span(hashes).first(m));
     m = 0;
     for (std::size_t j = 0; j < k; ++j) {
-      out[first + j].txid = Txid(hashes[m]);
-      out[first + j].wtxid = Wtxid(hashes[witness[j] ? m + 1 : m]);
+      out[first + j].txid = Txid::from_raw_hash(hashes[m]);
+      out[first + j].wtxid = Wtxid::from_raw_hash(hashes[witness[j] ? m + 1 : m]);
       m += witness[j] ? 2 : 1;
     }
   }
@@ -272,7 +280,7 @@ void txids(const BlockView& block, std::size_t first, std::span<Txid> out) {
     const std::size_t k = std::min(chunk, out.size() - done);
     for (std::size_t j = 0; j < k; ++j) messages[j] = SplitMessage{block.transaction(first + done + j).txid_parts()};
     sha256d_each(std::span(messages).first(k), std::span(hashes).first(k));
-    for (std::size_t j = 0; j < k; ++j) out[done + j] = Txid(hashes[j]);
+    for (std::size_t j = 0; j < k; ++j) out[done + j] = Txid::from_raw_hash(hashes[j]);
   }
 }
 

@@ -3,8 +3,6 @@
 #include <blockwire/codec/work.hpp>
 #include <blockwire/io/little_endian.hpp>
 
-#include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -12,59 +10,45 @@ namespace blockwire {
 
 namespace {
 
-// 256-bit unsigned arithmetic on four 64-bit limbs, least significant first.
-using U256 = std::array<std::uint64_t, 4>;
+using detail::Limbs256;
 
-U256 to_u256(const Hash256& h) noexcept {
-  U256 v{};
-  for (std::size_t i = 0; i < 32; ++i) v[i / 8] |= std::uint64_t{std::to_integer<std::uint8_t>(h.bytes()[i])} << (8 * (i % 8));
+Limbs256 from_le_bytes(std::span<const std::byte, 32> bytes) noexcept {
+  Limbs256 v{};
+  for (std::size_t i = 0; i < 4; ++i) v[i] = load_le<std::uint64_t>(bytes.data() + 8 * i);
   return v;
 }
 
-Hash256 from_u256(const U256& v) noexcept {
-  Hash256 h;
-  for (std::size_t i = 0; i < 32; ++i) h.bytes()[i] = static_cast<std::byte>(v[i / 8] >> (8 * (i % 8)));
-  return h;
-}
-
-bool less(const U256& a, const U256& b) noexcept {
-  for (std::size_t i = 4; i-- > 0;) {
-    if (a[i] != b[i]) return a[i] < b[i];
-  }
-  return false;
-}
-
-U256 add(const U256& a, const U256& b) noexcept {
-  U256 r{};
+// a + b, and whether it carried out of the top limb.
+bool add(Limbs256& a, const Limbs256& b) noexcept {
   std::uint64_t carry = 0;
   for (std::size_t i = 0; i < 4; ++i) {
     const std::uint64_t partial = a[i] + b[i];
     const std::uint64_t sum = partial + carry;
     carry = (partial < a[i] || sum < partial) ? 1 : 0;
-    r[i] = sum;
+    a[i] = sum;
   }
-  return r;
+  return carry != 0;
 }
 
-U256 subtract(const U256& a, const U256& b) noexcept {  // a >= b
-  U256 r{};
+Limbs256 subtract(const Limbs256& a, const Limbs256& b) noexcept {  // a >= b
+  Limbs256 r{};
   std::uint64_t borrow = 0;
   for (std::size_t i = 0; i < 4; ++i) {
-    const std::uint64_t d = a[i] - b[i] - borrow;
+    r[i] = a[i] - b[i] - borrow;
     borrow = (a[i] < b[i] || (a[i] == b[i] && borrow != 0)) ? 1 : 0;
-    r[i] = d;
   }
   return r;
 }
 
-// Long division, a bit at a time: 256 steps, fine for one header.
-U256 divide(const U256& n, const U256& d) noexcept {
-  U256 q{};
-  U256 r{};
+// Long division, a bit at a time: 256 steps, fine for one header (and
+// block_index keeps the last bits' work: a chain's bits change rarely).
+Limbs256 divide(const Limbs256& n, const Limbs256& d) noexcept {
+  Limbs256 q{};
+  Limbs256 r{};
   for (int bit = 255; bit >= 0; --bit) {
     for (std::size_t i = 4; i-- > 1;) r[i] = (r[i] << 1) | (r[i - 1] >> 63);
     r[0] = (r[0] << 1) | ((n[static_cast<std::size_t>(bit) / 64] >> (bit % 64)) & 1);
-    if (!less(r, d)) {
+    if (detail::compare_numbers(r, d) >= 0) {
       r = subtract(r, d);
       q[static_cast<std::size_t>(bit) / 64] |= std::uint64_t{1} << (bit % 64);
     }
@@ -74,11 +58,14 @@ U256 divide(const U256& n, const U256& d) noexcept {
 
 }  // namespace
 
-std::strong_ordering detail::compare_numbers(const Hash256& a, const Hash256& b) noexcept {
-  for (std::size_t i = 32; i-- > 0;) {
-    if (a.bytes()[i] != b.bytes()[i]) return a.bytes()[i] < b.bytes()[i] ? std::strong_ordering::less : std::strong_ordering::greater;
+std::string detail::number_to_hex(const Limbs256& number) {
+  Hash256 bytes;  // Hash256 prints its bytes reversed: the number's hex
+  auto out = bytes.bytes();
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto limb = to_le(number[i]);
+    std::copy(limb.begin(), limb.end(), out.begin() + static_cast<std::ptrdiff_t>(8 * i));
   }
-  return std::strong_ordering::equal;
+  return bytes.to_hex();
 }
 
 std::optional<Target> Target::from_bits(std::uint32_t bits) noexcept {
@@ -87,46 +74,38 @@ std::optional<Target> Target::from_bits(std::uint32_t bits) noexcept {
   const bool negative = mantissa != 0 && (bits & 0x00800000) != 0;
   const bool overflow = mantissa != 0 && (exponent > 34 || (mantissa > 0xff && exponent > 33) || (mantissa > 0xffff && exponent > 32));
   if (negative || overflow || mantissa == 0) return std::nullopt;
-  Hash256 target;
-  const auto bytes = target.bytes();
+  // The mantissa shifted left by 8 * (exponent - 3) bits (right, when the
+  // exponent is under 3); the overflow rules above keep it within 256.
+  Limbs256 number{};
   if (exponent <= 3) {
-    mantissa >>= 8 * (3 - exponent);
-    for (unsigned i = 0; i < 3; ++i) bytes[i] = static_cast<std::byte>(mantissa >> (8 * i));
+    number[0] = mantissa >> (8 * (3 - exponent));
   } else {
-    for (unsigned i = 0; i < 3; ++i) {
-      const unsigned at = exponent - 3 + i;
-      if (at < 32) bytes[at] = static_cast<std::byte>(mantissa >> (8 * i));
-    }
+    const unsigned shift = 8 * (exponent - 3);
+    number[shift / 64] = std::uint64_t{mantissa} << (shift % 64);
+    if (shift % 64 > 40 && shift / 64 < 3) number[shift / 64 + 1] = std::uint64_t{mantissa} >> (64 - shift % 64);
   }
-  if (target.is_zero()) return std::nullopt;
-  return Target(target);
+  if (number == Limbs256{}) return std::nullopt;
+  return Target(number);
 }
 
-Work Work::of_bits(std::uint32_t bits) noexcept {
+bool Target::met_by(const BlockHash& hash) const noexcept { return detail::compare_numbers(from_le_bytes(hash.bytes()), number_) <= 0; }
+
+std::optional<Work> Work::of_bits(std::uint32_t bits) noexcept {
   const auto target = Target::from_bits(bits);
-  if (!target) return Work{};
+  if (!target) return std::nullopt;
   // 2^256 / (target + 1) does not fit in 256 bits as written; Core's
   // equivalent: (~target / (target + 1)) + 1.
-  const U256 t = to_u256(target->number());
-  const U256 not_t{~t[0], ~t[1], ~t[2], ~t[3]};
-  const U256 t_plus_one = add(t, U256{1, 0, 0, 0});
-  return Work(from_u256(add(divide(not_t, t_plus_one), U256{1, 0, 0, 0})));
+  const Limbs256& t = target->number_;
+  const Limbs256 not_t{~t[0], ~t[1], ~t[2], ~t[3]};
+  Limbs256 t_plus_one = t;
+  add(t_plus_one, Limbs256{1, 0, 0, 0});  // target < 2^256 - 1: no carry
+  Limbs256 work = divide(not_t, t_plus_one);
+  add(work, Limbs256{1, 0, 0, 0});  // (at most 2^255: target >= 1)
+  return Work(work);
 }
 
-// In place, a 64-bit limb at a time: a chain's work is summed block by
-// block (BlockIndex), so no conversion to and from U256 per addition.
 Work& Work::operator+=(const Work& more) noexcept {
-  const auto a = number_.bytes();
-  const auto b = more.number_.bytes();
-  std::uint64_t carry = 0;
-  for (std::size_t i = 0; i < 32; i += 8) {
-    const auto x = load_le<std::uint64_t>(a.data() + i);
-    const std::uint64_t partial = x + load_le<std::uint64_t>(b.data() + i);
-    const std::uint64_t sum = partial + carry;
-    carry = (partial < x || sum < partial) ? 1 : 0;
-    const auto out = to_le(sum);
-    std::copy(out.begin(), out.end(), a.begin() + static_cast<std::ptrdiff_t>(i));
-  }
+  if (add(number_, more.number_)) number_ = {~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}};
   return *this;
 }
 

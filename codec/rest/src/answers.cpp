@@ -376,7 +376,7 @@ Response Answers::transaction(const std::string& part) const {
   if (f == format::binary || f == format::hex) return bytes_in(f, *bytes);
   if (f != format::json) return no_format();
   const auto place = sources.tx_index->find(*txid);
-  const BlockHash block = place && place.value() ? place.value()->block : BlockHash{};
+  const BlockHash block = place && place.value() ? place.value()->block : BlockHash::all_zeros();
   return json_of([&](tables::JsonWriter& out) { tables::write_transaction_json(out, *tx, dir.net(), true, nullptr, false, &block); });
 }
 

@@ -60,7 +60,7 @@ Response no_format(std::string_view available = ".bin, .hex, .json");
 // for a bad count and a bad hash; `invalid` for a path of another shape.
 struct CountedHash {
   std::uint64_t count = 0;
-  BlockHash hash;
+  BlockHash hash = BlockHash::all_zeros();
   std::optional<Response> failed;
 };
 

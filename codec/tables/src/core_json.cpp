@@ -171,7 +171,7 @@ void header_members(JsonWriter& out, const BlockHeader& h, const ChainInfo* chai
     out.member_string("chainwork", chain->chainwork.to_hex());
   }
   out.member_uint("nTx", tx_count);
-  if (!h.prev_block.is_zero()) {
+  if (!h.prev_block.is_all_zeros()) {
     out.member_string("previousblockhash", h.prev_block.to_hex());
   }
   if (chain != nullptr && chain->next) {

@@ -440,7 +440,7 @@ result<BlockRows> write_block_rows(const BlocksDirectory& dir, const IndexedBloc
   // The rows are only as good as the bytes: the transactions must hash to
   // the header's root (the txids are the rows' anyway).
   std::vector<Txid>& txids = room.txids;
-  txids.resize(v.transaction_count());
+  txids.resize(v.transaction_count(), Txid::all_zeros());
   blockwire::txids(v, 0, txids);  // several transactions side by side
   bool mutated = false;
   if (merkle_root(txids, &mutated) != v.header().merkle_root) return error(check::errc::bad_merkle_root);

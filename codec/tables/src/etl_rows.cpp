@@ -135,6 +135,10 @@ class JsonRow {
   }
   void value(Amount a) { plain(t_, a.to_sat()); }  // in satoshis
   void value(std::string_view s) { t_.json_string(s); }
+  template <class Kind>
+  void value(const HashId<Kind>& id) {
+    value(id.to_raw_hash());
+  }
   void value(const Hash256& h) {
     t_.put('"');
     t_.hash(h);
@@ -234,6 +238,10 @@ class CsvRow : public CsvLine {
   }
   void value(Amount a) { plain(t_, a.to_sat()); }
   void value(const Hash256& h) { t_.hash(h); }
+  template <class Kind>
+  void value(const HashId<Kind>& id) {
+    t_.hash(id.to_raw_hash());
+  }
   void value(const Hex& h) {
     if (h.bytes.empty()) return t_.literal("\"\"");
     t_.hex(h.bytes);
@@ -304,7 +312,7 @@ class CsvColumns {
 };
 
 struct BlockFacts {
-  BlockHash hash;
+  BlockHash hash = BlockHash::all_zeros();
   std::uint64_t size = 0, stripped_size = 0, weight = 0, number = 0;
   BlockHeader header;
   std::span<const std::byte> coinbase_param;
@@ -315,8 +323,8 @@ struct TxFacts {
   const TransactionView* tx = nullptr;  // null in a header row
   const TxUndo* undo = nullptr;
   network net = network::mainnet;
-  Txid hash;
-  BlockHash block_hash;
+  Txid hash = Txid::all_zeros();
+  BlockHash block_hash = BlockHash::all_zeros();
   std::uint64_t block_number = 0, block_timestamp = 0, index = 0;
   // (Nothing where unknown: no undo data, or a value or sum out of the money range.)
   std::optional<Amount> input_value;
@@ -538,7 +546,7 @@ void utxo_fields(Row& r, const UtxoRow& u) {
   r.field("transaction_hash", u.outpoint.txid);
   r.field("index", std::uint64_t{u.outpoint.index});
   r.field("block_number", std::uint64_t{u.coin.height});
-  r.field("block_hash", Maybe<BlockHash>{u.block_hash != nullptr, u.block_hash != nullptr ? *u.block_hash : BlockHash{}});
+  r.field("block_hash", Maybe<BlockHash>{u.block_hash != nullptr, u.block_hash != nullptr ? *u.block_hash : BlockHash::all_zeros()});
   r.field("block_timestamp", Maybe<std::uint64_t>{u.block_timestamp.has_value(), u.block_timestamp.value_or(0)});
   r.field("is_coinbase", u.coin.coinbase);
   r.field("script_hex", Hex{u.coin.script_pubkey});

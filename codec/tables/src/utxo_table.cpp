@@ -19,7 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct ChainBlock {
-  BlockHash hash;
+  BlockHash hash = BlockHash::all_zeros();
   std::uint32_t time = 0;
 };
 

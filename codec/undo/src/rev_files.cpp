@@ -331,7 +331,7 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
     for (const std::size_t id : in_file) {
       const IndexedBlock b = blocks.block(id);
       const auto parent = blocks.parent(b);  // (none: a genesis block, or one linked to nothing)
-      candidates.push_back({b.hash, parent ? parent->hash : BlockHash{}, std::nullopt});
+      candidates.push_back({b.hash, parent ? parent->hash : BlockHash::all_zeros(), std::nullopt});
     }
     UndoPairer pairer(std::move(candidates));
     auto reader = UndoFileReader::open(path, key, net, *from_of(number));

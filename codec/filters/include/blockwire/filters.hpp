@@ -43,7 +43,7 @@ struct Params {
 
 // The basic filter's parameters for a block: the key is the first 16 bytes
 // of its hash (in the hash's own byte order), P = 19, M = 784931.
-Params basic_params(const Hash256& block_hash) noexcept;
+Params basic_params(const BlockHash& block_hash) noexcept;
 
 // A set of byte strings as BIP158 encodes it: each distinct element hashed
 // with SipHash-2-4, mapped into [0, N * M) by the 64x64->128-bit multiply,

@@ -188,13 +188,13 @@ struct NotFound {
 struct GetHeaders {
   std::uint32_t version = protocol_version;
   std::vector<BlockHash> locator;
-  BlockHash stop;
+  BlockHash stop = BlockHash::all_zeros();
   friend bool operator==(const GetHeaders&, const GetHeaders&) = default;
 };
 struct GetBlocks {
   std::uint32_t version = protocol_version;
   std::vector<BlockHash> locator;
-  BlockHash stop;
+  BlockHash stop = BlockHash::all_zeros();
   friend bool operator==(const GetBlocks&, const GetBlocks&) = default;
 };
 struct Headers {
@@ -226,12 +226,12 @@ struct CmpctBlock {
   friend bool operator==(const CmpctBlock&, const CmpctBlock&) = default;
 };
 struct GetBlockTxn {
-  BlockHash block_hash;
+  BlockHash block_hash = BlockHash::all_zeros();
   std::vector<std::uint16_t> indexes;  // ascending
   friend bool operator==(const GetBlockTxn&, const GetBlockTxn&) = default;
 };
 struct BlockTxn {
-  BlockHash block_hash;
+  BlockHash block_hash = BlockHash::all_zeros();
   std::vector<Transaction> transactions;
   friend bool operator==(const BlockTxn&, const BlockTxn&) = default;
 };
@@ -243,7 +243,7 @@ struct BlockTxn {
 struct FilterRange {
   std::uint8_t filter_type = basic_filter_type;
   std::uint32_t start_height = 0;
-  BlockHash stop_hash;
+  BlockHash stop_hash = BlockHash::all_zeros();
   friend bool operator==(const FilterRange&, const FilterRange&) = default;
 };
 struct GetCFilters : FilterRange {
@@ -251,7 +251,7 @@ struct GetCFilters : FilterRange {
 };
 struct CFilter {
   std::uint8_t filter_type = basic_filter_type;
-  BlockHash block_hash;
+  BlockHash block_hash = BlockHash::all_zeros();
   std::vector<std::byte> filter;  // the encoded filter: N, then the bit stream
   friend bool operator==(const CFilter&, const CFilter&) = default;
 };
@@ -260,19 +260,19 @@ struct GetCFHeaders : FilterRange {
 };
 struct CFHeaders {
   std::uint8_t filter_type = basic_filter_type;
-  BlockHash stop_hash;
+  BlockHash stop_hash = BlockHash::all_zeros();
   Hash256 previous_header;             // the filter header before start_height's
   std::vector<Hash256> filter_hashes;  // at most max_getcfheaders
   friend bool operator==(const CFHeaders&, const CFHeaders&) = default;
 };
 struct GetCFCheckpt {
   std::uint8_t filter_type = basic_filter_type;
-  BlockHash stop_hash;
+  BlockHash stop_hash = BlockHash::all_zeros();
   friend bool operator==(const GetCFCheckpt&, const GetCFCheckpt&) = default;
 };
 struct CFCheckpt {
   std::uint8_t filter_type = basic_filter_type;
-  BlockHash stop_hash;
+  BlockHash stop_hash = BlockHash::all_zeros();
   std::vector<Hash256> headers;  // the filter headers at heights 1000, 2000, ... up to stop_hash's
   friend bool operator==(const CFCheckpt&, const CFCheckpt&) = default;
 };

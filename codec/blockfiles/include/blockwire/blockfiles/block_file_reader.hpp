@@ -118,9 +118,9 @@ result<void> read_block_record(const std::string& path, std::uint64_t offset, co
 // record's magic and header read (88 bytes), not its block. Errors: the
 // file's, blockfiles::errc::bad_magic, blockfiles::errc::wrong_block, each
 // with the offset.
-result<BlockHeader> read_block_header(const std::string& path, std::uint64_t offset, const XorKey& key, network net, const Hash256& hash);
+result<BlockHeader> read_block_header(const std::string& path, std::uint64_t offset, const XorKey& key, network net, const BlockHash& hash);
 // The same from a blk file already open (many headers of one file read
 // in turn: the file opened once).
-result<BlockHeader> read_block_header(int fd, std::uint64_t offset, const XorKey& key, network net, const Hash256& hash);
+result<BlockHeader> read_block_header(int fd, std::uint64_t offset, const XorKey& key, network net, const BlockHash& hash);
 
 }  // namespace blockwire

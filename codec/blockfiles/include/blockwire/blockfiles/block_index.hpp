@@ -35,7 +35,7 @@ namespace blockwire {
 // (its header is read from its record on demand: BlockIndex::header).
 struct IndexedBlock {
   static constexpr std::size_t none = ~std::size_t{0};
-  BlockHash hash;
+  BlockHash hash = BlockHash::all_zeros();
   unsigned file = 0;         // N of blkNNNNN.dat
   std::uint64_t offset = 0;  // of the record's magic
   std::int64_t height = -1;  // -1: not linked to a block with a zero parent
@@ -54,7 +54,7 @@ struct IndexedBlock {
 // A block an index of the node's holds (Bitcoin Core's), with its record's
 // place in the blk files.
 struct KnownBlock {
-  BlockHash hash;
+  BlockHash hash = BlockHash::all_zeros();
   BlockHeader header;
   BlockPosition at;  // of its record's magic
   bool failed = false;
@@ -236,7 +236,7 @@ class BlockIndex {
  private:
   // A block in memory: 52 bytes.
   struct Entry {
-    BlockHash hash;
+    BlockHash hash = BlockHash::all_zeros();
     std::uint32_t file_word;  // the file (20 bits), the offset's bits 32-39 (8), the flags (4)
     std::uint32_t offset;     // the offset's low 32 bits
     std::uint32_t undo_offset;
@@ -273,7 +273,7 @@ class BlockIndex {
   };
   struct Pending {  // a block not linked yet, and what it waits for
     std::uint32_t id;
-    BlockHash prev;
+    BlockHash prev = BlockHash::all_zeros();
   };
 
   std::string dir_;
@@ -316,9 +316,9 @@ class BlockIndex {
   std::optional<BlockPosition> uncommitted_;  // an unfinished batch's start
   std::uint64_t uncommitted_records_ = 0;
   std::optional<BlockPosition> torn_reported_;
-  std::set<unsigned> unreadable_;             // files said to be unreadable (once each)
-  std::optional<BlockPosition> last_record_;  // the last record read, and its block's hash:
-  BlockHash last_record_hash_;                // a refresh checks it is still there
+  std::set<unsigned> unreadable_;                        // files said to be unreadable (once each)
+  std::optional<BlockPosition> last_record_;             // the last record read, and its block's hash:
+  BlockHash last_record_hash_ = BlockHash::all_zeros();  // a refresh checks it is still there
   unsigned resume_file_ = 0;
   std::uint64_t resume_offset_ = 0;
 

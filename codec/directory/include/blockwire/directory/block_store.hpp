@@ -64,7 +64,7 @@ class BlockStore {
   bool filters_ = false;
   std::optional<FilterFile> kept_;  // what `blockwire filters` made, read when filters were enabled
   struct FilterEntry {
-    BlockHash block;
+    BlockHash block = BlockHash::all_zeros();
     Hash256 filter_hash;
     Hash256 header;
   };

@@ -44,7 +44,7 @@ result<std::uint64_t> read_core_coins(const std::string& chainstate_dir, const s
 
 // What Core's gettxoutsetinfo (hash_type hash_serialized_3) says of the set.
 struct UtxoSetInfo {
-  BlockHash best_block;
+  BlockHash best_block = BlockHash::all_zeros();
   std::uint64_t transactions = 0;  // with an unspent output
   std::uint64_t txouts = 0;
   std::uint64_t bogosize = 0;                     // Core's database-independent size: 50 bytes a coin plus its script

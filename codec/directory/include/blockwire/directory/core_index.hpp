@@ -30,7 +30,7 @@ struct CoreBlockEntry {
   static constexpr std::uint32_t failed_valid = 32;
   static constexpr std::uint32_t failed_mask = failed_valid | 64;  // failed itself, or a descendant of a failed block
 
-  BlockHash hash;
+  BlockHash hash = BlockHash::all_zeros();
   BlockHeader header;
   std::int32_t height = 0;
   std::uint32_t status = 0;

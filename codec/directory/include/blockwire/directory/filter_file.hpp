@@ -48,7 +48,7 @@ class FilterFile {
   struct Record {
     std::uint64_t at;  // the filter's first byte in the file
     std::uint32_t size;
-    BlockHash block;
+    BlockHash block = BlockHash::all_zeros();
     Hash256 filter_hash;
     Hash256 header;
   };

@@ -23,7 +23,7 @@ namespace blockwire {
 class TxIndex {
  public:
   struct Place {
-    BlockHash block;
+    BlockHash block = BlockHash::all_zeros();
     std::uint32_t offset = 0;  // of the transaction in the block's bytes
     std::uint32_t size = 0;
   };

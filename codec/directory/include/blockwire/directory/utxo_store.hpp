@@ -88,7 +88,7 @@ class UtxoStore {
   // (undo::errc::no_rev_file) or fails its checks, LevelDB's, the files';
   // the error's context names the block. After an error the store takes
   // nothing more until reopened.
-  result<void> follow(BlockIndex& chain, const Block* appended = nullptr, const BlockHash& appended_hash = {},
+  result<void> follow(BlockIndex& chain, const Block* appended = nullptr, const BlockHash& appended_hash = BlockHash::all_zeros(),
                       std::span<const TxIds> appended_ids = {});
 
   // The rev files synced, then the changes and the best block written in

@@ -95,7 +95,7 @@ struct FetchReport {
   SyncProgress sync;
   std::int64_t start_height = -1;
   std::int64_t height = -1;  // the directory's tip, after
-  BlockHash tip;
+  BlockHash tip = BlockHash::all_zeros();
   bool damaged = false;  // the directory had damage, read around (the blocks it left out fetched again)
   double seconds = 0;
 };

@@ -15,7 +15,7 @@ namespace blockwire::net {
 
 struct PeerFilter {
   std::uint64_t height = 0;
-  BlockHash block_hash;
+  BlockHash block_hash = BlockHash::all_zeros();
   std::vector<std::byte> filter;  // the encoded basic filter
   Hash256 header;                 // its BIP157 filter header
 };

@@ -77,7 +77,7 @@ class PartialBlock {
 
  private:
   BlockHeader header_;
-  BlockHash block_hash_;
+  BlockHash block_hash_ = BlockHash::all_zeros();
   std::vector<Transaction> prefilled_;     // the slots of prefilled transactions point here
   std::vector<const Transaction*> slots_;  // null: missing
   std::vector<TxIds> ids_;                 // of each slot's transaction

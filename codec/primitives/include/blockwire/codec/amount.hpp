@@ -26,7 +26,7 @@ class Amount {
   constexpr bool in_money_range() const noexcept { return satoshis_ >= 0 && satoshis_ <= max_money; }
 
   // a + b, or nothing when a, b or the sum is out of the money range.
-  friend constexpr std::optional<Amount> checked_add(Amount a, Amount b) noexcept {
+  [[nodiscard]] friend constexpr std::optional<Amount> checked_add(Amount a, Amount b) noexcept {
     if (!a.in_money_range() || !b.in_money_range()) return std::nullopt;
     const Amount sum(a.satoshis_ + b.satoshis_);  // (both at most 2.1e15: no overflow)
     if (!sum.in_money_range()) return std::nullopt;
@@ -34,7 +34,7 @@ class Amount {
   }
   // a - b (a fee: what the inputs bring less what the outputs take), or
   // nothing when a or b is out of the money range or b is more than a.
-  friend constexpr std::optional<Amount> checked_sub(Amount a, Amount b) noexcept {
+  [[nodiscard]] friend constexpr std::optional<Amount> checked_sub(Amount a, Amount b) noexcept {
     if (!a.in_money_range() || !b.in_money_range() || b.satoshis_ > a.satoshis_) return std::nullopt;
     return Amount(a.satoshis_ - b.satoshis_);
   }

@@ -12,7 +12,7 @@ namespace blockwire {
 
 struct BlockHeader {
   std::int32_t version = 0;
-  BlockHash prev_block;
+  BlockHash prev_block = BlockHash::all_zeros();
   Hash256 merkle_root;
   std::uint32_t time = 0;
   std::uint32_t bits = 0;

@@ -70,8 +70,8 @@ class MerkleBuilder {
 };
 
 struct TxIds {
-  Txid txid;
-  Wtxid wtxid;
+  Txid txid = Txid::all_zeros();
+  Wtxid wtxid = Wtxid::all_zeros();
   friend bool operator==(const TxIds&, const TxIds&) = default;
 };
 

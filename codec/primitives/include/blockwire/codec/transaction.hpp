@@ -36,7 +36,7 @@
 namespace blockwire {
 
 struct OutPoint {
-  Txid txid;
+  Txid txid = Txid::all_zeros();
   std::uint32_t index = 0xffffffff;
   friend bool operator==(const OutPoint&, const OutPoint&) = default;
   friend auto operator<=>(const OutPoint&, const OutPoint&) = default;  // by txid's bytes, then index
@@ -201,7 +201,7 @@ inline InputView detail::tx_record::input(const TxBytes& tx, std::size_t i) noex
   assert(i < input_count(tx.record));
   const std::byte* p = tx.base + tx.record[fields + i];
   InputView in;
-  in.prevout_.txid = Txid(std::span<const std::byte, 32>(p, 32));
+  in.prevout_.txid = Txid::from_bytes(std::span<const std::byte, 32>(p, 32));
   in.prevout_.index = load_le<std::uint32_t>(p + 32);
   p += 36;
   const auto script = static_cast<std::size_t>(read_size(p));
@@ -335,7 +335,7 @@ class TransactionReader {
   bool is_coinbase() const noexcept {
     if (input_count() != 1) return false;
     const OutPoint prevout = input(0).prevout();
-    return prevout.txid.is_zero() && prevout.index == 0xffffffff;
+    return prevout.txid.is_all_zeros() && prevout.index == 0xffffffff;
   }
 
   // The transaction as on the wire, with its witness data (what the wtxid
@@ -358,8 +358,8 @@ class TransactionReader {
   // The txid hashes the transaction without witness data (what inputs
   // refer to), the wtxid with it (BIP141; the txid when it has none). Both
   // are hashed from the bytes themselves: nothing is encoded again.
-  Txid txid() const { return Txid(has_witness() ? detail::hash_txid(txid_parts()) : detail::hash_wtxid(bytes())); }
-  Wtxid wtxid() const { return Wtxid(detail::hash_wtxid(bytes())); }
+  Txid txid() const { return Txid::from_raw_hash(has_witness() ? detail::hash_txid(txid_parts()) : detail::hash_wtxid(bytes())); }
+  Wtxid wtxid() const { return Wtxid::from_raw_hash(detail::hash_wtxid(bytes())); }
   std::size_t weight() const noexcept { return 3 * stripped_size() + size(); }
   std::size_t vsize() const noexcept { return (weight() + 3) / 4; }
 

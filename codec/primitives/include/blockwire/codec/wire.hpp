@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <type_traits>
 #include <utility>
 
 namespace blockwire::wire {
@@ -199,7 +200,9 @@ inline constexpr struct {
   void operator()(DecodingContext& ctx, Hash256& h) const { ctx.read(h.bytes()); }
   template <class Kind>
   void operator()(DecodingContext& ctx, HashId<Kind>& h) const {
-    ctx.read(h.bytes());
+    Hash256 raw;
+    ctx.read(raw.bytes());
+    h = HashId<Kind>::from_raw_hash(raw);
   }
 } decode_hash;
 
@@ -236,7 +239,14 @@ void decode_items(DecodingContext& ctx, std::uint64_t n, Container& out, std::ui
   // Geometric growth: a container appended to again and again (the
   // witness items of input after input) stays linear.
   if (wanted > out.capacity()) out.reserve(wanted > 2 * out.capacity() ? wanted : 2 * out.capacity());
-  for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) decode_item(ctx, out.emplace_back(), extra...);
+  for (std::uint64_t i = 0; i < n && ctx.ok(); ++i) {
+    using Item = typename Container::value_type;
+    if constexpr (std::is_default_constructible_v<Item>) {
+      decode_item(ctx, out.emplace_back(), extra...);
+    } else {
+      decode_item(ctx, out.emplace_back(Item::all_zeros()), extra...);  // an id: no default, zeros until read
+    }
+  }
 }
 
 }  // namespace detail

@@ -117,8 +117,8 @@ result<std::uint64_t> undo_records_end(const std::string& path, const XorKey& ke
 class UndoPairer {
  public:
   struct Candidate {
-    BlockHash hash;
-    BlockHash parent;
+    BlockHash hash = BlockHash::all_zeros();
+    BlockHash parent = BlockHash::all_zeros();
     std::optional<std::uint64_t> shape;  // undo_shape of the block, when known
   };
   explicit UndoPairer(std::vector<Candidate> blocks);
@@ -209,7 +209,8 @@ class UndoIndex {
   // The record at `offset` of files_[file], its CBlockUndo `length` bytes
   // (0: as its frame says, checked against the file's size, and its
   // checksum against `parent`, as Core checks a record it reads).
-  result<BlockUndo> read(std::size_t file, std::uint64_t offset, std::uint32_t length, const BlockHash& parent = {}) const;
+  result<BlockUndo> read(std::size_t file, std::uint64_t offset, std::uint32_t length,
+                         const BlockHash& parent = BlockHash::all_zeros()) const;
 
   XorKey key_{};
   network net_ = network::mainnet;
