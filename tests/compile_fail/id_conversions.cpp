@@ -16,7 +16,7 @@ BlockHash from_txid(const Txid& txid) {
 #if BLOCKWIRE_BREAK == 1
   return BlockHash::from_raw_hash(txid);  // a txid taken for a plain hash
 #elif BLOCKWIRE_BREAK == 2
-  return BlockHash(txid);  // one kind of id made from another
+  return BlockHash(txid);                   // one kind of id made from another
 #else
   return BlockHash::from_raw_hash(txid.to_raw_hash());  // (said, where it is meant)
 #endif
