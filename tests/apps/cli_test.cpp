@@ -155,7 +155,7 @@ TEST_CASE("pack then scan round-trips, with a random key and with none") {
   }
 }
 
-TEST_CASE("scan: garbage between records is skipped and reported, a truncated last record too; padding is fine") {
+TEST_CASE("scan: garbage between records is skipped and reported, a truncated last record too, padding is fine") {
   TempDir dir;
   REQUIRE(run("pack -o " + (dir / "a") + " --xor-key 0000000000000000 " + block413567).status == 0);
   REQUIRE(run("pack -o " + (dir / "b") + " --xor-key 0000000000000000 " + segwit).status == 0);
@@ -195,7 +195,7 @@ TEST_CASE("scan with the wrong key says so clearly and exits 1") {
   CHECK(r.out.find("is the XOR key right?") != std::string::npos);
 }
 
-TEST_CASE("usage errors exit with status 2; --help with 0") {
+TEST_CASE("usage errors exit with status 2, --help with 0") {
   TempDir dir;
   CHECK(run("").status == 2);
   CHECK(run("frobnicate").status == 2);
@@ -295,7 +295,7 @@ TEST_CASE("pack warns when a block's proof of work is easier than --network allo
   CHECK(read_text(dir / "err2").empty());
 }
 
-TEST_CASE("inspect --offset: no record past the end is a usage error, a damaged one is bad data; both name file and offset") {
+TEST_CASE("inspect --offset: no record past the end is a usage error, a damaged one is bad data, both name file and offset") {
   TempDir dir;
   REQUIRE(run("pack -o " + (dir / "blocks") + " " + block413567).status == 0);
   const std::string blk = dir / "blocks/blk00000.dat";
@@ -327,7 +327,7 @@ TEST_CASE("scan: a Core-style file (XOR'd records, then raw zeros to 16 MiB) is 
   CHECK(r.out.find("problem") == std::string::npos);
 }
 
-TEST_CASE("pack --append twice at once: one writes, the other is refused; nothing interleaves") {
+TEST_CASE("pack --append twice at once: one writes, the other is refused, nothing interleaves") {
   TempDir dir;
   REQUIRE(run("pack -o " + (dir / "blocks") + " " + block413567).status == 0);
   std::string twenty;
@@ -414,7 +414,7 @@ TEST_CASE("pack --append refuses a last file damaged before a whole record (exit
   CHECK(read_file(dir / "blocks/blk00000.dat") == bytes);
 }
 
-TEST_CASE("scan: 10 MB of magic and garbage is one merged problem; over 1,000 problems are counted, 1,000 listed") {
+TEST_CASE("scan: 10 MB of magic and garbage is one merged problem, over 1,000 problems are counted, 1,000 listed") {
   TempDir dir;
   std::vector<std::byte> garbage;
   auto noise = test::random_bytes(97, 3);
@@ -475,7 +475,7 @@ TEST_CASE("inspect: Core's decoderawtransaction rule, a zero-input transaction i
   CHECK(j["vout"][0]["scriptPubKey"]["hex"] == "51");
 }
 
-TEST_CASE("inspect: hex with white space inside is hex; a 0x prefix or an odd length is reported as bad hex, with where") {
+TEST_CASE("inspect: hex with white space inside is hex, a 0x prefix or an odd length is reported as bad hex, with where") {
   TempDir dir;
   auto hex = to_hex(test::segwit_block());
   hex.insert(1000, "\n  \n");
@@ -519,13 +519,13 @@ TEST_CASE("inspect: a raw transaction whose bytes are all hex digits is still fo
   CHECK(nlohmann::json::parse(r.out)["txid"] == tx.txid().to_hex());
 }
 
-TEST_CASE("usage: --threads is capped, --offset is not negative, a FIFO is not a blk file; bad data is 1, not 2") {
+TEST_CASE("usage: --threads is capped, --offset is not negative, a FIFO is not a blk file, bad data is 1, not 2") {
   TempDir dir;
   REQUIRE(run("pack -o " + (dir / "blocks") + " " + block413567).status == 0);
   CHECK(run("scan --threads 40000 " + (dir / "blocks"), dir / "err").status == 2);
   CHECK(read_text(dir / "err").find("at most 4 x the cores") != std::string::npos);
   CHECK(run("inspect " + (dir / "blocks/blk00000.dat") + " --offset -1", dir / "err").status == 2);
-  CHECK(read_text(dir / "err").find("a byte offset is 0 or more") != std::string::npos);
+  CHECK(read_text(dir / "err").find("--offset: a whole number (0 or more), not -1") != std::string::npos);
   REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
   CHECK(run("scan " + (dir / "fifo"), dir / "err").status == 2);
   CHECK(read_text(dir / "err").find("not a blk file or a blocks directory") != std::string::npos);
@@ -635,7 +635,7 @@ TEST_CASE("inspect --json: difficulty as Core's UniValue prints a double (16 sig
   }
 }
 
-TEST_CASE("blocks: a directory's best chain in height order, with getblock's chain fields in Core's order; inspect --offset too") {
+TEST_CASE("blocks: a directory's best chain in height order, with getblock's chain fields in Core's order, inspect --offset too") {
   const Block g = test::mine(BlockHash::all_zeros(), 1000, 0);
   const Block b1 = test::mine(block_hash(g.header), 1600, 1);
   const Block b2 = test::mine(block_hash(b1.header), 2200, 2);
@@ -699,7 +699,7 @@ TEST_CASE("blocks: a directory's best chain in height order, with getblock's cha
   CHECK_FALSE(j.contains("nextblockhash"));
 }
 
-TEST_CASE("utxos --json: what Core's gettxoutsetinfo answered of the same chainstate, key for key; a missing one, exit 2") {
+TEST_CASE("utxos --json: what Core's gettxoutsetinfo answered of the same chainstate, key for key, a missing one, exit 2") {
   const Run r = run("utxos " + data("core-regtest/chainstate") + " --json");
   REQUIRE(r.status == 0);
   const auto ours = nlohmann::json::parse(r.out);

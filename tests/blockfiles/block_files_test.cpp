@@ -81,7 +81,7 @@ TEST_CASE("write then read a blocks directory, with and without a key") {
   }
 }
 
-TEST_CASE("1,000 bytes of garbage between two records are skipped and reported; both blocks are found") {
+TEST_CASE("1,000 bytes of garbage between two records are skipped and reported, both blocks are found") {
   TempDir dir;
   const auto garbage = test::random_bytes(1000, 7);
   REQUIRE(garbage[0] != std::byte{0});  // (not a zero run: that is reported differently)
@@ -96,7 +96,7 @@ TEST_CASE("1,000 bytes of garbage between two records are skipped and reported; 
   CHECK(found.skipped[0].reason == blockfiles::errc::bad_magic);
 }
 
-TEST_CASE("a truncated last record is reported; zero padding at the end is not an error") {
+TEST_CASE("a truncated last record is reported, zero padding at the end is not an error") {
   TempDir dir;
   const auto second = record(test::segwit_block());
   auto bytes = test::concat({record(test::block413567()), std::vector<std::byte>(second.begin(), second.begin() + 5000)});

@@ -112,7 +112,7 @@ TEST_CASE("Work: a sum past 2^256 - 1 stays there, never wraps to less work") {
 }
 
 TEST_CASE(
-    "BlockIndex::refresh: blocks appended since are read, linked (a child before its parent too) and move the tip; damage is said once") {
+    "BlockIndex::refresh: blocks appended since are read, linked (a child before its parent too) and move the tip, damage is said once") {
   std::vector<Block> chain{test::mine(BlockHash::all_zeros(), 1000, 0)};
   for (std::uint32_t h = 1; h <= 6; ++h) chain.push_back(test::mine(block_hash(chain.back().header), 1000 + 600 * h, h));
   test::TempDir dir;

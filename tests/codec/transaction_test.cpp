@@ -128,7 +128,7 @@ void check_same_fields(const A& a, const B& b) {
 
 }  // namespace
 
-TEST_CASE("a copy of a transaction is deep and equal and outlives the original; a moved-from one is the default transaction") {
+TEST_CASE("a copy of a transaction is deep and equal and outlives the original, a moved-from one is the default transaction") {
   auto original = std::make_unique<Transaction>(witness_tx());
   const auto bytes = encoded(*original);
   CHECK(std::ranges::equal(original->bytes(), bytes));  // what it holds is what it encodes
@@ -179,7 +179,7 @@ TEST_CASE("a copy of a transaction is deep and equal and outlives the original; 
   check_reads_itself(moved);
 }
 
-TEST_CASE("a field changed through a builder is what the encoding and the decoder then read; the original is unchanged") {
+TEST_CASE("a field changed through a builder is what the encoding and the decoder then read, the original is unchanged") {
   const Transaction tx = witness_tx();
   const auto before = encoded(tx);
   REQUIRE(tx.input(0).sequence() != 0x01020304);

@@ -63,7 +63,7 @@ TEST_CASE("Core's chainstate: the UTXO set's count, total, best block and hash_s
   CHECK(in_order == 316);
 }
 
-TEST_CASE("CoinCursor hands out, when asked, the coins read_core_coins pushes, in the same order; a damaged coin is an error, not an end") {
+TEST_CASE("CoinCursor hands out, when asked, the coins read_core_coins pushes, in the same order, a damaged coin is an error, not an end") {
   std::vector<std::pair<OutPoint, SpentCoin>> pushed;
   REQUIRE(read_core_coins(core_data + "/chainstate", [&](const CoreCoin& c) { pushed.emplace_back(c.outpoint, c.coin); }));
   auto cursor = CoinCursor::open(core_data + "/chainstate");

@@ -34,7 +34,7 @@ UtxoSetInfo info_of(const std::string& dir) {
 }  // namespace
 
 TEST_CASE(
-    "UtxoStore: a new set follows the chain: its best block the tip, a coin a coinbase but genesis'; a heavier branch takes the old one's "
+    "UtxoStore: a new set follows the chain: its best block the tip, a coin a coinbase but genesis', a heavier branch takes the old one's "
     "coins off") {
   test::Written w(12);
   auto chain = BlocksDirectory::open_index(w.dir, w.key, network::regtest);
@@ -76,7 +76,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "TxIndex: every transaction of Core's chain is found in the block Core's getblock puts it in, read back with its own txid; an unknown "
+    "TxIndex: every transaction of Core's chain is found in the block Core's getblock puts it in, read back with its own txid, an unknown "
     "txid is nothing") {
   test::TempDir temp;
   const std::string blocks = temp.file("blocks");

@@ -42,7 +42,7 @@ std::uint32_t read_u32(DecodingContext& ctx) {
 
 }  // namespace
 
-TEST_CASE("exact reads from a span count the offset; running out reports where") {
+TEST_CASE("exact reads from a span count the offset, running out reports where") {
   const auto data = test::random_bytes(10, 1);
   DecodingContext ctx(data);
   std::array<std::byte, 4> four;

@@ -88,7 +88,7 @@ TEST_CASE("opening a file that does not exist is an error result, not an excepti
   CHECK(file.error().code() == std::errc::no_such_file_or_directory);
 }
 
-TEST_CASE("a FileWriter on a pipe whose reader left gets EPIPE; the process lives and its SIGPIPE disposition is untouched") {
+TEST_CASE("a FileWriter on a pipe whose reader left gets EPIPE, the process lives and its SIGPIPE disposition is untouched") {
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
   ::close(fds[0]);  // the reader leaves
@@ -107,7 +107,7 @@ TEST_CASE("a FileWriter on a pipe whose reader left gets EPIPE; the process live
   CHECK(sigismember(&pending, SIGPIPE) == 0);  // the signal the write raised was consumed
 }
 
-TEST_CASE("the system's failures are I/O whichever category reports them; the data's are not") {
+TEST_CASE("the system's failures are I/O whichever category reports them, the data's are not") {
   // std::filesystem reports errno values in the generic category.
   std::error_code from_filesystem;
   std::filesystem::create_directories("/proc/self/blockwire-cannot-be-made", from_filesystem);

@@ -19,7 +19,7 @@ TEST_CASE("hex: bytes to lower-case digits and back, either case in") {
   CHECK(to_hex(std::vector<std::byte>{}).empty());
 }
 
-TEST_CASE("hex: a bad digit is reported at its own offset; odd and wrong lengths have codes of their own") {
+TEST_CASE("hex: a bad digit is reported at its own offset, odd and wrong lengths have codes of their own") {
   const auto bad = from_hex("00f0zz");
   REQUIRE(!bad);
   CHECK(bad.error().code() == io::errc::not_hex);

@@ -15,7 +15,7 @@
 using namespace blockwire;
 using namespace std::chrono_literals;
 
-TEST_CASE("net: HOST[:PORT] for names, IPv4 and bracketed IPv6; bad ports refused") {
+TEST_CASE("net: HOST[:PORT] for names, IPv4 and bracketed IPv6, bad ports refused") {
   auto e = net::parse_endpoint("node.example", 8333).value();
   CHECK(e.host == "node.example");
   CHECK(e.port == 8333);
@@ -129,7 +129,7 @@ TEST_CASE("net: receive times out on silence, cuts off a message that trickles, 
   }
 }
 
-TEST_CASE("net: handshakes of both sides meet; a peer echoing our version is a self-connection; verack first is refused") {
+TEST_CASE("net: handshakes of both sides meet, a peer echoing our version is a self-connection, verack first is refused") {
   SUBCASE("outbound and inbound") {
     SocketPair pair;
     net::Connection out(FileDescriptor(pair.ours, ownership::own), network::regtest, short_timeouts());

@@ -114,7 +114,7 @@ TEST_CASE("net::Server serves Core's own directory in-process: Core's tip, Core'
   CHECK(saw(net::ServerEvent::kind::refused));
 }
 
-TEST_CASE("net::fetch of Core's directory from an in-process server: Core's chain, its commit kept; a stop descriptor ends the next") {
+TEST_CASE("net::fetch of Core's directory from an in-process server: Core's chain, its commit kept, a stop descriptor ends the next") {
   auto dir = BlocksDirectory::open(core_dir);
   REQUIRE(dir);
   BlockStore store(std::move(dir).value());

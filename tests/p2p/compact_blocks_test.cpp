@@ -71,7 +71,7 @@ TEST_CASE("compact blocks: the cmpctblock of a block: its header, the coinbase p
   CHECK(make_cmpctblock(f.block, f.ids, test::cmpct_nonce + 1).short_ids != c.short_ids);
 }
 
-TEST_CASE("compact blocks: a pool with every transaction rebuilds the block; version 1 too") {
+TEST_CASE("compact blocks: a pool with every transaction rebuilds the block, version 1 too") {
   Fixture f;
   for (std::uint64_t version : {compact_version_wtxid, compact_version_txid}) {
     CAPTURE(version);

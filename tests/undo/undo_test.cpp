@@ -40,7 +40,7 @@ constexpr std::int64_t cent = 1'000'000, coin = 100'000'000;
 
 }  // namespace
 
-TEST_CASE("undo: VARINT as Core's serialize_tests (varints_bitpatterns), both ways; overflow is an error") {
+TEST_CASE("undo: VARINT as Core's serialize_tests (varints_bitpatterns), both ways, overflow is an error") {
   const std::pair<std::uint64_t, const char*> cases[] = {
       {0, "00"},
       {0x7f, "7f"},
@@ -385,7 +385,7 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
 }
 
 TEST_CASE(
-    "undo: UndoPairer pairs records along the chain, in any block order, past a stale record and a damaged one; its search is bounded") {
+    "undo: UndoPairer pairs records along the chain, in any block order, past a stale record and a damaged one, its search is bounded") {
   // 3,000 blocks of one shape (coinbase only: the same, empty undo data),
   // each block's hash made up; the blk file holds them shuffled.
   constexpr std::size_t n = 3000;

@@ -195,6 +195,7 @@ class DecodingContext {
   }
 
   [[gnu::noinline]] bool read_slow(std::span<std::byte> out) {
+    const std::span<std::byte> whole = out;
     while (ok()) {
       const std::size_t window = static_cast<std::size_t>(end_ - pos_);
       const std::size_t n = out.size() < window ? out.size() : window;
@@ -208,7 +209,9 @@ class DecodingContext {
         fail(io::errc::truncated);
       }
     }
-    if (!out.empty()) std::memset(out.data(), 0, out.size());
+    // A failed read yields zeros, not the part that was there: a caller
+    // that ignores the failure reads no half-filled value.
+    if (!whole.empty()) std::memset(whole.data(), 0, whole.size());
     return false;
   }
 
