@@ -448,25 +448,44 @@ v1_fallback fallback_of(const error& e) noexcept {
   return v1_fallback::none;
 }
 
-result<Dialed> dial(const Endpoint& peer, network net, Timeouts timeouts, transport preferred, const std::function<void(int)>& on_socket) {
-  auto first = Connection::connect(peer, net, timeouts);
-  if (!first) return first.error();
-  if (on_socket) on_socket(first.value().fd());
-  if (preferred == transport::v1) return Dialed{std::move(first).value()};
-  auto v2 = first.value().start_v2();
-  if (v2) return Dialed{std::move(first).value(), v2.value() == transport::v1 ? v1_fallback::spoke_first : v1_fallback::none};
-  if (!reconnect_for_v1(v2.error())) return v2.error();
-  // A v1-only node: v1 from here on, never v2 again on this dial.
-  auto again = Connection::connect(peer, net, timeouts);
-  if (!again) return again.error();
-  if (on_socket) on_socket(again.value().fd());
-  return Dialed{std::move(again).value(), fallback_of(v2.error())};
+Dialed dial(const Endpoint& peer, network net, Timeouts timeouts, transport preferred, const std::function<void(int)>& on_socket,
+            const std::function<bool()>& stopped) {
+  Dialed out;
+  const auto connect = [&] {
+    if (out.connection) {
+      out.connection.reset();
+      if (on_socket) on_socket(-1);
+    }
+    auto made = Connection::connect(peer, net, timeouts);
+    if (!made) {
+      out.failure = made.error();
+      return false;
+    }
+    out.connection.emplace(std::move(made).value());
+    if (on_socket) on_socket(out.connection->fd());
+    return true;
+  };
+  if (!connect() || preferred == transport::v1) return out;
+  auto v2 = out.connection->start_v2();
+  if (v2) {
+    if (v2.value() == transport::v1) out.fallback = v1_fallback::spoke_first;
+    return out;
+  }
+  if (!reconnect_for_v1(v2.error()) || (stopped && stopped())) {
+    out.failure = v2.error();
+    return out;
+  }
+  // A v1-only node: v1 from here on, never v2 again on this dial (a node
+  // may ban an address for what it took for bad messages).
+  out.fallback = fallback_of(v2.error());
+  connect();
+  return out;
 }
 
 result<Connection> connect_preferring(const Endpoint& peer, network net, Timeouts timeouts, transport preferred) {
-  auto dialed = dial(peer, net, timeouts, preferred);
-  if (!dialed) return dialed.error();
-  return std::move(dialed.value().connection);
+  Dialed dialed = dial(peer, net, timeouts, preferred);
+  if (dialed.failure) return *dialed.failure;
+  return std::move(*dialed.connection);
 }
 
 Connection::Connection(Connection&&) noexcept = default;

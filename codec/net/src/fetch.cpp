@@ -73,35 +73,20 @@ using step = FetchReport::step;
 // The peer reached and greeted, telling it our height.
 bool greet(const FetchRequest& r, network net, std::int64_t our_height, StopWatch& stop, std::optional<Connection>& peer,
            FetchReport& report) {
-  auto connection = Connection::connect(r.peer, net, r.timeouts);
-  if (!connection) {
-    report.failure = {step::connecting, connection.error(), r.peer.to_string() + ": " + connection.error().message()};
+  Dialed dialed = dial(
+      r.peer, net, r.timeouts, r.preferred, [&](int socket) { stop.watch(socket); }, [&] { return stop.requested(); });
+  report.fallback = dialed.fallback;
+  if (!dialed.connection) {
+    report.failure = {step::connecting, *dialed.failure, r.peer.to_string() + ": " + dialed.failure->message()};
     return false;
   }
-  peer.emplace(std::move(connection).value());
-  stop.watch(peer->fd());
+  peer.emplace(std::move(*dialed.connection));
   report.peer_name = peer->peer_name();
-  if (r.preferred == transport::v2) {
-    auto v2 = peer->start_v2();
-    if (v2 && v2.value() == transport::v1) report.fallback = v1_fallback::spoke_first;
-    if (!v2 && reconnect_for_v1(v2.error()) && !stop.requested()) {
-      // A v1-only node: as Core, once more with v1 (and never v2 again in
-      // this run: a node may ban an address for what it took for bad
-      // messages).
-      report.fallback = fallback_of(v2.error());
-      connection = Connection::connect(r.peer, net, r.timeouts);
-      if (!connection) {
-        report.failure = {step::connecting, connection.error(), r.peer.to_string() + ": " + connection.error().message()};
-        return false;
-      }
-      peer.emplace(std::move(connection).value());
-      stop.watch(peer->fd());
-    } else if (!v2) {
-      report.peer_bytes_received = peer->bytes_received();
-      report.peer_bytes_sent = peer->bytes_sent();
-      report.failure = {stop.requested() ? step::stopped : step::handshake, v2.error(), peer->describe(v2.error())};
-      return false;
-    }
+  if (dialed.failure) {
+    report.peer_bytes_received = peer->bytes_received();
+    report.peer_bytes_sent = peer->bytes_sent();
+    report.failure = {stop.requested() ? step::stopped : step::handshake, *dialed.failure, peer->describe(*dialed.failure)};
+    return false;
   }
   report.transport_used = peer->transport_kind();
   report.session_id = peer->session_id();

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -192,18 +193,24 @@ enum class v1_fallback : unsigned char {
 bool reconnect_for_v1(const error& e) noexcept;
 v1_fallback fallback_of(const error& e) noexcept;
 
+// What dial() reached. A failed BIP324 handshake leaves the connection it
+// failed on (shut down) beside its failure: the caller names the peer and
+// counts what moved.
 struct Dialed {
-  Connection connection;
+  std::optional<Connection> connection;  // none: no connection was made
   v1_fallback fallback = v1_fallback::none;
+  std::optional<error> failure;  // connecting (no connection), or the handshake
 };
 
 // Connects to `peer`; for transport::v2, BIP324's handshake too, and when
 // the peer turns out to speak v1 only, v1 (on the same connection when it
-// spoke first, else on a new one, as Core does). `on_socket`, when given,
-// is called with each socket as it is connected (a stop watcher's
-// shutdown(2) then ends a wait at once).
-result<Dialed> dial(const Endpoint& peer, network net, Timeouts timeouts, transport preferred,
-                    const std::function<void(int)>& on_socket = {});
+// spoke first, else on a new one, as Core does; not when `stopped` says
+// the caller is stopping). `on_socket`, when given, is called with each
+// socket as it is connected, and with -1 when one is closed (a stop
+// watcher's shutdown(2) then ends a wait at once, and never reaches a
+// descriptor number used again).
+Dialed dial(const Endpoint& peer, network net, Timeouts timeouts, transport preferred, const std::function<void(int)>& on_socket = {},
+            const std::function<bool()>& stopped = {});
 // The same, the connection alone (transport_kind() says which it is).
 result<Connection> connect_preferring(const Endpoint& peer, network net, Timeouts timeouts, transport preferred);
 
