@@ -4,11 +4,10 @@
 // own recorded answer for the same request (CORE_REGTEST_DIR/rest).
 //   node client_check.mjs BLOCKWIRE CORE_REGTEST_DIR WORK_DIR
 // blockwire rest is started here and stopped by its PID whatever happens.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import readline from 'node:readline';
+import { startRest } from './rest_server.mjs';
 
 const require = createRequire(import.meta.url);
 let Client, JSONBigInt;
@@ -33,10 +32,6 @@ const recorded = (p) => {
   return fs.readFileSync(path.join(core, 'rest', entry.body_file));
 };
 
-const server = spawn(blockwire, ['rest', path.join(work, 'blocks'), '--listen', '127.0.0.1:0', '--txindex'], {
-  env: { ...process.env, XDG_CACHE_HOME: path.join(work, 'cache') },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
 let failures = 0;
 function equal(got, want, what) {
   if (JSON.stringify(got) !== JSON.stringify(want)) {
@@ -44,13 +39,9 @@ function equal(got, want, what) {
     console.error(`FAIL: ${what}: got ${JSON.stringify(got).slice(0, 300)}, want ${JSON.stringify(want).slice(0, 300)}`);
   }
 }
+const server = await startRest(blockwire, path.join(work, 'blocks'), ['--txindex'], { XDG_CACHE_HOME: path.join(work, 'cache') });
 try {
-  const line = await new Promise((resolve, reject) => {
-    readline.createInterface({ input: server.stdout }).once('line', resolve);
-    server.once('exit', (code) => reject(new Error(`blockwire rest exited (${code})`)));
-  });
-  const port = Number(line.trim().split(':').at(-1));
-  const client = new Client({ host: `http://127.0.0.1:${port}` });
+  const client = new Client({ host: `http://127.0.0.1:${server.port}` });
 
   const h111 = '1848b62097176481157cb2010a8a2cb80c96c95493d5c17753be4c3406c5dc00';
   const genesis = '0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206';
@@ -74,7 +65,7 @@ try {
   equal(await client.getMemoryPoolContent(), parse(recorded('/rest/mempool/contents.json').toString()), 'getMemoryPoolContent');
   equal(await client.getMemoryPoolInformation(), parse(recorded('/rest/mempool/info.json').toString()), 'getMemoryPoolInformation');
 } finally {
-  server.kill('SIGTERM');
+  server.stop();
 }
 if (failures !== 0) {
   console.error(`${failures} checks failed`);

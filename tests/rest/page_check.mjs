@@ -6,10 +6,9 @@
 // console error or a failed request fails it, and screenshots are saved
 // (WORK_DIR/*.png), a narrow window's too.
 //   node page_check.mjs BLOCKWIRE CORE_REGTEST_DIR WORK_DIR
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import readline from 'node:readline';
+import { startRest } from './rest_server.mjs';
 
 let chromium;
 try {
@@ -30,21 +29,14 @@ fs.mkdirSync(work, { recursive: true });
 fs.cpSync(path.join(core, 'blocks'), path.join(work, 'blocks'), { recursive: true });
 fs.cpSync(path.join(core, 'chainstate'), path.join(work, 'chainstate'), { recursive: true });
 
-const server = spawn(blockwire, ['rest', path.join(work, 'blocks'), '--listen', '127.0.0.1:0', '--txindex'], {
-  env: { ...process.env, XDG_CACHE_HOME: path.join(work, 'cache') },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const server = await startRest(blockwire, path.join(work, 'blocks'), ['--txindex'], { XDG_CACHE_HOME: path.join(work, 'cache') });
 let browser;
 const problems = [];
 function check(ok, what) {
   if (!ok) problems.push(what);
 }
 try {
-  const line = await new Promise((resolve, reject) => {
-    readline.createInterface({ input: server.stdout }).once('line', resolve);
-    server.once('exit', (code) => reject(new Error(`blockwire rest exited (${code})`)));
-  });
-  const base = `http://127.0.0.1:${Number(line.trim().split(':').at(-1))}`;
+  const base = `http://127.0.0.1:${server.port}`;
   const json = async (p) => (await fetch(base + '/rest/' + p)).json();
 
   browser = await chromium.launch({ executablePath: browserPath, headless: true, args: ['--no-sandbox'] });
@@ -118,7 +110,7 @@ try {
   await page.screenshot({ path: path.join(work, 'narrow.png'), fullPage: true });
 } finally {
   if (browser) await browser.close();
-  server.kill('SIGTERM');
+  server.stop();
 }
 for (const p of problems) console.error('FAIL:', p);
 if (problems.length) process.exit(1);

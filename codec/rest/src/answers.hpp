@@ -104,6 +104,11 @@ struct Answers {
   Response deployment_info(const std::string& part) const;
 
   Response mempool(const std::string& part, std::string_view target) const;
+
+  // Esplora's routes (esplora.cpp).
+  Response esplora_tip(std::string_view what) const;
+  Response esplora_block_height(std::string_view part) const;
+  Response esplora_block(std::string_view part) const;
 };
 
 }  // namespace detail

@@ -39,6 +39,14 @@ Response Service::get(std::string_view target, std::string_view body) const {
   if (auto part = after("/rest/deploymentinfo")) return route.deployment_info(*part);
   if (auto part = after("/rest/blockhashbyheight/")) return route.block_hash_by_height(*part);
   if (auto part = after("/rest/spenttxouts/")) return route.spent_outputs(*part);
+  // Esplora's routes, their query ignored as Esplora ignores it.
+  const auto api = [&](std::string_view prefix) -> std::optional<std::string_view> {
+    if (!path.starts_with(prefix)) return std::nullopt;
+    return path.substr(prefix.size());
+  };
+  if (path == "/api/blocks/tip/height" || path == "/api/blocks/tip/hash") return route.esplora_tip(path.substr(path.rfind('/') + 1));
+  if (auto part = api("/api/block-height/")) return route.esplora_block_height(*part);
+  if (auto part = api("/api/block/")) return route.esplora_block(*part);
   // The explorer page, outside /rest/.
   for (std::size_t i = 0; i < detail::page_file_count; ++i) {
     const detail::PageFile& f = detail::page_files[i];

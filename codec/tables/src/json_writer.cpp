@@ -54,6 +54,9 @@ void JsonWriter::number(double v) {
 void JsonWriter::boolean(bool v) {
   state_->on([&](auto& w) { w.Bool(v); });
 }
+void JsonWriter::null() {
+  state_->on([](auto& w) { w.Null(); });
+}
 void JsonWriter::raw_number(std::string_view text) {
   state_->on([&](auto& w) { w.RawValue(text.data(), text.size(), rapidjson::kNumberType); });
 }

@@ -28,6 +28,7 @@ class JsonWriter {
   void integer(std::int64_t v);
   void number(double v);
   void boolean(bool v);
+  void null();
   // A number written exactly as given (an amount with 8 decimals).
   void raw_number(std::string_view text);
   // An object's member: its key, then its value.

@@ -1,0 +1,121 @@
+// Esplora's chain and block routes (Blockstream's esplora-electrs and
+// mempool.space: /api/blocks/tip/..., /api/block-height/, /api/block/),
+// so that clients written for it read a node's directory unchanged. Its
+// shapes, not Core's: plain text for a single value, its field names,
+// `bits` a number, errors as its plain-text words.
+#include "answers.hpp"
+
+#include <blockwire/codec.hpp>
+#include <blockwire/io/hex.hpp>
+#include <blockwire/tables/core_json.hpp>
+
+#include <charconv>
+#include <string>
+#include <string_view>
+
+namespace blockwire::rest::detail {
+
+namespace {
+
+Response text(std::string body) { return {200, "text/plain", std::move(body)}; }
+Response said(unsigned status, std::string words) { return {status, "text/plain", std::move(words)}; }
+
+std::string shortest(double v) {
+  char out[32];
+  const auto end = std::to_chars(out, out + sizeof out, v).ptr;
+  return std::string(out, end);
+}
+
+}  // namespace
+
+// /api/blocks/tip/height, /api/blocks/tip/hash, /api/block-height/H.
+Response Answers::esplora_tip(std::string_view what) const {
+  if (index.empty()) return said(404, "Block not found");
+  if (what == "height") return text(std::to_string(index.height()));
+  return text(index.tip().to_hex());
+}
+
+Response Answers::esplora_block_height(std::string_view part) const {
+  const auto height = whole<std::uint64_t>(part);
+  if (!height) return said(400, "Invalid number");
+  if (index.empty() || *height > static_cast<std::uint64_t>(index.height())) return said(404, "Block not found");
+  return text(index.at_height(static_cast<std::size_t>(*height)).hash.to_hex());
+}
+
+// /api/block/HASH[/header|/raw|/txids|/txid/I|/status].
+Response Answers::esplora_block(std::string_view part) const {
+  const auto slash = part.find('/');
+  const std::string_view hash_text = part.substr(0, slash);
+  const std::string_view rest = slash == std::string_view::npos ? std::string_view{} : part.substr(slash + 1);
+  const auto hash = parse_hash(hash_text);
+  if (!hash) return said(400, "Invalid hex string");
+  const auto b = index.find(*hash);
+  if (!b) return said(404, "Block not found");
+  if (rest == "status") {
+    return json_of([&](tables::JsonWriter& out) {
+      out.begin_object();
+      const bool best = index.on_best_chain(*b);
+      out.member_boolean("in_best_chain", best);
+      if (best) {
+        out.member_integer("height", b->height);
+        const ChainInfo chain = index.chain_info(*b);
+        out.key("next_best");
+        if (chain.next) {
+          out.string(chain.next->to_hex());
+        } else {
+          out.null();
+        }
+      }
+      out.end_object();
+    });
+  }
+  if (b->pruned) return said(404, "Block not found (pruned data)");
+  auto bytes = dir.read_block(*b);
+  if (!bytes) return said(500, "I/O error reading the block");
+  if (rest == "raw")
+    return {200, "application/octet-stream", std::string(reinterpret_cast<const char*>(bytes.value().data()), bytes.value().size())};
+  auto view = BlockView::parse(bytes.value());
+  if (!view) return said(500, "The block's bytes do not decode");
+  const BlockView& v = view.value();
+  if (rest == "header") return text(to_hex(std::span(bytes.value()).first(80)));
+  if (rest == "txids") {
+    return json_of([&](tables::JsonWriter& out) {
+      out.begin_array();
+      for (std::size_t i = 0; i < v.transaction_count(); ++i) out.string(v.transaction(i).txid().to_hex());
+      out.end_array();
+    });
+  }
+  if (rest.starts_with("txid/")) {
+    const auto i = whole<std::uint64_t>(rest.substr(5));
+    if (!i) return said(400, "Invalid number");
+    if (*i >= v.transaction_count()) return said(404, "tx index out of range");
+    return text(v.transaction(static_cast<std::size_t>(*i)).txid().to_hex());
+  }
+  if (!rest.empty()) return said(404, "endpoint does not exist");
+  const BlockHeader h = v.header();
+  const ChainInfo chain = index.chain_info(*b);
+  return json_of([&](tables::JsonWriter& out) {
+    out.begin_object();
+    out.member_string("id", hash->to_hex());
+    out.member_integer("height", b->height);
+    out.member_integer("version", h.version);
+    out.member_uint("timestamp", h.time);
+    out.member_uint("tx_count", v.transaction_count());
+    out.member_uint("size", v.bytes().size());
+    out.member_uint("weight", v.weight());
+    out.member_string("merkle_root", h.merkle_root.to_hex());
+    out.key("previousblockhash");
+    if (h.prev_block.is_all_zeros()) {
+      out.null();
+    } else {
+      out.string(h.prev_block.to_hex());
+    }
+    out.member_uint("mediantime", chain.median_time);
+    out.member_uint("nonce", h.nonce);
+    out.member_uint("bits", h.bits);
+    out.member_raw_number("difficulty", shortest(tables::difficulty(h.bits)));
+    out.end_object();
+  });
+}
+
+}  // namespace blockwire::rest::detail

@@ -1,0 +1,68 @@
+// A real Esplora client against blockwire rest: the npm @mempool/mempool.js
+// package (mempool.space's, at the version tests/rest/package.json pins)
+// reads the tip and every block of Core's regtest chain through
+// blockwire's /api/ routes; each answer equals what Core's own RPC said
+// of the same block (CORE_REGTEST_DIR/rpc).
+//   node mempool_check.mjs BLOCKWIRE CORE_REGTEST_DIR WORK_DIR
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { startRest } from './rest_server.mjs';
+
+const require = createRequire(import.meta.url);
+let mempoolJS;
+try {
+  mempoolJS = require('@mempool/mempool.js');
+} catch (e) {
+  console.error(`the @mempool/mempool.js npm package is not installed beside this script (scripts/setup installs it): ${e.message}`);
+  process.exit(1);
+}
+
+const [blockwire, core, work] = process.argv.slice(2);
+fs.rmSync(work, { recursive: true, force: true });
+fs.mkdirSync(work, { recursive: true });
+fs.cpSync(path.join(core, 'blocks'), path.join(work, 'blocks'), { recursive: true });
+const rpc = (name) => JSON.parse(fs.readFileSync(path.join(core, 'rpc', `${name}.json`), 'utf8'));
+
+let failures = 0;
+let checked = 0;
+function equal(got, want, what) {
+  checked++;
+  if (JSON.stringify(got) !== JSON.stringify(want)) {
+    failures++;
+    console.error(`FAIL: ${what}: got ${JSON.stringify(got).slice(0, 300)}, want ${JSON.stringify(want).slice(0, 300)}`);
+  }
+}
+
+const server = await startRest(blockwire, path.join(work, 'blocks'), [], { XDG_CACHE_HOME: path.join(work, 'cache') });
+try {
+  // (mempool.js puts no prefix before /api/ for regtest; plain HTTP.)
+  const { bitcoin: { blocks } } = mempoolJS({ hostname: `127.0.0.1:${server.port}`, network: 'regtest', protocol: 'http' });
+  equal(await blocks.getBlocksTipHeight(), rpc('getblockcount'), 'getBlocksTipHeight');
+  equal(await blocks.getBlocksTipHash(), rpc('getbestblockhash'), 'getBlocksTipHash');
+  const hashes = rpc('getblockhash');
+  const raw = rpc('getblock0');
+  const full = rpc('getblock3');
+  for (let height = 0; height < hashes.length; height++) {
+    const hash = hashes[height];
+    const at = `block ${height}`;
+    equal(await blocks.getBlockHeight({ height }), hash, `${at}: getBlockHeight`);
+    equal(await blocks.getBlockHeader({ hash }), raw[height].slice(0, 160), `${at}: getBlockHeader`);
+    const txids = full[height].tx.map((tx) => tx.txid);
+    equal(await blocks.getBlockTxids({ hash }), txids, `${at}: getBlockTxids`);
+    equal(await blocks.getBlockTxid({ hash, index: txids.length - 1 }), txids.at(-1), `${at}: getBlockTxid`);
+    const status = await blocks.getBlockStatus({ hash });
+    equal(status, { in_best_chain: true, height, next_best: hashes[height + 1] ?? null }, `${at}: getBlockStatus`);
+  }
+  // A stale block of the reorganization: known, off the best chain.
+  for (const stale of rpc('stale_blocks')) {
+    equal(await blocks.getBlockStatus({ hash: stale.hash }), { in_best_chain: false }, `stale ${stale.hash}: getBlockStatus`);
+  }
+} finally {
+  server.stop();
+}
+if (failures !== 0) {
+  console.error(`${failures} of ${checked} checks failed`);
+  process.exit(1);
+}
+console.log(`mempool.js reads from blockwire rest what Core's RPC says of the same chain (${checked} checks)`);
