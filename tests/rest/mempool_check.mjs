@@ -1,9 +1,10 @@
 // A real Esplora client against blockwire rest: the npm @mempool/mempool.js
 // package (mempool.space's, at the version tests/rest/package.json pins)
-// reads the tip and every block of Core's regtest chain through
-// blockwire's /api/ routes; each answer equals what Core's own RPC said
-// of the same block (CORE_REGTEST_DIR/rpc).
+// reads the tip, every block and every transaction's place, bytes and
+// merkle proof of Core's regtest chain through blockwire's /api/ routes;
+// each answer equals what Core's own RPC said (CORE_REGTEST_DIR/rpc).
 //   node mempool_check.mjs BLOCKWIRE CORE_REGTEST_DIR WORK_DIR
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -34,10 +35,23 @@ function equal(got, want, what) {
   }
 }
 
-const server = await startRest(blockwire, path.join(work, 'blocks'), [], { XDG_CACHE_HOME: path.join(work, 'cache') });
+// A merkle branch (display-order hex, leaf to root) folded from `txid` up,
+// with Node's own SHA-256: the root in display order.
+function foldBranch(txid, branch, pos) {
+  const sha256d = (b) => crypto.createHash('sha256').update(crypto.createHash('sha256').update(b).digest()).digest();
+  const raw = (hex) => Buffer.from(hex, 'hex').reverse();
+  let at = raw(txid);
+  for (const sibling of branch) {
+    at = pos % 2 === 0 ? sha256d(Buffer.concat([at, raw(sibling)])) : sha256d(Buffer.concat([raw(sibling), at]));
+    pos = Math.floor(pos / 2);
+  }
+  return Buffer.from(at).reverse().toString('hex');
+}
+
+const server = await startRest(blockwire, path.join(work, 'blocks'), ['--txindex'], { XDG_CACHE_HOME: path.join(work, 'cache') });
 try {
   // (mempool.js puts no prefix before /api/ for regtest; plain HTTP.)
-  const { bitcoin: { blocks } } = mempoolJS({ hostname: `127.0.0.1:${server.port}`, network: 'regtest', protocol: 'http' });
+  const { bitcoin: { blocks, transactions } } = mempoolJS({ hostname: `127.0.0.1:${server.port}`, network: 'regtest', protocol: 'http' });
   equal(await blocks.getBlocksTipHeight(), rpc('getblockcount'), 'getBlocksTipHeight');
   equal(await blocks.getBlocksTipHash(), rpc('getbestblockhash'), 'getBlocksTipHash');
   const hashes = rpc('getblockhash');
@@ -53,6 +67,16 @@ try {
     equal(await blocks.getBlockTxid({ hash, index: txids.length - 1 }), txids.at(-1), `${at}: getBlockTxid`);
     const status = await blocks.getBlockStatus({ hash });
     equal(status, { in_best_chain: true, height, next_best: hashes[height + 1] ?? null }, `${at}: getBlockStatus`);
+    if (height === 0) continue;  // (genesis' coinbase is in no transaction index, as in Core)
+    for (const [pos, tx] of full[height].tx.entries()) {
+      const txid = tx.txid;
+      equal(await transactions.getTxStatus({ txid }),
+        { confirmed: true, block_height: height, block_hash: hash, block_time: full[height].time }, `${txid}: getTxStatus`);
+      equal(await transactions.getTxHex({ txid }), tx.hex, `${txid}: getTxHex`);
+      const proof = await transactions.getTxMerkleProof({ txid });
+      equal([proof.block_height, proof.pos], [height, pos], `${txid}: getTxMerkleProof's place`);
+      equal(foldBranch(txid, proof.merkle, pos), full[height].merkleroot, `${txid}: getTxMerkleProof folds to Core's merkle root`);
+    }
   }
   // A stale block of the reorganization: known, off the best chain.
   for (const stale of rpc('stale_blocks')) {

@@ -6,11 +6,13 @@
 
 #include <blockwire/directory.hpp>
 #include <blockwire/io/hex.hpp>
+#include <blockwire/io/sha256.hpp>
 #include <blockwire/rest.hpp>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -151,4 +153,65 @@ TEST_CASE("rest::Service: Esplora's chain and block routes say what Core's getbl
   CHECK(text("/api/block-height/238", 404) == "Block not found");
   CHECK(text("/api/block-height/99999999999999999999999", 400) == "Invalid number");
   CHECK(text("/api/block-height/-1", 400) == "Invalid number");
+}
+
+TEST_CASE(
+    "rest::Service: Esplora's transaction routes: every transaction of Core's chain where getblock puts it, its bytes, a merkle proof that "
+    "folds to Core's root") {
+  test::TempDir temp;
+  fs::copy(core_data + "/blocks", temp.file("blocks"), fs::copy_options::recursive);
+  test::CacheAt cache;
+  auto dir = BlocksDirectory::open(temp.file("blocks"));
+  REQUIRE(dir);
+  BlockStore store(std::move(dir).value());
+  auto tx_index = TxIndex::open(store.directory());
+  REQUIRE(tx_index);
+  const rest::Service service(store, rest::Sources{&tx_index.value(), {}});
+  const auto blocks = nlohmann::json::parse(read_file(core_data + "/rpc/getblock3.json"));
+  std::size_t proofs = 0;
+  for (std::size_t h = 1; h < blocks.size(); ++h) {  // (genesis' coinbase is in no index, as in Core)
+    const auto& block = blocks[h];
+    const Hash256 root = Hash256::from_hex(block["merkleroot"].get<std::string>()).value();
+    for (std::size_t i = 0; i < block["tx"].size(); ++i) {
+      const auto& tx = block["tx"][i];
+      const std::string txid = tx["txid"].get<std::string>();
+      CAPTURE(txid);
+      const auto status = nlohmann::json::parse(service.get("/api/tx/" + txid + "/status").body);
+      CHECK(status ==
+            nlohmann::json{{"confirmed", true}, {"block_height", h}, {"block_hash", block["hash"]}, {"block_time", block["time"]}});
+      const rest::Response hex = service.get("/api/tx/" + txid + "/hex");
+      CHECK(hex.content_type == "text/plain");
+      CHECK(hex.body == tx["hex"].get<std::string>());
+      const std::string raw = service.get("/api/tx/" + txid + "/raw").body;
+      CHECK(to_hex(std::as_bytes(std::span(raw))) == tx["hex"].get<std::string>());
+      // The branch, folded from the txid up, gives Core's merkle root.
+      const auto proof = nlohmann::json::parse(service.get("/api/tx/" + txid + "/merkle-proof").body);
+      CHECK(proof["block_height"] == h);
+      CHECK(proof["pos"] == i);
+      Hash256 at = Hash256::from_hex(txid).value();
+      std::size_t pos = i;
+      for (const auto& sibling : proof["merkle"]) {
+        const Hash256 other = Hash256::from_hex(sibling.get<std::string>()).value();
+        std::array<std::byte, 64> pair{};
+        const Hash256& left = pos % 2 == 0 ? at : other;
+        const Hash256& right = pos % 2 == 0 ? other : at;
+        std::copy(left.bytes().begin(), left.bytes().end(), pair.begin());
+        std::copy(right.bytes().begin(), right.bytes().end(), pair.begin() + 32);
+        at = sha256d(pair);
+        pos /= 2;
+      }
+      CHECK(at == root);
+      ++proofs;
+    }
+  }
+  CHECK(proofs == 378);  // Core's 379 transactions on the best chain, genesis' coinbase aside
+  // A txid the index does not hold: unconfirmed to /status, else not found.
+  const std::string unknown(64, '1');
+  CHECK(nlohmann::json::parse(service.get("/api/tx/" + unknown + "/status").body) == nlohmann::json{{"confirmed", false}});
+  CHECK(service.get("/api/tx/" + unknown + "/hex").status == 404);
+  CHECK(service.get("/api/tx/" + unknown + "/merkle-proof").body == "Transaction not found or is unconfirmed");
+  CHECK(service.get("/api/tx/nothex/hex").body == "Invalid hex string");
+  // Without the index: said, not "not found".
+  const rest::Service without(store, rest::Sources{});
+  CHECK(without.get("/api/tx/" + blocks[1]["tx"][0]["txid"].get<std::string>() + "/status").status == 503);
 }

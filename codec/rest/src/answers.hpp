@@ -109,6 +109,7 @@ struct Answers {
   Response esplora_tip(std::string_view what) const;
   Response esplora_block_height(std::string_view part) const;
   Response esplora_block(std::string_view part) const;
+  Response esplora_tx(std::string_view part) const;
 };
 
 }  // namespace detail

@@ -1,17 +1,23 @@
-// Esplora's chain and block routes (Blockstream's esplora-electrs and
-// mempool.space: /api/blocks/tip/..., /api/block-height/, /api/block/),
+// Esplora's chain, block and transaction routes (Blockstream's
+// esplora-electrs and mempool.space: /api/blocks/tip/...,
+// /api/block-height/, /api/block/, /api/tx/),
 // so that clients written for it read a node's directory unchanged. Its
 // shapes, not Core's: plain text for a single value, its field names,
 // `bits` a number, errors as its plain-text words.
 #include "answers.hpp"
 
 #include <blockwire/codec.hpp>
+#include <blockwire/directory/tx_index.hpp>
 #include <blockwire/io/hex.hpp>
+#include <blockwire/io/sha256.hpp>
 #include <blockwire/tables/core_json.hpp>
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace blockwire::rest::detail {
 
@@ -24,6 +30,29 @@ std::string shortest(double v) {
   char out[32];
   const auto end = std::to_chars(out, out + sizeof out, v).ptr;
   return std::string(out, end);
+}
+
+// The merkle branch of the transaction at `pos` among `txids`, leaf to
+// root (Electrum's blockchain.transaction.get_merkle, which Esplora's
+// merkle-proof is): the sibling at each level, a level's last hash paired
+// with itself when its count is odd, as the block's root is made.
+std::vector<Hash256> merkle_branch(std::vector<Hash256> level, std::size_t pos) {
+  std::vector<Hash256> branch;
+  while (level.size() > 1) {
+    branch.push_back(level[(pos ^ 1) < level.size() ? pos ^ 1 : pos]);
+    std::vector<Hash256> up;
+    for (std::size_t i = 0; i < level.size(); i += 2) {
+      std::array<std::byte, 64> pair;
+      const auto left = level[i].bytes();
+      const auto right = level[i + 1 < level.size() ? i + 1 : i].bytes();
+      std::copy(left.begin(), left.end(), pair.begin());
+      std::copy(right.begin(), right.end(), pair.begin() + 32);
+      up.push_back(sha256d(pair));
+    }
+    level = std::move(up);
+    pos /= 2;
+  }
+  return branch;
 }
 
 }  // namespace
@@ -114,6 +143,73 @@ Response Answers::esplora_block(std::string_view part) const {
     out.member_uint("nonce", h.nonce);
     out.member_uint("bits", h.bits);
     out.member_raw_number("difficulty", shortest(tables::difficulty(h.bits)));
+    out.end_object();
+  });
+}
+
+// /api/tx/TXID/status, /hex, /raw, /merkle-proof: where the transaction
+// index puts it (rest --txindex).
+Response Answers::esplora_tx(std::string_view part) const {
+  const auto slash = part.find('/');
+  const std::string_view what = slash == std::string_view::npos ? std::string_view{} : part.substr(slash + 1);
+  const auto txid = parse_hash<Txid>(part.substr(0, slash));
+  if (!txid) return said(400, "Invalid hex string");
+  if (what != "status" && what != "hex" && what != "raw" && what != "merkle-proof") return said(404, "endpoint does not exist");
+  if (sources.tx_index == nullptr) return said(503, "No transaction index: rest runs without --txindex");
+  const auto place = sources.tx_index->find(*txid);
+  if (!place) return said(500, "I/O error reading the transaction index");
+  const auto b = place.value() ? index.find(place.value()->block) : std::nullopt;
+  if (!b || !index.on_best_chain(*b)) {
+    // (Esplora's: an unknown transaction is an unconfirmed one to /status)
+    if (what == "status")
+      return json_of([](tables::JsonWriter& out) {
+        out.begin_object();
+        out.member_boolean("confirmed", false);
+        out.end_object();
+      });
+    return said(404, what == "merkle-proof" ? "Transaction not found or is unconfirmed" : "Transaction not found");
+  }
+  if (what == "hex" || what == "raw") {
+    auto bytes = sources.tx_index->read(dir, *txid);
+    if (!bytes || !bytes.value()) return said(500, "I/O error reading the transaction");
+    const std::vector<std::byte>& tx = *bytes.value();
+    if (what == "hex") return text(to_hex(tx));
+    return {200, "application/octet-stream", std::string(reinterpret_cast<const char*>(tx.data()), tx.size())};
+  }
+  if (b->pruned) return said(404, "Transaction not found (pruned data)");
+  auto bytes = dir.read_block(*b);
+  if (!bytes) return said(500, "I/O error reading the block");
+  auto view = BlockView::parse(bytes.value());
+  if (!view) return said(500, "The block's bytes do not decode");
+  const BlockView& v = view.value();
+  if (what == "status") {
+    return json_of([&](tables::JsonWriter& out) {
+      out.begin_object();
+      out.member_boolean("confirmed", true);
+      out.member_integer("block_height", b->height);
+      out.member_string("block_hash", b->hash.to_hex());
+      out.member_uint("block_time", v.header().time);
+      out.end_object();
+    });
+  }
+  std::vector<Txid> ids(v.transaction_count(), Txid::all_zeros());
+  txids(v, 0, ids);
+  std::vector<Hash256> leaves;
+  std::size_t pos = ids.size();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    leaves.push_back(ids[i].to_raw_hash());
+    if (ids[i] == *txid) pos = i;
+  }
+  if (pos == ids.size()) return said(500, "The transaction index names a block without the transaction");
+  const std::vector<Hash256> branch = merkle_branch(std::move(leaves), pos);
+  return json_of([&](tables::JsonWriter& out) {
+    out.begin_object();
+    out.member_integer("block_height", b->height);
+    out.key("merkle");
+    out.begin_array();
+    for (const Hash256& h : branch) out.string(h.to_hex());
+    out.end_array();
+    out.member_uint("pos", pos);
     out.end_object();
   });
 }

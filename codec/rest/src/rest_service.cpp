@@ -47,6 +47,7 @@ Response Service::get(std::string_view target, std::string_view body) const {
   if (path == "/api/blocks/tip/height" || path == "/api/blocks/tip/hash") return route.esplora_tip(path.substr(path.rfind('/') + 1));
   if (auto part = api("/api/block-height/")) return route.esplora_block_height(*part);
   if (auto part = api("/api/block/")) return route.esplora_block(*part);
+  if (auto part = api("/api/tx/")) return route.esplora_tx(*part);
   // The explorer page, outside /rest/.
   for (std::size_t i = 0; i < detail::page_file_count; ++i) {
     const detail::PageFile& f = detail::page_files[i];

@@ -19,7 +19,7 @@ std::string utxo_set_beside(const std::string& blocks_dir) {
 
 bool quick_route(std::string_view target) noexcept {
   for (const std::string_view slow : {"/rest/block/", "/rest/blockpart/", "/rest/tx/", "/rest/spenttxouts/", "/rest/headers/",
-                                      "/rest/blockfilter/", "/rest/blockfilterheaders/", "/api/block/"}) {
+                                      "/rest/blockfilter/", "/rest/blockfilterheaders/", "/api/block/", "/api/tx/"}) {
     if (target.starts_with(slow)) return false;
   }
   return true;
