@@ -6,6 +6,7 @@
 #include <blockwire/tables/etl_rows.hpp>
 
 #include <blockwire/codec/network.hpp>
+#include <blockwire/directory/address_index.hpp>
 #include <blockwire/io/error.hpp>
 
 #include <cstdint>
@@ -119,10 +120,21 @@ struct RestOptions : DirectoryOptions {
   std::size_t max_connections = 0;        // 0: the descriptor limit less 64, at most 16,384
   std::size_t max_per_address = 64;
   std::size_t work_queue = 64;
-  bool tx_index = false;  // --txindex: /rest/tx
-  std::string utxo_set;   // --utxos CHAINSTATE; default DIR/../chainstate, else DIR/blockwire-utxos
+  bool tx_index = false;   // --txindex: /rest/tx
+  bool addresses = false;  // --addresses: Esplora's address routes (and the transaction index)
+  std::string utxo_set;    // --utxos CHAINSTATE; default DIR/../chainstate, else DIR/blockwire-utxos
 };
 int rest_command(const RestOptions& options);
+
+struct AddressesOptions : DirectoryOptions {
+  unsigned threads = 0;  // 0: every core
+};
+int addresses_command(const AddressesOptions& options);
+// The address index of `dir`, made or brought to its tip with a progress
+// bar; nothing (and `status` set) after saying why on standard error.
+// `made`: what this call indexed.
+std::optional<AddressIndex> open_address_index(const char* command, const BlocksDirectory& dir, unsigned threads, int& status,
+                                               AddressIndex::Progress* made = nullptr);
 int blocks(BlocksOptions options);
 int filters_command(FiltersOptions options);
 int export_command(ExportOptions options);

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   cli::PackOptions pack;
   cli::BlocksOptions blocks;
   cli::FiltersOptions filters;
+  cli::AddressesOptions addresses;
   cli::ExportOptions exports;
   cli::FetchOptions fetch;
   cli::ServeOptions serve;
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
       bind(cli::add_pack(app, pack), pack, cli::pack),
       bind(cli::add_blocks(app, blocks), blocks, cli::blocks),
       bind(cli::add_filters(app, filters), filters, cli::filters_command),
+      bind(cli::add_addresses(app, addresses), addresses, cli::addresses_command),
       bind(cli::add_export(app, exports), exports, cli::export_command),
       bind(cli::add_fetch(app, fetch), fetch, cli::fetch),
       bind(cli::add_serve(app, serve), serve, cli::serve),

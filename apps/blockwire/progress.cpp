@@ -20,6 +20,8 @@ void Progress::draw(double fraction, const std::string& text, std::optional<std:
   const double seconds = std::chrono::duration<double>(last_ - start_).count();
   std::fprintf(stderr, "\r[%-30.*s] %s", static_cast<int>(fraction * 30), "##############################", text.c_str());
   if (bytes) std::fprintf(stderr, "  %.0f MB/s", seconds > 0 ? static_cast<double>(*bytes) / seconds / 1e6 : 0.0);
+  // (once a second's work says how fast it goes)
+  if (seconds >= 1 && fraction > 0 && fraction < 1) std::fprintf(stderr, "  about %.0f s left", seconds * (1 - fraction) / fraction);
   std::fputc(' ', stderr);
 }
 

@@ -35,13 +35,14 @@ int rest_command(const RestOptions& o) {
   // The transaction index, made or brought to the tip now (a progress bar
   // on a terminal: the first time reads every block).
   std::optional<TxIndex> tx_index;
-  if (o.tx_index && store.directory().pruned()) {
+  const bool want_tx_index = o.tx_index || o.addresses;
+  if (want_tx_index && store.directory().pruned()) {
     // (as Core: its -txindex refuses -prune; the pruned blocks' transactions are gone)
-    std::fprintf(stderr, "blockwire rest: %s: a pruned directory (its blocks begin at height %zu): --txindex needs every block\n",
-                 o.dir.c_str(), store.directory().prune_height());
+    std::fprintf(stderr, "blockwire rest: %s: a pruned directory (its blocks begin at height %zu): %s needs every block\n", o.dir.c_str(),
+                 store.directory().prune_height(), o.addresses ? "--addresses" : "--txindex");
     return usage_or_io;
   }
-  if (o.tx_index) {
+  if (want_tx_index) {
     Progress bar(isatty(STDERR_FILENO) != 0, 0, "block");
     auto lock = store.lock();
     auto opened = TxIndex::open(store.directory(), [&bar](std::uint64_t done, std::uint64_t total) {
@@ -54,6 +55,13 @@ int rest_command(const RestOptions& o) {
       return exit_status_of(opened.error());
     }
     tx_index.emplace(std::move(opened).value());
+  }
+  std::optional<AddressIndex> addresses;
+  if (o.addresses) {
+    int status = ok;
+    auto lock = store.lock();
+    addresses = open_address_index("rest", store.directory(), 0, status);
+    if (!addresses) return status;
   }
   std::string utxo_set = o.utxo_set.empty() ? rest::utxo_set_beside(o.dir) : o.utxo_set;
   if (utxo_set.empty())
@@ -83,8 +91,8 @@ int rest_command(const RestOptions& o) {
   }
   rest::ServerOptions options;
   options.limits = limits;
-  auto server = rest::Server::listen(store, tx_index ? &*tx_index : nullptr, std::move(utxo_set),
-                                     where.host.empty() ? "0.0.0.0" : where.host, where.port, options);
+  auto server = rest::Server::listen(store, rest::Indexes{tx_index ? &*tx_index : nullptr, addresses ? &*addresses : nullptr},
+                                     std::move(utxo_set), where.host.empty() ? "0.0.0.0" : where.host, where.port, options);
   if (!server) {
     std::fprintf(stderr, "blockwire rest: %s\n", server.error().message().c_str());
     return usage_or_io;

@@ -13,6 +13,7 @@ CLI::App* add_scan(CLI::App& app, ScanOptions& options);
 CLI::App* add_pack(CLI::App& app, PackOptions& options);
 CLI::App* add_blocks(CLI::App& app, BlocksOptions& options);
 CLI::App* add_filters(CLI::App& app, FiltersOptions& options);
+CLI::App* add_addresses(CLI::App& app, AddressesOptions& options);
 CLI::App* add_export(CLI::App& app, ExportOptions& options);
 CLI::App* add_fetch(CLI::App& app, FetchOptions& options);
 CLI::App* add_serve(CLI::App& app, ServeOptions& options);

@@ -118,6 +118,21 @@ CLI::App* add_filters(CLI::App& app, FiltersOptions& filters) {
   return filters_cmd;
 }
 
+CLI::App* add_addresses(CLI::App& app, AddressesOptions& addresses) {
+  auto* cmd = app.add_subcommand("addresses",
+                                 "The address index of a blocks directory's best chain, made from its blk and rev files (no node) or\n"
+                                 "brought to its tip: for every output script, the blocks that fund it or spend from it and what they\n"
+                                 "did there. Kept beside the directory's kept index; what rest --addresses answers Esplora's\n"
+                                 "/api/address/ routes from. Safe to stop at any point: the next run goes on from the last block\n"
+                                 "written. Says its size and the time it took at the end.");
+  cmd->add_option("dir", addresses.dir, "a blocks directory with rev files")->required()->type_name("DIR");
+  cmd->add_option("--threads", addresses.threads, "blocks read and hashed side by side (default: every core)")
+      ->check(whole_number(1))
+      ->type_name("N");
+  add_directory_options(*cmd, addresses.xor_key, addresses.net);
+  return cmd;
+}
+
 CLI::App* add_export(CLI::App& app, ExportOptions& exports) {
   auto* export_cmd =
       app.add_subcommand("export",

@@ -134,7 +134,8 @@ CLI::App* add_rest(CLI::App& app, RestOptions& rest) {
                          "them, with Core's status codes and error texts. HTTP/1.1 with keep-alive (Boost.Beast), a thread a core;\n"
                          "a request's headers are bounded (16 KiB) and its reading (10 s, 60 s idle between requests). Blocks\n"
                          "appended to DIR while it runs are read within a second. Prints \"listening on ADDR:PORT\"; SIGINT or\n"
-                         "SIGTERM stops it. An explorer page at / reads the same interface.");
+                         "SIGTERM stops it. An explorer page at / reads the same interface. Esplora's routes under /api/ (blocks,\n"
+                         "transactions with --txindex, addresses with --addresses) answer clients written for it.");
   rest_cmd->add_option("dir", rest.dir, "a blocks directory")->required()->type_name("DIR");
   rest_cmd->add_option("--listen", rest.listen, "the address and port (default 127.0.0.1:8332; [IPv6]:PORT; port 0: any free one)")
       ->check(cli::listen_address())
@@ -165,6 +166,9 @@ CLI::App* add_rest(CLI::App& app, RestOptions& rest) {
   rest_cmd->add_flag("--txindex", rest.tx_index,
                      "keep a transaction index (txid to block, as Core's -txindex) beside the directory's kept index, made at\n"
                      "the first start and extended as blocks arrive: /rest/tx answers");
+  rest_cmd->add_flag("--addresses", rest.addresses,
+                     "keep the address index (blockwire addresses) and the transaction index, made at the first start and\n"
+                     "extended as blocks arrive: Esplora's /api/address/ and /api/scripthash/ routes answer");
   rest_cmd
       ->add_option("--utxos", rest.utxo_set,
                    "the UTXO set /rest/getutxos reads, at the tip: a node's chainstate (default: DIR/../chainstate, else the\n"

@@ -1,7 +1,8 @@
 // A real Esplora client against blockwire rest: the npm @mempool/mempool.js
 // package (mempool.space's, at the version tests/rest/package.json pins)
 // reads the tip, every block and every transaction's place, bytes and
-// merkle proof of Core's regtest chain through blockwire's /api/ routes;
+// merkle proof, and every address's totals, unspent outputs and
+// transactions, of Core's regtest chain through blockwire's /api/ routes;
 // each answer equals what Core's own RPC said (CORE_REGTEST_DIR/rpc).
 //   node mempool_check.mjs BLOCKWIRE CORE_REGTEST_DIR WORK_DIR
 import crypto from 'node:crypto';
@@ -48,10 +49,10 @@ function foldBranch(txid, branch, pos) {
   return Buffer.from(at).reverse().toString('hex');
 }
 
-const server = await startRest(blockwire, path.join(work, 'blocks'), ['--txindex'], { XDG_CACHE_HOME: path.join(work, 'cache') });
+const server = await startRest(blockwire, path.join(work, 'blocks'), ['--addresses'], { XDG_CACHE_HOME: path.join(work, 'cache') });
 try {
   // (mempool.js puts no prefix before /api/ for regtest; plain HTTP.)
-  const { bitcoin: { blocks, transactions } } = mempoolJS({ hostname: `127.0.0.1:${server.port}`, network: 'regtest', protocol: 'http' });
+  const { bitcoin: { addresses, blocks, transactions } } = mempoolJS({ hostname: `127.0.0.1:${server.port}`, network: 'regtest', protocol: 'http' });
   equal(await blocks.getBlocksTipHeight(), rpc('getblockcount'), 'getBlocksTipHeight');
   equal(await blocks.getBlocksTipHash(), rpc('getbestblockhash'), 'getBlocksTipHash');
   const hashes = rpc('getblockhash');
@@ -77,6 +78,55 @@ try {
       equal([proof.block_height, proof.pos], [height, pos], `${txid}: getTxMerkleProof's place`);
       equal(foldBranch(txid, proof.merkle, pos), full[height].merkleroot, `${txid}: getTxMerkleProof folds to Core's merkle root`);
     }
+  }
+  // Every address of the chain: its totals, unspent outputs and
+  // transactions (a page, then the next ones by getAddressTxsChain), each
+  // from Core's getblock 3 alone.
+  const sats = (btc) => Math.round(btc * 1e8);
+  const byAddress = new Map();
+  for (const block of full) {
+    for (const tx of block.tx) {
+      const touched = new Set();
+      const entry = (address) => {
+        if (!byAddress.has(address)) byAddress.set(address, { txs: [], funded: new Map(), spent: new Set(), fundedSum: 0, spentSum: 0, spentCount: 0 });
+        const e = byAddress.get(address);
+        if (!touched.has(address)) { touched.add(address); e.txs.unshift(tx.txid); }
+        return e;
+      };
+      for (const vin of tx.vin) {
+        const address = vin.prevout?.scriptPubKey.address;
+        if (!address) continue;
+        const e = entry(address);
+        e.spent.add(`${vin.txid}:${vin.vout}`);
+        e.spentSum += sats(vin.prevout.value);
+        e.spentCount++;
+      }
+      for (const vout of tx.vout) {
+        const address = vout.scriptPubKey.address;
+        if (!address) continue;
+        const e = entry(address);
+        e.funded.set(`${tx.txid}:${vout.n}`, { value: sats(vout.value), height: block.height });
+        e.fundedSum += sats(vout.value);
+      }
+    }
+  }
+  for (const [address, want] of byAddress) {
+    const got = await addresses.getAddress({ address });
+    equal(got.chain_stats, {
+      funded_txo_count: want.funded.size, funded_txo_sum: want.fundedSum,
+      spent_txo_count: want.spentCount, spent_txo_sum: want.spentSum, tx_count: want.txs.length,
+    }, `${address}: getAddress`);
+    const utxos = (await addresses.getAddressTxsUtxo({ address })).map((u) => `${u.txid}:${u.vout}:${u.value}`).sort();
+    const unspent = [...want.funded].filter(([o]) => !want.spent.has(o)).map(([o, f]) => `${o}:${f.value}`).sort();
+    equal(utxos, unspent, `${address}: getAddressTxsUtxo`);
+    let seen = (await addresses.getAddressTxs({ address })).map((tx) => tx.txid);
+    equal((await addresses.getAddressTxsChain({ address })).map((tx) => tx.txid), seen, `${address}: getAddressTxsChain`);
+    equal(await addresses.getAddressTxsMempool({ address }), [], `${address}: getAddressTxsMempool`);
+    for (let page = seen; page.length === 25;) {
+      page = (await addresses.getAddressTxs({ address, after_txid: seen.at(-1) })).map((tx) => tx.txid);
+      seen = seen.concat(page);
+    }
+    equal(seen, want.txs, `${address}: getAddressTxs page after page (after_txid), newest first`);
   }
   // A stale block of the reorganization: known, off the best chain.
   for (const stale of rpc('stale_blocks')) {

@@ -2,6 +2,7 @@
 // session recorded from Bitcoin Core's own node (-rest -txindex
 // -blockfilterindex) over its directory, answered from a copy of it as
 // Core answered.
+#include "../support/address_truth.hpp"
 #include "../support/temp_dir.hpp"
 
 #include <blockwire/directory.hpp>
@@ -12,7 +13,11 @@
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
+#include <map>
+#include <set>
+#include <tuple>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -30,6 +35,20 @@ std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
+
+// A copy of Core's regtest blocks folder, opened as rest opens it.
+struct CoreBlocks {
+  test::TempDir temp;
+  test::CacheAt cache;
+  BlockStore store{open_copy(temp)};
+
+  static BlocksDirectory open_copy(const test::TempDir& temp) {
+    fs::copy(core_data + "/blocks", temp.file("blocks"), fs::copy_options::recursive);
+    auto dir = BlocksDirectory::open(temp.file("blocks"));
+    REQUIRE(dir);
+    return std::move(dir).value();
+  }
+};
 
 }  // namespace
 
@@ -74,12 +93,8 @@ TEST_CASE("rest::Service: every request of Core's recorded REST session answered
 }
 
 TEST_CASE("rest::Service: Esplora's chain and block routes say what Core's getblock says of every block, in Esplora's shapes") {
-  test::TempDir temp;
-  fs::copy(core_data + "/blocks", temp.file("blocks"), fs::copy_options::recursive);
-  test::CacheAt cache;
-  auto dir = BlocksDirectory::open(temp.file("blocks"));
-  REQUIRE(dir);
-  BlockStore store(std::move(dir).value());
+  CoreBlocks core;
+  BlockStore& store = core.store;
   const rest::Service service(store, rest::Sources{});
   const auto rpc = [](const std::string& name) { return nlohmann::json::parse(read_file(core_data + "/rpc/" + name + ".json")); };
   const auto text = [&](const std::string& path, unsigned status = 200) {
@@ -156,14 +171,10 @@ TEST_CASE("rest::Service: Esplora's chain and block routes say what Core's getbl
 }
 
 TEST_CASE(
-    "rest::Service: Esplora's transaction routes: every transaction of Core's chain where getblock puts it, its bytes, a merkle proof that "
-    "folds to Core's root") {
-  test::TempDir temp;
-  fs::copy(core_data + "/blocks", temp.file("blocks"), fs::copy_options::recursive);
-  test::CacheAt cache;
-  auto dir = BlocksDirectory::open(temp.file("blocks"));
-  REQUIRE(dir);
-  BlockStore store(std::move(dir).value());
+    "rest::Service: Esplora's transaction routes: every transaction of Core's chain where getblock puts it, with its fee and prevouts, its "
+    "bytes, a merkle proof that folds to Core's root") {
+  CoreBlocks core;
+  BlockStore& store = core.store;
   auto tx_index = TxIndex::open(store.directory());
   REQUIRE(tx_index);
   const rest::Service service(store, rest::Sources{&tx_index.value(), {}});
@@ -179,6 +190,16 @@ TEST_CASE(
       const auto status = nlohmann::json::parse(service.get("/api/tx/" + txid + "/status").body);
       CHECK(status ==
             nlohmann::json{{"confirmed", true}, {"block_height", h}, {"block_hash", block["hash"]}, {"block_time", block["time"]}});
+      // The transaction itself: Core's fee, prevouts and sizes.
+      const auto whole = nlohmann::json::parse(service.get("/api/tx/" + txid).body);
+      CHECK(whole["txid"] == txid);
+      CHECK(whole["status"] == status);
+      CHECK(whole["weight"] == tx["weight"]);
+      CHECK(whole["fee"] == (tx.contains("fee") ? test::sats(tx["fee"]) : 0));
+      REQUIRE(whole["vin"].size() == tx["vin"].size());
+      for (std::size_t k = 0; k < tx["vin"].size(); ++k) {
+        if (tx["vin"][k].contains("prevout")) CHECK(whole["vin"][k]["prevout"]["value"] == test::sats(tx["vin"][k]["prevout"]["value"]));
+      }
       const rest::Response hex = service.get("/api/tx/" + txid + "/hex");
       CHECK(hex.content_type == "text/plain");
       CHECK(hex.body == tx["hex"].get<std::string>());
@@ -214,4 +235,146 @@ TEST_CASE(
   // Without the index: said, not "not found".
   const rest::Service without(store, rest::Sources{});
   CHECK(without.get("/api/tx/" + blocks[1]["tx"][0]["txid"].get<std::string>() + "/status").status == 503);
+}
+
+TEST_CASE(
+    "rest::Service: Esplora's address routes say of every address and script what Core's getblock 3 says: totals, unspent outputs, every "
+    "transaction page by page") {
+  CoreBlocks core;
+  BlockStore& store = core.store;
+  auto tx_index = TxIndex::open(store.directory());
+  REQUIRE(tx_index);
+  auto addresses = AddressIndex::open(store.directory());
+  REQUIRE(addresses);
+  const rest::Service service(store, rest::Sources{&tx_index.value(), {}, &addresses.value()});
+  const auto blocks = nlohmann::json::parse(read_file(core_data + "/rpc/getblock3.json"));
+  test::AddressTruth truth;
+  std::map<std::string, nlohmann::json> core_tx;  // Core's JSON of each transaction
+  for (const auto& block : blocks) {
+    test::add_block(truth, block);
+    for (const auto& tx : block["tx"]) core_tx[tx["txid"].get<std::string>()] = tx;
+  }
+  const auto json = [&](const std::string& path) {
+    const rest::Response r = service.get(path);
+    CAPTURE(path);
+    CAPTURE(r.body);
+    REQUIRE(r.status == 200);
+    CHECK(r.content_type == "application/json");
+    return nlohmann::json::parse(r.body);
+  };
+  std::size_t addressed = 0, listed = 0;
+  for (const auto& [script, t] : truth) {
+    CAPTURE(script);
+    const std::string scripthash = to_hex(sha256(from_hex(script).value()).bytes());
+    std::vector<std::string> roots{"/api/scripthash/" + scripthash};
+    if (!t.address.empty()) roots.push_back("/api/address/" + t.address);
+    for (const std::string& root : roots) {
+      const auto stats = json(root);
+      if (t.address.empty() || root.starts_with("/api/scripthash/")) {
+        CHECK(stats["scripthash"] == scripthash);
+      } else {
+        CHECK(stats["address"] == t.address);
+        ++addressed;
+      }
+      std::int64_t funded_sum = 0, spent_sum = 0;
+      for (const auto& f : t.funded) funded_sum += f.value;
+      for (const auto& s : t.spent) spent_sum += s.value;
+      CHECK(stats["chain_stats"]["tx_count"] == t.txs.size());
+      CHECK(stats["chain_stats"]["funded_txo_count"] == t.funded.size());
+      CHECK(stats["chain_stats"]["funded_txo_sum"] == funded_sum);
+      CHECK(stats["chain_stats"]["spent_txo_count"] == t.spent.size());
+      CHECK(stats["chain_stats"]["spent_txo_sum"] == spent_sum);
+      CHECK(stats["mempool_stats"]["tx_count"] == 0);
+
+      std::set<std::tuple<std::string, std::uint32_t, std::int64_t, std::uint32_t>> expected, got;
+      for (const auto& u : t.unspent()) expected.insert({u.txid, u.vout, u.value, u.height});
+      for (const auto& u : json(root + "/utxo")) {
+        CHECK(u["status"]["confirmed"] == true);
+        CHECK(u["status"]["block_hash"] == blocks[u["status"]["block_height"].get<std::size_t>()]["hash"]);
+        got.insert({u["txid"].get<std::string>(), u["vout"].get<std::uint32_t>(), u["value"].get<std::int64_t>(),
+                    u["status"]["block_height"].get<std::uint32_t>()});
+      }
+      CHECK(got == expected);
+
+      // Every transaction, newest first, 25 a page, each page after the
+      // last one's last transaction; /txs is the first page.
+      std::vector<std::string> want;
+      for (auto i = t.txs.rbegin(); i != t.txs.rend(); ++i) want.push_back(i->txid);
+      std::vector<std::string> seen;
+      std::string path = root + "/txs";
+      for (;;) {
+        const auto page = json(path);
+        CHECK(page.size() <= 25);
+        for (const auto& tx : page) {
+          const std::string txid = tx["txid"].get<std::string>();
+          seen.push_back(txid);
+          const auto& core = core_tx.at(txid);
+          CHECK(tx["weight"] == core["weight"]);
+          CHECK(tx["size"] == core["size"]);
+          CHECK(tx["status"]["confirmed"] == true);
+          REQUIRE(tx["vout"].size() == core["vout"].size());
+          for (std::size_t k = 0; k < core["vout"].size(); ++k) {
+            CHECK(tx["vout"][k]["value"] == test::sats(core["vout"][k]["value"]));
+            CHECK(tx["vout"][k]["scriptpubkey"] == core["vout"][k]["scriptPubKey"]["hex"]);
+            CHECK(tx["vout"][k].value("scriptpubkey_address", "") == core["vout"][k]["scriptPubKey"].value("address", ""));
+          }
+          REQUIRE(tx["vin"].size() == core["vin"].size());
+          for (std::size_t k = 0; k < core["vin"].size(); ++k) {
+            const auto& in = core["vin"][k];
+            CHECK(tx["vin"][k]["is_coinbase"] == in.contains("coinbase"));
+            if (!in.contains("prevout")) continue;
+            CHECK(tx["vin"][k]["prevout"]["value"] == test::sats(in["prevout"]["value"]));
+            CHECK(tx["vin"][k]["prevout"]["scriptpubkey"] == in["prevout"]["scriptPubKey"]["hex"]);
+          }
+          if (core.contains("fee")) CHECK(tx["fee"] == test::sats(core["fee"]));
+        }
+        if (page.size() < 25) break;
+        path = root + "/txs/chain/" + page.back()["txid"].get<std::string>();
+      }
+      CHECK(seen == want);
+      listed += seen.size();
+    }
+  }
+  CHECK(addressed > 50);
+  CHECK(listed > 400);
+
+  // Past the end, an unknown or huge last seen txid: no transactions; one
+  // that is not hex: the first page, as Esplora's.
+  const auto busiest =
+      std::max_element(truth.begin(), truth.end(), [](const auto& a, const auto& b) { return a.second.txs.size() < b.second.txs.size(); });
+  REQUIRE(busiest->second.txs.size() > 25);
+  const std::string root = "/api/address/" + busiest->second.address;
+  CHECK(json(root + "/txs/chain/" + busiest->second.txs.begin()->txid).empty());
+  CHECK(json(root + "/txs/chain/" + std::string(64, 'f')).empty());
+  CHECK(json(root + "/txs/chain/not-a-txid").size() == 25);
+  CHECK(json(root + "/txs/chain/" + std::string(100000, '9')).size() == 25);
+  CHECK(json(root + "/txs?after_txid=" + busiest->second.txs.rbegin()->txid)[0]["txid"] == std::next(busiest->second.txs.rbegin())->txid);
+
+  const auto text = [&](const std::string& path, unsigned status) {
+    const rest::Response r = service.get(path);
+    CAPTURE(path);
+    CHECK(r.status == status);
+    CHECK(r.content_type == "text/plain");
+    return r.body;
+  };
+  // Malformed addresses of every shape, another network's, bad scripthashes.
+  for (const std::string& bad : std::vector<std::string>{
+           "", "x", "bcrt1", "bcrt1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq", "mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn0", std::string(5000, '1'),
+           "BCRT1QDEAH3AYQJHN8HVSTVXY4RAGMRTDV3W9XH0PT4L" + std::string("x"), "%00", "../../etc"}) {
+    CHECK(text("/api/address/" + bad, 400).starts_with("Invalid Bitcoin address"));
+  }
+  CHECK(text("/api/address/bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", 400) == "Address on invalid network");  // mainnet's
+  CHECK(text("/api/address/1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2", 400) == "Address on invalid network");
+  CHECK(text("/api/scripthash/" + std::string(63, 'a'), 400) == "Invalid scripthash");
+  CHECK(text("/api/scripthash/" + std::string(64, 'g'), 400) == "Invalid scripthash");
+  CHECK(text(root + "/nothing", 404) == "endpoint does not exist");
+  // A script no output pays: zeros, no outputs, no transactions.
+  const std::string nobody = "/api/scripthash/" + std::string(64, '0');
+  CHECK(json(nobody)["chain_stats"]["tx_count"] == 0);
+  CHECK(json(nobody + "/utxo").empty());
+  CHECK(json(nobody + "/txs").empty());
+  // Without the index: 503, saying so.
+  const rest::Service without(store, rest::Sources{});
+  CHECK(without.get(root).status == 503);
+  CHECK(without.get(root).body.find("--addresses") != std::string::npos);
 }

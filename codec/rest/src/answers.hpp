@@ -110,6 +110,8 @@ struct Answers {
   Response esplora_block_height(std::string_view part) const;
   Response esplora_block(std::string_view part) const;
   Response esplora_tx(std::string_view part) const;
+  // /api/address/A... or /api/scripthash/H... (esplora_address.cpp).
+  Response esplora_address(std::string_view part, std::string_view query, bool by_scripthash) const;
 };
 
 }  // namespace detail

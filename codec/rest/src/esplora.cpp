@@ -5,6 +5,7 @@
 // shapes, not Core's: plain text for a single value, its field names,
 // `bits` a number, errors as its plain-text words.
 #include "answers.hpp"
+#include "esplora_json.hpp"
 
 #include <blockwire/codec.hpp>
 #include <blockwire/directory/tx_index.hpp>
@@ -147,14 +148,17 @@ Response Answers::esplora_block(std::string_view part) const {
   });
 }
 
-// /api/tx/TXID/status, /hex, /raw, /merkle-proof: where the transaction
-// index puts it (rest --txindex).
+// /api/tx/TXID (Esplora's JSON, each input's prevout from the undo data),
+// /status, /hex, /raw, /merkle-proof: where the transaction index puts it
+// (rest --txindex).
 Response Answers::esplora_tx(std::string_view part) const {
   const auto slash = part.find('/');
   const std::string_view what = slash == std::string_view::npos ? std::string_view{} : part.substr(slash + 1);
   const auto txid = parse_hash<Txid>(part.substr(0, slash));
   if (!txid) return said(400, "Invalid hex string");
-  if (what != "status" && what != "hex" && what != "raw" && what != "merkle-proof") return said(404, "endpoint does not exist");
+  if (!what.empty() && what != "status" && what != "hex" && what != "raw" && what != "merkle-proof") {
+    return said(404, "endpoint does not exist");
+  }
   if (sources.tx_index == nullptr) return said(503, "No transaction index: rest runs without --txindex");
   const auto place = sources.tx_index->find(*txid);
   if (!place) return said(500, "I/O error reading the transaction index");
@@ -182,16 +186,8 @@ Response Answers::esplora_tx(std::string_view part) const {
   auto view = BlockView::parse(bytes.value());
   if (!view) return said(500, "The block's bytes do not decode");
   const BlockView& v = view.value();
-  if (what == "status") {
-    return json_of([&](tables::JsonWriter& out) {
-      out.begin_object();
-      out.member_boolean("confirmed", true);
-      out.member_integer("block_height", b->height);
-      out.member_string("block_hash", b->hash.to_hex());
-      out.member_uint("block_time", v.header().time);
-      out.end_object();
-    });
-  }
+  const Confirmed at{b->height, b->hash, v.header().time};
+  if (what == "status") return json_of([&](tables::JsonWriter& out) { write_esplora_status(out, at); });
   std::vector<Txid> ids(v.transaction_count(), Txid::all_zeros());
   txids(v, 0, ids);
   std::vector<Hash256> leaves;
@@ -201,6 +197,16 @@ Response Answers::esplora_tx(std::string_view part) const {
     if (ids[i] == *txid) pos = i;
   }
   if (pos == ids.size()) return said(500, "The transaction index names a block without the transaction");
+  if (what.empty()) {
+    std::optional<BlockUndo> undo;
+    if (pos != 0) {
+      auto read = dir.undo_of(*b, v);
+      if (!read) return said(500, "Undo data of block " + std::to_string(b->height) + ": " + read.error().message());
+      undo = std::move(read).value();
+    }
+    const TxUndo* spent = undo && pos - 1 < undo->transactions.size() ? &undo->transactions[pos - 1] : nullptr;
+    return json_of([&](tables::JsonWriter& out) { write_esplora_tx(out, v.transaction(pos), spent, at, dir.net()); });
+  }
   const std::vector<Hash256> branch = merkle_branch(std::move(leaves), pos);
   return json_of([&](tables::JsonWriter& out) {
     out.begin_object();

@@ -48,6 +48,9 @@ Response Service::get(std::string_view target, std::string_view body) const {
   if (auto part = api("/api/block-height/")) return route.esplora_block_height(*part);
   if (auto part = api("/api/block/")) return route.esplora_block(*part);
   if (auto part = api("/api/tx/")) return route.esplora_tx(*part);
+  const std::string_view query = path.size() < target.size() ? target.substr(path.size() + 1) : std::string_view{};
+  if (auto part = api("/api/address/")) return route.esplora_address(*part, query, false);
+  if (auto part = api("/api/scripthash/")) return route.esplora_address(*part, query, true);
   // The explorer page, outside /rest/.
   for (std::size_t i = 0; i < detail::page_file_count; ++i) {
     const detail::PageFile& f = detail::page_files[i];

@@ -18,19 +18,23 @@ std::string utxo_set_beside(const std::string& blocks_dir) {
 }
 
 bool quick_route(std::string_view target) noexcept {
-  for (const std::string_view slow : {"/rest/block/", "/rest/blockpart/", "/rest/tx/", "/rest/spenttxouts/", "/rest/headers/",
-                                      "/rest/blockfilter/", "/rest/blockfilterheaders/", "/api/block/", "/api/tx/"}) {
+  for (const std::string_view slow :
+       {"/rest/block/", "/rest/blockpart/", "/rest/tx/", "/rest/spenttxouts/", "/rest/headers/", "/rest/blockfilter/",
+        "/rest/blockfilterheaders/", "/api/block/", "/api/tx/", "/api/address/", "/api/scripthash/"}) {
     if (target.starts_with(slow)) return false;
   }
   return true;
 }
 
-Server::Server(BlockStore& store, TxIndex* tx_index, std::string utxo_set, std::chrono::milliseconds refresh)
-    : store_(store), tx_index_(tx_index), service_(store, Sources{tx_index, std::move(utxo_set)}), refresh_(refresh) {}
+Server::Server(BlockStore& store, Indexes indexes, std::string utxo_set, std::chrono::milliseconds refresh)
+    : store_(store),
+      indexes_(indexes),
+      service_(store, Sources{indexes.transactions, std::move(utxo_set), indexes.addresses}),
+      refresh_(refresh) {}
 
-result<std::unique_ptr<Server>> Server::listen(BlockStore& store, TxIndex* tx_index, std::string utxo_set, const std::string& address,
+result<std::unique_ptr<Server>> Server::listen(BlockStore& store, Indexes indexes, std::string utxo_set, const std::string& address,
                                                std::uint16_t port, const ServerOptions& options) {
-  std::unique_ptr<Server> server(new Server(store, tx_index, std::move(utxo_set), options.refresh));
+  std::unique_ptr<Server> server(new Server(store, indexes, std::move(utxo_set), options.refresh));
   // (GET and HEAD, and POST: getutxos takes its outpoints posted, as in
   // Core; the HTTP server answers other methods 405)
   const Service& service = server->service_;
@@ -44,19 +48,24 @@ result<std::unique_ptr<Server>> Server::listen(BlockStore& store, TxIndex* tx_in
 
 bool Server::run(int stop_fd) {
   // Blocks a writer appends are picked up as serve picks them up, and the
-  // transaction index follows; one that failed is tried again at every
-  // tick, not only at the next block.
+  // indexes follow; one that failed is tried again at every tick, not only
+  // at the next block.
   std::mutex m;
   std::condition_variable wake;
   bool done = false;
   std::thread refresher([&] {
-    bool index_behind = false;
+    bool tx_behind = false, addresses_behind = false;
     std::unique_lock lock(m);
     while (!wake.wait_for(lock, refresh_, [&] { return done; })) {
       const auto moved = store_.refresh();
-      if (tx_index_ != nullptr && ((moved && moved.value()) || index_behind)) {
+      const bool tip_moved = moved && moved.value();
+      if (indexes_.transactions != nullptr && (tip_moved || tx_behind)) {
         const auto reading = store_.lock();
-        index_behind = !tx_index_->update(store_.directory());
+        tx_behind = !indexes_.transactions->update(store_.directory());
+      }
+      if (indexes_.addresses != nullptr && (tip_moved || addresses_behind)) {
+        const auto reading = store_.lock();
+        addresses_behind = !indexes_.addresses->update(store_.directory());
       }
     }
   });

@@ -3,6 +3,7 @@
 // open a directory with.
 #pragma once
 
+#include <blockwire/directory/address_index.hpp>
 #include <blockwire/directory/block_store.hpp>
 #include <blockwire/directory/blocks_directory.hpp>
 #include <blockwire/directory/chain_filters.hpp>

@@ -5,8 +5,9 @@
 // (BlockStore) and refreshed by its owner as blocks are appended.
 #pragma once
 
-#include <blockwire/directory/tx_index.hpp>
+#include <blockwire/directory/address_index.hpp>
 #include <blockwire/directory/block_store.hpp>
+#include <blockwire/directory/tx_index.hpp>
 
 #include <memory>
 
@@ -29,8 +30,9 @@ inline constexpr std::string_view no_route_content_type = "text/html; charset=IS
 // Core's -txindex), and the UTXO set at the tip (/rest/getutxos): a node's
 // chainstate beside the directory, or the one fetch keeps.
 struct Sources {
-  const TxIndex* tx_index = nullptr;  // none: every transaction is "not found", as a node without -txindex
-  std::string utxo_set;               // a chainstate folder; empty: none (getutxos: 503)
+  const TxIndex* tx_index = nullptr;        // none: every transaction is "not found", as a node without -txindex
+  std::string utxo_set;                     // a chainstate folder; empty: none (getutxos: 503)
+  const AddressIndex* addresses = nullptr;  // Esplora's /api/address/ and /api/scripthash/ (none: 503)
 };
 
 class Service {

@@ -4,6 +4,7 @@
 // What `blockwire rest` runs; a program embeds the same.
 #pragma once
 
+#include <blockwire/directory/address_index.hpp>
 #include <blockwire/directory/block_store.hpp>
 #include <blockwire/directory/tx_index.hpp>
 #include <blockwire/io/error.hpp>
@@ -29,6 +30,15 @@ std::string utxo_set_beside(const std::string& blocks_dir);
 // a block, a transaction, headers or filters (megabytes of JSON at worst).
 bool quick_route(std::string_view target) noexcept;
 
+// The indexes a server answers from and brings along as blocks come: a
+// transaction index (none: every transaction "not found", as a node
+// without -txindex) and an address index (none: Esplora's address routes
+// answer 503).
+struct Indexes {
+  TxIndex* transactions = nullptr;
+  AddressIndex* addresses = nullptr;
+};
+
 struct ServerOptions {
   HttpLimits limits;
   std::chrono::milliseconds refresh{1000};  // how often the directory is read again for blocks a writer appended
@@ -38,11 +48,9 @@ class Server {
  public:
   // Listening on `address`:`port` (0: one the system chooses), answering
   // from `store` (opened with its undo data, filters enabled as wanted),
-  // `tx_index` (none: every transaction "not found", as a node without
-  // -txindex; else brought to the tip as blocks come) and the UTXO set in
-  // `utxo_set` (empty: none). Errors as HttpServer::listen's, the error's
-  // context saying which.
-  static result<std::unique_ptr<Server>> listen(BlockStore& store, TxIndex* tx_index, std::string utxo_set, const std::string& address,
+  // `indexes` and the UTXO set in `utxo_set` (empty: none). Errors as
+  // HttpServer::listen's, the error's context saying which.
+  static result<std::unique_ptr<Server>> listen(BlockStore& store, Indexes indexes, std::string utxo_set, const std::string& address,
                                                 std::uint16_t port, const ServerOptions& options = {});
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -56,10 +64,10 @@ class Server {
   void stop() { http_->stop(); }
 
  private:
-  Server(BlockStore& store, TxIndex* tx_index, std::string utxo_set, std::chrono::milliseconds refresh);
+  Server(BlockStore& store, Indexes indexes, std::string utxo_set, std::chrono::milliseconds refresh);
 
   BlockStore& store_;
-  TxIndex* tx_index_;
+  Indexes indexes_;
   Service service_;
   std::chrono::milliseconds refresh_;
   std::optional<HttpServer> http_;  // (after service_, which its handler answers through)

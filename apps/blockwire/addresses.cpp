@@ -1,0 +1,64 @@
+// blockwire addresses: a blocks directory's address index (AddressIndex)
+// made or brought to its tip, its size and the time it took said at the
+// end; and the same index opened for rest --addresses.
+#include "commands.hpp"
+#include "directory_options.hpp"
+#include "progress.hpp"
+#include "text.hpp"
+
+#include <blockwire/directory.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <unistd.h>
+
+namespace blockwire::cli {
+
+std::optional<AddressIndex> open_address_index(const char* command, const BlocksDirectory& dir, unsigned threads, int& status,
+                                               AddressIndex::Progress* made) {
+  Progress bar(isatty(STDERR_FILENO) != 0, 0, "block");
+  AddressIndex::Options options;
+  options.threads = threads;
+  options.progress = [&](const AddressIndex::Progress& p) {
+    if (made != nullptr) *made = p;
+    const double fraction = p.blocks_total == 0 ? 1.0 : static_cast<double>(p.blocks_done) / static_cast<double>(p.blocks_total);
+    bar.update(fraction, p.block_bytes, "the address index: " + with_commas(p.blocks_done) + " of " + count_of(p.blocks_total, "block"));
+  };
+  auto opened = AddressIndex::open(dir, options);
+  bar.finish();
+  if (!opened) {
+    std::fprintf(stderr, "blockwire %s: %s: the address index: %s\n", command, dir.path().c_str(), opened.error().message().c_str());
+    status = exit_status_of(opened.error());
+    return std::nullopt;
+  }
+  return std::move(opened).value();
+}
+
+int addresses_command(const AddressesOptions& o) {
+  auto opened = open_directory("addresses", o, true);
+  if (const int* status = std::get_if<int>(&opened)) return *status;
+  const BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
+  const auto start = std::chrono::steady_clock::now();
+  AddressIndex::Progress made;
+  int status = ok;
+  const auto index = open_address_index("addresses", dir, o.threads, status, &made);
+  if (!index) return status;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::uint64_t size = index->disk_size();
+  std::printf("the address index of %s: at height %lld (%s), %s on disk\n", o.dir.c_str(), static_cast<long long>(index->best_height()),
+              index->best().to_hex().c_str(), count_of(size, "byte").c_str());
+  if (made.blocks_done == 0) {
+    std::printf("already at the tip: nothing to index\n");
+  } else {
+    std::printf("indexed %s (%s of blocks) in %.1f s: %.0f MB/s", count_of(made.blocks_done, "block").c_str(),
+                count_of(made.block_bytes, "byte").c_str(), seconds,
+                seconds > 0 ? static_cast<double>(made.block_bytes) / seconds / 1e6 : 0.0);
+    if (made.blocks_done == dir.chain_size() && made.block_bytes != 0) {
+      std::printf(", %.3f index bytes a block byte", static_cast<double>(size) / static_cast<double>(made.block_bytes));
+    }
+    std::printf("\n");
+  }
+  return ok;
+}
+
+}  // namespace blockwire::cli

@@ -1,0 +1,226 @@
+// Esplora's address routes: /api/address/A and /api/scripthash/H, with
+// /utxo, /txs, /txs/chain and /txs/chain/LAST_SEEN_TXID. The totals come
+// from the address index alone; transactions from the blocks its rows
+// name, read again (and each script hashed) to find the script's.
+#include "answers.hpp"
+#include "esplora_json.hpp"
+
+#include <blockwire/codec.hpp>
+#include <blockwire/codec/address.hpp>
+#include <blockwire/directory/address_index.hpp>
+#include <blockwire/directory/tx_index.hpp>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace blockwire::rest::detail {
+
+namespace {
+
+Response said(unsigned status, std::string words) { return {status, "text/plain", std::move(words)}; }
+
+constexpr std::size_t page_size = 25;        // Esplora's confirmed transactions a page
+constexpr std::size_t max_unspent = 10'000;  // outputs /utxo lists at most
+
+// A block of the script's rows read again: its transactions that fund or
+// spend from the script, in block order, with their undo data.
+struct TouchingBlock {
+  std::vector<std::byte> bytes;
+  BlockView view;
+  BlockUndo undo;
+  Confirmed at;
+  std::vector<std::size_t> touching;  // transactions' positions
+};
+
+std::optional<Response> read_touching(const BlocksDirectory& dir, std::uint32_t height, const ScriptHash& script, TouchingBlock& out) {
+  if (height >= dir.chain_size()) return std::nullopt;  // (a row the index has not yet taken off)
+  const IndexedBlock b = dir.at_height(height);
+  if (b.pruned) return said(410, "Block " + std::to_string(height) + " was pruned: its transactions are gone");
+  auto bytes = dir.read_block(b);
+  if (!bytes) return said(500, "I/O error reading block " + std::to_string(height) + ": " + bytes.error().message());
+  out.bytes = std::move(bytes).value();
+  auto view = BlockView::parse(out.bytes);
+  if (!view) return said(500, "Block " + std::to_string(height) + " does not decode: " + view.error().message());
+  out.view = std::move(view).value();
+  out.undo = BlockUndo{};
+  if (out.view.transaction_count() > 1) {
+    auto undo = dir.undo_of(b, out.view);
+    if (!undo) return said(500, "Undo data of block " + std::to_string(height) + ": " + undo.error().message());
+    out.undo = std::move(undo).value();
+  }
+  out.at = Confirmed{b.height, b.hash, out.view.header().time};
+  out.touching.clear();
+  for (std::size_t i = 0; i < out.view.transaction_count(); ++i) {
+    const TransactionView tx = out.view.transaction(i);
+    bool touches = false;
+    for (const OutputView o : tx.outputs()) touches = touches || ScriptHash::of(o.script_pubkey()) == script;
+    if (i != 0 && i - 1 < out.undo.transactions.size()) {
+      for (const SpentCoin& c : out.undo.transactions[i - 1].coins) touches = touches || ScriptHash::of(c.script_pubkey) == script;
+    }
+    if (touches) out.touching.push_back(i);
+  }
+  return std::nullopt;
+}
+
+const TxUndo* undo_of(const TouchingBlock& b, std::size_t i) { return i == 0 ? nullptr : &b.undo.transactions[i - 1]; }
+
+void write_totals(tables::JsonWriter& out, const AddressIndex::Totals& t) {
+  out.begin_object();
+  out.member_uint("funded_txo_count", t.funded_txo_count);
+  out.member_integer("funded_txo_sum", t.funded_txo_sum.to_sat());
+  out.member_uint("spent_txo_count", t.spent_txo_count);
+  out.member_integer("spent_txo_sum", t.spent_txo_sum.to_sat());
+  out.member_uint("tx_count", t.tx_count);
+  out.end_object();
+}
+
+}  // namespace
+
+Response Answers::esplora_address(std::string_view part, std::string_view query, bool by_scripthash) const {
+  const auto slash = part.find('/');
+  const std::string_view id = part.substr(0, slash);
+  const std::string_view what = slash == std::string_view::npos ? std::string_view{} : part.substr(slash + 1);
+  std::optional<ScriptHash> script;
+  if (by_scripthash) {
+    script = ScriptHash::from_hex(id);
+    if (!script) return said(400, "Invalid scripthash");
+  } else {
+    auto decoded = decode_address(id, dir.net());
+    if (!decoded) {
+      for (const network other : {network::mainnet, network::testnet3, network::testnet4, network::signet, network::regtest}) {
+        if (other != dir.net() && decode_address(id, other)) return said(400, "Address on invalid network");
+      }
+      return said(400, "Invalid Bitcoin address: " + decoded.error().message());
+    }
+    script = ScriptHash::of(decoded.value());
+  }
+  const bool stats = what.empty(), utxo = what == "utxo", first_page = what == "txs" || what == "txs/chain";
+  const bool after = what.starts_with("txs/chain/");
+  if (what == "txs/mempool") return {200, "application/json", "[]\n"};  // (no mempool here)
+  if (!stats && !utxo && !first_page && !after) return said(404, "endpoint does not exist");
+  const AddressIndex* addresses = sources.addresses;
+  if (addresses == nullptr) return said(503, "No address index: rest runs without --addresses");
+
+  if (stats) {
+    const auto totals = addresses->totals(*script);
+    if (!totals) return said(500, "The address index: " + totals.error().message());
+    return json_of([&](tables::JsonWriter& out) {
+      out.begin_object();
+      if (by_scripthash) {
+        out.member_string("scripthash", script->to_hex());
+      } else {
+        out.member_string("address", std::string(id));
+      }
+      out.key("chain_stats");
+      write_totals(out, totals.value());
+      out.key("mempool_stats");
+      write_totals(out, AddressIndex::Totals{});
+      out.end_object();
+    });
+  }
+
+  TouchingBlock block;
+  std::optional<Response> failed;
+  if (utxo) {
+    // Oldest block first: an output in once funded, out once spent.
+    struct Unspent {
+      Amount value;
+      Confirmed at;
+    };
+    std::map<OutPoint, Unspent> unspent;
+    const auto r = addresses->each_block(*script, false, 0, [&](const AddressIndex::BlockRow& row) {
+      failed = read_touching(dir, row.height, *script, block);
+      if (failed) return false;
+      for (const std::size_t i : block.touching) {
+        const TransactionView tx = block.view.transaction(i);
+        if (const TxUndo* undo = undo_of(block, i)) {
+          for (std::size_t k = 0; k < undo->coins.size() && k < tx.input_count(); ++k) {
+            if (ScriptHash::of(undo->coins[k].script_pubkey) == *script) unspent.erase(tx.input(k).prevout());
+          }
+        }
+        for (std::uint32_t k = 0; k < tx.output_count(); ++k) {
+          const OutputView o = tx.output(k);
+          if (!unspendable(o.script_pubkey()) && ScriptHash::of(o.script_pubkey()) == *script) {
+            unspent.insert_or_assign(OutPoint{tx.txid(), k}, Unspent{o.value(), block.at});
+          }
+        }
+      }
+      return unspent.size() <= max_unspent;
+    });
+    if (!r) return said(500, "The address index: " + r.error().message());
+    if (failed) return *failed;
+    if (unspent.size() > max_unspent) return said(400, "Too many unspent transaction outputs (>" + std::to_string(max_unspent) + ")");
+    std::vector<std::pair<OutPoint, Unspent>> listed(unspent.begin(), unspent.end());
+    std::stable_sort(listed.begin(), listed.end(), [](const auto& a, const auto& b) { return a.second.at.height > b.second.at.height; });
+    return json_of([&](tables::JsonWriter& out) {
+      out.begin_array();
+      for (const auto& [outpoint, u] : listed) {
+        out.begin_object();
+        out.member_string("txid", outpoint.txid.to_hex());
+        out.member_uint("vout", outpoint.index);
+        out.key("status");
+        write_esplora_status(out, u.at);
+        out.member_integer("value", u.value.to_sat());
+        out.end_object();
+      }
+      out.end_array();
+    });
+  }
+
+  // A page of transactions, newest first: after `last_seen` when given
+  // (/txs/chain/TXID, or mempool.space's ?after_txid=); a txid that is not
+  // hex gives the first page, as Esplora's does; one the chain has not, none.
+  std::optional<Txid> last_seen;
+  std::string_view seen_text = after ? what.substr(std::string_view("txs/chain/").size()) : std::string_view{};
+  if (!after) {
+    for (std::string_view q = query; !q.empty();) {
+      const auto amp = q.find('&');
+      const std::string_view pair = q.substr(0, amp);
+      if (pair.starts_with("after_txid=")) seen_text = pair.substr(11);
+      q = amp == std::string_view::npos ? std::string_view{} : q.substr(amp + 1);
+    }
+  }
+  if (!seen_text.empty()) last_seen = parse_hash<Txid>(seen_text);
+  std::uint32_t start = 0xffffffff;
+  if (last_seen && sources.tx_index != nullptr) {
+    // Where the transaction index puts it: the page begins in its block.
+    const auto place = sources.tx_index->find(*last_seen);
+    if (!place) return said(500, "I/O error reading the transaction index");
+    const auto b = place.value() ? index.find(place.value()->block) : std::nullopt;
+    if (!b || !index.on_best_chain(*b)) return {200, "application/json", "[]\n"};
+    start = static_cast<std::uint32_t>(b->height);
+  }
+  bool passed = !last_seen;  // (the last seen transaction is behind)
+  std::vector<std::string> page;
+  const auto r = addresses->each_block(*script, true, start, [&](const AddressIndex::BlockRow& row) {
+    failed = read_touching(dir, row.height, *script, block);
+    if (failed) return false;
+    for (auto i = block.touching.rbegin(); i != block.touching.rend() && page.size() < page_size; ++i) {
+      const TransactionView tx = block.view.transaction(*i);
+      if (!passed) {
+        passed = tx.txid() == *last_seen;
+        continue;
+      }
+      std::string json =
+          tables::json_text([&](tables::JsonWriter& out) { write_esplora_tx(out, tx, undo_of(block, *i), block.at, dir.net()); });
+      while (!json.empty() && json.back() == '\n') json.pop_back();
+      page.push_back(std::move(json));
+    }
+    return page.size() < page_size;
+  });
+  if (!r) return said(500, "The address index: " + r.error().message());
+  if (failed) return *failed;
+  std::string body = "[";
+  for (std::size_t i = 0; i < page.size(); ++i) {
+    if (i != 0) body += ',';
+    body += page[i];
+  }
+  body += "]\n";
+  return {200, "application/json", std::move(body)};
+}
+
+}  // namespace blockwire::rest::detail
