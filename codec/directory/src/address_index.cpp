@@ -256,7 +256,7 @@ struct AddressIndex::State {
     const std::uint64_t end = dir.chain_size();
     if (from >= end) return success();
     const unsigned threads = options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t batch_blocks = 16 * std::size_t{threads};
+    const std::size_t batch_blocks = 64 * std::size_t{threads};
     std::vector<BlockRows> made(batch_blocks);
     std::vector<std::vector<std::byte>> buffers(threads);
     Progress progress{0, end - from, 0};
@@ -271,25 +271,24 @@ struct AddressIndex::State {
       for (unsigned t = 1; t < threads && t < n; ++t) pool.emplace_back(work, t);
       work(0);
       for (auto& t : pool) t.join();
-      for (std::size_t i = 0; i < n; ++i) {
-        BlockRows& rows = made[i];
-        const IndexedBlock b = dir.at_height(first + i);
-        if (rows.failure) {
-          // (what came before it is kept)
-          if (auto r = commit(batch, index.parent(b)); !r) return r;
-          return *rows.failure;
-        }
-        for (const auto& [prefix, totals] : rows.rows) {
-          const RowKey k = row_key_of(prefix, static_cast<std::uint32_t>(b.height));
-          batch.Put(leveldb::Slice(k.data(), k.size()), encode_totals(totals));
-        }
-        progress.block_bytes += rows.bytes;
-        ++progress.blocks_done;
-        rows = BlockRows{};
-        if (batch.ApproximateSize() > (std::size_t{32} << 20) || first + i + 1 == end) {
-          if (auto r = commit(batch, b); !r) return r;
-        }
+      // The batch's rows in key order (LevelDB's table takes them faster so,
+      // its inserts mostly in memory already touched), with the last whole
+      // block before a failure.
+      std::size_t whole = 0;
+      std::vector<std::pair<RowKey, AddressIndex::Totals>> sorted;
+      for (; whole < n && !made[whole].failure; ++whole) {
+        const auto height = static_cast<std::uint32_t>(first + whole);
+        for (const auto& [prefix, totals] : made[whole].rows) sorted.emplace_back(row_key_of(prefix, height), totals);
+        progress.block_bytes += made[whole].bytes;
+        made[whole] = BlockRows{};
       }
+      std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (const auto& [k, totals] : sorted) batch.Put(leveldb::Slice(k.data(), k.size()), encode_totals(totals));
+      progress.blocks_done += whole;
+      const std::optional<IndexedBlock> reached = whole != 0 ? std::optional<IndexedBlock>(dir.at_height(first + whole - 1)) : last;
+      if (auto r = commit(batch, reached); !r) return r;
+      if (whole != n) return *made[whole].failure;
+      last = reached;
       if (options.progress) options.progress(progress);
     }
     return success();
