@@ -25,6 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 using detail::bytes_of;
 using detail::leveldb_failure;
+using detail::slice_of;
 
 // Keys. A row: 'a', the scripthash's first 10 bytes (a chance collision
 // among mainnet's ~2^31 scripts is about 2^-18; finding one for a given
@@ -91,8 +92,6 @@ result<AddressIndex::Totals> decode_totals(std::string_view v) {
   t.spent_txo_sum = Amount::from_sat(static_cast<std::int64_t>(*spent_sum));
   return t;
 }
-
-leveldb::Slice slice(std::span<const std::byte> b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
 
 // One block's rows: each script it touches, what it did with it.
 struct BlockRows {
@@ -221,7 +220,7 @@ struct AddressIndex::State {
   // Writes `batch` with the index at `b` (none: before the first block).
   result<void> commit(leveldb::WriteBatch& batch, const std::optional<IndexedBlock>& b) {
     const BlockHash at = b ? b->hash : BlockHash::all_zeros();
-    batch.Put(leveldb::Slice(&best_key, 1), slice(at.bytes()));
+    batch.Put(leveldb::Slice(&best_key, 1), slice_of(at.bytes()));
     if (const leveldb::Status s = db->Write(leveldb::WriteOptions(), &batch); !s.ok()) return leveldb_failure(s);
     batch.Clear();
     set_best(at, b ? static_cast<std::int64_t>(b->height) : -1);

@@ -52,9 +52,12 @@ class LevelDbSnapshot {
   std::unique_ptr<State> state_;
 };
 
-// A LevelDB key or value as bytes.
+// A LevelDB key or value as bytes, and bytes as one.
 inline std::span<const std::byte> bytes_of(const leveldb::Slice& s) noexcept {
   return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+inline leveldb::Slice slice_of(std::span<const std::byte> bytes) noexcept {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
 // Reads as Core makes them: every block's checksum verified.

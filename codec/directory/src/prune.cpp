@@ -28,9 +28,9 @@
 namespace blockwire {
 namespace {
 
-namespace fs = std::filesystem;
+using detail::slice_of;
 
-leveldb::Slice slice_of(std::span<const std::byte> bytes) { return {reinterpret_cast<const char*>(bytes.data()), bytes.size()}; }
+namespace fs = std::filesystem;
 
 // A block's header and transaction count, from the start of its record
 // (checked to be the block `hash`): what Core's index keeps of it, read

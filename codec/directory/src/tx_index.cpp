@@ -21,6 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using detail::bytes_of;
 using detail::leveldb_failure;
+using detail::slice_of;
 
 constexpr char best_key = 'B';  // the block the index is at
 constexpr char tx_key = 't';    // 't' + txid -> block hash, offset, size
@@ -30,8 +31,6 @@ std::string key_of(const Txid& txid) {
   k.append(reinterpret_cast<const char*>(txid.bytes().data()), 32);
   return k;
 }
-
-leveldb::Slice slice(std::span<const std::byte> b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
 
 }  // namespace
 
@@ -66,7 +65,7 @@ struct TxIndex::State {
       const auto size = to_le(static_cast<std::uint32_t>(tx.bytes().size()));
       std::copy(offset.begin(), offset.end(), place.begin() + 32);
       std::copy(size.begin(), size.end(), place.begin() + 36);
-      batch.Put(key_of(tx.txid()), slice(place));
+      batch.Put(key_of(tx.txid()), slice_of(place));
     }
     return success();
   }
@@ -86,7 +85,7 @@ struct TxIndex::State {
       if (auto r = each_tx(dir, *last, batch, false); !r) return said(r.error(), *last);
       const auto parent = index.parent(*last);
       const BlockHash now = parent ? parent->hash : BlockHash::all_zeros();
-      batch.Put(leveldb::Slice(&best_key, 1), slice(now.bytes()));
+      batch.Put(leveldb::Slice(&best_key, 1), slice_of(now.bytes()));
       if (const leveldb::Status s = db->Write(leveldb::WriteOptions(), &batch); !s.ok()) return leveldb_failure(s);
       last = parent;
     }
@@ -98,7 +97,7 @@ struct TxIndex::State {
       if (auto r = each_tx(dir, b, batch, true); !r) return said(r.error(), b);
       const bool flush = h == tip || batch.ApproximateSize() > (std::size_t{8} << 20);
       if (flush) {
-        batch.Put(leveldb::Slice(&best_key, 1), slice(b.hash.bytes()));
+        batch.Put(leveldb::Slice(&best_key, 1), slice_of(b.hash.bytes()));
         if (const leveldb::Status s = db->Write(leveldb::WriteOptions(), &batch); !s.ok()) return leveldb_failure(s);
         batch.Clear();
       }
