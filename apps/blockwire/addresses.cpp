@@ -6,11 +6,13 @@
 #include "progress.hpp"
 #include "text.hpp"
 
+#include <blockwire/codec/address.hpp>
 #include <blockwire/directory.hpp>
 
 #include <chrono>
 #include <cstdio>
 #include <unistd.h>
+#include <vector>
 
 namespace blockwire::cli {
 
@@ -38,6 +40,17 @@ int addresses_command(const AddressesOptions& o) {
   auto opened = open_directory("addresses", o, true);
   if (const int* status = std::get_if<int>(&opened)) return *status;
   const BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
+  std::vector<ScriptHash> scripts;  // (each asked for, checked before the work)
+  for (const std::string& asked : o.show) {
+    std::optional<ScriptHash> script = ScriptHash::from_hex(asked);
+    if (auto decoded = decode_address(asked, dir.net()); decoded) script = ScriptHash::of(decoded.value());
+    if (!script) {
+      std::fprintf(stderr, "blockwire addresses: %s: neither an address of %s nor a scripthash (64 hex digits)\n", asked.c_str(),
+                   std::string(name(dir.net())).c_str());
+      return usage_or_io;
+    }
+    scripts.push_back(*script);
+  }
   const auto start = std::chrono::steady_clock::now();
   AddressIndex::Progress made;
   int status = ok;
@@ -57,6 +70,22 @@ int addresses_command(const AddressesOptions& o) {
       std::printf(", %.3f index bytes a block byte", static_cast<double>(size) / static_cast<double>(made.block_bytes));
     }
     std::printf("\n");
+  }
+  // Each address or scripthash asked for: its totals, one JSON line.
+  for (std::size_t i = 0; i < o.show.size(); ++i) {
+    const std::string& asked = o.show[i];
+    const ScriptHash& script = scripts[i];
+    const auto t = index->totals(script);
+    if (!t) {
+      std::fprintf(stderr, "blockwire addresses: %s: the address index: %s\n", o.dir.c_str(), t.error().message().c_str());
+      return exit_status_of(t.error());
+    }
+    std::printf(
+        "{\"query\":\"%s\",\"scripthash\":\"%s\",\"chain_stats\":{\"funded_txo_count\":%llu,\"funded_txo_sum\":%lld,"
+        "\"spent_txo_count\":%llu,\"spent_txo_sum\":%lld,\"tx_count\":%llu}}\n",
+        asked.c_str(), script.to_hex().c_str(), static_cast<unsigned long long>(t.value().funded_txo_count),
+        static_cast<long long>(t.value().funded_txo_sum.to_sat()), static_cast<unsigned long long>(t.value().spent_txo_count),
+        static_cast<long long>(t.value().spent_txo_sum.to_sat()), static_cast<unsigned long long>(t.value().tx_count));
   }
   return ok;
 }

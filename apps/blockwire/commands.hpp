@@ -127,7 +127,8 @@ struct RestOptions : DirectoryOptions {
 int rest_command(const RestOptions& options);
 
 struct AddressesOptions : DirectoryOptions {
-  unsigned threads = 0;  // 0: every core
+  std::vector<std::string> show;  // addresses or scripthashes whose totals to print
+  unsigned threads = 0;           // 0: every core
 };
 int addresses_command(const AddressesOptions& options);
 // The address index of `dir`, made or brought to its tip with a progress

@@ -126,6 +126,10 @@ CLI::App* add_addresses(CLI::App& app, AddressesOptions& addresses) {
                                  "/api/address/ routes from. Safe to stop at any point: the next run goes on from the last block\n"
                                  "written. Says its size and the time it took at the end.");
   cmd->add_option("dir", addresses.dir, "a blocks directory with rev files")->required()->type_name("DIR");
+  cmd->add_option("show", addresses.show,
+                  "addresses of the directory's network or scripthashes (Esplora's: SHA-256 of the script, 64 hex digits) whose\n"
+                  "totals to print, a JSON line each (Esplora's chain_stats)")
+      ->type_name("ADDRESS|SCRIPTHASH");
   cmd->add_option("--threads", addresses.threads, "blocks read and hashed side by side (default: every core)")
       ->check(whole_number(1))
       ->type_name("N");

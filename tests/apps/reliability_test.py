@@ -3,6 +3,7 @@ attacker) meets it. One scenario a run:
   reliability_test.py BLOCKWIRE MAKE_CHAIN DATA_DIR WORK_DIR SCENARIO
 Every process a scenario starts is stopped by its PID, whatever happens; every loop is bounded in count and
 time."""
+import hashlib
 import json
 import os
 import random
@@ -678,6 +679,79 @@ def scenario_getheaders_unknown_stop():
         assert [h.GetHash() for h in peers.read_headers(payload)] == [CBlock.deserialize(b).GetHash() for b in blocks[1:]]
         wire.sock.close()
         server.stop()
+
+
+
+def chain_scripthashes(blocks, heights):
+    """Esplora's scripthash (SHA-256 of the script) of every spendable output of the blocks at `heights`, by
+    python-bitcoinlib's reading of the blocks."""
+    out = set()
+    for h in heights:
+        for tx in CBlock.deserialize(blocks[h]).vtx:
+            for o in tx.vout:
+                script = bytes(o.scriptPubKey)
+                if script[:1] != b'\x6a':
+                    out.add(hashlib.sha256(script).hexdigest())
+    return sorted(out)
+
+
+def address_totals(directory, scripts):
+    """What `blockwire addresses DIR SCRIPTHASH...` says of each script (making or finishing the index first)."""
+    r = run('addresses', directory, *scripts)
+    assert r.returncode == 0, r.stderr
+    return [json.loads(line) for line in r.stdout.splitlines() if line.startswith('{')]
+
+
+def uninterrupted_totals(directory, scripts):
+    """The same from an index made in one go, of a copy of `directory` without the kept index."""
+    fresh = os.path.join(work, 'uninterrupted')
+    shutil.rmtree(fresh, ignore_errors=True)
+    shutil.copytree(directory, fresh, ignore=shutil.ignore_patterns('blockwire-index'))
+    totals = address_totals(fresh, scripts)
+    assert sum(t['chain_stats']['tx_count'] for t in totals) > 1000, totals[:3]
+    return totals
+
+
+def scenario_kill_addresses():
+    """kill -9 of `blockwire addresses` at random moments, 20 times: each rerun goes on from the last batch of
+    whole blocks written, and at the end every script has the totals an index made without interruption gives."""
+    directory, blocks = chain('source', 300, '--undo', '--fill', FILL)
+    scripts = chain_scripthashes(blocks, [1, 2, 150, 300])
+    index = os.path.join(directory, 'blockwire-index', 'addresses')
+    landed = 0
+    for _ in range(20):
+        landed += kill_once_writing([blockwire, 'addresses', '--threads', '1', directory], lambda: os.path.exists(index), 1.0)
+    assert landed >= 5, f'only {landed} kills landed while the index was being made'
+    assert address_totals(directory, scripts) == uninterrupted_totals(directory, scripts)
+
+
+def scenario_addresses_disk_full():
+    """A disk that fills while `blockwire addresses` writes its index: exit 2 with the system's words, and with room
+    again the rerun goes on and ends with the totals of an index made in one go."""
+    directory, blocks = chain('source', 150, '--undo', '--fill', FILL)
+    scripts = chain_scripthashes(blocks, [1, 2, 150])
+    chain_bytes = sum(os.path.getsize(os.path.join(directory, n)) for n in os.listdir(directory) if n.endswith('.dat'))
+    mount = limited_disk(chain_bytes + 4 * 1024 * 1024)
+    try:
+        if mount:
+            target = os.path.join(mount, 'chain')
+            shutil.copytree(directory, target, ignore=shutil.ignore_patterns('blockwire-index'))
+            r = run('addresses', target)
+        else:
+            target = directory
+            def cap():
+                resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+            r = subprocess.run([blockwire, 'addresses', target], capture_output=True, text=True, timeout=120, preexec_fn=cap)
+        assert r.returncode == 2, (r.returncode, r.stderr)
+        assert 'No space left' in r.stderr or 'File too large' in r.stderr, r.stderr
+        if mount:  # room again: the same files on the real disk
+            moved = os.path.join(work, 'moved')
+            shutil.copytree(target, moved)
+            target = moved
+        assert address_totals(target, scripts) == uninterrupted_totals(directory, scripts)
+    finally:
+        if mount:
+            subprocess.run(['umount', mount], capture_output=True)
 
 
 scenarios.dispatch(scenario, globals())

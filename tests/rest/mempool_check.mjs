@@ -1,7 +1,7 @@
 // A real Esplora client against blockwire rest: the npm @mempool/mempool.js
 // package (mempool.space's, at the version tests/rest/package.json pins)
 // reads the tip, every block and every transaction's place, bytes and
-// merkle proof, and every address's totals, unspent outputs and
+// merkle proof and outspends, each block's first 25 transactions, and every address's totals, unspent outputs and
 // transactions, of Core's regtest chain through blockwire's /api/ routes;
 // each answer equals what Core's own RPC said (CORE_REGTEST_DIR/rpc).
 //   node mempool_check.mjs BLOCKWIRE CORE_REGTEST_DIR WORK_DIR
@@ -58,6 +58,11 @@ try {
   const hashes = rpc('getblockhash');
   const raw = rpc('getblock0');
   const full = rpc('getblock3');
+  // Core's answer to "what spends this output": the inputs of its chain.
+  const spentBy = new Map();
+  for (const block of full) {
+    for (const tx of block.tx) tx.vin.forEach((vin, k) => { if (vin.txid) spentBy.set(`${vin.txid}:${vin.vout}`, `${tx.txid}:${k}:${block.height}`); });
+  }
   for (let height = 0; height < hashes.length; height++) {
     const hash = hashes[height];
     const at = `block ${height}`;
@@ -66,6 +71,8 @@ try {
     const txids = full[height].tx.map((tx) => tx.txid);
     equal(await blocks.getBlockTxids({ hash }), txids, `${at}: getBlockTxids`);
     equal(await blocks.getBlockTxid({ hash, index: txids.length - 1 }), txids.at(-1), `${at}: getBlockTxid`);
+    equal((await blocks.getBlockTxs({ hash, start_index: 0 })).map((tx) => [tx.txid, tx.fee]),
+      full[height].tx.slice(0, 25).map((tx) => [tx.txid, tx.fee === undefined ? 0 : Math.round(tx.fee * 1e8)]), `${at}: getBlockTxs`);
     const status = await blocks.getBlockStatus({ hash });
     equal(status, { in_best_chain: true, height, next_best: hashes[height + 1] ?? null }, `${at}: getBlockStatus`);
     if (height === 0) continue;  // (genesis' coinbase is in no transaction index, as in Core)
@@ -77,6 +84,10 @@ try {
       const proof = await transactions.getTxMerkleProof({ txid });
       equal([proof.block_height, proof.pos], [height, pos], `${txid}: getTxMerkleProof's place`);
       equal(foldBranch(txid, proof.merkle, pos), full[height].merkleroot, `${txid}: getTxMerkleProof folds to Core's merkle root`);
+      const outspends = (await transactions.getTxOutspends({ txid })).map((o) => (o.spent ? `${o.txid}:${o.vin}:${o.status.block_height}` : null));
+      equal(outspends, tx.vout.map((_, n) => spentBy.get(`${txid}:${n}`) ?? null), `${txid}: getTxOutspends`);
+      const last = tx.vout.length - 1;
+      equal(await transactions.getTxOutspend({ txid, vout: last }), (await transactions.getTxOutspends({ txid }))[last], `${txid}: getTxOutspend`);
     }
   }
   // Every address of the chain: its totals, unspent outputs and

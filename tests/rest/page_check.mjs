@@ -1,7 +1,7 @@
 // The explorer page of blockwire rest in a real browser (Debian's chromium,
-// headless, driven by Playwright): open the tip, click through to a block
-// and a transaction, page through a block's transactions, search by height
-// and by txid; every text checked is checked against the REST JSON the
+// headless, driven by Playwright): open the tip, click through to a block,
+// a transaction and an output's address, page through a block's and an
+// address's transactions, search by height, txid and address; every text checked is checked against the REST JSON the
 // page read (itself checked against Core's answers by rest_check.py), a
 // console error or a failed request fails it, and screenshots are saved
 // (WORK_DIR/*.png), a narrow window's too.
@@ -29,7 +29,7 @@ fs.mkdirSync(work, { recursive: true });
 fs.cpSync(path.join(core, 'blocks'), path.join(work, 'blocks'), { recursive: true });
 fs.cpSync(path.join(core, 'chainstate'), path.join(work, 'chainstate'), { recursive: true });
 
-const server = await startRest(blockwire, path.join(work, 'blocks'), ['--txindex'], { XDG_CACHE_HOME: path.join(work, 'cache') });
+const server = await startRest(blockwire, path.join(work, 'blocks'), ['--addresses'], { XDG_CACHE_HOME: path.join(work, 'cache') });
 let browser;
 const problems = [];
 function check(ok, what) {
@@ -92,7 +92,44 @@ try {
     `input ${n}: the coin it spends, from undo data`));
   await page.screenshot({ path: path.join(work, 'transaction.png'), fullPage: true });
 
-  // Search by height, then by txid.
+  // An output's address, clicked: its totals, unspent outputs and pages of
+  // transactions as Esplora's routes say (checked against Core's getblock
+  // 3 by service_test.cpp and mempool_check.mjs). The busiest address of
+  // the block's outputs and the 20 blocks' coinbases, so that there are pages.
+  const api = async (p) => (await fetch(base + '/api/' + p)).json();
+  let addr;
+  let info = { chain_stats: { tx_count: -1 } };
+  for (const t of [...busy.tx, ...blocks.map((b) => b.tx[0])]) {
+    for (const o of t.vout) {
+      if (!o.scriptPubKey.address) continue;
+      const i = await api('address/' + o.scriptPubKey.address);
+      if (i.chain_stats.tx_count > info.chain_stats.tx_count) [addr, info] = [o.scriptPubKey.address, i];
+    }
+  }
+  const holder = [...busy.tx, ...blocks.map((b) => b.tx[0])].find((t) => t.vout.some((o) => o.scriptPubKey.address === addr));
+  await page.goto(base + '/#/tx/' + holder.txid);
+  await page.waitForSelector('#tx-id');
+  await page.click(`#outputs a[href="#/address/${addr}"]`);
+  await page.waitForSelector('#address');
+  check((await page.textContent('#address')) === addr, 'the address page shows the address clicked');
+  const c = info.chain_stats;
+  check((await page.textContent('#balance')) === ((c.funded_txo_sum - c.spent_txo_sum) / 1e8).toFixed(8) + ' BTC', 'its balance');
+  check((await page.textContent('#address-txs')) === String(c.tx_count), 'its transaction count');
+  const utxos = await api(`address/${addr}/utxo`);
+  check((await page.$$('#utxos tbody tr')).length === utxos.length, 'every unspent output listed');
+  const firstPage = (await api(`address/${addr}/txs`)).map((t) => t.txid);
+  const shown = async () => page.$$eval('#history tbody tr td:first-child', (tds) => tds.map((td) => td.textContent));
+  check(JSON.stringify(await shown()) === JSON.stringify(firstPage), 'the first page of its transactions, newest first');
+  await page.screenshot({ path: path.join(work, 'address.png'), fullPage: true });
+  check(c.tx_count > 25, `an address with more than a page of transactions (${c.tx_count})`);
+  if (c.tx_count > 25) {
+    const second = (await api(`address/${addr}/txs/chain/${firstPage.at(-1)}`)).map((t) => t.txid);
+    await page.click('#older');
+    await page.waitForFunction((first) => document.querySelector('#history tbody tr td')?.textContent === first, second[0]);
+    check(JSON.stringify(await shown()) === JSON.stringify(second), 'the next page, after the last one shown');
+  }
+
+  // Search by height, then by txid, then by address.
   await page.fill('#query', '111');
   await page.press('#query', 'Enter');
   const h111 = (await json('blockhashbyheight/111.json')).blockhash;
@@ -100,6 +137,9 @@ try {
   await page.fill('#query', tx.txid);
   await page.click('#search button');
   await page.waitForFunction((t) => document.querySelector('#tx-id')?.textContent === t, tx.txid);
+  await page.fill('#query', addr);
+  await page.press('#query', 'Enter');
+  await page.waitForFunction((a) => document.querySelector('#address')?.textContent === a, addr);
 
   // A narrow window: nothing wider than it.
   await page.setViewportSize({ width: 380, height: 800 });

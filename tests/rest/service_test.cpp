@@ -346,6 +346,13 @@ TEST_CASE(
   const std::string root = "/api/address/" + busiest->second.address;
   CHECK(json(root + "/txs/chain/" + busiest->second.txs.begin()->txid).empty());
   CHECK(json(root + "/txs/chain/" + std::string(64, 'f')).empty());
+  // A transaction of the chain that is none of this address's: no page either.
+  const auto other = std::find_if(core_tx.begin(), core_tx.end(), [&](const auto& tx) {
+    return std::none_of(busiest->second.txs.begin(), busiest->second.txs.end(), [&](const auto& t) { return t.txid == tx.first; }) &&
+           tx.second.contains("fee");
+  });
+  REQUIRE(other != core_tx.end());
+  CHECK(json(root + "/txs/chain/" + other->first).empty());
   CHECK(json(root + "/txs/chain/not-a-txid").size() == 25);
   CHECK(json(root + "/txs/chain/" + std::string(100000, '9')).size() == 25);
   CHECK(json(root + "/txs?after_txid=" + busiest->second.txs.rbegin()->txid)[0]["txid"] == std::next(busiest->second.txs.rbegin())->txid);
@@ -377,4 +384,83 @@ TEST_CASE(
   const rest::Service without(store, rest::Sources{});
   CHECK(without.get(root).status == 503);
   CHECK(without.get(root).body.find("--addresses") != std::string::npos);
+}
+
+TEST_CASE(
+    "rest::Service: Esplora's outspends say which input of Core's chain spends each output, as getblock 3's prevouts say, and a block's "
+    "transactions 25 at a time") {
+  CoreBlocks core;
+  BlockStore& store = core.store;
+  auto tx_index = TxIndex::open(store.directory());
+  REQUIRE(tx_index);
+  auto addresses = AddressIndex::open(store.directory());
+  REQUIRE(addresses);
+  const rest::Service service(store, rest::Sources{&tx_index.value(), {}, &addresses.value()});
+  const auto blocks = nlohmann::json::parse(read_file(core_data + "/rpc/getblock3.json"));
+  // Core's answer: each outpoint its chain spends, by which input of which block.
+  std::map<std::pair<std::string, std::uint32_t>, std::tuple<std::string, std::uint32_t, std::size_t>> spent_by;
+  for (const auto& block : blocks) {
+    for (const auto& tx : block["tx"]) {
+      for (std::uint32_t k = 0; k < tx["vin"].size(); ++k) {
+        const auto& in = tx["vin"][k];
+        if (in.contains("txid")) spent_by[{in["txid"], in["vout"]}] = {tx["txid"], k, block["height"]};
+      }
+    }
+  }
+  const auto json = [&](const std::string& path) {
+    const rest::Response r = service.get(path);
+    CAPTURE(path);
+    REQUIRE(r.status == 200);
+    return nlohmann::json::parse(r.body);
+  };
+  std::size_t spent = 0, unspent = 0;
+  for (std::size_t h = 1; h < blocks.size(); ++h) {
+    for (const auto& tx : blocks[h]["tx"]) {
+      const std::string txid = tx["txid"].get<std::string>();
+      const auto outs = json("/api/tx/" + txid + "/outspends");
+      REQUIRE(outs.size() == tx["vout"].size());
+      for (std::uint32_t n = 0; n < outs.size(); ++n) {
+        CAPTURE(txid);
+        CAPTURE(n);
+        const auto at = spent_by.find({txid, n});
+        CHECK(outs[n]["spent"] == (at != spent_by.end()));
+        if (at == spent_by.end()) {
+          ++unspent;
+          continue;
+        }
+        const auto& [by, vin, height] = at->second;
+        CHECK(outs[n]["txid"] == by);
+        CHECK(outs[n]["vin"] == vin);
+        CHECK(outs[n]["status"]["block_height"] == height);
+        CHECK(outs[n]["status"]["block_hash"] == blocks[height]["hash"]);
+        CHECK(json("/api/tx/" + txid + "/outspend/" + std::to_string(n)) == outs[n]);
+        ++spent;
+      }
+    }
+  }
+  CHECK(spent > 100);
+  CHECK(unspent > 100);
+  const std::string some = blocks[110]["tx"][0]["txid"].get<std::string>();
+  CHECK(json("/api/tx/" + some + "/outspend/4000000000") == nlohmann::json{{"spent", false}});
+  CHECK(service.get("/api/tx/" + some + "/outspend/x").status == 400);
+  CHECK(rest::Service(store, rest::Sources{&tx_index.value(), {}}).get("/api/tx/" + some + "/outspends").status == 503);
+
+  // Every block's transactions, 25 at a time, in Core's order, with Core's fees.
+  std::size_t listed = 0;
+  for (const auto& block : blocks) {
+    const std::string root = "/api/block/" + block["hash"].get<std::string>() + "/txs";
+    for (std::size_t start = 0; start < block["tx"].size(); start += 25) {
+      const auto page = json(start == 0 ? root : root + "/" + std::to_string(start));
+      REQUIRE(page.size() == std::min<std::size_t>(25, block["tx"].size() - start));
+      for (std::size_t i = 0; i < page.size(); ++i) {
+        const auto& tx = block["tx"][start + i];
+        CHECK(page[i]["txid"] == tx["txid"]);
+        CHECK(page[i]["fee"] == (tx.contains("fee") ? test::sats(tx["fee"]) : 0));
+        ++listed;
+      }
+    }
+    CHECK(service.get(root + "/" + std::to_string((block["tx"].size() + 24) / 25 * 25)).status == 404);
+  }
+  CHECK(listed == 379);
+  CHECK(service.get("/api/block/" + blocks[1]["hash"].get<std::string>() + "/txs/1").body == "start index must be a multiple of 25");
 }

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -255,11 +256,22 @@ struct AddressIndex::State {
     const std::uint64_t end = dir.chain_size();
     if (from >= end) return success();
     const unsigned threads = options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t batch_blocks = 64 * std::size_t{threads};
+    const std::size_t batch_blocks = 32 * std::size_t{threads};
     std::vector<BlockRows> made(batch_blocks);
     std::vector<std::vector<std::byte>> buffers(threads);
     Progress progress{0, end - from, 0};
-    leveldb::WriteBatch batch;
+    // LevelDB takes a batch's rows on a thread of its own while the next
+    // batch's blocks are read and hashed: its inserts are most of the work
+    // and one thread's.
+    using Rows = std::vector<std::pair<RowKey, AddressIndex::Totals>>;
+    std::future<result<void>> writing;
+    Progress written = progress;
+    const auto written_so_far = [&]() -> result<void> {
+      if (!writing.valid()) return success();
+      if (auto r = writing.get(); !r) return r;
+      if (options.progress) options.progress(written);
+      return success();
+    };
     for (std::uint64_t first = from; first < end; first += batch_blocks) {
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(batch_blocks, end - first));
       std::atomic<std::size_t> next{0};
@@ -271,10 +283,10 @@ struct AddressIndex::State {
       work(0);
       for (auto& t : pool) t.join();
       // The batch's rows in key order (LevelDB's table takes them faster so,
-      // its inserts mostly in memory already touched), with the last whole
+      // its inserts mostly in memory already touched), up to the last whole
       // block before a failure.
       std::size_t whole = 0;
-      std::vector<std::pair<RowKey, AddressIndex::Totals>> sorted;
+      Rows sorted;
       for (; whole < n && !made[whole].failure; ++whole) {
         const auto height = static_cast<std::uint32_t>(first + whole);
         for (const auto& [prefix, totals] : made[whole].rows) sorted.emplace_back(row_key_of(prefix, height), totals);
@@ -282,14 +294,22 @@ struct AddressIndex::State {
         made[whole] = BlockRows{};
       }
       std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (const auto& [k, totals] : sorted) batch.Put(leveldb::Slice(k.data(), k.size()), encode_totals(totals));
       progress.blocks_done += whole;
       const std::optional<IndexedBlock> reached = whole != 0 ? std::optional<IndexedBlock>(dir.at_height(first + whole - 1)) : last;
-      if (auto r = commit(batch, reached); !r) return r;
-      if (whole != n) return *made[whole].failure;
+      if (auto r = written_so_far(); !r) return r;
+      written = progress;
+      writing = std::async(std::launch::async, [this, rows = std::move(sorted), reached]() -> result<void> {
+        leveldb::WriteBatch batch;
+        for (const auto& [k, totals] : rows) batch.Put(leveldb::Slice(k.data(), k.size()), encode_totals(totals));
+        return commit(batch, reached);
+      });
       last = reached;
-      if (options.progress) options.progress(progress);
+      if (whole != n) {
+        if (auto r = written_so_far(); !r) return r;
+        return *made[whole].failure;
+      }
     }
+    if (auto r = written_so_far(); !r) return r;
     return success();
   }
 };
@@ -318,6 +338,11 @@ result<AddressIndex> AddressIndex::open(const BlocksDirectory& dir, const Option
   leveldb::DB* db = nullptr;
   state->path = (fs::path(kept) / "addresses").string();
   const leveldb::Status s = leveldb::DB::Open(db_options, state->path, &db);
+  if (s.IsIOError() && s.ToString().find("/LOCK") != std::string::npos) {
+    // (LevelDB's lock: one process at a time)
+    return error(std::make_error_code(std::errc::device_or_resource_busy))
+        .in("another process has the address index open (" + state->path + "): a rest --addresses of the same directory?");
+  }
   if (!s.ok()) return leveldb_failure(s);
   state->db.reset(db);
   if (auto r = state->update(dir, options); !r) return r.error();

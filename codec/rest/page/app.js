@@ -1,6 +1,7 @@
-// The explorer: a page that reads only Bitcoin Core's REST interface, as
-// blockwire rest serves it. Views by the location's hash: #/ (the tip and
-// recent blocks), #/block/HASH[/PAGE], #/tx/TXID.
+// The explorer: a page that reads only Bitcoin Core's REST interface and
+// Esplora's address routes, as blockwire rest serves them. Views by the
+// location's hash: #/ (the tip and recent blocks), #/block/HASH[/PAGE],
+// #/tx/TXID, #/address/ADDRESS[/LAST_SEEN_TXID] (rest --addresses).
 'use strict';
 
 const view = document.getElementById('view');
@@ -8,7 +9,13 @@ const PAGE = 25;       // transactions a page
 const RECENT = 10;     // blocks on the first view
 
 async function rest(path) {
-  const response = await fetch('/rest/' + path);
+  return api('/rest/' + path);
+}
+async function esplora(path) {
+  return api('/api/' + path);
+}
+async function api(path) {
+  const response = await fetch(path);
   const text = await response.text();
   if (!response.ok) throw new Error(text.trim() || response.status + ' ' + response.statusText);
   return JSON.parse(text);
@@ -108,7 +115,55 @@ async function block(hash, page) {
 function output(o) {
   const s = o.scriptPubKey;
   return el('li', {}, el('strong', {}, btc(o.value)), ' ', el('span', { class: 'muted' }, s.type), el('br'),
-    s.address ? el('span', { class: 'hash address' }, s.address) : el('code', {}, s.asm));
+    s.address ? link('#/address/' + s.address, s.address, 'hash address') : el('code', {}, s.asm));
+}
+
+const sats = (v) => (v / 1e8).toFixed(8) + ' BTC';
+
+// An address: its totals, unspent outputs and transactions, 25 a page
+// (newest first; the next page after the last one shown).
+async function address(addr, after) {
+  const [info, utxos, txs] = await Promise.all([esplora('address/' + addr), esplora('address/' + addr + '/utxo'),
+    esplora('address/' + addr + '/txs' + (after ? '/chain/' + after : ''))]);
+  const c = info.chain_stats;
+  const unspent = el('table', { id: 'utxos' },
+    el('thead', {}, el('tr', {}, el('th', {}, 'Output'), el('th', { class: 'num' }, 'Block'), el('th', { class: 'num' }, 'Value'))));
+  const ubody = el('tbody');
+  for (const u of utxos) {
+    ubody.append(el('tr', {}, el('td', {}, link('#/tx/' + u.txid, u.txid + ':' + u.vout, 'hash')),
+      el('td', { class: 'num' }, link('#/block/' + u.status.block_hash, u.status.block_height)), el('td', { class: 'num' }, sats(u.value))));
+  }
+  unspent.append(ubody);
+  const history = el('table', { id: 'history' },
+    el('thead', {}, el('tr', {}, el('th', {}, 'Transaction'), el('th', { class: 'num' }, 'Block'), el('th', { class: 'num' }, 'Change'))));
+  const hbody = el('tbody');
+  for (const tx of txs) {
+    let change = 0;
+    for (const o of tx.vout) if (o.scriptpubkey_address === addr) change += o.value;
+    for (const i of tx.vin) if (i.prevout && i.prevout.scriptpubkey_address === addr) change -= i.prevout.value;
+    hbody.append(el('tr', {}, el('td', {}, link('#/tx/' + tx.txid, tx.txid, 'hash')),
+      el('td', { class: 'num' }, link('#/block/' + tx.status.block_hash, tx.status.block_height)),
+      el('td', { class: 'num' }, (change > 0 ? '+' : '') + sats(change))));
+  }
+  history.append(hbody);
+  const pager = el('div', { class: 'pager' });
+  const newest = el('button', { type: 'button', id: 'newest' }, 'Newest');
+  const older = el('button', { type: 'button', id: 'older' }, 'Older');
+  newest.disabled = !after;
+  older.disabled = txs.length < PAGE;
+  newest.onclick = () => { location.hash = '#/address/' + addr; };
+  older.onclick = () => { location.hash = '#/address/' + addr + '/' + txs[txs.length - 1].txid; };
+  pager.append(newest, older);
+  show(el('h1', {}, 'Address'),
+    el('div', { class: 'card' }, facts([
+      ['Address', el('span', { class: 'hash', id: 'address' }, addr)],
+      ['Balance', el('span', { id: 'balance' }, sats(c.funded_txo_sum - c.spent_txo_sum))],
+      ['Received', sats(c.funded_txo_sum) + ' in ' + c.funded_txo_count + ' outputs'],
+      ['Sent', sats(c.spent_txo_sum) + ' from ' + c.spent_txo_count + ' outputs'],
+      ['Transactions', el('span', { id: 'address-txs' }, c.tx_count)],
+    ])),
+    el('h2', {}, 'Unspent outputs (' + utxos.length + ')'), unspent,
+    el('h2', {}, 'Transactions'), pager, history);
 }
 
 async function transaction(txid) {
@@ -148,8 +203,11 @@ async function search(q) {
     // A block of the best chain has a header there (an empty list for any other hash, never an error).
     const isBlock = (await rest('headers/' + q + '.json?count=1')).length === 1;
     location.hash = (isBlock ? '#/block/' : '#/tx/') + q.toLowerCase();
+  } else if (/^[0-9a-zA-Z]{14,90}$/.test(q)) {
+    await esplora('address/' + q);  // (its error, Esplora's words, when it is none of this network's)
+    location.hash = '#/address/' + q;
   } else {
-    throw new Error('Not a height, a block hash or a txid: ' + q);
+    throw new Error('Not a height, a block hash, a txid or an address: ' + q);
   }
 }
 
@@ -158,6 +216,7 @@ async function route() {
   try {
     if (parts[0] === 'block' && parts[1]) return await block(parts[1], Number(parts[2] || 0));
     if (parts[0] === 'tx' && parts[1]) return await transaction(parts[1]);
+    if (parts[0] === 'address' && parts[1]) return await address(parts[1], parts[2]);
     return await home();
   } catch (e) {
     failed(e);

@@ -2,6 +2,7 @@
 // /rest/getutxos) and the UTXO set they keep open (struct Service::Coins).
 #pragma once
 
+#include "esplora_json.hpp"
 #include "request.hpp"
 
 #include <blockwire/blockfiles/block_index.hpp>
@@ -112,6 +113,15 @@ struct Answers {
   Response esplora_tx(std::string_view part) const;
   // /api/address/A... or /api/scripthash/H... (esplora_address.cpp).
   Response esplora_address(std::string_view part, std::string_view query, bool by_scripthash) const;
+  // The input that spends `outpoint` (an output of `script` in the block
+  // at `height`), found through the address index: the blocks at or
+  // above `height` whose transactions spend from that script, read again.
+  struct Spender {
+    Txid txid = Txid::all_zeros();
+    std::uint32_t vin = 0;
+    Confirmed at;
+  };
+  result<std::optional<Spender>> spender_of(const OutPoint& outpoint, std::span<const std::byte> script, std::uint32_t height) const;
 };
 
 }  // namespace detail

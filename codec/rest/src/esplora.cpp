@@ -121,6 +121,29 @@ Response Answers::esplora_block(std::string_view part) const {
     if (*i >= v.transaction_count()) return said(404, "tx index out of range");
     return text(v.transaction(static_cast<std::size_t>(*i)).txid().to_hex());
   }
+  if (rest == "txs" || rest.starts_with("txs/")) {
+    // 25 transactions from START (a multiple of 25), in Esplora's JSON.
+    const auto start = rest == "txs" ? std::optional<std::uint64_t>(0) : whole<std::uint64_t>(rest.substr(4));
+    if (!start) return said(400, "Invalid number");
+    if (*start % 25 != 0) return said(400, "start index must be a multiple of 25");
+    if (*start >= v.transaction_count()) return said(404, "start index out of range");
+    std::optional<BlockUndo> undo;
+    if (v.transaction_count() > 1) {
+      auto read = dir.undo_of(*b, v);
+      if (!read) return said(500, "Undo data of block " + std::to_string(b->height) + ": " + read.error().message());
+      undo = std::move(read).value();
+    }
+    const Confirmed at{b->height, b->hash, v.header().time};
+    const std::size_t end = std::min<std::size_t>(v.transaction_count(), static_cast<std::size_t>(*start) + 25);
+    return json_of([&](tables::JsonWriter& out) {
+      out.begin_array();
+      for (auto i = static_cast<std::size_t>(*start); i < end; ++i) {
+        const TxUndo* spent = i != 0 && undo && i - 1 < undo->transactions.size() ? &undo->transactions[i - 1] : nullptr;
+        write_esplora_tx(out, v.transaction(i), spent, at, dir.net());
+      }
+      out.end_array();
+    });
+  }
   if (!rest.empty()) return said(404, "endpoint does not exist");
   const BlockHeader h = v.header();
   const ChainInfo chain = index.chain_info(*b);
@@ -156,9 +179,11 @@ Response Answers::esplora_tx(std::string_view part) const {
   const std::string_view what = slash == std::string_view::npos ? std::string_view{} : part.substr(slash + 1);
   const auto txid = parse_hash<Txid>(part.substr(0, slash));
   if (!txid) return said(400, "Invalid hex string");
-  if (!what.empty() && what != "status" && what != "hex" && what != "raw" && what != "merkle-proof") {
+  const bool outspends = what == "outspends" || what.starts_with("outspend/");
+  if (!what.empty() && what != "status" && what != "hex" && what != "raw" && what != "merkle-proof" && !outspends) {
     return said(404, "endpoint does not exist");
   }
+  if (outspends && sources.addresses == nullptr) return said(503, "No address index: rest runs without --addresses");
   if (sources.tx_index == nullptr) return said(503, "No transaction index: rest runs without --txindex");
   const auto place = sources.tx_index->find(*txid);
   if (!place) return said(500, "I/O error reading the transaction index");
@@ -188,6 +213,45 @@ Response Answers::esplora_tx(std::string_view part) const {
   const BlockView& v = view.value();
   const Confirmed at{b->height, b->hash, v.header().time};
   if (what == "status") return json_of([&](tables::JsonWriter& out) { write_esplora_status(out, at); });
+  if (outspends) {
+    std::size_t pos = 0;
+    while (pos < v.transaction_count() && v.transaction(pos).txid() != *txid) ++pos;
+    if (pos == v.transaction_count()) return said(500, "The transaction index names a block without the transaction");
+    const TransactionView tx = v.transaction(pos);
+    std::vector<std::uint32_t> vouts;
+    if (what == "outspends") {
+      for (std::uint32_t k = 0; k < tx.output_count(); ++k) vouts.push_back(k);
+    } else {
+      const auto k = whole<std::uint32_t>(what.substr(std::string_view("outspend/").size()));
+      if (!k) return said(400, "Invalid number");
+      vouts.push_back(*k);
+    }
+    std::vector<std::optional<Spender>> found;
+    for (const std::uint32_t k : vouts) {
+      if (k >= tx.output_count()) {
+        found.emplace_back();  // (Esplora's answer for an outpoint nothing spends)
+        continue;
+      }
+      auto spender = spender_of(OutPoint{*txid, k}, tx.output(k).script_pubkey(), static_cast<std::uint32_t>(b->height));
+      if (!spender) return said(500, spender.error().message());
+      found.push_back(spender.value());
+    }
+    return json_of([&](tables::JsonWriter& out) {
+      if (what == "outspends") out.begin_array();
+      for (const auto& s : found) {
+        out.begin_object();
+        out.member_boolean("spent", s.has_value());
+        if (s) {
+          out.member_string("txid", s->txid.to_hex());
+          out.member_uint("vin", s->vin);
+          out.key("status");
+          write_esplora_status(out, s->at);
+        }
+        out.end_object();
+      }
+      if (what == "outspends") out.end_array();
+    });
+  }
   std::vector<Txid> ids(v.transaction_count(), Txid::all_zeros());
   txids(v, 0, ids);
   std::vector<Hash256> leaves;

@@ -37,6 +37,7 @@ struct TouchingBlock {
 };
 
 std::optional<Response> read_touching(const BlocksDirectory& dir, std::uint32_t height, const ScriptHash& script, TouchingBlock& out) {
+  out.touching.clear();
   if (height >= dir.chain_size()) return std::nullopt;  // (a row the index has not yet taken off)
   const IndexedBlock b = dir.at_height(height);
   if (b.pruned) return said(410, "Block " + std::to_string(height) + " was pruned: its transactions are gone");
@@ -79,6 +80,33 @@ void write_totals(tables::JsonWriter& out, const AddressIndex::Totals& t) {
 }
 
 }  // namespace
+
+result<std::optional<Answers::Spender>> Answers::spender_of(const OutPoint& outpoint, std::span<const std::byte> script,
+                                                            std::uint32_t height) const {
+  std::optional<Spender> found;
+  if (unspendable(script)) return found;
+  const ScriptHash hash = ScriptHash::of(script);
+  TouchingBlock block;
+  std::optional<Response> failed;
+  auto r = sources.addresses->each_block(hash, false, height, [&](const AddressIndex::BlockRow& row) {
+    if (row.totals.spent_txo_count == 0) return true;
+    failed = read_touching(dir, row.height, hash, block);
+    if (failed) return false;
+    for (const std::size_t i : block.touching) {
+      const TransactionView tx = block.view.transaction(i);
+      for (std::uint32_t k = 0; i != 0 && k < tx.input_count(); ++k) {
+        if (tx.input(k).prevout() == outpoint) {
+          found = Spender{tx.txid(), k, block.at};
+          return false;
+        }
+      }
+    }
+    return true;
+  });
+  if (!r) return r.error();
+  if (failed) return blockwire::error(std::make_error_code(std::errc::io_error)).in(failed->body);
+  return found;
+}
 
 Response Answers::esplora_address(std::string_view part, std::string_view query, bool by_scripthash) const {
   const auto slash = part.find('/');
@@ -197,6 +225,9 @@ Response Answers::esplora_address(std::string_view part, std::string_view query,
   bool passed = !last_seen;  // (the last seen transaction is behind)
   std::vector<std::string> page;
   const auto r = addresses->each_block(*script, true, start, [&](const AddressIndex::BlockRow& row) {
+    // (a last seen transaction the index placed is in the first block
+    // read, or it is none of this script's: then no page, not every block)
+    if (!passed && sources.tx_index != nullptr && row.height != start) return false;
     failed = read_touching(dir, row.height, *script, block);
     if (failed) return false;
     for (auto i = block.touching.rbegin(); i != block.touching.rend() && page.size() < page_size; ++i) {
@@ -210,7 +241,7 @@ Response Answers::esplora_address(std::string_view part, std::string_view query,
       while (!json.empty() && json.back() == '\n') json.pop_back();
       page.push_back(std::move(json));
     }
-    return page.size() < page_size;
+    return page.size() < page_size && (passed || sources.tx_index == nullptr);
   });
   if (!r) return said(500, "The address index: " + r.error().message());
   if (failed) return *failed;
