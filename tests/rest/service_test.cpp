@@ -50,6 +50,22 @@ struct CoreBlocks {
   }
 };
 
+template <class T>
+T required(result<T> r) {
+  REQUIRE(r);
+  return std::move(r).value();
+}
+
+// The same with its transaction and address indexes made, rest's Service
+// over all of them, and Core's getblock 3 of its chain.
+struct CoreIndexed {
+  CoreBlocks blocks;
+  TxIndex tx_index = required(TxIndex::open(blocks.store.directory()));
+  AddressIndex addresses = required(AddressIndex::open(blocks.store.directory()));
+  rest::Service service{blocks.store, rest::Sources{&tx_index, {}, &addresses}};
+  nlohmann::json getblock3 = nlohmann::json::parse(read_file(core_data + "/rpc/getblock3.json"));
+};
+
 }  // namespace
 
 TEST_CASE("rest::Service: every request of Core's recorded REST session answered as Core answered it: status, content type, body") {
@@ -240,14 +256,10 @@ TEST_CASE(
 TEST_CASE(
     "rest::Service: Esplora's address routes say of every address and script what Core's getblock 3 says: totals, unspent outputs, every "
     "transaction page by page") {
-  CoreBlocks core;
-  BlockStore& store = core.store;
-  auto tx_index = TxIndex::open(store.directory());
-  REQUIRE(tx_index);
-  auto addresses = AddressIndex::open(store.directory());
-  REQUIRE(addresses);
-  const rest::Service service(store, rest::Sources{&tx_index.value(), {}, &addresses.value()});
-  const auto blocks = nlohmann::json::parse(read_file(core_data + "/rpc/getblock3.json"));
+  CoreIndexed core;
+  BlockStore& store = core.blocks.store;
+  const rest::Service& service = core.service;
+  const nlohmann::json& blocks = core.getblock3;
   test::AddressTruth truth;
   std::map<std::string, nlohmann::json> core_tx;  // Core's JSON of each transaction
   for (const auto& block : blocks) {
@@ -389,14 +401,10 @@ TEST_CASE(
 TEST_CASE(
     "rest::Service: Esplora's outspends say which input of Core's chain spends each output, as getblock 3's prevouts say, and a block's "
     "transactions 25 at a time") {
-  CoreBlocks core;
-  BlockStore& store = core.store;
-  auto tx_index = TxIndex::open(store.directory());
-  REQUIRE(tx_index);
-  auto addresses = AddressIndex::open(store.directory());
-  REQUIRE(addresses);
-  const rest::Service service(store, rest::Sources{&tx_index.value(), {}, &addresses.value()});
-  const auto blocks = nlohmann::json::parse(read_file(core_data + "/rpc/getblock3.json"));
+  CoreIndexed core;
+  BlockStore& store = core.blocks.store;
+  const rest::Service& service = core.service;
+  const nlohmann::json& blocks = core.getblock3;
   // Core's answer: each outpoint its chain spends, by which input of which block.
   std::map<std::pair<std::string, std::uint32_t>, std::tuple<std::string, std::uint32_t, std::size_t>> spent_by;
   for (const auto& block : blocks) {
@@ -443,7 +451,7 @@ TEST_CASE(
   const std::string some = blocks[110]["tx"][0]["txid"].get<std::string>();
   CHECK(json("/api/tx/" + some + "/outspend/4000000000") == nlohmann::json{{"spent", false}});
   CHECK(service.get("/api/tx/" + some + "/outspend/x").status == 400);
-  CHECK(rest::Service(store, rest::Sources{&tx_index.value(), {}}).get("/api/tx/" + some + "/outspends").status == 503);
+  CHECK(rest::Service(store, rest::Sources{&core.tx_index, {}}).get("/api/tx/" + some + "/outspends").status == 503);
 
   // Every block's transactions, 25 at a time, in Core's order, with Core's fees.
   std::size_t listed = 0;
