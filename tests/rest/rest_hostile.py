@@ -3,6 +3,7 @@
 Each ends with a well-formed request answered as Core answers it: nothing
 a client sends stops the serving. The server is started here and stopped by
 its PID whatever happens."""
+import hashlib
 import http.client
 import json
 import os
@@ -183,6 +184,57 @@ def scenario_live_directory():
             assert heights == sorted(heights), heights
             status, body = s.get('/rest/blockhashbyheight/300.json')
             assert status == 200, (status, body)
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        serve.wait(timeout=10)
+
+
+def scenario_live_addresses():
+    """rest --addresses while blocks are appended (fetch from serve into its directory): the address index follows
+    within seconds, and a script's totals and transactions at the end are what the blocks' JSON (/rest/block, Core's
+    shape with prevouts) says of it."""
+    source = scenarios.make_chain(make_chain, work, 'source', 200, blocks=False)
+    target = os.path.join(work, 'target')
+    serve = subprocess.Popen([blockwire, 'serve', source, '--listen', '127.0.0.1:0'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True)
+    try:
+        port = int(serve.stdout.readline().strip().rsplit(':', 1)[1])
+        fetch = [blockwire, 'fetch', f'127.0.0.1:{port}', '-o', target, '--network', 'regtest', '--no-progress']
+        subprocess.run(fetch + ['--max-blocks', '50'], check=True, capture_output=True)
+        with Server(target, '--network', 'regtest', '--addresses') as s:
+            subprocess.run(fetch, check=True, capture_output=True)
+            deadline = time.time() + 10
+            while json.loads(s.get('/rest/chaininfo.json')[1])['blocks'] != 200 and time.time() < deadline:
+                time.sleep(0.1)
+            # Every script of the chain, from the blocks' JSON: its transactions, funded and spent sums.
+            want = {}
+            for height in range(201):
+                h = json.loads(s.get(f'/rest/blockhashbyheight/{height}.json')[1])['blockhash']
+                for tx in json.loads(s.get(f'/rest/block/{h}.json')[1])['tx']:
+                    touched = set()
+                    def add(script_pubkey, value, spent):
+                        if script_pubkey['type'] == 'nulldata':
+                            return
+                        sh = hashlib.sha256(bytes.fromhex(script_pubkey['hex'])).hexdigest()
+                        t = want.setdefault(sh, {'tx_count': 0, 'funded_txo_sum': 0, 'spent_txo_sum': 0})
+                        if sh not in touched:
+                            touched.add(sh)
+                            t['tx_count'] += 1
+                        t['spent_txo_sum' if spent else 'funded_txo_sum'] += round(value * 1e8)
+                    for vin in tx['vin']:
+                        if 'prevout' in vin:
+                            add(vin['prevout']['scriptPubKey'], vin['prevout']['value'], True)
+                    for vout in tx['vout']:
+                        add(vout['scriptPubKey'], vout['value'], False)
+            assert len(want) >= 3 and max(t['tx_count'] for t in want.values()) > 50, want
+            got = {}
+            while time.time() < deadline:
+                got = {sh: json.loads(s.get(f'/api/scripthash/{sh}')[1])['chain_stats'] for sh in want}
+                if all(got[sh]['tx_count'] == want[sh]['tx_count'] for sh in want):
+                    break
+                time.sleep(0.2)
+            for sh, t in want.items():
+                assert {k: got[sh][k] for k in t} == t, (sh, got[sh], t)
     finally:
         serve.send_signal(signal.SIGTERM)
         serve.wait(timeout=10)
