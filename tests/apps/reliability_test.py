@@ -754,4 +754,23 @@ def scenario_addresses_disk_full():
             subprocess.run(['umount', mount], capture_output=True)
 
 
+def scenario_addresses_pruned():
+    """A pruned directory: addresses names the first pruned block it would need (exit 2), rest --addresses refuses
+    at once; an index made before the pruning goes on answering, its totals unchanged."""
+    directory, blocks = chain('source', 700, '--undo', '--file-size', '20000')
+    made_before = os.path.join(work, 'made_before')
+    shutil.copytree(directory, made_before)
+    scripts = chain_scripthashes(blocks, [1, 2, 3])
+    before = address_totals(made_before, scripts)
+    assert sum(t['chain_stats']['tx_count'] for t in before) >= 700, before
+    for d in (directory, made_before):
+        r = run('prune', d, '--keep', '288')
+        assert r.returncode == 0 and 'pruned' in r.stdout, r.stdout + r.stderr
+    r = run('addresses', directory)
+    assert r.returncode == 2 and 'height 0' in r.stderr and 'pruned' in r.stderr, (r.returncode, r.stderr)
+    r = subprocess.run([blockwire, 'rest', directory, '--addresses', '--listen', '127.0.0.1:0'], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and '--addresses needs every block' in r.stderr, (r.returncode, r.stderr)
+    assert address_totals(made_before, scripts) == before
+
+
 scenarios.dispatch(scenario, globals())

@@ -209,7 +209,9 @@ struct AddressIndex::State {
     if (s.IsNotFound()) return std::optional<BlockHash>{};
     if (!s.ok()) return leveldb_failure(s);
     if (v.size() != 32) return error(directory::errc::bad_index_entry).in("the address index's best block");
-    return std::optional<BlockHash>(BlockHash::from_bytes(bytes_of(leveldb::Slice(v)).first<32>()));
+    const BlockHash at = BlockHash::from_bytes(bytes_of(leveldb::Slice(v)).first<32>());
+    if (at.is_all_zeros()) return std::optional<BlockHash>{};  // (written when a first block failed: none yet)
+    return std::optional<BlockHash>(at);
   }
 
   void set_best(const BlockHash& hash, std::int64_t height) {

@@ -301,8 +301,25 @@ result<Pruned> prune_directory(const PruneSpec& spec) {
   }
   if (auto r = sync_directory(spec.dir.c_str()); !r) return fail(r.error());
   // The index kept before there was an index/ is not where it is kept now
-  // (kept_index_path): it goes, and the next open reads index/.
-  if (!kept_before.empty() && kept_before != BlocksDirectory::kept_index_path(spec.dir)) fs::remove_all(kept_before, ec);
+  // (kept_index_path): it goes, and the next open reads index/. The
+  // transaction and address indexes kept in it move along: the blocks they
+  // were made from may be gone now.
+  const std::string kept_now = BlocksDirectory::kept_index_path(spec.dir);
+  if (!kept_before.empty() && kept_before != kept_now) {
+    for (const char* kept : {"txindex", "addresses"}) {
+      const fs::path from = fs::path(kept_before) / kept;
+      if (kept_now.empty() || !fs::exists(from, ec)) continue;
+      const fs::path to = fs::path(kept_now) / kept;
+      fs::create_directories(kept_now, ec);
+      fs::remove_all(to, ec);
+      fs::rename(from, to, ec);
+      if (ec) {  // (another file system: the cache's)
+        ec.clear();
+        fs::copy(from, to, fs::copy_options::recursive, ec);
+      }
+    }
+    fs::remove_all(kept_before, ec);
+  }
   if (auto r = writer.value().close(); !r) return fail(r.error());
   return out;
 }
