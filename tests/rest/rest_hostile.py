@@ -3,6 +3,7 @@
 Each ends with a well-formed request answered as Core answers it: nothing
 a client sends stops the serving. The server is started here and stopped by
 its PID whatever happens."""
+import contextlib
 import hashlib
 import http.client
 import json
@@ -155,16 +156,26 @@ def scenario_slow_headers():
         s.alive()
 
 
-def scenario_live_directory():
-    """Blocks appended while rest serves (fetch from serve into its directory): the tip is read within a second,
-    and every answer meanwhile is whole."""
-    source = scenarios.make_chain(make_chain, work, 'source', 300, blocks=False)
+@contextlib.contextmanager
+def fetching_from_serve(blocks):
+    """A chain of `blocks` made by the library, served by blockwire serve: yields the fetch command that copies it
+    into WORK/target; serve is stopped by its PID after."""
+    source = scenarios.make_chain(make_chain, work, 'source', blocks, blocks=False)
     target = os.path.join(work, 'target')
     serve = subprocess.Popen([blockwire, 'serve', source, '--listen', '127.0.0.1:0'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              text=True)
     try:
         port = int(serve.stdout.readline().strip().rsplit(':', 1)[1])
-        fetch = [blockwire, 'fetch', f'127.0.0.1:{port}', '-o', target, '--network', 'regtest', '--no-progress']
+        yield [blockwire, 'fetch', f'127.0.0.1:{port}', '-o', target, '--network', 'regtest', '--no-progress'], target
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        serve.wait(timeout=10)
+
+
+def scenario_live_directory():
+    """Blocks appended while rest serves (fetch from serve into its directory): the tip is read within a second,
+    and every answer meanwhile is whole."""
+    with fetching_from_serve(300) as (fetch, target):
         subprocess.run(fetch + ['--max-blocks', '100'], check=True, capture_output=True)
         with Server(target, '--network', 'regtest') as s:
             status, body = s.get('/rest/chaininfo.json')
@@ -184,22 +195,13 @@ def scenario_live_directory():
             assert heights == sorted(heights), heights
             status, body = s.get('/rest/blockhashbyheight/300.json')
             assert status == 200, (status, body)
-    finally:
-        serve.send_signal(signal.SIGTERM)
-        serve.wait(timeout=10)
 
 
 def scenario_live_addresses():
     """rest --addresses while blocks are appended (fetch from serve into its directory): the address index follows
     within seconds, and a script's totals and transactions at the end are what the blocks' JSON (/rest/block, Core's
     shape with prevouts) says of it."""
-    source = scenarios.make_chain(make_chain, work, 'source', 200, blocks=False)
-    target = os.path.join(work, 'target')
-    serve = subprocess.Popen([blockwire, 'serve', source, '--listen', '127.0.0.1:0'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             text=True)
-    try:
-        port = int(serve.stdout.readline().strip().rsplit(':', 1)[1])
-        fetch = [blockwire, 'fetch', f'127.0.0.1:{port}', '-o', target, '--network', 'regtest', '--no-progress']
+    with fetching_from_serve(200) as (fetch, target):
         subprocess.run(fetch + ['--max-blocks', '50'], check=True, capture_output=True)
         with Server(target, '--network', 'regtest', '--addresses') as s:
             subprocess.run(fetch, check=True, capture_output=True)
@@ -235,9 +237,6 @@ def scenario_live_addresses():
                 time.sleep(0.2)
             for sh, t in want.items():
                 assert {k: got[sh][k] for k in t} == t, (sh, got[sh], t)
-    finally:
-        serve.send_signal(signal.SIGTERM)
-        serve.wait(timeout=10)
 
 
 # Raw connections: an attacker's from 127.3.0.2 (all of 127.0.0.0/8 is local on Linux), so that a limit by address
