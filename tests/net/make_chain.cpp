@@ -10,6 +10,9 @@
 // --wide K adds to every block from height 2 a transaction that spends
 // the K outputs of the one before it (the first: a coinbase) into K
 // outputs: megabyte blocks whose every input spends the chain's own coins.
+// --one-payer (with --fill and --undo): every stand-in coin the copied
+// transactions spend has one script, so that one address has every one of
+// them in its history (the busiest address of the address index's bench).
 // --coinbase-only leaves the spends out: every block has one shape, as
 // mainnet's early blocks do (the hard case for pairing undo records).
 // --core-index writes what Bitcoin Core keeps beside such a directory: its
@@ -21,7 +24,7 @@
 // --file-size BYTES begins a new blk file where a record would take the
 // current one past BYTES (Core's -fastprune: many small files to prune).
 //   make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only] [--core-index | --core-index-log] [--wide K]
-//              [--file-size BYTES]
+//              [--file-size BYTES] [--one-payer]
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
 #include <blockwire/directory/core_index.hpp>
@@ -240,7 +243,7 @@ int main(int argc, char** argv) {
     std::fprintf(
         stderr,
         "usage: make_chain DIR N [--fill BLOCK.raw]... [--hex FILE] [--plain] [--undo] [--coinbase-only] [--core-index | --core-index-log] "
-        "[--wide K] [--file-size BYTES]\n");
+        "[--wide K] [--file-size BYTES] [--one-payer]\n");
     return 2;
   }
   const std::string dir = argv[1];
@@ -250,6 +253,7 @@ int main(int argc, char** argv) {
   XorKey key = random_xor_key();
   bool with_undo = false;
   bool coinbase_only = false;
+  bool one_payer = false;
   bool core_index = false;
   bool core_log_only = false;
   std::size_t wide = 0;
@@ -268,6 +272,8 @@ int main(int argc, char** argv) {
       hex_out.open(argv[++i]);
     } else if (std::strcmp(argv[i], "--undo") == 0) {
       with_undo = true;
+    } else if (std::strcmp(argv[i], "--one-payer") == 0) {
+      one_payer = true;
     } else if (std::strcmp(argv[i], "--coinbase-only") == 0) {
       coinbase_only = true;
     } else if (std::strcmp(argv[i], "--core-index") == 0) {
@@ -319,7 +325,11 @@ int main(int argc, char** argv) {
           for (const InputView in : tx.inputs()) {
             if (made.count(in.prevout().txid) != 0 || coins.contains(in.prevout())) continue;
             std::vector<std::byte> script{std::byte{0x00}, std::byte{0x14}};
-            script.insert(script.end(), in.prevout().txid.bytes().begin(), in.prevout().txid.bytes().begin() + 20);
+            if (one_payer) {
+              script.insert(script.end(), 20, std::byte{0x77});
+            } else {
+              script.insert(script.end(), in.prevout().txid.bytes().begin(), in.prevout().txid.bytes().begin() + 20);
+            }
             coins.add(in.prevout(), SpentCoin{1, false, Amount::from_sat(1'0000'0000), std::move(script)});
           }
         }
