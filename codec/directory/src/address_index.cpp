@@ -1,3 +1,4 @@
+#include "kept_database.hpp"
 #include "leveldb_snapshot.hpp"
 
 #include <blockwire/codec.hpp>
@@ -24,7 +25,6 @@ namespace blockwire {
 namespace {
 
 namespace fs = std::filesystem;
-using detail::bytes_of;
 using detail::leveldb_failure;
 using detail::slice_of;
 
@@ -203,16 +203,7 @@ struct AddressIndex::State {
   BlockHash best_block = BlockHash::all_zeros();
   std::int64_t best_height = -1;
 
-  result<std::optional<BlockHash>> read_best() const {
-    std::string v;
-    const leveldb::Status s = db->Get(detail::checked_reads(), leveldb::Slice(&best_key, 1), &v);
-    if (s.IsNotFound()) return std::optional<BlockHash>{};
-    if (!s.ok()) return leveldb_failure(s);
-    if (v.size() != 32) return error(directory::errc::bad_index_entry).in("the address index's best block");
-    const BlockHash at = BlockHash::from_bytes(bytes_of(leveldb::Slice(v)).first<32>());
-    if (at.is_all_zeros()) return std::optional<BlockHash>{};  // (written when a first block failed: none yet)
-    return std::optional<BlockHash>(at);
-  }
+  result<std::optional<BlockHash>> read_best() const { return detail::read_block_hash(*db, leveldb::Slice(&best_key, 1)); }
 
   void set_best(const BlockHash& hash, std::int64_t height) {
     const std::lock_guard lock(best_lock);
@@ -322,31 +313,15 @@ AddressIndex& AddressIndex::operator=(AddressIndex&&) noexcept = default;
 AddressIndex::~AddressIndex() = default;
 
 result<AddressIndex> AddressIndex::open(const BlocksDirectory& dir, const Options& options) {
-  const std::string kept = BlocksDirectory::kept_index_path(dir.path());
-  if (kept.empty()) {
-    // (the caller names the directory)
-    return error(std::make_error_code(std::errc::read_only_file_system)).in("there is nowhere to keep the index");
-  }
-  std::error_code ec;
-  fs::create_directories(kept, ec);
-  if (ec) return error(ec).in(kept);
-  auto state = std::make_unique<State>();
   leveldb::Options db_options;
-  db_options.create_if_missing = true;
-  db_options.paranoid_checks = true;
   // (rows come in random key order: larger tables mean fewer compactions)
   db_options.write_buffer_size = std::size_t{64} << 20;
   db_options.max_file_size = std::size_t{32} << 20;
-  leveldb::DB* db = nullptr;
-  state->path = (fs::path(kept) / "addresses").string();
-  const leveldb::Status s = leveldb::DB::Open(db_options, state->path, &db);
-  if (s.IsIOError() && s.ToString().find("/LOCK") != std::string::npos) {
-    // (LevelDB's lock: one process at a time)
-    return error(std::make_error_code(std::errc::device_or_resource_busy))
-        .in("another process has the address index open (" + state->path + "): a rest --addresses of the same directory?");
-  }
-  if (!s.ok()) return leveldb_failure(s);
-  state->db.reset(db);
+  auto kept = detail::open_kept_database(dir.path(), "addresses", db_options);
+  if (!kept) return kept.error();
+  auto state = std::make_unique<State>();
+  state->db = std::move(kept.value().db);
+  state->path = std::move(kept.value().path);
   if (auto r = state->update(dir, options); !r) return r.error();
   return AddressIndex(std::move(state));
 }

@@ -1,3 +1,4 @@
+#include "kept_database.hpp"
 #include "leveldb_snapshot.hpp"
 
 #include <blockwire/codec.hpp>
@@ -11,14 +12,12 @@
 #include <leveldb/write_batch.h>
 
 #include <array>
-#include <filesystem>
 #include <mutex>
 
 namespace blockwire {
 
 namespace {
 
-namespace fs = std::filesystem;
 using detail::bytes_of;
 using detail::leveldb_failure;
 using detail::slice_of;
@@ -38,14 +37,7 @@ struct TxIndex::State {
   std::unique_ptr<leveldb::DB> db;
   std::mutex updating;  // one update at a time; find() needs no lock (LevelDB's own)
 
-  result<std::optional<BlockHash>> best() const {
-    std::string v;
-    const leveldb::Status s = db->Get(detail::checked_reads(), leveldb::Slice(&best_key, 1), &v);
-    if (s.IsNotFound()) return std::optional<BlockHash>{};
-    if (!s.ok()) return leveldb_failure(s);
-    if (v.size() != 32) return error(directory::errc::bad_index_entry);
-    return std::optional<BlockHash>(BlockHash::from_bytes(bytes_of(leveldb::Slice(v)).first<32>()));
-  }
+  result<std::optional<BlockHash>> best() const { return detail::read_block_hash(*db, leveldb::Slice(&best_key, 1)); }
 
   // Each transaction of the block put (or deleted) in `batch`.
   static result<void> each_tx(const BlocksDirectory& dir, const IndexedBlock& b, leveldb::WriteBatch& batch, bool add) {
@@ -113,21 +105,10 @@ TxIndex& TxIndex::operator=(TxIndex&&) noexcept = default;
 TxIndex::~TxIndex() = default;
 
 result<TxIndex> TxIndex::open(const BlocksDirectory& dir, const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
-  const std::string kept = BlocksDirectory::kept_index_path(dir.path());
-  if (kept.empty()) {
-    // (the caller names the directory)
-    return error(std::make_error_code(std::errc::read_only_file_system)).in("there is nowhere to keep the index");
-  }
-  std::error_code ec;
-  fs::create_directories(kept, ec);
-  if (ec) return error(ec).in(kept);
+  auto kept = detail::open_kept_database(dir.path(), "txindex", leveldb::Options());
+  if (!kept) return kept.error();
   auto state = std::make_unique<State>();
-  leveldb::Options options;
-  options.create_if_missing = true;
-  options.paranoid_checks = true;
-  leveldb::DB* db = nullptr;
-  if (const leveldb::Status s = leveldb::DB::Open(options, (fs::path(kept) / "txindex").string(), &db); !s.ok()) return leveldb_failure(s);
-  state->db.reset(db);
+  state->db = std::move(kept.value().db);
   if (auto r = state->update(dir, progress); !r) return r.error();
   return TxIndex(std::move(state));
 }

@@ -127,20 +127,14 @@ Response Answers::esplora_block(std::string_view part) const {
     if (!start) return said(400, "Invalid number");
     if (*start % 25 != 0) return said(400, "start index must be a multiple of 25");
     if (*start >= v.transaction_count()) return said(404, "start index out of range");
-    std::optional<BlockUndo> undo;
-    if (v.transaction_count() > 1) {
-      auto read = dir.undo_of(*b, v);
-      if (!read) return said(500, "Undo data of block " + std::to_string(b->height) + ": " + read.error().message());
-      undo = std::move(read).value();
-    }
+    BlockUndo undo;
+    if (auto failed = read_undo(dir, *b, v, undo)) return *failed;
     const Confirmed at{b->height, b->hash, v.header().time};
     const std::size_t end = std::min<std::size_t>(v.transaction_count(), static_cast<std::size_t>(*start) + 25);
     return json_of([&](tables::JsonWriter& out) {
       out.begin_array();
-      for (auto i = static_cast<std::size_t>(*start); i < end; ++i) {
-        const TxUndo* spent = i != 0 && undo && i - 1 < undo->transactions.size() ? &undo->transactions[i - 1] : nullptr;
-        write_esplora_tx(out, v.transaction(i), spent, at, dir.net());
-      }
+      for (auto i = static_cast<std::size_t>(*start); i < end; ++i)
+        write_esplora_tx(out, v.transaction(i), coins_spent_by(undo, i), at, dir.net());
       out.end_array();
     });
   }
@@ -213,11 +207,17 @@ Response Answers::esplora_tx(std::string_view part) const {
   const BlockView& v = view.value();
   const Confirmed at{b->height, b->hash, v.header().time};
   if (what == "status") return json_of([&](tables::JsonWriter& out) { write_esplora_status(out, at); });
+  // (the index's place of it in the block's bytes: no txid hashed to find it)
+  std::size_t pos = 0;
+  while (pos < v.transaction_count() &&
+         static_cast<std::size_t>(v.transaction(pos).bytes().data() - v.bytes().data()) != place.value()->offset) {
+    ++pos;
+  }
+  if (pos == v.transaction_count() || v.transaction(pos).txid() != *txid) {
+    return said(500, "The transaction index names a block without the transaction");
+  }
+  const TransactionView tx = v.transaction(pos);
   if (outspends) {
-    std::size_t pos = 0;
-    while (pos < v.transaction_count() && v.transaction(pos).txid() != *txid) ++pos;
-    if (pos == v.transaction_count()) return said(500, "The transaction index names a block without the transaction");
-    const TransactionView tx = v.transaction(pos);
     std::vector<std::uint32_t> vouts;
     if (what == "outspends") {
       for (std::uint32_t k = 0; k < tx.output_count(); ++k) vouts.push_back(k);
@@ -252,25 +252,15 @@ Response Answers::esplora_tx(std::string_view part) const {
       if (what == "outspends") out.end_array();
     });
   }
+  if (what.empty()) {
+    BlockUndo undo;
+    if (auto failed = read_undo(dir, *b, v, undo)) return *failed;
+    return json_of([&](tables::JsonWriter& out) { write_esplora_tx(out, tx, coins_spent_by(undo, pos), at, dir.net()); });
+  }
   std::vector<Txid> ids(v.transaction_count(), Txid::all_zeros());
   txids(v, 0, ids);
   std::vector<Hash256> leaves;
-  std::size_t pos = ids.size();
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    leaves.push_back(ids[i].to_raw_hash());
-    if (ids[i] == *txid) pos = i;
-  }
-  if (pos == ids.size()) return said(500, "The transaction index names a block without the transaction");
-  if (what.empty()) {
-    std::optional<BlockUndo> undo;
-    if (pos != 0) {
-      auto read = dir.undo_of(*b, v);
-      if (!read) return said(500, "Undo data of block " + std::to_string(b->height) + ": " + read.error().message());
-      undo = std::move(read).value();
-    }
-    const TxUndo* spent = undo && pos - 1 < undo->transactions.size() ? &undo->transactions[pos - 1] : nullptr;
-    return json_of([&](tables::JsonWriter& out) { write_esplora_tx(out, v.transaction(pos), spent, at, dir.net()); });
-  }
+  for (const Txid& id : ids) leaves.push_back(id.to_raw_hash());
   const std::vector<Hash256> branch = merkle_branch(std::move(leaves), pos);
   return json_of([&](tables::JsonWriter& out) {
     out.begin_object();

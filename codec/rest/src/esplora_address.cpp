@@ -27,13 +27,19 @@ constexpr std::size_t page_size = 25;        // Esplora's confirmed transactions
 constexpr std::size_t max_unspent = 10'000;  // outputs /utxo lists at most
 
 // A block of the script's rows read again: its transactions that fund or
-// spend from the script, in block order, with their undo data.
+// spend from the script, in block order, each with the outputs paying it
+// and the inputs spending from it (every script hashed once).
 struct TouchingBlock {
+  struct Touch {
+    std::size_t tx;                     // its position in the block
+    std::vector<std::uint32_t> funds;   // outputs paying the script
+    std::vector<std::uint32_t> spends;  // inputs spending from it
+  };
   std::vector<std::byte> bytes;
   BlockView view;
   BlockUndo undo;
   Confirmed at;
-  std::vector<std::size_t> touching;  // transactions' positions
+  std::vector<Touch> touching;
 };
 
 std::optional<Response> read_touching(const BlocksDirectory& dir, std::uint32_t height, const ScriptHash& script, TouchingBlock& out) {
@@ -47,27 +53,23 @@ std::optional<Response> read_touching(const BlocksDirectory& dir, std::uint32_t 
   auto view = BlockView::parse(out.bytes);
   if (!view) return said(500, "Block " + std::to_string(height) + " does not decode: " + view.error().message());
   out.view = std::move(view).value();
-  out.undo = BlockUndo{};
-  if (out.view.transaction_count() > 1) {
-    auto undo = dir.undo_of(b, out.view);
-    if (!undo) return said(500, "Undo data of block " + std::to_string(height) + ": " + undo.error().message());
-    out.undo = std::move(undo).value();
-  }
+  if (auto failed = read_undo(dir, b, out.view, out.undo)) return failed;
   out.at = Confirmed{b.height, b.hash, out.view.header().time};
-  out.touching.clear();
   for (std::size_t i = 0; i < out.view.transaction_count(); ++i) {
     const TransactionView tx = out.view.transaction(i);
-    bool touches = false;
-    for (const OutputView o : tx.outputs()) touches = touches || ScriptHash::of(o.script_pubkey()) == script;
-    if (i != 0 && i - 1 < out.undo.transactions.size()) {
-      for (const SpentCoin& c : out.undo.transactions[i - 1].coins) touches = touches || ScriptHash::of(c.script_pubkey) == script;
+    TouchingBlock::Touch touch{i, {}, {}};
+    for (std::uint32_t k = 0; k < tx.output_count(); ++k) {
+      if (ScriptHash::of(tx.output(k).script_pubkey()) == script) touch.funds.push_back(k);
     }
-    if (touches) out.touching.push_back(i);
+    if (const TxUndo* spent = coins_spent_by(out.undo, i)) {
+      for (std::uint32_t k = 0; k < spent->coins.size() && k < tx.input_count(); ++k) {
+        if (ScriptHash::of(spent->coins[k].script_pubkey) == script) touch.spends.push_back(k);
+      }
+    }
+    if (!touch.funds.empty() || !touch.spends.empty()) out.touching.push_back(std::move(touch));
   }
   return std::nullopt;
 }
-
-const TxUndo* undo_of(const TouchingBlock& b, std::size_t i) { return i == 0 ? nullptr : &b.undo.transactions[i - 1]; }
 
 void write_totals(tables::JsonWriter& out, const AddressIndex::Totals& t) {
   out.begin_object();
@@ -92,9 +94,9 @@ result<std::optional<Answers::Spender>> Answers::spender_of(const OutPoint& outp
     if (row.totals.spent_txo_count == 0) return true;
     failed = read_touching(dir, row.height, hash, block);
     if (failed) return false;
-    for (const std::size_t i : block.touching) {
-      const TransactionView tx = block.view.transaction(i);
-      for (std::uint32_t k = 0; i != 0 && k < tx.input_count(); ++k) {
+    for (const auto& touch : block.touching) {
+      const TransactionView tx = block.view.transaction(touch.tx);
+      for (const std::uint32_t k : touch.spends) {
         if (tx.input(k).prevout() == outpoint) {
           found = Spender{tx.txid(), k, block.at};
           return false;
@@ -163,19 +165,12 @@ Response Answers::esplora_address(std::string_view part, std::string_view query,
     const auto r = addresses->each_block(*script, false, 0, [&](const AddressIndex::BlockRow& row) {
       failed = read_touching(dir, row.height, *script, block);
       if (failed) return false;
-      for (const std::size_t i : block.touching) {
-        const TransactionView tx = block.view.transaction(i);
-        if (const TxUndo* undo = undo_of(block, i)) {
-          for (std::size_t k = 0; k < undo->coins.size() && k < tx.input_count(); ++k) {
-            if (ScriptHash::of(undo->coins[k].script_pubkey) == *script) unspent.erase(tx.input(k).prevout());
-          }
-        }
-        for (std::uint32_t k = 0; k < tx.output_count(); ++k) {
-          const OutputView o = tx.output(k);
-          if (!unspendable(o.script_pubkey()) && ScriptHash::of(o.script_pubkey()) == *script) {
-            unspent.insert_or_assign(OutPoint{tx.txid(), k}, Unspent{o.value(), block.at});
-          }
-        }
+      for (const auto& touch : block.touching) {
+        const TransactionView tx = block.view.transaction(touch.tx);
+        for (const std::uint32_t k : touch.spends) unspent.erase(tx.input(k).prevout());
+        if (touch.funds.empty()) continue;
+        const Txid txid = tx.txid();
+        for (const std::uint32_t k : touch.funds) unspent.insert_or_assign(OutPoint{txid, k}, Unspent{tx.output(k).value(), block.at});
       }
       return unspent.size() <= max_unspent;
     });
@@ -231,13 +226,13 @@ Response Answers::esplora_address(std::string_view part, std::string_view query,
     failed = read_touching(dir, row.height, *script, block);
     if (failed) return false;
     for (auto i = block.touching.rbegin(); i != block.touching.rend() && page.size() < page_size; ++i) {
-      const TransactionView tx = block.view.transaction(*i);
+      const TransactionView tx = block.view.transaction(i->tx);
       if (!passed) {
         passed = tx.txid() == *last_seen;
         continue;
       }
-      std::string json =
-          tables::json_text([&](tables::JsonWriter& out) { write_esplora_tx(out, tx, undo_of(block, *i), block.at, dir.net()); });
+      std::string json = tables::json_text(
+          [&](tables::JsonWriter& out) { write_esplora_tx(out, tx, coins_spent_by(block.undo, i->tx), block.at, dir.net()); });
       while (!json.empty() && json.back() == '\n') json.pop_back();
       page.push_back(std::move(json));
     }

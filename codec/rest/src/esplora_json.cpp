@@ -58,11 +58,11 @@ std::string esplora_asm(std::span<const std::byte> script) {
 
 namespace {
 
-void write_output(tables::JsonWriter& out, std::span<const std::byte> script, Amount value, network net) {
+void write_output(tables::JsonWriter& out, std::span<const std::byte> script, std::string_view type, Amount value, network net) {
   out.begin_object();
   out.member_string("scriptpubkey", to_hex(script));
   out.member_string("scriptpubkey_asm", esplora_asm(script));
-  out.member_string("scriptpubkey_type", esplora_script_type(script));
+  out.member_string("scriptpubkey_type", type);
   if (const auto address = encode_address(script, net)) out.member_string("scriptpubkey_address", *address);
   out.member_integer("value", value.to_sat());
   out.end_object();
@@ -81,6 +81,15 @@ std::optional<std::span<const std::byte>> last_push(std::span<const std::byte> s
 }
 
 }  // namespace
+
+std::optional<Response> read_undo(const BlocksDirectory& dir, const IndexedBlock& b, const BlockView& v, BlockUndo& out) {
+  out = BlockUndo{};
+  if (v.transaction_count() <= 1) return std::nullopt;
+  auto undo = dir.undo_of(b, v);
+  if (!undo) return Response{500, "text/plain", "Undo data of block " + std::to_string(b.height) + ": " + undo.error().message()};
+  out = std::move(undo).value();
+  return std::nullopt;
+}
 
 void write_esplora_status(tables::JsonWriter& out, const Confirmed& at) {
   out.begin_object();
@@ -102,12 +111,13 @@ void write_esplora_tx(tables::JsonWriter& out, const TransactionView& tx, const 
   for (std::size_t i = 0; i < tx.input_count(); ++i) {
     const InputView in = tx.input(i);
     const SpentCoin* coin = !coinbase && undo != nullptr && i < undo->coins.size() ? &undo->coins[i] : nullptr;
+    const std::string_view type = coin != nullptr ? esplora_script_type(coin->script_pubkey) : std::string_view{};
     out.begin_object();
     out.member_string("txid", in.prevout().txid.to_hex());
     out.member_uint("vout", in.prevout().index);
     out.key("prevout");
     if (coin != nullptr) {
-      write_output(out, coin->script_pubkey, coin->value, net);
+      write_output(out, coin->script_pubkey, type, coin->value, net);
     } else {
       out.null();
     }
@@ -123,7 +133,6 @@ void write_esplora_tx(tables::JsonWriter& out, const TransactionView& tx, const 
     out.member_boolean("is_coinbase", coinbase);
     out.member_uint("sequence", in.sequence());
     if (coin != nullptr) {
-      const std::string_view type = esplora_script_type(coin->script_pubkey);
       const auto redeem = type == "p2sh" ? last_push(in.script_sig()) : std::nullopt;
       if (redeem) out.member_string("inner_redeemscript_asm", esplora_asm(*redeem));
       const bool wsh = type == "v0_p2wsh" || (redeem && esplora_script_type(*redeem) == "v0_p2wsh");
@@ -138,7 +147,7 @@ void write_esplora_tx(tables::JsonWriter& out, const TransactionView& tx, const 
   out.end_array();
   out.key("vout");
   out.begin_array();
-  for (const OutputView o : tx.outputs()) write_output(out, o.script_pubkey(), o.value(), net);
+  for (const OutputView o : tx.outputs()) write_output(out, o.script_pubkey(), esplora_script_type(o.script_pubkey()), o.value(), net);
   out.end_array();
   out.member_uint("size", tx.bytes().size());
   out.member_uint("weight", tx.weight());
