@@ -8,6 +8,7 @@
 
 #include <blockwire/codec/address.hpp>
 #include <blockwire/directory.hpp>
+#include <blockwire/rest.hpp>
 #include <blockwire/tables/json_writer.hpp>
 
 #include <chrono>
@@ -81,20 +82,13 @@ int addresses_command(const AddressesOptions& o) {
       std::fprintf(stderr, "blockwire addresses: %s: the address index: %s\n", o.dir.c_str(), t.error().message().c_str());
       return exit_status_of(t.error());
     }
-    const AddressIndex::Totals& totals = t.value();
     std::fflush(stdout);  // (the writer writes to the same stream, through its own buffer)
     tables::JsonWriter out(stdout, false);
     out.begin_object();
     out.member_string("query", asked);
     out.member_string("scripthash", script.to_hex());
     out.key("chain_stats");
-    out.begin_object();
-    out.member_uint("funded_txo_count", totals.funded_txo_count);
-    out.member_integer("funded_txo_sum", totals.funded_txo_sum.to_sat());
-    out.member_uint("spent_txo_count", totals.spent_txo_count);
-    out.member_integer("spent_txo_sum", totals.spent_txo_sum.to_sat());
-    out.member_uint("tx_count", totals.tx_count);
-    out.end_object();
+    rest::write_chain_stats(out, t.value());
     out.end_object();
   }
   return ok;

@@ -71,16 +71,6 @@ std::optional<Response> read_touching(const BlocksDirectory& dir, std::uint32_t 
   return std::nullopt;
 }
 
-void write_totals(tables::JsonWriter& out, const AddressIndex::Totals& t) {
-  out.begin_object();
-  out.member_uint("funded_txo_count", t.funded_txo_count);
-  out.member_integer("funded_txo_sum", t.funded_txo_sum.to_sat());
-  out.member_uint("spent_txo_count", t.spent_txo_count);
-  out.member_integer("spent_txo_sum", t.spent_txo_sum.to_sat());
-  out.member_uint("tx_count", t.tx_count);
-  out.end_object();
-}
-
 }  // namespace
 
 result<std::optional<Answers::Spender>> Answers::spender_of(const OutPoint& outpoint, std::span<const std::byte> script,
@@ -109,6 +99,24 @@ result<std::optional<Answers::Spender>> Answers::spender_of(const OutPoint& outp
   if (failed) return blockwire::error(std::make_error_code(std::errc::io_error)).in(failed->body);
   return found;
 }
+
+}  // namespace blockwire::rest::detail
+
+namespace blockwire::rest {
+
+void write_chain_stats(tables::JsonWriter& out, const AddressIndex::Totals& t) {
+  out.begin_object();
+  out.member_uint("funded_txo_count", t.funded_txo_count);
+  out.member_integer("funded_txo_sum", t.funded_txo_sum.to_sat());
+  out.member_uint("spent_txo_count", t.spent_txo_count);
+  out.member_integer("spent_txo_sum", t.spent_txo_sum.to_sat());
+  out.member_uint("tx_count", t.tx_count);
+  out.end_object();
+}
+
+}  // namespace blockwire::rest
+
+namespace blockwire::rest::detail {
 
 Response Answers::esplora_address(std::string_view part, std::string_view query, bool by_scripthash) const {
   const auto slash = part.find('/');
@@ -146,9 +154,9 @@ Response Answers::esplora_address(std::string_view part, std::string_view query,
         out.member_string("address", std::string(id));
       }
       out.key("chain_stats");
-      write_totals(out, totals.value());
+      write_chain_stats(out, totals.value());
       out.key("mempool_stats");
-      write_totals(out, AddressIndex::Totals{});
+      write_chain_stats(out, AddressIndex::Totals{});
       out.end_object();
     });
   }

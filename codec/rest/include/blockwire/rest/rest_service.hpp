@@ -14,7 +14,15 @@
 #include <string>
 #include <string_view>
 
+namespace blockwire::tables {
+class JsonWriter;
+}
+
 namespace blockwire::rest {
+
+// A script's totals as Esplora's chain_stats object (its field names and
+// order): what /api/address/A answers and `blockwire addresses` prints.
+void write_chain_stats(tables::JsonWriter& out, const AddressIndex::Totals& totals);
 
 struct Response {
   unsigned status = 200;
