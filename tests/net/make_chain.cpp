@@ -12,7 +12,8 @@
 // outputs: megabyte blocks whose every input spends the chain's own coins.
 // --one-payer (with --fill and --undo): every stand-in coin the copied
 // transactions spend has one script, so that one address has every one of
-// them in its history (the busiest address of the address index's bench).
+// them in its history (the busiest address of the address index's bench);
+// each block's copies get txids of their own.
 // --coinbase-only leaves the spends out: every block has one shape, as
 // mainnet's early blocks do (the hard case for pairing undo records).
 // --core-index writes what Bitcoin Core keeps beside such a directory: its
@@ -45,6 +46,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <string>
 
@@ -111,6 +113,25 @@ Transaction wide_spend(const std::vector<std::pair<OutPoint, std::int64_t>>& spe
     tx.add_output(Amount::from_sat(o + 1 == outputs ? total - share * static_cast<std::int64_t>(outputs - 1) : share), script);
   }
   return tx.build();
+}
+
+// --one-payer: a block's copies made its own (their lock time the height,
+// a parent in the block followed to its new txid), so that no txid repeats
+// across blocks: an address's history pages by txid, as Esplora's does.
+std::vector<Transaction> made_distinct(const std::vector<Transaction>& fill, std::uint32_t height) {
+  std::map<Txid, Txid> renamed;
+  std::vector<Transaction> out;
+  out.reserve(fill.size());
+  for (const Transaction& tx : fill) {
+    TransactionBuilder copy(tx);
+    copy.lock_time = height;
+    for (auto& in : copy.inputs) {
+      if (const auto r = renamed.find(in.prevout.txid); r != renamed.end()) in.prevout.txid = r->second;
+    }
+    out.push_back(copy.build());
+    renamed.emplace(tx.txid(), out.back().txid());
+  }
+  return out;
 }
 
 Block make_block(const BlockHash& prev, std::uint32_t height, const Transaction* spend, const std::vector<Transaction>& fill) {
@@ -385,7 +406,7 @@ int main(int argc, char** argv) {
         wide_outputs.push_back({OutPoint{id, o}, wide_fill.back().output(o).value().to_sat()});
     }
     const auto& fill = wide != 0 ? wide_fill : fills.empty() ? none : fills[height % fills.size()];
-    block = make_block(block_hash(block.header), height + 1, spends ? &spend : nullptr, fill);
+    block = make_block(block_hash(block.header), height + 1, spends ? &spend : nullptr, one_payer ? made_distinct(fill, height + 1) : fill);
   }
   if (core && !core->finish(block_hash(block.header))) return 2;
   if (auto r = undo_writer.close(); !r) {

@@ -239,6 +239,80 @@ def scenario_live_addresses():
                 assert {k: got[sh][k] for k in t} == t, (sh, got[sh], t)
 
 
+def scenario_busy_address():
+    """An address with over 100,000 transactions (make_chain --one-payer: every copied transaction spends from one
+    script): its totals are those of the blocks' JSON (Core's shape, prevouts from the rev files); its pages, walked
+    to the end by /txs/chain/LAST_SEEN while other clients ask for pages at random points, list exactly the blocks'
+    transactions, newest first, 25 a page; past the end, an unknown or malformed last seen and a huge query, a
+    well-formed answer; the server's memory bounded."""
+    directory = scenarios.make_chain(make_chain, work, 'busy', 80, '--undo', '--one-payer', '--fill',
+                                     os.path.join(data_dir, 'block413567.raw'), blocks=False)
+    payer = hashlib.sha256(bytes([0, 20]) + bytes([0x77] * 20)).hexdigest()  # (make_chain --one-payer's script)
+    with Server(directory, '--network', 'regtest', '--addresses') as s:
+        txids, funded, spent = [], 0, 0
+        for height in range(81):
+            h = json.loads(s.get(f'/rest/blockhashbyheight/{height}.json')[1])['blockhash']
+            for tx in json.loads(s.get(f'/rest/block/{h}.json', timeout=60)[1])['tx']:
+                ins = [round(v['prevout']['value'] * 1e8) for v in tx['vin']
+                       if 'prevout' in v and hashlib.sha256(bytes.fromhex(v['prevout']['scriptPubKey']['hex'])).hexdigest() == payer]
+                outs = [round(v['value'] * 1e8) for v in tx['vout'] if hashlib.sha256(bytes.fromhex(v['scriptPubKey']['hex'])).hexdigest() == payer]
+                if ins or outs:
+                    txids.append(tx['txid'])
+                    spent, funded = spent + sum(ins), funded + sum(outs)
+        assert len(txids) >= 100_000, len(txids)
+        status, body = s.get(f'/api/scripthash/{payer}')
+        stats = json.loads(body)['chain_stats']
+        assert status == 200 and stats['tx_count'] == len(txids) and stats['spent_txo_sum'] == spent and stats['funded_txo_sum'] == funded, stats
+        newest_first = txids[::-1]
+
+        wrong = []
+
+        def pages_at_random_points(seed):
+            import random
+            rng = random.Random(seed)
+            for _ in range(150):
+                k = rng.randrange(len(newest_first))
+                status, body = s.get(f'/api/scripthash/{payer}/txs/chain/{newest_first[k]}', timeout=30)
+                got = [t['txid'] for t in json.loads(body)] if status == 200 else None
+                if got != newest_first[k + 1:k + 26]:
+                    wrong.append((k, status, body[:200]))
+
+        others = [threading.Thread(target=pages_at_random_points, args=(seed,)) for seed in range(2)]
+        for t in others:
+            t.start()
+        try:
+            walked, path, peak = [], f'/api/scripthash/{payer}/txs', 0
+            while True:
+                status, body = s.get(path, timeout=30)
+                page = [t['txid'] for t in json.loads(body)]
+                assert status == 200 and len(page) <= 25, (path, status, len(page))
+                if not page:
+                    break
+                walked += page
+                path = f'/api/scripthash/{payer}/txs/chain/{page[-1]}'
+                if len(walked) % 10_000 < 25:
+                    peak = max(peak, s.rss_mib())
+        finally:
+            for t in others:
+                t.join()
+        assert walked == newest_first, (len(walked), len(newest_first))
+        assert not wrong, wrong[:3]
+        assert peak < 256, f'{peak:.0f} MiB while paging'
+
+        # The query form of mempool.space's client pages the same; past the end, unknown or malformed: well-formed.
+        status, body = s.get(f'/api/scripthash/{payer}/txs?after_txid={newest_first[5000]}')
+        assert status == 200 and [t['txid'] for t in json.loads(body)] == newest_first[5001:5026]
+        for last, want in [(newest_first[-1], []), ('f' * 64, []), ('9' * 1000, newest_first[:25]), ('not-a-txid', newest_first[:25])]:
+            status, body = s.get(f'/api/scripthash/{payer}/txs/chain/{last}', timeout=30)
+            assert status == 200 and [t['txid'] for t in json.loads(body)] == want, (last[:70], status, body[:200])
+        status, _ = s.get(f'/api/scripthash/{payer}/txs/chain/' + '9' * 100_000)
+        assert status == 414, status  # (the request line past its bound)
+        status, body = s.get(f'/api/scripthash/{payer}/utxo')
+        assert status == 200 or (status == 400 and b'Too many unspent' in body), (status, body[:200])
+        status, body = s.get('/rest/chaininfo.json')
+        assert status == 200 and json.loads(body)['blocks'] == 80, (status, body[:200])
+
+
 # Raw connections: an attacker's from 127.3.0.2 (all of 127.0.0.0/8 is local on Linux), so that a limit by address
 # can tell it from the polite client on 127.0.0.1.
 ATTACKER = '127.3.0.2'
