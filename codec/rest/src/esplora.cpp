@@ -8,6 +8,7 @@
 #include "esplora_json.hpp"
 
 #include <blockwire/codec.hpp>
+#include <blockwire/codec/merkle_branch.hpp>
 #include <blockwire/directory/tx_index.hpp>
 #include <blockwire/io/hex.hpp>
 #include <blockwire/io/sha256.hpp>
@@ -31,29 +32,6 @@ std::string shortest(double v) {
   char out[32];
   const auto end = std::to_chars(out, out + sizeof out, v).ptr;
   return std::string(out, end);
-}
-
-// The merkle branch of the transaction at `pos` among `txids`, leaf to
-// root (Electrum's blockchain.transaction.get_merkle, which Esplora's
-// merkle-proof is): the sibling at each level, a level's last hash paired
-// with itself when its count is odd, as the block's root is made.
-std::vector<Hash256> merkle_branch(std::vector<Hash256> level, std::size_t pos) {
-  std::vector<Hash256> branch;
-  while (level.size() > 1) {
-    branch.push_back(level[(pos ^ 1) < level.size() ? pos ^ 1 : pos]);
-    std::vector<Hash256> up;
-    for (std::size_t i = 0; i < level.size(); i += 2) {
-      std::array<std::byte, 64> pair;
-      const auto left = level[i].bytes();
-      const auto right = level[i + 1 < level.size() ? i + 1 : i].bytes();
-      std::copy(left.begin(), left.end(), pair.begin());
-      std::copy(right.begin(), right.end(), pair.begin() + 32);
-      up.push_back(sha256d(pair));
-    }
-    level = std::move(up);
-    pos /= 2;
-  }
-  return branch;
 }
 
 }  // namespace

@@ -7,7 +7,9 @@
 
 #include <blockwire/codec.hpp>
 #include <blockwire/codec/address.hpp>
+#include <blockwire/blockfiles/error.hpp>
 #include <blockwire/directory/address_index.hpp>
+#include <blockwire/directory/script_history.hpp>
 #include <blockwire/directory/tx_index.hpp>
 
 #include <algorithm>
@@ -26,50 +28,17 @@ Response said(unsigned status, std::string words) { return {status, "text/plain"
 constexpr std::size_t page_size = 25;        // Esplora's confirmed transactions a page
 constexpr std::size_t max_unspent = 10'000;  // outputs /utxo lists at most
 
-// A block of the script's rows read again: its transactions that fund or
-// spend from the script, in block order, each with the outputs paying it
-// and the inputs spending from it (every script hashed once).
-struct TouchingBlock {
-  struct Touch {
-    std::size_t tx;                     // its position in the block
-    std::vector<std::uint32_t> funds;   // outputs paying the script
-    std::vector<std::uint32_t> spends;  // inputs spending from it
-  };
-  std::vector<std::byte> bytes;
-  BlockView view;
-  BlockUndo undo;
-  Confirmed at;
-  std::vector<Touch> touching;
-};
-
-std::optional<Response> read_touching(const BlocksDirectory& dir, std::uint32_t height, const ScriptHash& script, TouchingBlock& out) {
-  out.touching.clear();
-  if (height >= dir.chain_size()) return std::nullopt;  // (a row the index has not yet taken off)
-  const IndexedBlock b = dir.at_height(height);
-  if (b.pruned) return said(410, "Block " + std::to_string(height) + " was pruned: its transactions are gone");
-  auto bytes = dir.read_block(b);
-  if (!bytes) return said(500, "I/O error reading block " + std::to_string(height) + ": " + bytes.error().message());
-  out.bytes = std::move(bytes).value();
-  auto view = BlockView::parse(out.bytes);
-  if (!view) return said(500, "Block " + std::to_string(height) + " does not decode: " + view.error().message());
-  out.view = std::move(view).value();
-  if (auto failed = read_undo(dir, b, out.view, out.undo)) return failed;
-  out.at = Confirmed{b.height, b.hash, out.view.header().time};
-  for (std::size_t i = 0; i < out.view.transaction_count(); ++i) {
-    const TransactionView tx = out.view.transaction(i);
-    TouchingBlock::Touch touch{i, {}, {}};
-    for (std::uint32_t k = 0; k < tx.output_count(); ++k) {
-      if (ScriptHash::of(tx.output(k).script_pubkey()) == script) touch.funds.push_back(k);
-    }
-    if (const TxUndo* spent = coins_spent_by(out.undo, i)) {
-      for (std::uint32_t k = 0; k < spent->coins.size() && k < tx.input_count(); ++k) {
-        if (ScriptHash::of(spent->coins[k].script_pubkey) == script) touch.spends.push_back(k);
-      }
-    }
-    if (!touch.funds.empty() || !touch.spends.empty()) out.touching.push_back(std::move(touch));
-  }
-  return std::nullopt;
+// The block at `height` with the script's transactions, or the answer
+// that says why it could not be read.
+std::optional<Response> read_touching(const BlocksDirectory& dir, std::uint32_t height, const ScriptHash& script, ScriptInBlock& out) {
+  const auto r = read_script_in_block(dir, height, script, out);
+  if (r) return std::nullopt;
+  if (r.error().code() == blockfiles::errc::pruned)
+    return said(410, "Block " + std::to_string(height) + " was pruned: its transactions are gone");
+  return said(500, "Reading " + r.error().message());
 }
+
+Confirmed confirmed_in(const ScriptInBlock& b) { return Confirmed{b.block.height, b.block.hash, b.view.header().time}; }
 
 }  // namespace
 
@@ -78,7 +47,7 @@ result<std::optional<Answers::Spender>> Answers::spender_of(const OutPoint& outp
   std::optional<Spender> found;
   if (unspendable(script)) return found;
   const ScriptHash hash = ScriptHash::of(script);
-  TouchingBlock block;
+  ScriptInBlock block;
   std::optional<Response> failed;
   auto r = sources.addresses->each_block(hash, false, height, [&](const AddressIndex::BlockRow& row) {
     if (row.totals.spent_txo_count == 0) return true;
@@ -88,7 +57,7 @@ result<std::optional<Answers::Spender>> Answers::spender_of(const OutPoint& outp
       const TransactionView tx = block.view.transaction(touch.tx);
       for (const std::uint32_t k : touch.spends) {
         if (tx.input(k).prevout() == outpoint) {
-          found = Spender{tx.txid(), k, block.at};
+          found = Spender{tx.txid(), k, confirmed_in(block)};
           return false;
         }
       }
@@ -161,7 +130,7 @@ Response Answers::esplora_address(std::string_view part, std::string_view query,
     });
   }
 
-  TouchingBlock block;
+  ScriptInBlock block;
   std::optional<Response> failed;
   if (utxo) {
     // Oldest block first: an output in once funded, out once spent.
@@ -178,7 +147,8 @@ Response Answers::esplora_address(std::string_view part, std::string_view query,
         for (const std::uint32_t k : touch.spends) unspent.erase(tx.input(k).prevout());
         if (touch.funds.empty()) continue;
         const Txid txid = tx.txid();
-        for (const std::uint32_t k : touch.funds) unspent.insert_or_assign(OutPoint{txid, k}, Unspent{tx.output(k).value(), block.at});
+        for (const std::uint32_t k : touch.funds)
+          unspent.insert_or_assign(OutPoint{txid, k}, Unspent{tx.output(k).value(), confirmed_in(block)});
       }
       return unspent.size() <= max_unspent;
     });
@@ -240,7 +210,7 @@ Response Answers::esplora_address(std::string_view part, std::string_view query,
         continue;
       }
       std::string json = tables::json_text(
-          [&](tables::JsonWriter& out) { write_esplora_tx(out, tx, coins_spent_by(block.undo, i->tx), block.at, dir.net()); });
+          [&](tables::JsonWriter& out) { write_esplora_tx(out, tx, coins_spent_by(block.undo, i->tx), confirmed_in(block), dir.net()); });
       while (!json.empty() && json.back() == '\n') json.pop_back();
       page.push_back(std::move(json));
     }

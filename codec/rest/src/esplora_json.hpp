@@ -5,6 +5,7 @@
 #include <blockwire/codec.hpp>
 #include <blockwire/codec/network.hpp>
 #include <blockwire/directory/blocks_directory.hpp>
+#include <blockwire/directory/script_history.hpp>
 #include <blockwire/rest/rest_service.hpp>
 #include <blockwire/tables/json_writer.hpp>
 #include <blockwire/undo/block_undo.hpp>
@@ -38,10 +39,6 @@ void write_esplora_status(tables::JsonWriter& out, const Confirmed& at);
 // The block's undo data into `out` (nothing to read for a block of a
 // coinbase alone), or the 500 that says why it could not be read.
 std::optional<Response> read_undo(const BlocksDirectory& dir, const IndexedBlock& b, const BlockView& v, BlockUndo& out);
-// The coins the block's transaction `i` spent (none for the coinbase).
-inline const TxUndo* coins_spent_by(const BlockUndo& undo, std::size_t i) noexcept {
-  return i != 0 && i - 1 < undo.transactions.size() ? &undo.transactions[i - 1] : nullptr;
-}
 
 // `undo`: the coins its inputs spent (none for a coinbase): each input's
 // prevout and the fee.

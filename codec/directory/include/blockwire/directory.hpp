@@ -14,5 +14,6 @@
 #include <blockwire/directory/pack.hpp>
 #include <blockwire/directory/prune.hpp>
 #include <blockwire/directory/scan.hpp>
+#include <blockwire/directory/script_history.hpp>
 #include <blockwire/directory/tx_index.hpp>
 #include <blockwire/directory/utxo_store.hpp>
