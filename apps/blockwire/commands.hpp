@@ -126,6 +126,17 @@ struct RestOptions : DirectoryOptions {
 };
 int rest_command(const RestOptions& options);
 
+struct ElectrumOptions : DirectoryOptions {
+  std::string listen = "127.0.0.1:50001";  // ADDR:PORT (Electrum's port for TCP)
+  unsigned threads = 0;                    // 0: one a core
+  std::size_t max_per_address = 64;
+  std::uint64_t max_history = 200'000;
+  std::size_t max_subscriptions = 10'000;
+  unsigned idle_seconds = 600;
+  std::string banner;
+};
+int electrum_command(const ElectrumOptions& options);
+
 struct AddressesOptions : DirectoryOptions {
   std::vector<std::string> show;  // addresses or scripthashes whose totals to print
   unsigned threads = 0;           // 0: every core

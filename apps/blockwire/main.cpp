@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   cli::FetchOptions fetch;
   cli::ServeOptions serve;
   cli::RestOptions rest;
+  cli::ElectrumOptions electrum;
   cli::UtxosOptions utxos;
   cli::PruneOptions prune;
   // In the order --help lists them.
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
       bind(cli::add_fetch(app, fetch), fetch, cli::fetch),
       bind(cli::add_serve(app, serve), serve, cli::serve),
       bind(cli::add_rest(app, rest), rest, cli::rest_command),
+      bind(cli::add_electrum(app, electrum), electrum, cli::electrum_command),
       bind(cli::add_utxos(app, utxos), utxos, cli::utxos),
       bind(cli::add_prune(app, prune), prune, cli::prune),
   };

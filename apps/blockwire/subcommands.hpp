@@ -18,6 +18,7 @@ CLI::App* add_export(CLI::App& app, ExportOptions& options);
 CLI::App* add_fetch(CLI::App& app, FetchOptions& options);
 CLI::App* add_serve(CLI::App& app, ServeOptions& options);
 CLI::App* add_rest(CLI::App& app, RestOptions& options);
+CLI::App* add_electrum(CLI::App& app, ElectrumOptions& options);
 CLI::App* add_utxos(CLI::App& app, UtxosOptions& options);
 CLI::App* add_prune(CLI::App& app, PruneOptions& options);
 

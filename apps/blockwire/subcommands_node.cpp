@@ -178,6 +178,41 @@ CLI::App* add_rest(CLI::App& app, RestOptions& rest) {
   return rest_cmd;
 }
 
+CLI::App* add_electrum(CLI::App& app, ElectrumOptions& electrum) {
+  auto* cmd =
+      app.add_subcommand("electrum",
+                         "An Electrum server (protocol 1.4, as ElectrumX, electrs and Fulcrum speak it) on a blocks directory, no node:\n"
+                         "wallets (Electrum, Sparrow, ...) read their addresses' balances, histories and unspent outputs, headers and\n"
+                         "merkle proofs from DIR. Keeps the address index and the transaction index beside DIR's kept index (made at\n"
+                         "the first start, a progress bar; extended as blocks arrive, within a second, when subscribers are told of the\n"
+                         "new tip and their scripthashes' new statuses). Newline-delimited JSON-RPC over TCP, batches too. The\n"
+                         "confirmed chain only: no mempool and no broadcast yet (said in server.banner). Prints \"listening on\n"
+                         "ADDR:PORT\"; SIGINT or SIGTERM stops it.");
+  cmd->add_option("dir", electrum.dir, "a blocks directory")->required()->type_name("DIR");
+  cmd->add_option("--listen", electrum.listen, "the address and port (default 127.0.0.1:50001; [IPv6]:PORT; port 0: any free one)")
+      ->check(cli::listen_address())
+      ->type_name("ADDR:PORT");
+  cmd->add_option("--threads", electrum.threads, "threads answering (default: one a core)")->check(CLI::Range(1u, 256u))->type_name("N");
+  cmd->add_option("--max-per-address", electrum.max_per_address,
+                  "connections from one client address (default 64); more are closed at once")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20))
+      ->type_name("N");
+  cmd->add_option("--max-history", electrum.max_history,
+                  "transactions of one script past which its history, status and unspent outputs are refused with \"history\n"
+                  "too large\" (default 200,000; its balance is always answered)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40))
+      ->type_name("N");
+  cmd->add_option("--max-subscriptions", electrum.max_subscriptions, "scripthashes one connection may subscribe to (default 10,000)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24))
+      ->type_name("N");
+  cmd->add_option("--timeout", electrum.idle_seconds, "seconds a connection may stay silent before it is closed (default 600)")
+      ->check(CLI::Range(1u, 86400u))
+      ->type_name("SECONDS");
+  cmd->add_option("--banner", electrum.banner, "server.banner's text (default: one that says what this server serves)")->type_name("TEXT");
+  add_directory_options(*cmd, electrum.xor_key, electrum.net);
+  return cmd;
+}
+
 CLI::App* add_utxos(CLI::App& app, UtxosOptions& utxos) {
   auto* utxos_cmd =
       app.add_subcommand("utxos",

@@ -26,7 +26,7 @@ endfunction()
 
 set(public_dirs ${ROOT}/io/include ${ROOT}/codec/primitives/include ${ROOT}/codec/blockfiles/include ${ROOT}/codec/p2p/include
                 ${ROOT}/codec/undo/include ${ROOT}/codec/filters/include ${ROOT}/codec/directory/include ${ROOT}/codec/net/include
-                ${ROOT}/codec/tables/include ${ROOT}/codec/rest/include)
+                ${ROOT}/codec/tables/include ${ROOT}/codec/rest/include ${ROOT}/codec/electrum/include)
 set(public_count 0)
 foreach(dir IN LISTS public_dirs)
   file(GLOB_RECURSE headers "${dir}/*.hpp")
@@ -61,7 +61,7 @@ foreach(source IN LISTS sources)
 endforeach()
 file(GLOB_RECURSE cmake_files ${ROOT}/io/CMakeLists.txt ${ROOT}/codec/blockfiles/CMakeLists.txt ${ROOT}/codec/p2p/CMakeLists.txt
      ${ROOT}/codec/undo/CMakeLists.txt ${ROOT}/codec/filters/CMakeLists.txt ${ROOT}/codec/directory/CMakeLists.txt
-     ${ROOT}/codec/net/CMakeLists.txt ${ROOT}/codec/tables/CMakeLists.txt ${ROOT}/codec/rest/CMakeLists.txt ${ROOT}/apps/*CMakeLists.txt ${ROOT}/tests/*CMakeLists.txt)
+     ${ROOT}/codec/net/CMakeLists.txt ${ROOT}/codec/tables/CMakeLists.txt ${ROOT}/codec/rest/CMakeLists.txt ${ROOT}/codec/electrum/CMakeLists.txt ${ROOT}/apps/*CMakeLists.txt ${ROOT}/tests/*CMakeLists.txt)
 foreach(cmake_file IN LISTS cmake_files)
   file(STRINGS "${cmake_file}" lines REGEX "codec/(primitives/)?src|blockwire_codec_templated")
   foreach(line IN LISTS lines)
@@ -80,7 +80,8 @@ endforeach()
 #   net         <- p2p, directory
 #   tables      <- directory
 #   rest        <- net, tables
-set(layers io codec blockfiles p2p undo filters directory net tables rest)
+#   electrum    <- tables
+set(layers io codec blockfiles p2p undo filters directory net tables rest electrum)
 set(below_io "")
 set(below_codec io)
 set(below_blockfiles codec)
@@ -91,6 +92,7 @@ set(below_directory filters)
 set(below_net p2p directory)
 set(below_tables directory)
 set(below_rest net tables)
+set(below_electrum tables)
 function(source_dir_of layer out)
   if(layer STREQUAL "io")
     set(${out} ${ROOT}/io PARENT_SCOPE)
@@ -184,5 +186,5 @@ if(failures)
 endif()
 list(LENGTH seen closure)
 message(STATUS "layers: ${public_count} public headers, ${source_count} sources outside the codec, ${include_count} includes "
-               "within the chain io <- codec <- blockfiles, p2p <- undo <- filters <- directory <- net, tables; "
+               "within the chain io <- codec <- blockfiles, p2p <- undo <- filters <- directory <- net, tables <- rest, electrum; "
                "<blockwire/codec.hpp> reaches ${closure} blockwire headers and not the wire toolkit")

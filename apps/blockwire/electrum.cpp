@@ -1,0 +1,90 @@
+// blockwire electrum: the Electrum protocol over a blocks directory
+// (electrum::Server) until SIGINT or SIGTERM, its indexes made at the
+// first start and extended as blocks arrive.
+#include "commands.hpp"
+#include "directory_options.hpp"
+#include "progress.hpp"
+#include "stop_signals.hpp"
+#include "text.hpp"
+
+#include <blockwire/electrum/server.hpp>
+#include <blockwire/net.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace blockwire::cli {
+
+int electrum_command(const ElectrumOptions& o) {
+  auto opened = open_directory("electrum", o, true, true);
+  if (const int* status = std::get_if<int>(&opened)) return *status;
+  BlockStore store(std::get<BlocksDirectory>(std::move(opened)));
+  if (store.directory().pruned()) {
+    // (the pruned blocks' transactions are gone: no history could be whole)
+    std::fprintf(stderr, "blockwire electrum: %s: a pruned directory (its blocks begin at height %zu): the indexes need every block\n",
+                 o.dir.c_str(), store.directory().prune_height());
+    return usage_or_io;
+  }
+  std::optional<TxIndex> tx_index;
+  {
+    Progress bar(isatty(STDERR_FILENO) != 0, 0, "block");
+    auto lock = store.lock();
+    auto made = TxIndex::open(store.directory(), [&bar](std::uint64_t done, std::uint64_t total) {
+      bar.update(total == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total), 0,
+                 "the transaction index: " + with_commas(done) + " of " + count_of(total, "block"));
+    });
+    bar.finish();
+    if (!made) {
+      std::fprintf(stderr, "blockwire electrum: %s: the transaction index: %s\n", o.dir.c_str(), made.error().message().c_str());
+      return exit_status_of(made.error());
+    }
+    tx_index.emplace(std::move(made).value());
+  }
+  std::optional<AddressIndex> addresses;
+  {
+    int status = ok;
+    auto lock = store.lock();
+    addresses = open_address_index("electrum", store.directory(), 0, status);
+    if (!addresses) return status;
+  }
+  // (checked when the options were read: it parses)
+  const net::Endpoint where = net::parse_endpoint(o.listen, 50001).value();
+  electrum::ServerOptions options;
+  options.limits.threads = o.threads;
+  options.limits.max_per_address = o.max_per_address;
+  options.limits.idle = std::chrono::seconds(o.idle_seconds);
+  options.service.max_history = o.max_history;
+  options.service.max_subscriptions = o.max_subscriptions;
+  options.service.banner = o.banner;
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    (void)::setrlimit(RLIMIT_NOFILE, &files);
+  }
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
+    options.limits.max_connections = std::min<std::size_t>(options.limits.max_connections, files.rlim_cur > 64 ? files.rlim_cur - 64 : 1);
+  }
+  const FileDescriptor signals = block_stop_signals();  // (before the server's threads)
+  if (signals.get() < 0) {
+    std::fprintf(stderr, "blockwire electrum: signalfd: %s\n", std::strerror(errno));
+    return usage_or_io;
+  }
+  auto server = electrum::Server::listen(store, &*tx_index, *addresses, where.host.empty() ? "0.0.0.0" : where.host, where.port, options);
+  if (!server) {
+    std::fprintf(stderr, "blockwire electrum: %s\n", server.error().message().c_str());
+    return usage_or_io;
+  }
+  std::printf("listening on %s\n", server.value()->local_address().c_str());
+  std::fflush(stdout);
+  const bool signalled = server.value()->run(signals.get());
+  if (const std::string name = signalled ? stop_signal_name(signals) : ""; !name.empty()) {
+    std::fprintf(stderr, "blockwire electrum: %s: stopping\n", name.c_str());
+  }
+  return ok;
+}
+
+}  // namespace blockwire::cli

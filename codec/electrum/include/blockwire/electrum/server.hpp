@@ -1,0 +1,61 @@
+// blockwire's Electrum server whole: the protocol's answers (Service) over
+// TCP, a line of JSON-RPC a request, the directory read again as a writer
+// appends to it, the indexes brought along and every subscriber told of a
+// new tip and of its scripthashes' new statuses. What `blockwire electrum`
+// runs; a program embeds the same.
+#pragma once
+
+#include <blockwire/electrum/service.hpp>
+#include <blockwire/io/error.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace blockwire::electrum {
+
+// What one client may take of the server, as the public servers bound it.
+struct Limits {
+  unsigned threads = 0;                  // answering threads (0: one a core)
+  std::size_t max_connections = 10'000;  // past it, a newcomer is closed at once
+  std::size_t max_per_address = 64;      // connections from one IP address
+  std::size_t max_line = 4 << 20;        // bytes of one request line (a batch's); longer: an error, then closed
+  std::size_t max_unsent = 32 << 20;     // answers and notifications waiting for a client that does not read: past it, closed
+  std::chrono::seconds idle{600};        // a connection that sends nothing this long is closed (clients ping every minute or so)
+};
+
+struct ServerOptions {
+  ServiceOptions service;
+  Limits limits;
+  std::chrono::milliseconds refresh{1000};  // how often the directory is read again for appended blocks
+};
+
+class Server {
+ public:
+  // Listening on `address`:`port` (0: one the system chooses), answering
+  // from `store` (opened with its undo data) and the indexes, which run()
+  // brings to each new tip. Errors: an address that is not an IP address
+  // (std::errc::invalid_argument), the socket's, the context saying which.
+  static result<std::unique_ptr<Server>> listen(BlockStore& store, TxIndex* transactions, AddressIndex& addresses,
+                                                const std::string& address, std::uint16_t port, const ServerOptions& options = {});
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+  ~Server();
+
+  std::string local_address() const;
+  // Serves until stop() or until `stop_fd` (a signalfd, an eventfd) is
+  // readable: whether the descriptor stopped it.
+  bool run(int stop_fd = -1);
+  void stop();
+  std::size_t connections() const noexcept;
+
+  struct State;
+
+ private:
+  explicit Server(std::unique_ptr<State> state) noexcept;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace blockwire::electrum

@@ -1,0 +1,85 @@
+// The Electrum protocol's answers (ElectrumX's protocol 1.4, which electrs
+// and Fulcrum follow) over a blocks directory, its transaction index and
+// its address index: a line of JSON-RPC 2.0 in (one request, a batch, a
+// notification), the line to send back out. What a connection subscribed
+// to is the caller's (Subscriptions), so that one Service answers every
+// connection of a server and a test calls it with no socket at all.
+#pragma once
+
+#include <blockwire/directory/address_index.hpp>
+#include <blockwire/directory/block_store.hpp>
+#include <blockwire/directory/tx_index.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace blockwire::electrum {
+
+// The protocol's version this server speaks (server.version, features).
+inline constexpr std::string_view protocol_version = "1.4";
+
+struct ServiceOptions {
+  std::string banner;            // server.banner's text (empty: one that says what this server is)
+  std::string donation_address;  // server.donation_address
+  // A script with more transactions than this: its history, status and
+  // unspent outputs refused ("history too large"), as electrs refuses them.
+  std::uint64_t max_history = 200'000;
+  std::size_t max_subscriptions = 10'000;  // scripthashes one connection may follow
+  std::size_t max_batch = 20'000;          // requests in one batch
+};
+
+// What one connection follows: the tip's headers, and scripthashes, each
+// with the status last sent and the highest block its history had then
+// (Service::changes compares).
+struct Subscriptions {
+  bool headers = false;
+  struct Followed {
+    std::optional<std::string> status;
+    std::int64_t top = -1;  // the last block of the history the status was of (-1: none)
+  };
+  struct ByBytes {
+    bool operator()(const ScriptHash& a, const ScriptHash& b) const noexcept {
+      return std::lexicographical_compare(a.bytes().begin(), a.bytes().end(), b.bytes().begin(), b.bytes().end());
+    }
+  };
+  std::map<ScriptHash, Followed, ByBytes> scripts;
+  bool version_said = false;  // server.version answered once (a second is an error, as ElectrumX has it)
+  bool close = false;         // the answer is the last: the connection closes after it
+};
+
+class Service {
+ public:
+  // `transactions`: none answers blockchain.transaction.get "not found"
+  // for every txid.
+  Service(BlockStore& store, const TxIndex* transactions, const AddressIndex& addresses, ServiceOptions options);
+
+  // The answer to one line a client sent: a response, a batch's array, or
+  // empty for notifications alone. Malformed JSON and requests get the
+  // protocol's errors (-32700, -32600, -32601, -32602), never an exception.
+  std::string answer(std::string_view line, Subscriptions& mine) const;
+
+  // After the tip moved from `old_tip` (a block of the index, perhaps off
+  // the best chain now): the notification lines `mine` is owed, its
+  // statuses brought up to date.
+  std::vector<std::string> changes(const BlockHash& old_tip, Subscriptions& mine) const;
+
+  // Electrum's scripthash (the script's SHA-256, its bytes reversed in hex).
+  static std::optional<ScriptHash> parse_scripthash(std::string_view hex);
+  static std::string scripthash_hex(const ScriptHash& script);
+
+  struct Impl;
+
+ private:
+  BlockStore& store_;
+  const TxIndex* transactions_;
+  const AddressIndex& addresses_;
+  ServiceOptions options_;
+};
+
+}  // namespace blockwire::electrum

@@ -1,0 +1,214 @@
+"""blockwire electrum from outside, one scenario a run:
+  electrum_hostile.py BLOCKWIRE MAKE_CHAIN DATA_DIR WORK_DIR SCENARIO
+Blocks appended while it serves (fetch from serve into its directory), and clients that break the protocol or its
+limits; each ends with a well-formed request answered. Every process is started here and stopped by its PID."""
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'support'))
+import scenario as scenarios  # noqa: E402
+
+blockwire, make_chain, data_dir, work, scenario = scenarios.arguments('blockwire', 'make_chain', 'data_dir', 'work', 'scenario')
+core = os.path.join(data_dir, 'core-regtest')
+# make_chain's coinbase script (P2WPKH of 0x66 bytes), by Electrum's scripthash (SHA-256, reversed).
+COINBASE = hashlib.sha256(bytes([0, 20]) + bytes([0x66] * 20)).digest()[::-1].hex()
+
+
+class Server:
+    def __init__(self, directory, *extra):
+        self.proc = subprocess.Popen([blockwire, 'electrum', directory, '--listen', '127.0.0.1:0', *extra], stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, text=True, env=dict(os.environ, XDG_CACHE_HOME=os.path.join(work, 'cache')))
+        line = self.proc.stdout.readline()
+        assert line.startswith('listening on '), (line, self.proc.stderr.read())
+        self.port = int(line.strip().rsplit(':', 1)[1])
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *rest):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def client(self, **kw):
+        return Client(self.port, **kw)
+
+    def alive(self):
+        with self.client() as c:
+            assert c.call('server.ping') is None
+
+
+class Client:
+    def __init__(self, port, source='127.0.0.1', timeout=20):
+        self.sock = socket.create_connection(('127.0.0.1', port), timeout=timeout, source_address=(source, 0))
+        self.file = self.sock.makefile('rb')
+        self.next_id = 0
+        self.notes = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *rest):
+        self.sock.close()
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def line(self):
+        return json.loads(self.file.readline())
+
+    def call(self, method, *params):
+        self.next_id += 1
+        self.send(json.dumps({'jsonrpc': '2.0', 'id': self.next_id, 'method': method, 'params': list(params)}).encode() + b'\n')
+        while True:
+            answer = self.line()
+            if 'method' in answer:  # (a notification on the way)
+                self.notes.append(answer)
+                continue
+            assert answer['id'] == self.next_id, answer
+            assert 'error' not in answer, answer
+            return answer['result']
+
+    def notification(self, method, seconds):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            for i, note in enumerate(self.notes):
+                if note['method'] == method:
+                    return self.notes.pop(i)
+            self.sock.settimeout(max(0.1, deadline - time.time()))
+            try:
+                self.notes.append(self.line())
+            except (socket.timeout, TimeoutError):
+                break
+        raise AssertionError(f'no {method} within {seconds} s; got {self.notes}')
+
+
+@contextlib.contextmanager
+def fetching_from_serve(blocks):
+    """A chain of `blocks` made by the library, served by blockwire serve: the fetch command that copies it into
+    WORK/target; serve is stopped by its PID after."""
+    source = scenarios.make_chain(make_chain, work, 'source', blocks, '--undo', blocks=False)
+    target = os.path.join(work, 'target')
+    serve = subprocess.Popen([blockwire, 'serve', source, '--listen', '127.0.0.1:0'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        port = int(serve.stdout.readline().strip().rsplit(':', 1)[1])
+        yield [blockwire, 'fetch', f'127.0.0.1:{port}', '-o', target, '--network', 'regtest', '--no-progress'], target
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        serve.wait(timeout=10)
+
+
+def status_of(history):
+    """The protocol's status of a history, computed here."""
+    return hashlib.sha256(''.join(f'{h["tx_hash"]}:{h["height"]}:' for h in history).encode()).hexdigest() if history else None
+
+
+def scenario_notifications():
+    """Blocks appended while clients are subscribed: each is told the new tip's header (within seconds) and the new
+    status of a scripthash whose history grew, and that status is the one its new history makes; a scripthash that did
+    not change is not notified."""
+    with fetching_from_serve(120) as (fetch, target):
+        subprocess.run(fetch + ['--max-blocks', '60'], check=True, capture_output=True)
+        with Server(target, '--network', 'regtest') as s, s.client() as c:
+            c.call('server.version', 'test', '1.4')
+            tip = c.call('blockchain.headers.subscribe')
+            assert 50 < tip['height'] < 120, tip
+            old = c.call('blockchain.scripthash.subscribe', COINBASE)
+            assert old == status_of(c.call('blockchain.scripthash.get_history', COINBASE))
+            untouched = hashlib.sha256(b'\x51\x20' + bytes(32)).digest()[::-1].hex()
+            assert c.call('blockchain.scripthash.subscribe', untouched) is None
+            subprocess.run(fetch, check=True, capture_output=True)
+            deadline = time.time() + 20
+            while True:
+                header = c.notification('blockchain.headers.subscribe', deadline - time.time())['params'][0]
+                if header['height'] == 120:
+                    break
+            assert header['hex'] == c.call('blockchain.block.header', 120), header
+            note = c.notification('blockchain.scripthash.subscribe', 10)['params']
+            history = c.call('blockchain.scripthash.get_history', COINBASE)
+            assert note == [COINBASE, status_of(history)] and note[1] != old, (note, old)
+            assert history[-1]['height'] > tip['height'] and len(history) >= 120, history[-3:]
+            assert not [n for n in c.notes if n['params'][0] == untouched], c.notes
+
+
+def scenario_limits():
+    """A line past --max-line's 4 MiB without its end: an error, then closed. A batch of 20,001: refused. A client that
+    asks for headers again and again and reads nothing: cut off past 32 MiB unsent, while another client is answered.
+    Connections past --max-per-address from one address: closed at once, another address served."""
+    directory = os.path.join(work, 'blocks')
+    shutil.copytree(os.path.join(core, 'blocks'), directory)
+    with Server(directory, '--max-per-address', '8') as s:
+        with s.client() as c:
+            c.send(b'[' * (5 << 20))
+            answer = c.line()
+            assert answer['error']['code'] == -32600 and 'longer than' in answer['error']['message'], answer
+            assert c.file.readline() == b''  # (closed after it)
+        with s.client() as c:
+            c.send(json.dumps([{'id': i, 'method': 'server.ping'} for i in range(20_001)]).encode() + b'\n')
+            assert c.line()['error']['code'] == -32600
+        hog = Client(s.port, source='127.3.0.2')
+        hog.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        request = json.dumps({'id': 1, 'method': 'blockchain.block.headers', 'params': [0, 2016]}).encode() + b'\n'
+        sent, cut = 0, False
+        hog.sock.settimeout(5)
+        try:
+            for _ in range(2000):  # (each answer 38 kB: 76 MB asked for)
+                hog.send(request * 10)
+                sent += 10
+        except (BrokenPipeError, ConnectionResetError, socket.timeout, TimeoutError):
+            cut = True
+        started = time.time()
+        s.alive()
+        assert time.time() - started < 2
+        if not cut:  # (the kernel's buffers took it all: the server's side must have closed)
+            hog.sock.settimeout(10)
+            try:
+                while hog.sock.recv(1 << 20):
+                    pass
+            except (ConnectionResetError, socket.timeout, TimeoutError):
+                pass
+        hog.sock.close()
+        many = [Client(s.port, source='127.3.0.3') for _ in range(12)]
+        closed = 0
+        for m in many:
+            m.sock.settimeout(2)
+            try:
+                m.send(b'{"id":1,"method":"server.ping"}\n')
+                closed += m.file.readline() == b''
+            except (ConnectionResetError, BrokenPipeError, socket.timeout, TimeoutError):
+                closed += 1
+            m.sock.close()
+        assert closed == 4, closed  # (12 from one address, 8 let in)
+        s.alive()
+
+
+def scenario_stop():
+    """SIGTERM with 200 connections open, some subscribed: the server exits within a second, status 0."""
+    directory = os.path.join(work, 'blocks')
+    shutil.copytree(os.path.join(core, 'blocks'), directory)
+    with Server(directory, '--max-per-address', '1000') as s:
+        clients = [s.client() for _ in range(200)]
+        for c in clients[:20]:
+            c.call('blockchain.headers.subscribe')
+        started = time.time()
+        s.proc.send_signal(signal.SIGTERM)
+        assert s.proc.wait(timeout=5) == 0
+        took = time.time() - started
+        assert took < 1, took
+        for c in clients:
+            c.sock.close()
+
+
+scenarios.dispatch(scenario, globals())
