@@ -335,3 +335,114 @@ TEST_CASE(
   CHECK(e.call("blockchain.scripthash.unsubscribe", {electrum_hash("51")}, few)["result"] == true);
   CHECK(e.call("blockchain.scripthash.unsubscribe", {electrum_hash("51")}, few)["result"] == false);
 }
+
+namespace {
+
+std::string status_of(const test::ScriptTruth& t) {
+  std::string text;
+  for (const auto& tx : t.txs) text += tx.txid + ":" + std::to_string(tx.height) + ":";
+  return to_hex(sha256(std::as_bytes(std::span(text))).bytes());
+}
+
+}  // namespace
+
+TEST_CASE(
+    "electrum: subscribed on Core's stale branch, the heavier branch appended: each scripthash told its new status (the one Core's best "
+    "chain makes), the others told nothing") {
+  test::TempDir temp;
+  const std::string blocks = temp.file("blocks");
+  fs::create_directories(blocks);
+  // The blk file cut right after the stale branch's last block (Core wrote
+  // the heavier branch after it), the rest appended later.
+  const std::string blk = blocks + "/blk00000.dat";
+  fs::copy(core_data + "/blocks/xor.dat", blocks + "/xor.dat");
+  fs::copy(core_data + "/blocks/rev00000.dat", blocks + "/rev00000.dat");
+  std::string whole;
+  {
+    std::ifstream in(core_data + "/blocks/blk00000.dat", std::ios::binary);
+    whole.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const auto stale = read_json(core_data + "/rpc/stale_blocks.json");
+  const BlockHash last_stale = BlockHash::from_hex(stale[0]["hash"].get<std::string>()).value();  // (height 236)
+  std::size_t cut = 0;
+  {
+    std::ofstream(blk, std::ios::binary) << whole;
+    test::CacheAt look;
+    auto full = BlocksDirectory::open(blocks);
+    REQUIRE(full);
+    const auto b = full.value().index().find(last_stale);
+    REQUIRE(b);
+    cut = b->offset + 8 + full.value().read_block(*b).value().size();
+  }
+  std::ofstream(blk, std::ios::binary | std::ios::trunc) << whole.substr(0, cut);
+
+  test::CacheAt cache;
+  BlocksDirectory::Options open_options;
+  open_options.undo_required = false;
+  auto dir = BlocksDirectory::open(blocks, open_options);
+  REQUIRE(dir);
+  BlockStore store(std::move(dir).value());
+  REQUIRE(store.index().tip() == last_stale);
+  AddressIndex addresses = required(AddressIndex::open(store.directory()));
+  const electrum::Service service(store, nullptr, addresses, {});
+
+  const auto best = read_json(core_data + "/rpc/getblock3.json");
+  test::AddressTruth on_stale, truth;
+  for (std::size_t h = 0; h < 234; ++h) test::add_block(on_stale, best[h]);
+  for (std::size_t i = stale.size(); i-- > 0;)
+    test::add_block(on_stale, read_json(core_data + "/rpc/stale_" + stale[i]["hash"].get<std::string>() + "_getblock3.json"));
+  for (const auto& block : best) test::add_block(truth, block);
+
+  // One connection follows every script either branch has; each status as the stale branch makes it.
+  electrum::Subscriptions mine;
+  std::set<std::string> scripts;
+  for (const auto& [script, unused] : on_stale) scripts.insert(script);
+  for (const auto& [script, unused] : truth) scripts.insert(script);
+  const auto subscribe = [&](const std::string& method, const nlohmann::json& params) {
+    const nlohmann::json request = {{"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", params}};
+    return nlohmann::json::parse(service.answer(request.dump(), mine))["result"];
+  };
+  CHECK(subscribe("blockchain.headers.subscribe", nlohmann::json::array())["height"] == 236);
+  std::map<std::string, nlohmann::json> status;  // by Electrum's scripthash
+  for (const std::string& script : scripts) {
+    const std::string sh = electrum_hash(script);
+    status[sh] = subscribe("blockchain.scripthash.subscribe", {sh});
+    const auto it = on_stale.find(script);
+    CHECK(status[sh] == (it != on_stale.end() ? nlohmann::json(status_of(it->second)) : nlohmann::json()));
+  }
+
+  std::ofstream(blk, std::ios::binary | std::ios::app) << whole.substr(cut);
+  const auto moved = store.refresh();
+  REQUIRE(moved);
+  REQUIRE(moved.value());
+  REQUIRE(addresses.update(store.directory()));
+  std::size_t told = 0, headers = 0;
+  for (const std::string& line : service.changes(last_stale, mine)) {
+    const auto note = nlohmann::json::parse(line);
+    if (note["method"] == "blockchain.headers.subscribe") {
+      CHECK(note["params"][0]["height"] == 237);
+      ++headers;
+      continue;
+    }
+    REQUIRE(note["method"] == "blockchain.scripthash.subscribe");
+    const std::string sh = note["params"][0].get<std::string>();
+    CHECK(note["params"][1] != status[sh]);  // (told only of a change)
+    status[sh] = note["params"][1];
+    ++told;
+  }
+  CHECK(headers == 1);
+  CHECK(told > 0);
+  std::size_t unchanged = 0;
+  for (const std::string& script : scripts) {
+    CAPTURE(script);
+    const auto it = truth.find(script);
+    const nlohmann::json want = it != truth.end() ? nlohmann::json(status_of(it->second)) : nlohmann::json();
+    CHECK(status[electrum_hash(script)] == want);
+    const auto before = on_stale.find(script);
+    unchanged += before != on_stale.end() && it != truth.end() && status_of(before->second) == status_of(it->second);
+  }
+  CHECK(unchanged > 10);  // (most scripts' histories are below the fork: not told, and not read again)
+  CHECK(told + unchanged <= scripts.size());
+  // Nothing more owed at the same tip.
+  CHECK(service.changes(store.index().tip(), mine).size() == 1);  // (the header alone, as asked)
+}

@@ -1,5 +1,6 @@
 #include "history.hpp"
 
+#include <blockwire/blockfiles/error.hpp>
 #include <blockwire/directory/script_history.hpp>
 #include <blockwire/io/hex.hpp>
 #include <blockwire/io/sha256.hpp>
@@ -55,18 +56,129 @@ History history_of(const BlocksDirectory& dir, const AddressIndex& addresses, co
   return out;
 }
 
-std::optional<std::string> status_of(const std::vector<HistoryItem>& items) {
-  if (items.empty()) return std::nullopt;
-  std::string text;
-  text.reserve(items.size() * 72);
-  for (const HistoryItem& item : items) {
-    text += item.txid.to_hex();
-    text += ':';
-    text += std::to_string(item.height);
-    text += ':';
+result<std::shared_ptr<const BlockTouches>> TouchCache::at(const BlocksDirectory& dir, std::uint32_t height) {
+  if (height >= dir.chain_size()) return std::make_shared<const BlockTouches>();  // (a row the index has yet to take off)
+  const IndexedBlock b = dir.at_height(height);
+  {
+    const std::lock_guard lock(mutex_);
+    if (const auto known = blocks_.find(height); known != blocks_.end() && known->second->hash == b.hash) {
+      used_.remove(height);
+      used_.push_front(height);
+      return known->second;
+    }
   }
-  const Hash256 h = sha256(std::as_bytes(std::span(text)));
-  return to_hex(h.bytes());
+  // (read and hashed outside the lock: other blocks are not kept waiting)
+  const std::string where = "block " + std::to_string(height);
+  if (b.pruned) return error(blockfiles::errc::pruned).in(where);
+  std::vector<std::byte> bytes;
+  if (auto r = dir.read_block(b, bytes); !r) return r.error().in(where);
+  auto view = BlockView::parse(bytes);
+  if (!view) return view.error().in(where);
+  BlockUndo undo;
+  if (view.value().transaction_count() > 1) {
+    auto read = dir.undo_of(b, view.value());
+    if (!read) return read.error().in("the undo data of " + where);
+    undo = std::move(read).value();
+  }
+  std::vector<Txid> ids(view.value().transaction_count(), Txid::all_zeros());
+  txids(view.value(), 0, ids);
+  auto made = std::make_shared<BlockTouches>();
+  made->hash = b.hash;
+  const auto touch = [&](std::span<const std::byte> script, std::uint32_t position) {
+    auto& list = made->by_script[ScriptHash::of(script)];
+    if (list.empty() || list.back().position != position) list.push_back(BlockTouches::Touch{position, ids[position]});
+  };
+  for (std::size_t i = 0; i < view.value().transaction_count(); ++i) {
+    const TransactionView tx = view.value().transaction(i);
+    const auto position = static_cast<std::uint32_t>(i);
+    if (const TxUndo* spent = coins_spent_by(undo, i)) {
+      for (const SpentCoin& coin : spent->coins) touch(coin.script_pubkey, position);
+    }
+    for (const OutputView o : tx.outputs()) touch(o.script_pubkey(), position);
+  }
+  const std::lock_guard lock(mutex_);
+  blocks_.insert_or_assign(height, made);
+  used_.remove(height);
+  used_.push_front(height);
+  while (used_.size() > kept_) {
+    blocks_.erase(used_.back());
+    used_.pop_back();
+  }
+  return std::shared_ptr<const BlockTouches>(made);
+}
+
+result<std::vector<BlockTouches::Touch>> TouchCache::of(const BlocksDirectory& dir, std::uint32_t height, const ScriptHash& script) {
+  std::vector<BlockTouches::Touch> out;
+  if (height + kept_ >= dir.chain_size()) {
+    auto block = at(dir, height);
+    if (!block) return block.error();
+    if (const auto it = block.value()->by_script.find(script); it != block.value()->by_script.end()) out = it->second;
+    return out;
+  }
+  ScriptInBlock block;
+  if (auto r = read_script_in_block(dir, height, script, block); !r) return r.error();
+  for (const auto& touch : block.touching) out.push_back({static_cast<std::uint32_t>(touch.tx), block.view.transaction(touch.tx).txid()});
+  return out;
+}
+
+History history_of(const BlocksDirectory& dir, const AddressIndex& addresses, TouchCache& blocks, const ScriptHash& script,
+                   std::uint64_t limit) {
+  History out;
+  const auto totals = addresses.totals(script);
+  if (!totals) {
+    out.failure = totals.error();
+    return out;
+  }
+  if (totals.value().tx_count > limit) {
+    out.too_large = true;
+    return out;
+  }
+  out.items.reserve(totals.value().tx_count);
+  const auto r = addresses.each_block(script, false, 0, [&](const AddressIndex::BlockRow& row) {
+    auto touches = blocks.of(dir, row.height, script);
+    if (!touches) {
+      out.failure = touches.error();
+      return false;
+    }
+    for (const auto& t : touches.value()) out.items.push_back(HistoryItem{t.txid, row.height, t.position});
+    return true;
+  });
+  if (!r) out.failure = r.error();
+  return out;
+}
+
+result<bool> extend_status(const BlocksDirectory& dir, const AddressIndex& addresses, TouchCache& blocks, const ScriptHash& script,
+                           std::uint64_t limit, RunningStatus& running) {
+  const auto totals = addresses.totals(script);
+  if (!totals) return totals.error();
+  if (totals.value().tx_count > limit) return false;
+  std::optional<error> failure;
+  std::string text;
+  const auto start = static_cast<std::uint32_t>(running.top + 1);
+  const auto r = addresses.each_block(script, false, start, [&](const AddressIndex::BlockRow& row) {
+    auto touches = blocks.of(dir, row.height, script);
+    if (!touches) {
+      failure = touches.error();
+      return false;
+    }
+    for (const auto& touch : touches.value()) {
+      text = touch.txid.to_hex();
+      text += ':';
+      text += std::to_string(row.height);
+      text += ':';
+      running.hasher.update(std::as_bytes(std::span(text)));
+      ++running.items;
+    }
+    running.top = row.height;
+    return true;
+  });
+  if (!r) return r.error();
+  if (failure) return *failure;
+  if (running.items != 0) {
+    Sha256 copy = running.hasher;
+    running.status = to_hex(copy.finish().bytes());
+  }
+  return true;
 }
 
 }  // namespace blockwire::electrum::detail

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -120,6 +121,17 @@ std::optional<Txid> txid_of(std::string_view hex) {
 }
 
 }  // namespace
+
+struct Service::Statuses {
+  struct Entry {
+    detail::RunningStatus running;
+    BlockHash tip = BlockHash::all_zeros();  // the tip it was made at
+  };
+  static constexpr std::size_t max_kept = 1'000'000;  // scripts (a few hundred bytes each); past it, all forgotten
+  detail::TouchCache blocks;                          // the blocks statuses were last made from
+  std::mutex mutex;
+  std::map<ScriptHash, Entry, Subscriptions::ByBytes> by_script;
+};
 
 struct Service::Impl {
   const Service& s;
@@ -285,6 +297,52 @@ struct Service::Impl {
     }));
   }
 
+  // ---- statuses
+  // The height of the highest block of `old_tip`'s chain that is on the
+  // best chain now (-1: none).
+  std::int64_t fork_below(const BlockHash& old_tip) const {
+    for (auto b = index().find(old_tip); b; b = index().parent(*b)) {
+      if (index().on_best_chain(*b)) return static_cast<std::int64_t>(b->height);
+    }
+    return -1;
+  }
+
+  struct Status {
+    detail::RunningStatus running;
+    bool too_large = false;
+    std::optional<error> failure;
+  };
+  // The script's status at the tip: the one worked out for every connection
+  // at this tip, or that of an earlier tip extended by the blocks since
+  // (when none of its blocks left the chain), or made from the start.
+  Status status_now(const ScriptHash& script) const {
+    const BlockHash tip = index().empty() ? BlockHash::all_zeros() : index().tip();
+    Statuses& kept = *s.statuses_;
+    std::optional<Statuses::Entry> known;
+    {
+      const std::lock_guard lock(kept.mutex);
+      if (const auto at = kept.by_script.find(script); at != kept.by_script.end()) known = at->second;
+    }
+    Status out;
+    if (known && known->tip == tip) {
+      out.running = std::move(known->running);
+      return out;
+    }
+    if (known && known->running.top <= fork_below(known->tip)) out.running = std::move(known->running);
+    // (read outside the lock: other connections' scripts are not kept waiting)
+    const auto made = detail::extend_status(dir(), s.addresses_, kept.blocks, script, s.options_.max_history, out.running);
+    if (!made) {
+      out.failure = made.error();
+    } else if (!made.value()) {
+      out.too_large = true;
+    } else {
+      const std::lock_guard lock(kept.mutex);
+      if (kept.by_script.size() >= Statuses::max_kept) kept.by_script.clear();
+      kept.by_script.insert_or_assign(script, Statuses::Entry{out.running, tip});
+    }
+    return out;
+  }
+
   // ---- blockchain.scripthash.*
   Outcome scripthash_call(std::string_view what, const Params& p) const {
     const auto hex = p.string(0);
@@ -303,14 +361,18 @@ struct Service::Impl {
       return failed(bad_request,
                     "too many scripthashes subscribed (at most " + std::to_string(s.options_.max_subscriptions) + " a connection)");
     }
-    const detail::History h = detail::history_of(dir(), s.addresses_, *script, s.options_.max_history, what == "listunspent");
+    if (what == "subscribe") {
+      const Status now = status_now(*script);
+      if (now.too_large) return failed(bad_request, "history too large (over " + std::to_string(s.options_.max_history) + " transactions)");
+      if (now.failure) return failed(daemon_error, now.failure->message());
+      mine.scripts[*script] = Subscriptions::Followed{now.running.status, now.running.top};
+      return ok(now.running.status ? json_string(*now.running.status) : "null");
+    }
+    const detail::History h = what == "listunspent"
+                                  ? detail::history_of(dir(), s.addresses_, *script, s.options_.max_history, true)
+                                  : detail::history_of(dir(), s.addresses_, s.statuses_->blocks, *script, s.options_.max_history);
     if (h.too_large) return failed(bad_request, "history too large (over " + std::to_string(s.options_.max_history) + " transactions)");
     if (h.failure) return failed(daemon_error, h.failure->message());
-    if (what == "subscribe") {
-      const auto status = detail::status_of(h.items);
-      mine.scripts[*script] = Subscriptions::Followed{status, h.items.empty() ? -1 : static_cast<std::int64_t>(h.items.back().height)};
-      return ok(status ? json_string(*status) : "null");
-    }
     return ok(json_of([&](tables::JsonWriter& out) {
       out.begin_array();
       if (what == "get_history") {
@@ -500,7 +562,11 @@ struct Service::Impl {
 };
 
 Service::Service(BlockStore& store, const TxIndex* transactions, const AddressIndex& addresses, ServiceOptions options)
-    : store_(store), transactions_(transactions), addresses_(addresses), options_(std::move(options)) {}
+    : store_(store),
+      transactions_(transactions),
+      addresses_(addresses),
+      options_(std::move(options)),
+      statuses_(std::make_shared<Statuses>()) {}
 
 std::optional<ScriptHash> Service::parse_scripthash(std::string_view hex) {
   auto h = ScriptHash::from_hex(hex);
@@ -552,13 +618,7 @@ std::vector<std::string> Service::changes(const BlockHash& old_tip, Subscription
     lines.push_back("{\"jsonrpc\":\"2.0\",\"method\":\"blockchain.headers.subscribe\",\"params\":[" + impl.tip_json() + "]}");
   // Where the old chain left the best one: a history with a block above
   // it, or whose last block is no longer its last, may have changed.
-  std::int64_t fork = -1;
-  for (auto b = store_.index().find(old_tip); b; b = store_.index().parent(*b)) {
-    if (store_.index().on_best_chain(*b)) {
-      fork = static_cast<std::int64_t>(b->height);
-      break;
-    }
-  }
+  const std::int64_t fork = impl.fork_below(old_tip);
   for (auto& [script, followed] : mine.scripts) {
     std::int64_t top = -1;
     const auto r = addresses_.each_block(script, true, 0xffffffff, [&](const AddressIndex::BlockRow& row) {
@@ -566,12 +626,11 @@ std::vector<std::string> Service::changes(const BlockHash& old_tip, Subscription
       return false;
     });
     if (!r || (top <= fork && top == followed.top)) continue;
-    const detail::History h = detail::history_of(store_.directory(), addresses_, script, options_.max_history, false);
-    if (h.failure || h.too_large) continue;
-    auto status = detail::status_of(h.items);
-    followed.top = top;
-    if (status == followed.status) continue;
-    followed.status = std::move(status);
+    const Impl::Status now = impl.status_now(script);
+    if (now.failure || now.too_large) continue;
+    followed.top = now.running.top;
+    if (now.running.status == followed.status) continue;
+    followed.status = now.running.status;
     lines.push_back("{\"jsonrpc\":\"2.0\",\"method\":\"blockchain.scripthash.subscribe\",\"params\":[" +
                     json_string(scripthash_hex(script)) + "," + (followed.status ? json_string(*followed.status) : "null") + "]}");
   }

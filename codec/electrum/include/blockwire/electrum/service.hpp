@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -66,7 +67,9 @@ class Service {
 
   // After the tip moved from `old_tip` (a block of the index, perhaps off
   // the best chain now): the notification lines `mine` is owed, its
-  // statuses brought up to date.
+  // statuses brought up to date. A status is worked out once a tip for
+  // all connections (a script many wallets follow is read once). Safe
+  // from several threads at once.
   std::vector<std::string> changes(const BlockHash& old_tip, Subscriptions& mine) const;
 
   // Electrum's scripthash (the script's SHA-256, its bytes reversed in hex).
@@ -80,6 +83,8 @@ class Service {
   const TxIndex* transactions_;
   const AddressIndex& addresses_;
   ServiceOptions options_;
+  struct Statuses;  // the statuses worked out at the current tip
+  std::shared_ptr<Statuses> statuses_;
 };
 
 }  // namespace blockwire::electrum
