@@ -134,6 +134,9 @@ struct ElectrumOptions : DirectoryOptions {
   std::size_t max_subscriptions = 10'000;
   unsigned idle_seconds = 600;
   std::string banner;
+  std::string tls_listen;  // --tls-listen ADDR:PORT, with --tls-cert and --tls-key
+  std::string tls_cert;
+  std::string tls_key;
 };
 int electrum_command(const ElectrumOptions& options);
 

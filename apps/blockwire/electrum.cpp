@@ -60,6 +60,10 @@ int electrum_command(const ElectrumOptions& o) {
   options.service.max_history = o.max_history;
   options.service.max_subscriptions = o.max_subscriptions;
   options.service.banner = o.banner;
+  if (!o.tls_listen.empty()) {
+    const net::Endpoint tls_at = net::parse_endpoint(o.tls_listen, 50002).value();
+    options.tls = electrum::Tls{tls_at.host.empty() ? "0.0.0.0" : tls_at.host, tls_at.port, o.tls_cert, o.tls_key};
+  }
   rlimit files{};
   if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
     files.rlim_cur = files.rlim_max;
@@ -79,6 +83,7 @@ int electrum_command(const ElectrumOptions& o) {
     return usage_or_io;
   }
   std::printf("listening on %s\n", server.value()->local_address().c_str());
+  if (options.tls) std::printf("listening with TLS on %s\n", server.value()->tls_address().c_str());
   std::fflush(stdout);
   const bool signalled = server.value()->run(signals.get());
   if (const std::string name = signalled ? stop_signal_name(signals) : ""; !name.empty()) {

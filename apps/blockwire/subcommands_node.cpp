@@ -209,6 +209,18 @@ CLI::App* add_electrum(CLI::App& app, ElectrumOptions& electrum) {
       ->check(CLI::Range(1u, 86400u))
       ->type_name("SECONDS");
   cmd->add_option("--banner", electrum.banner, "server.banner's text (default: one that says what this server serves)")->type_name("TEXT");
+  auto* tls = cmd->add_option("--tls-listen", electrum.tls_listen,
+                              "also serve TLS on this address and port (Electrum's 50002; clients' \"s\"), with --tls-cert and\n"
+                              "--tls-key; prints \"listening with TLS on ADDR:PORT\" after the plain address")
+                  ->check(cli::listen_address())
+                  ->type_name("ADDR:PORT");
+  auto* cert = cmd->add_option("--tls-cert", electrum.tls_cert, "the server's certificate (chain), PEM")
+                   ->check(CLI::ExistingFile)
+                   ->type_name("FILE");
+  auto* key = cmd->add_option("--tls-key", electrum.tls_key, "its private key, PEM")->check(CLI::ExistingFile)->type_name("FILE");
+  tls->needs(cert)->needs(key);
+  cert->needs(tls);
+  key->needs(tls);
   add_directory_options(*cmd, electrum.xor_key, electrum.net);
   return cmd;
 }

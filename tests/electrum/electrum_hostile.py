@@ -211,4 +211,50 @@ def scenario_stop():
             c.sock.close()
 
 
+def scenario_tls():
+    """--tls-listen with a self-signed certificate (openssl req): a TLS client that checks the certificate is answered
+    as a plain one is, on its own port, the plain port still plain; a client that sends no handshake, or plain JSON to
+    the TLS port, is closed and serving goes on; a key that does not load is refused at start, naming the file."""
+    import ssl
+    directory = os.path.join(work, 'blocks')
+    shutil.copytree(os.path.join(core, 'blocks'), directory)
+    cert, key = os.path.join(work, 'cert.pem'), os.path.join(work, 'key.pem')
+    subprocess.run(['openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', '/CN=localhost',
+                    '-addext', 'subjectAltName=IP:127.0.0.1'], check=True, capture_output=True)
+    with Server(directory, '--tls-listen', '127.0.0.1:0', '--tls-cert', cert, '--tls-key', key) as s:
+        line = s.proc.stdout.readline()
+        assert line.startswith('listening with TLS on '), line
+        tls_port = int(line.strip().rsplit(':', 1)[1])
+        context = ssl.create_default_context(cafile=cert)
+        with socket.create_connection(('127.0.0.1', tls_port), timeout=20) as raw, context.wrap_socket(raw, server_hostname='127.0.0.1') as tls:
+            f = tls.makefile('rwb')
+            f.write(b'{"jsonrpc":"2.0","id":1,"method":"server.version","params":["t","1.4"]}\n'
+                    b'{"jsonrpc":"2.0","id":2,"method":"blockchain.headers.subscribe","params":[]}\n')
+            f.flush()
+            assert json.loads(f.readline())['result'][1] == '1.4'
+            assert json.loads(f.readline())['result']['height'] == 237
+        s.alive()  # (the plain port)
+        with socket.create_connection(('127.0.0.1', tls_port), timeout=20) as raw:
+            raw.sendall(b'{"jsonrpc":"2.0","id":1,"method":"server.ping"}\n')
+            raw.settimeout(20)  # (a TLS alert or nothing, then closed: a timeout here fails)
+            try:
+                while raw.recv(4096):
+                    pass
+            except ConnectionResetError:
+                pass
+        idle = socket.create_connection(('127.0.0.1', tls_port), timeout=20)  # (no handshake: closed within 10 s)
+        idle.settimeout(15)
+        started = time.time()
+        try:
+            assert idle.recv(1) == b''
+        except ConnectionResetError:
+            pass
+        assert time.time() - started < 14
+        idle.close()
+        s.alive()
+    bad = subprocess.run([blockwire, 'electrum', directory, '--listen', '127.0.0.1:0', '--tls-listen', '127.0.0.1:0', '--tls-cert', cert,
+                          '--tls-key', cert], capture_output=True, text=True, timeout=60, env=dict(os.environ, XDG_CACHE_HOME=os.path.join(work, 'cache')))
+    assert bad.returncode == 2 and 'TLS key' in bad.stderr and cert in bad.stderr, (bad.returncode, bad.stderr)
+
+
 scenarios.dispatch(scenario, globals())

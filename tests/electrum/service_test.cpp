@@ -300,6 +300,8 @@ TEST_CASE(
     CHECK(answer["error"]["code"] == -32700);
     CHECK(answer["id"].is_null());
   }
+  CHECK(nlohmann::json::parse(e.raw(R"({"id":1,"method":"server.ping"} trailing)"))["error"]["code"] == -32700);
+  CHECK(nlohmann::json::parse(e.raw(R"({"id":1,"method":"blockchain.scripthash.nope","params":[5]})"))["error"]["code"] == -32601);
   CHECK(nlohmann::json::parse(e.raw("[]"))["error"]["code"] == -32600);
   CHECK(nlohmann::json::parse(e.raw("42"))["error"]["code"] == -32600);
   CHECK(nlohmann::json::parse(e.raw(R"({"id":1,"method":7})"))["error"]["code"] == -32600);
@@ -326,6 +328,24 @@ TEST_CASE(
     CHECK(refused["error"]["message"].get<std::string>().find("history too large") != std::string::npos);
   }
   CHECK(e.result("blockchain.scripthash.get_balance", {sh}).contains("confirmed"));
+  // A batch whose answer passes max_answer: the requests after that point refused, each by its id.
+  e.options.max_answer = 1000;
+  const auto bounded = nlohmann::json::parse(e.raw(
+      R"([{"id":1,"method":"blockchain.block.headers","params":[0,10]},{"id":2,"method":"server.ping"},{"id":3,"method":"server.ping"}])"));
+  REQUIRE(bounded.size() == 3);
+  CHECK(bounded[0]["result"]["count"] == 10);
+  CHECK(bounded[1]["error"]["code"] == 1);
+  CHECK(bounded[2]["id"] == 3);
+  CHECK(bounded[2]["error"]["message"].get<std::string>().find("1000 bytes") != std::string::npos);
+  e.options.max_answer = 64 << 20;
+  // Checkpoint proofs a line may ask for: bounded by the headers they hash.
+  e.options.max_proof_leaves = 500;
+  const auto proofs = nlohmann::json::parse(e.raw(
+      R"([{"id":1,"method":"blockchain.block.header","params":[1,237]},{"id":2,"method":"blockchain.block.header","params":[1,237]},{"id":3,"method":"blockchain.block.header","params":[1,237]}])"));
+  CHECK(proofs[0].contains("result"));
+  CHECK(proofs[1].contains("result"));
+  CHECK(proofs[2]["error"]["code"] == 1);  // (3 x 238 leaves past 500)
+  e.options.max_proof_leaves = 8'000'000;
   // Subscriptions per connection bounded.
   e.options.max_subscriptions = 2;
   electrum::Subscriptions few;
@@ -443,6 +463,6 @@ TEST_CASE(
   }
   CHECK(unchanged > 10);  // (most scripts' histories are below the fork: not told, and not read again)
   CHECK(told + unchanged <= scripts.size());
-  // Nothing more owed at the same tip.
-  CHECK(service.changes(store.index().tip(), mine).size() == 1);  // (the header alone, as asked)
+  // Nothing more owed at the same tip, the header not told twice.
+  CHECK(service.changes(store.index().tip(), mine).empty());
 }

@@ -2,8 +2,10 @@
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read_until.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/streambuf.hpp>
 #include <boost/asio/strand.hpp>
@@ -39,13 +41,18 @@ struct Server::State {
   AddressIndex& addresses;
   ServerOptions options;
   Service service;
-  asio::io_context io;
-  tcp::acceptor acceptor{io};
+  std::optional<asio::ssl::context> tls;  // its certificate and key (ServerOptions::tls)
   std::atomic<std::size_t> open{0};
   std::atomic<bool> stopped_by_fd{false};
   std::mutex mutex;  // guards what follows
   std::unordered_map<std::string, std::size_t> per_address;
   std::list<std::weak_ptr<Session>> sessions;
+  // (Declared after what the sessions use: the io_context's destructor
+  // destroys the sessions its pending handlers still hold, and they count
+  // themselves out of `open` and `per_address` then.)
+  asio::io_context io;
+  tcp::acceptor acceptor{io};
+  tcp::acceptor tls_acceptor{io};
 
   State(BlockStore& s, TxIndex* t, AddressIndex& a, const ServerOptions& o)
       : store(s), transactions(t), addresses(a), options(o), service(s, t, a, o.service) {}
@@ -58,12 +65,13 @@ namespace {
 // that does not read cannot grow past Limits::max_unsent.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, std::string address, Server::State& state)
+  Session(tcp::socket socket, std::string address, Server::State& state, bool tls)
       : socket_(std::move(socket)),
         address_(std::move(address)),
         state_(state),
         input_(state.options.limits.max_line),
         idle_(socket_.get_executor()) {
+    if (tls) tls_.emplace(socket_, *state_.tls);
     ++state_.open;
   }
   ~Session() {
@@ -78,8 +86,26 @@ class Session : public std::enable_shared_from_this<Session> {
       const std::lock_guard lock(state_.mutex);
       at_ = state_.sessions.insert(state_.sessions.end(), weak_from_this());
     }
-    read();
+    if (!tls_) {
+      read();
+      return;
+    }
+    // (a client that opens and never finishes its handshake: closed at the same bound as a silent one)
+    idle_.expires_after(std::min<std::chrono::steady_clock::duration>(state_.options.limits.idle, std::chrono::seconds(10)));
+    idle_.async_wait([self = shared_from_this()](error_code ec) {
+      if (!ec) self->close();
+    });
+    tls_->async_handshake(asio::ssl::stream_base::server, [self = shared_from_this()](error_code ec) {
+      if (self->closed_) return;
+      if (ec) {
+        self->close();
+        return;
+      }
+      self->read();
+    });
   }
+
+  asio::any_io_executor executor() { return socket_.get_executor(); }
 
   // From the refresher: the tip moved from `old_tip`; what this client
   // is owed is worked out and sent on its own strand.
@@ -108,7 +134,9 @@ class Session : public std::enable_shared_from_this<Session> {
     idle_.async_wait([self = shared_from_this()](error_code ec) {
       if (!ec) self->close();
     });
-    asio::async_read_until(socket_, input_, '\n', [self = shared_from_this()](error_code ec, std::size_t n) { self->on_line(ec, n); });
+    on_stream([&](auto& stream) {
+      asio::async_read_until(stream, input_, '\n', [self = shared_from_this()](error_code ec, std::size_t n) { self->on_line(ec, n); });
+    });
   }
 
   void on_line(error_code ec, std::size_t n) {
@@ -152,7 +180,12 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void write() {
-    asio::async_write(socket_, asio::buffer(out_.front()), [self = shared_from_this()](error_code ec, std::size_t) {
+    on_stream([&](auto& stream) { write_on(stream); });
+  }
+
+  template <class Stream>
+  void write_on(Stream& stream) {
+    asio::async_write(stream, asio::buffer(out_.front()), [self = shared_from_this()](error_code ec, std::size_t) {
       if (self->closed_) return;
       if (ec) {
         self->close();
@@ -168,7 +201,18 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
+  // The connection's stream: TCP, or TLS over it.
+  template <class F>
+  void on_stream(F&& f) {
+    if (tls_) {
+      f(*tls_);
+    } else {
+      f(socket_);
+    }
+  }
+
   tcp::socket socket_;
+  std::optional<asio::ssl::stream<tcp::socket&>> tls_;
   std::string address_;
   Server::State& state_;
   asio::streambuf input_;
@@ -181,13 +225,13 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<std::list<std::weak_ptr<Session>>::iterator> at_;  // (under State::mutex)
 };
 
-void accept(Server::State& state) {
-  state.acceptor.async_accept(asio::make_strand(state.io), [&state](error_code ec, tcp::socket socket) {
+void accept(Server::State& state, tcp::acceptor& acceptor, bool tls) {
+  acceptor.async_accept(asio::make_strand(state.io), [&state, &acceptor, tls](error_code ec, tcp::socket socket) {
     if (ec == asio::error::operation_aborted) return;
     if (ec) {
       // (out of descriptors: tried again in a tenth of a second, not in a loop)
       auto wait = std::make_shared<asio::steady_timer>(state.io, std::chrono::milliseconds(100));
-      wait->async_wait([&state, wait](error_code) { accept(state); });
+      wait->async_wait([&state, &acceptor, tls, wait](error_code) { accept(state, acceptor, tls); });
       return;
     }
     error_code where_ec;
@@ -200,13 +244,43 @@ void accept(Server::State& state) {
       if (admitted) ++from_there;
     }
     if (admitted) {
-      std::make_shared<Session>(std::move(socket), address, state)->start();
+      auto session = std::make_shared<Session>(std::move(socket), address, state, tls);
+      asio::dispatch(session->executor(), [session] { session->start(); });
     } else {
       error_code ignored;
       socket.close(ignored);
     }
-    accept(state);
+    accept(state, acceptor, tls);
   });
+}
+
+}  // namespace
+
+namespace {
+
+result<void> open_acceptor(tcp::acceptor& acceptor, const std::string& address, std::uint16_t port) {
+  error_code ec;
+  const auto ip = asio::ip::make_address(address, ec);
+  if (ec) return error(std::make_error_code(std::errc::invalid_argument)).in(address + ": not an IP address");
+  const tcp::endpoint at(ip, port);
+  const auto failed = [&](const char* what) -> error {
+    return error(std::error_code(ec.value(), std::system_category())).in(std::string(what) + " " + address + ":" + std::to_string(port));
+  };
+  acceptor.open(at.protocol(), ec);
+  if (ec) return failed("opening");
+  acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  acceptor.bind(at, ec);
+  if (ec) return failed("binding");
+  acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return failed("listening on");
+  return success();
+}
+
+std::string name_of(const tcp::acceptor& acceptor) {
+  error_code ec;
+  const tcp::endpoint at = acceptor.local_endpoint(ec);
+  const std::string host = at.address().to_string();
+  return (at.address().is_v6() ? "[" + host + "]" : host) + ":" + std::to_string(at.port());
 }
 
 }  // namespace
@@ -217,29 +291,26 @@ Server::~Server() = default;
 result<std::unique_ptr<Server>> Server::listen(BlockStore& store, TxIndex* transactions, AddressIndex& addresses,
                                                const std::string& address, std::uint16_t port, const ServerOptions& options) {
   auto state = std::make_unique<State>(store, transactions, addresses, options);
-  error_code ec;
-  const auto ip = asio::ip::make_address(address, ec);
-  if (ec) return error(std::make_error_code(std::errc::invalid_argument)).in(address + ": not an IP address");
-  const tcp::endpoint at(ip, port);
-  const auto failed = [&](const char* what) -> error {
-    return error(std::error_code(ec.value(), std::system_category())).in(std::string(what) + " " + address + ":" + std::to_string(port));
-  };
-  state->acceptor.open(at.protocol(), ec);
-  if (ec) return failed("opening");
-  state->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
-  state->acceptor.bind(at, ec);
-  if (ec) return failed("binding");
-  state->acceptor.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return failed("listening on");
+  if (auto r = open_acceptor(state->acceptor, address, port); !r) return r.error();
+  if (options.tls) {
+    const Tls& tls = *options.tls;
+    state->tls.emplace(asio::ssl::context::tls_server);
+    error_code ec;
+    state->tls->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 | asio::ssl::context::no_sslv3 |
+                            asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
+    state->tls->use_certificate_chain_file(tls.certificate, ec);
+    if (ec)
+      return error(std::make_error_code(std::errc::invalid_argument)).in("the TLS certificate " + tls.certificate + ": " + ec.message());
+    state->tls->use_private_key_file(tls.key, asio::ssl::context::pem, ec);
+    if (ec) return error(std::make_error_code(std::errc::invalid_argument)).in("the TLS key " + tls.key + ": " + ec.message());
+    if (auto r = open_acceptor(state->tls_acceptor, tls.address, tls.port); !r) return r.error();
+  }
   return std::unique_ptr<Server>(new Server(std::move(state)));
 }
 
-std::string Server::local_address() const {
-  error_code ec;
-  const tcp::endpoint at = state_->acceptor.local_endpoint(ec);
-  const std::string host = at.address().to_string();
-  return (at.address().is_v6() ? "[" + host + "]" : host) + ":" + std::to_string(at.port());
-}
+std::string Server::local_address() const { return name_of(state_->acceptor); }
+
+std::string Server::tls_address() const { return state_->tls ? name_of(state_->tls_acceptor) : std::string(); }
 
 bool Server::run(int stop_fd) {
   State& s = *state_;
@@ -260,12 +331,12 @@ bool Server::run(int stop_fd) {
   bool done = false;
   std::thread refresher([&] {
     bool behind = false;
+    BlockHash old_tip = BlockHash::all_zeros();  // (kept while the indexes are behind: subscribers are told from it)
     std::unique_lock lock(m);
     while (!wake.wait_for(lock, s.options.refresh, [&] { return done; })) {
-      BlockHash old_tip = BlockHash::all_zeros();
-      {
+      if (!behind) {
         const auto reading = s.store.lock();
-        if (!s.store.index().empty()) old_tip = s.store.index().tip();
+        old_tip = s.store.index().empty() ? BlockHash::all_zeros() : s.store.index().tip();
       }
       const auto moved = s.store.refresh();
       if (!(moved && moved.value()) && !behind) continue;
@@ -284,7 +355,8 @@ bool Server::run(int stop_fd) {
       for (const auto& session : all) session->tip_moved(old_tip);
     }
   });
-  accept(s);
+  accept(s, s.acceptor, false);
+  if (s.tls) accept(s, s.tls_acceptor, true);
   const unsigned threads = s.options.limits.threads != 0 ? s.options.limits.threads : std::max(1u, std::thread::hardware_concurrency());
   std::vector<std::thread> others;
   for (unsigned i = 1; i < threads; ++i) others.emplace_back([&s] { s.io.run(); });

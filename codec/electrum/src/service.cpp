@@ -136,6 +136,10 @@ struct Service::Statuses {
 struct Service::Impl {
   const Service& s;
   Subscriptions& mine;
+  // What one line may still cost: checkpoint leaves to hash, and whether
+  // its answer has passed ServiceOptions::max_answer.
+  std::uint64_t& proof_leaves_left;
+  bool& answer_full;
 
   const BlocksDirectory& dir() const { return s.store_.directory(); }
   const BlockIndex& index() const { return s.store_.index(); }
@@ -156,10 +160,12 @@ struct Service::Impl {
     std::vector<Hash256> leaves;
     leaves.reserve(cp_height + 1);
     for (std::uint64_t h = 0; h <= cp_height; ++h) leaves.push_back(dir().at_height(h).hash.to_raw_hash());
-    const Hash256 root = merkle_root_from_branch(leaves[height], height, merkle_branch(leaves, height));
+    const Hash256 leaf = leaves[height];
+    const std::vector<Hash256> branch = merkle_branch(std::move(leaves), height);
+    const Hash256 root = merkle_root_from_branch(leaf, height, branch);
     out.key("branch");
     out.begin_array();
-    for (const Hash256& h : merkle_branch(std::move(leaves), height)) out.string(reversed_hex(h));
+    for (const Hash256& h : branch) out.string(reversed_hex(h));
     out.end_array();
     out.member_string("root", reversed_hex(root));
   }
@@ -169,6 +175,11 @@ struct Service::Impl {
     if (cp_height >= dir().chain_size()) return RpcError{bad_request, "cp_height " + std::to_string(cp_height) + " is past the tip"};
     if (last > cp_height)
       return RpcError{bad_request, "header height " + std::to_string(last) + " is past cp_height " + std::to_string(cp_height)};
+    if (cp_height + 1 > proof_leaves_left) {
+      return RpcError{bad_request, "checkpoint proofs of more than " + std::to_string(s.options_.max_proof_leaves) +
+                                       " headers in one request line: ask in several lines"};
+    }
+    proof_leaves_left -= cp_height + 1;
     return std::nullopt;
   }
 
@@ -317,9 +328,11 @@ struct Service::Impl {
   // (when none of its blocks left the chain), or made from the start.
   Status status_now(const ScriptHash& script) const {
     const BlockHash tip = index().empty() ? BlockHash::all_zeros() : index().tip();
+    // (an index still being brought to the tip: its status now, neither kept nor taken from what is kept)
+    const bool current = s.addresses_.best() == tip;
     Statuses& kept = *s.statuses_;
     std::optional<Statuses::Entry> known;
-    {
+    if (current) {
       const std::lock_guard lock(kept.mutex);
       if (const auto at = kept.by_script.find(script); at != kept.by_script.end()) known = at->second;
     }
@@ -335,7 +348,7 @@ struct Service::Impl {
       out.failure = made.error();
     } else if (!made.value()) {
       out.too_large = true;
-    } else {
+    } else if (current && out.running.top >= 0) {  // (an empty history costs nothing to make again: not kept)
       const std::lock_guard lock(kept.mutex);
       if (kept.by_script.size() >= Statuses::max_kept) kept.by_script.clear();
       kept.by_script.insert_or_assign(script, Statuses::Entry{out.running, tip});
@@ -345,6 +358,8 @@ struct Service::Impl {
 
   // ---- blockchain.scripthash.*
   Outcome scripthash_call(std::string_view what, const Params& p) const {
+    static constexpr std::string_view known[] = {"subscribe", "unsubscribe", "get_balance", "get_history", "get_mempool", "listunspent"};
+    if (std::find(std::begin(known), std::end(known), what) == std::end(known)) return failed(method_not_found, "unknown method");
     const auto hex = p.string(0);
     const auto script = hex ? parse_scripthash(*hex) : std::nullopt;
     if (!script) return failed(invalid_params, "scripthash: 64 hex digits");
@@ -501,6 +516,10 @@ struct Service::Impl {
   Outcome call(std::string_view method, const rapidjson::Value* params) const {
     using namespace std::string_view_literals;
     const auto named = [&](std::initializer_list<std::string_view> names) { return Params(params, names); };
+    if (answer_full) {
+      return failed(bad_request,
+                    "the batch's answer passed " + std::to_string(s.options_.max_answer) + " bytes: this request was not answered");
+    }
     if (params != nullptr && !params->IsArray() && !params->IsObject()) return failed(invalid_params, "params: an array or an object");
     if (method == "server.version") return version(named({"client_name", "protocol_version"}));
     if (method == "server.ping") return ok("null");
@@ -511,6 +530,7 @@ struct Service::Impl {
     if (method == "server.add_peer") return ok("false");
     if (method == "blockchain.headers.subscribe") {
       mine.headers = true;
+      mine.header_sent = index().height();
       return ok(tip_json());
     }
     if (method == "blockchain.block.header") return block_header(named({"height", "cp_height"}));
@@ -583,18 +603,22 @@ std::string Service::scripthash_hex(const ScriptHash& script) {
 }
 
 std::string Service::answer(std::string_view line, Subscriptions& mine) const {
-  const auto reading = store_.lock();
-  const Impl impl{*this, mine};
+  std::uint64_t proof_leaves_left = options_.max_proof_leaves;
+  bool answer_full = false;
+  const Impl impl{*this, mine, proof_leaves_left, answer_full};
   rapidjson::Document doc;
   // (iterative: a line of ten thousand brackets costs no stack)
-  doc.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseStopWhenDoneFlag>(line.data(), line.size());
+  doc.Parse<rapidjson::kParseIterativeFlag>(line.data(), line.size());
   if (doc.HasParseError()) {
     return "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":" + std::to_string(parse_error) + ",\"message\":" +
            json_string(std::string("invalid JSON at byte ") + std::to_string(doc.GetErrorOffset()) + ": " +
                        rapidjson::GetParseError_En(doc.GetParseError())) +
            "},\"id\":null}";
   }
-  if (!doc.IsArray()) return impl.one(doc).value_or("");
+  if (!doc.IsArray()) {
+    const auto reading = store_.lock();
+    return impl.one(doc).value_or("");
+  }
   if (doc.Empty() || doc.Size() > options_.max_batch) {
     return "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":" + std::to_string(invalid_request) + ",\"message\":" +
            json_string(doc.Empty() ? "an empty batch" : "a batch of more than " + std::to_string(options_.max_batch) + " requests") +
@@ -602,9 +626,12 @@ std::string Service::answer(std::string_view line, Subscriptions& mine) const {
   }
   std::string out = "[";
   for (const auto& request : doc.GetArray()) {
+    // (the directory's lock a request at a time: a writer gets in between)
+    const auto reading = store_.lock();
     if (auto r = impl.one(request)) {
       if (out.size() > 1) out += ',';
       out += *r;
+      answer_full = answer_full || out.size() > options_.max_answer;
     }
   }
   return out.size() == 1 ? std::string() : out + "]";
@@ -613,9 +640,13 @@ std::string Service::answer(std::string_view line, Subscriptions& mine) const {
 std::vector<std::string> Service::changes(const BlockHash& old_tip, Subscriptions& mine) const {
   std::vector<std::string> lines;
   const auto reading = store_.lock();
-  const Impl impl{*this, mine};
-  if (mine.headers)
+  std::uint64_t proof_leaves_left = 0;
+  bool answer_full = false;
+  const Impl impl{*this, mine, proof_leaves_left, answer_full};
+  if (mine.headers && store_.index().height() != mine.header_sent) {
+    mine.header_sent = store_.index().height();
     lines.push_back("{\"jsonrpc\":\"2.0\",\"method\":\"blockchain.headers.subscribe\",\"params\":[" + impl.tip_json() + "]}");
+  }
   // Where the old chain left the best one: a history with a block above
   // it, or whose last block is no longer its last, may have changed.
   const std::int64_t fork = impl.fork_below(old_tip);

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace blockwire::electrum {
@@ -26,8 +27,18 @@ struct Limits {
   std::chrono::seconds idle{600};        // a connection that sends nothing this long is closed (clients ping every minute or so)
 };
 
+// TLS on a port of its own (Electrum's clients ask for "s" or "t"), as
+// ElectrumX serves 50002 beside 50001.
+struct Tls {
+  std::string address;      // an IP address
+  std::uint16_t port = 0;   // (0: one the system chooses)
+  std::string certificate;  // PEM: the server's certificate (chain)
+  std::string key;          // PEM: its private key
+};
+
 struct ServerOptions {
   ServiceOptions service;
+  std::optional<Tls> tls;
   Limits limits;
   std::chrono::milliseconds refresh{1000};  // how often the directory is read again for appended blocks
 };
@@ -36,8 +47,9 @@ class Server {
  public:
   // Listening on `address`:`port` (0: one the system chooses), answering
   // from `store` (opened with its undo data) and the indexes, which run()
-  // brings to each new tip. Errors: an address that is not an IP address
-  // (std::errc::invalid_argument), the socket's, the context saying which.
+  // brings to each new tip. Errors: an address that is not an IP address,
+  // a certificate or key that does not load (std::errc::invalid_argument),
+  // the socket's, the context saying which.
   static result<std::unique_ptr<Server>> listen(BlockStore& store, TxIndex* transactions, AddressIndex& addresses,
                                                 const std::string& address, std::uint16_t port, const ServerOptions& options = {});
   Server(const Server&) = delete;
@@ -45,6 +57,7 @@ class Server {
   ~Server();
 
   std::string local_address() const;
+  std::string tls_address() const;  // (empty without TLS)
   // Serves until stop() or until `stop_fd` (a signalfd, an eventfd) is
   // readable: whether the descriptor stopped it.
   bool run(int stop_fd = -1);

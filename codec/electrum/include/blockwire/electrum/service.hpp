@@ -33,6 +33,12 @@ struct ServiceOptions {
   std::uint64_t max_history = 200'000;
   std::size_t max_subscriptions = 10'000;  // scripthashes one connection may follow
   std::size_t max_batch = 20'000;          // requests in one batch
+  // Bytes of one answer (a batch's): past it, the batch's other requests
+  // get an error instead (a line of 4 MiB could ask for gigabytes).
+  std::size_t max_answer = 64 << 20;
+  // Checkpoint proofs' leaves hashed for one line (cp_height: a block
+  // hash each); past it, the line's other proofs get an error.
+  std::uint64_t max_proof_leaves = 8'000'000;
 };
 
 // What one connection follows: the tip's headers, and scripthashes, each
@@ -40,6 +46,7 @@ struct ServiceOptions {
 // (Service::changes compares).
 struct Subscriptions {
   bool headers = false;
+  std::int64_t header_sent = -1;  // the height of the last tip told (none twice)
   struct Followed {
     std::optional<std::string> status;
     std::int64_t top = -1;  // the last block of the history the status was of (-1: none)
