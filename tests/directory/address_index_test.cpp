@@ -129,33 +129,10 @@ TEST_CASE("AddressIndex: every script of Core's chain has the rows getblock 3's 
 
 TEST_CASE("AddressIndex: made on Core's stale branch, then the heavier branch appended: the stale blocks' rows gone, the new ones in") {
   test::TempDir temp;
-  const std::string blocks = temp.file("blocks");
-  fs::create_directories(blocks);
-  // The blk file cut right after the stale branch's last block (Core
-  // wrote the heavier branch after it), the rest appended later; Core's
-  // index left out, so that the blk files say which branch is best.
-  const std::string blk = blocks + "/blk00000.dat";
-  fs::copy(core_data + "/blocks/xor.dat", blocks + "/xor.dat");
-  fs::copy(core_data + "/blocks/rev00000.dat", blocks + "/rev00000.dat");
-  std::string whole;
-  {
-    std::ifstream in(core_data + "/blocks/blk00000.dat", std::ios::binary);
-    whole.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  const test::StaleBranchCopy copy(temp.file("blocks"));
+  const std::string& blocks = copy.blocks;
+  const BlockHash& last_stale = copy.last_stale;
   const auto stale = rpc("stale_blocks");
-  const BlockHash last_stale = BlockHash::from_hex(stale[0]["hash"].get<std::string>()).value();  // (height 236)
-  std::size_t cut = 0;
-  {
-    std::ofstream(blk, std::ios::binary) << whole;
-    test::CacheAt look;
-    auto full = BlocksDirectory::open(blocks);
-    REQUIRE(full);
-    const auto b = full.value().index().find(last_stale);
-    REQUIRE(b);
-    cut = b->offset + 8 + full.value().read_block(*b).value().size();
-  }
-  std::ofstream(blk, std::ios::binary | std::ios::trunc) << whole.substr(0, cut);
-
   test::CacheAt cache;
   BlocksDirectory::Options open_options;
   open_options.undo_required = false;
@@ -173,7 +150,7 @@ TEST_CASE("AddressIndex: made on Core's stale branch, then the heavier branch ap
     test::add_block(on_stale, rpc("stale_" + stale[i]["hash"].get<std::string>() + "_getblock3"));
   check_against(index.value(), on_stale);
 
-  std::ofstream(blk, std::ios::binary | std::ios::app) << whole.substr(cut);
+  copy.append_rest();
   auto moved = dir.value().refresh();
   REQUIRE(moved);
   REQUIRE(moved.value());

@@ -34,13 +34,7 @@ class Server:
         return self
 
     def __exit__(self, *rest):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        scenarios.stop(self.proc)
 
     def client(self, **kw):
         return Client(self.port, **kw)

@@ -10,7 +10,6 @@ from decimal import Decimal
 import json
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -59,12 +58,7 @@ def server():
         assert line.startswith('listening on '), (line, proc.stderr.read())
         yield int(line.strip().rsplit(':', 1)[1])
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        scenarios.stop(proc)
 
 
 class Daemon:
@@ -106,12 +100,7 @@ class Daemon:
         raise AssertionError(f'not within {seconds} s: {last}')
 
     def stop(self):
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        scenarios.stop(self.proc, 20)
 
 
 @contextlib.contextmanager

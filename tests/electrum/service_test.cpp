@@ -5,6 +5,7 @@
 // merkle branches that fold to Core's merkle roots, and the protocol's
 // errors for what is malformed.
 #include "../support/address_truth.hpp"
+#include "../support/core_regtest.hpp"
 #include "../support/temp_dir.hpp"
 
 #include <blockwire/directory.hpp>
@@ -370,32 +371,10 @@ TEST_CASE(
     "electrum: subscribed on Core's stale branch, the heavier branch appended: each scripthash told its new status (the one Core's best "
     "chain makes), the others told nothing") {
   test::TempDir temp;
-  const std::string blocks = temp.file("blocks");
-  fs::create_directories(blocks);
-  // The blk file cut right after the stale branch's last block (Core wrote
-  // the heavier branch after it), the rest appended later.
-  const std::string blk = blocks + "/blk00000.dat";
-  fs::copy(core_data + "/blocks/xor.dat", blocks + "/xor.dat");
-  fs::copy(core_data + "/blocks/rev00000.dat", blocks + "/rev00000.dat");
-  std::string whole;
-  {
-    std::ifstream in(core_data + "/blocks/blk00000.dat", std::ios::binary);
-    whole.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  const test::StaleBranchCopy copy(temp.file("blocks"));
+  const std::string& blocks = copy.blocks;
+  const BlockHash& last_stale = copy.last_stale;
   const auto stale = read_json(core_data + "/rpc/stale_blocks.json");
-  const BlockHash last_stale = BlockHash::from_hex(stale[0]["hash"].get<std::string>()).value();  // (height 236)
-  std::size_t cut = 0;
-  {
-    std::ofstream(blk, std::ios::binary) << whole;
-    test::CacheAt look;
-    auto full = BlocksDirectory::open(blocks);
-    REQUIRE(full);
-    const auto b = full.value().index().find(last_stale);
-    REQUIRE(b);
-    cut = b->offset + 8 + full.value().read_block(*b).value().size();
-  }
-  std::ofstream(blk, std::ios::binary | std::ios::trunc) << whole.substr(0, cut);
-
   test::CacheAt cache;
   BlocksDirectory::Options open_options;
   open_options.undo_required = false;
@@ -431,7 +410,7 @@ TEST_CASE(
     CHECK(status[sh] == (it != on_stale.end() ? nlohmann::json(status_of(it->second)) : nlohmann::json()));
   }
 
-  std::ofstream(blk, std::ios::binary | std::ios::app) << whole.substr(cut);
+  copy.append_rest();
   const auto moved = store.refresh();
   REQUIRE(moved);
   REQUIRE(moved.value());

@@ -425,7 +425,12 @@ def scenario_evict_idle():
                 assert status == 200, status
             took = answered_in(s)
             assert took < 1.0, took
-            assert idle[0].closed_within(5), 'the oldest idle connection is still open'
+            # The oldest idle one closed: the first, or, on a loaded machine, one of the next (the server orders them
+            # by when each answer's write completed, and a second connection's may complete before the first's).
+            deadline, closed = time.time() + 5, []
+            while not closed and time.time() < deadline:
+                closed = [i for i, raw in enumerate(idle) if raw.closed_within(0.02)]
+            assert len(closed) == 1 and closed[0] < 3, f'closed: {closed} (one of the oldest expected)'
             idle[-1].send(CHAININFO)
             status, _, _ = idle[-1].answer()
             assert status == 200, status

@@ -3,6 +3,7 @@ with its output kept, a regtest chain made by make_chain, and the scenario named
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -48,6 +49,17 @@ def make_chain(tool, work, name, n, *extra, blocks=True):
         args += ['--hex', hex_file]
     subprocess.run(args, check=True, capture_output=True)
     return (directory, read_chain(hex_file)) if blocks else directory
+
+
+def stop(proc, seconds=10):
+    """SIGTERM to a server started by a scenario, killed if it has not exited within `seconds`."""
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def dispatch(scenario, namespace, families=None):

@@ -10,19 +10,29 @@
 
 namespace blockwire::electrum::detail {
 
-History history_of(const BlocksDirectory& dir, const AddressIndex& addresses, const ScriptHash& script, std::uint64_t limit,
-                   bool with_unspent) {
+namespace {
+
+// A history about to be read: its room reserved from the script's totals,
+// or why it will not be (the index failed, more than `limit` transactions).
+History begun(const AddressIndex& addresses, const ScriptHash& script, std::uint64_t limit) {
   History out;
   const auto totals = addresses.totals(script);
   if (!totals) {
     out.failure = totals.error();
-    return out;
-  }
-  if (totals.value().tx_count > limit) {
+  } else if (totals.value().tx_count > limit) {
     out.too_large = true;
-    return out;
+  } else {
+    out.items.reserve(totals.value().tx_count);
   }
-  out.items.reserve(totals.value().tx_count);
+  return out;
+}
+
+}  // namespace
+
+History history_of(const BlocksDirectory& dir, const AddressIndex& addresses, const ScriptHash& script, std::uint64_t limit,
+                   bool with_unspent) {
+  History out = begun(addresses, script, limit);
+  if (out.failure || out.too_large) return out;
   // Oldest block first: an output in once funded, out once spent.
   std::map<OutPoint, Unspent> unspent;
   ScriptInBlock block;
@@ -123,17 +133,8 @@ result<std::vector<BlockTouches::Touch>> TouchCache::of(const BlocksDirectory& d
 
 History history_of(const BlocksDirectory& dir, const AddressIndex& addresses, TouchCache& blocks, const ScriptHash& script,
                    std::uint64_t limit) {
-  History out;
-  const auto totals = addresses.totals(script);
-  if (!totals) {
-    out.failure = totals.error();
-    return out;
-  }
-  if (totals.value().tx_count > limit) {
-    out.too_large = true;
-    return out;
-  }
-  out.items.reserve(totals.value().tx_count);
+  History out = begun(addresses, script, limit);
+  if (out.failure || out.too_large) return out;
   const auto r = addresses.each_block(script, false, 0, [&](const AddressIndex::BlockRow& row) {
     auto touches = blocks.of(dir, row.height, script);
     if (!touches) {
