@@ -18,6 +18,21 @@
 
 namespace blockwire::cli {
 
+std::optional<TxIndex> open_tx_index(const char* command, const BlocksDirectory& dir, int& status) {
+  Progress bar(isatty(STDERR_FILENO) != 0, 0, "block");
+  auto opened = TxIndex::open(dir, [&bar](std::uint64_t done, std::uint64_t total) {
+    bar.update(total == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total), 0,
+               "the transaction index: " + with_commas(done) + " of " + count_of(total, "block"));
+  });
+  bar.finish();
+  if (!opened) {
+    std::fprintf(stderr, "blockwire %s: %s: the transaction index: %s\n", command, dir.path().c_str(), opened.error().message().c_str());
+    status = exit_status_of(opened.error());
+    return std::nullopt;
+  }
+  return std::move(opened).value();
+}
+
 std::optional<AddressIndex> open_address_index(const char* command, const BlocksDirectory& dir, unsigned threads, int& status,
                                                AddressIndex::Progress* made) {
   Progress bar(isatty(STDERR_FILENO) != 0, 0, "block");

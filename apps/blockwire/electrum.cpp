@@ -3,7 +3,6 @@
 // first start and extended as blocks arrive.
 #include "commands.hpp"
 #include "directory_options.hpp"
-#include "progress.hpp"
 #include "stop_signals.hpp"
 #include "text.hpp"
 
@@ -14,7 +13,6 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
-#include <sys/resource.h>
 #include <unistd.h>
 
 namespace blockwire::cli {
@@ -31,18 +29,10 @@ int electrum_command(const ElectrumOptions& o) {
   }
   std::optional<TxIndex> tx_index;
   {
-    Progress bar(isatty(STDERR_FILENO) != 0, 0, "block");
+    int status = ok;
     auto lock = store.lock();
-    auto made = TxIndex::open(store.directory(), [&bar](std::uint64_t done, std::uint64_t total) {
-      bar.update(total == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total), 0,
-                 "the transaction index: " + with_commas(done) + " of " + count_of(total, "block"));
-    });
-    bar.finish();
-    if (!made) {
-      std::fprintf(stderr, "blockwire electrum: %s: the transaction index: %s\n", o.dir.c_str(), made.error().message().c_str());
-      return exit_status_of(made.error());
-    }
-    tx_index.emplace(std::move(made).value());
+    tx_index = open_tx_index("electrum", store.directory(), status);
+    if (!tx_index) return status;
   }
   std::optional<AddressIndex> addresses;
   {
@@ -64,14 +54,7 @@ int electrum_command(const ElectrumOptions& o) {
     const net::Endpoint tls_at = net::parse_endpoint(o.tls_listen, 50002).value();
     options.tls = electrum::Tls{tls_at.host.empty() ? "0.0.0.0" : tls_at.host, tls_at.port, o.tls_cert, o.tls_key};
   }
-  rlimit files{};
-  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
-    files.rlim_cur = files.rlim_max;
-    (void)::setrlimit(RLIMIT_NOFILE, &files);
-  }
-  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
-    options.limits.max_connections = std::min<std::size_t>(options.limits.max_connections, files.rlim_cur > 64 ? files.rlim_cur - 64 : 1);
-  }
+  options.limits.max_connections = connections_allowed(options.limits.max_connections);
   const FileDescriptor signals = block_stop_signals();  // (before the server's threads)
   if (signals.get() < 0) {
     std::fprintf(stderr, "blockwire electrum: signalfd: %s\n", std::strerror(errno));

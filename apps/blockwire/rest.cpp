@@ -24,6 +24,20 @@
 
 namespace blockwire::cli {
 
+std::size_t connections_allowed(std::size_t cap) {
+  // As many connections as the system lets this process have: a
+  // descriptor each (the soft limit raised to the hard one).
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    (void)::setrlimit(RLIMIT_NOFILE, &files);
+  }
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
+    return std::min<std::size_t>(cap, files.rlim_cur > 64 ? files.rlim_cur - 64 : 1);
+  }
+  return cap;
+}
+
 int rest_command(const RestOptions& o) {
   auto opened = open_directory("rest", o, true, true);
   if (const int* status = std::get_if<int>(&opened)) return *status;
@@ -43,18 +57,10 @@ int rest_command(const RestOptions& o) {
     return usage_or_io;
   }
   if (want_tx_index) {
-    Progress bar(isatty(STDERR_FILENO) != 0, 0, "block");
+    int status = ok;
     auto lock = store.lock();
-    auto opened = TxIndex::open(store.directory(), [&bar](std::uint64_t done, std::uint64_t total) {
-      bar.update(total == 0 ? 1.0 : static_cast<double>(done) / static_cast<double>(total), 0,
-                 "the transaction index: " + with_commas(done) + " of " + count_of(total, "block"));
-    });
-    bar.finish();
-    if (!opened) {
-      std::fprintf(stderr, "blockwire rest: %s: the transaction index: %s\n", o.dir.c_str(), opened.error().message().c_str());
-      return exit_status_of(opened.error());
-    }
-    tx_index.emplace(std::move(opened).value());
+    tx_index = open_tx_index("rest", store.directory(), status);
+    if (!tx_index) return status;
   }
   std::optional<AddressIndex> addresses;
   if (o.addresses) {
@@ -73,16 +79,7 @@ int rest_command(const RestOptions& o) {
   limits.max_per_address = o.max_per_address;
   limits.work_queue = o.work_queue;
   if (o.timeout_seconds != 0) limits.request_time = limits.idle_time = std::chrono::seconds(o.timeout_seconds);
-  // As many connections as the system lets this process have: a
-  // descriptor each (the soft limit raised to the hard one).
-  rlimit files{};
-  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
-    files.rlim_cur = files.rlim_max;
-    (void)::setrlimit(RLIMIT_NOFILE, &files);
-  }
-  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
-    limits.max_connections = std::min<std::size_t>(limits.max_connections, files.rlim_cur > 64 ? files.rlim_cur - 64 : 1);
-  }
+  limits.max_connections = connections_allowed(limits.max_connections);
   if (o.max_connections != 0) limits.max_connections = o.max_connections;
   const FileDescriptor signals = block_stop_signals();  // (before the server's threads)
   if (signals.get() < 0) {
