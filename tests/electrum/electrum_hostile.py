@@ -2,7 +2,6 @@
   electrum_hostile.py BLOCKWIRE MAKE_CHAIN DATA_DIR WORK_DIR SCENARIO
 Blocks appended while it serves (fetch from serve into its directory), and clients that break the protocol or its
 limits; each ends with a well-formed request answered. Every process is started here and stopped by its PID."""
-import contextlib
 import hashlib
 import json
 import os
@@ -89,19 +88,10 @@ class Client:
         raise AssertionError(f'no {method} within {seconds} s; got {self.notes}')
 
 
-@contextlib.contextmanager
 def fetching_from_serve(blocks):
-    """A chain of `blocks` made by the library, served by blockwire serve: the fetch command that copies it into
-    WORK/target; serve is stopped by its PID after."""
-    source = scenarios.make_chain(make_chain, work, 'source', blocks, '--undo', blocks=False)
-    target = os.path.join(work, 'target')
-    serve = subprocess.Popen([blockwire, 'serve', source, '--listen', '127.0.0.1:0'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        port = int(serve.stdout.readline().strip().rsplit(':', 1)[1])
-        yield [blockwire, 'fetch', f'127.0.0.1:{port}', '-o', target, '--network', 'regtest', '--no-progress'], target
-    finally:
-        serve.send_signal(signal.SIGTERM)
-        serve.wait(timeout=10)
+    """A chain of `blocks` served by blockwire serve, and the fetch command that copies it into WORK/target
+    (scenarios.fetching_from_serve)."""
+    return scenarios.fetching_from_serve(blockwire, make_chain, work, blocks, '--undo')
 
 
 def status_of(history):

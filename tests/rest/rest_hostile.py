@@ -3,7 +3,6 @@
 Each ends with a well-formed request answered as Core answers it: nothing
 a client sends stops the serving. The server is started here and stopped by
 its PID whatever happens."""
-import contextlib
 import hashlib
 import http.client
 import json
@@ -156,20 +155,10 @@ def scenario_slow_headers():
         s.alive()
 
 
-@contextlib.contextmanager
 def fetching_from_serve(blocks):
-    """A chain of `blocks` made by the library, served by blockwire serve: yields the fetch command that copies it
-    into WORK/target; serve is stopped by its PID after."""
-    source = scenarios.make_chain(make_chain, work, 'source', blocks, blocks=False)
-    target = os.path.join(work, 'target')
-    serve = subprocess.Popen([blockwire, 'serve', source, '--listen', '127.0.0.1:0'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                             text=True)
-    try:
-        port = int(serve.stdout.readline().strip().rsplit(':', 1)[1])
-        yield [blockwire, 'fetch', f'127.0.0.1:{port}', '-o', target, '--network', 'regtest', '--no-progress'], target
-    finally:
-        serve.send_signal(signal.SIGTERM)
-        serve.wait(timeout=10)
+    """A chain of `blocks` served by blockwire serve, and the fetch command that copies it into WORK/target
+    (scenarios.fetching_from_serve)."""
+    return scenarios.fetching_from_serve(blockwire, make_chain, work, blocks)
 
 
 def scenario_live_directory():

@@ -1,6 +1,7 @@
 """What the Python scenario scripts share: their command line (a work directory made empty), the blockwire command run
 with its output kept, a regtest chain made by make_chain, and the scenario named on the command line run."""
 
+import contextlib
 import os
 import shutil
 import signal
@@ -49,6 +50,21 @@ def make_chain(tool, work, name, n, *extra, blocks=True):
         args += ['--hex', hex_file]
     subprocess.run(args, check=True, capture_output=True)
     return (directory, read_chain(hex_file)) if blocks else directory
+
+
+@contextlib.contextmanager
+def fetching_from_serve(blockwire, make_chain_tool, work, blocks, *extra):
+    """A chain of `blocks` made by make_chain (with `extra` options) in WORK/source, served by blockwire serve: yields
+    the fetch command that copies it into WORK/target, and that target; serve is stopped by its PID after."""
+    source = make_chain(make_chain_tool, work, 'source', blocks, *extra, blocks=False)
+    target = os.path.join(work, 'target')
+    serve = subprocess.Popen([blockwire, 'serve', source, '--listen', '127.0.0.1:0'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True)
+    try:
+        port = int(serve.stdout.readline().strip().rsplit(':', 1)[1])
+        yield [blockwire, 'fetch', f'127.0.0.1:{port}', '-o', target, '--network', 'regtest', '--no-progress'], target
+    finally:
+        stop(serve)
 
 
 def stop(proc, seconds=10):

@@ -1,7 +1,8 @@
 // A script's confirmed history as the protocol lists it: its transactions
-// in the chain's order (height, then place in the block), each once, with
-// what it paid the script; from the address index's rows and the blocks
-// they name (read_script_in_block).
+// in the chain's order (height, then place in the block), each once, and
+// when asked its unspent outputs; from the address index's rows and the
+// blocks they name (read_script_in_block, or the touches kept of the
+// blocks near the tip).
 #pragma once
 
 #include <blockwire/codec.hpp>
