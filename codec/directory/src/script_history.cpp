@@ -6,9 +6,7 @@
 
 namespace blockwire {
 
-result<void> read_script_in_block(const BlocksDirectory& dir, std::uint32_t height, const ScriptHash& script, ScriptInBlock& out) {
-  out.touching.clear();
-  if (height >= dir.chain_size()) return success();
+result<void> read_block_with_undo(const BlocksDirectory& dir, std::uint32_t height, BlockWithUndo& out) {
   out.block = dir.at_height(height);
   const std::string where = "block " + std::to_string(height);
   if (out.block.pruned) return error(blockfiles::errc::pruned).in(where);
@@ -22,6 +20,13 @@ result<void> read_script_in_block(const BlocksDirectory& dir, std::uint32_t heig
     if (!undo) return undo.error().in("the undo data of " + where);
     out.undo = std::move(undo).value();
   }
+  return success();
+}
+
+result<void> read_script_in_block(const BlocksDirectory& dir, std::uint32_t height, const ScriptHash& script, ScriptInBlock& out) {
+  out.touching.clear();
+  if (height >= dir.chain_size()) return success();
+  if (auto r = read_block_with_undo(dir, height, out); !r) return r;
   for (std::size_t i = 0; i < out.view.transaction_count(); ++i) {
     const TransactionView tx = out.view.transaction(i);
     ScriptInBlock::Touch touch{i, {}, {}};

@@ -1,6 +1,5 @@
 #include "history.hpp"
 
-#include <blockwire/blockfiles/error.hpp>
 #include <blockwire/directory/script_history.hpp>
 #include <blockwire/io/hex.hpp>
 #include <blockwire/io/sha256.hpp>
@@ -12,25 +11,30 @@ namespace blockwire::electrum::detail {
 
 namespace {
 
-// A history about to be read: its room reserved from the script's totals,
-// or why it will not be (the index failed, more than `limit` transactions).
+// The script's number of transactions, or why its history is not read:
+// the index's error, or none when it has more than `limit`.
+result<std::optional<std::uint64_t>> count_within(const AddressIndex& addresses, const ScriptHash& script, std::uint64_t limit) {
+  const auto totals = addresses.totals(script);
+  if (!totals) return totals.error();
+  if (totals.value().tx_count > limit) return std::optional<std::uint64_t>{};
+  return std::optional<std::uint64_t>(totals.value().tx_count);
+}
+
+// A history about to be read, or why it will not be.
 History begun(const AddressIndex& addresses, const ScriptHash& script, std::uint64_t limit) {
   History out;
-  const auto totals = addresses.totals(script);
-  if (!totals) {
-    out.failure = totals.error();
-  } else if (totals.value().tx_count > limit) {
+  const auto count = count_within(addresses, script, limit);
+  if (!count) {
+    out.failure = count.error();
+  } else if (!count.value()) {
     out.too_large = true;
-  } else {
-    out.items.reserve(totals.value().tx_count);
   }
   return out;
 }
 
 }  // namespace
 
-History history_of(const BlocksDirectory& dir, const AddressIndex& addresses, const ScriptHash& script, std::uint64_t limit,
-                   bool with_unspent) {
+History unspent_of(const BlocksDirectory& dir, const AddressIndex& addresses, const ScriptHash& script, std::uint64_t limit) {
   History out = begun(addresses, script, limit);
   if (out.failure || out.too_large) return out;
   // Oldest block first: an output in once funded, out once spent.
@@ -43,11 +47,10 @@ History history_of(const BlocksDirectory& dir, const AddressIndex& addresses, co
     }
     for (const auto& touch : block.touching) {
       const TransactionView tx = block.view.transaction(touch.tx);
-      const Txid txid = tx.txid();
       const auto position = static_cast<std::uint32_t>(touch.tx);
-      out.items.push_back(HistoryItem{txid, row.height, position});
-      if (!with_unspent) continue;
       for (const std::uint32_t k : touch.spends) unspent.erase(tx.input(k).prevout());
+      if (touch.funds.empty()) continue;
+      const Txid txid = tx.txid();
       for (const std::uint32_t k : touch.funds) {
         const OutPoint at{txid, k};
         unspent.insert_or_assign(at, Unspent{at, row.height, position, tx.output(k).value()});
@@ -78,30 +81,21 @@ result<std::shared_ptr<const BlockTouches>> TouchCache::at(const BlocksDirectory
     }
   }
   // (read and hashed outside the lock: other blocks are not kept waiting)
-  const std::string where = "block " + std::to_string(height);
-  if (b.pruned) return error(blockfiles::errc::pruned).in(where);
-  std::vector<std::byte> bytes;
-  if (auto r = dir.read_block(b, bytes); !r) return r.error().in(where);
-  auto view = BlockView::parse(bytes);
-  if (!view) return view.error().in(where);
-  BlockUndo undo;
-  if (view.value().transaction_count() > 1) {
-    auto read = dir.undo_of(b, view.value());
-    if (!read) return read.error().in("the undo data of " + where);
-    undo = std::move(read).value();
-  }
-  std::vector<Txid> ids(view.value().transaction_count(), Txid::all_zeros());
-  txids(view.value(), 0, ids);
+  BlockWithUndo read;
+  if (auto r = read_block_with_undo(dir, height, read); !r) return r.error();
+  const BlockView& view = read.view;
+  std::vector<Txid> ids(view.transaction_count(), Txid::all_zeros());
+  txids(view, 0, ids);
   auto made = std::make_shared<BlockTouches>();
   made->hash = b.hash;
   const auto touch = [&](std::span<const std::byte> script, std::uint32_t position) {
     auto& list = made->by_script[ScriptHash::of(script)];
     if (list.empty() || list.back().position != position) list.push_back(BlockTouches::Touch{position, ids[position]});
   };
-  for (std::size_t i = 0; i < view.value().transaction_count(); ++i) {
-    const TransactionView tx = view.value().transaction(i);
+  for (std::size_t i = 0; i < view.transaction_count(); ++i) {
+    const TransactionView tx = view.transaction(i);
     const auto position = static_cast<std::uint32_t>(i);
-    if (const TxUndo* spent = coins_spent_by(undo, i)) {
+    if (const TxUndo* spent = coins_spent_by(read.undo, i)) {
       for (const SpentCoin& coin : spent->coins) touch(coin.script_pubkey, position);
     }
     for (const OutputView o : tx.outputs()) touch(o.script_pubkey(), position);
@@ -150,9 +144,9 @@ History history_of(const BlocksDirectory& dir, const AddressIndex& addresses, To
 
 result<bool> extend_status(const BlocksDirectory& dir, const AddressIndex& addresses, TouchCache& blocks, const ScriptHash& script,
                            std::uint64_t limit, RunningStatus& running) {
-  const auto totals = addresses.totals(script);
-  if (!totals) return totals.error();
-  if (totals.value().tx_count > limit) return false;
+  const auto count = count_within(addresses, script, limit);
+  if (!count) return count.error();
+  if (!count.value()) return false;
   std::optional<error> failure;
   std::string text;
   const auto start = static_cast<std::uint32_t>(running.top + 1);

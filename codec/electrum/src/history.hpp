@@ -37,17 +37,18 @@ struct Unspent {
   Amount value;
 };
 
-// Either the items, or why not: the index's or a block's error, or too
-// many transactions (more than `limit`: none read).
+// Either the items (or the unspent outputs), or why not: the index's or a
+// block's error, or too many transactions (more than `limit`: none read).
 struct History {
   std::vector<HistoryItem> items;
-  std::vector<Unspent> unspent;  // when asked for
+  std::vector<Unspent> unspent;
   std::optional<error> failure;
   bool too_large = false;
 };
 
-History history_of(const BlocksDirectory& dir, const AddressIndex& addresses, const ScriptHash& script, std::uint64_t limit,
-                   bool with_unspent);
+// The script's unspent outputs (History::unspent alone), oldest first: its
+// blocks read again, each output in when funded, out when spent.
+History unspent_of(const BlocksDirectory& dir, const AddressIndex& addresses, const ScriptHash& script, std::uint64_t limit);
 
 // The status the protocol defines: the SHA-256 of "txid:height:" for each
 // item in order, in hex; none for an empty history. Kept as it is made

@@ -55,15 +55,14 @@ struct Outcome {
 Outcome ok(std::string json) { return {std::move(json), std::nullopt}; }
 Outcome failed(int c, std::string message) { return {{}, RpcError{c, std::move(message)}}; }
 
-// JsonWriter's compact text, without the line's end it adds.
-std::string json_of(const std::function<void(tables::JsonWriter&)>& write) {
-  std::string text = tables::json_text(write);
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  return text;
+std::string json_string(std::string_view s) {
+  return tables::json_value([&](tables::JsonWriter& out) { out.string(s); });
 }
 
-std::string json_string(std::string_view s) {
-  return json_of([&](tables::JsonWriter& out) { out.string(s); });
+// A JSON-RPC error response to the request whose id is `id` (JSON text).
+std::string error_response(std::string_view id, int code, std::string_view message) {
+  return "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":" + std::to_string(code) + ",\"message\":" + json_string(message) +
+         "},\"id\":" + std::string(id) + "}";
 }
 
 std::string compact(const rapidjson::Value& v) {
@@ -111,9 +110,6 @@ class Params {
   std::initializer_list<std::string_view> names_;
 };
 
-// Hashes as the protocol prints them: in display order, as txids are.
-std::string reversed_hex(const Hash256& h) { return h.to_hex(); }
-
 std::optional<Txid> txid_of(std::string_view hex) {
   auto id = Txid::from_hex(hex);
   if (!id) return std::nullopt;
@@ -155,7 +151,8 @@ struct Service::Impl {
   }
 
   // The merkle proof of the header at `height` under the root of every
-  // header up to `cp_height` (its "branch" and "root" members).
+  // header up to `cp_height` (its "branch" and "root" members, hashes in
+  // display order as ElectrumX prints them: Hash256::to_hex's).
   void write_checkpoint(tables::JsonWriter& out, std::uint64_t height, std::uint64_t cp_height) const {
     std::vector<Hash256> leaves;
     leaves.reserve(cp_height + 1);
@@ -165,9 +162,9 @@ struct Service::Impl {
     const Hash256 root = merkle_root_from_branch(leaf, height, branch);
     out.key("branch");
     out.begin_array();
-    for (const Hash256& h : branch) out.string(reversed_hex(h));
+    for (const Hash256& h : branch) out.string(h.to_hex());
     out.end_array();
-    out.member_string("root", reversed_hex(root));
+    out.member_string("root", root.to_hex());
   }
 
   std::optional<RpcError> checkpoint_ok(std::uint64_t last, std::uint64_t cp_height) const {
@@ -185,7 +182,7 @@ struct Service::Impl {
 
   std::string tip_json() const {
     const auto height = static_cast<std::uint64_t>(index().height());
-    return json_of([&](tables::JsonWriter& out) {
+    return tables::json_value([&](tables::JsonWriter& out) {
       out.begin_object();
       out.member_uint("height", height);
       out.member_string("hex", header_hex(height).value_or(""));
@@ -232,7 +229,7 @@ struct Service::Impl {
   }
 
   Outcome features() const {
-    return ok(json_of([&](tables::JsonWriter& out) {
+    return ok(tables::json_value([&](tables::JsonWriter& out) {
       out.begin_object();
       out.member_string("genesis_hash", genesis_hash(dir().net()).to_hex());
       out.key("hosts");
@@ -272,7 +269,7 @@ struct Service::Impl {
     const auto hex = header_hex(*height);
     if (!hex) return failed(daemon_error, "the header at height " + std::to_string(*height) + " could not be read");
     if (*cp == 0) return ok(json_string(*hex));
-    return ok(json_of([&](tables::JsonWriter& out) {
+    return ok(tables::json_value([&](tables::JsonWriter& out) {
       out.begin_object();
       out.member_string("header", *hex);
       write_checkpoint(out, *height, *cp);
@@ -298,7 +295,7 @@ struct Service::Impl {
       if (!one) return failed(daemon_error, "the header at height " + std::to_string(h) + " could not be read");
       hex += *one;
     }
-    return ok(json_of([&](tables::JsonWriter& out) {
+    return ok(tables::json_value([&](tables::JsonWriter& out) {
       out.begin_object();
       out.member_uint("count", n);
       out.member_string("hex", hex);
@@ -371,7 +368,6 @@ struct Service::Impl {
       const auto& t = totals.value();
       return ok("{\"confirmed\":" + std::to_string(t.funded_txo_sum.to_sat() - t.spent_txo_sum.to_sat()) + ",\"unconfirmed\":0}");
     }
-    if (what != "subscribe" && what != "get_history" && what != "listunspent") return failed(method_not_found, "unknown method");
     if (what == "subscribe" && !mine.scripts.contains(*script) && mine.scripts.size() >= s.options_.max_subscriptions) {
       return failed(bad_request,
                     "too many scripthashes subscribed (at most " + std::to_string(s.options_.max_subscriptions) + " a connection)");
@@ -384,11 +380,11 @@ struct Service::Impl {
       return ok(now.running.status ? json_string(*now.running.status) : "null");
     }
     const detail::History h = what == "listunspent"
-                                  ? detail::history_of(dir(), s.addresses_, *script, s.options_.max_history, true)
+                                  ? detail::unspent_of(dir(), s.addresses_, *script, s.options_.max_history)
                                   : detail::history_of(dir(), s.addresses_, s.statuses_->blocks, *script, s.options_.max_history);
     if (h.too_large) return failed(bad_request, "history too large (over " + std::to_string(s.options_.max_history) + " transactions)");
     if (h.failure) return failed(daemon_error, h.failure->message());
-    return ok(json_of([&](tables::JsonWriter& out) {
+    return ok(tables::json_value([&](tables::JsonWriter& out) {
       out.begin_array();
       if (what == "get_history") {
         for (const auto& item : h.items) {
@@ -431,11 +427,8 @@ struct Service::Impl {
   }
 
   static void write_branch(tables::JsonWriter& out, const std::vector<Txid>& ids, std::size_t pos) {
-    std::vector<Hash256> leaves;
-    leaves.reserve(ids.size());
-    for (const Txid& id : ids) leaves.push_back(id.to_raw_hash());
     out.begin_array();
-    for (const Hash256& h : merkle_branch(std::move(leaves), pos)) out.string(reversed_hex(h));
+    for (const Hash256& h : merkle_branch(std::span<const Txid>(ids), pos)) out.string(h.to_hex());
     out.end_array();
   }
 
@@ -449,7 +442,7 @@ struct Service::Impl {
     const auto at = std::find(block.ids.begin(), block.ids.end(), *txid);
     if (at == block.ids.end()) return failed(bad_request, "tx " + txid->to_hex() + " not in block at height " + std::to_string(*height));
     const auto pos = static_cast<std::size_t>(at - block.ids.begin());
-    return ok(json_of([&](tables::JsonWriter& out) {
+    return ok(tables::json_value([&](tables::JsonWriter& out) {
       out.begin_object();
       out.member_uint("block_height", *height);
       out.key("merkle");
@@ -469,7 +462,7 @@ struct Service::Impl {
     if (*pos >= block.ids.size())
       return failed(bad_request, "no tx at position " + std::to_string(*pos) + " in block at height " + std::to_string(*height));
     if (!*merkle) return ok(json_string(block.ids[*pos].to_hex()));
-    return ok(json_of([&](tables::JsonWriter& out) {
+    return ok(tables::json_value([&](tables::JsonWriter& out) {
       out.begin_object();
       out.member_string("tx_hash", block.ids[*pos].to_hex());
       out.key("merkle");
@@ -504,7 +497,7 @@ struct Service::Impl {
     const std::uint32_t time = header ? header.value().time : 0;
     // getrawtransaction's verbose object: the transaction with its block,
     // then its confirmations and times, as Core appends them.
-    std::string json = json_of(
+    std::string json = tables::json_value(
         [&](tables::JsonWriter& out) { tables::write_transaction_json(out, tx.value(), dir().net(), true, nullptr, false, &b->hash); });
     while (!json.empty() && json.back() != '}') json.pop_back();
     json.pop_back();
@@ -555,10 +548,7 @@ struct Service::Impl {
   // One request object: its response, or nothing for a notification.
   std::optional<std::string> one(const rapidjson::Value& request) const {
     const auto respond = [](const std::string& id, const Outcome& o) {
-      if (o.error) {
-        return "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":" + std::to_string(o.error->code) +
-               ",\"message\":" + json_string(o.error->message) + "},\"id\":" + id + "}";
-      }
+      if (o.error) return error_response(id, o.error->code, o.error->message);
       return "{\"jsonrpc\":\"2.0\",\"result\":" + o.result + ",\"id\":" + id + "}";
     };
     if (!request.IsObject()) return respond("null", failed(invalid_request, "a request is an object"));
@@ -610,19 +600,17 @@ std::string Service::answer(std::string_view line, Subscriptions& mine) const {
   // (iterative: a line of ten thousand brackets costs no stack)
   doc.Parse<rapidjson::kParseIterativeFlag>(line.data(), line.size());
   if (doc.HasParseError()) {
-    return "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":" + std::to_string(parse_error) + ",\"message\":" +
-           json_string(std::string("invalid JSON at byte ") + std::to_string(doc.GetErrorOffset()) + ": " +
-                       rapidjson::GetParseError_En(doc.GetParseError())) +
-           "},\"id\":null}";
+    return error_response("null", parse_error,
+                          std::string("invalid JSON at byte ") + std::to_string(doc.GetErrorOffset()) + ": " +
+                              rapidjson::GetParseError_En(doc.GetParseError()));
   }
   if (!doc.IsArray()) {
     const auto reading = store_.lock();
     return impl.one(doc).value_or("");
   }
   if (doc.Empty() || doc.Size() > options_.max_batch) {
-    return "{\"jsonrpc\":\"2.0\",\"error\":{\"code\":" + std::to_string(invalid_request) + ",\"message\":" +
-           json_string(doc.Empty() ? "an empty batch" : "a batch of more than " + std::to_string(options_.max_batch) + " requests") +
-           "},\"id\":null}";
+    return error_response("null", invalid_request,
+                          doc.Empty() ? "an empty batch" : "a batch of more than " + std::to_string(options_.max_batch) + " requests");
   }
   std::string out = "[";
   for (const auto& request : doc.GetArray()) {

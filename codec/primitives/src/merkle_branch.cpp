@@ -31,6 +31,13 @@ std::vector<Hash256> merkle_branch(std::vector<Hash256> level, std::size_t pos) 
   return branch;
 }
 
+std::vector<Hash256> merkle_branch(std::span<const Txid> txids, std::size_t pos) {
+  std::vector<Hash256> leaves;
+  leaves.reserve(txids.size());
+  for (const Txid& id : txids) leaves.push_back(id.to_raw_hash());
+  return merkle_branch(std::move(leaves), pos);
+}
+
 Hash256 merkle_root_from_branch(Hash256 leaf, std::size_t pos, const std::vector<Hash256>& branch) {
   for (const Hash256& other : branch) {
     leaf = (pos & 1) != 0 ? parent_of(other, leaf) : parent_of(leaf, other);

@@ -237,9 +237,7 @@ Response Answers::esplora_tx(std::string_view part) const {
   }
   std::vector<Txid> ids(v.transaction_count(), Txid::all_zeros());
   txids(v, 0, ids);
-  std::vector<Hash256> leaves;
-  for (const Txid& id : ids) leaves.push_back(id.to_raw_hash());
-  const std::vector<Hash256> branch = merkle_branch(std::move(leaves), pos);
+  const std::vector<Hash256> branch = merkle_branch(std::span<const Txid>(ids), pos);
   return json_of([&](tables::JsonWriter& out) {
     out.begin_object();
     out.member_integer("block_height", b->height);

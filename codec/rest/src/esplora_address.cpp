@@ -209,10 +209,8 @@ Response Answers::esplora_address(std::string_view part, std::string_view query,
         passed = tx.txid() == *last_seen;
         continue;
       }
-      std::string json = tables::json_text(
-          [&](tables::JsonWriter& out) { write_esplora_tx(out, tx, coins_spent_by(block.undo, i->tx), confirmed_in(block), dir.net()); });
-      while (!json.empty() && json.back() == '\n') json.pop_back();
-      page.push_back(std::move(json));
+      page.push_back(tables::json_value(
+          [&](tables::JsonWriter& out) { write_esplora_tx(out, tx, coins_spent_by(block.undo, i->tx), confirmed_in(block), dir.net()); }));
     }
     return page.size() < page_size && (passed || sources.tx_index == nullptr);
   });

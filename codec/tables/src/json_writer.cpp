@@ -88,4 +88,10 @@ std::string json_text(const std::function<void(JsonWriter&)>& write) {
   return text;
 }
 
+std::string json_value(const std::function<void(JsonWriter&)>& write) {
+  std::string text = json_text(write);
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
 }  // namespace blockwire::tables

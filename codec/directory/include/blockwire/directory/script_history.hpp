@@ -17,24 +17,33 @@
 
 namespace blockwire {
 
-struct ScriptInBlock {
+// A block of the best chain with its undo data.
+struct BlockWithUndo {
+  std::vector<std::byte> bytes;  // the block's
+  BlockView view;                // over `bytes`
+  BlockUndo undo;                // the coins it spent (none for a coinbase-only block)
+  IndexedBlock block;
+};
+
+// Reads the block at `height` (< dir.chain_size()) and its undo data into
+// `out`, its memory kept from call to call. Errors: blockfiles::errc::pruned,
+// or the block's or its undo data's read or decoding failure, naming the
+// height.
+result<void> read_block_with_undo(const BlocksDirectory& dir, std::uint32_t height, BlockWithUndo& out);
+
+struct ScriptInBlock : BlockWithUndo {
   struct Touch {
     std::size_t tx;                     // its position in the block
     std::vector<std::uint32_t> funds;   // outputs paying the script
     std::vector<std::uint32_t> spends;  // inputs spending from it
   };
-  std::vector<std::byte> bytes;  // the block's
-  BlockView view;                // over `bytes`
-  BlockUndo undo;                // the coins it spent (none for a coinbase-only block)
-  IndexedBlock block;
   std::vector<Touch> touching;  // in block order
 };
 
 // Reads the block at `height` into `out`, with the transactions that fund
 // or spend from `script` (every output and spent coin hashed once). A
 // height past the chain (a row the index has yet to take off) touches
-// nothing. Errors: blockfiles::errc::pruned, or the block's or its
-// undo data's read or decoding failure, naming the height.
+// nothing. Errors: read_block_with_undo's.
 result<void> read_script_in_block(const BlocksDirectory& dir, std::uint32_t height, const ScriptHash& script, ScriptInBlock& out);
 
 // The coins the block's transaction `i` spent (none for the coinbase).

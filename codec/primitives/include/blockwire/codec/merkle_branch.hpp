@@ -5,9 +5,11 @@
 // under a checkpoint's root (Electrum's cp_height).
 #pragma once
 
+#include <blockwire/codec/ids.hpp>
 #include <blockwire/io/hash256.hpp>
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 namespace blockwire {
@@ -16,6 +18,8 @@ namespace blockwire {
 // to the one below the root (none for a single leaf). Precondition:
 // pos < leaves.size().
 std::vector<Hash256> merkle_branch(std::vector<Hash256> leaves, std::size_t pos);
+// The same for a block's transaction at `pos` among its txids.
+std::vector<Hash256> merkle_branch(std::span<const Txid> txids, std::size_t pos);
 
 // The root that `branch` proves for `leaf` at `pos` (merkle_branch's
 // inverse): what a client checks.

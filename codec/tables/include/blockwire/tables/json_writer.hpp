@@ -70,5 +70,8 @@ class JsonWriter {
 // answer to send, a value to hand another language. Empty when memory
 // for it could not be had.
 std::string json_text(const std::function<void(JsonWriter&)>& write);
+// The same without the newline: a value to put inside other JSON (an
+// element of a page, a JSON-RPC result).
+std::string json_value(const std::function<void(JsonWriter&)>& write);
 
 }  // namespace blockwire::tables
