@@ -115,6 +115,38 @@ TEST_CASE("a truncated last record is reported, zero padding at the end is not a
   CHECK(found.skipped.empty());
 }
 
+TEST_CASE("record_begins_at: a record, whole or cut short, is there; zeros, a record's later bytes or garbage are not") {
+  TempDir dir;
+  const XorKey key = random_xor_key();
+  const auto first = record(test::block413567());
+  const auto second = record(test::segwit_block());
+  const std::uint64_t at = first.size();
+  const auto check = [&](std::vector<std::byte> bytes, std::uint64_t offset, bool expected) {
+    xor_in_place(bytes, key, 0);
+    write_bytes(dir.file("blk00000.dat"), bytes);
+    const auto found = record_begins_at(dir.file("blk00000.dat"), offset, key, network::mainnet);
+    REQUIRE(found);
+    CHECK(found.value() == expected);
+  };
+  check(test::concat({first, second}), 0, true);
+  check(test::concat({first, second}), at, true);
+  check(test::concat({first, std::vector<std::byte>(second.begin(), second.begin() + 5000)}), at, true);  // cut short
+  check(test::concat({first, std::vector<std::byte>(second.begin(), second.begin() + 6)}), at, true);     // in its header
+  // As a reader racing a writer sees it: the record's first page still zero, its later ones written.
+  auto torn = second;
+  std::fill(torn.begin(), torn.begin() + 4096, std::byte{0});
+  check(test::concat({first, torn}), at, false);
+  check(test::concat({first, test::random_bytes(3000, 9)}), at, false);      // garbage
+  check(test::concat({first, std::vector<std::byte>(1 << 16)}), at, false);  // pre-allocated zeros
+  check(first, at, false);                                                   // the file's end
+  check(test::concat({first, second}), 1, false);                            // inside a record
+  // The wrong network's magic is no record of this one.
+  const auto wrong = record_begins_at(dir.file("blk00000.dat"), 0, key, network::regtest);
+  REQUIRE(wrong);
+  CHECK(!wrong.value());
+  CHECK(!record_begins_at(dir.file("none.dat"), 0, key, network::mainnet));
+}
+
 TEST_CASE("the wrong key finds no record and says why, without crashing") {
   TempDir dir;
   // Not a key whose first byte is the magic's: the record's first byte

@@ -195,6 +195,19 @@ result<std::vector<std::byte>> read_block_record(const std::string& path, std::u
   return block;
 }
 
+result<bool> record_begins_at(const std::string& path, std::uint64_t offset, const XorKey& key, network net) {
+  auto file = FileReader::open(path.c_str());
+  if (!file) return file.error();
+  if (::lseek(file.value().fd(), static_cast<off_t>(offset), SEEK_SET) < 0) return std::error_code(errno, std::system_category());
+  BlockFileReader reader(file.value(), key, net, offset);
+  auto event = reader.next();
+  if (!event) return event.error();
+  if (!event.value()) return false;
+  if (const auto* record = std::get_if<BlockRecord>(&*event.value())) return record->offset == offset;
+  const auto& skipped = std::get<SkippedBytes>(*event.value());
+  return skipped.offset == offset && skipped.cut_short();
+}
+
 result<void> read_block_record(const std::string& path, std::uint64_t offset, const XorKey& key, network net,
                                std::vector<std::byte>& block) {
   // The record's own header decides: no search for the next magic (that

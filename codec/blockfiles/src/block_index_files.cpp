@@ -161,7 +161,8 @@ result<void> BlockIndex::read_files(const std::vector<std::string>& files, unsig
     }
     BlockFileReader reader(file.value(), key_, net_, start);
     // Skipped stretches since the last whole record: damage, unless they
-    // end the last file as a record cut short (torn, or being written).
+    // end the last file as a record cut short (torn, or being written) or,
+    // while a writer holds the lock, as a record found there on a second look.
     std::vector<SkippedBytes> skipped;
     std::uint64_t end = start;  // of the last whole record read, or of damage reported after it
     const auto report_skipped = [&] {
@@ -204,7 +205,12 @@ result<void> BlockIndex::read_files(const std::vector<std::string>& files, unsig
       push(hash, header.prev_block, {number, record->offset}, header.time, header.bits, false, std::nullopt);
     }
     if (uncommitted_) std::erase_if(skipped, [&](const SkippedBytes& k) { return is_uncommitted(number, k.offset); });
-    const bool cut_short = !skipped.empty() && skipped.front().cut_short();
+    bool cut_short = !skipped.empty() && skipped.front().cut_short();
+    if (last_file && being_written_ && !skipped.empty() && !cut_short) {  // read while written? A second look decides.
+      auto again = record_begins_at(path, skipped.front().offset, key_, net_);
+      if (!again) return again.error();
+      cut_short = again.value();
+    }
     if (last_file && cut_short) {
       // Torn (said once: a refresh reads it again), or being written.
       const BlockPosition at{number, skipped.front().offset};

@@ -51,7 +51,8 @@ result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, networ
   std::uint64_t found = 0;
   // Being written: what follows the last whole record waits here until a
   // record follows it (then it was damage) or the file ends (then, if it
-  // begins as a record cut short, it is the record being written).
+  // begins as a record cut short, or a record is there on a second look,
+  // it is the record being written).
   std::vector<std::pair<ScanProblem, bool>> after_last;  // each with whether it is a record cut short
   const auto release = [&] {
     for (auto& [p, cut_short] : after_last) skips.add(std::move(p));
@@ -111,9 +112,21 @@ result<std::optional<std::uint64_t>> scan_records(const FileToScan& file, networ
     }
   }
   std::optional<std::uint64_t> unfinished;
-  if (!after_last.empty() && after_last.front().second) {
-    unfinished = after_last.front().first.offset;
-    after_last.clear();
+  if (!after_last.empty()) {
+    bool being_written = after_last.front().second;
+    if (!being_written) {  // read while written? A second look decides.
+      auto again = record_begins_at(file.path, after_last.front().first.offset, file.key, net);
+      if (!again) {
+        release();
+        skips.flush();
+        return again.error();
+      }
+      being_written = again.value();
+    }
+    if (being_written) {
+      unfinished = after_last.front().first.offset;
+      after_last.clear();
+    }
   }
   release();
   skips.flush();

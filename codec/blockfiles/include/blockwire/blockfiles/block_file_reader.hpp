@@ -114,6 +114,14 @@ result<std::vector<std::byte>> read_block_record(const std::string& path, std::u
 result<void> read_block_record(const std::string& path, std::uint64_t offset, const XorKey& key, network net,
                                std::vector<std::byte>& block);
 
+// Whether a record, whole or cut short by the file's end, begins at
+// `offset` of the blk file at `path` now: a second look at a file a writer
+// appends to. A pass that read a new record's later pages after the writer
+// copied them, but its first pages before, saw zeros or a broken record
+// there (a writer copies in order): a record there now was being written;
+// anything else is damage.
+result<bool> record_begins_at(const std::string& path, std::uint64_t offset, const XorKey& key, network net);
+
 // The header of the record at `offset`, which must be the block `hash`: the
 // record's magic and header read (88 bytes), not its block. Errors: the
 // file's, blockfiles::errc::bad_magic, blockfiles::errc::wrong_block, each
