@@ -115,7 +115,7 @@ TEST_CASE("a truncated last record is reported, zero padding at the end is not a
   CHECK(found.skipped.empty());
 }
 
-TEST_CASE("record_begins_at: a record, whole or cut short, is there; zeros, a record's later bytes or garbage are not") {
+TEST_CASE("record_begins_at: a record, whole or cut short, is there, zeros, a record's later bytes or garbage are not") {
   TempDir dir;
   const XorKey key = random_xor_key();
   const auto first = record(test::block413567());

@@ -590,7 +590,7 @@ result<p2p::Version> Connection::handshake(bool outbound, const LocalVersion& us
   ours.nonce = detail::random_nonce();
   ours.user_agent = us.user_agent;
   ours.start_height = us.start_height;
-  ours.relay = false;
+  ours.relay = us.relay;
   clock::time_point version_sent{};
   if (outbound) {
     if (auto r = send(ours); !r) return r.error();

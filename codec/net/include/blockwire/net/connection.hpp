@@ -57,6 +57,9 @@ struct LocalVersion {
   // None for a client. A peer serving blocks says NODE_NETWORK |
   // NODE_WITNESS: Core drops an outbound peer that does not.
   std::uint64_t services = 0;
+  // Whether the peer should announce its transactions to us (BIP37's
+  // relay flag): a client that keeps a node's mempool asks for them.
+  bool relay = false;
 };
 
 inline constexpr std::uint64_t node_network = 1;  // serves the whole chain
