@@ -137,6 +137,9 @@ struct ElectrumOptions : DirectoryOptions {
   std::string tls_listen;  // --tls-listen ADDR:PORT, with --tls-cert and --tls-key
   std::string tls_cert;
   std::string tls_key;
+  std::string peer;  // the node, HOST[:PORT]: its mempool and broadcasts (empty: confirmed data only)
+  bool v1 = false;
+  unsigned broadcast_timeout = 30;
 };
 int electrum_command(const ElectrumOptions& options);
 

@@ -27,6 +27,22 @@ int electrum_command(const ElectrumOptions& o) {
                  o.dir.c_str(), store.directory().prune_height());
     return usage_or_io;
   }
+  std::optional<electrum::NodePeerOptions> node;
+  if (!o.peer.empty()) {
+    auto peer_at = net::parse_endpoint(o.peer, default_port(store.directory().net()));
+    if (!peer_at) {
+      std::fprintf(stderr, "blockwire electrum: --peer %s: not HOST[:PORT]\n", o.peer.c_str());
+      return usage_or_io;
+    }
+    node.emplace();
+    node->peer = peer_at.value();
+    node->preferred = o.v1 ? net::transport::v1 : net::transport::v2;
+    node->broadcast_timeout = std::chrono::seconds(o.broadcast_timeout);
+    node->log = [](const std::string& line) {
+      std::fprintf(stderr, "blockwire electrum: %s\n", line.c_str());
+      std::fflush(stderr);
+    };
+  }
   std::optional<TxIndex> tx_index;
   {
     int status = ok;
@@ -50,6 +66,7 @@ int electrum_command(const ElectrumOptions& o) {
   options.service.max_history = o.max_history;
   options.service.max_subscriptions = o.max_subscriptions;
   options.service.banner = o.banner;
+  options.node = std::move(node);
   if (!o.tls_listen.empty()) {
     const net::Endpoint tls_at = net::parse_endpoint(o.tls_listen, 50002).value();
     options.tls = electrum::Tls{tls_at.host.empty() ? "0.0.0.0" : tls_at.host, tls_at.port, o.tls_cert, o.tls_key};

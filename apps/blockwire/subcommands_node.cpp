@@ -185,9 +185,10 @@ CLI::App* add_electrum(CLI::App& app, ElectrumOptions& electrum) {
                          "wallets (Electrum, Sparrow, ...) read their addresses' balances, histories and unspent outputs, headers and\n"
                          "merkle proofs from DIR. Keeps the address index and the transaction index beside DIR's kept index (made at\n"
                          "the first start, a progress bar; extended as blocks arrive, within a second, when subscribers are told of the\n"
-                         "new tip and their scripthashes' new statuses). Newline-delimited JSON-RPC over TCP, batches too. The\n"
-                         "confirmed chain only: no mempool and no broadcast yet (said in server.banner). Prints \"listening on\n"
-                         "ADDR:PORT\"; SIGINT or SIGTERM stops it.");
+                         "new tip and their scripthashes' new statuses). Newline-delimited JSON-RPC over TCP, batches too. With\n"
+                         "--peer, the node's mempool (the transactions it announces over P2P, unconfirmed in histories and\n"
+                         "balances) and broadcasts handed to it; without, the confirmed chain only (said in server.banner). Prints\n"
+                         "\"listening on ADDR:PORT\"; SIGINT or SIGTERM stops it.");
   cmd->add_option("dir", electrum.dir, "a blocks directory")->required()->type_name("DIR");
   cmd->add_option("--listen", electrum.listen, "the address and port (default 127.0.0.1:50001; [IPv6]:PORT; port 0: any free one)")
       ->check(cli::listen_address())
@@ -221,6 +222,17 @@ CLI::App* add_electrum(CLI::App& app, ElectrumOptions& electrum) {
   tls->needs(cert)->needs(key);
   cert->needs(tls);
   key->needs(tls);
+  cmd->add_option("--peer", electrum.peer,
+                  "the node whose directory DIR is, over P2P (HOST, HOST:PORT, [IPv6]:PORT; default port: the network's):\n"
+                  "the transactions it announces are kept as its mempool, broadcasts are handed to it. Core sends its\n"
+                  "whole mempool at connection only with peerbloomfilters=1 (else what it announces from then on)")
+      ->type_name("HOST[:PORT]");
+  cmd->add_flag("--v1", electrum.v1, "speak v1's plaintext to the peer at once (default: BIP324's v2 first, v1 when it hangs up)");
+  cmd->add_option("--broadcast-timeout", electrum.broadcast_timeout,
+                  "seconds the node has to announce a broadcast transaction before the broadcast is answered as failed\n"
+                  "(default 30; Core announces to a peer like this one every 5 s on average)")
+      ->check(CLI::Range(1u, 3600u))
+      ->type_name("SECONDS");
   add_directory_options(*cmd, electrum.xor_key, electrum.net);
   return cmd;
 }

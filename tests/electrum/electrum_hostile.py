@@ -14,6 +14,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'support'))
 import scenario as scenarios  # noqa: E402
+import mempool_node  # noqa: E402 (beside this script)
+import peers  # noqa: E402 (tests/net, through mempool_node)
+from bitcoin.core import CBlock  # noqa: E402
 
 blockwire, make_chain, data_dir, work, scenario = scenarios.arguments('blockwire', 'make_chain', 'data_dir', 'work', 'scenario')
 core = os.path.join(data_dir, 'core-regtest')
@@ -74,6 +77,18 @@ class Client:
             assert 'error' not in answer, answer
             return answer['result']
 
+    def error(self, method, *params):
+        """The error a request is answered with (an answer with a result fails)."""
+        self.next_id += 1
+        self.send(json.dumps({'jsonrpc': '2.0', 'id': self.next_id, 'method': method, 'params': list(params)}).encode() + b'\n')
+        while True:
+            answer = self.line()
+            if 'method' in answer:
+                self.notes.append(answer)
+                continue
+            assert answer['id'] == self.next_id and 'error' in answer, answer
+            return answer['error']
+
     def notification(self, method, seconds):
         deadline = time.time() + seconds
         while time.time() < deadline:
@@ -125,6 +140,147 @@ def scenario_notifications():
             assert note == [COINBASE, status_of(history)] and note[1] != old, (note, old)
             assert history[-1]['height'] > tip['height'] and len(history) >= 120, history[-3:]
             assert not [n for n in c.notes if n['params'][0] == untouched], c.notes
+
+
+def scripthash(script):
+    return hashlib.sha256(script).digest()[::-1].hex()
+
+
+def wait_for(condition, seconds, what):
+    deadline = time.time() + seconds
+    while not condition():
+        assert time.time() < deadline, what
+        time.sleep(0.05)
+
+
+def chain_with_node(blocks):
+    """make_chain's coinbase-only chain of `blocks` (every coinbase unspent), a MempoolNode serving it, and fetch's
+    copy of it in WORK/target (rev files written by fetch): (node, target, fetch command)."""
+    source = scenarios.make_chain(make_chain, work, 'source', blocks, '--coinbase-only', '--undo', blocks=False)
+    node = mempool_node.MempoolNode(peers.records(source))
+    node.start()
+    target = os.path.join(work, 'target')
+    fetch = [blockwire, 'fetch', f'127.0.0.1:{node.port}', '-o', target, '--network', 'regtest', '--no-progress']
+    subprocess.run(fetch, check=True, capture_output=True, timeout=120)
+    return node, target, fetch
+
+
+def coinbase_coin(node, height):
+    """(txid, index, value) of the coinbase output of the node's block at `height`."""
+    cb = CBlock.deserialize(node.blocks[height]).vtx[0]
+    return cb.GetTxid(), 0, cb.vout[0].nValue
+
+
+def scenario_mempool():
+    """blockwire electrum --peer a node: a transaction the node announces is in the histories of the scripts it funds
+    and spends from at height 0 with its fee (-1 for one spending it), in balances as unconfirmed, in listunspent
+    (and what it spends out of it), in the fee histogram and transaction.get, each subscriber told with the status its
+    new history makes; a double spend announced later replaces it and its child; once a block with it is fetched it is
+    confirmed (its block's height, no fee, out of get_mempool)."""
+    node, target, fetch = chain_with_node(110)
+    with Server(target, '--peer', f'127.0.0.1:{node.port}') as s, s.client() as c:
+        wait_for(lambda: node.relaying, 20, 'the server never connected to the node for its mempool')
+        pay, child_script, other = bytes([0, 20]) + bytes([0x11] * 20), bytes([0, 20]) + bytes([0x22] * 20), bytes([0x51, 0x20]) + bytes(32)
+        PAY, CHILD, OTHER = scripthash(pay), scripthash(child_script), scripthash(other)
+        c.call('server.version', 'test', '1.4')
+        assert 'mempool' in c.call('server.banner')
+        for h in (PAY, CHILD, OTHER, COINBASE):
+            c.call('blockchain.scripthash.subscribe', h)
+        assert c.call('blockchain.scripthash.get_mempool', PAY) == []
+        txid, n, value = coinbase_coin(node, 1)
+        t1 = mempool_node.spend([(txid, n)], [(pay, value - 1_000)])  # a fee of 1,000
+        node.announce(t1)
+        note = c.notification('blockchain.scripthash.subscribe', 20)['params']
+        while note[0] != PAY:
+            note = c.notification('blockchain.scripthash.subscribe', 20)['params']
+        t1_id = t1.GetTxid()[::-1].hex()
+        history = c.call('blockchain.scripthash.get_history', PAY)
+        assert history == [{'height': 0, 'tx_hash': t1_id, 'fee': 1_000}], history
+        assert note[1] == status_of(history), (note, history)
+        assert c.call('blockchain.scripthash.get_mempool', PAY) == history
+        assert c.call('blockchain.scripthash.get_balance', PAY) == {'confirmed': 0, 'unconfirmed': value - 1_000}
+        assert c.call('blockchain.scripthash.listunspent', PAY) == [{'tx_pos': 0, 'value': value - 1_000, 'tx_hash': t1_id,
+                                                                     'height': 0}]
+        spent_from = c.call('blockchain.scripthash.get_history', COINBASE)
+        assert spent_from[-1] == {'height': 0, 'tx_hash': t1_id, 'fee': 1_000}, spent_from[-2:]
+        assert c.call('blockchain.scripthash.get_balance', COINBASE)['unconfirmed'] == -value
+        assert [u for u in c.call('blockchain.scripthash.listunspent', COINBASE) if u['tx_hash'] == txid[::-1].hex()] == []
+        assert c.call('blockchain.transaction.get', t1_id) == t1.serialize().hex()
+        assert c.call('blockchain.transaction.get', t1_id, True)['txid'] == t1_id
+        # A child: its coin unconfirmed, height -1.
+        t2 = mempool_node.spend([(t1.GetTxid(), 0)], [(child_script, value - 3_000)])
+        node.announce(t2)
+        wait_for(lambda: c.call('blockchain.scripthash.get_history', CHILD), 20, 'the child never came')
+        assert c.call('blockchain.scripthash.get_history', CHILD) == [{'height': -1, 'tx_hash': t2.GetTxid()[::-1].hex(),
+                                                                       'fee': 2_000}]
+        assert c.call('blockchain.scripthash.listunspent', PAY) == []  # (spent by the child)
+        sizes = [len(t1.serialize()), len(t2.serialize())]
+        assert c.call('mempool.get_fee_histogram') == [[min(1_000 // sizes[0], 2_000 // sizes[1]), sum(sizes)]]
+        # A double spend of the coinbase coin, announced later: it replaces t1 and t1's child.
+        c.notes.clear()
+        t3 = mempool_node.spend([(txid, n)], [(other, value - 5_000)])
+        node.announce(t3)
+        # (the mempool's changes are told once a second: the child's may have come and gone within one, untold)
+        told = {}
+        deadline = time.time() + 20
+        while not told.keys() >= {PAY, OTHER} and time.time() < deadline:
+            script, status = c.notification('blockchain.scripthash.subscribe', deadline - time.time())['params']
+            told[script] = status
+        assert c.call('blockchain.scripthash.get_history', PAY) == []
+        assert c.call('blockchain.scripthash.get_history', CHILD) == []
+        for script in (PAY, CHILD, OTHER):
+            if script in told:
+                assert told[script] == status_of(c.call('blockchain.scripthash.get_history', script)), (script, told)
+        assert told[PAY] is None, told
+        assert c.call('blockchain.scripthash.get_balance', PAY) == {'confirmed': 0, 'unconfirmed': 0}
+        t3_id = t3.GetTxid()[::-1].hex()
+        assert c.call('blockchain.scripthash.get_history', OTHER) == [{'height': 0, 'tx_hash': t3_id, 'fee': 5_000}]
+        # Mined: fetched into the directory, confirmed at its block's height.
+        height = node.mine([t3])
+        subprocess.run(fetch, check=True, capture_output=True, timeout=120)
+        wait_for(lambda: c.call('blockchain.scripthash.get_history', OTHER) == [{'height': height, 'tx_hash': t3_id}], 20,
+                 'the mined transaction never confirmed')
+        assert c.call('blockchain.scripthash.get_mempool', OTHER) == []
+        assert c.call('blockchain.scripthash.get_balance', OTHER) == {'confirmed': value - 5_000, 'unconfirmed': 0}
+        assert c.call('mempool.get_fee_histogram') == []
+        assert c.call('blockchain.transaction.get_merkle', t3_id, height)['pos'] == 1
+        assert not node.errors, node.errors
+    node.stop()
+
+
+def scenario_broadcast():
+    """blockchain.transaction.broadcast through --peer: the node gets the transaction on a connection of its own and
+    the answer is its txid once the node announced it (then in get_mempool); a node's BIP61 reject is the error's
+    text; a node that stays silent is an error after --broadcast-timeout; not hex or not a transaction, an error;
+    without --peer, an error that names it."""
+    node, target, _ = chain_with_node(105)
+    pay = bytes([0, 20]) + bytes([0x33] * 20)
+    with Server(target, '--peer', f'127.0.0.1:{node.port}', '--broadcast-timeout', '2') as s, s.client() as c:
+        wait_for(lambda: node.relaying, 20, 'the server never connected to the node for its mempool')
+        txid, n, value = coinbase_coin(node, 2)
+        tx = mempool_node.spend([(txid, n)], [(pay, value - 2_000)])
+        assert c.call('blockchain.transaction.broadcast', tx.serialize().hex()) == tx.GetTxid()[::-1].hex()
+        assert tx.GetTxid() in node.received
+        assert c.call('blockchain.scripthash.get_mempool', scripthash(pay))[0]['tx_hash'] == tx.GetTxid()[::-1].hex()
+        assert c.call('blockchain.transaction.broadcast', tx.serialize().hex()) == tx.GetTxid()[::-1].hex()  # (known)
+        node.policy = 'reject'
+        txid, n, value = coinbase_coin(node, 3)
+        rejected = mempool_node.spend([(txid, n)], [(pay, value - 1)])
+        e = c.error('blockchain.transaction.broadcast', rejected.serialize().hex())
+        assert 'insufficient fee' in e['message'], e
+        node.policy = 'silent'
+        started = time.time()
+        e = c.error('blockchain.transaction.broadcast', mempool_node.spend([(txid, n)], [(pay, value - 500)]).serialize().hex())
+        assert 'did not announce it within 2 s' in e['message'] and time.time() - started < 10, e
+        assert 'not hex' in c.error('blockchain.transaction.broadcast', 'zz')['message']
+        assert 'not a transaction' in c.error('blockchain.transaction.broadcast', '0100')['message']
+        s.alive()
+        assert not node.errors, node.errors
+    node.stop()
+    with Server(target) as s, s.client() as c:
+        e = c.error('blockchain.transaction.broadcast', tx.serialize().hex())
+        assert '--peer' in e['message'], e
+        assert 'no mempool' in c.call('server.banner')
 
 
 def scenario_limits():

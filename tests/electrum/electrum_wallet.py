@@ -1,6 +1,6 @@
 """A real wallet nobody here wrote, Debian's Electrum (4.3.4), on blockwire electrum over the chain Bitcoin Core's node
 wrote (tests/data/core-regtest), one scenario a run:
-  electrum_wallet.py BLOCKWIRE ELECTRUM DATA_DIR WORK_DIR SCENARIO
+  electrum_wallet.py BLOCKWIRE ELECTRUM MAKE_CHAIN DATA_DIR WORK_DIR SCENARIO
 Electrum's daemon connects to the server alone (--oneserver), checks every header to the tip, and answers through its
 own JSON-RPC; what it says of each address is compared with Core's getblock 3 JSON. The server and the daemon are
 started here and stopped by their PIDs whatever happens."""
@@ -18,8 +18,14 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..', 'support'))
 import scenario as scenarios  # noqa: E402
+import mempool_node  # noqa: E402 (beside this script)
+import peers  # noqa: E402 (tests/net, through mempool_node)
+from bitcoin.core import CBlock  # noqa: E402
+from bitcoin.core.script import CScript  # noqa: E402
+from bitcoin.wallet import CBitcoinAddress  # noqa: E402
 
-blockwire, electrum, data_dir, work, scenario = scenarios.arguments('blockwire', 'electrum', 'data_dir', 'work', 'scenario')
+blockwire, electrum, make_chain, data_dir, work, scenario = scenarios.arguments('blockwire', 'electrum', 'make_chain', 'data_dir', 'work',
+                                                                                'scenario')
 core = os.path.join(data_dir, 'core-regtest')
 getblock3 = json.load(open(os.path.join(core, 'rpc', 'getblock3.json')))
 TIP_HEIGHT = len(getblock3) - 1
@@ -48,10 +54,12 @@ def truth():
 
 
 @contextlib.contextmanager
-def server():
-    directory = os.path.join(work, 'blocks')
-    shutil.copytree(os.path.join(core, 'blocks'), directory)
-    proc = subprocess.Popen([blockwire, 'electrum', directory, '--listen', '127.0.0.1:0'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+def server(directory=None, *extra):
+    """blockwire electrum on a copy of Core's directory (or on `directory`); its port."""
+    if directory is None:
+        directory = os.path.join(work, 'blocks')
+        shutil.copytree(os.path.join(core, 'blocks'), directory)
+    proc = subprocess.Popen([blockwire, 'electrum', directory, '--listen', '127.0.0.1:0', *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, env=dict(os.environ, XDG_CACHE_HOME=os.path.join(work, 'cache')))
     try:
         line = proc.stdout.readline()
@@ -104,10 +112,10 @@ class Daemon:
 
 
 @contextlib.contextmanager
-def daemon(port):
+def daemon(port, tip=TIP_HEIGHT):
     d = Daemon(port)
     try:
-        d.wait_for(lambda: (lambda i: i['connected'] and i['blockchain_height'] == TIP_HEIGHT and i['server_height'] == TIP_HEIGHT)(d.call('getinfo')))
+        d.wait_for(lambda: (lambda i: i['connected'] and i['blockchain_height'] == tip and i['server_height'] == tip)(d.call('getinfo')))
         yield d
     finally:
         d.stop()
@@ -155,6 +163,50 @@ def scenario_watch_only():
         balance = d.call('getbalance', wallet=path)
         total = sum(Decimal(balance.get(k, '0')) for k in ('confirmed', 'unmatured'))
         assert total == Decimal(sum(want[a]['balance'] for a in busy)) / 10**8 and 'unconfirmed' not in balance, balance
+
+
+def scenario_mempool():
+    """With --peer a node (the test's, over P2P) that announces a transaction: Electrum sees it unconfirmed (height 0,
+    its value unconfirmed in the balance), then, once a block with it is fetched into the directory, confirmed at that
+    block's height, SPV-verified; a transaction broadcast through Electrum reaches the node and comes back announced."""
+    source = scenarios.make_chain(make_chain, work, 'source', 110, '--coinbase-only', '--undo', blocks=False)
+    node = mempool_node.MempoolNode(peers.records(source))
+    node.start()
+    target = os.path.join(work, 'target')
+    fetch = [blockwire, 'fetch', f'127.0.0.1:{node.port}', '-o', target, '--network', 'regtest', '--no-progress']
+    subprocess.run(fetch, check=True, capture_output=True, timeout=120)
+    script = bytes([0, 20]) + bytes([0x44] * 20)
+    address = str(CBitcoinAddress.from_scriptPubKey(CScript(script)))
+    coinbase = CBlock.deserialize(node.blocks[1]).vtx[0]
+    value = coinbase.vout[0].nValue
+    tx = mempool_node.spend([(coinbase.GetTxid(), 0)], [(script, value - 1_000)])
+    txid = tx.GetTxid()[::-1].hex()
+    try:
+        with server(target, '--peer', f'127.0.0.1:{node.port}') as port, daemon(port, 110) as d:
+            node.announce(tx)
+            unconfirmed = d.wait_for(lambda: d.call('getaddresshistory', address=address))
+            assert [(h['tx_hash'], h['height']) for h in unconfirmed] == [(txid, 0)], unconfirmed
+            assert d.call('getaddressbalance', address=address) == {'confirmed': '0', 'unconfirmed': btc(value - 1_000)}
+            height = node.mine([tx])
+            subprocess.run(fetch, check=True, capture_output=True, timeout=120)
+            d.wait_for(lambda: d.call('getaddresshistory', address=address) == [{'height': height, 'tx_hash': txid}])
+            assert d.call('getaddressbalance', address=address) == {'confirmed': btc(value - 1_000), 'unconfirmed': '0'}
+            # A watch-only wallet of the address verifies it (get_merkle against the headers Electrum holds).
+            path = os.path.join(d.dir, 'regtest', 'wallets', 'watching')
+            d.call('restore', text=address, wallet_path=path)
+            d.call('load_wallet', wallet_path=path)
+            listed = d.wait_for(lambda: [t for t in d.call('onchain_history', wallet=path)['transactions'] if t['confirmations'] > 0])
+            assert [(t['txid'], t['height']) for t in listed] == [(txid, height)], listed
+            # Broadcast through Electrum: the node receives it and announces it back.
+            other = CBlock.deserialize(node.blocks[2]).vtx[0]
+            sent = mempool_node.spend([(other.GetTxid(), 0)], [(script, other.vout[0].nValue - 2_000)])
+            assert d.call('broadcast', tx=sent.serialize().hex()) == sent.GetTxid()[::-1].hex()
+            assert sent.GetTxid() in node.received
+            d.wait_for(lambda: (sent.GetTxid()[::-1].hex(), 0) in [(h['tx_hash'], h['height']) for h in
+                                                                   d.call('getaddresshistory', address=address)])
+        assert not node.errors, node.errors
+    finally:
+        node.stop()
 
 
 scenarios.dispatch(scenario, globals())

@@ -80,7 +80,7 @@ endforeach()
 #   net         <- p2p, directory
 #   tables      <- directory
 #   rest        <- net, tables
-#   electrum    <- tables
+#   electrum    <- net, tables
 set(layers io codec blockfiles p2p undo filters directory net tables rest electrum)
 set(below_io "")
 set(below_codec io)
@@ -92,7 +92,7 @@ set(below_directory filters)
 set(below_net p2p directory)
 set(below_tables directory)
 set(below_rest net tables)
-set(below_electrum tables)
+set(below_electrum net tables)
 function(source_dir_of layer out)
   if(layer STREQUAL "io")
     set(${out} ${ROOT}/io PARENT_SCOPE)

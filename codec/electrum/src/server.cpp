@@ -1,3 +1,5 @@
+#include "node_peer.hpp"
+
 #include <blockwire/electrum/server.hpp>
 
 #include <boost/asio/ip/tcp.hpp>
@@ -40,6 +42,7 @@ struct Server::State {
   TxIndex* transactions;
   AddressIndex& addresses;
   ServerOptions options;
+  Mempool mempool;
   Service service;
   std::optional<asio::ssl::context> tls;  // its certificate and key (ServerOptions::tls)
   std::atomic<std::size_t> open{0};
@@ -53,9 +56,53 @@ struct Server::State {
   asio::io_context io;
   tcp::acceptor acceptor{io};
   tcp::acceptor tls_acceptor{io};
+  // (last: stopped first, before what it tells of changes)
+  std::unique_ptr<detail::NodePeer> peer;
 
   State(BlockStore& s, TxIndex* t, AddressIndex& a, const ServerOptions& o)
-      : store(s), transactions(t), addresses(a), options(o), service(s, t, a, o.service) {}
+      : store(s), transactions(t), addresses(a), options(o), service(s, t, a, o.service, node_side()) {}
+
+  NodeSide node_side() {
+    if (!options.node) return {};
+    return {&mempool, [this](std::span<const std::byte> raw) { return peer->broadcast(raw); }};
+  }
+
+  // The confirmed coin at `o`, through the transaction index (its
+  // transaction's bytes read, not its block).
+  result<std::optional<SpentOutput>> chain_coin(const OutPoint& o) {
+    const std::optional<SpentOutput> none;
+    const auto reading = store.lock();
+    auto raw = transactions->read(store.directory(), o.txid);
+    if (!raw) return raw.error();
+    if (!raw.value()) return none;
+    auto tx = decode_transaction(*raw.value());
+    if (!tx) return tx.error();
+    if (o.index >= tx.value().output_count()) return none;
+    const OutputView out = tx.value().output(o.index);
+    return SpentOutput{ScriptHash::of(out.script_pubkey()), out.value()};
+  }
+
+  // Whether `txid` is in a block of the best chain already.
+  bool in_chain(const Txid& txid) {
+    const auto reading = store.lock();
+    const auto place = transactions->find(txid);
+    if (!place || !place.value()) return false;
+    const auto b = store.index().find(place.value()->block);
+    return b && store.index().on_best_chain(*b);
+  }
+
+  // Scripts whose unconfirmed history changed since subscribers were last
+  // told: told at the refresher's next tick, once for however many
+  // transactions came meanwhile.
+  std::mutex touched_mutex;
+  ScriptSet touched_since;
+
+  void log(const std::string& line) const {
+    if (options.node && options.node->log) options.node->log(line);
+  }
+
+  // What moved, to every session: the tip from `old_tip`, and scripts' unconfirmed histories.
+  void tell_all(const BlockHash& old_tip, std::shared_ptr<const ScriptSet> touched);
 };
 
 namespace {
@@ -107,12 +154,13 @@ class Session : public std::enable_shared_from_this<Session> {
 
   asio::any_io_executor executor() { return socket_.get_executor(); }
 
-  // From the refresher: the tip moved from `old_tip`; what this client
-  // is owed is worked out and sent on its own strand.
-  void tip_moved(const BlockHash& old_tip) {
-    asio::post(socket_.get_executor(), [self = shared_from_this(), old_tip] {
+  // The tip moved from `old_tip`, or scripts' unconfirmed histories
+  // changed (`touched`); what this client is owed is worked out and sent
+  // on its own strand.
+  void moved(const BlockHash& old_tip, std::shared_ptr<const ScriptSet> touched) {
+    asio::post(socket_.get_executor(), [self = shared_from_this(), old_tip, touched] {
       if (self->closed_ || (!self->mine_.headers && self->mine_.scripts.empty())) return;
-      for (std::string& line : self->state_.service.changes(old_tip, self->mine_)) self->send(std::move(line));
+      for (std::string& line : self->state_.service.changes(old_tip, self->mine_, touched.get())) self->send(std::move(line));
     });
   }
 
@@ -285,6 +333,17 @@ std::string name_of(const tcp::acceptor& acceptor) {
 
 }  // namespace
 
+void Server::State::tell_all(const BlockHash& old_tip, std::shared_ptr<const ScriptSet> touched) {
+  std::vector<std::shared_ptr<Session>> all;
+  {
+    const std::lock_guard guard(mutex);
+    for (const auto& w : sessions) {
+      if (auto session = w.lock()) all.push_back(std::move(session));
+    }
+  }
+  for (const auto& session : all) session->moved(old_tip, touched);
+}
+
 Server::Server(std::unique_ptr<State> state) noexcept : state_(std::move(state)) {}
 Server::~Server() = default;
 
@@ -305,12 +364,58 @@ result<std::unique_ptr<Server>> Server::listen(BlockStore& store, TxIndex* trans
     if (ec) return error(std::make_error_code(std::errc::invalid_argument)).in("the TLS key " + tls.key + ": " + ec.message());
     if (auto r = open_acceptor(state->tls_acceptor, tls.address, tls.port); !r) return r.error();
   }
+  if (options.node) {
+    if (transactions == nullptr) {
+      return error(std::make_error_code(std::errc::invalid_argument))
+          .in("the node's mempool needs the transaction index (the coins its transactions spend)");
+    }
+    State* st = state.get();
+    state->peer = std::make_unique<detail::NodePeer>(
+        *options.node, store.directory().net(), state->mempool, [st](const OutPoint& o) { return st->chain_coin(o); },
+        [st](const Txid& txid) { return st->in_chain(txid); },
+        [st](const ScriptSet& touched) {
+          const std::lock_guard lock(st->touched_mutex);
+          st->touched_since.insert(touched.begin(), touched.end());
+        });
+  }
   return std::unique_ptr<Server>(new Server(std::move(state)));
 }
 
 std::string Server::local_address() const { return name_of(state_->acceptor); }
 
 std::string Server::tls_address() const { return state_->tls ? name_of(state_->tls_acceptor) : std::string(); }
+
+namespace {
+
+// The blocks the best chain gained since `old_tip` take their
+// transactions, and what conflicts with them, out of the mempool.
+void confirm_in_mempool(Server::State& s, const BlockHash& old_tip, ScriptSet& touched) {
+  if (s.mempool.size() == 0) return;
+  const auto reading = s.store.lock();
+  const BlockIndex& index = s.store.index();
+  std::int64_t fork = -1;
+  for (auto b = index.find(old_tip); b; b = index.parent(*b)) {
+    if (index.on_best_chain(*b)) {
+      fork = static_cast<std::int64_t>(b->height);
+      break;
+    }
+  }
+  std::vector<std::byte> bytes;
+  for (auto h = static_cast<std::uint64_t>(fork + 1); h < s.store.directory().chain_size(); ++h) {
+    const IndexedBlock b = s.store.directory().at_height(h);
+    auto read = s.store.directory().read_block(b, bytes);
+    auto block = read ? decode_block(bytes) : result<Block>(read.error());
+    if (!block) {
+      s.log("block " + std::to_string(h) + " could not be read (" + block.error().message() +
+            "): what it confirms stays in the mempool until the node is connected again");
+      continue;
+    }
+    const ScriptSet gone = s.mempool.confirmed(block.value());
+    touched.insert(gone.begin(), gone.end());
+  }
+}
+
+}  // namespace
 
 bool Server::run(int stop_fd) {
   State& s = *state_;
@@ -320,6 +425,7 @@ bool Server::run(int stop_fd) {
     stopper->async_wait(asio::posix::stream_descriptor::wait_read, [&s](error_code ec) {
       if (ec) return;
       s.stopped_by_fd = true;
+      if (s.peer) s.peer->stop();
       s.io.stop();
     });
   }
@@ -334,6 +440,24 @@ bool Server::run(int stop_fd) {
     BlockHash old_tip = BlockHash::all_zeros();  // (kept while the indexes are behind: subscribers are told from it)
     std::unique_lock lock(m);
     while (!wake.wait_for(lock, s.options.refresh, [&] { return done; })) {
+      if (s.peer) {
+        // (Core expires what waited two weeks, and does not say so)
+        ScriptSet expired = s.mempool.expire(std::chrono::steady_clock::now() - std::chrono::hours(14 * 24));
+        auto touched = std::make_shared<ScriptSet>();
+        {
+          const std::lock_guard guard(s.touched_mutex);
+          touched->swap(s.touched_since);
+        }
+        touched->insert(expired.begin(), expired.end());
+        if (!touched->empty()) {
+          BlockHash tip = BlockHash::all_zeros();
+          {
+            const auto reading = s.store.lock();
+            if (!s.store.index().empty()) tip = s.store.index().tip();
+          }
+          s.tell_all(tip, std::move(touched));
+        }
+      }
       if (!behind) {
         const auto reading = s.store.lock();
         old_tip = s.store.index().empty() ? BlockHash::all_zeros() : s.store.index().tip();
@@ -345,19 +469,19 @@ bool Server::run(int stop_fd) {
         behind = (s.transactions != nullptr && !s.transactions->update(s.store.directory())) || !s.addresses.update(s.store.directory());
       }
       if (behind) continue;
-      std::vector<std::shared_ptr<Session>> all;
-      {
-        const std::lock_guard guard(s.mutex);
-        for (const auto& w : s.sessions) {
-          if (auto session = w.lock()) all.push_back(std::move(session));
-        }
+      auto touched = std::make_shared<ScriptSet>();
+      if (s.peer) {
+        confirm_in_mempool(s, old_tip, *touched);
+        const ScriptSet again = s.peer->retry_waiting();
+        touched->insert(again.begin(), again.end());
       }
-      for (const auto& session : all) session->tip_moved(old_tip);
+      s.tell_all(old_tip, std::move(touched));
     }
   });
   accept(s, s.acceptor, false);
   if (s.tls) accept(s, s.tls_acceptor, true);
-  const unsigned threads = s.options.limits.threads != 0 ? s.options.limits.threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = s.options.limits.threads != 0 ? s.options.limits.threads : std::max(1u, std::thread::hardware_concurrency());
+  if (s.peer) threads += 4;  // (a broadcast holds a thread while the node is waited for: four at most, never all of them)
   std::vector<std::thread> others;
   for (unsigned i = 1; i < threads; ++i) others.emplace_back([&s] { s.io.run(); });
   s.io.run();
@@ -372,7 +496,10 @@ bool Server::run(int stop_fd) {
   return s.stopped_by_fd;
 }
 
-void Server::stop() { state_->io.stop(); }
+void Server::stop() {
+  if (state_->peer) state_->peer->stop();
+  state_->io.stop();
+}
 
 std::size_t Server::connections() const noexcept { return state_->open.load(); }
 

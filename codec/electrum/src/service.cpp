@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <functional>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -254,6 +255,11 @@ struct Service::Impl {
 
   Outcome banner() const {
     if (!s.options_.banner.empty()) return ok(json_string(s.options_.banner));
+    if (s.node_.mempool != nullptr) {
+      return ok(json_string("blockwire " BLOCKWIRE_VERSION
+                            ": the chain of a node's blocks directory, and the node's mempool as it announces it over P2P "
+                            "(broadcasts are handed to the node)"));
+    }
     return ok(json_string("blockwire " BLOCKWIRE_VERSION
                           ": the confirmed chain of a node's blocks directory (no mempool: unconfirmed transactions are not "
                           "seen, and transactions are not broadcast)"));
@@ -323,7 +329,23 @@ struct Service::Impl {
   // The script's status at the tip: the one worked out for every connection
   // at this tip, or that of an earlier tip extended by the blocks since
   // (when none of its blocks left the chain), or made from the start.
+  // The status at the tip with the script's unconfirmed transactions
+  // after its confirmed ones (what is kept across tips is the confirmed part).
   Status status_now(const ScriptHash& script) const {
+    Status out = confirmed_status_now(script);
+    if (out.failure || out.too_large || s.node_.mempool == nullptr) return out;
+    const auto pending = s.node_.mempool->history(script);
+    if (pending.empty()) return out;
+    Sha256 hasher = out.running.hasher;
+    for (const Mempool::Entry& e : pending) {
+      const std::string text = e.txid.to_hex() + ':' + std::to_string(e.height) + ':';
+      hasher.update(std::as_bytes(std::span(text)));
+    }
+    out.running.status = to_hex(hasher.finish().bytes());
+    return out;
+  }
+
+  Status confirmed_status_now(const ScriptHash& script) const {
     const BlockHash tip = index().empty() ? BlockHash::all_zeros() : index().tip();
     // (an index still being brought to the tip: its status now, neither kept nor taken from what is kept)
     const bool current = s.addresses_.best() == tip;
@@ -361,12 +383,30 @@ struct Service::Impl {
     const auto script = hex ? parse_scripthash(*hex) : std::nullopt;
     if (!script) return failed(invalid_params, "scripthash: 64 hex digits");
     if (what == "unsubscribe") return ok(mine.scripts.erase(*script) != 0 ? "true" : "false");
-    if (what == "get_mempool") return ok("[]");
+    const Mempool* pool = s.node_.mempool;
+    const std::vector<Mempool::Entry> pending = pool != nullptr ? pool->history(*script) : std::vector<Mempool::Entry>{};
+    const auto write_pending = [&](tables::JsonWriter& out) {
+      for (const Mempool::Entry& e : pending) {
+        out.begin_object();
+        out.member_integer("height", e.height);
+        out.member_string("tx_hash", e.txid.to_hex());
+        out.member_integer("fee", e.fee.to_sat());
+        out.end_object();
+      }
+    };
+    if (what == "get_mempool") {
+      return ok(tables::json_value([&](tables::JsonWriter& out) {
+        out.begin_array();
+        write_pending(out);
+        out.end_array();
+      }));
+    }
     if (what == "get_balance") {
       const auto totals = s.addresses_.totals(*script);
       if (!totals) return failed(daemon_error, "the address index: " + totals.error().message());
       const auto& t = totals.value();
-      return ok("{\"confirmed\":" + std::to_string(t.funded_txo_sum.to_sat() - t.spent_txo_sum.to_sat()) + ",\"unconfirmed\":0}");
+      return ok("{\"confirmed\":" + std::to_string(t.funded_txo_sum.to_sat() - t.spent_txo_sum.to_sat()) +
+                ",\"unconfirmed\":" + std::to_string(pool != nullptr ? pool->balance(*script) : 0) + "}");
     }
     if (what == "subscribe" && !mine.scripts.contains(*script) && mine.scripts.size() >= s.options_.max_subscriptions) {
       return failed(bad_request,
@@ -393,13 +433,23 @@ struct Service::Impl {
           out.member_string("tx_hash", item.txid.to_hex());
           out.end_object();
         }
+        write_pending(out);
       } else {
         for (const auto& u : h.unspent) {
+          if (pool != nullptr && pool->spends(u.outpoint)) continue;  // (spent by an unconfirmed transaction)
           out.begin_object();
           out.member_uint("tx_pos", u.outpoint.index);
           out.member_uint("value", static_cast<std::uint64_t>(u.value.to_sat()));
           out.member_string("tx_hash", u.outpoint.txid.to_hex());
           out.member_uint("height", u.height);
+          out.end_object();
+        }
+        for (const Mempool::Output& u : pool != nullptr ? pool->unspent(*script) : std::vector<Mempool::Output>{}) {
+          out.begin_object();
+          out.member_uint("tx_pos", u.outpoint.index);
+          out.member_uint("value", static_cast<std::uint64_t>(u.value.to_sat()));
+          out.member_string("tx_hash", u.outpoint.txid.to_hex());
+          out.member_uint("height", 0);
           out.end_object();
         }
       }
@@ -477,6 +527,14 @@ struct Service::Impl {
     const auto verbose = p.flag(1, false);
     if (!txid || !verbose) return failed(invalid_params, "tx_hash (64 hex digits) and verbose (a boolean)");
     const auto not_found = [&] { return failed(bad_request, "No such mempool or blockchain transaction: " + txid->to_hex()); };
+    if (s.node_.mempool != nullptr) {
+      if (const auto pending = s.node_.mempool->transaction(*txid)) {
+        if (!*verbose) return ok(json_string(to_hex(pending->bytes())));
+        // (getrawtransaction's object of an unconfirmed transaction: no block, no confirmations)
+        return ok(tables::json_value(
+            [&](tables::JsonWriter& out) { tables::write_transaction_json(out, *pending, dir().net(), true, nullptr, false, nullptr); }));
+      }
+    }
     if (s.transactions_ == nullptr) return not_found();
     const auto place = s.transactions_->find(*txid);
     if (!place) return failed(daemon_error, "the transaction index: " + place.error().message());
@@ -506,6 +564,19 @@ struct Service::Impl {
     return ok(std::move(json));
   }
 
+  Outcome broadcast(const Params& p) const {
+    const auto hex = p.string(0);
+    if (!hex) return failed(invalid_params, "raw_tx: the transaction in hex");
+    if (!s.node_.broadcast) {
+      return failed(daemon_error, "this server reads a node's directory and has no peer to broadcast to (blockwire electrum --peer)");
+    }
+    const auto raw = from_hex(*hex);
+    if (!raw) return failed(bad_request, "raw_tx: not hex");
+    const auto sent = s.node_.broadcast(raw.value());
+    if (const auto* why = std::get_if<std::string>(&sent)) return failed(bad_request, "the transaction was not broadcast: " + *why);
+    return ok(json_string(std::get<Txid>(sent).to_hex()));
+  }
+
   Outcome call(std::string_view method, const rapidjson::Value* params) const {
     using namespace std::string_view_literals;
     const auto named = [&](std::initializer_list<std::string_view> names) { return Params(params, names); };
@@ -529,19 +600,34 @@ struct Service::Impl {
     if (method == "blockchain.block.header") return block_header(named({"height", "cp_height"}));
     if (method == "blockchain.block.headers") return block_headers(named({"start_height", "count", "cp_height"}));
     if (method == "blockchain.estimatefee") {
-      if (!named({"number"}).count(0)) return failed(invalid_params, "number: a non-negative integer");
-      return ok("-1");  // (no mempool here to estimate from, as a node without estimates answers)
+      const auto blocks = named({"number"}).count(0);
+      if (!blocks) return failed(invalid_params, "number: a non-negative integer");
+      if (s.node_.mempool == nullptr) return ok("-1");  // (no mempool here to estimate from, as a node without estimates answers)
+      // BTC/kvB: the rate that would make the next `number` blocks, or the relay fee when the mempool fills none
+      const auto rate = s.node_.mempool->fee_rate_for(std::max<std::uint64_t>(1, *blocks));
+      if (!rate) return ok("0.00001");
+      return ok(tables::json_value([&](tables::JsonWriter& out) { out.number(std::max(0.00001, *rate * 1000 / 1e8)); }));
     }
     if (method == "blockchain.relayfee") return ok("0.00001");  // (Core's default -minrelaytxfee, BTC/kvB)
-    if (method == "mempool.get_fee_histogram") return ok("[]");
+    if (method == "mempool.get_fee_histogram") {
+      if (s.node_.mempool == nullptr) return ok("[]");
+      return ok(tables::json_value([&](tables::JsonWriter& out) {
+        out.begin_array();
+        for (const auto& [rate, vsize] : s.node_.mempool->fee_histogram()) {
+          out.begin_array();
+          out.uint(rate);
+          out.uint(vsize);
+          out.end_array();
+        }
+        out.end_array();
+      }));
+    }
     if (method.starts_with("blockchain.scripthash."))
       return scripthash_call(method.substr("blockchain.scripthash."sv.size()), named({"scripthash"}));
     if (method == "blockchain.transaction.get") return transaction_get(named({"tx_hash", "verbose"}));
     if (method == "blockchain.transaction.get_merkle") return get_merkle(named({"tx_hash", "height"}));
     if (method == "blockchain.transaction.id_from_pos") return id_from_pos(named({"height", "tx_pos", "merkle"}));
-    if (method == "blockchain.transaction.broadcast") {
-      return failed(daemon_error, "this server reads a node's directory and has no peer to broadcast to (blockwire electrum --peer)");
-    }
+    if (method == "blockchain.transaction.broadcast") return broadcast(named({"raw_tx"}));
     return failed(method_not_found, "unknown method \"" + std::string(method) + "\"");
   }
 
@@ -564,18 +650,23 @@ struct Service::Impl {
     const auto method = request.FindMember("method");
     if (method == request.MemberEnd() || !method->value.IsString()) return respond(id, failed(invalid_request, "method: a string"));
     const auto params = request.FindMember("params");
-    const Outcome o = call(std::string_view(method->value.GetString(), method->value.GetStringLength()),
-                           params == request.MemberEnd() ? nullptr : &params->value);
+    const std::string_view name(method->value.GetString(), method->value.GetStringLength());
+    // The directory's lock a request at a time (a writer gets in between a
+    // batch's requests); not while a broadcast waits for the node.
+    std::shared_lock<std::shared_mutex> reading;
+    if (name != "blockchain.transaction.broadcast") reading = s.store_.lock();
+    const Outcome o = call(name, params == request.MemberEnd() ? nullptr : &params->value);
     if (notification) return std::nullopt;
     return respond(id, o);
   }
 };
 
-Service::Service(BlockStore& store, const TxIndex* transactions, const AddressIndex& addresses, ServiceOptions options)
+Service::Service(BlockStore& store, const TxIndex* transactions, const AddressIndex& addresses, ServiceOptions options, NodeSide node)
     : store_(store),
       transactions_(transactions),
       addresses_(addresses),
       options_(std::move(options)),
+      node_(std::move(node)),
       statuses_(std::make_shared<Statuses>()) {}
 
 std::optional<ScriptHash> Service::parse_scripthash(std::string_view hex) {
@@ -604,18 +695,13 @@ std::string Service::answer(std::string_view line, Subscriptions& mine) const {
                           std::string("invalid JSON at byte ") + std::to_string(doc.GetErrorOffset()) + ": " +
                               rapidjson::GetParseError_En(doc.GetParseError()));
   }
-  if (!doc.IsArray()) {
-    const auto reading = store_.lock();
-    return impl.one(doc).value_or("");
-  }
+  if (!doc.IsArray()) return impl.one(doc).value_or("");
   if (doc.Empty() || doc.Size() > options_.max_batch) {
     return error_response("null", invalid_request,
                           doc.Empty() ? "an empty batch" : "a batch of more than " + std::to_string(options_.max_batch) + " requests");
   }
   std::string out = "[";
   for (const auto& request : doc.GetArray()) {
-    // (the directory's lock a request at a time: a writer gets in between)
-    const auto reading = store_.lock();
     if (auto r = impl.one(request)) {
       if (out.size() > 1) out += ',';
       out += *r;
@@ -625,7 +711,7 @@ std::string Service::answer(std::string_view line, Subscriptions& mine) const {
   return out.size() == 1 ? std::string() : out + "]";
 }
 
-std::vector<std::string> Service::changes(const BlockHash& old_tip, Subscriptions& mine) const {
+std::vector<std::string> Service::changes(const BlockHash& old_tip, Subscriptions& mine, const ScriptSet* touched) const {
   std::vector<std::string> lines;
   const auto reading = store_.lock();
   std::uint64_t proof_leaves_left = 0;
@@ -638,13 +724,16 @@ std::vector<std::string> Service::changes(const BlockHash& old_tip, Subscription
   // Where the old chain left the best one: a history with a block above
   // it, or whose last block is no longer its last, may have changed.
   const std::int64_t fork = impl.fork_below(old_tip);
+  // (the tip where it was: only what the mempool touched can have changed)
+  const bool same_tip = touched != nullptr && !store_.index().empty() && old_tip == store_.index().tip();
   for (auto& [script, followed] : mine.scripts) {
+    if (same_tip && !touched->contains(script)) continue;
     std::int64_t top = -1;
     const auto r = addresses_.each_block(script, true, 0xffffffff, [&](const AddressIndex::BlockRow& row) {
       top = row.height;
       return false;
     });
-    if (!r || (top <= fork && top == followed.top)) continue;
+    if (!r || (top <= fork && top == followed.top && (touched == nullptr || !touched->contains(script)))) continue;
     const Impl::Status now = impl.status_now(script);
     if (now.failure || now.too_large) continue;
     followed.top = now.running.top;

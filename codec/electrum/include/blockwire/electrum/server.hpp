@@ -7,10 +7,13 @@
 
 #include <blockwire/electrum/service.hpp>
 #include <blockwire/io/error.hpp>
+#include <blockwire/net/connection.hpp>
+#include <blockwire/net/endpoint.hpp>
 
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,9 +39,20 @@ struct Tls {
   std::string key;          // PEM: its private key
 };
 
+// The node whose directory is served, over P2P: its mempool followed (the
+// transactions it announces), and broadcasts handed to it.
+struct NodePeerOptions {
+  net::Endpoint peer;
+  net::transport preferred = net::transport::v2;  // v1 when the node speaks only that, as fetch does
+  std::chrono::seconds broadcast_timeout{30};     // for the node to announce a transaction broadcast
+  std::chrono::seconds retry{5};                  // between attempts to reach the node
+  std::function<void(const std::string&)> log;    // a line an event (connected, lost); from the peer's thread
+};
+
 struct ServerOptions {
   ServiceOptions service;
   std::optional<Tls> tls;
+  std::optional<NodePeerOptions> node;  // none: confirmed transactions only, and no broadcast
   Limits limits;
   std::chrono::milliseconds refresh{1000};  // how often the directory is read again for appended blocks
 };

@@ -9,15 +9,19 @@
 #include <blockwire/directory/address_index.hpp>
 #include <blockwire/directory/block_store.hpp>
 #include <blockwire/directory/tx_index.hpp>
+#include <blockwire/electrum/mempool.hpp>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <span>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace blockwire::electrum {
@@ -61,11 +65,19 @@ struct Subscriptions {
   bool close = false;         // the answer is the last: the connection closes after it
 };
 
+// The node behind the server: its unconfirmed transactions, and how to
+// hand it one. Without it, confirmed data only.
+struct NodeSide {
+  const Mempool* mempool = nullptr;
+  // A raw transaction to the node: its txid once the node has it, or why not.
+  std::function<std::variant<Txid, std::string>(std::span<const std::byte>)> broadcast;
+};
+
 class Service {
  public:
   // `transactions`: none answers blockchain.transaction.get "not found"
   // for every txid.
-  Service(BlockStore& store, const TxIndex* transactions, const AddressIndex& addresses, ServiceOptions options);
+  Service(BlockStore& store, const TxIndex* transactions, const AddressIndex& addresses, ServiceOptions options, NodeSide node = {});
 
   // The answer to one line a client sent: a response, a batch's array, or
   // empty for notifications alone. Malformed JSON and requests get the
@@ -77,7 +89,9 @@ class Service {
   // statuses brought up to date. A status is worked out once a tip for
   // all connections (a script many wallets follow is read once). Safe
   // from several threads at once.
-  std::vector<std::string> changes(const BlockHash& old_tip, Subscriptions& mine) const;
+  // `touched`: scripts whose unconfirmed history changed (their statuses
+  // are worked out again too).
+  std::vector<std::string> changes(const BlockHash& old_tip, Subscriptions& mine, const ScriptSet* touched = nullptr) const;
 
   // Electrum's scripthash (the script's SHA-256, its bytes reversed in hex).
   static std::optional<ScriptHash> parse_scripthash(std::string_view hex);
@@ -90,6 +104,7 @@ class Service {
   const TxIndex* transactions_;
   const AddressIndex& addresses_;
   ServiceOptions options_;
+  NodeSide node_;
   struct Statuses;  // the statuses worked out at the current tip
   std::shared_ptr<Statuses> statuses_;
 };
