@@ -83,6 +83,7 @@ class MempoolNode(threading.Thread):
             seen = []
             theirs = peers.handshake(wire, height=len(self.blocks) - 1, first=False, seen=seen)
             if theirs.fRelay:
+                wire.send(peers.envelope(b'feefilter', struct.pack('<q', 250)))  # (sat/kvB: the least it relays)
                 with self.lock:
                     self.relaying.append((wire, b'wtxidrelay' in seen))
             self.serve(wire)

@@ -36,9 +36,9 @@ struct Chain {
   }
 };
 
-OutPoint confirmed_coin(std::uint8_t n) {
+OutPoint confirmed_coin(std::uint32_t n) {
   std::array<std::byte, 32> id{};
-  id[0] = std::byte{n};
+  for (int i = 0; i < 4; ++i) id[i] = static_cast<std::byte>(n >> (8 * i));
   return OutPoint{Txid::from_bytes(id), 0};
 }
 
@@ -164,26 +164,30 @@ TEST_CASE("Mempool: a parent mined leaves its child at height 0, clear() empties
   CHECK(pool.size() == 0);
 }
 
-TEST_CASE("Mempool: the fee histogram and the rate for the next blocks, from the highest rate down") {
+TEST_CASE("Mempool: the fee histogram in bins of 30,000 vbytes and more from the highest rate down, the rest not shown") {
   Chain chain;
   Mempool pool;
-  // Three transactions whose fees are chosen per vbyte: 50, 20 and 5 sat/vB.
-  std::vector<std::pair<std::int64_t, std::uint64_t>> made;  // rate, vsize
-  for (std::uint8_t i = 1; i <= 3; ++i) {
-    chain.coins[confirmed_coin(i)] = {0xa1, 10'000'000};
-    const std::int64_t rate = i == 1 ? 50 : i == 2 ? 20 : 5;
-    const Transaction probe = spend({confirmed_coin(i)}, {{0xb2, 1}});  // (the same size whatever the value's digits)
-    const auto vsize = static_cast<std::int64_t>(probe.vsize());
-    REQUIRE(pool.add(spend({confirmed_coin(i)}, {{0xb2, 10'000'000 - rate * vsize}}), chain.lookup()).value().what ==
+  std::uint32_t n = 0;
+  // A transaction paying `rate` sat/vB exactly (its vsize does not depend on the value's digits); its vsize.
+  const auto pay = [&](std::int64_t rate) {
+    ++n;
+    chain.coins[confirmed_coin(n)] = {0xa1, 10'000'000};
+    const auto vsize = static_cast<std::int64_t>(spend({confirmed_coin(n)}, {{0xb2, 1}}).vsize());
+    REQUIRE(pool.add(spend({confirmed_coin(n)}, {{0xb2, 10'000'000 - rate * vsize}}), chain.lookup()).value().what ==
             Mempool::outcome::added);
-    made.emplace_back(rate, static_cast<std::uint64_t>(vsize));
-  }
-  // Under 100 kvB in all: one bin, at the lowest rate, with every vbyte.
+    return static_cast<std::uint64_t>(vsize);
+  };
+  std::uint64_t small = 0;
+  for (int i = 0; i < 3; ++i) small += pay(7);
+  CHECK(pool.fee_histogram().empty());  // (3 small transactions: under a bin)
+  CHECK(!pool.fee_rate_for(1).has_value());
+  // At 40 sat/vB until past 30,000 vbytes: one bin at 40 with all of them; the 7s stay under the next bin.
+  std::uint64_t at_40 = 0;
+  while (at_40 <= 30'000) at_40 += pay(40);
   const auto bins = pool.fee_histogram();
   REQUIRE(bins.size() == 1);
-  CHECK(bins[0].first == 5);
-  CHECK(bins[0].second == made[0].second + made[1].second + made[2].second);
-  CHECK(!pool.fee_rate_for(1).has_value());  // all fit in a block
+  CHECK(bins[0] == std::pair<std::uint64_t, std::uint64_t>{40, at_40});
+  CHECK(small < 33'000);
 }
 
 TEST_CASE("Mempool: wait_for returns once another thread adds the transaction, or at its deadline") {

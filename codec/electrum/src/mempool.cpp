@@ -252,22 +252,32 @@ struct Rated {
 }  // namespace
 
 std::vector<std::pair<std::uint64_t, std::uint64_t>> Mempool::fee_histogram() const {
-  std::vector<Rated> all;
+  // vbytes by whole fee rate, the highest first
+  std::map<std::uint64_t, std::uint64_t, std::greater<>> by_rate;
   {
     const std::lock_guard lock(mutex_);
-    for (const auto& [id, k] : txs_) all.push_back({static_cast<double>(k.fee.to_sat()) / static_cast<double>(k.vsize), k.vsize});
+    for (const auto& [id, k] : txs_) by_rate[static_cast<std::uint64_t>(k.fee.to_sat()) / std::max<std::uint64_t>(k.vsize, 1)] += k.vsize;
   }
-  std::sort(all.begin(), all.end(), [](const Rated& a, const Rated& b) { return a.rate > b.rate; });
+  // Bins of 30,000 vbytes and more, each 10% larger than the last; a rate
+  // holding more than two bins' worth closes the bin before it first, so
+  // that it stands alone. What is left under a bin at the end is not shown.
   std::vector<std::pair<std::uint64_t, std::uint64_t>> bins;
-  double bin_size = 100'000;
+  double bin_size = 30'000;
   std::uint64_t in_bin = 0;
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    in_bin += all[i].vsize;
-    if (in_bin > bin_size || i + 1 == all.size()) {
-      bins.emplace_back(static_cast<std::uint64_t>(std::floor(all[i].rate)), in_bin);
+  std::optional<std::uint64_t> previous;
+  for (const auto& [rate, vbytes] : by_rate) {
+    if (static_cast<double>(vbytes) > 2 * bin_size && previous && in_bin > 0) {
+      bins.emplace_back(*previous, in_bin);
       in_bin = 0;
       bin_size *= 1.1;
     }
+    in_bin += vbytes;
+    if (static_cast<double>(in_bin) > bin_size) {
+      bins.emplace_back(rate, in_bin);
+      in_bin = 0;
+      bin_size *= 1.1;
+    }
+    previous = rate;
   }
   return bins;
 }

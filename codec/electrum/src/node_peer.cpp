@@ -20,7 +20,8 @@ constexpr auto ping_every = std::chrono::seconds(30);
 
 net::Timeouts peer_timeouts() {
   net::Timeouts t;
-  t.idle = std::chrono::minutes(3);  // (pinged every 30 s: an answer comes long before)
+  t.connect = std::chrono::seconds(3);  // (a stop waits for a connect under way: the node is near)
+  t.idle = std::chrono::minutes(3);     // (pinged every 30 s: an answer comes long before)
   return t;
 }
 
@@ -209,6 +210,8 @@ void NodePeer::run() {
             asked.erase(tx->tx.wtxid().to_raw_hash());
             asked.erase(tx->tx.txid().to_raw_hash());
             keep(tx->tx);
+          } else if (const auto* filter = std::get_if<p2p::FeeFilter>(&message.value())) {
+            fee_filter_ = filter->fee_rate;
           } else if (const auto* gone = std::get_if<p2p::NotFound>(&message.value())) {
             for (const p2p::InvItem& item : gone->items) asked.erase(item.hash);
           }

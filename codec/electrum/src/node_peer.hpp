@@ -42,6 +42,12 @@ class NodePeer {
   // Ends the kept connection and every broadcast under way (their answers:
   // an error); from any thread.
   void stop();
+  // The lowest fee rate the node relays, sat/kvB, as its feefilter said
+  // (none: not said yet).
+  std::optional<std::int64_t> relay_fee() const {
+    const std::int64_t f = fee_filter_;
+    return f >= 0 ? std::optional<std::int64_t>(f) : std::nullopt;
+  }
 
  private:
   void run();
@@ -58,6 +64,7 @@ class NodePeer {
   std::function<bool(const Txid&)> in_chain_;
   std::function<void(const ScriptSet&)> changed_;
   std::atomic<bool> connected_{false};
+  std::atomic<std::int64_t> fee_filter_{-1};
   std::atomic<unsigned> broadcasting_{0};
   std::mutex mutex_;  // guards what follows
   std::condition_variable wake_;

@@ -64,7 +64,7 @@ struct Server::State {
 
   NodeSide node_side() {
     if (!options.node) return {};
-    return {&mempool, [this](std::span<const std::byte> raw) { return peer->broadcast(raw); }};
+    return {&mempool, [this](std::span<const std::byte> raw) { return peer->broadcast(raw); }, [this] { return peer->relay_fee(); }};
   }
 
   // The confirmed coin at `o`, through the transaction index (its

@@ -564,6 +564,12 @@ struct Service::Impl {
     return ok(std::move(json));
   }
 
+  // BTC/kvB: the node's feefilter, else Core's default -minrelaytxfee (100 sat/kvB, Core 30's).
+  double relay_fee_btc() const {
+    const auto said = s.node_.relay_fee ? s.node_.relay_fee() : std::nullopt;
+    return static_cast<double>(said.value_or(100)) / 1e8;
+  }
+
   Outcome broadcast(const Params& p) const {
     const auto hex = p.string(0);
     if (!hex) return failed(invalid_params, "raw_tx: the transaction in hex");
@@ -605,10 +611,12 @@ struct Service::Impl {
       if (s.node_.mempool == nullptr) return ok("-1");  // (no mempool here to estimate from, as a node without estimates answers)
       // BTC/kvB: the rate that would make the next `number` blocks, or the relay fee when the mempool fills none
       const auto rate = s.node_.mempool->fee_rate_for(std::max<std::uint64_t>(1, *blocks));
-      if (!rate) return ok("0.00001");
-      return ok(tables::json_value([&](tables::JsonWriter& out) { out.number(std::max(0.00001, *rate * 1000 / 1e8)); }));
+      const double relay = relay_fee_btc();
+      return ok(tables::json_value([&](tables::JsonWriter& out) { out.number(rate ? std::max(relay, *rate * 1000 / 1e8) : relay); }));
     }
-    if (method == "blockchain.relayfee") return ok("0.00001");  // (Core's default -minrelaytxfee, BTC/kvB)
+    if (method == "blockchain.relayfee") {
+      return ok(tables::json_value([&](tables::JsonWriter& out) { out.number(relay_fee_btc()); }));
+    }
     if (method == "mempool.get_fee_histogram") {
       if (s.node_.mempool == nullptr) return ok("[]");
       return ok(tables::json_value([&](tables::JsonWriter& out) {

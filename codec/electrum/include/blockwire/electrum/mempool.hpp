@@ -98,9 +98,11 @@ class Mempool {
   // Waits until `txid` is kept, or `until`.
   bool wait_for(const Txid& txid, std::chrono::steady_clock::time_point until) const;
 
-  // Electrum's fee histogram: [fee rate (sat/vB, rounded down), vsize] from
-  // the highest rate down, each bin holding about 100 kvB more than the
-  // last grew by 10% (as ElectrumX makes it); the rest in a last bin.
+  // Electrum's fee histogram as ElectrumX and Fulcrum make it: [fee rate
+  // (sat/vB, rounded down), vbytes] from the highest rate down, bins of
+  // 30,000 vbytes growing by 10% each, a rate with more than two bins'
+  // worth alone in its own; what is left under a bin at the end not shown
+  // (a mempool under 30,000 vbytes: none).
   std::vector<std::pair<std::uint64_t, std::uint64_t>> fee_histogram() const;
   // The fee rate (sat/vB) a transaction needs to be in the next `blocks`
   // blocks if they were made of the highest-rate transactions kept (a

@@ -71,6 +71,8 @@ struct NodeSide {
   const Mempool* mempool = nullptr;
   // A raw transaction to the node: its txid once the node has it, or why not.
   std::function<std::variant<Txid, std::string>(std::span<const std::byte>)> broadcast;
+  // The lowest fee rate the node relays, sat/kvB (none: not known yet).
+  std::function<std::optional<std::int64_t>()> relay_fee;
 };
 
 class Service {
