@@ -127,7 +127,7 @@ struct Service::Statuses {
   static constexpr std::size_t max_kept = 1'000'000;  // scripts (a few hundred bytes each); past it, all forgotten
   detail::TouchCache blocks;                          // the blocks statuses were last made from
   std::mutex mutex;
-  std::map<ScriptHash, Entry, Subscriptions::ByBytes> by_script;
+  std::map<ScriptHash, Entry, ScriptHashLess> by_script;
 };
 
 struct Service::Impl {

@@ -14,6 +14,7 @@
 #include <blockwire/directory/address_index.hpp>
 #include <blockwire/io/error.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>

@@ -55,12 +55,7 @@ struct Subscriptions {
     std::optional<std::string> status;
     std::int64_t top = -1;  // the last block of the history the status was of (-1: none)
   };
-  struct ByBytes {
-    bool operator()(const ScriptHash& a, const ScriptHash& b) const noexcept {
-      return std::lexicographical_compare(a.bytes().begin(), a.bytes().end(), b.bytes().begin(), b.bytes().end());
-    }
-  };
-  std::map<ScriptHash, Followed, ByBytes> scripts;
+  std::map<ScriptHash, Followed, ScriptHashLess> scripts;
   bool version_said = false;  // server.version answered once (a second is an error, as ElectrumX has it)
   bool close = false;         // the answer is the last: the connection closes after it
 };
