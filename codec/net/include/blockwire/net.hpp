@@ -1,6 +1,6 @@
 // Talking to Bitcoin nodes: connections, the handshake, headers-first sync
 // into blk files, and serving a blocks directory. A library on the public
-// API of io, codec, p2p and block files.
+// API of p2p and directory (and the libraries below them).
 #pragma once
 
 #include <blockwire/net/connection.hpp>

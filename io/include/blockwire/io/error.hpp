@@ -30,7 +30,7 @@ namespace blockwire {
 // Each layer's failures are `blockwire::<layer>::errc`, in the category
 // `blockwire::<layer>::category()`: io, codec (decoding), address and
 // check (the codec's scripts and block checks), p2p, net, blockfiles,
-// undo, filters. What kind of failure one is, whatever its layer, is its
+// undo, filters, directory. What kind of failure one is, whatever its layer, is its
 // condition: compare the code with one (`e.code() == condition::bad_data`),
 // never its category.
 enum class condition : int {

@@ -206,7 +206,8 @@ class BlockIndex {
   // since; links them (and blocks whose parent has now come), and moves
   // the best chain. A file cut back below where reading stopped (a
   // writer's repair) makes it build the index again. Returns whether the
-  // best chain's tip changed. Pointers into blocks() do not survive it.
+  // best chain's tip changed. IndexedBlock values taken before it may be
+  // out of date after it (read them again with block(id) or find()).
   result<bool> refresh();
 
   // Every block (on the best chain or not, linked or not), by id from 0.

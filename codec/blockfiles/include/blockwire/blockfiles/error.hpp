@@ -1,6 +1,6 @@
 // What can be wrong with a blocks directory or a blk file. Each code means
 // one thing; I/O failures are std::system_category codes, decoding failures
-// blockwire.decode codes.
+// the codec's (blockwire.codec) and io's (truncated input).
 #pragma once
 
 #include <system_error>

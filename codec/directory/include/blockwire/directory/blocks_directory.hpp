@@ -126,7 +126,7 @@ class BlocksDirectory {
 
   // The block's bytes, as its record holds them. Errors: the file's, why
   // no record starts at its offset (read_block_record), and
-  // directory::errc::wrong_block where the record holds another block.
+  // blockfiles::errc::wrong_block where the record holds another block.
   result<std::vector<std::byte>> read_block(const IndexedBlock& block) const;
   // The same into `bytes`, its memory kept from call to call (a reader of
   // many blocks: read_block_record's reason).

@@ -4,8 +4,8 @@
 // dropped without touching the others. Stopping shuts every connection
 // down and joins every thread.
 //
-// Slots, as Bitcoin Core's node keeps them (docs/design.md, "serve's
-// slots"): a connection is first *handshaking*, in a budget of its own
+// Slots, as Bitcoin Core's node keeps them (docs/design.md, "Talking to
+// nodes"): a connection is first *handshaking*, in a budget of its own
 // (max_handshaking, max_handshaking_per_netgroup of one /16 or /32) with a
 // deadline (the handshake timeout, from accept to verack), so that nothing
 // that has not finished a handshake can take a peer's place; a newcomer

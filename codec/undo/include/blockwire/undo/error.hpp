@@ -1,6 +1,7 @@
 // What can be wrong with undo data. Each code means one thing; decoding
-// failures of the shared kind (truncated input, trailing bytes) are
-// blockwire.decode codes, I/O failures std::system_category codes.
+// failures of the shared kind are the lower layers' codes (truncated
+// input io::errc::truncated, trailing bytes or bad counts codec::errc),
+// I/O failures std::system_category codes.
 #pragma once
 
 #include <blockwire/io/error.hpp>
