@@ -142,13 +142,27 @@ History history_of(const BlocksDirectory& dir, const AddressIndex& addresses, To
   return out;
 }
 
+void hash_status_item(Sha256& hasher, const Txid& txid, std::int64_t height) {
+  std::string text = txid.to_hex();
+  text += ':';
+  text += std::to_string(height);
+  text += ':';
+  hasher.update(std::as_bytes(std::span(text)));
+}
+
+std::int64_t fork_height(const BlockIndex& index, const BlockHash& old_tip) {
+  for (auto b = index.find(old_tip); b; b = index.parent(*b)) {
+    if (index.on_best_chain(*b)) return static_cast<std::int64_t>(b->height);
+  }
+  return -1;
+}
+
 result<bool> extend_status(const BlocksDirectory& dir, const AddressIndex& addresses, TouchCache& blocks, const ScriptHash& script,
                            std::uint64_t limit, RunningStatus& running) {
   const auto count = count_within(addresses, script, limit);
   if (!count) return count.error();
   if (!count.value()) return false;
   std::optional<error> failure;
-  std::string text;
   const auto start = static_cast<std::uint32_t>(running.top + 1);
   const auto r = addresses.each_block(script, false, start, [&](const AddressIndex::BlockRow& row) {
     auto touches = blocks.of(dir, row.height, script);
@@ -157,11 +171,7 @@ result<bool> extend_status(const BlocksDirectory& dir, const AddressIndex& addre
       return false;
     }
     for (const auto& touch : touches.value()) {
-      text = touch.txid.to_hex();
-      text += ':';
-      text += std::to_string(row.height);
-      text += ':';
-      running.hasher.update(std::as_bytes(std::span(text)));
+      hash_status_item(running.hasher, touch.txid, row.height);
       ++running.items;
     }
     running.top = row.height;

@@ -100,6 +100,13 @@ class TouchCache {
   std::list<std::uint32_t> used_;  // heights, the most recently asked for first
 };
 
+// The protocol's status hashes "txid:height:" for each item in order.
+void hash_status_item(Sha256& hasher, const Txid& txid, std::int64_t height);
+
+// The height of the highest block of `old_tip`'s chain that is on the best
+// chain now (-1: none).
+std::int64_t fork_height(const BlockIndex& index, const BlockHash& old_tip);
+
 // A script's history (History::items alone), its blocks read through `blocks`.
 History history_of(const BlocksDirectory& dir, const AddressIndex& addresses, TouchCache& blocks, const ScriptHash& script,
                    std::uint64_t limit);

@@ -14,9 +14,9 @@ result<Mempool::Added> Mempool::add(const Transaction& tx, const ChainCoins& cha
   }
   // The coins: from the kept transactions first (under the lock), the
   // chain's for the others (outside it: a lookup reads a block).
-  Kept kept{tx, Amount{}, tx.vsize(), {}, {}, {}};
+  Kept kept{tx, Amount{}, tx.vsize(), {}, {}, {}, {}};
   std::vector<std::optional<SpentOutput>> coins(tx.input_count());
-  std::vector<std::size_t> from_chain;
+  std::vector<bool> from_pool(tx.input_count(), false);
   {
     const std::lock_guard lock(mutex_);
     if (txs_.contains(txid)) {
@@ -26,19 +26,17 @@ result<Mempool::Added> Mempool::add(const Transaction& tx, const ChainCoins& cha
     for (std::size_t i = 0; i < tx.input_count(); ++i) {
       const OutPoint& prevout = tx.input(i).prevout();
       const auto parent = txs_.find(prevout.txid);
-      if (parent == txs_.end()) {
-        from_chain.push_back(i);
-        continue;
-      }
+      if (parent == txs_.end()) continue;
       if (prevout.index >= parent->second.tx.output_count()) {
         out.what = outcome::missing_inputs;
         return out;
       }
-      const OutputView o = parent->second.tx.output(prevout.index);
-      coins[i] = SpentOutput{ScriptHash::of(o.script_pubkey()), o.value()};
+      coins[i] = SpentOutput{parent->second.outputs[prevout.index], parent->second.tx.output(prevout.index).value()};
+      from_pool[i] = true;
     }
   }
-  for (const std::size_t i : from_chain) {
+  for (std::size_t i = 0; i < tx.input_count(); ++i) {
+    if (from_pool[i]) continue;
     auto coin = chain(tx.input(i).prevout());
     if (!coin) return coin.error();
     if (!coin.value()) {
@@ -55,7 +53,8 @@ result<Mempool::Added> Mempool::add(const Transaction& tx, const ChainCoins& cha
   }
   for (std::size_t i = 0; i < tx.output_count(); ++i) {
     paid += tx.output(i).value().to_sat();
-    kept.scripts.insert(ScriptHash::of(tx.output(i).script_pubkey()));
+    kept.outputs.push_back(ScriptHash::of(tx.output(i).script_pubkey()));
+    kept.scripts.insert(kept.outputs.back());
   }
   if (paid > in) {
     out.what = outcome::overspends;
@@ -79,8 +78,7 @@ result<Mempool::Added> Mempool::add(const Transaction& tx, const ChainCoins& cha
   }
   // (a parent gone since its coin was read, or replaced just now: this one spends what is not there)
   for (std::size_t i = 0; i < tx.input_count(); ++i) {
-    const bool from_pool = std::find(from_chain.begin(), from_chain.end(), i) == from_chain.end();
-    if (from_pool && !txs_.contains(tx.input(i).prevout().txid)) {
+    if (from_pool[i] && !txs_.contains(tx.input(i).prevout().txid)) {
       out.what = outcome::missing_inputs;
       return out;
     }
@@ -174,17 +172,16 @@ std::vector<Mempool::Entry> Mempool::history(const ScriptHash& script) const {
   const std::lock_guard lock(mutex_);
   const auto ids = by_script_.find(script);
   if (ids == by_script_.end()) return out;
-  // (txid order within each height: the set's order is by bytes, the protocol shows hex)
-  std::vector<std::pair<std::string, Entry>> sorted;
   for (const Txid& id : ids->second) {
     const Kept& k = txs_.at(id);
-    sorted.emplace_back(id.to_hex(), Entry{id, has_unconfirmed_coin(k) ? -1 : 0, k.fee});
+    out.push_back({id, has_unconfirmed_coin(k) ? -1 : 0, k.fee});
   }
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    if (a.second.height != b.second.height) return a.second.height > b.second.height;
-    return a.first < b.first;
+  // (txid order within each height as the protocol shows txids: their bytes reversed)
+  std::sort(out.begin(), out.end(), [](const Entry& a, const Entry& b) {
+    if (a.height != b.height) return a.height > b.height;
+    const auto x = a.txid.bytes(), y = b.txid.bytes();
+    return std::lexicographical_compare(x.rbegin(), x.rend(), y.rbegin(), y.rend());
   });
-  for (auto& [hex, e] : sorted) out.push_back(e);
   return out;
 }
 
@@ -199,7 +196,7 @@ std::int64_t Mempool::balance(const ScriptHash& script) const {
       if (c.script == script) sum -= c.value.to_sat();
     }
     for (std::size_t i = 0; i < k.tx.output_count(); ++i) {
-      if (ScriptHash::of(k.tx.output(i).script_pubkey()) == script) sum += k.tx.output(i).value().to_sat();
+      if (k.outputs[i] == script) sum += k.tx.output(i).value().to_sat();
     }
   }
   return sum;
@@ -214,7 +211,7 @@ std::vector<Mempool::Output> Mempool::unspent(const ScriptHash& script) const {
     const Kept& k = txs_.at(id);
     for (std::uint32_t i = 0; i < k.tx.output_count(); ++i) {
       const OutPoint at{id, i};
-      if (ScriptHash::of(k.tx.output(i).script_pubkey()) == script && !spenders_.contains(at)) out.push_back({at, k.tx.output(i).value()});
+      if (k.outputs[i] == script && !spenders_.contains(at)) out.push_back({at, k.tx.output(i).value()});
     }
   }
   return out;

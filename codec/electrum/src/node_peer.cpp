@@ -49,10 +49,23 @@ void NodePeer::stop() {
   {
     const std::lock_guard lock(mutex_);
     stopping_ = true;
-    if (socket_ >= 0) ::shutdown(socket_, SHUT_RDWR);
-    for (const int fd : broadcasting_sockets_) ::shutdown(fd, SHUT_RDWR);
+    for (const int fd : sockets_) ::shutdown(fd, SHUT_RDWR);
   }
   wake_.notify_all();
+}
+
+bool NodePeer::stopping() const {
+  const std::lock_guard lock(mutex_);
+  return stopping_;
+}
+
+void NodePeer::track(int& mine, int fd) {
+  const std::lock_guard lock(mutex_);
+  if (mine >= 0) sockets_.erase(mine);
+  mine = fd;
+  if (fd < 0) return;
+  sockets_.insert(fd);
+  if (stopping_) ::shutdown(fd, SHUT_RDWR);
 }
 
 NodePeer::~NodePeer() {
@@ -151,15 +164,9 @@ ScriptSet NodePeer::retry_waiting() {
 }
 
 void NodePeer::run() {
-  const auto stopped = [this] {
-    const std::lock_guard lock(mutex_);
-    return stopping_;
-  };
-  const auto on_socket = [this](int fd) {
-    const std::lock_guard lock(mutex_);
-    socket_ = fd;
-    if (stopping_ && fd >= 0) ::shutdown(fd, SHUT_RDWR);
-  };
+  const auto stopped = [this] { return stopping(); };
+  int socket = -1;
+  const auto on_socket = [&](int fd) { track(socket, fd); };
   bool said_failure = false;
   while (!stopped()) {
     net::Dialed dialed = net::dial(options_.peer, net_, peer_timeouts(), options_.preferred, on_socket, stopped);
@@ -219,10 +226,7 @@ void NodePeer::run() {
       }
     }
     const bool was_connected = connected_.exchange(false);
-    {
-      const std::lock_guard lock(mutex_);
-      socket_ = -1;  // (closed with `dialed` below: its number may be reused)
-    }
+    track(socket, -1);  // (closed with `dialed` below: its number may be reused)
     if (stopped()) break;
     const std::string why = failure ? (c ? c->describe(*failure) : failure->message()) : "closed";
     {
@@ -262,25 +266,15 @@ std::variant<Txid, std::string> NodePeer::broadcast(std::span<const std::byte> r
   timeouts.connect = std::min(timeouts.connect, std::chrono::milliseconds(options_.broadcast_timeout));
   timeouts.idle = options_.broadcast_timeout;
   timeouts.handshake = options_.broadcast_timeout;
-  int fd = -1;  // (shut down by stop())
-  const auto on_socket = [&](int s) {
-    const std::lock_guard lock(mutex_);
-    if (fd >= 0) broadcasting_sockets_.erase(fd);
-    fd = s;
-    if (s >= 0) broadcasting_sockets_.insert(s);
-    if (stopping_ && s >= 0) ::shutdown(s, SHUT_RDWR);
-  };
-  struct Forget {
-    const std::function<void(int)>& f;
-    ~Forget() { f(-1); }
-  };
-  const std::function<void(int)> track = on_socket;
-  const auto stopped = [this] {
-    const std::lock_guard lock(mutex_);
-    return stopping_;
-  };
-  net::Dialed dialed = net::dial(options_.peer, net_, timeouts, options_.preferred, track, stopped);
-  const Forget forget{track};
+  const auto stopped = [this] { return stopping(); };
+  int socket = -1;  // (shut down by stop())
+  net::Dialed dialed = net::dial(
+      options_.peer, net_, timeouts, options_.preferred, [&](int fd) { track(socket, fd); }, stopped);
+  struct Forget {  // (before `dialed` closes it: its number may be reused)
+    NodePeer& peer;
+    int& socket;
+    ~Forget() { peer.track(socket, -1); }
+  } const forget{*this, socket};
   if (!dialed.connection || dialed.failure) {
     const error e = dialed.failure.value_or(error(net::errc::connection_closed));
     return "could not reach the node at " + options_.peer.to_string() + ": " +

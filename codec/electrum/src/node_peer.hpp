@@ -55,6 +55,10 @@ class NodePeer {
   // Waiting transactions that spend `parent`'s outputs, tried again.
   void adopt(const Txid& parent, ScriptSet& touched);
   void say(const std::string& line) const;
+  bool stopping() const;
+  // `mine` (a connection's socket, -1: none) becomes `fd`: shut down by
+  // stop(), at once when stopping already.
+  void track(int& mine, int fd);
   bool sleep_for(std::chrono::seconds s);  // false: stopping
 
   NodePeerOptions options_;
@@ -66,11 +70,10 @@ class NodePeer {
   std::atomic<bool> connected_{false};
   std::atomic<std::int64_t> fee_filter_{-1};
   std::atomic<unsigned> broadcasting_{0};
-  std::mutex mutex_;  // guards what follows
+  mutable std::mutex mutex_;  // guards what follows
   std::condition_variable wake_;
   bool stopping_ = false;
-  int socket_ = -1;                     // the kept connection's, for shutdown(2) at stop
-  std::set<int> broadcasting_sockets_;  // (the same)
+  std::set<int> sockets_;  // the kept connection's and the broadcasts', for shutdown(2) at stop
   std::string last_failure_;
   struct Waiting {
     Transaction tx;

@@ -1,3 +1,4 @@
+#include "history.hpp"
 #include "node_peer.hpp"
 
 #include <blockwire/electrum/server.hpp>
@@ -99,6 +100,12 @@ struct Server::State {
 
   void log(const std::string& line) const {
     if (options.node && options.node->log) options.node->log(line);
+  }
+
+  // The best chain's tip (all zeros: none yet).
+  BlockHash tip() const {
+    const auto reading = store.lock();
+    return store.index().empty() ? BlockHash::all_zeros() : store.index().tip();
   }
 
   // What moved, to every session: the tip from `old_tip`, and scripts' unconfirmed histories.
@@ -392,14 +399,7 @@ namespace {
 void confirm_in_mempool(Server::State& s, const BlockHash& old_tip, ScriptSet& touched) {
   if (s.mempool.size() == 0) return;
   const auto reading = s.store.lock();
-  const BlockIndex& index = s.store.index();
-  std::int64_t fork = -1;
-  for (auto b = index.find(old_tip); b; b = index.parent(*b)) {
-    if (index.on_best_chain(*b)) {
-      fork = static_cast<std::int64_t>(b->height);
-      break;
-    }
-  }
+  const std::int64_t fork = detail::fork_height(s.store.index(), old_tip);
   std::vector<std::byte> bytes;
   for (auto h = static_cast<std::uint64_t>(fork + 1); h < s.store.directory().chain_size(); ++h) {
     const IndexedBlock b = s.store.directory().at_height(h);
@@ -449,19 +449,9 @@ bool Server::run(int stop_fd) {
           touched->swap(s.touched_since);
         }
         touched->insert(expired.begin(), expired.end());
-        if (!touched->empty()) {
-          BlockHash tip = BlockHash::all_zeros();
-          {
-            const auto reading = s.store.lock();
-            if (!s.store.index().empty()) tip = s.store.index().tip();
-          }
-          s.tell_all(tip, std::move(touched));
-        }
+        if (!touched->empty()) s.tell_all(s.tip(), std::move(touched));
       }
-      if (!behind) {
-        const auto reading = s.store.lock();
-        old_tip = s.store.index().empty() ? BlockHash::all_zeros() : s.store.index().tip();
-      }
+      if (!behind) old_tip = s.tip();
       const auto moved = s.store.refresh();
       if (!(moved && moved.value()) && !behind) continue;
       {

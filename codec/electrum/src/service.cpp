@@ -314,12 +314,7 @@ struct Service::Impl {
   // ---- statuses
   // The height of the highest block of `old_tip`'s chain that is on the
   // best chain now (-1: none).
-  std::int64_t fork_below(const BlockHash& old_tip) const {
-    for (auto b = index().find(old_tip); b; b = index().parent(*b)) {
-      if (index().on_best_chain(*b)) return static_cast<std::int64_t>(b->height);
-    }
-    return -1;
-  }
+  std::int64_t fork_below(const BlockHash& old_tip) const { return detail::fork_height(index(), old_tip); }
 
   struct Status {
     detail::RunningStatus running;
@@ -337,10 +332,7 @@ struct Service::Impl {
     const auto pending = s.node_.mempool->history(script);
     if (pending.empty()) return out;
     Sha256 hasher = out.running.hasher;
-    for (const Mempool::Entry& e : pending) {
-      const std::string text = e.txid.to_hex() + ':' + std::to_string(e.height) + ':';
-      hasher.update(std::as_bytes(std::span(text)));
-    }
+    for (const Mempool::Entry& e : pending) detail::hash_status_item(hasher, e.txid, e.height);
     out.running.status = to_hex(hasher.finish().bytes());
     return out;
   }

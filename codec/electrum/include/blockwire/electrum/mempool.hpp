@@ -118,8 +118,9 @@ class Mempool {
     Transaction tx;
     Amount fee;
     std::uint64_t vsize = 0;
-    std::vector<SpentOutput> coins;  // an input each
-    ScriptSet scripts;               // funded or spent
+    std::vector<SpentOutput> coins;   // an input each
+    std::vector<ScriptHash> outputs;  // each output's script, hashed once
+    ScriptSet scripts;                // funded or spent
     std::chrono::steady_clock::time_point since;
   };
   // Removes `txid` (and, with `descendants`, what spends its outputs),
