@@ -472,3 +472,18 @@ TEST_CASE(
   CHECK(listed == 379);
   CHECK(service.get("/api/block/" + blocks[1]["hash"].get<std::string>() + "/txs/1").body == "start index must be a multiple of 25");
 }
+
+TEST_CASE("rest::Service::quick: what reads blocks waits in the slow queue, the chain's state and the page do not") {
+  using blockwire::rest::Service;
+  for (const char* slow :
+       {"/rest/block/00.json", "/rest/block/notxdetails/00.json", "/rest/blockpart/00.bin?offset=0&size=1", "/rest/tx/00.hex",
+        "/rest/headers/00.json?count=5", "/rest/blockfilter/basic/00.bin", "/rest/blockfilterheaders/basic/00.json?count=3",
+        "/rest/spenttxouts/00.json", "/api/block/00/txs", "/api/tx/00/outspends", "/api/address/bcrt1q/txs", "/api/scripthash/00/utxo"}) {
+    CHECK_MESSAGE(!Service::quick(slow), slow);
+  }
+  for (const char* quick : {"/rest/chaininfo.json", "/rest/mempool/info.json", "/rest/getutxos/checkmempool/00-0.json",
+                            "/rest/deploymentinfo.json", "/rest/blockhashbyheight/3.hex", "/api/blocks/tip/height", "/api/blocks/tip/hash",
+                            "/api/block-height/3", "/", "/index.html", "/no/such/route"}) {
+    CHECK_MESSAGE(Service::quick(quick), quick);
+  }
+}

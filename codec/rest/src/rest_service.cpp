@@ -3,6 +3,7 @@
 
 #include <blockwire/rest/rest_service.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -15,42 +16,84 @@ namespace blockwire::rest {
 Service::Service(BlockStore& store, Sources sources) : store_(store), sources_(std::move(sources)), coins_(std::make_unique<Coins>()) {}
 Service::~Service() = default;
 
+namespace {
+
+// What a route's answer is made from: the target's rest after the route's
+// prefix (Core's routes: with the query, which is theirs; Esplora's: the
+// path's alone, their query apart, as Esplora reads it), the whole target
+// and the body.
+struct Request {
+  const detail::Answers& route;
+  std::string_view part;
+  std::string_view target;
+  std::string_view query;
+  std::string_view body;
+};
+
+// One route: its path prefix (or the whole path), whether its answer is
+// slow to make (a block, a transaction, headers or filters: megabytes of
+// JSON at worst; HttpServer gives the quick ones a worker of their own),
+// and its answer.
+struct Route {
+  std::string_view prefix;
+  enum match : unsigned char { core, esplora, whole_path } kind;
+  bool slow;
+  Response (*answer)(const Request&);
+};
+
+// Core's routes first, in its order (a prefix before the longer ones it
+// would take), then Esplora's.
+constexpr Route routes[] = {
+    {"/rest/tx/", Route::core, true, [](const Request& r) { return r.route.transaction(std::string(r.part)); }},
+    {"/rest/block/notxdetails/", Route::core, true, [](const Request& r) { return r.route.block(std::string(r.part), 1, std::nullopt); }},
+    {"/rest/block/", Route::core, true, [](const Request& r) { return r.route.block(std::string(r.part), 3, std::nullopt); }},
+    {"/rest/blockpart/", Route::core, true, [](const Request& r) { return r.route.block_part(std::string(r.part), r.target); }},
+    {"/rest/blockfilter/", Route::core, true, [](const Request& r) { return r.route.block_filter(std::string(r.part)); }},
+    {"/rest/blockfilterheaders/", Route::core, true,
+     [](const Request& r) { return r.route.filter_headers(std::string(r.part), r.target); }},
+    {"/rest/chaininfo", Route::core, false, [](const Request& r) { return r.route.chain_info(std::string(r.part)); }},
+    {"/rest/mempool/", Route::core, false, [](const Request& r) { return r.route.mempool(std::string(r.part), r.target); }},
+    {"/rest/headers/", Route::core, true, [](const Request& r) { return r.route.headers(std::string(r.part), r.target); }},
+    {"/rest/getutxos", Route::core, false, [](const Request& r) { return r.route.utxos(std::string(r.part), r.body); }},
+    {"/rest/deploymentinfo/", Route::core, false, [](const Request& r) { return r.route.deployment_info(std::string(r.part)); }},
+    {"/rest/deploymentinfo", Route::core, false, [](const Request& r) { return r.route.deployment_info(std::string(r.part)); }},
+    {"/rest/blockhashbyheight/", Route::core, false, [](const Request& r) { return r.route.block_hash_by_height(std::string(r.part)); }},
+    {"/rest/spenttxouts/", Route::core, true, [](const Request& r) { return r.route.spent_outputs(std::string(r.part)); }},
+    {"/api/blocks/tip/height", Route::whole_path, false, [](const Request& r) { return r.route.esplora_tip("height"); }},
+    {"/api/blocks/tip/hash", Route::whole_path, false, [](const Request& r) { return r.route.esplora_tip("hash"); }},
+    {"/api/block-height/", Route::esplora, false, [](const Request& r) { return r.route.esplora_block_height(r.part); }},
+    {"/api/block/", Route::esplora, true, [](const Request& r) { return r.route.esplora_block(r.part); }},
+    {"/api/tx/", Route::esplora, true, [](const Request& r) { return r.route.esplora_tx(r.part); }},
+    {"/api/address/", Route::esplora, true, [](const Request& r) { return r.route.esplora_address(r.part, r.query, false); }},
+    {"/api/scripthash/", Route::esplora, true, [](const Request& r) { return r.route.esplora_address(r.part, r.query, true); }},
+};
+
+std::string_view path_of(std::string_view target) noexcept { return target.substr(0, target.find('?')); }
+
+// The route that answers `path`; none: the page's files, or 404.
+const Route* route_of(std::string_view path) noexcept {
+  for (const Route& r : routes) {
+    if (r.kind == Route::whole_path ? path == r.prefix : path.starts_with(r.prefix)) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool Service::quick(std::string_view target) noexcept {
+  const Route* r = route_of(path_of(target));
+  return r == nullptr || !r->slow;
+}
+
 Response Service::get(std::string_view target, std::string_view body) const {
   auto lock = store_.lock();
-  const detail::Answers route{store_, store_.directory(), store_.index(), sources_, *coins_, lock};
-  const std::string_view path = target.substr(0, target.find('?'));
-  // Core's routes, matched by prefix in its order; the rest of the target
-  // (its query too) is the route's.
-  const auto after = [&](std::string_view prefix) -> std::optional<std::string> {
-    if (!path.starts_with(prefix)) return std::nullopt;
-    return std::string(target.substr(prefix.size()));
-  };
-  if (auto part = after("/rest/tx/")) return route.transaction(*part);
-  if (auto part = after("/rest/block/notxdetails/")) return route.block(*part, 1, std::nullopt);
-  if (auto part = after("/rest/block/")) return route.block(*part, 3, std::nullopt);
-  if (auto part = after("/rest/blockpart/")) return route.block_part(*part, target);
-  if (auto part = after("/rest/blockfilter/")) return route.block_filter(*part);
-  if (auto part = after("/rest/blockfilterheaders/")) return route.filter_headers(*part, target);
-  if (auto part = after("/rest/chaininfo")) return route.chain_info(*part);
-  if (auto part = after("/rest/mempool/")) return route.mempool(*part, target);
-  if (auto part = after("/rest/headers/")) return route.headers(*part, target);
-  if (auto part = after("/rest/getutxos")) return route.utxos(*part, body);
-  if (auto part = after("/rest/deploymentinfo/")) return route.deployment_info(*part);
-  if (auto part = after("/rest/deploymentinfo")) return route.deployment_info(*part);
-  if (auto part = after("/rest/blockhashbyheight/")) return route.block_hash_by_height(*part);
-  if (auto part = after("/rest/spenttxouts/")) return route.spent_outputs(*part);
-  // Esplora's routes, their query ignored as Esplora ignores it.
-  const auto api = [&](std::string_view prefix) -> std::optional<std::string_view> {
-    if (!path.starts_with(prefix)) return std::nullopt;
-    return path.substr(prefix.size());
-  };
-  if (path == "/api/blocks/tip/height" || path == "/api/blocks/tip/hash") return route.esplora_tip(path.substr(path.rfind('/') + 1));
-  if (auto part = api("/api/block-height/")) return route.esplora_block_height(*part);
-  if (auto part = api("/api/block/")) return route.esplora_block(*part);
-  if (auto part = api("/api/tx/")) return route.esplora_tx(*part);
-  const std::string_view query = path.size() < target.size() ? target.substr(path.size() + 1) : std::string_view{};
-  if (auto part = api("/api/address/")) return route.esplora_address(*part, query, false);
-  if (auto part = api("/api/scripthash/")) return route.esplora_address(*part, query, true);
+  const detail::Answers answers{store_, store_.directory(), store_.index(), sources_, *coins_, lock};
+  const std::string_view path = path_of(target);
+  if (const Route* r = route_of(path)) {
+    const std::string_view query = path.size() < target.size() ? target.substr(path.size() + 1) : std::string_view{};
+    const std::string_view part = (r->kind == Route::core ? target : path).substr(std::min(r->prefix.size(), path.size()));
+    return r->answer(Request{answers, part, target, query, body});
+  }
   // The explorer page, outside /rest/.
   for (std::size_t i = 0; i < detail::page_file_count; ++i) {
     const detail::PageFile& f = detail::page_files[i];

@@ -17,15 +17,6 @@ std::string utxo_set_beside(const std::string& blocks_dir) {
   return {};
 }
 
-bool quick_route(std::string_view target) noexcept {
-  for (const std::string_view slow :
-       {"/rest/block/", "/rest/blockpart/", "/rest/tx/", "/rest/spenttxouts/", "/rest/headers/", "/rest/blockfilter/",
-        "/rest/blockfilterheaders/", "/api/block/", "/api/tx/", "/api/address/", "/api/scripthash/"}) {
-    if (target.starts_with(slow)) return false;
-  }
-  return true;
-}
-
 Server::Server(BlockStore& store, Indexes indexes, std::string utxo_set, std::chrono::milliseconds refresh)
     : store_(store),
       indexes_(indexes),
@@ -40,7 +31,7 @@ result<std::unique_ptr<Server>> Server::listen(BlockStore& store, Indexes indexe
   const Service& service = server->service_;
   auto http = HttpServer::listen(
       address, port, [&service](std::string_view, std::string_view target, std::string_view body) { return service.get(target, body); },
-      options.limits, quick_route);
+      options.limits, &Service::quick);
   if (!http) return http.error();
   server->http_.emplace(std::move(http).value());
   return server;

@@ -55,6 +55,11 @@ class Service {
   // "/rest/headers/HASH.bin?count=5"), and its body (getutxos' outpoints,
   // posted in .bin or .hex).
   Response get(std::string_view target, std::string_view body = {}) const;
+  // Whether the answer to `target` is quick to make (HttpServer's
+  // QuickRoute), from the same table of routes get() answers by: the
+  // chain's state, a hash by height, a few coins, the page's files; not a
+  // block, a transaction, headers, filters or an address's history.
+  static bool quick(std::string_view target) noexcept;
 
   struct Coins;  // (opaque)
 

@@ -25,11 +25,6 @@ namespace blockwire::rest {
 // (UtxoStore::path_of); empty when there is none.
 std::string utxo_set_beside(const std::string& blocks_dir);
 
-// Whether a request's answer is quick to make (HttpServer's QuickRoute):
-// the chain's state, a hash by height, a few coins, the page's files; not
-// a block, a transaction, headers or filters (megabytes of JSON at worst).
-bool quick_route(std::string_view target) noexcept;
-
 // The indexes a server answers from and brings along as blocks come: a
 // transaction index (none: every transaction "not found", as a node
 // without -txindex) and an address index (none: Esplora's address routes
