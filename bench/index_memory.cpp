@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   options.undo = false;
   auto dir = BlocksDirectory::open(argv[1], options);
   if (!dir) {
-    std::fprintf(stderr, "index_memory: %s\n", dir.error().message(argv[1]).c_str());
+    std::fprintf(stderr, "index_memory: %s\n", dir.error().message().c_str());
     return 2;
   }
   const BlockIndex& index = dir.value().index();

@@ -16,11 +16,9 @@
 
 namespace blockwire::cli {
 
+// What a failure makes the exit status: blockwire::exit_status_of, the
+// library's one table.
 enum exit_status : int { ok = 0, bad_data = 1, usage_or_io = 2 };
-// What a failure makes the exit status: 1 for bad data (the bytes, or a
-// peer that broke the protocol), 2 for the rest (the system's, a request
-// that cannot be met, a peer that timed out or went away).
-inline int exit_status_of(const error& e) noexcept { return e.code() == condition::bad_data ? bad_data : usage_or_io; }
 
 struct InspectOptions {
   std::string input;  // a path, or "-" for standard input

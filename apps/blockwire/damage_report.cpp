@@ -2,28 +2,16 @@
 
 #include "text.hpp"
 
+#include <blockwire/directory/chain_walk.hpp>
+
 #include <cstdio>
 
 namespace blockwire::cli {
 
-namespace {
-constexpr std::size_t shown = 10;
-}
-
 bool report_index_problems(const char* command, const std::string& dir, const BlockIndex& index) {
-  const auto problems = index.problems();
-  if (index.problem_count() == 0) return false;
-  for (std::size_t i = 0; i < problems.size() && i < shown; ++i) {
-    std::fprintf(stderr, "blockwire %s: %s/%s\n", command, dir.c_str(), problems[i].message().c_str());
-  }
-  if (index.problem_count() > shown) {
-    std::fprintf(stderr, "blockwire %s: ... and %s more\n", command, with_commas(index.problem_count() - shown).c_str());
-  }
-  std::fprintf(stderr,
-               "blockwire %s: %s: %s left out of the chain (damaged, failing proof of work, or linked to nothing); "
-               "blockwire scan %s reports every damaged byte\n",
-               command, dir.c_str(), count_of(index.problem_count(), "problem").c_str(), dir.c_str());
-  return true;
+  const std::vector<std::string> notes = index_problem_notes(dir, index);
+  for (const std::string& note : notes) std::fprintf(stderr, "blockwire %s: %s\n", command, note.c_str());
+  return !notes.empty();
 }
 
 void report_repair(const char* command, const std::string& dir, const BlockFileWriter& writer) {

@@ -1,7 +1,6 @@
 #include "directory_options.hpp"
 
 #include "commands.hpp"
-#include "damage_report.hpp"
 #include "text.hpp"
 
 #include <algorithm>
@@ -54,10 +53,8 @@ std::variant<BlocksDirectory, int> open_directory(const char* command, const Dir
   options.undo_required = !undo_optional;
   auto dir = BlocksDirectory::open(o.dir, options);
   if (!dir) {
-    std::fprintf(stderr, "blockwire %s: %s\n", command, dir.error().message(o.dir).c_str());
-    // A key or blk files that cannot be read are the system's (or the
-    // user's: a bad xor.dat); rev files, by what they hold.
-    return dir.error().at != BlocksDirectory::Failure::part::undo ? usage_or_io : exit_status_of(dir.error().cause);
+    std::fprintf(stderr, "blockwire %s: %s\n", command, dir.error().message().c_str());
+    return exit_status_of(dir.error());
   }
   for (const std::string& note : dir.value().notes()) std::fprintf(stderr, "blockwire %s: %s\n", command, note.c_str());
   return std::move(dir).value();
@@ -66,42 +63,15 @@ std::variant<BlocksDirectory, int> open_directory(const char* command, const Dir
 std::variant<BlocksDirectory, int> open_chain(const char* command, ChainOptions& o, bool with_undo, std::uint64_t align) {
   auto opened = open_directory(command, o, with_undo);
   if (std::holds_alternative<int>(opened)) return opened;
-  const BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
-  report_index_problems(command, o.dir, dir.index());
-  const std::size_t chain = dir.chain_size();
-  if (chain == 0 && dir.index().size() == 0 && !dir.damaged()) {
-    // A directory just made (or a fetch that has not had a block yet): a
-    // chain of length zero, not damage.
-    std::fprintf(stderr, "blockwire %s: %s: no blocks yet\n", command, o.dir.c_str());
-    return ok;
+  const ChainWalk walk = plan_chain_walk(std::get<BlocksDirectory>(opened), o.dir, o.from, o.count, align);
+  for (const std::string& note : walk.notes) std::fprintf(stderr, "blockwire %s: %s\n", command, note.c_str());
+  if (walk.failure) {
+    std::fprintf(stderr, "blockwire %s: %s\n", command, walk.failure->message().c_str());
+    return exit_status_of(*walk.failure);
   }
-  if (chain == 0) {
-    std::fprintf(stderr, "blockwire %s: %s: no chain (no block whose parent is all zeros among %s)\n", command, o.dir.c_str(),
-                 count_of(dir.index().size(), "block").c_str());
-    return bad_data;
-  }
-  if (o.from >= chain) {
-    std::fprintf(stderr, "blockwire %s: --from %llu: the best chain ends at height %zu\n", command, static_cast<unsigned long long>(o.from),
-                 chain - 1);
-    return usage_or_io;
-  }
-  // A pruned node's directory: what is below its prune height is gone,
-  // which is how the node keeps it, not damage. Said once; the walk
-  // starts where the data does (at a multiple of `align`).
-  if (const std::uint64_t pruned = dir.prune_height(); o.from < pruned) {
-    const std::uint64_t start = (pruned + align - 1) / align * align;
-    const std::uint64_t end = o.count == 0 ? chain : std::min<std::uint64_t>(chain, o.from + o.count);
-    std::fprintf(stderr,
-                 "blockwire %s: %s: a pruned directory: the blocks below height %llu were pruned (their headers alone are kept); %s\n",
-                 command, o.dir.c_str(), static_cast<unsigned long long>(pruned),
-                 start >= end ? "nothing left to read in the range asked for"
-                              : ("from height " + std::to_string(start) +
-                                 (start != pruned ? " (a multiple of " + std::to_string(align) + ")" : std::string()))
-                                    .c_str());
-    if (start >= end) return ok;
-    if (o.count != 0) o.count = end - start;
-    o.from = start;
-  }
+  if (walk.from == walk.end) return ok;
+  o.from = walk.from;
+  o.count = walk.end - walk.from;
   return opened;
 }
 

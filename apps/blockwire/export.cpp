@@ -94,21 +94,9 @@ int export_command(ExportOptions o) {
     return usage_or_io;
   }
   const tables::EtlReport& r = exported.value();
-  for (const tables::ShardOutcome& s : r.shards) {
-    if (s.problem) {
-      std::fprintf(stderr, "blockwire export: shard %s-%s not made: %s\n", tables::shard_number(s.first).c_str(),
-                   tables::shard_number(s.last).c_str(), s.problem->message().c_str());
-    }
-  }
-  const std::size_t made = r.made(), skipped = r.skipped(), failed = r.failed();
-  const std::size_t not_reached = r.shards.size() - made - skipped - failed;
-  std::printf("blockwire export: %s into %s: %zu made (%s, %s bytes of blocks in %.2f s, %.0f MB/s), %zu already whole, %zu failed%s%s\n",
-              count_of(r.shards.size(), "shard").c_str(), o.output_dir.c_str(), made, count_of(r.transactions(), "transaction").c_str(),
-              with_commas(r.block_bytes()).c_str(), r.seconds, r.seconds > 0 ? static_cast<double>(r.block_bytes()) / r.seconds / 1e6 : 0.0,
-              skipped, failed, not_reached != 0 ? (", " + std::to_string(not_reached) + " not reached").c_str() : "",
-              r.removed != 0 ? (", " + std::to_string(r.removed) + " removed (off the best chain)").c_str() : "");
-  if (r.io_failed()) return usage_or_io;
-  return failed != 0 || dir.damaged() ? bad_data : ok;
+  for (const std::string& line : r.problem_lines()) std::fprintf(stderr, "blockwire export: %s\n", line.c_str());
+  std::printf("blockwire export: %s\n", r.summary(o.output_dir).c_str());
+  return r.exit_status(dir.damaged());
 }
 
 }  // namespace blockwire::cli

@@ -23,7 +23,7 @@ namespace blockwire::cli {
 
 namespace {
 
-using step = net::FetchReport::step;
+using step = net::fetch_step;
 
 void say_utxo_set(const std::string& dir, const UtxoStore::Opening& caught_up) {
   if (!caught_up.imported_from.empty()) {
@@ -45,17 +45,18 @@ void say_utxo_set(const std::string& dir, const UtxoStore::Opening& caught_up) {
 
 // The failure said, and the exit status it makes.
 int say_failure(const net::FetchReport& report, const net::FetchRequest& request, const std::string& signal) {
-  const net::FetchReport::Failure& f = *report.failure;
+  const error& f = *report.failure;
+  const std::string said = f.message();
   const char* dir = request.dir.c_str();
   const long long height = report.height;
-  switch (f.at) {
-    case step::connecting: std::fprintf(stderr, "blockwire fetch: cannot connect to %s\n", f.context.c_str()); return usage_or_io;
+  switch (static_cast<step>(f.step().value())) {
+    case step::connecting: std::fprintf(stderr, "blockwire fetch: cannot connect to %s\n", said.c_str()); break;
     case step::handshake:
-      std::fprintf(stderr, "blockwire fetch: handshake: %s\n", f.context.c_str());
+      std::fprintf(stderr, "blockwire fetch: handshake: %s\n", said.c_str());
       // Closed before it sent a byte: a node that refuses us (its slots
       // full, our address banned), or, once it had our version, one that
       // drops a version in another network's envelope without a word.
-      if (f.cause.code() == net::errc::connection_closed && report.peer_bytes_received == 0) {
+      if (f.code() == net::errc::connection_closed && report.peer_bytes_received == 0) {
         const std::string net_name(name(report.net));
         if (report.peer_bytes_sent == 0) {
           std::fprintf(stderr,
@@ -74,32 +75,30 @@ int say_failure(const net::FetchReport& report, const net::FetchRequest& request
                        report.peer_name.c_str(), net_name.c_str());
         }
       }
-      return exit_status_of(f.cause);
-    case step::directory:
-    case step::closing:
-    case step::flushing: std::fprintf(stderr, "blockwire fetch: %s\n", f.context.c_str()); return usage_or_io;
-    case step::utxo_set: std::fprintf(stderr, "blockwire fetch: %s\n", f.context.c_str()); return exit_status_of(f.cause);
+      break;
     case step::following:
       std::fprintf(stderr, "blockwire fetch: %s\nblockwire fetch: the block was taken out again; %s holds the blocks before it\n",
-                   f.context.c_str(), dir);
-      return exit_status_of(f.cause);
+                   said.c_str(), dir);
+      break;
     case step::writing:
-      std::fprintf(stderr, "blockwire fetch: %s; %s holds whole, checked blocks up to height %lld\n", f.context.c_str(), dir, height);
-      return usage_or_io;
+      std::fprintf(stderr, "blockwire fetch: %s; %s holds whole, checked blocks up to height %lld\n", said.c_str(), dir, height);
+      break;
     case step::stopped:
       std::fprintf(stderr,
                    "blockwire fetch: %s: stopped (interrupted) at height %lld%s; %s holds whole, checked blocks up to there; run fetch "
                    "again to go on\n",
                    signal.empty() ? "asked" : signal.c_str(), height,
                    report.version ? (" of the peer's " + std::to_string(report.version->start_height)).c_str() : "", dir);
-      return usage_or_io;
+      break;
     case step::syncing:
-      std::fprintf(stderr, "blockwire fetch: %s\n", f.context.c_str());
+      std::fprintf(stderr, "blockwire fetch: %s\n", said.c_str());
       std::fprintf(stderr, "blockwire fetch: %s holds whole, checked blocks up to height %lld%s\n", dir, height,
-                   f.cause.code() == net::errc::pruned_peer ? "" : "; run fetch again to go on");
-      return exit_status_of(f.cause);
+                   f.code() == net::errc::pruned_peer ? "" : "; run fetch again to go on");
+      break;
+    default: std::fprintf(stderr, "blockwire fetch: %s\n", said.c_str());
   }
-  return usage_or_io;
+  if (report.utxo_set_not_written) std::fprintf(stderr, "blockwire fetch: %s\n", report.utxo_set_not_written->message().c_str());
+  return exit_status_of(f);
 }
 
 void say_fetched(const net::FetchReport& report, const FetchOptions& o) {

@@ -154,14 +154,13 @@ int filters_command(FiltersOptions o) {
   const auto failed = make_chain_filters(dir, file.value(), spec);
   if (progress) progress->finish();
   if (json) json->end_array();  // what was printed stays a whole document
-  if (failed && failed->height) {
-    std::fprintf(stderr, "blockwire filters: %s: %s; filters and headers end at height %lld\n", o.dir.c_str(),
-                 failed->cause.message().c_str(), static_cast<long long>(*failed->height) - 1);
-    return exit_status_of(failed->cause);
-  }
-  if (failed) {
-    std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s\n", o.dir.c_str(), failed->cause.message().c_str());
-    return usage_or_io;
+  if (const auto& e = failed.failure; e && e->step() == chain_filters_step::block) {
+    std::fprintf(stderr, "blockwire filters: %s: %s; filters and headers end at height %lld\n", o.dir.c_str(), e->message().c_str(),
+                 static_cast<long long>(failed.end) - 1);
+    return exit_status_of(*e);
+  } else if (e) {
+    std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s\n", o.dir.c_str(), e->message().c_str());
+    return exit_status_of(*e);
   }
   return dir.damaged() ? bad_data : ok;
 }

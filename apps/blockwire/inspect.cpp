@@ -129,9 +129,9 @@ int inspect(const InspectOptions& options) {
       options.undo = number && std::filesystem::exists(parent / undo_file_name(*number), ec);
       options.undo_file = number;
       auto opened = BlocksDirectory::open(dir, options);
-      if (!opened && opened.error().at == BlocksDirectory::Failure::part::undo) {
-        std::fprintf(stderr, "blockwire inspect: %s\n", opened.error().message(dir).c_str());
-        return exit_status_of(opened.error().cause);
+      if (!opened && opened.error().step() == directory::open_step::undo) {
+        std::fprintf(stderr, "blockwire inspect: %s\n", opened.error().message().c_str());
+        return exit_status_of(opened.error());
       }
       // A directory that cannot be read gives the record no chain: it is shown loose.
       auto header = decode_header(std::span(readings.raw).first(header_size));

@@ -86,9 +86,9 @@ int pack(const PackOptions& o) {
   spec.note = [](std::string_view line) { std::fprintf(stderr, "blockwire pack: %.*s\n", static_cast<int>(line.size()), line.data()); };
   auto packed = pack_blocks(spec);
   if (!packed) {
-    if (packed.error().lines.empty()) return read_status;  // the reader said why
-    for (const std::string& line : packed.error().lines) std::fprintf(stderr, "blockwire pack: %s\n", line.c_str());
-    return exit_status_of(packed.error().cause);
+    if (read_status != ok) return read_status;  // the reader said why
+    std::fprintf(stderr, "blockwire pack: %s\n", packed.error().message().c_str());
+    return exit_status_of(packed.error());
   }
   const Packed& done = packed.value();
   if (done.blocks == 0) {

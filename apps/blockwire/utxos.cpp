@@ -56,7 +56,7 @@ std::variant<tables::UtxoExportReport, int> write_table(const UtxosOptions& o, c
   auto index = BlocksDirectory::open_index(blocks, format.value().key, net, &notes);
   for (const std::string& note : notes) std::fprintf(stderr, "blockwire utxos: %s\n", note.c_str());
   if (!index) {
-    std::fprintf(stderr, "blockwire utxos: reading %s: %s\n", blocks.c_str(), index.error().message().c_str());
+    std::fprintf(stderr, "blockwire utxos: %s\n", index.error().message().c_str());
     return exit_status_of(index.error());
   }
   tables::UtxoExport spec;

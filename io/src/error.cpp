@@ -83,7 +83,7 @@ const std::error_category& io::category() noexcept {
 }
 
 std::string error::message() const {
-  std::string text = context_ ? *context_ + ": " : std::string();
+  std::string text = detail_ && !detail_->context.empty() ? detail_->context + ": " : std::string();
   text += code_.message();
   if (has_offset()) text += " at byte " + std::to_string(offset_);
   return text;
@@ -92,9 +92,32 @@ std::string error::message() const {
 error error::in(std::string_view what) const {
   error e = *this;
   std::string said(what);
-  if (context_) said += ": " + *context_;
-  e.context_ = std::make_shared<const std::string>(std::move(said));
+  if (detail_ && !detail_->context.empty()) said += ": " + detail_->context;
+  e.detail_ = std::make_shared<const Detail>(Detail{std::move(said), detail_ ? detail_->step : std::error_code()});
   return e;
+}
+
+std::error_code error::step() const noexcept { return detail_ ? detail_->step : std::error_code(); }
+
+error error::at_step(std::error_code step) const {
+  error e = *this;
+  e.detail_ = std::make_shared<const Detail>(Detail{detail_ ? detail_->context : std::string(), step});
+  return e;
+}
+
+std::string step_category::message(int value) const {
+  if (const char* text = describe_(value)) return text;
+  return std::string("unknown ") + name_ + " step " + std::to_string(value);
+}
+
+condition kind_of(const error& e) noexcept {
+  condition cause = condition::io;
+  for (const condition c : {condition::bad_data, condition::usage, condition::peer}) {
+    if (e.code() == c) cause = c;
+  }
+  const std::error_code step = e.step();
+  const auto* steps = step ? dynamic_cast<const step_category*>(&step.category()) : nullptr;
+  return steps != nullptr ? steps->kind(step.value(), cause) : cause;
 }
 
 void outcome_throw_as_system_error_with_payload(const error& e) { throw std::system_error(e.code(), e.message()); }

@@ -2,7 +2,7 @@
 # checkers. The package (blockwire/__init__.py) re-exports all of it.
 from __future__ import annotations
 
-from typing import Any, Iterator, Literal, Optional, TypedDict, Union, final
+from typing import Any, Callable, Iterator, Literal, Optional, TypedDict, Union, final
 
 _Bytes = Union[bytes, bytearray, memoryview]
 _Network = str
@@ -14,8 +14,13 @@ class Error(Exception):
     """The error code's value in its category (stable: each means one thing; docs/api.md lists them)."""
     category: str
     """The layer that failed, e.g. "blockwire.codec", "blockwire.io", "system"."""
-    condition: Optional[str]
-    """"io", "bad_data", "usage" or "peer"."""
+    condition: str
+    """"io", "bad_data", "usage" or "peer": what kind of failure it is (the class says it too), as the library reads it."""
+    step: Optional[str]
+    """Which step of a longer piece of work failed, as "category:step" (e.g. "blockwire.directory.open_step:reading the
+    key"); None when the call has no steps."""
+    exit_status: int
+    """The exit status the blockwire command ends with for this failure: 1 for bad data, 2 for the rest."""
     offset: Optional[int]
     """The byte of the input at which decoding failed, when known."""
     context: str
@@ -244,6 +249,13 @@ class _ShardOutcome(TypedDict):
 def lock_export_output(path: str) -> ExportOutput: ...
 def plan_shards(directory: Directory, shard_blocks: int = 1000, from_height: int = 0, end: int = 0) -> list[tuple[int, int, str]]:
     """export's shards of heights [from_height, end) (end 0: to the tip): (first, last, the hash of the block at last)."""
+def plan_chain_walk(directory: Directory, shown: str, from_height: int, count: int, align: int,
+                    note: Callable[[str], object]) -> tuple[int, int]:
+    """The heights (from, end) a command walking the best chain reads (from == end: nothing to read), after note(line)
+    for each line it says first. Then DataError for blocks of no chain, UsageError for from_height past the tip."""
+def export_summary(out: str, shards: list[_ShardOutcome], removed: int, seconds: float, damaged: bool,
+                   sweep_failed: bool) -> tuple[str, int]:
+    """The summary line and the exit status of an export that came to these shards, as the command says them."""
 def remove_stale_shards(directory: Directory, output: ExportOutput, shard_blocks: int = 1000) -> tuple[int, list[str]]:
     """What left the directory's chain removed from the locked output: (shards removed, what was said of them). An
     output holding shards of another size is refused (UsageError), nothing removed."""

@@ -56,6 +56,7 @@ class ExportReport:
     notes: typing.List[str]
     damaged: bool = False  # the directory has damage (its chain may be cut short): the command's exit status 1
     sweep_failure: typing.Optional[str] = None  # removing what the workers left failed (an I/O failure)
+    walked: bool = True  # False: nothing to read (a directory with no block yet, a pruned range): no summary, as the command
 
     @property
     def made(self) -> int:
@@ -85,17 +86,19 @@ class ExportReport:
     def block_bytes(self) -> int:
         return sum(s['block_bytes'] for s in self.shards if s['made'])
 
+    def _said(self) -> typing.Tuple[str, int]:
+        return _blockwire.export_summary(self.out, self.shards, self.removed, self.seconds, self.damaged,
+                                         self.sweep_failure is not None)
+
     def summary(self) -> str:
-        """The command's summary line."""
-        rate = self.block_bytes / self.seconds / 1e6 if self.seconds > 0 else 0.0
-        line = (f'{_count(len(self.shards), "shard")} into {self.out}: {self.made} made '
-                f'({_count(self.transactions, "transaction")}, {self.block_bytes:,} bytes of blocks in '
-                f'{self.seconds:.2f} s, {rate:.0f} MB/s), {self.skipped} already whole, {self.failed} failed')
-        if self.not_reached:
-            line += f', {self.not_reached} not reached'
-        if self.removed:
-            line += f', {self.removed} removed (off the best chain)'
-        return line
+        """The command's summary line (the library's words)."""
+        return self._said()[0]
+
+    @property
+    def exit_status(self) -> int:
+        """The command's exit status for this report: 2 for an I/O failure, 1 for a shard not made or a damaged
+        directory, else 0 (the library's table)."""
+        return self._said()[1] if self.walked else (1 if self.damaged else 0)
 
 
 def _count(n: int, noun: str) -> str:
@@ -244,13 +247,15 @@ def export(client: typing.Any, directory: _Path, out: _Path, *, format: str = 'n
     the export has to say (the directory's notes, a shard removed and why), by default printed to stderr.
 
     Raises blockwire.IOFailure when another export holds OUT, blockwire.UsageError when OUT holds shards of another
-    size than shard_blocks (nothing made or removed), blockwire.Error for a directory that cannot be opened or has
-    no chain, ValueError for options the command refuses (from_height past the tip); a shard not made is in the
+    size than shard_blocks (nothing made or removed), blockwire.Error for a directory that cannot be opened,
+    DataError for one of no chain, UsageError for from_height past the tip, ValueError for options the command
+    refuses; a shard not made is in the
     report (`failed`, its `problem`), not raised. A task that fails with what is not the library's (the cluster's:
     a task whose workers all died, distributed.KilledWorker; or a bug) stops the run and is raised as it is, once
     the tasks begun have ended, as is an interrupt: nothing of the run is written after it returns or raises."""
     given = os.fspath(out)
-    directory = os.path.abspath(os.path.expanduser(os.fspath(directory)))
+    shown = os.fspath(directory)  # (named in what is said as the caller named it, as the command does)
+    directory = os.path.abspath(os.path.expanduser(shown))
     out = os.path.abspath(os.path.expanduser(given))
     compress = compress or 'none'
     if format not in ('ndjson', 'csv'):
@@ -281,15 +286,16 @@ def export(client: typing.Any, directory: _Path, out: _Path, *, format: str = 'n
         d = _blockwire.open_directory(directory, network)
         for line in d.notes:
             say(line)
-        first, count = _range(d, directory, from_height, count, shard_blocks, say)
-        if first is None:
-            return ExportReport(given, [], 0, 0.0, notes, d.damaged)
+        # The command's walk of the chain, and what it says first (the index's problems, a pruned range).
+        first, end = _blockwire.plan_chain_walk(d, shown, from_height, count or 0, shard_blocks, say)
+        if first == end:
+            return ExportReport(given, [], 0, 0.0, notes, d.damaged, walked=False)
         if not d.has_undo:
-            say(f'{directory} has no rev files: the inputs\' value, type, addresses and required_signatures, and the '
+            say(f'{shown} has no rev files: the inputs\' value, type, addresses and required_signatures, and the '
                 'transactions\' input_value and fee, are null')
-        planned = _blockwire.plan_shards(d, shard_blocks, first, 0 if count is None else first + count)
-        removed, lines = _blockwire.remove_stale_shards(d, output, shard_blocks)  # OUT of another size: UsageError
-        for line in lines:
+        planned = _blockwire.plan_shards(d, shard_blocks, first, end)
+        removed, said_first = _blockwire.remove_stale_shards(d, output, shard_blocks)  # OUT of another size: UsageError
+        for line in said_first:
             say(line)
         start = time.monotonic()
         outcomes = _run_shards(client, d, directory, out, planned, format, shard_blocks, compress, progress)
@@ -303,34 +309,9 @@ def export(client: typing.Any, directory: _Path, out: _Path, *, format: str = 'n
             swept = str(e)
             lines = [f'removing what the workers left: {e}']
         for line in lines:
-            say(line)
+            if line not in said_first:  # (what the first sweep said of the directory, as the command says it: once)
+                say(line)
     return ExportReport(given, outcomes, removed, seconds, notes, d.damaged, swept)
-
-
-def _range(d: _blockwire.Directory, directory: str, from_height: int, count: typing.Optional[int], shard_blocks: int,
-           say: typing.Callable[[str], None]) -> typing.Tuple[typing.Optional[int], typing.Optional[int]]:
-    """The heights the command would export: from_height past the tip refused, a pruned directory's range moved
-    up to where its data is (said). (None, None): nothing left to read."""
-    chain = len(d)
-    if chain == 0 and not d.damaged:  # a directory just made: no chain yet, not damage
-        say(f'{directory}: no blocks yet')
-        return None, None
-    if chain == 0:
-        _blockwire.plan_shards(d, shard_blocks)  # raises the library's "no chain" (a DataError)
-    if from_height >= chain:
-        raise ValueError(f'from_height {from_height}: the best chain ends at height {chain - 1}')
-    pruned = d.prune_height
-    if from_height < pruned:
-        start = (pruned + shard_blocks - 1) // shard_blocks * shard_blocks
-        end = chain if count is None else min(chain, from_height + count)
-        where = 'nothing left to read in the range asked for' if start >= end else \
-            f'from height {start}' + (f' (a multiple of {shard_blocks})' if start != pruned else '')
-        say(f'{directory}: a pruned directory: the blocks below height {pruned} were pruned (their headers alone are '
-            f'kept); {where}')
-        if start >= end:
-            return None, None
-        return start, None if count is None else end - start
-    return from_height, count
 
 
 def _run_shards(client: typing.Any, d: _blockwire.Directory, directory: str, out: str,
@@ -435,7 +416,8 @@ _Result = typing.TypeVar('_Result')
 def _on_cluster(command: str, args: argparse.Namespace, work: typing.Callable[[typing.Any], _Result], subject: str,
                 data_subject: str) -> typing.Tuple[typing.Optional[_Result], typing.Optional[int]]:
     """work(client) on the scheduler's cluster: (its result, None), or (None, the exit status) with the failure said:
-    the library's bad data 1 (`data_subject` before it), its other errors and ValueError 2 (`subject` before them),
+    the library's errors with the status the command gives them (`data_subject` before bad data, `subject` before the
+    rest), ValueError 2,
     the cluster's own failures 2, anything else 2 as an internal error (a bug: its traceback)."""
     from distributed import Client
     try:
@@ -445,10 +427,10 @@ def _on_cluster(command: str, args: argparse.Namespace, work: typing.Callable[[t
         return None, 2
     try:
         return work(client), None
-    except _blockwire.DataError as e:
-        print(f'blockwire {command}: {data_subject}{e}', file=sys.stderr)
-        return None, 1
-    except (_blockwire.Error, ValueError) as e:
+    except _blockwire.Error as e:  # the library's: its exit status from the library's table, as the command's
+        print(f'blockwire {command}: {data_subject if e.exit_status == 1 else subject}{e}', file=sys.stderr)
+        return None, typing.cast(int, e.exit_status)
+    except ValueError as e:
         print(f'blockwire {command}: {subject}{e}', file=sys.stderr)
         return None, 2
     except Exception as e:
@@ -469,16 +451,16 @@ def _export_main(args: argparse.Namespace) -> int:
         lambda client: export(client, args.dir, args.output, format=args.format, shard_blocks=args.shard_blocks,
                               from_height=args.from_height, count=args.count, compress=args.compress,
                               network=args.network, progress=not args.no_progress and sys.stderr.isatty()),
-        '', f'{args.dir}: ')
+        '', '')
     if report is None:
         return typing.cast(int, status)
+    if not report.walked:
+        return report.exit_status
     for s in report.shards:
         if s['problem']:
             print(f"blockwire export: shard {s['first']:08}-{s['last']:08} not made: {s['problem']}", file=sys.stderr)
     print(f'blockwire export: {report.summary()}')
-    if report.io_failed:
-        return 2
-    return 1 if report.failed or report.damaged else 0
+    return report.exit_status
 
 
 def _btc(sats: int) -> str:

@@ -257,7 +257,7 @@ void add_directory(py::module_& m) {
       [](const std::string& path, std::optional<std::string> net) {
         BlocksDirectory::Options options;
         if (net) options.net = network_named(*net);
-        std::optional<BlocksDirectory::Failure> failed;
+        std::optional<error> failed;
         DirectoryPtr opened;
         {
           const Unlocked unlocked;
@@ -268,7 +268,7 @@ void add_directory(py::module_& m) {
             failed = r.error();
           }
         }
-        if (failed) raise(failed->as_error(path));
+        if (failed) raise(*failed);
         return opened;
       },
       py::arg("path"), py::arg("network") = py::none(),

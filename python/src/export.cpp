@@ -4,6 +4,7 @@
 // caller planning, sweeping and holding the lock, the workers writing.
 #include "directory_object.hpp"
 
+#include <blockwire/directory/chain_walk.hpp>
 #include <blockwire/directory/error.hpp>
 #include <blockwire/tables/etl_export.hpp>
 #include <blockwire/tables/utxo_table.hpp>
@@ -150,6 +151,54 @@ void add_export(py::module_& m) {
       py::arg("directory"), py::arg("shard_blocks") = 1000, py::arg("from_height") = 0, py::arg("end") = 0,
       "export's shards of heights [from_height, end) of the directory's chain (end 0: to the tip), each (first, last, the "
       "hash of the block at last).");
+
+  m.def(
+      "plan_chain_walk",
+      [](const DirectoryPtr& d, const std::string& shown, std::uint64_t from_height, std::uint64_t count, std::uint64_t align,
+         const py::object& note) {
+        if (align == 0) throw py::value_error("align must be at least 1");
+        const ChainWalk walk = [&] {
+          const Unlocked unlocked;
+          const std::shared_lock held(d->lock);
+          return plan_chain_walk(d->dir, shown, from_height, count, align);
+        }();
+        for (const std::string& line : walk.notes) note(filesystem_text(line));
+        if (walk.failure) raise(*walk.failure);
+        return std::make_pair(walk.from, walk.end);
+      },
+      py::arg("directory"), py::arg("shown"), py::arg("from_height"), py::arg("count"), py::arg("align"), py::arg("note"),
+      "The heights (from, end) a command walking the directory's best chain reads from from_height (count blocks, 0: to "
+      "the tip; a pruned directory's moved up to a multiple of align); from == end: nothing to read. note(line) is called "
+      "first with each line the command says (naming the directory as shown). Then DataError for blocks of no chain, "
+      "UsageError for from_height past the tip.");
+
+  m.def(
+      "export_summary",
+      [](const std::string& out, const py::list& shards, std::size_t removed, double seconds, bool damaged, bool sweep_failed) {
+        tables::EtlReport report;
+        report.removed = removed;
+        report.seconds = seconds;
+        for (const py::handle& item : shards) {
+          const py::dict s = py::reinterpret_borrow<py::dict>(item);
+          tables::ShardOutcome o;
+          o.first = s["first"].cast<std::uint64_t>();
+          o.last = s["last"].cast<std::uint64_t>();
+          o.reached = s["reached"].cast<bool>();
+          o.skipped = s["skipped"].cast<bool>();
+          // (what it says is the worker's; only whether it was the system's counts here)
+          if (!s["problem"].is_none()) {
+            o.problem =
+                s["io_failure"].cast<bool>() ? error(std::make_error_code(std::errc::io_error)) : error(directory::errc::other_chain);
+          }
+          o.transactions = s["transactions"].cast<std::uint64_t>();
+          o.block_bytes = s["block_bytes"].cast<std::uint64_t>();
+          report.shards.push_back(std::move(o));
+        }
+        return std::make_pair(report.summary(out), report.exit_status(damaged, sweep_failed));
+      },
+      py::arg("out"), py::arg("shards"), py::arg("removed"), py::arg("seconds"), py::arg("damaged"), py::arg("sweep_failed"),
+      "The summary line and exit status of an export whose shards (export_shard's dicts) came to this, as the command says "
+      "them.");
 
   m.def(
       "remove_stale_shards",

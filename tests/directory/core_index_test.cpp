@@ -88,7 +88,7 @@ bool said(const BlocksDirectory& dir, const std::string& what) {
 
 // Opened from Bitcoin Core's index (or the blk files), not from an index
 // blockwire kept of it.
-BlocksDirectory::opened open_core(const std::string& path, bool core_index = true) {
+result<BlocksDirectory> open_core(const std::string& path, bool core_index = true) {
   BlocksDirectory::Options o;
   o.kept_index = false;
   o.core_index = core_index;

@@ -43,11 +43,13 @@ TEST_CASE("conditions: each layer's codes compare equal to their condition, and 
 }
 
 TEST_CASE("conditions: real failures land in the right one") {
-  // A directory that is not there: the system's.
+  // A directory that is not there: the system's, met reading its blk files.
   auto missing = BlocksDirectory::open("/nonexistent/blockwire/blocks");
   REQUIRE_FALSE(missing);
-  CHECK(missing.error().cause.code() == condition::io);
-  CHECK(missing.error().cause.is_io());
+  CHECK(missing.error().code() == condition::io);
+  CHECK(missing.error().is_io());
+  CHECK(missing.error().step() == directory::open_step::blocks);
+  CHECK(exit_status_of(missing.error()) == 2);
   // std::filesystem's failures come in the generic category: still the system's.
   std::error_code from_filesystem;
   std::filesystem::create_directories("/proc/self/blockwire-cannot-be-made", from_filesystem);
@@ -69,4 +71,37 @@ TEST_CASE("conditions: real failures land in the right one") {
   auto refused = net::connect_to({"127.0.0.1", port}, std::chrono::milliseconds(1000));
   REQUIRE_FALSE(refused);
   CHECK(refused.error().code() == condition::io);
+}
+
+TEST_CASE("conditions: a step says where a failure happened, and how it reads the cause") {
+  const error cut(io::errc::truncated, 96);
+  CHECK_FALSE(cut.step());
+  CHECK(kind_of(cut) == condition::bad_data);
+  CHECK(exit_status_of(cut) == 1);
+  // A directory's key whose bytes are wrong is the caller's; its rev files are what they hold.
+  const error key = cut.in("DIR/xor.dat").at_step(directory::open_step::key);
+  CHECK(key.step() == directory::open_step::key);
+  CHECK(key.code() == io::errc::truncated);  // (the cause stays the code)
+  CHECK(key.offset() == 96);
+  CHECK(kind_of(key) == condition::usage);
+  CHECK(exit_status_of(key) == 2);
+  const error undo = cut.at_step(directory::open_step::undo);
+  CHECK(kind_of(undo) == condition::bad_data);
+  CHECK(exit_status_of(undo) == 1);
+  // The system's stays the system's at any step.
+  const error denied = error(std::error_code(EACCES, std::system_category())).at_step(directory::open_step::key);
+  CHECK(kind_of(denied) == condition::io);
+  // Context said around it keeps the step; a caller's step replaces it.
+  CHECK(key.in("opening").step() == directory::open_step::key);
+  const error outer = key.in("opening").at_step(net::fetch_step::directory);
+  CHECK(outer.step() == net::fetch_step::directory);
+  CHECK(exit_status_of(outer) == 2);
+  CHECK(outer.message() == "opening: DIR/xor.dat: " + cut.code().message() + " at byte 96");
+  // A fetch's steps: the peer's part keeps the cause's kind, the directory's is never bad data.
+  const error protocol(p2p::errc::bad_checksum, 24);
+  CHECK(exit_status_of(protocol.at_step(net::fetch_step::syncing)) == 1);
+  CHECK(exit_status_of(protocol.at_step(net::fetch_step::writing)) == 2);
+  CHECK(kind_of(error(net::errc::connection_closed).at_step(net::fetch_step::handshake)) == condition::peer);
+  CHECK(std::string(directory::open_step_category().name()) == "blockwire.directory.open_step");
+  CHECK(make_error_code(net::fetch_step::handshake).message() == "the handshake");
 }

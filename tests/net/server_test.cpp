@@ -158,8 +158,8 @@ TEST_CASE("net::fetch of Core's directory from an in-process server: Core's chai
   request.stop_fd = stop.get();
   const net::FetchReport second = net::fetch(request);
   REQUIRE(second.failure);
-  CHECK(second.failure->at == net::FetchReport::step::stopped);
-  CHECK(second.failure->cause.code() == io::errc::stopped);
+  CHECK(second.failure->step() == net::fetch_step::stopped);
+  CHECK(second.failure->code() == io::errc::stopped);
   CHECK_FALSE(second.version);
   CHECK(second.height == static_cast<std::int64_t>(core_chain_length - 1));
 

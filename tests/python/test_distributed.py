@@ -7,6 +7,7 @@ the uncompressed export's bytes; `blockwire export --scheduler` is the same rout
 import filecmp
 import gzip
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -298,3 +299,80 @@ def test_pruned_directory_as_the_command_makes_it(client, tools, data_dir, tmp_p
     assert len(pruned) == 1 and f'blockwire export: {pruned[0]}' in said, (notes, said)
     same_tree(tmp_path / 'command', tmp_path / 'cluster')
 
+
+
+def _said(r, directory, out):
+    """A run's status and words with the paths and the timing taken out."""
+    def clean(text):
+        text = text.replace(str(out), 'OUT').replace(str(directory), 'DIR')
+        return re.sub(r'in [0-9.]+ s, [0-9]+ MB/s', 'in T', text)
+    return r.returncode, clean(r.stdout), clean(r.stderr)
+
+
+def _damaged_copy(source, to):
+    """A copy of `source` whose block at height 12 names another parent (its header's prev_block overwritten, through
+    the directory's XOR key): it and every block after it linked to nothing, the chain ending at height 11. (Without
+    the index kept of `source`, which still holds the block: a damage its check of a sample of records may miss.)"""
+    shutil.copytree(source, to, ignore=shutil.ignore_patterns('blockwire-index'))
+    with open(os.path.join(to, 'xor.dat'), 'rb') as f:
+        key = f.read()
+
+    with open(os.path.join(to, 'blk00000.dat'), 'r+b') as f:
+        offset = 0
+        for _ in range(12):  # (each record: magic, length, block)
+            f.seek(offset)
+            length = bytes(b ^ key[(offset + i) % len(key)] for i, b in enumerate(f.read(8)))[4:]
+            offset += 8 + int.from_bytes(length, 'little')
+        prev = offset + 8 + 4
+        f.seek(prev)
+        f.write(bytes(0xa5 ^ key[(prev + i) % len(key)] for i in range(32)))
+
+
+def _routes_directories(kind, fill_chain, data_dir, to):
+    """The directory a case reads, made at `to`, and the options it runs with."""
+    if kind == 'damaged':
+        _damaged_copy(fill_chain, to)
+        return []
+    if kind == 'pruned, nothing left':
+        shutil.copytree(os.path.join(data_dir, 'core-pruned', 'blocks'), to)
+        return ['--count', '100']
+    if kind == 'just made':
+        os.makedirs(to)
+        return []
+    if kind == 'bad xor.dat':
+        shutil.copytree(fill_chain, to, ignore=shutil.ignore_patterns('blockwire-index'))
+        with open(os.path.join(to, 'xor.dat'), 'wb') as f:
+            f.write(b'\x01\x02\x03')
+        return []
+    if kind == 'no chain':  # one mainnet block whose parent is not there
+        subprocess.run([COMMAND, 'pack', '-o', str(to), os.path.join(data_dir, 'block413567.raw')], check=True,
+                       capture_output=True, timeout=120)
+        return []
+    if kind == 'past the tip':
+        shutil.copytree(fill_chain, to, ignore=shutil.ignore_patterns('blockwire-index'))
+        return ['--from', '1000']
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize('kind', ['damaged', 'pruned, nothing left', 'just made', 'bad xor.dat', 'no chain',
+                                  'past the tip'])
+def test_cluster_route_says_what_the_command_says(cluster, tools, fill_chain, data_dir, tmp_path, kind):
+    """The same directory read by `blockwire export` and by `blockwire export --scheduler` (Python's route): the same
+    exit status, the same lines on stderr (the index's problems, the notes) and the same summary on stdout, paths
+    and timing aside."""
+    runs = {}
+    for route in ('command', 'cluster'):
+        directory, out = tmp_path / f'{route}-dir', tmp_path / f'{route}-out'
+        extra = _routes_directories(kind, fill_chain, data_dir, directory)
+        scheduler = ['--scheduler', cluster.scheduler_address] if route == 'cluster' else []
+        r = subprocess.run([COMMAND, 'export', str(directory), '-o', str(out), '--shard-blocks', '50', '--no-progress',
+                            *extra, *scheduler], capture_output=True, text=True, timeout=300)
+        runs[route] = _said(r, directory, out)
+    assert runs['command'] == runs['cluster'], runs
+    status, stdout, stderr = runs['command']
+    expected = {'damaged': (1, 'left out of the chain'), 'pruned, nothing left': (0, 'nothing left to read'),
+                'just made': (0, 'no blocks yet'), 'bad xor.dat': (2, 'xor.dat'), 'no chain': (1, 'no chain'),
+                'past the tip': (2, 'the best chain ends at height')}[kind]
+    assert status == expected[0] and expected[1] in stderr, runs['command']
+    # A summary only where there was something to read.
+    assert (' into OUT: ' in stdout) == (kind == 'damaged'), runs['command']

@@ -13,7 +13,7 @@ import pytest
 import blockwire
 from blockwire import _blockwire
 
-ATTRIBUTES = ('code', 'category', 'condition', 'offset', 'context', 'errno', 'strerror', 'args')
+ATTRIBUTES = ('code', 'category', 'condition', 'step', 'exit_status', 'offset', 'context', 'errno', 'strerror', 'args')
 
 
 def raised(call):

@@ -17,22 +17,25 @@
 
 namespace blockwire {
 
-std::string BlocksDirectory::Failure::message(const std::string& path) const { return as_error(path).message(); }
+namespace {
 
-error BlocksDirectory::Failure::as_error(const std::string& path) const {
-  switch (at) {
-    case part::key: {
+// Opening's failure `cause` at `step`, naming the files it could not read.
+error open_failure(directory::open_step step, const error& cause, const std::string& path) {
+  switch (step) {
+    case directory::open_step::key: {
       // (the key file beside a blk file named as `path`, or in the directory)
       std::error_code ec;
       const std::filesystem::path dir =
           std::filesystem::is_directory(path, ec) ? std::filesystem::path(path) : std::filesystem::path(path).parent_path();
-      return cause.in((dir / "xor.dat").string());
+      return cause.in((dir / "xor.dat").string()).at_step(step);
     }
-    case part::blocks: return cause.in(path + ": reading blk files");
-    case part::undo: return cause.in(path + ": reading rev files");
+    case directory::open_step::blocks: return cause.in(path + ": reading blk files").at_step(step);
+    case directory::open_step::undo: return cause.in(path + ": reading rev files").at_step(step);
   }
-  return cause.in(path);
+  return cause.in(path).at_step(step);
 }
+
+}  // namespace
 
 std::string BlocksDirectory::kept_index_path(const std::string& blocks_dir) {
   namespace fs = std::filesystem;
@@ -104,9 +107,9 @@ void write_stamp(const std::string& kept_dir, const std::string& stamp) {
 
 }  // namespace
 
-BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Options& options) {
+result<BlocksDirectory> BlocksDirectory::open(const std::string& path, const Options& options) {
   auto format = record_format(path, options.key, options.net);
-  if (!format) return Failure{Failure::part::key, format.error()};
+  if (!format) return open_failure(directory::open_step::key, format.error(), path);
   const XorKey key = format.value().key;
   const network net = format.value().net;
   const std::optional<network> records = network_of(path, key);
@@ -114,9 +117,11 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
   // not read as a directory of no chain (each record's magic not the one
   // sought, as damage would be).
   if (options.net && records && *records != *options.net) {
-    return Failure{Failure::part::blocks, error(directory::errc::other_network)
-                                              .in("its records are " + std::string(name(*records)) + "'s (their magic), not " +
-                                                  std::string(name(*options.net)) + "'s")};
+    return open_failure(
+        directory::open_step::blocks,
+        error(directory::errc::other_network)
+            .in("its records are " + std::string(name(*records)) + "'s (their magic), not " + std::string(name(*options.net)) + "'s"),
+        path);
   }
   if (!options.net && !records) {
     // No record to say the network yet (a directory just made, a writer
@@ -172,7 +177,7 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
   }
   if (!index) {
     auto built = BlockIndex::build(path, key, net);
-    if (!built) return Failure{Failure::part::blocks, built.error()};
+    if (!built) return open_failure(directory::open_step::blocks, built.error(), path);
     index = std::move(built).value();
   }
   BlocksDirectory dir(path, std::move(*index));
@@ -197,8 +202,8 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
     keep();
     return dir;
   }
-  const auto without_undo = [&](const error& e) -> opened {
-    if (options.undo_required) return Failure{Failure::part::undo, e};
+  const auto without_undo = [&](const error& e) -> result<BlocksDirectory> {
+    if (options.undo_required) return open_failure(directory::open_step::undo, e, path);
     dir.undo_error_ = e;
     return std::move(dir);
   };
@@ -240,7 +245,7 @@ BlocksDirectory::opened BlocksDirectory::open(const std::string& path, const Opt
   return dir;
 }
 
-BlocksDirectory::opened BlocksDirectory::open(const std::string& path) { return open(path, Options{}); }
+result<BlocksDirectory> BlocksDirectory::open(const std::string& path) { return open(path, Options{}); }
 
 result<BlockIndex> BlocksDirectory::open_index(const std::string& path, const XorKey& key, network net, std::vector<std::string>* notes) {
   Options options;
@@ -248,7 +253,7 @@ result<BlockIndex> BlocksDirectory::open_index(const std::string& path, const Xo
   options.net = net;
   options.undo = false;
   auto opened = open(path, options);
-  if (!opened) return opened.error().cause;
+  if (!opened) return opened.error();
   if (notes != nullptr) *notes = opened.value().notes_;
   return std::move(opened.value().index_);
 }
@@ -346,7 +351,7 @@ result<bool> BlocksDirectory::refresh() {
     if (!format || !network_of(path_, format.value().key)) return false;
     const Options options = *reopen_;
     auto again = open(path_, options);
-    if (!again) return again.error().cause;
+    if (!again) return again.error();
     *this = std::move(again).value();
     return chain_size() != 0;
   }
@@ -355,7 +360,7 @@ result<bool> BlocksDirectory::refresh() {
     // prune wrote) now says which blocks have their data.
     const BlockHash tip = chain_size() != 0 ? at_height(chain_size() - 1).hash : BlockHash::all_zeros();
     auto again = open(path_, options_);
-    if (!again) return again.error().cause;  // (tried again at the next refresh: the file is still gone)
+    if (!again) return again.error();  // (tried again at the next refresh: the file is still gone)
     *this = std::move(again).value();
     return chain_size() != 0 && at_height(chain_size() - 1).hash != tip;
   }

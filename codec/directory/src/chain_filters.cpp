@@ -14,7 +14,7 @@ namespace {
 
 struct Made {
   std::optional<filters::GcsFilter> filter;
-  std::optional<ChainFilterFailure> failure;
+  std::optional<error> failure;
   std::size_t bytes = 0;  // of the block, for the rate
 };
 
@@ -35,13 +35,39 @@ Made make_one(const BlocksDirectory& dir, std::uint64_t height) {
   } else {
     cause = cause.in(dir.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height));
   }
-  out.failure = ChainFilterFailure{height, std::move(cause)};
+  out.failure = cause.at_step(chain_filters_step::block);
   return out;
+}
+
+const char* describe_step(int value) noexcept {
+  switch (static_cast<chain_filters_step>(value)) {
+    case chain_filters_step::block: return "making a block's filter";
+    case chain_filters_step::filter_file: return "the filter file";
+  }
+  return nullptr;
+}
+
+// The filter file is the directory's own, made by us: what it holds that
+// cannot be read is no damage of the chain's to report as such.
+condition step_kind(int value, condition cause) noexcept {
+  const bool file = static_cast<chain_filters_step>(value) == chain_filters_step::filter_file;
+  return file && cause == condition::bad_data ? condition::usage : cause;
 }
 
 }  // namespace
 
-std::optional<ChainFilterFailure> make_chain_filters(const BlocksDirectory& dir, FilterFile& file, const ChainFilters& spec) {
+const std::error_category& chain_filters_step_category() noexcept {
+  static const step_category instance("blockwire.directory.chain_filters_step", describe_step, step_kind);
+  return instance;
+}
+
+ChainFiltersMade make_chain_filters(const BlocksDirectory& dir, FilterFile& file, const ChainFilters& spec) {
+  ChainFiltersMade out;
+  const auto failed = [&](std::uint64_t height, const error& e) {
+    out.end = height;
+    out.failure = e;
+    return out;
+  };
   const std::uint64_t tip = dir.chain_size();
   const std::uint64_t end = spec.end == 0 ? tip : std::min(tip, spec.end);
   std::vector<Hash256> headers;  // every height's filter header so far
@@ -49,7 +75,7 @@ std::optional<ChainFilterFailure> make_chain_filters(const BlocksDirectory& dir,
   const std::uint64_t held = std::min<std::uint64_t>(file.size(), end);
   for (std::uint64_t height = spec.from; height < held; ++height) {
     auto filter = file.filter(height);
-    if (!filter) return ChainFilterFailure{std::nullopt, filter.error()};
+    if (!filter) return failed(height, filter.error().at_step(chain_filters_step::filter_file));
     if (spec.each) spec.each(height, file.block(height), filter.value(), headers[height]);
   }
   const unsigned threads = spec.threads != 0 ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -70,18 +96,19 @@ std::optional<ChainFilterFailure> make_chain_filters(const BlocksDirectory& dir,
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint64_t height = first + i;
       Made& r = results[i];
-      if (!r.filter) return std::move(r.failure);
+      if (!r.filter) return failed(height, *r.failure);
       const BlockHash block = dir.at_height(height).hash;
       headers.push_back(filters::filter_header(filters::filter_hash(*r.filter), headers.empty() ? Hash256{} : headers.back()));
       if (spec.keep) {
-        if (auto w = file.append(block, r.filter->encoded()); !w) return ChainFilterFailure{std::nullopt, w.error()};
+        if (auto w = file.append(block, r.filter->encoded()); !w) return failed(height, w.error().at_step(chain_filters_step::filter_file));
       }
       if (spec.each && height >= spec.from) spec.each(height, block, r.filter->encoded(), headers.back());
       block_bytes += r.bytes;
       r.filter.reset();
     }
   }
-  return std::nullopt;
+  out.end = end;
+  return out;
 }
 
 }  // namespace blockwire

@@ -51,7 +51,29 @@ condition classify(int value) noexcept {
   return condition::bad_data;
 }
 
+const char* describe_open_step(int value) noexcept {
+  switch (static_cast<open_step>(value)) {
+    case open_step::key: return "reading the key";
+    case open_step::blocks: return "reading blk files";
+    case open_step::undo: return "reading rev files";
+  }
+  return nullptr;
+}
+
+// A key or blk files whose bytes are wrong are the caller's (a key that
+// is not the directory's, a bad xor.dat, another network's records), not
+// bad data to report as damage; rev files are what they hold.
+condition open_step_kind(int value, condition cause) noexcept {
+  const bool callers = static_cast<open_step>(value) != open_step::undo && cause == condition::bad_data;
+  return callers ? condition::usage : cause;
+}
+
 }  // namespace
+
+const std::error_category& open_step_category() noexcept {
+  static const step_category instance("blockwire.directory.open_step", describe_open_step, open_step_kind);
+  return instance;
+}
 
 const std::error_category& category() noexcept {
   static const enum_category instance("blockwire.directory", describe, classify);

@@ -17,7 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-PackFailure failure(error cause, std::string line) { return PackFailure{cause, {std::move(line)}}; }
+// `cause`, with what failed said before it.
+error failure(const error& cause, const std::string& what) { return cause.in(what); }
 
 BlockHash hash_of(std::span<const std::byte> block) { return block_hash(decode_header(block.first(header_size)).value()); }
 
@@ -107,15 +108,14 @@ result<network> pack_network(const std::string& dir, const XorKey& key, const st
   return records ? *records : given.value_or(network::mainnet);
 }
 
-packed pack_blocks(const PackBlocks& spec) {
+result<Packed> pack_blocks(const PackBlocks& spec) {
   const auto say = [&](const std::string& line) {
     if (spec.note) spec.note(line);
   };
   // Records there already: blocks of their network alone are added to them.
   const std::optional<network> records = network_of(spec.dir, spec.key);
   if (records && *records != spec.net) {
-    const error e = other_records(spec.dir, *records, spec.net);
-    return failure(e, e.message());
+    return other_records(spec.dir, *records, spec.net);
   }
   // Every block read before anything is written; with undo data, each
   // block's made here, as a node connecting the chain makes it.
@@ -126,7 +126,7 @@ packed pack_blocks(const PackBlocks& spec) {
   std::vector<BlockHash> hashes(spec.count,
                                 BlockHash::all_zeros());  // each block's: the next one's parent, and a check of a second reading
   for (std::size_t i = 0; i < spec.count; ++i) {
-    if (!spec.read(i, true, bytes)) return PackFailure{error(std::make_error_code(std::errc::io_error)), {}};
+    if (!spec.read(i, true, bytes)) return failure(std::make_error_code(std::errc::io_error), "reading " + spec.name(i));
     hashes[i] = hash_of(bytes);
     if (records) {
       const BlockHeader header = decode_header(std::span<const std::byte>(bytes).first(header_size)).value();
@@ -144,8 +144,7 @@ packed pack_blocks(const PackBlocks& spec) {
       }
       auto undo = coins.apply(block, static_cast<std::uint32_t>(i));
       if (!undo) {
-        return failure(undo.error(),
-                       spec.name(i) + ": " + undo.error().message() + " (--undo needs every spent output in a block before it)");
+        return failure(undo.error(), spec.name(i) + " (--undo needs every spent output in a block before it)");
       }
       undos[i] = std::move(undo).value();
     }
@@ -158,7 +157,7 @@ packed pack_blocks(const PackBlocks& spec) {
   std::optional<StagedDirectory> staged;
   if (fresh) {
     auto made = StagedDirectory::create(spec.dir);
-    if (!made) return failure(made.error(), "cannot create a directory beside " + spec.dir + ": " + made.error().message());
+    if (!made) return failure(made.error(), "cannot create a directory beside " + spec.dir);
     staged.emplace(std::move(made).value());
   }
   const std::string target = staged ? staged->path() : spec.dir;
@@ -166,10 +165,9 @@ packed pack_blocks(const PackBlocks& spec) {
   if (!writer) {
     const error& e = writer.error();
     if (e.code() == blockfiles::errc::damaged_last_file) {
-      return failure(e, spec.dir + ": " + e.code().message() + " (damage at byte " + std::to_string(e.offset()) +
-                            " of its last blk file); run blockwire scan on it");
+      return failure(e, spec.dir + " (damage at byte " + std::to_string(e.offset()) + " of its last blk file; run blockwire scan on it)");
     }
-    return failure(e, "cannot write to " + spec.dir + ": " + e.message());
+    return failure(e, "cannot write to " + spec.dir);
   }
   if (const auto& r = writer.value().repaired()) say(repair_text(spec.dir, *r));
   // Blocks the directory already holds are not added again.
@@ -179,7 +177,7 @@ packed pack_blocks(const PackBlocks& spec) {
   {
     if (!fresh) {
       auto index = BlocksDirectory::open_index(target, spec.key, spec.net);
-      if (!index) return failure(index.error(), "reading " + spec.dir + ": " + index.error().message());
+      if (!index) return index.error();
       there = std::move(index).value();
     }
     std::set<BlockHash> seen;  // (among the blocks packed)
@@ -195,10 +193,10 @@ packed pack_blocks(const PackBlocks& spec) {
     }
   }
   const BlockPosition start = writer.value().position();
-  if (auto r = writer.value().begin_batch(); !r) return failure(r.error(), spec.dir + ": " + r.error().message());
+  if (auto r = writer.value().begin_batch(); !r) return failure(r.error(), spec.dir);
   // From here a failure undoes this run's records (the batch); a staged
   // directory goes with its StagedDirectory.
-  const auto undone = [&](PackFailure f) {
+  const auto undone = [&](const error& f) {
     (void)writer.value().rewind(start);
     return f;
   };
@@ -216,7 +214,7 @@ packed pack_blocks(const PackBlocks& spec) {
     if (kept[i]) {
       bytes = std::move(*kept[i]);
     } else if (!spec.read(i, false, bytes)) {
-      return undone(PackFailure{error(std::make_error_code(std::errc::io_error)), {}});
+      return undone(failure(std::make_error_code(std::errc::io_error), "reading " + spec.name(i) + " again"));
     }
     // The undo data was made from the first reading: the block must be the same.
     if (spec.undo && hash_of(bytes) != hashes[i]) {
@@ -224,15 +222,10 @@ packed pack_blocks(const PackBlocks& spec) {
     }
     auto at = writer.value().append(bytes);
     if (!at) {
-      const std::string where = at.error().has_offset() ? " at byte " + std::to_string(at.error().offset()) : "";
-      PackFailure f = failure(at.error(), "writing " + spec.name(i) + " into " + spec.dir + "/" +
-                                              block_file_name(writer.value().position().file) + where + ": " + at.error().code().message());
-      if (auto r = writer.value().rewind(start); !r) {
-        f.lines.push_back("and undoing this run's records failed: " + r.error().message());
-      } else if (!fresh) {
-        f.lines.push_back(spec.dir + " is as it was before this run");
-      }
-      return f;
+      const error f =
+          failure(at.error(), "writing " + spec.name(i) + " into " + spec.dir + "/" + block_file_name(writer.value().position().file));
+      if (auto r = writer.value().rewind(start); !r) return f.in("undoing this run's records failed too (" + r.error().message() + ")");
+      return fresh ? f : f.in(spec.dir + " is as it was before this run");
     }
     last = at.value();
     done.bytes += bytes.size();
@@ -241,8 +234,8 @@ packed pack_blocks(const PackBlocks& spec) {
     if (spec.undo && i > 0) {
       auto r = undo_writer.append(undos[i], hashes[i - 1], at.value().file);
       if (!r) {
-        return undone(failure(r.error(), "writing the undo data of " + spec.name(i) + " into " + spec.dir + "/" +
-                                             undo_file_name(at.value().file) + ": " + r.error().message()));
+        return undone(
+            failure(r.error(), "writing the undo data of " + spec.name(i) + " into " + spec.dir + "/" + undo_file_name(at.value().file)));
       }
       undo_at = static_cast<std::uint32_t>(r.value().offset);
     }
@@ -251,12 +244,12 @@ packed pack_blocks(const PackBlocks& spec) {
   }
   done.last_file = last.file;
   if (auto r = undo_writer.close(); !r) {
-    return undone(failure(r.error(), "closing " + spec.dir + "/" + undo_file_name(last.file) + ": " + r.error().message()));
+    return undone(failure(r.error(), "closing " + spec.dir + "/" + undo_file_name(last.file)));
   }
   // The batch published: from here on a crash keeps every block.
-  if (auto r = writer.value().commit_batch(); !r) return undone(failure(r.error(), "syncing " + spec.dir + ": " + r.error().message()));
+  if (auto r = writer.value().commit_batch(); !r) return undone(failure(r.error(), "syncing " + spec.dir));
   if (auto r = writer.value().close(); !r) {
-    return failure(r.error(), "closing " + spec.dir + "/" + block_file_name(last.file) + ": " + r.error().message());
+    return failure(r.error(), "closing " + spec.dir + "/" + block_file_name(last.file));
   }
   // The kept index extended (a failure to keep it is not the pack's: the
   // next open reads these blocks from the files).
@@ -266,9 +259,9 @@ packed pack_blocks(const PackBlocks& spec) {
   }
   if (staged) {
     if (auto r = staged->publish(); !r) {
-      return failure(r.error(),
-                     std::string(staged->published() ? "syncing the directory holding " : "cannot move the finished directory to ") +
-                         spec.dir + ": " + r.error().message());
+      return failure(
+          r.error(),
+          std::string(staged->published() ? "syncing the directory holding " : "cannot move the finished directory to ") + spec.dir);
     }
   }
   return done;

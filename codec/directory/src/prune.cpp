@@ -134,7 +134,7 @@ result<Pruned> prune_directory(const PruneSpec& spec) {
   options.key = key;
   options.net = net;
   auto opened = BlocksDirectory::open(spec.dir, options);
-  if (!opened) return opened.error().as_error(spec.dir);
+  if (!opened) return opened.error();
   const BlocksDirectory& dir = opened.value();
   if (dir.damaged()) {
     return fail(directory::errc::damaged_directory,

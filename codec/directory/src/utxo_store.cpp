@@ -325,7 +325,7 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options) {
       o.net = chain.net();
       o.kept_index = false;  // a reading in the middle of catching up: nothing kept of it
       auto opened = BlocksDirectory::open(chain.dir(), o);
-      if (!opened) return opened.error().as_error(chain.dir());
+      if (!opened) return opened.error();
       paired.emplace(std::move(opened).value());
     }
   }

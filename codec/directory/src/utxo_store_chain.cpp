@@ -45,7 +45,7 @@ result<BlockUndo> UtxoStore::State::undo_of(const IndexedBlock& b, const Block& 
       // new branch's records are not written yet.
       o.kept_index = false;
       auto opened = BlocksDirectory::open(dir, o);
-      if (!opened) return opened.error().as_error(dir);
+      if (!opened) return opened.error();
       pairing.emplace(std::move(opened).value());
     }
     const auto there = pairing->index().find(b.hash);

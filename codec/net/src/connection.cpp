@@ -679,14 +679,12 @@ network Connection::net() const noexcept { return state_->net; }
 transport Connection::transport_kind() const noexcept { return state_->v2 ? transport::v2 : transport::v1; }
 std::string Connection::session_id() const { return state_->v2 ? to_hex(state_->v2->session_id()) : std::string(); }
 
-std::string Connection::describe(const error& e) const {
-  std::string text = "peer " + peer_name() + ": " + e.code().message();
-  if (e.has_offset()) {
-    text += " (";
-    if (!last_command().empty()) text += "in its '" + last_command() + "' message, ";
-    text += "byte " + std::to_string(e.offset()) + " of what it sent)";
-  }
-  return text;
+error Connection::attributed(const error& e) const {
+  std::string who = "peer " + peer_name();
+  if (e.has_offset() && !last_command().empty()) who += ", in its '" + last_command() + "' message";
+  return e.in(who);
 }
+
+std::string Connection::describe(const error& e) const { return attributed(e).message(); }
 
 }  // namespace blockwire::net

@@ -68,7 +68,36 @@ class StopWatch {
   std::thread thread_;
 };
 
-using step = FetchReport::step;
+using step = fetch_step;
+
+const char* describe_fetch_step(int value) noexcept {
+  switch (static_cast<fetch_step>(value)) {
+    case step::connecting: return "connecting";
+    case step::handshake: return "the handshake";
+    case step::directory: return "opening the directory";
+    case step::utxo_set: return "opening the UTXO set";
+    case step::syncing: return "syncing";
+    case step::writing: return "writing blocks";
+    case step::following: return "the UTXO set following the blocks";
+    case step::stopped: return "stopped";
+    case step::flushing: return "writing the UTXO set";
+    case step::closing: return "closing the blk files";
+  }
+  return nullptr;
+}
+
+// A peer's failure to do its part, or its bad data, is said as such in the
+// handshake, the sync, and by the UTXO set; at the other steps the failure
+// is the system's or the caller's whatever its cause.
+condition fetch_step_kind(int value, condition cause) noexcept {
+  switch (static_cast<fetch_step>(value)) {
+    case step::handshake:
+    case step::utxo_set:
+    case step::syncing:
+    case step::following: return cause;
+    default: return cause == condition::bad_data ? condition::usage : cause;
+  }
+}
 
 // The peer reached and greeted, telling it our height.
 bool greet(const FetchRequest& r, network net, std::int64_t our_height, StopWatch& stop, std::optional<Connection>& peer,
@@ -77,7 +106,7 @@ bool greet(const FetchRequest& r, network net, std::int64_t our_height, StopWatc
       r.peer, net, r.timeouts, r.preferred, [&](int socket) { stop.watch(socket); }, [&] { return stop.requested(); });
   report.fallback = dialed.fallback;
   if (!dialed.connection) {
-    report.failure = {step::connecting, *dialed.failure, r.peer.to_string() + ": " + dialed.failure->message()};
+    report.failure = dialed.failure->in(r.peer.to_string()).at_step(step::connecting);
     return false;
   }
   peer.emplace(std::move(*dialed.connection));
@@ -85,7 +114,7 @@ bool greet(const FetchRequest& r, network net, std::int64_t our_height, StopWatc
   if (dialed.failure) {
     report.peer_bytes_received = peer->bytes_received();
     report.peer_bytes_sent = peer->bytes_sent();
-    report.failure = {stop.requested() ? step::stopped : step::handshake, *dialed.failure, peer->describe(*dialed.failure)};
+    report.failure = peer->attributed(*dialed.failure).at_step(stop.requested() ? step::stopped : step::handshake);
     return false;
   }
   report.transport_used = peer->transport_kind();
@@ -94,7 +123,7 @@ bool greet(const FetchRequest& r, network net, std::int64_t our_height, StopWatc
   report.peer_bytes_received = peer->bytes_received();
   report.peer_bytes_sent = peer->bytes_sent();
   if (!version) {
-    report.failure = {stop.requested() ? step::stopped : step::handshake, version.error(), peer->describe(version.error())};
+    report.failure = peer->attributed(version.error()).at_step(stop.requested() ? step::stopped : step::handshake);
     return false;
   }
   report.version = std::move(version).value();
@@ -124,13 +153,13 @@ FetchReport fetch(const FetchRequest& r) {
   if (r.net_from_records) report.net = network_of(r.dir, r.key).value_or(r.net);
   auto writer = BlockFileWriter::open(r.dir, r.key, report.net);
   if (!writer) {
-    report.failure = {step::directory, writer.error(), r.dir + ": " + writer.error().message()};
+    report.failure = writer.error().in(r.dir).at_step(step::directory);
     return finish();
   }
   std::vector<std::string> notes;
   auto index = BlocksDirectory::open_index(r.dir, r.key, report.net, &notes);
   if (!index) {
-    report.failure = {step::directory, index.error(), "reading " + r.dir + ": " + index.error().message()};
+    report.failure = index.error().at_step(step::directory);
     return finish();
   }
   BlockIndex& chain = index.value();  // kept as blocks are appended
@@ -150,15 +179,15 @@ FetchReport fetch(const FetchRequest& r) {
     options.stop_requested = [&stop] { return stop.requested(); };
     auto opened = UtxoStore::open(chain, options);
     if (!opened) {
-      report.failure = {opened.error().code() == io::errc::stopped ? step::stopped : step::utxo_set, opened.error(),
-                        r.dir + ": the UTXO set: " + opened.error().message()};
+      report.failure =
+          opened.error().in(r.dir + ": the UTXO set").at_step(opened.error().code() == io::errc::stopped ? step::stopped : step::utxo_set);
       return finish();
     }
     coins.emplace(std::move(opened).value());
     if (r.events.utxo_set_opened) r.events.utxo_set_opened(coins->opening());
   }
   if (stop.requested()) {
-    report.failure = {step::stopped, error(io::errc::stopped), "before the peer was reached"};
+    report.failure = error(io::errc::stopped).in("before the peer was reached").at_step(step::stopped);
     return finish();
   }
   if (!peer && !greet(r, report.net, chain.height(), stop, peer, report)) return finish();
@@ -166,13 +195,12 @@ FetchReport fetch(const FetchRequest& r) {
   SyncOptions options;
   options.max_blocks = r.max_blocks;
   options.progress = r.events.syncing;
-  std::optional<FetchReport::Failure> refused;
+  std::optional<error> refused;
   if (coins) {
     options.appended = [&](const Block& block, const BlockHash& hash, std::span<const TxIds> ids) {
       auto followed = coins->follow(chain, &block, hash, ids);
       if (!followed) {
-        refused =
-            FetchReport::Failure{step::following, followed.error(), "the UTXO set, for the undo records: " + followed.error().message()};
+        refused = followed.error().in("the UTXO set, for the undo records").at_step(step::following);
       }
       return followed;
     };
@@ -197,29 +225,32 @@ FetchReport fetch(const FetchRequest& r) {
     if (refused) {
       report.failure = std::move(refused);
     } else if (report.sync.local_failure) {
-      report.failure = {step::writing, e,
-                        "writing " + r.dir + ": " + e.code().message() +
-                            (e.has_offset() ? " (at byte " + std::to_string(e.offset()) + " of its last blk file)" : "")};
+      report.failure = e.in("writing " + r.dir + "'s last blk file").at_step(step::writing);
     } else if (stop.requested()) {
-      report.failure = {step::stopped, e, peer->describe(e)};
+      report.failure = peer->attributed(e).at_step(step::stopped);
     } else if (e.code() == errc::block_not_found && (report.version->services & node_network) == 0 &&
                (report.version->services & node_network_limited) != 0) {
       // A pruned node's notfound is no passing failure: a rerun gets it again.
       const error pruned(errc::pruned_peer, e.offset());
-      report.failure = {step::syncing, pruned,
-                        peer->describe(pruned) + " (we asked for the block at height " + std::to_string(chain.height() + 1) +
-                            "; it announced height " + std::to_string(report.version->start_height) + ")"};
+      report.failure = peer->attributed(pruned.in("we asked for the block at height " + std::to_string(chain.height() + 1) +
+                                                  " (it announced height " + std::to_string(report.version->start_height) + ")"))
+                           .at_step(step::syncing);
     } else {
-      report.failure = {step::syncing, e, peer->describe(e)};
+      report.failure = peer->attributed(e).at_step(step::syncing);
     }
-    if (!flushed) report.failure->context += "; and writing the UTXO set: " + flushed.error().message();
+    if (!flushed) report.utxo_set_not_written = flushed.error().in(r.dir + ": writing the UTXO set");
   } else if (!closed) {
-    report.failure = {step::closing, closed.error(), "closing " + r.dir + ": " + closed.error().message()};
+    report.failure = closed.error().in("closing " + r.dir).at_step(step::closing);
   } else if (!flushed) {
-    report.failure = {step::flushing, flushed.error(),
-                      r.dir + ": writing the UTXO set: " + flushed.error().message() + " (the next fetch connects these blocks again)"};
+    report.failure =
+        flushed.error().in(r.dir + ": writing the UTXO set (the next fetch connects these blocks again)").at_step(step::flushing);
   }
   return finish();
+}
+
+const std::error_category& fetch_step_category() noexcept {
+  static const step_category instance("blockwire.net.fetch_step", describe_fetch_step, fetch_step_kind);
+  return instance;
 }
 
 }  // namespace blockwire::net

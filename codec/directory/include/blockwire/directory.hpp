@@ -7,6 +7,7 @@
 #include <blockwire/directory/block_store.hpp>
 #include <blockwire/directory/blocks_directory.hpp>
 #include <blockwire/directory/chain_filters.hpp>
+#include <blockwire/directory/chain_walk.hpp>
 #include <blockwire/directory/core_chainstate.hpp>
 #include <blockwire/directory/core_index.hpp>
 #include <blockwire/directory/error.hpp>

@@ -112,10 +112,26 @@ class error {
   // What failed, as the layers said it, outermost first ("" when none
   // did: the codec's errors carry an offset instead, and stay as cheap to
   // return as a code).
-  std::string_view context() const noexcept { return context_ ? std::string_view(*context_) : std::string_view(); }
+  std::string_view context() const noexcept { return detail_ ? std::string_view(detail_->context) : std::string_view(); }
   // This error with `what` said before the context it had: "what: inner".
   // (Shared, not copied, as the error travels up.)
   error in(std::string_view what) const;
+
+  // Which step of a longer piece of work failed, where the call has steps
+  // a caller tells apart (a fetch's handshake or its sync, a directory's
+  // key, blk or rev files): a layer's step enum, compared as
+  // `e.step() == net::fetch_step::handshake`; an empty code when none was
+  // said. The step is not the failure: code() stays the cause's.
+  std::error_code step() const noexcept;
+  // This error with its step said: the step of the call that returns it
+  // (a step an inner call said is replaced, as the caller's steps are
+  // the ones its own callers know).
+  error at_step(std::error_code step) const;
+  // clang-format off
+  template <class E>
+    requires std::is_error_code_enum_v<E>
+  error at_step(E step) const { return at_step(std::error_code(make_error_code(step))); }
+  // clang-format on
 
   // Readable by a person: "input ends inside an object at byte 1234",
   // after the context when there is one: "chainstate/000012.ldb: ...".
@@ -133,10 +149,48 @@ class error {
   friend bool operator==(const error& a, const error& b) noexcept { return a.code_ == b.code_ && a.offset_ == b.offset_; }
 
  private:
+  // What only some errors carry, shared as the error travels up (so that
+  // an error stays as small as a code, an offset and a pointer).
+  struct Detail {
+    std::string context;
+    std::error_code step;
+  };
   std::error_code code_{};
   std::uint64_t offset_ = no_offset;
-  std::shared_ptr<const std::string> context_;
+  std::shared_ptr<const Detail> detail_;
 };
+
+// The category of a layer's step enum, from its name, a function that
+// names each value (nullptr for a value it does not know) and one that
+// says what kind of failure a cause of a condition is at that step (a key
+// whose bytes are bad is the caller's, not bad data; most steps keep the
+// cause's condition).
+class step_category final : public std::error_category {
+ public:
+  using describe_fn = const char* (*)(int value) noexcept;
+  using kind_fn = condition (*)(int value, condition cause) noexcept;
+  constexpr step_category(const char* name, describe_fn describe, kind_fn kind) noexcept : name_(name), describe_(describe), kind_(kind) {}
+  const char* name() const noexcept override { return name_; }
+  std::string message(int value) const override;
+  condition kind(int value, condition cause) const noexcept { return kind_(value, cause); }
+
+ private:
+  const char* name_;
+  describe_fn describe_;
+  kind_fn kind_;
+};
+
+// What kind of failure `e` is for whoever reports it (an exit status, an
+// exception's class): its code's condition (condition::io for a code of
+// none), as its step (if any) reads it.
+condition kind_of(const error& e) noexcept;
+
+// The exit status of a command that failed with `e`, for every front end
+// alike (the blockwire command, python3 -m blockwire.distributed): 1 when
+// the data was bad (the bytes, a peer that broke the protocol), 2 for the
+// rest (the system's, a request that cannot be met, a peer that timed out
+// or went away).
+inline int exit_status_of(const error& e) noexcept { return kind_of(e) == condition::bad_data ? 1 : 2; }
 
 // Lets Boost.Outcome treat `error` like an error code (value() on a failed
 // result throws std::system_error instead of refusing to compile).

@@ -57,20 +57,6 @@ class BlocksDirectory {
   // folder named by a hash of the directory's path. Empty: nowhere.
   static std::string kept_index_path(const std::string& blocks_dir);
 
-  // Which part of opening failed, and why.
-  struct Failure {
-    enum class part : unsigned char { key, blocks, undo };
-    part at;
-    error cause;
-    // For a person, naming the file or the files: "DIR/xor.dat: ...",
-    // "DIR: reading blk files: ...", "DIR: reading rev files: ...".
-    std::string message(const std::string& path) const;
-    // The cause with that said as its context, for a caller whose own
-    // failure it becomes.
-    error as_error(const std::string& path) const;
-  };
-  using opened = BOOST_OUTCOME_V2_NAMESPACE::basic_result<BlocksDirectory, Failure, BOOST_OUTCOME_V2_NAMESPACE::policy::terminate>;
-
   // Reads the directory's key, finds its network, indexes its blocks and,
   // with options.undo, their undo records. The index comes from the first
   // of these that is there and checks out (docs/design.md, "A directory's
@@ -85,9 +71,12 @@ class BlocksDirectory {
   // the others are paired with their blocks (UndoIndex::build), in their
   // rev files alone. The index is then kept, with what was read past it.
   // Damage is not a failure: it is in problems(), and the chain is what is
-  // left.
-  static opened open(const std::string& path, const Options& options);
-  static opened open(const std::string& path);
+  // left. A failure's step() says which files could not be read
+  // (directory::open_step: the key, the blk files, the rev files), its
+  // context names them: "DIR/xor.dat: ...", "DIR: reading blk files: ...",
+  // "DIR: reading rev files: ...".
+  static result<BlocksDirectory> open(const std::string& path, const Options& options);
+  static result<BlocksDirectory> open(const std::string& path);
 
   // The chain alone, for a writer that keeps it as it appends (fetch,
   // pack): opened as open() opens it (the kept index, the node's, the blk

@@ -32,16 +32,24 @@ struct ChainFilters {
   std::function<void(std::uint64_t made, std::uint64_t to_make, std::uint64_t block_bytes)> progress;
 };
 
-// Why the filters stopped: a block (its height, and what is wrong, naming
-// its rev file or its record) or the filter file.
-struct ChainFilterFailure {
-  std::optional<std::uint64_t> height;  // the block whose filter could not be made; none: the filter file
-  error cause;                          // its context names the block (or the filter file's record)
+// Where the filters stopped (error::step() of ChainFiltersMade::failure).
+enum class chain_filters_step : int {
+  block = 1,    // a block's filter could not be made: the context names it, its rev file or its record
+  filter_file,  // the filter file could not be read or appended to
+};
+const std::error_category& chain_filters_step_category() noexcept;
+inline std::error_code make_error_code(chain_filters_step s) noexcept { return {static_cast<int>(s), chain_filters_step_category()}; }
+
+struct ChainFiltersMade {
+  std::uint64_t end = 0;         // one past the last height whose filter was made or read
+  std::optional<error> failure;  // none: every height up to spec.end was given to `each`
 };
 
 // The filters of `dir`'s best chain up to spec.end, with `file` the
-// directory's filter file opened over the same chain. Nothing when every
-// height was given to `each`.
-std::optional<ChainFilterFailure> make_chain_filters(const BlocksDirectory& dir, FilterFile& file, const ChainFilters& spec);
+// directory's filter file opened over the same chain.
+ChainFiltersMade make_chain_filters(const BlocksDirectory& dir, FilterFile& file, const ChainFilters& spec);
 
 }  // namespace blockwire
+
+template <>
+struct std::is_error_code_enum<blockwire::chain_filters_step> : std::true_type {};

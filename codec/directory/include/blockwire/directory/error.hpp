@@ -31,7 +31,19 @@ enum class errc : int {
 const std::error_category& category() noexcept;
 inline std::error_code make_error_code(errc e) noexcept { return {static_cast<int>(e), category()}; }
 
+// Which files BlocksDirectory::open failed to read (error::step()).
+enum class open_step : int {
+  key = 1,  // the key (DIR/xor.dat, or the one given): a wrong key is the caller's, whatever the bytes
+  blocks,   // the blk files, or their index
+  undo,     // the rev files (with Options::undo_required)
+};
+
+const std::error_category& open_step_category() noexcept;
+inline std::error_code make_error_code(open_step s) noexcept { return {static_cast<int>(s), open_step_category()}; }
+
 }  // namespace blockwire::directory
 
 template <>
 struct std::is_error_code_enum<blockwire::directory::errc> : std::true_type {};
+template <>
+struct std::is_error_code_enum<blockwire::directory::open_step> : std::true_type {};

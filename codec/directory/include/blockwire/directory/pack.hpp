@@ -52,13 +52,6 @@ struct Packed {
   unsigned last_file = 0;  // N of the last blkNNNNN.dat written
 };
 
-struct PackFailure {
-  error cause;
-  std::vector<std::string> lines;  // what went wrong, for a person; empty: the reader said it
-};
-
-using packed = BOOST_OUTCOME_V2_NAMESPACE::basic_result<Packed, PackFailure, BOOST_OUTCOME_V2_NAMESPACE::policy::terminate>;
-
 // The network whose magic frames the records of blocks packed into `dir`
 // (read with `key`): the one its records' magic says when it has some
 // (network_of), else `given`, else mainnet. A `given` that is not its
@@ -74,6 +67,6 @@ result<network> pack_network(const std::string& dir, const XorKey& key, const st
 // whose records are not spec.net's, or a block added to its records that
 // shows it is another network's: another's genesis block, or proof of
 // work that meets bits spec.net never has).
-packed pack_blocks(const PackBlocks& spec);
+result<Packed> pack_blocks(const PackBlocks& spec);
 
 }  // namespace blockwire

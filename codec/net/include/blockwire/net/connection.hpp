@@ -168,8 +168,11 @@ class Connection {
   // BIP324's session id as hex (the same on both ends of a v2 connection:
   // compare it with the peer's operator's), or "" on v1.
   std::string session_id() const;
-  // What went wrong with this peer, for a person: "peer 10.0.0.1:8333:
-  // bad checksum (in its 'block' message, byte 1234 of what it sent)".
+  // `e` with this peer said as its context, and the message it was in when
+  // `e` has an offset: message() reads "peer 10.0.0.1:8333, in its 'block'
+  // message: bad checksum at byte 1234".
+  error attributed(const error& e) const;
+  // What went wrong with this peer, for a person: attributed(e).message().
   std::string describe(const error& e) const;
 
  private:

@@ -62,29 +62,30 @@ struct FetchRequest {
   FetchEvents events;
 };
 
-struct FetchReport {
-  // Where a fetch that failed stopped, for its message.
-  enum class step : unsigned char {
-    connecting,  // the peer not reached
-    handshake,   // the peer reached, its version not had
-    directory,   // the directory not opened (the writer, the index)
-    utxo_set,    // the UTXO set not opened or not brought to the tip
-    syncing,     // the peer failed the sync (or went away)
-    writing,     // the directory failed while blocks were appended (local_failure)
-    following,   // the UTXO set refused an appended block (the block taken out again)
-    stopped,     // asked to stop (stop_fd)
-    flushing,    // the UTXO set not written after the sync
-    closing,     // the blk files not closed after the sync
-  };
-  struct Failure {
-    step at;
-    error cause;
-    std::string context;  // what failed, said in full (the block, the path, the peer's part)
-  };
+// Where a fetch that failed stopped (error::step() of FetchReport::failure).
+enum class fetch_step : int {
+  connecting = 1,  // the peer not reached
+  handshake,       // the peer reached, its version not had
+  directory,       // the directory not opened (the writer, the index)
+  utxo_set,        // the UTXO set not opened or not brought to the tip
+  syncing,         // the peer failed the sync (or went away)
+  writing,         // the directory failed while blocks were appended (local_failure)
+  following,       // the UTXO set refused an appended block (the block taken out again)
+  stopped,         // asked to stop (stop_fd)
+  flushing,        // the UTXO set not written after the sync
+  closing,         // the blk files not closed after the sync
+};
+const std::error_category& fetch_step_category() noexcept;
+inline std::error_code make_error_code(fetch_step s) noexcept { return {static_cast<int>(s), fetch_step_category()}; }
 
-  std::optional<Failure> failure;       // none: fetched to the peer's tip or to max_blocks
-  std::optional<error> index_not_kept;  // the fetch succeeded; the next open reads the files again
-  network net = network::mainnet;       // the directory's
+struct FetchReport {
+  // None: fetched to the peer's tip or to max_blocks. Else the cause, its
+  // step() the fetch_step it stopped at, its context what failed (the
+  // peer and its message, the block, the path).
+  std::optional<error> failure;
+  std::optional<error> utxo_set_not_written;  // the sync failed, and so did writing the UTXO set after it
+  std::optional<error> index_not_kept;        // the fetch succeeded; the next open reads the files again
+  network net = network::mainnet;             // the directory's
   std::string peer_name;
   std::uint64_t peer_bytes_received = 0;
   std::optional<p2p::Version> version;  // the peer's, once greeted
@@ -106,3 +107,6 @@ struct FetchReport {
 FetchReport fetch(const FetchRequest& request);
 
 }  // namespace blockwire::net
+
+template <>
+struct std::is_error_code_enum<blockwire::net::fetch_step> : std::true_type {};

@@ -94,6 +94,14 @@ struct EtlReport {
   // Of the shards made (not those skipped, failed or not reached).
   std::uint64_t transactions() const noexcept;
   std::uint64_t block_bytes() const noexcept;
+  // What an export that came to this says and exits with, wherever it ran
+  // (the command, blockwire.distributed): a line for each shard not made,
+  // the summary line ("N shards into OUT: ..."), and 2 for an I/O failure
+  // (`sweep_failed`: removing what workers left failed), else 1 for a
+  // shard not made or a damaged directory, else 0.
+  std::vector<std::string> problem_lines() const;
+  std::string summary(const std::string& out) const;
+  int exit_status(bool damaged, bool sweep_failed = false) const noexcept;
 };
 
 // Makes the shards of heights [from, end) of `dir`'s best chain in `out`:

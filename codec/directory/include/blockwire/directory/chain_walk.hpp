@@ -1,0 +1,38 @@
+// The heights a command that walks a directory's best chain reads, and
+// what it tells its user first: one plan for the blockwire command and for
+// Python's routes (blockwire.distributed), so that both say the same.
+#pragma once
+
+#include <blockwire/directory/blocks_directory.hpp>
+#include <blockwire/io/error.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace blockwire {
+
+struct ChainWalk {
+  std::uint64_t from = 0;
+  std::uint64_t end = 0;           // one past the last height; from == end: nothing to read, which `notes` say (or a failure)
+  std::vector<std::string> notes;  // lines for a person, in order, naming the directory as the user gave it
+  std::optional<error> failure;    // no walk: said after the notes
+};
+
+// The walk of `dir`'s best chain from `from`, `count` blocks (0: to the
+// tip). Notes: the block index's problems (the first ten, and how many),
+// a directory with no block yet (nothing to read), a pruned directory's
+// range moved up to its prune height, rounded up to a multiple of `align`
+// (or nothing left to read). `shown`: the directory as the user named it.
+// Fails (failure, after the notes) with directory::errc::no_chain
+// (blocks, none of them linked to genesis) and directory::errc::past_tip
+// (`from` past the tip).
+// The block index's problems, as plan_chain_walk's notes say them (the
+// first ten, how many more, and where to look): none when it has none.
+std::vector<std::string> index_problem_notes(const std::string& shown, const BlockIndex& index);
+
+ChainWalk plan_chain_walk(const BlocksDirectory& dir, const std::string& shown, std::uint64_t from, std::uint64_t count,
+                          std::uint64_t align = 1);
+
+}  // namespace blockwire
