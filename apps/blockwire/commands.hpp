@@ -154,9 +154,6 @@ std::optional<AddressIndex> open_address_index(const char* command, const Blocks
 // The transaction index of `dir`, made or brought to its tip with a
 // progress bar on a terminal; none (and `status` set) after saying why.
 std::optional<TxIndex> open_tx_index(const char* command, const BlocksDirectory& dir, int& status);
-// The soft limit of descriptors raised to the hard one: the connections a
-// server may hold (64 kept for its files), at most `cap`.
-std::size_t connections_allowed(std::size_t cap);
 int blocks(BlocksOptions options);
 int filters_command(FiltersOptions options);
 int export_command(ExportOptions options);

@@ -15,13 +15,7 @@ bool report_index_problems(const char* command, const std::string& dir, const Bl
 }
 
 void report_repair(const char* command, const std::string& dir, const BlockFileWriter& writer) {
-  const auto& r = writer.repaired();
-  if (!r) return;
-  const bool torn = r->what == BlockFileRepair::kind::torn_record;
-  std::fprintf(stderr, "blockwire %s: %s: %s (%s removed); it now ends at byte %llu of %s\n", command, dir.c_str(),
-               torn ? "cut off a torn record at the end of the last blk file, left by a crash"
-                    : "removed the blocks of an append that a crash interrupted",
-               count_of(r->bytes, "byte").c_str(), static_cast<unsigned long long>(r->end.offset), block_file_name(r->end.file).c_str());
+  if (const auto& r = writer.repaired()) std::fprintf(stderr, "blockwire %s: %s\n", command, r->message(dir).c_str());
 }
 
 }  // namespace blockwire::cli

@@ -3,7 +3,7 @@
 // first start and extended as blocks arrive.
 #include "commands.hpp"
 #include "directory_options.hpp"
-#include "stop_signals.hpp"
+#include <blockwire/io/stop_signals.hpp>
 #include "text.hpp"
 
 #include <blockwire/electrum/server.hpp>

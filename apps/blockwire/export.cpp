@@ -25,7 +25,7 @@ int export_on_scheduler(const ExportOptions& o) {
     return usage_or_io;
   }
   std::vector<std::string> args = {o.dir, "-o", o.output_dir, "--scheduler", o.scheduler};
-  args.insert(args.end(), {"--format", o.format == tables::export_format::csv ? "csv" : "ndjson"});
+  args.insert(args.end(), {"--format", std::string(tables::export_format_name(o.format))});
   args.insert(args.end(), {"--compress", std::string(tables::compression_name(o.compress))});
   args.insert(args.end(), {"--shard-blocks", std::to_string(o.shard_blocks), "--from", std::to_string(o.from)});
   if (o.count != 0) args.insert(args.end(), {"--count", std::to_string(o.count)});

@@ -6,7 +6,7 @@
 #include "damage_report.hpp"
 #include "option_helpers.hpp"
 #include "progress.hpp"
-#include "stop_signals.hpp"
+#include <blockwire/io/stop_signals.hpp>
 #include "text.hpp"
 
 #include <blockwire/blockfiles.hpp>
@@ -51,31 +51,7 @@ int say_failure(const net::FetchReport& report, const net::FetchRequest& request
   const long long height = report.height;
   switch (static_cast<step>(f.step().value())) {
     case step::connecting: std::fprintf(stderr, "blockwire fetch: cannot connect to %s\n", said.c_str()); break;
-    case step::handshake:
-      std::fprintf(stderr, "blockwire fetch: handshake: %s\n", said.c_str());
-      // Closed before it sent a byte: a node that refuses us (its slots
-      // full, our address banned), or, once it had our version, one that
-      // drops a version in another network's envelope without a word.
-      if (f.code() == net::errc::connection_closed && report.peer_bytes_received == 0) {
-        const std::string net_name(name(report.net));
-        if (report.peer_bytes_sent == 0) {
-          std::fprintf(stderr,
-                       "blockwire fetch: %s closed the connection as it accepted it, before a byte either way: it refuses us "
-                       "(every slot taken, or our address banned); try again later, or another node\n",
-                       report.peer_name.c_str());
-        } else if (report.fallback == net::v1_fallback::hung_up) {
-          std::fprintf(stderr,
-                       "blockwire fetch: %s closed both connections before sending a byte (at our v2 key, then at our v1 "
-                       "version): it refuses us (every slot taken, or our address banned), or it is not a %s node (--network)\n",
-                       report.peer_name.c_str(), net_name.c_str());
-        } else {
-          std::fprintf(stderr,
-                       "blockwire fetch: %s closed the connection at our version without a word: it is not a %s node "
-                       "(--network), or it refuses us (every slot taken, or our address banned)\n",
-                       report.peer_name.c_str(), net_name.c_str());
-        }
-      }
-      break;
+    case step::handshake: std::fprintf(stderr, "blockwire fetch: handshake: %s\n", said.c_str()); break;
     case step::following:
       std::fprintf(stderr, "blockwire fetch: %s\nblockwire fetch: the block was taken out again; %s holds the blocks before it\n",
                    said.c_str(), dir);
@@ -209,22 +185,7 @@ int fetch(const FetchOptions& o) {
     std::fprintf(stderr, "blockwire fetch: the index of %s could not be kept: %s\n", o.output_dir.c_str(),
                  report.index_not_kept->message().c_str());
   }
-  switch (report.fallback) {
-    case net::v1_fallback::none: break;
-    case net::v1_fallback::spoke_first:
-      std::fprintf(stderr, "blockwire fetch: %s sent its v1 version before our v2 (BIP324) key: v1 on that connection\n", o.peer.c_str());
-      break;
-    case net::v1_fallback::answered_v1:
-      std::fprintf(stderr,
-                   "blockwire fetch: %s answered our v2 (BIP324) key with a v1 version: connected again with v1 (--v1 skips "
-                   "the attempt)\n",
-                   o.peer.c_str());
-      break;
-    case net::v1_fallback::hung_up:
-      std::fprintf(stderr, "blockwire fetch: %s hung up at our v2 (BIP324) key: connected again with v1 (--v1 skips the attempt)\n",
-                   o.peer.c_str());
-      break;
-  }
+  for (const std::string& note : net::fetch_notes(report, o.peer)) std::fprintf(stderr, "blockwire fetch: %s\n", note.c_str());
   if (report.failure) return say_failure(report, request, stop_signal_name(signals));
   say_fetched(report, o);
   return report.damaged ? bad_data : ok;

@@ -103,25 +103,6 @@ std::string describe_hex_problem(const error& e, const std::vector<std::byte>& r
   return text;
 }
 
-// Why a block looks like another network's, if it does: its proof of work
-// is easier than `net` allows, or it is a genesis block but not `net`'s.
-namespace {
-
-std::optional<std::string> other_network(const BlockHeader& h, network net) {
-  const auto target = Target::from_bits(h.bits);
-  const auto limit = Target::from_bits(pow_limit_bits(net));
-  if (target && limit && *target > *limit) {
-    char bits[9];
-    std::snprintf(bits, sizeof bits, "%08x", h.bits);
-    return std::string("its bits ") + bits + " are easier than " + std::string(name(net)) + " allows";
-  }
-  if (h.prev_block.is_all_zeros() && block_hash(h) != genesis_hash(net))
-    return "it is a genesis block, but not " + std::string(name(net)) + "'s";
-  return std::nullopt;
-}
-
-}  // namespace
-
 // One input's block bytes, checked: a block that decodes and that a blk file
 // can hold. Prints why not and returns the exit status.
 std::optional<int> read_block_input(const char* command, const std::string& input, network net, std::vector<std::byte>& out, bool warn) {
@@ -149,9 +130,9 @@ std::optional<int> read_block_input(const char* command, const std::string& inpu
       if (!first_failure) first_failure = block.error();
       continue;
     }
-    if (const auto why = other_network(block.value().header, net); warn && why) {
+    if (const auto other = other_network(block.value().header, net); warn && other) {
       std::fprintf(stderr, "blockwire %s: warning: %s: %s; is it another network's block? (--network)\n", command, input.c_str(),
-                   why->c_str());
+                   other->why.c_str());
     }
     out = std::move(*candidate);
     return std::nullopt;

@@ -45,17 +45,7 @@ int print_block(const BlockView& block, bool json, network net, const ChainInfo*
   for (std::size_t i = 0; i < block.transaction_count(); ++i) with_witness += block.transaction(i).has_witness() ? 1 : 0;
   // A block that passed check_block has the root its header names; only a
   // failed one needs its ids hashed again to show the root they give.
-  const auto computed_root = [&] {
-    MerkleBuilder root;
-    std::array<TxIds, 256> ids;  // a chunk at a time, side by side
-    for (std::size_t first = 0; first < block.transaction_count(); first += ids.size()) {
-      const auto chunk = std::span(ids).first(std::min(ids.size(), block.transaction_count() - first));
-      tx_ids(block, first, chunk);
-      for (const TxIds& id : chunk) root.add(id.txid.to_raw_hash());
-    }
-    return root.root();
-  };
-  const Hash256 computed = checked ? h.merkle_root : computed_root();
+  const Hash256 computed = checked ? h.merkle_root : merkle_root(block);
   std::printf("block        %s\n", block_hash(h).to_hex().c_str());
   std::printf("previous     %s\n", h.prev_block.to_hex().c_str());
   std::printf("merkle root  %s (%s)\n", h.merkle_root.to_hex().c_str(),

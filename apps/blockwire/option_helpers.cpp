@@ -24,13 +24,9 @@ void add_format_option(CLI::App& app, tables::export_format& format, const std::
   app.add_option_function<std::string>(
          "--format",
          [&format](const std::string& value) {
-           if (value == "ndjson") {
-             format = tables::export_format::ndjson;
-           } else if (value == "csv") {
-             format = tables::export_format::csv;
-           } else {
-             throw CLI::ValidationError("--format", "'" + value + "' is not ndjson or csv");
-           }
+           const auto named = tables::export_format_named(value);
+           if (!named) throw CLI::ValidationError("--format", "'" + value + "' is not ndjson or csv");
+           format = *named;
          },
          help)
       ->type_name("ndjson|csv");

@@ -4,7 +4,7 @@
 #include "commands.hpp"
 #include "directory_options.hpp"
 #include "progress.hpp"
-#include "stop_signals.hpp"
+#include <blockwire/io/stop_signals.hpp>
 #include "text.hpp"
 
 #include <blockwire/net.hpp>
@@ -17,26 +17,11 @@
 #include <cstring>
 #include <filesystem>
 #include <optional>
-#include <sys/resource.h>
 #include <unistd.h>
 #include <mutex>
 #include <thread>
 
 namespace blockwire::cli {
-
-std::size_t connections_allowed(std::size_t cap) {
-  // As many connections as the system lets this process have: a
-  // descriptor each (the soft limit raised to the hard one).
-  rlimit files{};
-  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
-    files.rlim_cur = files.rlim_max;
-    (void)::setrlimit(RLIMIT_NOFILE, &files);
-  }
-  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
-    return std::min<std::size_t>(cap, files.rlim_cur > 64 ? files.rlim_cur - 64 : 1);
-  }
-  return cap;
-}
 
 int rest_command(const RestOptions& o) {
   auto opened = open_directory("rest", o, true, true);

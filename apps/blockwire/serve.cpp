@@ -5,7 +5,7 @@
 #include "damage_report.hpp"
 #include "directory_options.hpp"
 #include "option_helpers.hpp"
-#include "stop_signals.hpp"
+#include <blockwire/io/stop_signals.hpp>
 #include "text.hpp"
 
 #include <blockwire/directory.hpp>

@@ -77,7 +77,7 @@ std::variant<tables::UtxoExportReport, int> write_table(const UtxosOptions& o, c
 int utxos(const UtxosOptions& o) {
   if (!o.scheduler.empty()) {
     std::vector<std::string> args = {o.chainstate, "--tables", o.tables, "--scheduler", o.scheduler};
-    args.insert(args.end(), {"--format", o.format == tables::export_format::csv ? "csv" : "ndjson"});
+    args.insert(args.end(), {"--format", std::string(tables::export_format_name(o.format))});
     args.insert(args.end(), {"--compress", std::string(tables::compression_name(o.compress))});
     if (!o.blocks.empty()) args.insert(args.end(), {"--blocks", o.blocks});
     if (!o.net_from_records) args.insert(args.end(), {"--network", std::string(name(o.net))});

@@ -1,6 +1,8 @@
 #include <blockwire/io/file_descriptor.hpp>
 
+#include <algorithm>
 #include <cerrno>
+#include <sys/resource.h>
 #include <system_error>
 #include <unistd.h>
 
@@ -24,6 +26,18 @@ result<void> FileDescriptor::close() noexcept {
   // Not retried on EINTR: on Linux the descriptor is released either way.
   if (fd >= 0 && owned_ && ::close(fd) != 0) return std::error_code(errno, std::system_category());
   return success();
+}
+
+std::size_t connections_allowed(std::size_t cap, std::size_t kept) noexcept {
+  rlimit files{};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    (void)::setrlimit(RLIMIT_NOFILE, &files);
+  }
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
+    return std::min<std::size_t>(cap, files.rlim_cur > kept ? files.rlim_cur - kept : 1);
+  }
+  return cap;
 }
 
 }  // namespace blockwire

@@ -27,6 +27,7 @@ import argparse
 import collections
 import contextlib
 import dataclasses
+import logging
 import os
 import socket
 import sys
@@ -528,6 +529,10 @@ def main(argv: typing.Optional[typing.List[str]] = None) -> int:
         p.add_argument('--connect-timeout', type=float, default=30, metavar='SECONDS',
                        help='how long to try to reach the scheduler (default 30)')
     args = parser.parse_args(argv)
+    # What the cluster's client leaves behind as it closes (asyncio's "Future exception was never retrieved" for a
+    # heartbeat cut short, under load) is no word of the command's: its stderr says blockwire's alone, as the command's.
+    # A failure that matters reaches us as an exception of the work, and is said.
+    logging.getLogger('asyncio').setLevel(logging.CRITICAL)
     if args.command == 'utxos':
         return _utxos_main(args)
     if args.shard_blocks < 1 or args.from_height < 0 or (args.count is not None and args.count < 1):

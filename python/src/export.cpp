@@ -67,9 +67,9 @@ class ExportOutput {
 };
 
 tables::export_format format_named(const std::string& format) {
-  if (format == "csv") return tables::export_format::csv;
-  if (format != "ndjson") throw py::value_error("format '" + format + "' is not ndjson or csv");
-  return tables::export_format::ndjson;
+  const auto named = tables::export_format_named(format);
+  if (!named) throw py::value_error("format '" + format + "' is not ndjson or csv");
+  return *named;
 }
 
 tables::compression compression_of(const std::string& compress) {

@@ -9,6 +9,7 @@
 #include <blockwire/io/buffered_writer.hpp>
 #include <blockwire/io/file.hpp>
 #include <blockwire/io/file_descriptor.hpp>
+#include <blockwire/io/number_text.hpp>
 
 #include <algorithm>
 #include <array>
@@ -22,6 +23,15 @@
 #include <unistd.h>
 
 namespace blockwire {
+
+std::string BlockFileRepair::message(const std::string& dir) const {
+  const bool torn = what == kind::torn_record;
+  return dir + ": " +
+         (torn ? "cut off a torn record at the end of the last blk file, left by a crash"
+               : "removed the blocks of an append that a crash interrupted") +
+         " (" + with_commas(bytes) + (bytes == 1 ? " byte" : " bytes") + " removed); it now ends at byte " + std::to_string(end.offset) +
+         " of " + block_file_name(end.file);
+}
 
 namespace fs = std::filesystem;
 

@@ -28,38 +28,6 @@ error other_records(const std::string& dir, network records, network asked) {
       .in(dir + ": its records are " + std::string(name(records)) + "'s (their magic), not " + std::string(name(asked)) + "'s");
 }
 
-// The networks block `h` shows it is of, when it cannot be `net`'s: a
-// genesis block, the network whose genesis block it is; else what its
-// proof of work allows, when it meets its bits: bits easier than `net`
-// allows, or, for regtest, other bits than regtest's (the easiest): it
-// does not retarget, every one of its blocks has its genesis block's bits,
-// and work done to other bits was done on another network. Empty when it
-// can be `net`'s, or shows nothing (work that does not meet its bits: the
-// index leaves the block out as failing its proof of work).
-std::vector<network> networks_instead(const BlockHeader& h, network net) {
-  constexpr network every[] = {network::mainnet, network::testnet3, network::testnet4, network::signet, network::regtest};
-  const BlockHash hash = block_hash(h);
-  if (h.prev_block.is_all_zeros()) {
-    if (hash == genesis_hash(net)) return {};
-    for (network n : every) {
-      if (hash == genesis_hash(n)) return {n};
-    }
-  }
-  const auto target = Target::from_bits(h.bits);
-  if (!target || !target->met_by(hash)) return {};
-  const auto allows = [&](network n) {
-    if (n == network::regtest) return h.bits == pow_limit_bits(network::regtest);
-    const auto limit = Target::from_bits(pow_limit_bits(n));
-    return limit && *target <= *limit;
-  };
-  if (allows(net)) return {};
-  std::vector<network> out;
-  for (network n : every) {
-    if (allows(n)) out.push_back(n);
-  }
-  return out;
-}
-
 // "mainnet", "regtest or signet", "mainnet, testnet3 or signet"
 std::string one_of(const std::vector<network>& nets) {
   std::string text;
@@ -70,34 +38,11 @@ std::string one_of(const std::vector<network>& nets) {
   return text;
 }
 
-std::string bits_hex(std::uint32_t bits) {
-  char text[9];
-  std::snprintf(text, sizeof text, "%08x", bits);
-  return text;
-}
-
-// Why block `h`, named `what`, is not added to `dir`'s records of `net`
-// (networks_instead gave `others`).
-std::string not_of_network(const std::string& what, const std::string& dir, const BlockHeader& h, network net,
-                           const std::vector<network>& others) {
+// Why block `h`, named `what`, is not added to `dir`'s records of `net`.
+std::string not_of_network(const std::string& what, const std::string& dir, const OtherNetwork& other, network net) {
   const std::string holds = dir + " holds " + std::string(name(net)) + "'s blocks";
-  if (h.prev_block.is_all_zeros() && others.size() == 1 && block_hash(h) == genesis_hash(others[0])) {
-    return what + ": the genesis block of " + one_of(others) + ", and " + holds;
-  }
-  const std::string because =
-      net == network::regtest ? "its proof of work meets bits " + bits_hex(h.bits) + ", and regtest's blocks all have " +
-                                    bits_hex(pow_limit_bits(network::regtest)) + " (regtest does not retarget)"
-                              : "its proof of work meets bits " + bits_hex(h.bits) + ", easier than " + std::string(name(net)) + " allows";
-  return what + ": a block of " + one_of(others) + ", and " + holds + ": " + because;
-}
-
-std::string repair_text(const std::string& dir, const BlockFileRepair& r) {
-  const bool torn = r.what == BlockFileRepair::kind::torn_record;
-  return dir + ": " +
-         (torn ? "cut off a torn record at the end of the last blk file, left by a crash"
-               : "removed the blocks of an append that a crash interrupted") +
-         " (" + with_commas(r.bytes) + (r.bytes == 1 ? " byte" : " bytes") + " removed); it now ends at byte " +
-         std::to_string(r.end.offset) + " of " + block_file_name(r.end.file);
+  if (other.genesis) return what + ": " + other.why + ", and " + holds;
+  return what + ": a block of " + one_of(other.could_be) + ", and " + holds + ": " + other.why;
 }
 
 }  // namespace
@@ -130,8 +75,8 @@ result<Packed> pack_blocks(const PackBlocks& spec) {
     hashes[i] = hash_of(bytes);
     if (records) {
       const BlockHeader header = decode_header(std::span<const std::byte>(bytes).first(header_size)).value();
-      if (const auto others = networks_instead(header, spec.net); !others.empty()) {
-        return failure(directory::errc::other_network, not_of_network(spec.name(i), spec.dir, header, spec.net, others));
+      if (const auto other = other_network(header, spec.net); other && !other->could_be.empty()) {
+        return failure(directory::errc::other_network, not_of_network(spec.name(i), spec.dir, *other, spec.net));
       }
     }
     if (spec.undo) {
@@ -169,7 +114,7 @@ result<Packed> pack_blocks(const PackBlocks& spec) {
     }
     return failure(e, "cannot write to " + spec.dir);
   }
-  if (const auto& r = writer.value().repaired()) say(repair_text(spec.dir, *r));
+  if (const auto& r = writer.value().repaired()) say(r->message(spec.dir));
   // Blocks the directory already holds are not added again.
   Packed done;
   std::vector<bool> skip(spec.count, false);

@@ -2,6 +2,7 @@
 #include <blockwire/io/sha256.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <array>
 #include <string>
 #include <vector>
@@ -31,6 +32,37 @@ bool proof_of_work_ok(const BlockHash& hash, std::uint32_t bits, network net) no
   const auto target = Target::from_bits(bits);
   const auto limit = Target::from_bits(pow_limit_bits(net));
   return target && limit && *target <= *limit && target->met_by(hash);
+}
+
+std::optional<OtherNetwork> other_network(const BlockHeader& h, network net) {
+  constexpr network every[] = {network::mainnet, network::testnet3, network::testnet4, network::signet, network::regtest};
+  const BlockHash hash = block_hash(h);
+  if (h.prev_block.is_all_zeros()) {
+    if (hash == genesis_hash(net)) return std::nullopt;
+    for (const network n : every) {
+      if (hash == genesis_hash(n)) return OtherNetwork{{n}, "the genesis block of " + std::string(name(n)), true};
+    }
+  }
+  const auto target = Target::from_bits(h.bits);
+  if (!target) return std::nullopt;
+  const auto allows = [&](network n) {
+    if (n == network::regtest) return h.bits == pow_limit_bits(network::regtest);
+    const auto limit = Target::from_bits(pow_limit_bits(n));
+    return limit && *target <= *limit;
+  };
+  if (allows(net)) return std::nullopt;
+  OtherNetwork other;
+  for (const network n : every) {
+    if (target->met_by(hash) && allows(n)) other.could_be.push_back(n);
+  }
+  char bits[9];
+  std::snprintf(bits, sizeof bits, "%08x", h.bits);
+  char regtest_bits[9];
+  std::snprintf(regtest_bits, sizeof regtest_bits, "%08x", pow_limit_bits(network::regtest));
+  other.why = net == network::regtest ? std::string("its proof of work meets bits ") + bits + ", and regtest's blocks all have " +
+                                            regtest_bits + " (regtest does not retarget)"
+                                      : std::string("its bits ") + bits + " are easier than " + std::string(name(net)) + " allows";
+  return other;
 }
 
 namespace {

@@ -457,6 +457,15 @@ std::span<const std::string_view> export_tables(export_format f) noexcept {
   return csv_tables;
 }
 
+std::string_view export_format_name(export_format f) noexcept { return f == export_format::ndjson ? "ndjson" : "csv"; }
+
+std::optional<export_format> export_format_named(std::string_view name) noexcept {
+  for (const export_format f : {export_format::ndjson, export_format::csv}) {
+    if (export_format_name(f) == name) return f;
+  }
+  return std::nullopt;
+}
+
 std::string_view export_extension(export_format f) noexcept { return f == export_format::ndjson ? "json" : "csv"; }
 
 std::vector<ExportColumn> export_columns(std::string_view table) {

@@ -4,6 +4,8 @@
 
 #include <blockwire/io/error.hpp>
 
+#include <cstddef>
+
 namespace blockwire {
 
 enum class ownership { borrow, own };
@@ -29,5 +31,10 @@ class FileDescriptor {
   int fd_ = -1;
   bool owned_ = false;
 };
+
+// The connections a server may hold, a descriptor each: the process's soft
+// limit of descriptors raised to its hard limit, less `kept` for its
+// files, at most `cap`.
+std::size_t connections_allowed(std::size_t cap, std::size_t kept = 64) noexcept;
 
 }  // namespace blockwire

@@ -53,6 +53,9 @@ struct BlockFileRepair {
   kind what;
   BlockPosition end;    // where the directory's records now end (the next append's position)
   std::uint64_t bytes;  // removed, over every file
+  // For a person: "DIR: cut off a torn record at the end of the last blk
+  // file, left by a crash (1,234 bytes removed); it now ends at byte ...".
+  std::string message(const std::string& dir) const;
 };
 
 class BlockFileWriter {

@@ -101,6 +101,12 @@ struct FetchReport {
   double seconds = 0;
 };
 
+// What a person should hear of a fetch besides its failure's message, in
+// order: why v1 was used after a v2 (BIP324) attempt, and, for a handshake
+// the peer closed before it sent a byte, why a node does that (it refuses
+// us, or is another network's). Each line names the peer as `peer`.
+std::vector<std::string> fetch_notes(const FetchReport& report, const std::string& peer);
+
 // Never throws for what the peer, the directory or the disk does: every
 // failure is in the report. The directory is made when missing, only once
 // the peer has answered (a fetch that cannot connect leaves nothing).

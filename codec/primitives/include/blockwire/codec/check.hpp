@@ -10,6 +10,9 @@
 
 #include <cstdint>
 #include <span>
+#include <optional>
+#include <string>
+#include <vector>
 #include <system_error>
 #include <type_traits>
 
@@ -39,6 +42,20 @@ inline std::error_code make_error_code(errc e) noexcept { return {static_cast<in
 // header: `bits` valid, its target no easier than `net` allows (Core's
 // powLimit), and the header's hash `hash` at most that target.
 bool proof_of_work_ok(const BlockHash& hash, std::uint32_t bits, network net) noexcept;
+
+// What a header shows of being another network's than `net`: the genesis
+// block of another, or bits easier than `net` allows (for regtest, other
+// bits than regtest's: it does not retarget, every block has its genesis
+// block's bits). `could_be`: the networks it can be of, when its work
+// meets its bits (else none: it may be damage); `why`, for a person ("its
+// bits 207fffff are easier than mainnet allows"). Nothing when it can be
+// `net`'s.
+struct OtherNetwork {
+  std::vector<network> could_be;
+  std::string why;
+  bool genesis = false;  // the genesis block of could_be[0]
+};
+std::optional<OtherNetwork> other_network(const BlockHeader& h, network net);
 
 // Proof of work, merkle root, no mutation, one coinbase and first, and
 // (BIP141) the witness commitment when any transaction has witness data.

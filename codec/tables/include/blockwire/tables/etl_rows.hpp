@@ -19,6 +19,10 @@
 namespace blockwire::tables {
 
 enum class export_format { ndjson, csv };
+// "ndjson", "csv": the format's name, as the command and Python take it;
+// and the format a name names (nothing for another).
+std::string_view export_format_name(export_format f) noexcept;
+std::optional<export_format> export_format_named(std::string_view name) noexcept;
 
 // The tables of a format, in the order their files are given below.
 std::span<const std::string_view> export_tables(export_format f) noexcept;

@@ -1,4 +1,4 @@
-#include "stop_signals.hpp"
+#include <blockwire/io/stop_signals.hpp>
 
 #include <csignal>
 #include <cstring>
@@ -6,7 +6,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-namespace blockwire::cli {
+namespace blockwire {
 
 FileDescriptor block_stop_signals() {
   sigset_t stop;
@@ -23,4 +23,4 @@ std::string stop_signal_name(const FileDescriptor& signals) {
   return strsignal(static_cast<int>(info.ssi_signo));
 }
 
-}  // namespace blockwire::cli
+}  // namespace blockwire
