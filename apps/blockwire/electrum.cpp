@@ -3,10 +3,10 @@
 // first start and extended as blocks arrive.
 #include "commands.hpp"
 #include "directory_options.hpp"
-#include <blockwire/io/stop_signals.hpp>
 #include "text.hpp"
 
 #include <blockwire/electrum/server.hpp>
+#include <blockwire/io/stop_signals.hpp>
 #include <blockwire/net.hpp>
 
 #include <cerrno>

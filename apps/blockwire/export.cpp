@@ -95,8 +95,8 @@ int export_command(ExportOptions o) {
   }
   const tables::EtlReport& r = exported.value();
   for (const std::string& line : r.problem_lines()) std::fprintf(stderr, "blockwire export: %s\n", line.c_str());
-  std::printf("blockwire export: %s\n", r.summary(o.output_dir).c_str());
-  return r.exit_status(dir.damaged());
+  std::printf("blockwire export: %s\n", r.counts().summary(o.output_dir).c_str());
+  return r.counts().exit_status(dir.damaged());
 }
 
 }  // namespace blockwire::cli

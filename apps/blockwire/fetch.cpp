@@ -6,10 +6,10 @@
 #include "damage_report.hpp"
 #include "option_helpers.hpp"
 #include "progress.hpp"
-#include <blockwire/io/stop_signals.hpp>
 #include "text.hpp"
 
 #include <blockwire/blockfiles.hpp>
+#include <blockwire/io/stop_signals.hpp>
 #include <blockwire/net.hpp>
 #include <blockwire/tables/json_writer.hpp>
 
@@ -49,9 +49,14 @@ int say_failure(const net::FetchReport& report, const net::FetchRequest& request
   const std::string said = f.message();
   const char* dir = request.dir.c_str();
   const long long height = report.height;
-  switch (static_cast<step>(f.step().value())) {
+  // (a step of another layer's, which fetch never leaves, is said as it is: the default)
+  const step at = f.step().category() == net::fetch_step_category() ? static_cast<step>(f.step().value()) : step{};
+  switch (at) {
     case step::connecting: std::fprintf(stderr, "blockwire fetch: cannot connect to %s\n", said.c_str()); break;
-    case step::handshake: std::fprintf(stderr, "blockwire fetch: handshake: %s\n", said.c_str()); break;
+    case step::handshake:
+      std::fprintf(stderr, "blockwire fetch: handshake: %s\n", said.c_str());
+      if (const auto note = net::closed_handshake_note(report)) std::fprintf(stderr, "blockwire fetch: %s\n", note->c_str());
+      break;
     case step::following:
       std::fprintf(stderr, "blockwire fetch: %s\nblockwire fetch: the block was taken out again; %s holds the blocks before it\n",
                    said.c_str(), dir);
@@ -185,7 +190,7 @@ int fetch(const FetchOptions& o) {
     std::fprintf(stderr, "blockwire fetch: the index of %s could not be kept: %s\n", o.output_dir.c_str(),
                  report.index_not_kept->message().c_str());
   }
-  for (const std::string& note : net::fetch_notes(report, o.peer)) std::fprintf(stderr, "blockwire fetch: %s\n", note.c_str());
+  if (const auto note = net::v1_fallback_note(report, o.peer)) std::fprintf(stderr, "blockwire fetch: %s\n", note->c_str());
   if (report.failure) return say_failure(report, request, stop_signal_name(signals));
   say_fetched(report, o);
   return report.damaged ? bad_data : ok;

@@ -4,9 +4,9 @@
 #include "commands.hpp"
 #include "directory_options.hpp"
 #include "progress.hpp"
-#include <blockwire/io/stop_signals.hpp>
 #include "text.hpp"
 
+#include <blockwire/io/stop_signals.hpp>
 #include <blockwire/net.hpp>
 #include <blockwire/rest.hpp>
 

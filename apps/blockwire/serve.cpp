@@ -5,10 +5,10 @@
 #include "damage_report.hpp"
 #include "directory_options.hpp"
 #include "option_helpers.hpp"
-#include <blockwire/io/stop_signals.hpp>
 #include "text.hpp"
 
 #include <blockwire/directory.hpp>
+#include <blockwire/io/stop_signals.hpp>
 #include <blockwire/net.hpp>
 #include <blockwire/net/server.hpp>
 

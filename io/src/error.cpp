@@ -111,8 +111,8 @@ std::string step_category::message(int value) const {
 }
 
 condition kind_of(const error& e) noexcept {
-  condition cause = condition::io;
-  for (const condition c : {condition::bad_data, condition::usage, condition::peer}) {
+  condition cause{};
+  for (const condition c : {condition::io, condition::bad_data, condition::usage, condition::peer}) {
     if (e.code() == c) cause = c;
   }
   const std::error_code step = e.step();

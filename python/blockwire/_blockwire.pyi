@@ -14,8 +14,9 @@ class Error(Exception):
     """The error code's value in its category (stable: each means one thing; docs/api.md lists them)."""
     category: str
     """The layer that failed, e.g. "blockwire.codec", "blockwire.io", "system"."""
-    condition: str
-    """"io", "bad_data", "usage" or "peer": what kind of failure it is (the class says it too), as the library reads it."""
+    condition: Optional[str]
+    """"io", "bad_data", "usage" or "peer": what kind of failure it is (the class says it too), as the library reads it;
+    None for a code of no condition."""
     step: Optional[str]
     """Which step of a longer piece of work failed, as "category:step" (e.g. "blockwire.directory.open_step:reading the
     key"); None when the call has no steps."""
@@ -253,9 +254,11 @@ def plan_chain_walk(directory: Directory, shown: str, from_height: int, count: i
                     note: Callable[[str], object]) -> tuple[int, int]:
     """The heights (from, end) a command walking the best chain reads (from == end: nothing to read), after note(line)
     for each line it says first. Then DataError for blocks of no chain, UsageError for from_height past the tip."""
-def export_summary(out: str, shards: list[_ShardOutcome], removed: int, seconds: float, damaged: bool,
-                   sweep_failed: bool) -> tuple[str, int]:
-    """The summary line and the exit status of an export that came to these shards, as the command says them."""
+def export_summary(out: str, shards: int, made: int, skipped: int, failed: int, transactions: int, block_bytes: int,
+                   removed: int, seconds: float, io_failed: bool, damaged: bool) -> tuple[str, int]:
+    """The summary line and the exit status of an export that came to these counts, as the command says them."""
+def shard_problem_line(first: int, last: int, why: str) -> str:
+    """A shard not made, as the command says it: "shard FIRST-LAST not made: WHY"."""
 def remove_stale_shards(directory: Directory, output: ExportOutput, shard_blocks: int = 1000) -> tuple[int, list[str]]:
     """What left the directory's chain removed from the locked output: (shards removed, what was said of them). An
     output holding shards of another size is refused (UsageError), nothing removed."""

@@ -88,8 +88,8 @@ class ExportReport:
         return sum(s['block_bytes'] for s in self.shards if s['made'])
 
     def _said(self) -> typing.Tuple[str, int]:
-        return _blockwire.export_summary(self.out, self.shards, self.removed, self.seconds, self.damaged,
-                                         self.sweep_failure is not None)
+        return _blockwire.export_summary(self.out, len(self.shards), self.made, self.skipped, self.failed, self.transactions,
+                                         self.block_bytes, self.removed, self.seconds, self.io_failed, self.damaged)
 
     def summary(self) -> str:
         """The command's summary line (the library's words)."""
@@ -99,7 +99,7 @@ class ExportReport:
     def exit_status(self) -> int:
         """The command's exit status for this report: 2 for an I/O failure, 1 for a shard not made or a damaged
         directory, else 0 (the library's table)."""
-        return self._said()[1] if self.walked else (1 if self.damaged else 0)
+        return self._said()[1] if self.walked else 0  # (nothing read: the command's 0)
 
 
 def _count(n: int, noun: str) -> str:
@@ -283,8 +283,8 @@ def export(client: typing.Any, directory: _Path, out: _Path, *, format: str = 'n
         told(line)
 
     # OUT locked before the directory is read (minutes on mainnet): a second export hears of the first at once.
-    with _blockwire.lock_export_output(out) as output:
-        d = _blockwire.open_directory(directory, network)
+    with _blockwire.lock_export_output(os.path.expanduser(given)) as output:  # (said as the caller named it)
+        d = _blockwire.open_directory(os.path.expanduser(shown), network)  # (its words name it as the caller did)
         for line in d.notes:
             say(line)
         # The command's walk of the chain, and what it says first (the index's problems, a pruned range).
@@ -459,7 +459,7 @@ def _export_main(args: argparse.Namespace) -> int:
         return report.exit_status
     for s in report.shards:
         if s['problem']:
-            print(f"blockwire export: shard {s['first']:08}-{s['last']:08} not made: {s['problem']}", file=sys.stderr)
+            print(f"blockwire export: {_blockwire.shard_problem_line(s['first'], s['last'], s['problem'])}", file=sys.stderr)
     print(f'blockwire export: {report.summary()}')
     return report.exit_status
 
@@ -529,10 +529,6 @@ def main(argv: typing.Optional[typing.List[str]] = None) -> int:
         p.add_argument('--connect-timeout', type=float, default=30, metavar='SECONDS',
                        help='how long to try to reach the scheduler (default 30)')
     args = parser.parse_args(argv)
-    # What the cluster's client leaves behind as it closes (asyncio's "Future exception was never retrieved" for a
-    # heartbeat cut short, under load) is no word of the command's: its stderr says blockwire's alone, as the command's.
-    # A failure that matters reaches us as an exception of the work, and is said.
-    logging.getLogger('asyncio').setLevel(logging.CRITICAL)
     if args.command == 'utxos':
         return _utxos_main(args)
     if args.shard_blocks < 1 or args.from_height < 0 or (args.count is not None and args.count < 1):
@@ -547,4 +543,8 @@ if __name__ == '__main__':
     # Run as blockwire.distributed, not __main__: the tasks are then sent by name (the workers import the module)
     # rather than pickled by value with this module's state.
     from blockwire.distributed import main as _main
+    # What the cluster's client leaves behind as it closes (asyncio's "Future exception was never retrieved" for a
+    # heartbeat cut short, under load) is no word of the command's: its stderr says blockwire's alone, as the command's.
+    # A failure that matters reaches us as an exception of the work, and is said.
+    logging.getLogger('asyncio').setLevel(logging.CRITICAL)
     sys.exit(_main())

@@ -62,9 +62,10 @@ void raise(const error& e) {
   // The class and the exit status from the library's one reading of the
   // failure (kind_of: its condition, as its step reads it).
   const condition kind = kind_of(e);
-  const ConditionClass* cond =
+  const auto found =
       std::find_if(std::begin(condition_classes), std::end(condition_classes), [&](const ConditionClass& c) { return c.is == kind; });
-  PyObject* const type = *cond->type;
+  const ConditionClass* cond = found != std::end(condition_classes) ? found : nullptr;  // (none: a code of no condition)
+  PyObject* const type = cond != nullptr ? *cond->type : base_error;
   // A system's error made as OSError(errno, strerror) is: its errno and
   // strerror are then its arguments, which pickling keeps (a Dask task's
   // failure crosses to the caller pickled); str(e) is "[Errno N] " and the
@@ -75,7 +76,7 @@ void raise(const error& e) {
                                : py::reinterpret_borrow<py::object>(type)(filesystem_text(e.message()));
   instance.attr("code") = code.value();
   instance.attr("category") = code.category().name();
-  instance.attr("condition") = py::str(cond->name);
+  instance.attr("condition") = cond != nullptr ? py::object(py::str(cond->name)) : py::object(py::none());
   const std::error_code step = e.step();
   instance.attr("step") = step ? py::object(py::str(std::string(step.category().name()) + ":" + step.message())) : py::object(py::none());
   instance.attr("exit_status") = exit_status_of(e);

@@ -174,31 +174,19 @@ void add_export(py::module_& m) {
 
   m.def(
       "export_summary",
-      [](const std::string& out, const py::list& shards, std::size_t removed, double seconds, bool damaged, bool sweep_failed) {
-        tables::EtlReport report;
-        report.removed = removed;
-        report.seconds = seconds;
-        for (const py::handle& item : shards) {
-          const py::dict s = py::reinterpret_borrow<py::dict>(item);
-          tables::ShardOutcome o;
-          o.first = s["first"].cast<std::uint64_t>();
-          o.last = s["last"].cast<std::uint64_t>();
-          o.reached = s["reached"].cast<bool>();
-          o.skipped = s["skipped"].cast<bool>();
-          // (what it says is the worker's; only whether it was the system's counts here)
-          if (!s["problem"].is_none()) {
-            o.problem =
-                s["io_failure"].cast<bool>() ? error(std::make_error_code(std::errc::io_error)) : error(directory::errc::other_chain);
-          }
-          o.transactions = s["transactions"].cast<std::uint64_t>();
-          o.block_bytes = s["block_bytes"].cast<std::uint64_t>();
-          report.shards.push_back(std::move(o));
-        }
-        return std::make_pair(report.summary(out), report.exit_status(damaged, sweep_failed));
+      [](const std::string& out, std::size_t shards, std::size_t made, std::size_t skipped, std::size_t failed, std::uint64_t transactions,
+         std::uint64_t block_bytes, std::size_t removed, double seconds, bool io_failed, bool damaged) {
+        const tables::ExportCounts counts{shards, made, skipped, failed, transactions, block_bytes, removed, seconds, io_failed};
+        return std::make_pair(counts.summary(out), counts.exit_status(damaged));
       },
-      py::arg("out"), py::arg("shards"), py::arg("removed"), py::arg("seconds"), py::arg("damaged"), py::arg("sweep_failed"),
-      "The summary line and exit status of an export whose shards (export_shard's dicts) came to this, as the command says "
-      "them.");
+      py::arg("out"), py::arg("shards"), py::arg("made"), py::arg("skipped"), py::arg("failed"), py::arg("transactions"),
+      py::arg("block_bytes"), py::arg("removed"), py::arg("seconds"), py::arg("io_failed"), py::arg("damaged"),
+      "The summary line and exit status of an export that came to these counts, as the command says them.");
+
+  m.def(
+      "shard_problem_line",
+      [](std::uint64_t first, std::uint64_t last, const std::string& why) { return tables::shard_problem_line(first, last, why); },
+      py::arg("first"), py::arg("last"), py::arg("why"), "A shard not made, as the command says it: \"shard FIRST-LAST not made: WHY\".");
 
   m.def(
       "remove_stale_shards",

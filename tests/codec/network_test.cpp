@@ -105,3 +105,45 @@ TEST_CASE("networks: genesis_block of each network hashes to its genesis hash an
   CHECK(genesis_block(network::mainnet).transactions[0].txid() ==
         Txid::from_hex("4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b").value());
 }
+
+TEST_CASE("other_network: a genesis block of another network, bits a network does not allow, or nothing when it can be ours") {
+  // Each network's genesis block (Core's hashes) is its own, and another's genesis anywhere else.
+  for (network net : {network::mainnet, network::testnet3, network::testnet4, network::signet, network::regtest}) {
+    CAPTURE(name(net));
+    CHECK_FALSE(other_network(genesis_block(net).header, net));
+    const network elsewhere = net == network::mainnet ? network::regtest : network::mainnet;
+    const auto other = other_network(genesis_block(net).header, elsewhere);
+    REQUIRE(other);
+    CHECK(other->genesis);
+    CHECK(other->could_be == std::vector<network>{net});
+  }
+  // A block after regtest's genesis, mined to regtest's bits (about one try in two meets 0x207fffff).
+  BlockHeader easy = genesis_block(network::regtest).header;
+  easy.prev_block = genesis_hash(network::regtest);
+  while (!proof_of_work_ok(block_hash(easy), easy.bits, network::regtest)) ++easy.nonce;
+  CHECK_FALSE(other_network(easy, network::regtest));
+  const auto on_mainnet = other_network(easy, network::mainnet);
+  REQUIRE(on_mainnet);
+  CHECK_FALSE(on_mainnet->genesis);
+  CHECK(on_mainnet->could_be == std::vector<network>{network::regtest});
+  CHECK(on_mainnet->why == "its bits 207fffff are easier than mainnet allows");
+  // The same bits without the work: still not mainnet's, but of no network it could be shown to be.
+  BlockHeader unmined = easy;
+  while (proof_of_work_ok(block_hash(unmined), unmined.bits, network::regtest)) ++unmined.nonce;
+  const auto damaged = other_network(unmined, network::mainnet);
+  REQUIRE(damaged);
+  CHECK(damaged->could_be.empty());
+  // Mainnet's genesis bits (0x1d00ffff) on regtest, which never retargets: not regtest's.
+  BlockHeader hard = genesis_block(network::mainnet).header;
+  hard.prev_block = genesis_hash(network::mainnet);
+  const auto on_regtest = other_network(hard, network::regtest);
+  REQUIRE(on_regtest);
+  CHECK(on_regtest->why.find("are not regtest's") != std::string::npos);
+  // A zero-parent header that is no network's genesis.
+  BlockHeader stray = genesis_block(network::mainnet).header;
+  stray.nonce ^= 1;
+  const auto none = other_network(stray, network::mainnet);
+  REQUIRE(none);
+  CHECK(none->genesis);
+  CHECK(none->could_be.empty());
+}

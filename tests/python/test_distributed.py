@@ -302,9 +302,9 @@ def test_pruned_directory_as_the_command_makes_it(client, tools, data_dir, tmp_p
 
 
 def _said(r, directory, out):
-    """A run's status and words with the paths and the timing taken out."""
+    """A run's status and words with the paths (as given) and the timing taken out."""
     def clean(text):
-        text = text.replace(str(out), 'OUT').replace(str(directory), 'DIR')
+        text = text.replace(out, 'OUT').replace(directory, 'DIR')
         return re.sub(r'in [0-9.]+ s, [0-9]+ MB/s', 'in T', text)
     return r.returncode, clean(r.stdout), clean(r.stderr)
 
@@ -362,11 +362,12 @@ def test_cluster_route_says_what_the_command_says(cluster, tools, fill_chain, da
     and timing aside."""
     runs = {}
     for route in ('command', 'cluster'):
-        directory, out = tmp_path / f'{route}-dir', tmp_path / f'{route}-out'
-        extra = _routes_directories(kind, fill_chain, data_dir, directory)
+        # (paths relative to the working directory, as a user types them: each route must name them as given)
+        directory, out = f'{route}-dir', f'{route}-out'
+        extra = _routes_directories(kind, fill_chain, data_dir, tmp_path / directory)
         scheduler = ['--scheduler', cluster.scheduler_address] if route == 'cluster' else []
-        r = subprocess.run([COMMAND, 'export', str(directory), '-o', str(out), '--shard-blocks', '50', '--no-progress',
-                            *extra, *scheduler], capture_output=True, text=True, timeout=300)
+        r = subprocess.run([COMMAND, 'export', directory, '-o', out, '--shard-blocks', '50', '--no-progress', *extra,
+                            *scheduler], capture_output=True, text=True, timeout=300, cwd=tmp_path)
         runs[route] = _said(r, directory, out)
     assert runs['command'] == runs['cluster'], runs
     status, stdout, stderr = runs['command']

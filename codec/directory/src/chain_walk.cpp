@@ -47,7 +47,8 @@ ChainWalk plan_chain_walk(const BlocksDirectory& dir, const std::string& shown, 
     return walk;
   }
   walk.from = from;
-  walk.end = count == 0 ? chain : std::min(chain, from + count);
+  walk.end = count == 0 || count > chain - from ? chain : from + count;  // (never past the tip, never wrapped)
+  align = std::max<std::uint64_t>(align, 1);
   // A pruned node's directory: what is below its prune height is gone,
   // which is how the node keeps it, not damage. The walk starts where the
   // data does.

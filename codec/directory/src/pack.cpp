@@ -110,7 +110,8 @@ result<Packed> pack_blocks(const PackBlocks& spec) {
   if (!writer) {
     const error& e = writer.error();
     if (e.code() == blockfiles::errc::damaged_last_file) {
-      return failure(e, spec.dir + " (damage at byte " + std::to_string(e.offset()) + " of its last blk file; run blockwire scan on it)");
+      return failure(error(e.code()),
+                     spec.dir + ": damage at byte " + std::to_string(e.offset()) + " of its last blk file (run blockwire scan on it)");
     }
     return failure(e, "cannot write to " + spec.dir);
   }
@@ -167,10 +168,11 @@ result<Packed> pack_blocks(const PackBlocks& spec) {
     }
     auto at = writer.value().append(bytes);
     if (!at) {
-      const error f =
-          failure(at.error(), "writing " + spec.name(i) + " into " + spec.dir + "/" + block_file_name(writer.value().position().file));
-      if (auto r = writer.value().rewind(start); !r) return f.in("undoing this run's records failed too (" + r.error().message() + ")");
-      return fresh ? f : f.in(spec.dir + " is as it was before this run");
+      const std::string what = "writing " + spec.name(i) + " into " + spec.dir + "/" + block_file_name(writer.value().position().file);
+      if (auto r = writer.value().rewind(start); !r) {
+        return failure(at.error(), what + " (and undoing this run's records failed too: " + r.error().message() + ")");
+      }
+      return failure(at.error(), fresh ? what : what + " (" + spec.dir + " is as it was before this run)");
     }
     last = at.value();
     done.bytes += bytes.size();

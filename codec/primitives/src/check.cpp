@@ -2,8 +2,8 @@
 #include <blockwire/io/sha256.hpp>
 
 #include <algorithm>
-#include <cstdio>
 #include <array>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -42,6 +42,7 @@ std::optional<OtherNetwork> other_network(const BlockHeader& h, network net) {
     for (const network n : every) {
       if (hash == genesis_hash(n)) return OtherNetwork{{n}, "the genesis block of " + std::string(name(n)), true};
     }
+    return OtherNetwork{{}, "a genesis block, but not " + std::string(name(net)) + "'s", true};
   }
   const auto target = Target::from_bits(h.bits);
   if (!target) return std::nullopt;
@@ -59,8 +60,8 @@ std::optional<OtherNetwork> other_network(const BlockHeader& h, network net) {
   std::snprintf(bits, sizeof bits, "%08x", h.bits);
   char regtest_bits[9];
   std::snprintf(regtest_bits, sizeof regtest_bits, "%08x", pow_limit_bits(network::regtest));
-  other.why = net == network::regtest ? std::string("its proof of work meets bits ") + bits + ", and regtest's blocks all have " +
-                                            regtest_bits + " (regtest does not retarget)"
+  other.why = net == network::regtest ? std::string("its bits ") + bits + " are not regtest's: its blocks all have " + regtest_bits +
+                                            " (regtest does not retarget)"
                                       : std::string("its bits ") + bits + " are easier than " + std::string(name(net)) + " allows";
   return other;
 }

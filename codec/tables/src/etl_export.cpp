@@ -456,31 +456,39 @@ result<BlockRows> write_block_rows(const BlocksDirectory& dir, const IndexedBloc
   return BlockRows{v.transaction_count(), room.block.size()};
 }
 
+ExportCounts EtlReport::counts() const noexcept {
+  return ExportCounts{shards.size(), made(), skipped(), failed(), transactions(), block_bytes(), removed, seconds, io_failed()};
+}
+
 std::vector<std::string> EtlReport::problem_lines() const {
   std::vector<std::string> lines;
   for (const ShardOutcome& s : shards) {
-    if (s.problem) lines.push_back("shard " + shard_number(s.first) + "-" + shard_number(s.last) + " not made: " + s.problem->message());
+    if (s.problem) lines.push_back(shard_problem_line(s.first, s.last, s.problem->message()));
   }
   return lines;
 }
 
-std::string EtlReport::summary(const std::string& out) const {
+std::string shard_problem_line(std::uint64_t first, std::uint64_t last, std::string_view why) {
+  return "shard " + shard_number(first) + "-" + shard_number(last) + " not made: " + std::string(why);
+}
+
+std::string ExportCounts::summary(const std::string& out) const {
   const auto count_of = [](std::uint64_t n, const char* noun) { return with_commas(n) + " " + noun + (n == 1 ? "" : "s"); };
-  const std::size_t not_reached = shards.size() - made() - skipped() - failed();
+  const std::size_t not_reached = shards - made - skipped - failed;
   char rate[64];
   std::snprintf(rate, sizeof rate, " in %.2f s, %.0f MB/s), ", seconds,
-                seconds > 0 ? static_cast<double>(block_bytes()) / seconds / 1e6 : 0.0);
-  std::string line = count_of(shards.size(), "shard") + " into " + out + ": " + std::to_string(made()) + " made (" +
-                     count_of(transactions(), "transaction") + ", " + with_commas(block_bytes()) + " bytes of blocks" + rate +
-                     std::to_string(skipped()) + " already whole, " + std::to_string(failed()) + " failed";
+                seconds > 0 ? static_cast<double>(block_bytes) / seconds / 1e6 : 0.0);
+  std::string line = count_of(shards, "shard") + " into " + out + ": " + std::to_string(made) + " made (" +
+                     count_of(transactions, "transaction") + ", " + with_commas(block_bytes) + " bytes of blocks" + rate +
+                     std::to_string(skipped) + " already whole, " + std::to_string(failed) + " failed";
   if (not_reached != 0) line += ", " + std::to_string(not_reached) + " not reached";
   if (removed != 0) line += ", " + std::to_string(removed) + " removed (off the best chain)";
   return line;
 }
 
-int EtlReport::exit_status(bool damaged, bool sweep_failed) const noexcept {
-  if (sweep_failed || io_failed()) return 2;
-  return failed() != 0 || damaged ? 1 : 0;
+int ExportCounts::exit_status(bool damaged) const noexcept {
+  if (io_failed) return 2;
+  return failed != 0 || damaged ? 1 : 0;
 }
 
 std::string shard_number(std::uint64_t n) {

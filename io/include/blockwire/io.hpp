@@ -18,6 +18,7 @@
 #include <blockwire/io/socket.hpp>
 #include <blockwire/io/span_reader.hpp>
 #include <blockwire/io/span_writer.hpp>
+#include <blockwire/io/stop_signals.hpp>
 #include <blockwire/io/vector_writer.hpp>
 #include <blockwire/io/writer.hpp>
 #include <blockwire/io/xor.hpp>

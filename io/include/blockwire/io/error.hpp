@@ -123,9 +123,10 @@ class error {
   // `e.step() == net::fetch_step::handshake`; an empty code when none was
   // said. The step is not the failure: code() stays the cause's.
   std::error_code step() const noexcept;
-  // This error with its step said: the step of the call that returns it
-  // (a step an inner call said is replaced, as the caller's steps are
-  // the ones its own callers know).
+  // This error with its step said, replacing a step an inner call said (a
+  // caller's steps are the ones its own callers know). A call that passes
+  // an inner error on unchanged passes its step on too (a refresh that
+  // opens the directory again fails at open_step's).
   error at_step(std::error_code step) const;
   // clang-format off
   template <class E>
@@ -181,7 +182,7 @@ class step_category final : public std::error_category {
 };
 
 // What kind of failure `e` is for whoever reports it (an exit status, an
-// exception's class): its code's condition (condition::io for a code of
+// exception's class): its code's condition (condition{} for a code of
 // none), as its step (if any) reads it.
 condition kind_of(const error& e) noexcept;
 

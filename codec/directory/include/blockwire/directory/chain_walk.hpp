@@ -20,18 +20,18 @@ struct ChainWalk {
   std::optional<error> failure;    // no walk: said after the notes
 };
 
-// The walk of `dir`'s best chain from `from`, `count` blocks (0: to the
-// tip). Notes: the block index's problems (the first ten, and how many),
-// a directory with no block yet (nothing to read), a pruned directory's
-// range moved up to its prune height, rounded up to a multiple of `align`
-// (or nothing left to read). `shown`: the directory as the user named it.
-// Fails (failure, after the notes) with directory::errc::no_chain
-// (blocks, none of them linked to genesis) and directory::errc::past_tip
-// (`from` past the tip).
 // The block index's problems, as plan_chain_walk's notes say them (the
 // first ten, how many more, and where to look): none when it has none.
 std::vector<std::string> index_problem_notes(const std::string& shown, const BlockIndex& index);
 
+// The walk of `dir`'s best chain from `from`, `count` blocks (0: to the
+// tip). Notes: the block index's problems (the first ten, and how many),
+// a directory with no block yet (nothing to read), a pruned directory's
+// range moved up to its prune height, rounded up to a multiple of `align`
+// (0 is taken as 1; or nothing left to read). `shown`: the directory as
+// the user named it. Fails (failure, after the notes) with
+// directory::errc::no_chain (blocks, none of them linked to genesis) and
+// directory::errc::past_tip (`from` past the tip).
 ChainWalk plan_chain_walk(const BlocksDirectory& dir, const std::string& shown, std::uint64_t from, std::uint64_t count,
                           std::uint64_t align = 1);
 

@@ -101,11 +101,13 @@ struct FetchReport {
   double seconds = 0;
 };
 
-// What a person should hear of a fetch besides its failure's message, in
-// order: why v1 was used after a v2 (BIP324) attempt, and, for a handshake
-// the peer closed before it sent a byte, why a node does that (it refuses
-// us, or is another network's). Each line names the peer as `peer`.
-std::vector<std::string> fetch_notes(const FetchReport& report, const std::string& peer);
+// What a person should hear of a fetch besides its failure's message: why
+// v1 was used after a v2 (BIP324) attempt (`peer`: the peer as the user
+// named it), said before the outcome; and, for a handshake the peer closed
+// before it sent a byte, why a node does that (it refuses us, or is
+// another network's), said after the failure. None when there is nothing.
+std::optional<std::string> v1_fallback_note(const FetchReport& report, const std::string& peer);
+std::optional<std::string> closed_handshake_note(const FetchReport& report);
 
 // Never throws for what the peer, the directory or the disk does: every
 // failure is in the report. The directory is made when missing, only once

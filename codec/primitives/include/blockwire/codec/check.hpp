@@ -9,12 +9,12 @@
 #include <blockwire/io/error.hpp>
 
 #include <cstdint>
-#include <span>
 #include <optional>
+#include <span>
 #include <string>
-#include <vector>
 #include <system_error>
 #include <type_traits>
+#include <vector>
 
 namespace blockwire {
 
@@ -43,8 +43,9 @@ inline std::error_code make_error_code(errc e) noexcept { return {static_cast<in
 // powLimit), and the header's hash `hash` at most that target.
 bool proof_of_work_ok(const BlockHash& hash, std::uint32_t bits, network net) noexcept;
 
-// What a header shows of being another network's than `net`: the genesis
-// block of another, or bits easier than `net` allows (for regtest, other
+// What a header shows of being another network's than `net`: a genesis
+// block not `net`'s (another network's, or none's), or bits easier than
+// `net` allows (for regtest, other
 // bits than regtest's: it does not retarget, every block has its genesis
 // block's bits). `could_be`: the networks it can be of, when its work
 // meets its bits (else none: it may be damage); `why`, for a person ("its
@@ -53,7 +54,7 @@ bool proof_of_work_ok(const BlockHash& hash, std::uint32_t bits, network net) no
 struct OtherNetwork {
   std::vector<network> could_be;
   std::string why;
-  bool genesis = false;  // the genesis block of could_be[0]
+  bool genesis = false;  // a genesis block (could_be: the network whose it is, if any)
 };
 std::optional<OtherNetwork> other_network(const BlockHeader& h, network net);
 

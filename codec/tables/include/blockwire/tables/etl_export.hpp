@@ -83,6 +83,30 @@ struct ShardOutcome {
   std::uint64_t block_bytes = 0;  // of the blocks made into rows
 };
 
+// What an export came to, counted, wherever its shards were made (here, or
+// on a cluster's workers: blockwire.distributed): what its summary line
+// and exit status are made from.
+struct ExportCounts {
+  std::size_t shards = 0;
+  std::size_t made = 0;
+  std::size_t skipped = 0;  // whole already
+  std::size_t failed = 0;
+  std::uint64_t transactions = 0;  // of the shards made
+  std::uint64_t block_bytes = 0;   // of the shards made
+  std::size_t removed = 0;         // off the best chain
+  double seconds = 0;
+  bool io_failed = false;  // an I/O error stopped the run (or removing what workers left failed)
+  // "N shards into OUT: M made (T transactions, B bytes of blocks in S s,
+  // R MB/s), K already whole, F failed[, X not reached][, Y removed ...]".
+  std::string summary(const std::string& out) const;
+  // 2 for an I/O failure, else 1 for a shard not made or a damaged
+  // directory, else 0.
+  int exit_status(bool damaged) const noexcept;
+};
+
+// "shard 00000000-00000999 not made: WHY": a shard not made, as it is said.
+std::string shard_problem_line(std::uint64_t first, std::uint64_t last, std::string_view why);
+
 struct EtlReport {
   std::vector<ShardOutcome> shards;
   std::size_t removed = 0;  // shards removed for being off the best chain
@@ -94,14 +118,9 @@ struct EtlReport {
   // Of the shards made (not those skipped, failed or not reached).
   std::uint64_t transactions() const noexcept;
   std::uint64_t block_bytes() const noexcept;
-  // What an export that came to this says and exits with, wherever it ran
-  // (the command, blockwire.distributed): a line for each shard not made,
-  // the summary line ("N shards into OUT: ..."), and 2 for an I/O failure
-  // (`sweep_failed`: removing what workers left failed), else 1 for a
-  // shard not made or a damaged directory, else 0.
+  ExportCounts counts() const noexcept;
+  // A shard_problem_line for each shard not made.
   std::vector<std::string> problem_lines() const;
-  std::string summary(const std::string& out) const;
-  int exit_status(bool damaged, bool sweep_failed = false) const noexcept;
 };
 
 // Makes the shards of heights [from, end) of `dir`'s best chain in `out`:
