@@ -95,8 +95,9 @@ int export_command(ExportOptions o) {
   }
   const tables::EtlReport& r = exported.value();
   for (const std::string& line : r.problem_lines()) std::fprintf(stderr, "blockwire export: %s\n", line.c_str());
-  std::printf("blockwire export: %s\n", r.counts().summary(o.output_dir).c_str());
-  return r.counts().exit_status(dir.damaged());
+  const tables::ExportCounts counts = r.counts();
+  std::printf("blockwire export: %s\n", counts.summary(o.output_dir).c_str());
+  return counts.exit_status(dir.damaged());
 }
 
 }  // namespace blockwire::cli

@@ -8,8 +8,7 @@
 
 namespace blockwire::cli {
 
+using blockwire::count_of;     // (1, "block") -> "1 block"; (2, "block") -> "2 blocks"
 using blockwire::with_commas;  // 1234567 -> "1,234,567"
-// (1, "block") -> "1 block"; (2, "block") -> "2 blocks"
-std::string count_of(std::uint64_t n, const std::string& noun);
 
 }  // namespace blockwire::cli

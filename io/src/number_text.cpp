@@ -13,4 +13,11 @@ std::string with_commas(std::uint64_t n) {
   return out;
 }
 
+std::string count_of(std::uint64_t n, std::string_view noun) {
+  std::string text = with_commas(n) + " ";
+  text += noun;
+  if (n != 1) text += 's';
+  return text;
+}
+
 }  // namespace blockwire

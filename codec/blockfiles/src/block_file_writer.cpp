@@ -29,8 +29,8 @@ std::string BlockFileRepair::message(const std::string& dir) const {
   return dir + ": " +
          (torn ? "cut off a torn record at the end of the last blk file, left by a crash"
                : "removed the blocks of an append that a crash interrupted") +
-         " (" + with_commas(bytes) + (bytes == 1 ? " byte" : " bytes") + " removed); it now ends at byte " + std::to_string(end.offset) +
-         " of " + block_file_name(end.file);
+         " (" + count_of(bytes, "byte") + " removed); it now ends at byte " + std::to_string(end.offset) + " of " +
+         block_file_name(end.file);
 }
 
 namespace fs = std::filesystem;

@@ -10,8 +10,6 @@ namespace {
 
 constexpr std::size_t problems_shown = 10;
 
-std::string count_of(std::uint64_t n, const char* noun) { return with_commas(n) + " " + noun + (n == 1 ? "" : "s"); }
-
 }  // namespace
 
 std::vector<std::string> index_problem_notes(const std::string& shown, const BlockIndex& index) {

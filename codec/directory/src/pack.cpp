@@ -134,8 +134,7 @@ result<Packed> pack_blocks(const PackBlocks& spec) {
       }
     }
     if (done.already_there != 0) {
-      say(spec.dir + " already holds " + with_commas(done.already_there) + (done.already_there == 1 ? " block" : " blocks") +
-          " of those given (or one twice): not added again");
+      say(spec.dir + " already holds " + count_of(done.already_there, "block") + " of those given (or one twice): not added again");
     }
   }
   const BlockPosition start = writer.value().position();

@@ -53,8 +53,10 @@ std::optional<OtherNetwork> other_network(const BlockHeader& h, network net) {
   };
   if (allows(net)) return std::nullopt;
   OtherNetwork other;
-  for (const network n : every) {
-    if (target->met_by(hash) && allows(n)) other.could_be.push_back(n);
+  if (target->met_by(hash)) {  // (else damage, maybe: it shows no network it is of)
+    for (const network n : every) {
+      if (allows(n)) other.could_be.push_back(n);
+    }
   }
   char bits[9];
   std::snprintf(bits, sizeof bits, "%08x", h.bits);

@@ -473,7 +473,6 @@ std::string shard_problem_line(std::uint64_t first, std::uint64_t last, std::str
 }
 
 std::string ExportCounts::summary(const std::string& out) const {
-  const auto count_of = [](std::uint64_t n, const char* noun) { return with_commas(n) + " " + noun + (n == 1 ? "" : "s"); };
   const std::size_t not_reached = shards - made - skipped - failed;
   char rate[64];
   std::snprintf(rate, sizeof rate, " in %.2f s, %.0f MB/s), ", seconds,
