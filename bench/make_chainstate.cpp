@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
     const std::uint32_t h = height(rng);
     const bool coinbase = std::uniform_int_distribution<int>(0, 199)(rng) == 0;
     for (std::uint32_t o = 0; o < outputs && written < n; ++o, ++written) {
-      SpentCoin coin{h, coinbase, Amount::from_sat(static_cast<std::int64_t>(std::exp(log_value(rng)))), script_of(rng)};
+      SpentCoin coin{*Height::checked(h), coinbase, Amount::from_sat(static_cast<std::int64_t>(std::exp(log_value(rng)))), script_of(rng)};
       value.clear();
       encode_chainstate_coin(coin, value);
       key_bytes.assign(1, std::byte{'C'});

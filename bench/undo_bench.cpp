@@ -41,7 +41,7 @@ BlockUndo undo_like_413567() {
       const Transaction& source = block.transactions[1 + k % (block.transactions.size() - 1)];
       const OutputView o = source.output(k % source.output_count());
       const auto script = o.script_pubkey();
-      tx.coins.push_back({static_cast<std::uint32_t>(413'000 - k % 5'000), k % 97 == 0, o.value(), {script.begin(), script.end()}});
+      tx.coins.push_back({*Height::checked(413'000 - k % 5'000), k % 97 == 0, o.value(), {script.begin(), script.end()}});
     }
   }
   return undo;

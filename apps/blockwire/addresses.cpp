@@ -75,15 +75,16 @@ int addresses_command(const AddressesOptions& o) {
   if (!index) return status;
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::uint64_t size = index->disk_size();
-  std::printf("the address index of %s: at height %lld (%s), %s on disk\n", o.dir.c_str(), static_cast<long long>(index->best_height()),
-              index->best().to_hex().c_str(), count_of(size, "byte").c_str());
+  std::printf("the address index of %s: at height %lld (%s), %s on disk\n", o.dir.c_str(),
+              index->best_height() ? static_cast<long long>(index->best_height()->to_wire()) : -1LL, index->best().to_hex().c_str(),
+              count_of(size, "byte").c_str());
   if (made.blocks_done == 0) {
     std::printf("already at the tip: nothing to index\n");
   } else {
     std::printf("indexed %s (%s of blocks) in %.1f s: %.0f MB/s", count_of(made.blocks_done, "block").c_str(),
                 count_of(made.block_bytes, "byte").c_str(), seconds,
                 seconds > 0 ? static_cast<double>(made.block_bytes) / seconds / 1e6 : 0.0);
-    if (made.blocks_done == dir.chain_size() && made.block_bytes != 0) {
+    if (made.blocks_done == dir.chain_size().value() && made.block_bytes != 0) {
       std::printf(", %.3f index bytes a block byte", static_cast<double>(size) / static_cast<double>(made.block_bytes));
     }
     std::printf("\n");

@@ -29,7 +29,6 @@ int blocks(BlocksOptions o) {
     return *status;
   }
   const BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
-  const std::uint64_t end = chain_end(dir, o);
   // Blocks of a blk file whose rev file is there, but with no undo data
   // that pairs (damaged, or missing): said, not left out silently.
   std::uint64_t undo_missing = 0;
@@ -38,7 +37,7 @@ int blocks(BlocksOptions o) {
     json.emplace();
     json->begin_array();
   }
-  for (std::uint64_t height = o.from; height < end; ++height) {
+  for (const Height height : o.end.heights(o.first)) {
     const IndexedBlock b = dir.at_height(height);
     const std::string path = dir.index().file_path(b.file);
     auto bytes = dir.read_block(b);
@@ -50,11 +49,12 @@ int blocks(BlocksOptions o) {
     auto view = BlockView::parse(bytes.value());
     if (!view) {
       std::fprintf(stderr, "blockwire blocks: %s:%llu: the block at height %llu does not decode: %s\n", path.c_str(),
-                   static_cast<unsigned long long>(b.offset), static_cast<unsigned long long>(height), view.error().message().c_str());
+                   static_cast<unsigned long long>(b.offset), static_cast<unsigned long long>(height.to_wire()),
+                   view.error().message().c_str());
       return bad_data;
     }
     if (!json) {
-      std::printf("%8llu  %s  %6zu tx  %9zu bytes\n", static_cast<unsigned long long>(height), b.hash.to_hex().c_str(),
+      std::printf("%8llu  %s  %6zu tx  %9zu bytes\n", static_cast<unsigned long long>(height.to_wire()), b.hash.to_hex().c_str(),
                   view.value().transaction_count(), view.value().size());
       continue;
     }
@@ -66,16 +66,16 @@ int blocks(BlocksOptions o) {
       if (dir.has_undo()) {
         auto found = dir.undo_of(b, view.value());
         if (!found && found.error().code() != condition::bad_data) {
-          std::fprintf(stderr, "blockwire blocks: reading the undo data of block %llu: %s\n", static_cast<unsigned long long>(height),
-                       found.error().message().c_str());
+          std::fprintf(stderr, "blockwire blocks: reading the undo data of block %llu: %s\n",
+                       static_cast<unsigned long long>(height.to_wire()), found.error().message().c_str());
           return usage_or_io;
         }
         if (found) {
           undo = std::move(found).value();
         } else if (++undo_missing <= 10) {
           std::fprintf(stderr, "blockwire blocks: %s/%s: no undo data for block %llu (%s): %s: its fees and prevouts are left out\n",
-                       o.dir.c_str(), undo_file_name(b.file).c_str(), static_cast<unsigned long long>(height), b.hash.to_hex().c_str(),
-                       found.error().message().c_str());
+                       o.dir.c_str(), undo_file_name(b.file).c_str(), static_cast<unsigned long long>(height.to_wire()),
+                       b.hash.to_hex().c_str(), found.error().message().c_str());
         }
       }
       tables::write_block_json(*json, view.value(), dir.net(), &info, o.verbosity, undo ? &*undo : nullptr);

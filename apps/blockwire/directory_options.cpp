@@ -61,23 +61,23 @@ std::variant<BlocksDirectory, int> open_directory(const char* command, const Dir
 }
 
 std::variant<BlocksDirectory, int> open_chain(const char* command, ChainOptions& o, bool with_undo, std::uint64_t align) {
+  const auto from = Height::checked(o.from);
+  if (!from) {
+    std::fprintf(stderr, "blockwire %s: --from %llu: past any block's height\n", command, static_cast<unsigned long long>(o.from));
+    return usage_or_io;
+  }
   auto opened = open_directory(command, o, with_undo);
   if (std::holds_alternative<int>(opened)) return opened;
-  const ChainWalk walk = plan_chain_walk(std::get<BlocksDirectory>(opened), o.dir, o.from, o.count, align);
+  const ChainWalk walk = plan_chain_walk(std::get<BlocksDirectory>(opened), o.dir, *from, BlockCount(o.count), align);
   for (const std::string& note : walk.notes) std::fprintf(stderr, "blockwire %s: %s\n", command, note.c_str());
   if (walk.failure) {
     std::fprintf(stderr, "blockwire %s: %s\n", command, walk.failure->message().c_str());
     return exit_status_of(*walk.failure);
   }
-  if (walk.from == walk.end) return ok;
-  o.from = walk.from;
-  o.count = walk.end - walk.from;
+  if (!walk.end.contains(walk.from)) return ok;
+  o.first = walk.from;
+  o.end = walk.end;
   return opened;
-}
-
-std::uint64_t chain_end(const BlocksDirectory& dir, const ChainOptions& o) noexcept {
-  const std::uint64_t tip = dir.chain_size();
-  return o.count == 0 ? tip : std::min<std::uint64_t>(tip, o.from + o.count);
 }
 
 }  // namespace blockwire::cli

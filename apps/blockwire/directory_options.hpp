@@ -24,6 +24,9 @@ struct ChainOptions : DirectoryOptions {
   std::uint64_t from = 0;
   std::uint64_t count = 0;  // 0: to the tip
   bool json = false;
+  // What open_chain planned: the heights [first, end) to read.
+  Height first = Height::genesis();
+  BlockCount end;
 };
 
 // --xor-key parsed (nothing when not given), or the exit status with the
@@ -45,9 +48,8 @@ std::variant<BlocksDirectory, int> open_directory(const char* command, const Dir
 // exit status too when there is no chain or --from is past its tip (0
 // with "no blocks yet" for a directory with no block at all). In a pruned
 // node's directory, --from (and --count) are moved up to its prune height,
-// rounded up to a multiple of `align`, and that is said.
+// rounded up to a multiple of `align`, and that is said. The heights to
+// read are o.first and o.end then.
 std::variant<BlocksDirectory, int> open_chain(const char* command, ChainOptions& o, bool with_undo, std::uint64_t align = 1);
-// One past the last height to show: --from and --count against the tip.
-std::uint64_t chain_end(const BlocksDirectory& dir, const ChainOptions& o) noexcept;
 
 }  // namespace blockwire::cli

@@ -23,8 +23,8 @@ int electrum_command(const ElectrumOptions& o) {
   BlockStore store(std::get<BlocksDirectory>(std::move(opened)));
   if (store.directory().pruned()) {
     // (the pruned blocks' transactions are gone: no history could be whole)
-    std::fprintf(stderr, "blockwire electrum: %s: a pruned directory (its blocks begin at height %zu): the indexes need every block\n",
-                 o.dir.c_str(), store.directory().prune_height());
+    std::fprintf(stderr, "blockwire electrum: %s: a pruned directory (its blocks begin at height %u): the indexes need every block\n",
+                 o.dir.c_str(), store.directory().prune_height().to_wire());
     return usage_or_io;
   }
   std::optional<electrum::NodePeerOptions> node;

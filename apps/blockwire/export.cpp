@@ -68,13 +68,12 @@ int export_command(ExportOptions o) {
                  "transactions' input_value and fee, are null\n",
                  o.dir.c_str());
   }
-  const std::uint64_t end = chain_end(dir, o);
-  const std::uint64_t total = end - o.from;
+  const std::uint64_t total = o.end.heights(o.first).size();
   Progress progress(o.progress && ::isatty(STDERR_FILENO) != 0, total, "block");
   tables::EtlExport spec;
   spec.format = o.format;
-  spec.from = o.from;
-  spec.end = end;
+  spec.from = o.first;
+  spec.end = o.end;
   spec.shard_blocks = o.shard_blocks;
   spec.compress = o.compress;
   spec.threads = o.threads;

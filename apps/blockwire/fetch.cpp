@@ -25,21 +25,23 @@ namespace {
 
 using step = net::fetch_step;
 
+// A tip's height as the summaries say it: -1 for no block.
+long long shown(std::optional<Height> height) { return height ? height->to_wire() : -1; }
+
 void say_utxo_set(const std::string& dir, const UtxoStore::Opening& caught_up) {
   if (!caught_up.imported_from.empty()) {
     std::fprintf(stderr, "blockwire fetch: %s: the UTXO set copied from Bitcoin Core's %s: %s at height %lld\n", dir.c_str(),
-                 caught_up.imported_from.c_str(), count_of(caught_up.coins_imported, "coin").c_str(),
-                 static_cast<long long>(caught_up.from_height));
+                 caught_up.imported_from.c_str(), count_of(caught_up.coins_imported, "coin").c_str(), shown(caught_up.from_height));
   }
   if (caught_up.undo_bytes_cut != 0) {
     std::fprintf(stderr, "blockwire fetch: %s: cut off a torn undo record (%s bytes) a crash left\n", dir.c_str(),
                  with_commas(caught_up.undo_bytes_cut).c_str());
   }
   if (caught_up.blocks_connected != 0) {
-    std::fprintf(stderr, "blockwire fetch: %s: the UTXO set %s: %s connected, their undo records written where missing\n", dir.c_str(),
-                 caught_up.from_height < 0 ? "built from the directory's blocks"
-                                           : ("was at height " + std::to_string(caught_up.from_height)).c_str(),
-                 count_of(caught_up.blocks_connected, "block").c_str());
+    std::fprintf(
+        stderr, "blockwire fetch: %s: the UTXO set %s: %s connected, their undo records written where missing\n", dir.c_str(),
+        !caught_up.from_height ? "built from the directory's blocks" : ("was at height " + to_string(*caught_up.from_height)).c_str(),
+        count_of(caught_up.blocks_connected, "block").c_str());
   }
 }
 
@@ -48,7 +50,7 @@ int say_failure(const net::FetchReport& report, const net::FetchRequest& request
   const error& f = *report.failure;
   const std::string said = f.message();
   const char* dir = request.dir.c_str();
-  const long long height = report.height;
+  const long long height = shown(report.height);
   // (a step of another layer's, which fetch never leaves, is said as it is: the default)
   const step at = f.step().category() == net::fetch_step_category() ? static_cast<step>(f.step().value()) : step{};
   switch (at) {
@@ -97,9 +99,9 @@ void say_fetched(const net::FetchReport& report, const FetchOptions& o) {
     out.member_uint("blocks", p.blocks);
     out.member_uint("bytes", p.bytes);
     out.member_number("seconds", report.seconds);
-    out.member_integer("height", report.height);
+    out.member_integer("height", shown(report.height));
     out.member_string("tip", report.tip.to_hex());
-    out.member_integer("start_height", report.start_height);
+    out.member_integer("start_height", shown(report.start_height));
     out.member_string("stopped", at_tip ? "tip_reached" : "max_blocks");
     out.end_object();
     return;
@@ -113,7 +115,7 @@ void say_fetched(const net::FetchReport& report, const FetchOptions& o) {
   }
   std::printf("fetched: %s, %s bytes in %.1f s (%.0f MB/s)\n", count_of(p.blocks, "block").c_str(), with_commas(p.bytes).c_str(),
               report.seconds, mb_per_s);
-  std::printf("%s: height %s, tip %s\n", o.output_dir.c_str(), with_commas(static_cast<std::uint64_t>(report.height)).c_str(),
+  std::printf("%s: height %s, tip %s\n", o.output_dir.c_str(), with_commas(report.height.value_or(Height::genesis()).to_wire()).c_str(),
               report.tip.to_hex().c_str());
   if (at_tip) {
     std::printf("stopped: the peer's tip reached (it has nothing we lack; it announced height %d)\n", version.start_height);
@@ -173,10 +175,11 @@ int fetch(const FetchOptions& o) {
     say_utxo_set(o.output_dir, caught_up);
   };
   request.events.syncing = [&bar](const net::SyncProgress& s) {
-    const double fraction = s.peer_height <= 0 ? 1.0 : std::min(1.0, static_cast<double>(s.height) / static_cast<double>(s.peer_height));
+    const std::uint32_t ours = s.height.value_or(Height::genesis()).to_wire();
+    const double fraction = s.peer_height <= 0 ? 1.0 : std::min(1.0, static_cast<double>(ours) / static_cast<double>(s.peer_height));
     bar.update(fraction, s.bytes,
-               "height " + with_commas(static_cast<std::uint64_t>(std::max<std::int64_t>(s.height, 0))) + " of " +
-                   with_commas(static_cast<std::uint64_t>(std::max<std::int64_t>(s.peer_height, 0))) + "  " + count_of(s.blocks, "block"));
+               "height " + with_commas(ours) + " of " + with_commas(static_cast<std::uint64_t>(std::max<std::int64_t>(s.peer_height, 0))) +
+                   "  " + count_of(s.blocks, "block"));
   };
   // SIGINT and SIGTERM through a descriptor the fetch watches: it stops
   // between two blocks and the summary says where.

@@ -58,17 +58,17 @@ int filters_from_peer(const FiltersOptions& o) {
   }
   const std::uint64_t end = o.count == 0 ? UINT64_MAX : o.from + o.count;
   auto got = net::fetch_filters(peer, [&](const net::PeerFilter& f) {
-    if (f.height < o.from || f.height >= end) return;
+    if (f.height.to_wire() < o.from || f.height.to_wire() >= end) return;
     if (json) {
       json->begin_object();
-      json->member_uint("height", f.height);
+      json->member_uint("height", f.height.to_wire());
       json->member_string("hash", f.block_hash.to_hex());
       json->member_string("filter", to_hex(f.filter));
       json->member_string("header", f.header.to_hex());
       json->end_object();
     } else {
-      std::printf("%8llu  %s  %s  %7zu bytes\n", static_cast<unsigned long long>(f.height), f.block_hash.to_hex().c_str(),
-                  f.header.to_hex().c_str(), f.filter.size());
+      std::printf("%8u  %s  %s  %7zu bytes\n", f.height.to_wire(), f.block_hash.to_hex().c_str(), f.header.to_hex().c_str(),
+                  f.filter.size());
     }
   });
   if (json) json->end_array();
@@ -95,18 +95,17 @@ int filters_command(FiltersOptions o) {
   if (dir.pruned()) {
     std::fprintf(stderr,
                  "blockwire filters: %s: a pruned directory: each BIP158 filter header hashes the one before it, back to\n"
-                 "genesis, and the blocks below height %zu are gone; a node keeps its filters as it prunes with -blockfilterindex\n",
-                 o.dir.c_str(), dir.prune_height());
+                 "genesis, and the blocks below height %u are gone; a node keeps its filters as it prunes with -blockfilterindex\n",
+                 o.dir.c_str(), dir.prune_height().to_wire());
     return usage_or_io;
   }
-  const std::size_t chain = dir.chain_size();
   // What earlier runs made is in DIR/blockwire-filters/basic.dat (checked
   // against the chain as it is read back): only the blocks after it are
   // filtered, from genesis when it is new (each header hashes the one
   // before), and appended to it.
   std::vector<BlockHash> hashes;
-  hashes.reserve(chain);
-  for (std::size_t h = 0; h < chain; ++h) hashes.push_back(dir.at_height(h).hash);
+  hashes.reserve(dir.chain_size().value());
+  for (const Height h : dir.chain_size().heights()) hashes.push_back(dir.at_height(h).hash);
   auto file = FilterFile::open(o.dir, hashes);
   bool keeping = true;
   if (!file && file.error().is_io() && file.error().code() != io::errc::locked) {
@@ -127,21 +126,21 @@ int filters_command(FiltersOptions o) {
     json->begin_array();
   }
   ChainFilters spec;
-  spec.from = o.from;
-  spec.end = chain_end(dir, o);
+  spec.from = o.first;
+  spec.end = o.end;
   spec.threads = o.threads;
   spec.keep = keeping;
-  spec.each = [&](std::uint64_t height, const BlockHash& hash, std::span<const std::byte> filter, const Hash256& header) {
+  spec.each = [&](Height height, const BlockHash& hash, std::span<const std::byte> filter, const Hash256& header) {
     if (json) {
       json->begin_object();
-      json->member_uint("height", height);
+      json->member_uint("height", height.to_wire());
       json->member_string("hash", hash.to_hex());
       json->member_string("filter", to_hex(filter));
       json->member_string("header", header.to_hex());
       json->end_object();
     } else {
-      std::printf("%8llu  %s  %s  %7zu bytes\n", static_cast<unsigned long long>(height), hash.to_hex().c_str(), header.to_hex().c_str(),
-                  filter.size());
+      std::printf("%8llu  %s  %s  %7zu bytes\n", static_cast<unsigned long long>(height.to_wire()), hash.to_hex().c_str(),
+                  header.to_hex().c_str(), filter.size());
     }
   };
   // On a terminal, and not with JSON on it: the blocks filtered so far.
@@ -156,7 +155,7 @@ int filters_command(FiltersOptions o) {
   if (json) json->end_array();  // what was printed stays a whole document
   if (const auto& e = failed.failure; e && e->step() == chain_filters_step::block) {
     std::fprintf(stderr, "blockwire filters: %s: %s; filters and headers end at height %lld\n", o.dir.c_str(), e->message().c_str(),
-                 static_cast<long long>(failed.end) - 1);
+                 static_cast<long long>(failed.end.value()) - 1);
     return exit_status_of(*e);
   } else if (e) {
     std::fprintf(stderr, "blockwire filters: %s/blockwire-filters/basic.dat: %s\n", o.dir.c_str(), e->message().c_str());

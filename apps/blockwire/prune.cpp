@@ -37,26 +37,28 @@ int prune(const PruneOptions& o) {
   if (o.json) {
     std::printf("{\"files\":[");
     for (std::size_t i = 0; i < p.files.size(); ++i) std::printf("%s\"%s\"", i == 0 ? "" : ",", block_file_name(p.files[i]).c_str());
-    std::printf("],\"bytes\":%llu,\"pruneheight\":%zu,\"blocks\":%zu,\"dry_run\":%s}\n", static_cast<unsigned long long>(p.bytes),
-                p.prune_height, p.chain_size, o.dry_run ? "true" : "false");
+    std::printf("],\"bytes\":%llu,\"pruneheight\":%u,\"blocks\":%llu,\"dry_run\":%s}\n", static_cast<unsigned long long>(p.bytes),
+                p.prune_height.to_wire(), static_cast<unsigned long long>(p.chain_size.value()), o.dry_run ? "true" : "false");
     return ok;
   }
-  if (p.chain_size == 0) {
+  if (p.chain_size.empty()) {
     std::printf("%s: no blocks yet: nothing to prune\n", o.dir.c_str());
     return ok;
   }
   if (p.files.empty()) {
     std::printf("%s: nothing to prune: %s; no file but the last holds only blocks below the last %s%s\n", o.dir.c_str(),
-                count_of(p.chain_size, "block").c_str(), with_commas(o.keep).c_str(),
-                p.prune_height != 0 ? (" (pruned below height " + with_commas(p.prune_height) + " already)").c_str() : "");
+                count_of(p.chain_size.value(), "block").c_str(), with_commas(o.keep).c_str(),
+                p.prune_height != Height::genesis()
+                    ? (" (pruned below height " + with_commas(p.prune_height.to_wire()) + " already)").c_str()
+                    : "");
     return ok;
   }
   std::printf(
       "%s: %s %s and their rev files (%s); the blocks below height %s are pruned (their headers kept in %s/index), %s of %s "
       "have their data\n",
       o.dir.c_str(), o.dry_run ? "would delete" : "deleted", file_range(p.files).c_str(), count_of(p.bytes, "byte").c_str(),
-      with_commas(p.prune_height).c_str(), o.dir.c_str(), with_commas(p.chain_size - p.prune_height).c_str(),
-      count_of(p.chain_size, "block").c_str());
+      with_commas(p.prune_height.to_wire()).c_str(), o.dir.c_str(), with_commas(p.chain_size.heights(p.prune_height).size()).c_str(),
+      count_of(p.chain_size.value(), "block").c_str());
   return ok;
 }
 

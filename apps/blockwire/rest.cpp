@@ -37,8 +37,8 @@ int rest_command(const RestOptions& o) {
   const bool want_tx_index = o.tx_index || o.addresses;
   if (want_tx_index && store.directory().pruned()) {
     // (as Core: its -txindex refuses -prune; the pruned blocks' transactions are gone)
-    std::fprintf(stderr, "blockwire rest: %s: a pruned directory (its blocks begin at height %zu): %s needs every block\n", o.dir.c_str(),
-                 store.directory().prune_height(), o.addresses ? "--addresses" : "--txindex");
+    std::fprintf(stderr, "blockwire rest: %s: a pruned directory (its blocks begin at height %u): %s needs every block\n", o.dir.c_str(),
+                 store.directory().prune_height().to_wire(), o.addresses ? "--addresses" : "--txindex");
     return usage_or_io;
   }
   if (want_tx_index) {

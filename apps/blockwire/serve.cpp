@@ -36,7 +36,7 @@ int serve(const ServeOptions& o) {
   // Damage is said; the chain without it is served.
   (void)report_index_problems("serve", o.dir, dir.index());
   const std::size_t block_count = dir.index().size();
-  const auto height = static_cast<std::int64_t>(dir.chain_size()) - 1;
+  const auto height = static_cast<std::int64_t>(dir.chain_size().value()) - 1;  // (-1: no block yet)
   const network net = dir.net();
 
   BlockStore store(std::move(dir));

@@ -120,19 +120,19 @@ int utxos(const UtxosOptions& o) {
   const UtxoSetInfo& u = info.value();
   // The best block's height, as gettxoutsetinfo gives it first: from the
   // blocks directory beside, when there is one that holds the block.
-  std::optional<std::int64_t> height;
+  std::optional<Height> height;
   if (std::error_code ec; fs::is_directory(blocks, ec)) {
     BlocksDirectory::Options options;
     options.undo = false;
     if (!o.net_from_records) options.net = net;
     if (auto dir = BlocksDirectory::open(blocks, options)) {
-      if (auto b = dir.value().index().find(u.best_block); b && b->height >= 0) height = b->height;
+      if (auto b = dir.value().index().find(u.best_block); b && b->linked) height = b->height;
     }
   }
   if (o.json) {
     tables::JsonWriter out;
     out.begin_object();
-    if (height) out.member_integer("height", *height);
+    if (height) out.member_integer("height", height->to_wire());
     out.member_string("bestblock", u.best_block.to_hex());
     out.member_uint("txouts", u.txouts);
     out.member_uint("bogosize", u.bogosize);
@@ -145,14 +145,14 @@ int utxos(const UtxosOptions& o) {
     return ok;
   }
   std::printf("best block         %s%s\n", u.best_block.to_hex().c_str(),
-              height ? (" (height " + with_commas(static_cast<std::uint64_t>(*height)) + ")").c_str() : "");
+              height ? (" (height " + with_commas(height->to_wire()) + ")").c_str() : "");
   std::printf("transactions       %s\n", with_commas(u.transactions).c_str());
   std::printf("unspent outputs    %s\n", with_commas(u.txouts).c_str());
   std::printf("bogosize           %s\n", with_commas(u.bogosize).c_str());
   std::printf("total amount       %s\n", u.total_amount ? (tables::amount_text(*u.total_amount) + " BTC").c_str() : "past the money range");
   std::printf("hash_serialized_3  %s\n", u.hash_serialized_3.to_hex().c_str());
   if (table) {
-    std::printf("height             %s\n", with_commas(static_cast<std::uint64_t>(table->height)).c_str());
+    std::printf("height             %s\n", with_commas(table->height.to_wire()).c_str());
     std::printf("table              %s (%s)\n", table->folder.c_str(), count_of(table->parts, "part").c_str());
   }
   if (!o.snapshot.empty()) {

@@ -122,7 +122,7 @@ std::pair<std::size_t, std::size_t> height_range(const DirectoryObject& d, std::
 
 void add_directory(py::module_& m) {
   py::class_<SpentCoin>(m, "SpentCoin", "A coin an input spent, as the rev files keep it.")
-      .def_readonly("height", &SpentCoin::height)
+      .def_property_readonly("height", [](const SpentCoin& c) { return c.height.to_wire(); })
       .def_readonly("coinbase", &SpentCoin::coinbase)
       .def_property_readonly("value", [](const SpentCoin& c) { return c.value.to_sat(); })
       .def_property_readonly("script_pubkey", [](const SpentCoin& c) {
@@ -148,7 +148,7 @@ void add_directory(py::module_& m) {
       .def_property_readonly("prune_height", py::cpp_function(
                                                  [](const DirectoryObject& d) {
                                                    const std::shared_lock held(d.lock);
-                                                   return d.dir.prune_height();
+                                                   return d.dir.prune_height().to_wire();
                                                  },
                                                  py::call_guard<Unlocked>()))
       .def_property_readonly("has_undo", py::cpp_function(&has_undo, py::call_guard<Unlocked>()))
@@ -246,8 +246,8 @@ void add_directory(py::module_& m) {
       .def("__repr__", [](const DirectoryObject& d) {
         const std::string text = unlocked_call([&] {
           const std::shared_lock held(d.lock);
-          return "<blockwire.Directory " + d.path + ": " + std::string(name(d.dir.net())) + ", " + std::to_string(d.dir.chain_size()) +
-                 " blocks>";
+          return "<blockwire.Directory " + d.path + ": " + std::string(name(d.dir.net())) + ", " +
+                 std::to_string(d.dir.chain_size().value()) + " blocks>";
         });
         return filesystem_text(text);
       });

@@ -29,17 +29,18 @@ struct DirectoryObject {
 
   std::size_t size() const {
     const std::shared_lock held(lock);
-    return dir.chain_size();
+    return dir.chain_size().value();
   }
   // The best chain's block at `height`, `lock` held; IndexError (a C++
   // exception until pybind11 translates it: safe without the
   // interpreter's lock) past the tip.
   IndexedBlock at_held(std::int64_t height) const {
-    if (height < 0 || static_cast<std::size_t>(height) >= dir.chain_size()) {
-      throw py::index_error("height " + std::to_string(height) + " is not in the best chain (0 to " + std::to_string(dir.chain_size()) +
-                            " - 1)");
+    const auto at = Height::checked(height);
+    if (!at || !dir.chain_size().contains(*at)) {
+      throw py::index_error("height " + std::to_string(height) + " is not in the best chain (0 to " +
+                            std::to_string(dir.chain_size().value()) + " - 1)");
     }
-    return dir.at_height(static_cast<std::size_t>(height));
+    return dir.at_height(*at);
   }
   IndexedBlock at(std::int64_t height) const {
     const std::shared_lock held(lock);
@@ -48,6 +49,14 @@ struct DirectoryObject {
 };
 
 using DirectoryPtr = std::shared_ptr<DirectoryObject>;
+
+// A height a Python caller named, or ValueError naming `what` where no
+// block could be at it (past 2^31 - 1).
+inline Height height_named(std::uint64_t value, const char* what) {
+  const auto height = Height::checked(value);
+  if (!height) throw py::value_error(std::string(what) + " " + std::to_string(value) + " is past any block's height (2^31 - 1)");
+  return *height;
+}
 
 // Heights [start, stop) of the best chain, stop defaulting to its length,
 // checked (IndexError, ValueError).

@@ -89,15 +89,15 @@ tables::EtlExport spec_of(const std::string& format, std::uint64_t shard_blocks,
                           std::to_string(shard_blocks) + ": shards start at multiples of it, so that separate runs make the same shards");
   }
   spec.shard_blocks = shard_blocks;
-  spec.from = from_height;
-  spec.end = end;
+  spec.from = height_named(from_height, "from_height");
+  spec.end = BlockCount(end);
   return spec;
 }
 
 py::dict outcome_dict(const tables::ShardOutcome& s) {
   py::dict d;
-  d["first"] = s.first;
-  d["last"] = s.last;
+  d["first"] = s.first.to_wire();
+  d["last"] = s.last.to_wire();
   d["reached"] = s.reached;
   d["skipped"] = s.skipped;
   d["made"] = s.reached && !s.skipped && !s.problem;
@@ -142,7 +142,7 @@ void add_export(py::module_& m) {
             failed = planned.error().in(d->path);
           } else {
             for (const tables::ShardOutcome& s : planned.value())
-              shards.emplace_back(s.first, s.last, d->dir.at_height(s.last).hash.to_hex());
+              shards.emplace_back(s.first.to_wire(), s.last.to_wire(), d->dir.at_height(s.last).hash.to_hex());
           }
         }
         if (failed) raise(*failed);
@@ -160,11 +160,11 @@ void add_export(py::module_& m) {
         const ChainWalk walk = [&] {
           const Unlocked unlocked;
           const std::shared_lock held(d->lock);
-          return plan_chain_walk(d->dir, shown, from_height, count, align);
+          return plan_chain_walk(d->dir, shown, height_named(from_height, "from_height"), BlockCount(count), align);
         }();
         for (const std::string& line : walk.notes) note(filesystem_text(line));
         if (walk.failure) raise(*walk.failure);
-        return std::make_pair(walk.from, walk.end);
+        return std::make_pair(std::uint64_t{walk.from.to_wire()}, walk.end.value());
       },
       py::arg("directory"), py::arg("shown"), py::arg("from_height"), py::arg("count"), py::arg("align"), py::arg("note"),
       "The heights (from, end) a command walking the directory's best chain reads from from_height (count blocks, 0: to "
@@ -224,24 +224,23 @@ void add_export(py::module_& m) {
         }
         const tables::EtlExport spec = spec_of(format, shard_blocks, first, last + 1, compress);
         tables::ShardOutcome made;
-        made.first = first;
-        made.last = last;
+        made.first = height_named(first, "first");
+        made.last = height_named(last, "last");
         {
           const Unlocked unlocked;
           const std::shared_lock held(d->lock);
           // Checked under the hold that makes the shard: a refresh between
           // a check and the shard could move the chain to another branch.
-          const std::size_t chain = d->dir.chain_size();
-          if (last >= chain || (last_hash && d->dir.at_height(last).hash.to_hex() != *last_hash)) {
+          const bool past = !d->dir.chain_size().contains(made.last);
+          if (past || (last_hash && d->dir.at_height(made.last).hash.to_hex() != *last_hash)) {
             made.reached = true;
-            made.problem =
-                error(directory::errc::other_chain)
-                    .in(d->path + " has " +
-                        (last >= chain ? "no block at height " + std::to_string(last)
-                                       : "block " + d->dir.at_height(last).hash.to_hex() + " at height " + std::to_string(last)) +
-                        (last_hash ? ", not the caller's " + *last_hash : std::string()));
+            made.problem = error(directory::errc::other_chain)
+                               .in(d->path + " has " +
+                                   (past ? "no block at height " + std::to_string(last)
+                                         : "block " + d->dir.at_height(made.last).hash.to_hex() + " at height " + std::to_string(last)) +
+                                   (last_hash ? ", not the caller's " + *last_hash : std::string()));
           } else {
-            made = tables::export_shard(d->dir, out, spec, first, last);
+            made = tables::export_shard(d->dir, out, spec, made.first, made.last);
           }
         }
         return outcome_dict(made);
@@ -269,7 +268,7 @@ void add_export(py::module_& m) {
         if (!made) raise(made.error().in(chainstate));
         const tables::UtxoExportReport& r = made.value();
         py::dict report;
-        report["height"] = r.height;
+        report["height"] = r.height.to_wire();
         report["folder"] = filesystem_text(r.folder);
         report["parts"] = r.parts;
         report["best_block"] = r.info.best_block.to_hex();

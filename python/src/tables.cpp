@@ -49,11 +49,11 @@ class MemoryTables {
     const tables::ExportFiles files{format_, pointers};
     tables::write_export_headers(files);
     tables::BlockRowsRoom room;
-    for (std::size_t height = from; height < to; ++height) {
+    for (const Height height : BlockCount(to).heights(*Height::checked(from))) {  // (height_range checked them)
       // (a refresh since the range was checked may have shortened the chain)
-      if (height >= dir.chain_size()) throw py::index_error("height " + std::to_string(height) + " is no longer in the best chain");
-      auto written = tables::write_block_rows(dir, dir.at_height(height), height, files, room);
-      if (!written) return written.error().in("the block at height " + std::to_string(height));
+      if (!dir.chain_size().contains(height)) throw py::index_error("height " + to_string(height) + " is no longer in the best chain");
+      auto written = tables::write_block_rows(dir, dir.at_height(height), files, room);
+      if (!written) return written.error().in("the block at height " + to_string(height));
     }
     for (auto& out : outs) {
       if (auto r = out->finish(); !r) return r.error().in("a memory file for the tables");

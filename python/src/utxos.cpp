@@ -58,7 +58,7 @@ class Coins {
     PyObject* fields[] = {
         PyUnicode_FromStringAndSize(txid.data(), static_cast<Py_ssize_t>(txid.size())),
         PyLong_FromUnsignedLong(c.outpoint.index),
-        PyLong_FromUnsignedLong(c.coin.height),
+        PyLong_FromUnsignedLong(c.coin.height.to_wire()),
         PyBool_FromLong(c.coin.coinbase ? 1 : 0),
         PyLong_FromLongLong(c.coin.value.to_sat()),
         PyBytes_FromStringAndSize(reinterpret_cast<const char*>(script.data()), static_cast<Py_ssize_t>(script.size())),

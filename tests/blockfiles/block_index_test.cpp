@@ -35,9 +35,9 @@ TEST_CASE("BlockIndex: heights, the best chain, confirmations, median time, chai
   REQUIRE(index);
   const auto& ix = index.value();
   REQUIRE(ix.size() == 6);
-  REQUIRE(ix.chain_size() == 5);
+  REQUIRE(ix.chain_size().value() == 5);
   const Block* best[] = {&g, &b1, &b2, &b3, &b4};
-  for (std::size_t h = 0; h < 5; ++h) CHECK(ix.at_height(h).hash == block_hash(best[h]->header));
+  for (const Height h : ix.chain_size().heights()) CHECK(ix.at_height(h).hash == block_hash(best[h.to_wire()]->header));
 
   // Regtest's work per block: 2^256 / (target + 1) with target just under
   // 2^255, so 2 (Core's regtest chainwork is 2 x (height + 1)).
@@ -63,7 +63,7 @@ TEST_CASE("BlockIndex: heights, the best chain, confirmations, median time, chai
     REQUIRE(b);
     const ChainInfo info = ix.chain_info(*b);
     CAPTURE(e.height);
-    CHECK(info.height == e.height);
+    CHECK(std::int64_t{info.height.to_wire()} == e.height);
     CHECK(info.confirmations == e.confirmations);
     char low[3];
     std::snprintf(low, sizeof low, "%02x", e.chainwork);
@@ -120,13 +120,13 @@ TEST_CASE(
   auto writer = BlockFileWriter::open(dir.path.string(), key, network::regtest).value();
   for (std::size_t h = 0; h <= 2; ++h) REQUIRE(writer.append(chain[h]));
   auto index = BlockIndex::build(dir.path.string(), key, network::regtest).value();
-  CHECK(index.chain_size() == 3);
+  CHECK(index.chain_size().value() == 3);
   CHECK(index.was_being_written());  // the writer holds the lock
   CHECK(!index.refresh().value());   // nothing new
 
   REQUIRE(writer.append(chain[3]));
   CHECK(index.refresh().value());
-  CHECK(index.chain_size() == 4);
+  CHECK(index.chain_size().value() == 4);
   CHECK(index.tip() == block_hash(chain[3].header));
 
   // Block 5 before block 4: an orphan at first (a problem), linked when its parent comes.
@@ -136,7 +136,7 @@ TEST_CASE(
   CHECK(index.problems()[0].what == IndexProblem::kind::unlinked);
   REQUIRE(writer.append(chain[4]));
   CHECK(index.refresh().value());
-  CHECK(index.chain_size() == 6);
+  CHECK(index.chain_size().value() == 6);
   CHECK(index.problem_count() == 0);
 
   // A record being written (cut short, the lock held) is not damage, and is read once whole.
@@ -167,7 +167,7 @@ TEST_CASE(
   CHECK(again.repaired());
   REQUIRE(again.append(chain[6]));
   CHECK(index.refresh().value());
-  CHECK(index.chain_size() == 7);
+  CHECK(index.chain_size().value() == 7);
   CHECK(index.tip() == block_hash(chain[6].header));
   CHECK(index.problem_count() == 0);  // repaired: no longer a problem
 }
@@ -284,7 +284,8 @@ TEST_CASE("BlockIndex on random trees written in random order: built at once, or
     for (std::size_t i = 0; i < t.blocks.size(); ++i) {
       const auto b = index.find(block_hash(t.blocks[i].header));
       REQUIRE(b);
-      CHECK(b->height == height[i]);
+      CHECK(b->linked);
+      CHECK(b->height.to_wire() == static_cast<std::uint32_t>(height[i]));
       CHECK(index.on_best_chain(*b) == on_best[i]);
       CHECK(index.chain_info(*b).chainwork == work[i]);
       const auto p = index.parent(*b);
@@ -299,9 +300,9 @@ TEST_CASE("BlockIndex on random trees written in random order: built at once, or
     CHECK(grown.tip() == block_hash(t.blocks[expected_tip(t, by_arrival, work)].header));
     std::map<BlockHash, std::size_t> which;
     for (std::size_t i = 0; i < t.blocks.size(); ++i) which[block_hash(t.blocks[i].header)] = i;
-    for (std::size_t h = 0; h < grown.chain_size(); ++h) {
+    for (const Height h : grown.chain_size().heights()) {
       const IndexedBlock b = grown.at_height(h);
-      CHECK(b.height == static_cast<std::int64_t>(h));
+      CHECK(b.height == h);
       CHECK(grown.chain_info(b).chainwork == work[which.at(b.hash)]);
     }
   }

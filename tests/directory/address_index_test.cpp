@@ -50,7 +50,7 @@ std::size_t check_against(const AddressIndex& index, const AddressTruth& truth) 
     const auto& heights = t.blocks;
     CAPTURE(script);
     std::vector<AddressIndex::BlockRow> oldest;
-    REQUIRE(index.each_block(hash_of(script), false, 0, [&](const AddressIndex::BlockRow& r) {
+    REQUIRE(index.each_block(hash_of(script), false, Height::genesis(), [&](const AddressIndex::BlockRow& r) {
       oldest.push_back(r);
       return true;
     }));
@@ -58,7 +58,7 @@ std::size_t check_against(const AddressIndex& index, const AddressTruth& truth) 
     AddressIndex::Totals sum;
     auto at = heights.begin();
     for (const auto& row : oldest) {
-      CHECK(row.height == at->first);
+      CHECK(row.height.to_wire() == at->first);
       CHECK(row.totals == totals_of(at->second));
       sum += totals_of(at->second);
       ++at;
@@ -67,8 +67,8 @@ std::size_t check_against(const AddressIndex& index, const AddressTruth& truth) 
     const auto totals = index.totals(hash_of(script));
     REQUIRE(totals);
     CHECK(totals.value() == sum);
-    std::vector<std::uint32_t> newest;
-    REQUIRE(index.each_block(hash_of(script), true, 0xffffffff, [&](const AddressIndex::BlockRow& r) {
+    std::vector<Height> newest;
+    REQUIRE(index.each_block(hash_of(script), true, *Height::checked(Height::max_value), [&](const AddressIndex::BlockRow& r) {
       newest.push_back(r.height);
       return true;
     }));
@@ -98,7 +98,7 @@ TEST_CASE("AddressIndex: every script of Core's chain has the rows getblock 3's 
   CHECK(truth.size() > 100);
   CHECK(rows > 300);
   CHECK(index.value().best() == BlockHash::from_hex(rpc("getbestblockhash").get<std::string>()).value());
-  CHECK(index.value().best_height() == 237);
+  CHECK(index.value().best_height() == Height::checked(237));
   REQUIRE(!said.empty());
   CHECK(said.back().blocks_done == 238);
   CHECK(said.back().blocks_total == 238);
@@ -111,8 +111,8 @@ TEST_CASE("AddressIndex: every script of Core's chain has the rows getblock 3's 
   CHECK(none.value() == AddressIndex::Totals{});
   const std::string some = truth.begin()->first;
   std::size_t seen = 0;
-  REQUIRE(index.value().each_block(hash_of(some), true, 0, [&](const AddressIndex::BlockRow& r) {
-    CHECK(r.height == 0);
+  REQUIRE(index.value().each_block(hash_of(some), true, Height::genesis(), [&](const AddressIndex::BlockRow& r) {
+    CHECK(r.height == Height::genesis());
     ++seen;
     return true;
   }));

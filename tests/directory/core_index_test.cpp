@@ -97,7 +97,7 @@ result<BlocksDirectory> open_core(const std::string& path, bool core_index = tru
 
 std::vector<BlockHash> chain_hashes(const BlocksDirectory& dir) {
   std::vector<BlockHash> out;
-  for (std::size_t h = 0; h < dir.chain_size(); ++h) out.push_back(dir.at_height(h).hash);
+  for (const Height h : dir.chain_size().heights()) out.push_back(dir.at_height(h).hash);
   return out;
 }
 
@@ -108,7 +108,7 @@ std::vector<BlockHash> core_chain() {
 }
 
 // The undo data of the best chain's block at `h`, read as a caller reads it.
-BlockUndo undo_at(const BlocksDirectory& dir, std::size_t h) {
+BlockUndo undo_at(const BlocksDirectory& dir, Height h) {
   const IndexedBlock b = dir.at_height(h);
   auto bytes = dir.read_block(b);
   REQUIRE(bytes);
@@ -187,7 +187,7 @@ TEST_CASE("A directory with Core's index: its chain, positions and undo data are
   for (const auto& stale : rpc("stale_blocks")) {
     const auto b = dir.index().find(hash_of(stale["hash"].get<std::string>()));
     REQUIRE(b);
-    CHECK(dir.index().height_of(b->hash) == -1);
+    CHECK(dir.index().height_of(b->hash) == std::nullopt);
   }
   // Positions as reading every record finds them.
   auto scanned = open_core(core_data + "/blocks", false);
@@ -205,9 +205,9 @@ TEST_CASE("A directory with Core's index: its chain, positions and undo data are
   // getblock 3 prints it.
   const auto blocks = rpc("getblock3");
   std::size_t inputs = 0;
-  for (std::size_t h = 1; h < dir.chain_size(); ++h) {
+  for (const Height h : dir.chain_size().heights(Height::genesis().next())) {
     const BlockUndo undo = undo_at(dir, h);
-    const auto& txs = blocks[h]["tx"];
+    const auto& txs = blocks[h.to_wire()]["tx"];
     REQUIRE(undo.transactions.size() + 1 == txs.size());
     for (std::size_t t = 1; t < txs.size(); ++t) {
       const auto& vin = txs[t]["vin"];
@@ -216,7 +216,7 @@ TEST_CASE("A directory with Core's index: its chain, positions and undo data are
       for (std::size_t i = 0; i < coins.size(); ++i) {
         const auto& prevout = vin[i]["prevout"];
         CHECK(coins[i].value == Amount::from_sat(std::llround(prevout["value"].get<double>() * 1e8)));
-        CHECK(coins[i].height == prevout["height"].get<std::uint32_t>());
+        CHECK(coins[i].height.to_wire() == prevout["height"].get<std::uint32_t>());
         CHECK(coins[i].coinbase == prevout["generated"].get<bool>());
         CHECK(to_hex(coins[i].script_pubkey) == prevout["scriptPubKey"]["hex"].get<std::string>());
         ++inputs;
@@ -241,7 +241,7 @@ TEST_CASE("Blocks the node wrote after its index: read from the blk files past t
   CHECK(dir.source() == BlocksDirectory::index_source::core_index);
   CHECK(chain_hashes(dir) == hashes);
   // Their undo data, paired from the rev file.
-  const IndexedBlock tip = dir.at_height(dir.chain_size() - 1);
+  const IndexedBlock tip = dir.index().tip_block();
   auto bytes = dir.read_block(tip);
   REQUIRE(bytes);
   auto view = BlockView::parse(bytes.value());
@@ -288,13 +288,13 @@ TEST_CASE("An index that lies is found out, said, and the blk files read instead
     // miss, but reading block 50 must not answer block 51.
     auto scanned = open_core(core_data + "/blocks");
     REQUIRE(scanned);
-    const IndexedBlock& next = scanned.value().at_height(51);
+    const IndexedBlock& next = scanned.value().at_height(*Height::checked(51));
     lie_about(copy.blocks, hashes[50], [&](CoreBlockEntry& e) { e.data_pos = static_cast<std::uint32_t>(next.offset + 8); });
     auto opened = open_core(copy.blocks);
     REQUIRE(opened);
     const BlocksDirectory& dir = opened.value();
     if (dir.source() == BlocksDirectory::index_source::core_index) {
-      auto bytes = dir.read_block(dir.at_height(50));
+      auto bytes = dir.read_block(dir.at_height(*Height::checked(50)));
       REQUIRE_FALSE(bytes);
       CHECK(bytes.error().code() == blockfiles::errc::wrong_block);
     } else {
@@ -402,13 +402,13 @@ TEST_CASE("The kept index follows Core's: a block the node invalidates after it 
   auto after = BlocksDirectory::open(copy.blocks);
   REQUIRE(after);
   CHECK(after.value().source() == BlocksDirectory::index_source::core_index);
-  REQUIRE(after.value().chain_size() == 200);
+  REQUIRE(after.value().chain_size().value() == 200);
   CHECK(chain_hashes(after.value()) == std::vector<BlockHash>(core.begin(), core.begin() + 200));
   // Kept again, as the node's index now is.
   auto again = BlocksDirectory::open(copy.blocks);
   REQUIRE(again);
   CHECK(again.value().source() == BlocksDirectory::index_source::kept_index);
-  CHECK(again.value().chain_size() == 200);
+  CHECK(again.value().chain_size().value() == 200);
 }
 
 TEST_CASE("A pruned node's index (blocks with their headers alone): the chain from genesis, its data from the prune height") {
@@ -434,17 +434,17 @@ TEST_CASE("A pruned node's index (blocks with their headers alone): the chain fr
     CHECK(dir.problem_count() == 0);
     CHECK(chain_hashes(dir) == core);
     CHECK(dir.pruned());
-    CHECK(dir.prune_height() == prune_height);
-    const IndexedBlock gone = dir.at_height(prune_height - 1);
+    CHECK(dir.prune_height().to_wire() == prune_height);
+    const IndexedBlock gone = dir.at_height(*Height::checked(prune_height - 1));
     CHECK(gone.pruned);
     auto read = dir.read_block(gone);
     REQUIRE_FALSE(read);
     CHECK(read.error().code() == blockfiles::errc::pruned);
     // From the prune height on: blocks and undo data as Core's getblock 3.
     const auto blocks = rpc("getblock3");
-    for (std::size_t h = prune_height; h < dir.chain_size(); ++h) {
+    for (const Height h : dir.chain_size().heights(*Height::checked(prune_height))) {
       CHECK_FALSE(dir.at_height(h).pruned);
-      CHECK(undo_at(dir, h).transactions.size() + 1 == blocks[h]["tx"].size());
+      CHECK(undo_at(dir, h).transactions.size() + 1 == blocks[h.to_wire()]["tx"].size());
     }
   }
 }

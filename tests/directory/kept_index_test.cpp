@@ -48,9 +48,9 @@ Shape shape_of(const BlocksDirectory& d) {
   Shape s;
   for (std::size_t id = 0; id < d.index().size(); ++id) {
     const IndexedBlock b = d.index().block(id);
-    s.blocks[b.hash] = {b.file, b.offset, b.height};
+    s.blocks[b.hash] = {b.file, b.offset, b.linked ? std::int64_t{b.height.to_wire()} : -1};
   }
-  for (std::size_t h = 0; h < d.chain_size(); ++h) s.chain.push_back(d.at_height(h).hash);
+  for (const Height h : d.chain_size().heights()) s.chain.push_back(d.at_height(h).hash);
   return s;
 }
 Shape rebuilt(const std::string& dir) {
@@ -70,7 +70,7 @@ bool said(const BlocksDirectory& dir, const std::string& what) {
 // `first` read; how many blocks of `second` had their record placed.
 std::size_t same_undo(const BlocksDirectory& first, const BlocksDirectory& second) {
   std::size_t placed = 0;
-  for (std::size_t h = 1; h < second.chain_size(); ++h) {
+  for (const Height h : second.chain_size().heights(Height::genesis().next())) {
     const IndexedBlock b = second.at_height(h);
     placed += b.undo_offset.has_value();
     auto bytes = second.read_block(b);
@@ -111,7 +111,7 @@ TEST_CASE("The kept index: made on the first open, read on the next instead of t
   CHECK(second.source() == source::kept_index);
   CHECK(second.index().first_read() == 41);
   CHECK(shape_of(second) == rebuilt(w.dir));
-  CHECK(second.at_height(40).hash == block_hash(w.chain[40].header));
+  CHECK(second.at_height(*Height::checked(40)).hash == block_hash(w.chain[40].header));
 
   // Blocks appended since: read past where the kept index stops, and kept too.
   const auto size_before = fs::file_size(w.kept("chain.dat"));
@@ -119,14 +119,14 @@ TEST_CASE("The kept index: made on the first open, read on the next instead of t
   const auto third = open(w.dir);
   CHECK(third.source() == source::kept_index);
   CHECK(third.index().first_read() == 41);
-  CHECK(third.chain_size() == 46);
+  CHECK(third.chain_size().value() == 46);
   CHECK(shape_of(third) == rebuilt(w.dir));
   CHECK(fs::file_size(w.kept("chain.dat")) == size_before + 5 * 56);
   const auto fourth = open(w.dir);
   CHECK(fourth.index().first_read() == 46);
   CHECK(shape_of(fourth) == rebuilt(w.dir));
   // Headers come from the files, checked against the hash.
-  auto header = fourth.index().header(fourth.at_height(45));
+  auto header = fourth.index().header(fourth.at_height(*Height::checked(45)));
   REQUIRE(header);
   CHECK(header.value() == w.chain[45].header);
 }
@@ -217,7 +217,7 @@ TEST_CASE("A blocks directory of a node's: its index kept in the user's cache, n
   CHECK(second.source() == source::kept_index);
   CHECK(shape_of(second) == shape_of(first));
   // The undo records where Core's index put them, kept: read, as Core's.
-  CHECK(same_undo(first, second) == second.chain_size() - 1);
+  CHECK(same_undo(first, second) == second.chain_size().value() - 1);
   std::map<std::string, std::uintmax_t> after;
   for (const auto& e : fs::recursive_directory_iterator(data.path)) after[e.path().string()] = e.is_regular_file() ? e.file_size() : 0;
   CHECK(after == listing);
@@ -234,7 +234,7 @@ TEST_CASE("Undo records paired once are kept: the next open reads each where the
   const auto second = open(dir, true);
   CHECK(second.notes().empty());
   CHECK(second.source() == source::kept_index);
-  CHECK(same_undo(first, second) == second.chain_size() - 1);
+  CHECK(same_undo(first, second) == second.chain_size().value() - 1);
 }
 
 TEST_CASE("A block's record changed after the index was kept: reading it fails, it never answers another block") {
@@ -242,7 +242,7 @@ TEST_CASE("A block's record changed after the index was kept: reading it fails, 
   (void)open(w.dir);
   const auto opened = open(w.dir);
   REQUIRE(opened.source() == source::kept_index);
-  const IndexedBlock b = opened.at_height(7);
+  const IndexedBlock b = opened.at_height(*Height::checked(7));
   corrupt((fs::path(w.dir) / "blk00000.dat").string(), b.offset + 8 + 40);  // in its merkle root
   auto bytes = opened.read_block(b);
   REQUIRE_FALSE(bytes);
@@ -288,7 +288,7 @@ TEST_CASE("A block whose undo record the node has not written yet: found once it
       tip_record = at;
     fs::resize_file(rev, tip_record);
     const auto undo_of_tip = [](const BlocksDirectory& d) {
-      const IndexedBlock tip = d.at_height(d.chain_size() - 1);
+      const IndexedBlock tip = d.index().tip_block();
       auto bytes = d.read_block(tip);
       REQUIRE(bytes);
       auto view = BlockView::parse(bytes.value());
@@ -298,7 +298,7 @@ TEST_CASE("A block whose undo record the node has not written yet: found once it
 
     const auto first = open(dir, true);
     CHECK(first.source() == (core_index ? source::core_index : source::blk_files));
-    CHECK(first.chain_size() == hashes.size());
+    CHECK(first.chain_size().value() == hashes.size());
     CHECK_FALSE(undo_of_tip(first));
     const auto second = open(dir, true);
     CHECK(second.notes().empty());
@@ -318,7 +318,7 @@ TEST_CASE("A block whose undo record the node has not written yet: found once it
     const auto fourth = open(dir, true);
     CHECK(fourth.source() == source::kept_index);
     CHECK(fourth.index().first_read() == fourth.index().size());
-    CHECK(fourth.at_height(fourth.chain_size() - 1).undo_offset == std::optional<std::uint32_t>(static_cast<std::uint32_t>(tip_record)));
+    CHECK(fourth.index().tip_block().undo_offset == std::optional<std::uint32_t>(static_cast<std::uint32_t>(tip_record)));
     CHECK(shape_of(fourth).chain == hashes);
   }
 }
@@ -350,7 +350,7 @@ TEST_CASE("Two openers of one directory: what one kept is not appended to by the
   CHECK(newer.source() == source::kept_index);
   w.append(2);
   REQUIRE(older.value().refresh());  // its five new blocks kept over what the other wrote
-  CHECK(older.value().chain_size() == 26);
+  CHECK(older.value().chain_size().value() == 26);
   const auto last = open(w.dir);
   CHECK(last.source() == source::kept_index);
   CHECK(last.notes().empty());

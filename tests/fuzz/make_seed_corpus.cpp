@@ -103,7 +103,8 @@ int main(int argc, char** argv) {
       }
     }
     const auto key_script = genesis_script.output(0).script_pubkey();
-    undo.transactions.push_back({{SpentCoin{0, true, Amount::from_sat(50'0000'0000), {key_script.begin(), key_script.end()}}}});
+    undo.transactions.push_back(
+        {{SpentCoin{*Height::checked(0), true, Amount::from_sat(50'0000'0000), {key_script.begin(), key_script.end()}}}});
     std::vector<std::byte> undo_bytes;
     encode_block_undo(undo, undo_bytes);
     write_file(out / "undo" / stem, undo_bytes);

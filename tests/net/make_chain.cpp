@@ -351,11 +351,11 @@ int main(int argc, char** argv) {
             } else {
               script.insert(script.end(), in.prevout().txid.bytes().begin(), in.prevout().txid.bytes().begin() + 20);
             }
-            coins.add(in.prevout(), SpentCoin{1, false, Amount::from_sat(1'0000'0000), std::move(script)});
+            coins.add(in.prevout(), SpentCoin{*Height::checked(1), false, Amount::from_sat(1'0000'0000), std::move(script)});
           }
         }
       }
-      auto undo = coins.apply(block, height);
+      auto undo = coins.apply(block, *Height::checked(height));
       if (!undo) {
         std::fprintf(stderr, "make_chain: undo data of block %u: %s\n", height, undo.error().message().c_str());
         return 2;

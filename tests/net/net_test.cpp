@@ -50,14 +50,14 @@ TEST_CASE("net: the locator as Core's CChain::GetLocator: eleven one apart, then
   const auto blocks = regtest_chain(100);
   BlockIndex chain(".", network::regtest);
   for (const Block& b : blocks) chain.add(b.header, block_hash(b.header), {});
-  REQUIRE(chain.height() == 100);
+  REQUIRE(chain.tip_height() == Height::checked(100));
   // Core: push the tip; step 1 until the locator has more than ten hashes,
   // then double the step; heights never below 0, and 0 ends it.
   std::vector<int> expected_heights{100, 99, 98, 97, 96, 95, 94, 93, 92, 91, 90, 88, 84, 76, 60, 28, 0};
   std::vector<BlockHash> expected;
   for (int h : expected_heights) expected.push_back(block_hash(blocks[static_cast<std::size_t>(h)].header));
   CHECK(chain.locator() == expected);
-  CHECK(chain.height_of(block_hash(blocks[42].header)) == 42);
+  CHECK(chain.height_of(block_hash(blocks[42].header)) == Height::checked(42));
 }
 
 TEST_CASE("net: the index a sync keeps follows the branch with more work, not the one added last") {
@@ -76,11 +76,11 @@ TEST_CASE("net: the index a sync keeps follows the branch with more work, not th
   chain.add(branch[1].header, block_hash(branch[1].header), {});
   CHECK(chain.tip() == block_hash(blocks[5].header));
   chain.add(branch[2].header, block_hash(branch[2].header), {});
-  CHECK(chain.height() == 6);
+  CHECK(chain.tip_height() == Height::checked(6));
   CHECK(chain.tip() == block_hash(branch[2].header));
-  CHECK(chain.height_of(block_hash(blocks[4].header)) == -1);  // off the best chain now
-  CHECK(chain.height_of(block_hash(branch[0].header)) == 4);
-  CHECK(chain.height_of(block_hash(blocks[3].header)) == 3);
+  CHECK(chain.height_of(block_hash(blocks[4].header)) == std::nullopt);  // off the best chain now
+  CHECK(chain.height_of(block_hash(branch[0].header)) == Height::checked(4));
+  CHECK(chain.height_of(block_hash(blocks[3].header)) == Height::checked(3));
 }
 
 namespace {

@@ -43,7 +43,7 @@ TEST_CASE("net::Server serves Core's own directory in-process: Core's tip, Core'
   auto dir = BlocksDirectory::open(core_dir);
   REQUIRE(dir);
   REQUIRE(dir.value().net() == network::regtest);  // from the records' magic
-  REQUIRE(dir.value().chain_size() == core_chain_length);
+  REQUIRE(dir.value().chain_size().value() == core_chain_length);
   BlockStore store(std::move(dir).value());
   REQUIRE(store.enable_filters().value());
 
@@ -137,8 +137,8 @@ TEST_CASE("net::fetch of Core's directory from an in-process server: Core's chai
   const net::FetchReport first = net::fetch(request);
   CHECK(opened);
   CHECK_FALSE(first.failure);
-  CHECK(first.start_height == -1);
-  CHECK(first.height == static_cast<std::int64_t>(core_chain_length - 1));
+  CHECK(first.start_height == std::nullopt);
+  CHECK(first.height == Height::checked(core_chain_length - 1));
   CHECK(first.tip.to_hex() == core_tip);
   REQUIRE(first.version);
   CHECK(first.version->start_height == static_cast<std::int32_t>(core_chain_length - 1));
@@ -147,7 +147,7 @@ TEST_CASE("net::fetch of Core's directory from an in-process server: Core's chai
   {
     auto fetched = BlocksDirectory::open(request.dir);
     REQUIRE(fetched);
-    CHECK(fetched.value().chain_size() == core_chain_length);
+    CHECK(fetched.value().chain_size().value() == core_chain_length);
     CHECK(fetched.value().index().tip().to_hex() == core_tip);
   }
 
@@ -161,7 +161,7 @@ TEST_CASE("net::fetch of Core's directory from an in-process server: Core's chai
   CHECK(second.failure->step() == net::fetch_step::stopped);
   CHECK(second.failure->code() == io::errc::stopped);
   CHECK_FALSE(second.version);
-  CHECK(second.height == static_cast<std::int64_t>(core_chain_length - 1));
+  CHECK(second.height == Height::checked(core_chain_length - 1));
 
   s.stop();
   runner.join();

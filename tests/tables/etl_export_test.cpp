@@ -41,7 +41,7 @@ result<tables::EtlReport> export_first_shard(const test::TempDir& out, tables::e
   REQUIRE(output);
   tables::EtlExport spec;
   spec.format = format;
-  spec.end = 10;
+  spec.end = BlockCount(10);
   spec.shard_blocks = 10;
   return tables::export_etl(dir.value(), output.value(), spec);
 }
@@ -122,7 +122,7 @@ TEST_CASE("tables: a zstd shard whose blocks table was cut short is made again o
   auto dir = BlocksDirectory::open(core_dir);
   REQUIRE(dir);
   tables::EtlExport spec;
-  spec.end = 20;
+  spec.end = BlockCount(20);
   spec.shard_blocks = 10;
   spec.compress = tables::compression::zstd;
   std::vector<std::string> notes;
@@ -155,7 +155,7 @@ TEST_CASE("tables: an OUT of shards of another size is refused before anything i
   auto dir = BlocksDirectory::open(core_dir);
   REQUIRE(dir);
   tables::EtlExport spec;
-  spec.end = 30;
+  spec.end = BlockCount(30);
   spec.shard_blocks = 10;
   {
     auto output = tables::EtlOutput::open(out.path.string());
@@ -193,7 +193,7 @@ TEST_CASE("tables: an OUT of shards of another size is refused before anything i
   }
   // The same size, a shorter range: what is there is whole (no refusal).
   tables::EtlExport shorter = spec;
-  shorter.end = 15;
+  shorter.end = BlockCount(15);
   auto again = tables::export_etl(dir.value(), output.value(), shorter);
   REQUIRE(again);
   CHECK(again.value().skipped() == 2);
@@ -205,7 +205,7 @@ TEST_CASE("tables: the report's block bytes are the made shards' alone, not a fa
   auto dir = BlocksDirectory::open(core_dir);
   REQUIRE(dir);
   tables::EtlExport spec;
-  spec.end = 30;
+  spec.end = BlockCount(30);
   spec.shard_blocks = 10;
   spec.threads = 1;  // one shard after another: an I/O error stops the run before the third
   {

@@ -110,7 +110,8 @@ std::vector<std::byte> compressed(std::span<const std::byte> script) {
 // The script back from its compressed form, through a coin's decoder.
 std::vector<std::byte> restored(std::span<const std::byte> script) {
   BlockUndo undo;
-  undo.transactions.push_back({{SpentCoin{7, false, Amount::from_sat(1234), std::vector<std::byte>(script.begin(), script.end())}}});
+  undo.transactions.push_back(
+      {{SpentCoin{*Height::checked(7), false, Amount::from_sat(1234), std::vector<std::byte>(script.begin(), script.end())}}});
   std::vector<std::byte> bytes;
   encode_block_undo(undo, bytes);
   auto back = decode_block_undo(bytes);
@@ -206,9 +207,9 @@ TEST_CASE("undo: hostile undo data: an x off the curve, an oversized script read
 
   // Every proper prefix of a real record fails where it ends.
   BlockUndo undo;
-  undo.transactions.push_back({{SpentCoin{0, true, Amount::from_sat(50 * coin), p2pk(satoshi_key)},
-                                SpentCoin{170, false, Amount::from_sat(10 * coin), hex("0014" + std::string(40, '3'))}}});
-  undo.transactions.push_back({{SpentCoin{100'000, false, Amount::from_sat(1), hex("6a0401020304")}}});
+  undo.transactions.push_back({{SpentCoin{*Height::checked(0), true, Amount::from_sat(50 * coin), p2pk(satoshi_key)},
+                                SpentCoin{*Height::checked(170), false, Amount::from_sat(10 * coin), hex("0014" + std::string(40, '3'))}}});
+  undo.transactions.push_back({{SpentCoin{*Height::checked(100'000), false, Amount::from_sat(1), hex("6a0401020304")}}});
   std::vector<std::byte> whole;
   encode_block_undo(undo, whole);
   REQUIRE(decode_block_undo(whole).value() == undo);
@@ -275,22 +276,22 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
   const Block b3 = block_of(block_hash(b2.header), 3, p2wpkh, {c, d});
 
   CoinSet coins;
-  REQUIRE(coins.apply(genesis, 0));
-  REQUIRE(coins.apply(b1, 1).value().transactions.empty());
-  const BlockUndo u2 = coins.apply(b2, 2).value();
-  const BlockUndo u3 = coins.apply(b3, 3).value();
+  REQUIRE(coins.apply(genesis, *Height::checked(0)));
+  REQUIRE(coins.apply(b1, *Height::checked(1)).value().transactions.empty());
+  const BlockUndo u2 = coins.apply(b2, *Height::checked(2)).value();
+  const BlockUndo u3 = coins.apply(b3, *Height::checked(3)).value();
   // The fees the test chose, not computed by the code under test.
   CHECK(fees(u2, b2) == std::vector<std::optional<Amount>>{Amount::from_sat(10'000), Amount::from_sat(1'000'000)});
   CHECK(fees(u3, b3) == std::vector<std::optional<Amount>>{Amount::from_sat(990'000), Amount::from_sat(1 * coin)});
   CHECK(check_shape(u3, b3));
   CHECK(check_shape(u2, b3).error().code() == undo::errc::wrong_shape);
   // What the coins were: d spends block 2's coinbase; c the outputs of a, each with its script.
-  CHECK(u3.transactions[1].coins[0] == SpentCoin{2, true, Amount::from_sat(50 * coin), p2sh});
-  CHECK(u3.transactions[0].coins[1] == SpentCoin{2, false, Amount::from_sat(10 * coin), p2pk_uncompressed});
-  CHECK(u2.transactions[1].coins[0] == SpentCoin{2, false, Amount::from_sat(10 * coin), p2sh});
+  CHECK(u3.transactions[1].coins[0] == SpentCoin{*Height::checked(2), true, Amount::from_sat(50 * coin), p2sh});
+  CHECK(u3.transactions[0].coins[1] == SpentCoin{*Height::checked(2), false, Amount::from_sat(10 * coin), p2pk_uncompressed});
+  CHECK(u2.transactions[1].coins[0] == SpentCoin{*Height::checked(2), false, Amount::from_sat(10 * coin), p2sh});
   // Spending twice: missing_coin, and the set is as it was.
   const std::size_t before = coins.size();
-  CHECK(coins.apply(b3, 4).error().code() == undo::errc::missing_coin);
+  CHECK(coins.apply(b3, *Height::checked(4)).error().code() == undo::errc::missing_coin);
   CHECK(coins.size() == before);
 
   // Encoded and read back.
@@ -335,7 +336,7 @@ TEST_CASE("undo: a chain the test builds (every script type, a same-block spend,
   std::filesystem::resize_file(dir.file("rev00000.dat"), raw.size() + (1 << 20));
   REQUIRE(writer.close());
   const BlockIndex blocks = BlockIndex::build(dir.path.string(), key, network::regtest).value();
-  REQUIRE(blocks.chain_size() == 4);
+  REQUIRE(blocks.chain_size().value() == 4);
   auto index = UndoIndex::build(dir.path.string(), key, blocks, network::regtest);
   REQUIRE(index);
   CHECK(index.value().size() == 2);

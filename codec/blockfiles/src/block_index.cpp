@@ -225,7 +225,10 @@ IndexedBlock BlockIndex::block(std::size_t id) const {
   b.hash = e.hash;
   b.file = e.file_word & ((1u << Entry::file_bits) - 1);
   b.offset = (std::uint64_t{(e.file_word >> Entry::file_bits) & 0xff} << 32) | e.offset;
-  b.height = height_of_id(static_cast<std::uint32_t>(id));
+  if (const auto h = Height::checked(height_of_id(static_cast<std::uint32_t>(id)))) {
+    b.linked = true;
+    b.height = *h;
+  }
   b.time = e.time;
   b.bits = e.bits;
   b.failed = (e.file_word & Entry::failed) != 0;
@@ -606,16 +609,16 @@ void BlockIndex::add(const BlockHeader& header, const BlockHash& hash, BlockPosi
   gather_problems();
 }
 
-std::int64_t BlockIndex::height_of(const BlockHash& hash) const {
+std::optional<Height> BlockIndex::height_of(const BlockHash& hash) const {
   const auto id = find_id(hash);
-  return id ? best_.height_of(*id) : -1;
+  return id ? Height::checked(best_.height_of(*id)) : std::nullopt;
 }
 
 std::vector<BlockHash> BlockIndex::locator() const {
   std::vector<BlockHash> hashes;
   if (empty()) return hashes;
   std::int64_t step = 1;
-  for (std::int64_t h = height(); h > 0; h -= step) {
+  for (auto h = static_cast<std::int64_t>(best_.size()) - 1; h > 0; h -= step) {
     hashes.push_back(entries_[best_[static_cast<std::size_t>(h)]].hash);
     if (hashes.size() > 10) step *= 2;  // as Core: eleven one apart, then doubling
   }
@@ -626,8 +629,8 @@ std::vector<BlockHash> BlockIndex::locator() const {
 ChainInfo BlockIndex::chain_info(const IndexedBlock& b) const {
   ChainInfo info{b.height, -1, b.time, chain_work(static_cast<std::uint32_t>(b.id)), std::nullopt};
   if (on_best_chain(b)) {
-    info.confirmations = static_cast<std::int64_t>(best_.size()) - b.height;
-    if (static_cast<std::size_t>(b.height) + 1 < best_.size()) info.next = entries_[best_[static_cast<std::size_t>(b.height) + 1]].hash;
+    info.confirmations = static_cast<std::int64_t>(best_.size() - b.height.to_wire());
+    if (chain_size().contains(b.height.next())) info.next = at_height(b.height.next()).hash;
   }
   // Core's GetMedianTimePast: the middle of the sorted times of the block
   // and up to ten ancestors.
@@ -639,12 +642,12 @@ ChainInfo BlockIndex::chain_info(const IndexedBlock& b) const {
   return info;
 }
 
-std::size_t BlockIndex::prune_height() const noexcept {
-  if (pruned_entries_ == 0) return 0;
+Height BlockIndex::prune_height() const noexcept {
+  if (pruned_entries_ == 0) return Height::genesis();
   for (std::size_t h = best_.size(); h-- > 0;) {
-    if ((entries_[best_[h]].file_word & Entry::no_data) != 0) return h + 1;
+    if ((entries_[best_[h]].file_word & Entry::no_data) != 0) return *Height::checked(h + 1);
   }
-  return 0;
+  return Height::genesis();
 }
 
 std::optional<std::uint32_t> BlockIndex::pruned_tx_count(const IndexedBlock& b) const {

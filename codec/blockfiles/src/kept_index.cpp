@@ -191,7 +191,7 @@ result<void> BlockIndex::save(const std::string& kept_dir, bool undo_wanted,
     } else if (const auto found = undo_offset_of(b.hash)) {
       undo[id] = *found;
       has_undo[id] = true;
-    } else if (undo_wanted && id >= first_read_ && b.height > 0 && b.height + 6 >= height()) {
+    } else if (undo_wanted && id >= first_read_ && b.linked && !b.is_genesis() && (!tip_height() || *tip_height() - b.height <= 6)) {
       // Read from the files near the tip, its record not written yet (a
       // node writes it after the block): read again next time.
       kept = id;
@@ -430,7 +430,7 @@ std::variant<BlockIndex, std::string> BlockIndex::load(const std::string& kept_d
   if (index.empty() || index.tip() != state->tip || !index.orphans_.empty()) return chain_path + ": its chain does not hold together";
   // The tip's record and a sample's, against the files.
   {
-    const IndexedBlock top = index.at_height(index.chain_size() - 1);
+    const IndexedBlock top = index.tip_block();
     if (auto wrong = check_record(blocks_dir, key, net, {top.file, top.offset}, top.hash); !wrong.empty()) return wrong;
     std::mt19937_64 pick(std::random_device{}());
     for (std::size_t i = 0; i < checked_sample; ++i) {

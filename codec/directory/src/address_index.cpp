@@ -40,11 +40,11 @@ constexpr std::size_t row_key_size = 1 + prefix_size + 4;
 using Prefix = std::array<std::byte, prefix_size>;
 using RowKey = std::array<char, row_key_size>;
 
-RowKey row_key_of(const Prefix& prefix, std::uint32_t height) {
+RowKey row_key_of(const Prefix& prefix, Height height) {
   RowKey k{};
   k[0] = row_key;
   std::memcpy(k.data() + 1, prefix.data(), prefix_size);
-  for (int i = 0; i < 4; ++i) k[1 + prefix_size + i] = static_cast<char>(height >> (24 - 8 * i));
+  for (int i = 0; i < 4; ++i) k[1 + prefix_size + i] = static_cast<char>(height.to_wire() >> (24 - 8 * i));
   return k;
 }
 
@@ -104,7 +104,7 @@ struct BlockRows {
 BlockRows rows_of(const BlocksDirectory& dir, const IndexedBlock& b, std::vector<std::byte>& buffer) {
   BlockRows out;
   const auto said = [&](const error& e) {
-    out.failure = e.in("block " + b.hash.to_hex() + " (height " + std::to_string(b.height) + ")");
+    out.failure = e.in("block " + b.hash.to_hex() + " (height " + to_string(b.height) + ")");
     return std::move(out);
   };
   if (auto r = dir.read_block(b, buffer); !r) return said(r.error());
@@ -201,11 +201,11 @@ struct AddressIndex::State {
   std::mutex updating;  // one update at a time; reads need no lock (LevelDB's own)
   mutable std::mutex best_lock;
   BlockHash best_block = BlockHash::all_zeros();
-  std::int64_t best_height = -1;
+  std::optional<Height> best_height;
 
   result<std::optional<BlockHash>> read_best() const { return detail::read_block_hash(*db, leveldb::Slice(&best_key, 1)); }
 
-  void set_best(const BlockHash& hash, std::int64_t height) {
+  void set_best(const BlockHash& hash, std::optional<Height> height) {
     const std::lock_guard lock(best_lock);
     best_block = hash;
     best_height = height;
@@ -217,7 +217,7 @@ struct AddressIndex::State {
     batch.Put(leveldb::Slice(&best_key, 1), slice_of(at.bytes()));
     if (const leveldb::Status s = db->Write(leveldb::WriteOptions(), &batch); !s.ok()) return leveldb_failure(s);
     batch.Clear();
-    set_best(at, b ? static_cast<std::int64_t>(b->height) : -1);
+    set_best(at, b ? std::optional(b->height) : std::nullopt);
     return success();
   }
 
@@ -244,10 +244,11 @@ struct AddressIndex::State {
       last = index.parent(*last);
       if (auto r = commit(batch, last); !r) return r;
     }
-    set_best(last ? last->hash : BlockHash::all_zeros(), last ? static_cast<std::int64_t>(last->height) : -1);
-    const std::uint64_t from = last ? last->height + 1 : 0;
-    const std::uint64_t end = dir.chain_size();
+    set_best(last ? last->hash : BlockHash::all_zeros(), last ? std::optional(last->height) : std::nullopt);
+    const std::uint64_t from = last ? std::uint64_t{last->height.to_wire()} + 1 : 0;
+    const std::uint64_t end = dir.chain_size().value();
     if (from >= end) return success();
+    const auto height_at = [](std::uint64_t h) { return *Height::checked(h); };  // (below `end`: a height of the chain)
     const unsigned threads = options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
     const std::size_t batch_blocks = 32 * std::size_t{threads};
     std::vector<BlockRows> made(batch_blocks);
@@ -269,7 +270,7 @@ struct AddressIndex::State {
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(batch_blocks, end - first));
       std::atomic<std::size_t> next{0};
       const auto work = [&](unsigned t) {
-        for (std::size_t i; (i = next.fetch_add(1)) < n;) made[i] = rows_of(dir, dir.at_height(first + i), buffers[t]);
+        for (std::size_t i; (i = next.fetch_add(1)) < n;) made[i] = rows_of(dir, dir.at_height(height_at(first + i)), buffers[t]);
       };
       std::vector<std::thread> pool;
       for (unsigned t = 1; t < threads && t < n; ++t) pool.emplace_back(work, t);
@@ -281,14 +282,15 @@ struct AddressIndex::State {
       std::size_t whole = 0;
       Rows sorted;
       for (; whole < n && !made[whole].failure; ++whole) {
-        const auto height = static_cast<std::uint32_t>(first + whole);
+        const Height height = height_at(first + whole);
         for (const auto& [prefix, totals] : made[whole].rows) sorted.emplace_back(row_key_of(prefix, height), totals);
         progress.block_bytes += made[whole].bytes;
         made[whole] = BlockRows{};
       }
       std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       progress.blocks_done += whole;
-      const std::optional<IndexedBlock> reached = whole != 0 ? std::optional<IndexedBlock>(dir.at_height(first + whole - 1)) : last;
+      const std::optional<IndexedBlock> reached =
+          whole != 0 ? std::optional<IndexedBlock>(dir.at_height(height_at(first + whole - 1))) : last;
       if (auto r = written_so_far(); !r) return r;
       written = progress;
       writing = std::async(std::launch::async, [this, rows = std::move(sorted), reached]() -> result<void> {
@@ -335,12 +337,12 @@ BlockHash AddressIndex::best() const {
   return state_->best_block;
 }
 
-std::int64_t AddressIndex::best_height() const {
+std::optional<Height> AddressIndex::best_height() const {
   const std::lock_guard lock(state_->best_lock);
   return state_->best_height;
 }
 
-result<void> AddressIndex::each_block(const ScriptHash& script, bool newest_first, std::uint32_t start,
+result<void> AddressIndex::each_block(const ScriptHash& script, bool newest_first, Height start,
                                       const std::function<bool(const BlockRow&)>& each) const {
   Prefix prefix;
   std::copy_n(script.bytes().begin(), prefix_size, prefix.begin());
@@ -359,8 +361,11 @@ result<void> AddressIndex::each_block(const ScriptHash& script, bool newest_firs
   for (; it->Valid() && it->key().starts_with(mine); newest_first ? it->Prev() : it->Next()) {
     const leveldb::Slice k = it->key();
     if (k.size() != row_key_size) return error(directory::errc::bad_index_entry).in("a key of the address index");
-    BlockRow row;
-    for (int i = 0; i < 4; ++i) row.height = (row.height << 8) | static_cast<unsigned char>(k[1 + prefix_size + i]);
+    std::uint32_t height = 0;
+    for (int i = 0; i < 4; ++i) height = (height << 8) | static_cast<unsigned char>(k[1 + prefix_size + i]);
+    const auto checked = Height::checked(height);
+    if (!checked) return error(directory::errc::bad_index_entry).in("a key of the address index (height " + std::to_string(height) + ")");
+    BlockRow row{*checked, {}};
     auto totals = decode_totals(std::string_view(it->value().data(), it->value().size()));
     if (!totals) return totals.error();
     row.totals = totals.value();
@@ -372,7 +377,7 @@ result<void> AddressIndex::each_block(const ScriptHash& script, bool newest_firs
 
 result<AddressIndex::Totals> AddressIndex::totals(const ScriptHash& script) const {
   Totals sum;
-  auto r = each_block(script, false, 0, [&](const BlockRow& row) {
+  auto r = each_block(script, false, Height::genesis(), [&](const BlockRow& row) {
     sum += row.totals;
     return true;
   });

@@ -16,7 +16,7 @@ result<bool> BlockStore::enable_filters() {
   {
     const std::unique_lock lock(mutex_);
     if (!dir_.has_undo()) return false;
-    for (std::size_t h = 0; h < dir_.chain_size(); ++h) chain.push_back(dir_.at_height(h).hash);
+    for (const Height h : dir_.chain_size().heights()) chain.push_back(dir_.at_height(h).hash);
   }
   // The kept filters: their headers seed the cache, their bytes are read
   // instead of made (each checked against its block and hash when read).
@@ -28,7 +28,8 @@ result<bool> BlockStore::enable_filters() {
   }
   const std::lock_guard guard(filters_mutex_);
   headers_.clear();
-  for (std::size_t h = 0; h < kept.value().size(); ++h) headers_.push_back({chain[h], kept.value().filter_hash(h), kept.value().header(h)});
+  for (const Height h : kept.value().size().heights())
+    headers_.push_back({chain[h.to_wire()], kept.value().filter_hash(h), kept.value().header(h)});
   kept_ = std::move(kept).value();
   return true;
 }
@@ -38,17 +39,17 @@ bool BlockStore::has_filters() const {
   return filters_;
 }
 
-result<filters::GcsFilter> BlockStore::filter_at(std::size_t height) const {
+result<filters::GcsFilter> BlockStore::filter_at(Height height) const {
   const auto lock = this->lock();
   return filter_locked(height);
 }
 
 // The index locked (shared) by the caller.
-result<filters::GcsFilter> BlockStore::filter_locked(std::size_t height) const {
+result<filters::GcsFilter> BlockStore::filter_locked(Height height) const {
   if (!filters_) return directory::errc::no_filters;
-  if (height >= dir_.chain_size()) return directory::errc::past_tip;
+  if (!dir_.chain_size().contains(height)) return directory::errc::past_tip;
   const IndexedBlock b = dir_.at_height(height);
-  if (kept_ && height < kept_->size() && kept_->block(height) == b.hash) {
+  if (kept_ && kept_->size().contains(height) && kept_->block(height) == b.hash) {
     // Kept by `blockwire filters`; a writer may have cut and rewritten the
     // file since: used only if it still hashes as it did.
     auto bytes = kept_->filter(height);
@@ -60,13 +61,13 @@ result<filters::GcsFilter> BlockStore::filter_locked(std::size_t height) const {
   return dir_.basic_filter(b);
 }
 
-result<Hash256> BlockStore::filter_hash_at(std::size_t height) const {
+result<Hash256> BlockStore::filter_hash_at(Height height) const {
   auto e = entry_at(height);
   if (!e) return e.error();
   return e.value().filter_hash;
 }
 
-result<Hash256> BlockStore::filter_header_at(std::size_t height) const {
+result<Hash256> BlockStore::filter_header_at(Height height) const {
   auto e = entry_at(height);
   if (!e) return e.error();
   return e.value().header;
@@ -75,27 +76,29 @@ result<Hash256> BlockStore::filter_header_at(std::size_t height) const {
 // Locks: the index (shared), then the cache, never the other way round.
 // The cache holds headers from genesis, contiguous: an entry whose block
 // is the best chain's at its height has only best-chain entries below it.
-result<BlockStore::FilterEntry> BlockStore::entry_at(std::size_t height) const {
+result<BlockStore::FilterEntry> BlockStore::entry_at(Height height) const {
   const auto lock = this->lock();
-  if (height >= dir_.chain_size()) return directory::errc::past_tip;
-  const auto hash_at = [&](std::size_t h) { return dir_.at_height(h).hash; };
+  if (!dir_.chain_size().contains(height)) return directory::errc::past_tip;
+  // (headers_ is by height: `at` is the entry's place)
+  const std::size_t at = height.to_wire();
+  const auto hash_at = [&](std::size_t h) { return dir_.at_height(*Height::checked(h)).hash; };
   const std::lock_guard guard(filters_mutex_);
-  if (height < headers_.size() && headers_[height].block == hash_at(height)) return headers_[height];
+  if (at < headers_.size() && headers_[at].block == hash_at(at)) return headers_[at];
   // Below a fork (a reorg since they were made) the entries stay; from it
   // on they go. Then the missing ones are made, in order.
-  std::size_t from = std::min(headers_.size(), height + 1);
+  std::size_t from = std::min(headers_.size(), at + 1);
   while (from > 0 && headers_[from - 1].block != hash_at(from - 1)) --from;
   headers_.resize(from);
   Hash256 previous = from > 0 ? headers_[from - 1].header : Hash256{};
-  for (std::size_t h = from; h <= height; ++h) {
+  for (const Height h : BlockCount::through(height).heights(*Height::checked(from))) {
     if (stopping_) return std::make_error_code(std::errc::operation_canceled);
     auto filter = filter_locked(h);
     if (!filter) return filter.error();
     const Hash256 hash = filters::filter_hash(filter.value());
     previous = filters::filter_header(hash, previous);
-    headers_.push_back({hash_at(h), hash, previous});
+    headers_.push_back({dir_.at_height(h).hash, hash, previous});
   }
-  return headers_[height];
+  return headers_[at];
 }
 
 }  // namespace blockwire

@@ -238,7 +238,7 @@ result<BlocksDirectory> BlocksDirectory::open(const std::string& path, const Opt
     // Records found for blocks an index held: kept, the index written anew.
     for (std::size_t id = 0; id < dir.index_.first_read() && !learned; ++id) {
       const IndexedBlock b = dir.index_.block(id);
-      learned = !b.undo_offset && b.height != 0 && dir.paired_->offset_of(b.hash).has_value();
+      learned = !b.undo_offset && !b.is_genesis() && dir.paired_->offset_of(b.hash).has_value();
     }
   }
   keep();
@@ -306,7 +306,7 @@ result<filters::GcsFilter> BlocksDirectory::basic_filter(const IndexedBlock& blo
     return filters::basic_filter(view.value(), found.value());
   }
   // No rev files at all: a block that spends nothing needs none.
-  if (block.height == 0 || view.value().transaction_count() == 1) {
+  if (block.is_genesis() || view.value().transaction_count() == 1) {
     return filters::basic_filter(view.value(), std::span<const std::span<const std::byte>>{});
   }
   return directory::errc::no_undo_data;
@@ -336,8 +336,8 @@ void BlocksDirectory::keep(bool rewrite) {
 // one holding the lowest block of the best chain that has its data: one
 // stat(2) a refresh.
 bool BlocksDirectory::pruned_since() const {
-  const std::size_t first = index_.prune_height();
-  if (first >= chain_size()) return false;
+  const Height first = index_.prune_height();
+  if (!chain_size().contains(first)) return false;
   const IndexedBlock lowest = at_height(first);
   std::error_code ec;
   return !lowest.pruned && !std::filesystem::exists(index_.file_path(lowest.file), ec) && !ec;
@@ -353,16 +353,16 @@ result<bool> BlocksDirectory::refresh() {
     auto again = open(path_, options);
     if (!again) return again.error();
     *this = std::move(again).value();
-    return chain_size() != 0;
+    return !chain_size().empty();
   }
   if (pruned_since()) {
     // Opened again, as a fresh start would: the node's index (or the one
     // prune wrote) now says which blocks have their data.
-    const BlockHash tip = chain_size() != 0 ? at_height(chain_size() - 1).hash : BlockHash::all_zeros();
+    const BlockHash tip = index_.empty() ? BlockHash::all_zeros() : index_.tip();
     auto again = open(path_, options_);
     if (!again) return again.error();  // (tried again at the next refresh: the file is still gone)
     *this = std::move(again).value();
-    return chain_size() != 0 && at_height(chain_size() - 1).hash != tip;
+    return !index_.empty() && index_.tip() != tip;
   }
   const std::uint64_t generation = index_.generation();
   auto moved = index_.refresh();
@@ -386,7 +386,7 @@ result<bool> BlocksDirectory::refresh() {
     keep(true);
     return moved;
   }
-  if (moved.value() && undo_) stale_undo_file_ = at_height(chain_size() - 1).file;
+  if (moved.value() && undo_) stale_undo_file_ = at_height(*chain_size().last()).file;
   if (stale_undo_file_) {
     // The new tip's undo records: its rev file read again, that one alone
     // (the rest were paired at open, or on an earlier tip). A failure is

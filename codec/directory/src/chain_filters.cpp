@@ -18,7 +18,7 @@ struct Made {
   std::size_t bytes = 0;  // of the block, for the rate
 };
 
-Made make_one(const BlocksDirectory& dir, std::uint64_t height) {
+Made make_one(const BlocksDirectory& dir, Height height) {
   const IndexedBlock b = dir.at_height(height);
   Made out;
   auto filter = dir.basic_filter(b, &out.bytes);
@@ -26,14 +26,14 @@ Made make_one(const BlocksDirectory& dir, std::uint64_t height) {
     out.filter = std::move(filter).value();
     return out;
   }
-  const std::string block = "block " + std::to_string(height) + " (" + b.hash.to_hex() + ")";
+  const std::string block = "block " + to_string(height) + " (" + b.hash.to_hex() + ")";
   error cause = filter.error();
   if (cause.code() == directory::errc::no_undo_data) {
     cause = cause.in(block + " (" + undo_file_name(b.file) + " would hold them)");
   } else if (cause.code().category() == undo::category()) {
     cause = cause.in(block + ": its undo data (" + undo_file_name(b.file) + ")");
   } else {
-    cause = cause.in(dir.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height));
+    cause = cause.in(dir.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + to_string(height));
   }
   out.failure = cause.at_step(chain_filters_step::block);
   return out;
@@ -63,38 +63,38 @@ const std::error_category& chain_filters_step_category() noexcept {
 
 ChainFiltersMade make_chain_filters(const BlocksDirectory& dir, FilterFile& file, const ChainFilters& spec) {
   ChainFiltersMade out;
-  const auto failed = [&](std::uint64_t height, const error& e) {
-    out.end = height;
+  const auto failed = [&](Height height, const error& e) {
+    out.end = BlockCount(height.to_wire());
     out.failure = e;
     return out;
   };
-  const std::uint64_t tip = dir.chain_size();
-  const std::uint64_t end = spec.end == 0 ? tip : std::min(tip, spec.end);
+  const BlockCount tip = dir.chain_size();
+  const std::uint64_t end = spec.end.empty() ? tip.value() : std::min(tip, spec.end).value();
   std::vector<Hash256> headers;  // every height's filter header so far
-  for (std::size_t h = 0; h < file.size(); ++h) headers.push_back(file.header(h));
-  const std::uint64_t held = std::min<std::uint64_t>(file.size(), end);
-  for (std::uint64_t height = spec.from; height < held; ++height) {
+  for (const Height h : file.size().heights()) headers.push_back(file.header(h));
+  const BlockCount held(std::min(file.size().value(), end));
+  for (const Height height : held.heights(spec.from)) {
     auto filter = file.filter(height);
     if (!filter) return failed(height, filter.error().at_step(chain_filters_step::filter_file));
-    if (spec.each) spec.each(height, file.block(height), filter.value(), headers[height]);
+    if (spec.each) spec.each(height, file.block(height), filter.value(), headers[height.to_wire()]);
   }
   const unsigned threads = spec.threads != 0 ? spec.threads : std::max(1u, std::thread::hardware_concurrency());
   const std::size_t batch = 64 * std::size_t{threads};
   std::vector<Made> results(batch);
   std::uint64_t block_bytes = 0;
-  for (std::uint64_t first = held; first < end; first += batch) {
-    if (spec.progress) spec.progress(first - held, end - held, block_bytes);
+  for (std::uint64_t first = held.value(); first < end; first += batch) {
+    if (spec.progress) spec.progress(first - held.value(), end - held.value(), block_bytes);
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(batch, end - first));
     std::atomic<std::size_t> next{0};
     const auto work = [&] {
-      for (std::size_t i; (i = next.fetch_add(1)) < n;) results[i] = make_one(dir, first + i);
+      for (std::size_t i; (i = next.fetch_add(1)) < n;) results[i] = make_one(dir, *Height::checked(first + i));
     };
     std::vector<std::thread> pool;
     for (unsigned t = 1; t < threads && t < n; ++t) pool.emplace_back(work);
     work();
     for (auto& t : pool) t.join();
     for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t height = first + i;
+      const Height height = *Height::checked(first + i);
       Made& r = results[i];
       if (!r.filter) return failed(height, *r.failure);
       const BlockHash block = dir.at_height(height).hash;
@@ -107,7 +107,7 @@ ChainFiltersMade make_chain_filters(const BlocksDirectory& dir, FilterFile& file
       r.filter.reset();
     }
   }
-  out.end = end;
+  out.end = BlockCount(end);
   return out;
 }
 

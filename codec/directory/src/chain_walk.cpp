@@ -24,40 +24,42 @@ std::vector<std::string> index_problem_notes(const std::string& shown, const Blo
   return notes;
 }
 
-ChainWalk plan_chain_walk(const BlocksDirectory& dir, const std::string& shown, std::uint64_t from, std::uint64_t count,
-                          std::uint64_t align) {
+ChainWalk plan_chain_walk(const BlocksDirectory& dir, const std::string& shown, Height from, BlockCount count, std::uint64_t align) {
   ChainWalk walk;
   walk.notes = index_problem_notes(shown, dir.index());
-  const std::uint64_t chain = dir.chain_size();
-  if (chain == 0 && dir.index().size() == 0 && !dir.damaged()) {
+  const BlockCount chain = dir.chain_size();
+  if (chain.empty() && dir.index().size() == 0 && !dir.damaged()) {
     // A directory just made (or a fetch that has not had a block yet): a
     // chain of length zero, not damage.
     walk.notes.push_back(shown + ": no blocks yet");
     return walk;
   }
-  if (chain == 0) {
+  if (chain.empty()) {
     walk.failure = error(directory::errc::no_chain).in(shown + " (" + count_of(dir.index().size(), "block") + ")");
     return walk;
   }
-  if (from >= chain) {
+  if (!chain.contains(from)) {
     walk.failure = error(directory::errc::past_tip)
-                       .in("from height " + std::to_string(from) + " (the best chain ends at height " + std::to_string(chain - 1) + ")");
+                       .in("from height " + to_string(from) + " (the best chain ends at height " + to_string(*chain.last()) + ")");
     return walk;
   }
   walk.from = from;
-  walk.end = count == 0 || count > chain - from ? chain : from + count;  // (never past the tip, never wrapped)
+  const std::uint64_t left = chain.value() - from.to_wire();
+  walk.end =
+      count.empty() || count.value() > left ? chain : BlockCount(from.to_wire() + count.value());  // (never past the tip, never wrapped)
   align = std::max<std::uint64_t>(align, 1);
   // A pruned node's directory: what is below its prune height is gone,
   // which is how the node keeps it, not damage. The walk starts where the
   // data does.
-  if (const std::uint64_t pruned = dir.prune_height(); from < pruned) {
-    const std::uint64_t start = (pruned + align - 1) / align * align;
-    const std::string where = start >= walk.end ? "nothing left to read in the range asked for"
-                                                : "from height " + std::to_string(start) +
-                                                      (start != pruned ? " (a multiple of " + std::to_string(align) + ")" : std::string());
-    walk.notes.push_back(shown + ": a pruned directory: the blocks below height " + std::to_string(pruned) +
+  if (const Height pruned = dir.prune_height(); from < pruned) {
+    const std::uint64_t start = (std::uint64_t{pruned.to_wire()} + align - 1) / align * align;
+    const std::string where = start >= walk.end.value()
+                                  ? "nothing left to read in the range asked for"
+                                  : "from height " + std::to_string(start) +
+                                        (start != pruned.to_wire() ? " (a multiple of " + std::to_string(align) + ")" : std::string());
+    walk.notes.push_back(shown + ": a pruned directory: the blocks below height " + to_string(pruned) +
                          " were pruned (their headers alone are kept); " + where);
-    walk.from = std::min(start, walk.end);
+    walk.from = *Height::checked(std::min(start, walk.end.value()));
   }
   return walk;
 }

@@ -169,17 +169,16 @@ std::variant<BlockIndex, std::string> read_core_chain(const std::string& blocks_
     if (!current(*k)) continue;
     if (auto wrong = check_record(blocks_dir, key, net, k->hash, k->at); !wrong.empty()) return index_dir + ": " + wrong;
   }
-  const IndexedBlock top = chain.at_height(chain.chain_size() - 1);
+  const IndexedBlock top = chain.tip_block();
   if (auto wrong = check_record(blocks_dir, key, net, top.hash, {top.file, top.offset}); !wrong.empty()) return index_dir + ": " + wrong;
   if (!undo || !any_undo) return chain;
 
   // The tip's undo record (or that of one of the highest blocks that has
   // one) must check against its parent.
-  const std::size_t height = chain.chain_size();
-  for (std::size_t h = height; h-- > 1 && h + 16 > height;) {
+  for (Height h = top.height; h != Height::genesis() && top.height - h < 15; h = *h.previous()) {
     const IndexedBlock b = chain.at_height(h);
     if (!b.undo_offset) continue;
-    const BlockHash parent = chain.at_height(h - 1).hash;
+    const BlockHash parent = chain.at_height(*h.previous()).hash;
     if (auto wrong = check_undo(blocks_dir, key, net, {b.file, *b.undo_offset}, parent, b.hash); !wrong.empty())
       return index_dir + ": " + wrong;
     break;

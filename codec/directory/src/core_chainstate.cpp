@@ -171,7 +171,7 @@ class SetSummary {
     // (int64 amount, the script with its compact size).
     wire::encode_hash(sink_, c.outpoint.txid);
     wire::encode_u32(sink_, c.outpoint.index);
-    wire::encode_u32(sink_, c.coin.height * 2 + (c.coin.coinbase ? 1 : 0));
+    wire::encode_u32(sink_, c.coin.height.to_wire() * 2 + (c.coin.coinbase ? 1 : 0));
     wire::encode_amount(sink_, c.coin.value);
     wire::encode_bytes(sink_, c.coin.script_pubkey);
     ++info_.txouts;

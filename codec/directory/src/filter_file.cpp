@@ -96,8 +96,8 @@ result<FilterFile> FilterFile::read(const std::string& blocks_dir, std::span<con
   return file;
 }
 
-result<std::vector<std::byte>> FilterFile::filter(std::size_t height) const {
-  const Record& r = records_[height];
+result<std::vector<std::byte>> FilterFile::filter(Height height) const {
+  const Record& r = records_[height.to_wire()];
   std::vector<std::byte> bytes(r.size);
   if (auto got = read_at(fd_.get(), bytes, r.at); !got) return got.error();
   return bytes;

@@ -87,7 +87,7 @@ result<Packed> pack_blocks(const PackBlocks& spec) {
         return failure(directory::errc::not_one_chain,
                        spec.name(i) + ": its parent is not the block before it (--undo needs one chain from its genesis block, in order)");
       }
-      auto undo = coins.apply(block, static_cast<std::uint32_t>(i));
+      auto undo = coins.apply(block, *Height::checked(i));  // (the blocks in order from the genesis block: i is the height)
       if (!undo) {
         return failure(undo.error(), spec.name(i) + " (--undo needs every spent output in a block before it)");
       }

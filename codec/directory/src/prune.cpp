@@ -85,8 +85,7 @@ class HeadReader {
 // The heights and times of the blocks with data in one blk file.
 struct FileBlocks {
   std::uint64_t blocks = 0;
-  std::int64_t height_first = std::numeric_limits<std::int64_t>::max();
-  std::int64_t height_last = -1;
+  std::optional<Height> height_first, height_last;
   std::uint32_t time_first = std::numeric_limits<std::uint32_t>::max();
   std::uint32_t time_last = 0;
 };
@@ -151,15 +150,15 @@ result<Pruned> prune_directory(const PruneSpec& spec) {
 
   // Core's rule (FindFilesToPruneManual): a file goes once its highest
   // block, on any branch, is below the blocks kept; the last file never.
-  const std::int64_t last_prunable = index.height() - static_cast<std::int64_t>(spec.keep);
+  const std::int64_t last_prunable = static_cast<std::int64_t>(index.chain_size().value()) - 1 - static_cast<std::int64_t>(spec.keep);
   std::map<unsigned, FileBlocks> files;
   for (std::size_t id = 0; id < index.size(); ++id) {
     const IndexedBlock b = index.block(id);
-    if (b.pruned || b.height < 0) continue;
+    if (b.pruned || !b.linked) continue;
     FileBlocks& f = files[b.file];
     ++f.blocks;
-    f.height_first = std::min(f.height_first, b.height);
-    f.height_last = std::max(f.height_last, b.height);
+    f.height_first = std::min(f.height_first.value_or(b.height), b.height);
+    f.height_last = std::max(f.height_last.value_or(b.height), b.height);
     f.time_first = std::min(f.time_first, b.time);
     f.time_last = std::max(f.time_last, b.time);
   }
@@ -173,11 +172,11 @@ result<Pruned> prune_directory(const PruneSpec& spec) {
     const auto f = files.find(*n);
     // (a file no block with data is in: one a crash left after the index
     // said its blocks were pruned)
-    if (f == files.end() || f->second.height_last <= last_prunable) doomed.insert(*n);
+    if (f == files.end() || f->second.height_last->to_wire() <= last_prunable) doomed.insert(*n);
   }
-  for (std::size_t h = 0; h < index.chain_size(); ++h) {
+  for (const Height h : index.chain_size().heights()) {
     const IndexedBlock b = index.at_height(h);
-    if (b.pruned || doomed.contains(b.file)) out.prune_height = h + 1;
+    if (b.pruned || doomed.contains(b.file)) out.prune_height = h.next();
   }
   if (doomed.empty()) return out;
 
@@ -189,12 +188,12 @@ result<Pruned> prune_directory(const PruneSpec& spec) {
     // (no best block: a set a crash interrupted while it was first made,
     // which is made again from nothing, and cannot be once pruned: as none)
     const auto at = best.value() ? index.find(*best.value()) : std::nullopt;
-    const std::int64_t height = at ? at->height : -1;
-    if (best.value() && height + 1 < static_cast<std::int64_t>(out.prune_height)) {
+    const std::int64_t height = at && at->linked ? std::int64_t{at->height.to_wire()} : -1;
+    if (best.value() && height + 1 < std::int64_t{out.prune_height.to_wire()}) {
       return fail(directory::errc::utxo_set_behind, "the UTXO set in " + set + " is at height " + std::to_string(height) +
                                                         " and needs the blocks after it, up to the tip, " +
                                                         "to catch up; pruning would delete those below height " +
-                                                        std::to_string(out.prune_height) + " (run fetch to bring it to the tip first)");
+                                                        to_string(out.prune_height) + " (run fetch to bring it to the tip first)");
     }
   }
   for (const unsigned n : doomed) {
@@ -238,10 +237,10 @@ result<Pruned> prune_directory(const PruneSpec& spec) {
   HeadReader heads(index);
   for (std::size_t id = 0; id < index.size(); ++id) {
     const IndexedBlock b = index.block(id);
-    if (b.height < 0) continue;
+    if (!b.linked) continue;
     CoreBlockEntry e;
     e.hash = b.hash;
-    e.height = static_cast<std::int32_t>(b.height);
+    e.height = b.height.to_core();
     e.status = CoreBlockEntry::valid_tree | (b.failed ? CoreBlockEntry::failed_valid : 0);
     if (b.pruned) {
       auto header = index.header(b);
@@ -276,8 +275,8 @@ result<Pruned> prune_directory(const PruneSpec& spec) {
       info = {f->second.blocks,
               size_of(fs::path(spec.dir) / block_file_name(n)),
               size_of(fs::path(spec.dir) / undo_file_name(n)),
-              static_cast<std::uint64_t>(f->second.height_first),
-              static_cast<std::uint64_t>(f->second.height_last),
+              f->second.height_first->to_wire(),
+              f->second.height_last->to_wire(),
               f->second.time_first,
               f->second.time_last};
     }

@@ -6,9 +6,9 @@
 
 namespace blockwire {
 
-result<void> read_block_with_undo(const BlocksDirectory& dir, std::uint32_t height, BlockWithUndo& out) {
+result<void> read_block_with_undo(const BlocksDirectory& dir, Height height, BlockWithUndo& out) {
   out.block = dir.at_height(height);
-  const std::string where = "block " + std::to_string(height);
+  const std::string where = "block " + to_string(height);
   if (out.block.pruned) return error(blockfiles::errc::pruned).in(where);
   if (auto r = dir.read_block(out.block, out.bytes); !r) return r.error().in(where);
   auto view = BlockView::parse(out.bytes);
@@ -23,9 +23,9 @@ result<void> read_block_with_undo(const BlocksDirectory& dir, std::uint32_t heig
   return success();
 }
 
-result<void> read_script_in_block(const BlocksDirectory& dir, std::uint32_t height, const ScriptHash& script, ScriptInBlock& out) {
+result<void> read_script_in_block(const BlocksDirectory& dir, Height height, const ScriptHash& script, ScriptInBlock& out) {
   out.touching.clear();
-  if (height >= dir.chain_size()) return success();
+  if (!dir.chain_size().contains(height)) return success();
   if (auto r = read_block_with_undo(dir, height, out); !r) return r;
   for (std::size_t i = 0; i < out.view.transaction_count(); ++i) {
     const TransactionView tx = out.view.transaction(i);

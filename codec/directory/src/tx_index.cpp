@@ -69,7 +69,7 @@ struct TxIndex::State {
     if (!at) return at.error();
     std::optional<IndexedBlock> last = at.value() ? index.find(*at.value()) : std::nullopt;
     const auto said = [&](const error& e, const IndexedBlock& b) {
-      return e.in("block " + b.hash.to_hex() + " (height " + std::to_string(b.height) + ")");
+      return e.in("block " + b.hash.to_hex() + " (height " + to_string(b.height) + ")");
     };
     // Off a branch the chain left: its blocks' transactions removed.
     while (last && !index.on_best_chain(*last)) {
@@ -81,19 +81,19 @@ struct TxIndex::State {
       if (const leveldb::Status s = db->Write(leveldb::WriteOptions(), &batch); !s.ok()) return leveldb_failure(s);
       last = parent;
     }
-    const std::int64_t from = last ? last->height + 1 : 1;  // (never the genesis block)
-    const std::int64_t tip = index.height();
+    const Height from = (last ? last->height : Height::genesis()).next();  // (never the genesis block)
     leveldb::WriteBatch batch;
-    for (std::int64_t h = from; h <= tip; ++h) {
-      const IndexedBlock b = index.at_height(static_cast<std::size_t>(h));
+    const BlockCount::Heights heights = index.chain_size().heights(from);
+    for (const Height h : heights) {
+      const IndexedBlock b = index.at_height(h);
       if (auto r = each_tx(dir, b, batch, true); !r) return said(r.error(), b);
-      const bool flush = h == tip || batch.ApproximateSize() > (std::size_t{8} << 20);
+      const bool flush = !index.chain_size().contains(h.next()) || batch.ApproximateSize() > (std::size_t{8} << 20);
       if (flush) {
         batch.Put(leveldb::Slice(&best_key, 1), slice_of(b.hash.bytes()));
         if (const leveldb::Status s = db->Write(leveldb::WriteOptions(), &batch); !s.ok()) return leveldb_failure(s);
         batch.Clear();
       }
-      if (progress) progress(static_cast<std::uint64_t>(h - from + 1), static_cast<std::uint64_t>(tip - from + 1));
+      if (progress) progress(static_cast<std::uint64_t>(h - from + 1), heights.size());
     }
     return success();
   }

@@ -93,7 +93,7 @@ struct UtxoStore::State::View {
   }
 };
 
-result<BlockUndo> UtxoStore::State::apply(const Block& block, std::uint32_t height, std::span<const TxIds> ids) {
+result<BlockUndo> UtxoStore::State::apply(const Block& block, Height height, std::span<const TxIds> ids) {
   View view{*this};
   return undo::connect_block(block, height, view, ids);
 }
@@ -157,9 +157,9 @@ result<std::optional<std::uint32_t>> UtxoStore::State::connect(const Block& bloc
   }
   if (failed) return error(directory::errc::store_failed);
   failed = true;  // until this block is in
-  const bool first = best_height < 0;
+  const bool first = !best_height;
   if (first ? !block.header.prev_block.is_all_zeros() : block.header.prev_block != best) return error(directory::errc::not_one_chain);
-  const auto height = static_cast<std::uint32_t>(best_height + 1);
+  const Height height = first ? Height::genesis() : best_height->next();
   // The genesis block's outputs are no coins: Core never connects it.
   auto undo = first ? result<BlockUndo>(BlockUndo{}) : apply(block, height, ids);
   if (!undo) return undo.error();
@@ -288,7 +288,7 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options) {
   }
   if (!state->best.is_all_zeros()) {
     const auto at = chain.find(state->best);
-    if (!at || at->height < 0) {
+    if (!at || !at->linked) {
       return error(directory::errc::unknown_best_block)
           .in("the UTXO set in " + path_of(chain.dir()) + ", at block " + state->best.to_hex() +
               " (remove that folder to build the set again from the blocks)");
@@ -298,7 +298,8 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options) {
 
   // A pruned directory's set connects the blocks after its own from their
   // data: where those are gone, it cannot reach the tip (nor be built anew).
-  if (const std::size_t pruned = chain.prune_height(); state->best_height + 1 < static_cast<std::int64_t>(pruned)) {
+  const auto below = [&](Height pruned) { return state->best_height ? state->best_height->next() < pruned : pruned != Height::genesis(); };
+  if (const Height pruned = chain.prune_height(); below(pruned)) {
     if (made_here) {  // (nothing left behind that a later open would take for a set)
       state->db.reset();
       (void)leveldb::DestroyDB(path_of(chain.dir()), leveldb::Options());
@@ -306,12 +307,12 @@ result<UtxoStore> UtxoStore::open(BlockIndex& chain, const Options& options) {
     }
     return error(blockfiles::errc::pruned)
         .in("the UTXO set in " + path_of(chain.dir()) +
-            (state->best_height < 0 ? std::string(" is new") : " is at height " + std::to_string(state->best_height)) +
-            ", below the lowest block left (height " + std::to_string(pruned) +
+            (!state->best_height ? std::string(" is new") : " is at height " + to_string(*state->best_height)) +
+            ", below the lowest block left (height " + to_string(pruned) +
             "): it cannot be brought to the tip (fetch --no-undo fetches blocks without it)");
   }
   std::optional<BlocksDirectory> paired;
-  if (chain.height() > state->best_height) {
+  if (chain.tip_height() > state->best_height) {
     // Blocks past the set: a crash came after they were appended, before
     // the flush that would have held their coins. Their undo records, as
     // far as they were written, stay (they are what would be written

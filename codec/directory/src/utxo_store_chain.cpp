@@ -96,29 +96,29 @@ result<void> UtxoStore::State::disconnect(const IndexedBlock& b) {
     }
   }
   best = block.value().header.prev_block;
-  --best_height;
+  best_height = best_height->previous();
   failed = false;
   return success();
 }
 
 result<void> UtxoStore::State::follow(BlockIndex& chain, const Block* appended, const BlockHash& appended_hash,
                                       std::span<const TxIds> appended_ids, const BlocksDirectory* paired) {
-  if (chain.empty() || (best_height >= 0 && chain.tip() == best)) return success();
+  if (chain.empty() || (best_height && chain.tip() == best)) return success();
   const auto said = [&](const error& e, const IndexedBlock& b, const std::string& what) {
-    return e.in("block " + b.hash.to_hex() + " (height " + std::to_string(b.height) + "): " + what);
+    return e.in("block " + b.hash.to_hex() + " (height " + to_string(b.height) + "): " + what);
   };
-  while (best_height >= 0) {
+  while (best_height) {
     const auto b = chain.find(best);
     if (!b) return error(directory::errc::unknown_best_block);
     if (chain.on_best_chain(*b)) break;
     if (auto r = disconnect(*b); !r) return said(r.error(), *b, "taking it off the UTXO set for a reorganization");
   }
   pairing.reset();  // (read for the blocks taken off, once)
-  const std::int64_t tip = chain.height();
-  const std::int64_t start = best_height;
-  for (std::int64_t h = best_height + 1; h <= tip; ++h) {
+  const Height from = best_height ? best_height->next() : Height::genesis();
+  const BlockCount::Heights heights = chain.chain_size().heights(from);
+  for (const Height h : heights) {
     if (options.stop_requested && options.stop_requested()) return error(io::errc::stopped);
-    const IndexedBlock b = chain.at_height(static_cast<std::size_t>(h));
+    const IndexedBlock b = chain.at_height(h);
     std::optional<Block> read;
     if (appended == nullptr || b.hash != appended_hash) {
       auto got = read_block(b);
@@ -130,7 +130,7 @@ result<void> UtxoStore::State::follow(BlockIndex& chain, const Block* appended, 
     // has its record where the index says: not written twice, as Core
     // writes undo data only where a block has none.
     bool has_record = b.undo_offset && undo_of(b, block).has_value();
-    if (!has_record && paired != nullptr && h > 0) {
+    if (!has_record && paired != nullptr && !b.is_genesis()) {
       if (const auto there = paired->index().find(b.hash)) {
         std::vector<std::byte> bytes;
         encode_block(block, bytes);
@@ -142,7 +142,7 @@ result<void> UtxoStore::State::follow(BlockIndex& chain, const Block* appended, 
     if (!connected) return said(connected.error(), b, "connecting it to the UTXO set");
     if (connected.value()) chain.set_undo_offset(b.hash, *connected.value());
     ++blocks_connected;
-    if (options.progress) options.progress(static_cast<std::uint64_t>(h - start), static_cast<std::uint64_t>(tip - start));
+    if (options.progress) options.progress(static_cast<std::uint64_t>(h - from) + 1, heights.size());
   }
   return success();
 }

@@ -34,7 +34,7 @@ result<void> UtxoStore::State::import_core_chainstate(const BlockIndex& chain) {
   auto at = read_core_best_block(chainstate);
   if (!at || !at.value()) return success();  // not a chainstate, or one in the middle of a flush
   const auto b = chain.find(*at.value());
-  if (!b || b->height < 0) return success();
+  if (!b || !b->linked) return success();
   leveldb::WriteBatch batch;
   std::optional<error> failure;
   std::uint64_t coins = 0;

@@ -64,7 +64,7 @@ struct UtxoStore::State {
   network net;
   Options options;
   BlockHash best = BlockHash::all_zeros();
-  std::int64_t best_height = -1;
+  std::optional<Height> best_height;  // none: no block yet
   utxo_detail::UndoEnd undo_end;
   std::optional<UndoFileWriter> undo_writer;
   std::unordered_map<OutPoint, utxo_detail::Change, utxo_detail::OutPointHash> changes;
@@ -80,7 +80,7 @@ struct UtxoStore::State {
   struct View;  // the set as connect_block() sees it (utxo_store.cpp)
 
   // The block's coins spent and made; its undo data.
-  result<BlockUndo> apply(const Block& block, std::uint32_t height, std::span<const TxIds> ids);
+  result<BlockUndo> apply(const Block& block, Height height, std::span<const TxIds> ids);
 
   result<void> flush();
 

@@ -40,7 +40,7 @@ History unspent_of(const BlocksDirectory& dir, const AddressIndex& addresses, co
   // Oldest block first: an output in once funded, out once spent.
   std::map<OutPoint, Unspent> unspent;
   ScriptInBlock block;
-  const auto r = addresses.each_block(script, false, 0, [&](const AddressIndex::BlockRow& row) {
+  const auto r = addresses.each_block(script, false, Height::genesis(), [&](const AddressIndex::BlockRow& row) {
     if (auto read = read_script_in_block(dir, row.height, script, block); !read) {
       out.failure = read.error();
       return false;
@@ -69,8 +69,8 @@ History unspent_of(const BlocksDirectory& dir, const AddressIndex& addresses, co
   return out;
 }
 
-result<std::shared_ptr<const BlockTouches>> TouchCache::at(const BlocksDirectory& dir, std::uint32_t height) {
-  if (height >= dir.chain_size()) return std::make_shared<const BlockTouches>();  // (a row the index has yet to take off)
+result<std::shared_ptr<const BlockTouches>> TouchCache::at(const BlocksDirectory& dir, Height height) {
+  if (!dir.chain_size().contains(height)) return std::make_shared<const BlockTouches>();  // (a row the index has yet to take off)
   const IndexedBlock b = dir.at_height(height);
   {
     const std::lock_guard lock(mutex_);
@@ -111,9 +111,9 @@ result<std::shared_ptr<const BlockTouches>> TouchCache::at(const BlocksDirectory
   return std::shared_ptr<const BlockTouches>(made);
 }
 
-result<std::vector<BlockTouches::Touch>> TouchCache::of(const BlocksDirectory& dir, std::uint32_t height, const ScriptHash& script) {
+result<std::vector<BlockTouches::Touch>> TouchCache::of(const BlocksDirectory& dir, Height height, const ScriptHash& script) {
   std::vector<BlockTouches::Touch> out;
-  if (height + kept_ >= dir.chain_size()) {
+  if (height.to_wire() + kept_ >= dir.chain_size().value()) {
     auto block = at(dir, height);
     if (!block) return block.error();
     if (const auto it = block.value()->by_script.find(script); it != block.value()->by_script.end()) out = it->second;
@@ -129,7 +129,7 @@ History history_of(const BlocksDirectory& dir, const AddressIndex& addresses, To
                    std::uint64_t limit) {
   History out = begun(addresses, script, limit);
   if (out.failure || out.too_large) return out;
-  const auto r = addresses.each_block(script, false, 0, [&](const AddressIndex::BlockRow& row) {
+  const auto r = addresses.each_block(script, false, Height::genesis(), [&](const AddressIndex::BlockRow& row) {
     auto touches = blocks.of(dir, row.height, script);
     if (!touches) {
       out.failure = touches.error();
@@ -150,11 +150,11 @@ void hash_status_item(Sha256& hasher, const Txid& txid, std::int64_t height) {
   hasher.update(std::as_bytes(std::span(text)));
 }
 
-std::int64_t fork_height(const BlockIndex& index, const BlockHash& old_tip) {
+std::optional<Height> fork_height(const BlockIndex& index, const BlockHash& old_tip) {
   for (auto b = index.find(old_tip); b; b = index.parent(*b)) {
-    if (index.on_best_chain(*b)) return static_cast<std::int64_t>(b->height);
+    if (index.on_best_chain(*b)) return b->height;
   }
-  return -1;
+  return std::nullopt;
 }
 
 result<bool> extend_status(const BlocksDirectory& dir, const AddressIndex& addresses, TouchCache& blocks, const ScriptHash& script,
@@ -163,7 +163,7 @@ result<bool> extend_status(const BlocksDirectory& dir, const AddressIndex& addre
   if (!count) return count.error();
   if (!count.value()) return false;
   std::optional<error> failure;
-  const auto start = static_cast<std::uint32_t>(running.top + 1);
+  const Height start = running.top ? running.top->next() : Height::genesis();
   const auto r = addresses.each_block(script, false, start, [&](const AddressIndex::BlockRow& row) {
     auto touches = blocks.of(dir, row.height, script);
     if (!touches) {
@@ -171,7 +171,7 @@ result<bool> extend_status(const BlocksDirectory& dir, const AddressIndex& addre
       return false;
     }
     for (const auto& touch : touches.value()) {
-      hash_status_item(running.hasher, touch.txid, row.height);
+      hash_status_item(running.hasher, touch.txid, row.height.to_wire());
       ++running.items;
     }
     running.top = row.height;

@@ -26,13 +26,13 @@ namespace blockwire::electrum::detail {
 
 struct HistoryItem {
   Txid txid = Txid::all_zeros();
-  std::uint32_t height = 0;
+  Height height = Height::genesis();
   std::uint32_t position = 0;  // in its block
 };
 
 struct Unspent {
   OutPoint outpoint;
-  std::uint32_t height = 0;
+  Height height = Height::genesis();
   std::uint32_t position = 0;
   Amount value;
 };
@@ -56,8 +56,8 @@ History unspent_of(const BlocksDirectory& dir, const AddressIndex& addresses, co
 // costs the reading of its own rows, not the script's whole history again.
 struct RunningStatus {
   Sha256 hasher;
-  std::int64_t top = -1;    // the height of the last block hashed (-1: none)
-  std::uint64_t items = 0;  // transactions hashed
+  std::optional<Height> top;  // the height of the last block hashed (none: none yet)
+  std::uint64_t items = 0;    // transactions hashed
   std::optional<std::string> status;
 };
 
@@ -88,24 +88,25 @@ struct BlockTouches {
 class TouchCache {
  public:
   explicit TouchCache(std::size_t kept = 128) : kept_(kept) {}
-  result<std::shared_ptr<const BlockTouches>> at(const BlocksDirectory& dir, std::uint32_t height);
+  result<std::shared_ptr<const BlockTouches>> at(const BlocksDirectory& dir, Height height);
   // The script's transactions in the block at `height`, in block order:
   // from the kept touches near the tip, else read for this script alone.
-  result<std::vector<BlockTouches::Touch>> of(const BlocksDirectory& dir, std::uint32_t height, const ScriptHash& script);
+  result<std::vector<BlockTouches::Touch>> of(const BlocksDirectory& dir, Height height, const ScriptHash& script);
 
  private:
   std::size_t kept_;
   std::mutex mutex_;
-  std::map<std::uint32_t, std::shared_ptr<const BlockTouches>> blocks_;
-  std::list<std::uint32_t> used_;  // heights, the most recently asked for first
+  std::map<Height, std::shared_ptr<const BlockTouches>> blocks_;
+  std::list<Height> used_;  // heights, the most recently asked for first
 };
 
-// The protocol's status hashes "txid:height:" for each item in order.
+// The protocol's status hashes "txid:height:" for each item in order (a
+// mempool transaction's height is the protocol's 0 or -1).
 void hash_status_item(Sha256& hasher, const Txid& txid, std::int64_t height);
 
 // The height of the highest block of `old_tip`'s chain that is on the best
-// chain now (-1: none).
-std::int64_t fork_height(const BlockIndex& index, const BlockHash& old_tip);
+// chain now (none: none is).
+std::optional<Height> fork_height(const BlockIndex& index, const BlockHash& old_tip);
 
 // A script's history (History::items alone), its blocks read through `blocks`.
 History history_of(const BlocksDirectory& dir, const AddressIndex& addresses, TouchCache& blocks, const ScriptHash& script,

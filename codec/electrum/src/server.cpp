@@ -399,14 +399,14 @@ namespace {
 void confirm_in_mempool(Server::State& s, const BlockHash& old_tip, ScriptSet& touched) {
   if (s.mempool.size() == 0) return;
   const auto reading = s.store.lock();
-  const std::int64_t fork = detail::fork_height(s.store.index(), old_tip);
+  const std::optional<Height> fork = detail::fork_height(s.store.index(), old_tip);
   std::vector<std::byte> bytes;
-  for (auto h = static_cast<std::uint64_t>(fork + 1); h < s.store.directory().chain_size(); ++h) {
+  for (const Height h : s.store.directory().chain_size().heights(fork ? fork->next() : Height::genesis())) {
     const IndexedBlock b = s.store.directory().at_height(h);
     auto read = s.store.directory().read_block(b, bytes);
     auto block = read ? decode_block(bytes) : result<Block>(read.error());
     if (!block) {
-      s.log("block " + std::to_string(h) + " could not be read (" + block.error().message() +
+      s.log("block " + to_string(h) + " could not be read (" + block.error().message() +
             "): what it confirms stays in the mempool until the node is connected again");
       continue;
     }

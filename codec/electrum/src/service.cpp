@@ -141,10 +141,18 @@ struct Service::Impl {
   const BlocksDirectory& dir() const { return s.store_.directory(); }
   const BlockIndex& index() const { return s.store_.index(); }
 
+  // The best chain's block at a height a request named, if there is one.
+  std::optional<IndexedBlock> best_at(std::uint64_t height) const {
+    const auto h = Height::checked(height);
+    if (!h || !dir().chain_size().contains(*h)) return std::nullopt;
+    return dir().at_height(*h);
+  }
+
   // The header at `height` in hex, or why not.
   std::optional<std::string> header_hex(std::uint64_t height) const {
-    if (height >= dir().chain_size()) return std::nullopt;
-    const auto header = index().header(dir().at_height(height));
+    const auto b = best_at(height);
+    if (!b) return std::nullopt;
+    const auto header = index().header(*b);
     if (!header) return std::nullopt;
     std::vector<std::byte> bytes;
     encode_header(header.value(), bytes);
@@ -157,7 +165,8 @@ struct Service::Impl {
   void write_checkpoint(tables::JsonWriter& out, std::uint64_t height, std::uint64_t cp_height) const {
     std::vector<Hash256> leaves;
     leaves.reserve(cp_height + 1);
-    for (std::uint64_t h = 0; h <= cp_height; ++h) leaves.push_back(dir().at_height(h).hash.to_raw_hash());
+    for (const Height h : BlockCount(cp_height + 1).heights())
+      leaves.push_back(dir().at_height(h).hash.to_raw_hash());  // (checkpoint_ok: on the chain)
     const Hash256 leaf = leaves[height];
     const std::vector<Hash256> branch = merkle_branch(std::move(leaves), height);
     const Hash256 root = merkle_root_from_branch(leaf, height, branch);
@@ -170,7 +179,8 @@ struct Service::Impl {
 
   std::optional<RpcError> checkpoint_ok(std::uint64_t last, std::uint64_t cp_height) const {
     if (cp_height == 0) return std::nullopt;
-    if (cp_height >= dir().chain_size()) return RpcError{bad_request, "cp_height " + std::to_string(cp_height) + " is past the tip"};
+    if (cp_height >= dir().chain_size().value())
+      return RpcError{bad_request, "cp_height " + std::to_string(cp_height) + " is past the tip"};
     if (last > cp_height)
       return RpcError{bad_request, "header height " + std::to_string(last) + " is past cp_height " + std::to_string(cp_height)};
     if (cp_height + 1 > proof_leaves_left) {
@@ -182,7 +192,7 @@ struct Service::Impl {
   }
 
   std::string tip_json() const {
-    const auto height = static_cast<std::uint64_t>(index().height());
+    const std::uint64_t height = index().tip_height().value_or(Height::genesis()).to_wire();  // (answered with a chain alone)
     return tables::json_value([&](tables::JsonWriter& out) {
       out.begin_object();
       out.member_uint("height", height);
@@ -240,7 +250,7 @@ struct Service::Impl {
       out.member_string("protocol_min", protocol_version);
       out.key("pruning");
       if (dir().pruned()) {
-        out.uint(dir().prune_height());
+        out.uint(dir().prune_height().to_wire());
       } else {
         out.null();
       }
@@ -270,7 +280,7 @@ struct Service::Impl {
     const auto height = p.count(0);
     const auto cp = p.count(1, 0);
     if (!height || !cp) return failed(invalid_params, "height and cp_height: non-negative integers");
-    if (*height >= dir().chain_size()) return failed(bad_request, "height " + std::to_string(*height) + " out of range");
+    if (!best_at(*height)) return failed(bad_request, "height " + std::to_string(*height) + " out of range");
     if (auto e = checkpoint_ok(*height, *cp)) return {{}, e};
     const auto hex = header_hex(*height);
     if (!hex) return failed(daemon_error, "the header at height " + std::to_string(*height) + " could not be read");
@@ -289,7 +299,7 @@ struct Service::Impl {
     const auto asked = p.count(1);
     const auto cp = p.count(2, 0);
     if (!start || !asked || !cp) return failed(invalid_params, "start_height, count and cp_height: non-negative integers");
-    const std::uint64_t end = std::min<std::uint64_t>(dir().chain_size(), *start + std::min(*asked, max_headers));
+    const std::uint64_t end = std::min<std::uint64_t>(dir().chain_size().value(), *start + std::min(*asked, max_headers));
     const std::uint64_t n = end > *start ? end - *start : 0;
     if (n != 0) {
       if (auto e = checkpoint_ok(end - 1, *cp)) return {{}, e};
@@ -314,7 +324,7 @@ struct Service::Impl {
   // ---- statuses
   // The height of the highest block of `old_tip`'s chain that is on the
   // best chain now (-1: none).
-  std::int64_t fork_below(const BlockHash& old_tip) const { return detail::fork_height(index(), old_tip); }
+  std::optional<Height> fork_below(const BlockHash& old_tip) const { return detail::fork_height(index(), old_tip); }
 
   struct Status {
     detail::RunningStatus running;
@@ -359,7 +369,7 @@ struct Service::Impl {
       out.failure = made.error();
     } else if (!made.value()) {
       out.too_large = true;
-    } else if (current && out.running.top >= 0) {  // (an empty history costs nothing to make again: not kept)
+    } else if (current && out.running.top.has_value()) {  // (an empty history costs nothing to make again: not kept)
       const std::lock_guard lock(kept.mutex);
       if (kept.by_script.size() >= Statuses::max_kept) kept.by_script.clear();
       kept.by_script.insert_or_assign(script, Statuses::Entry{out.running, tip});
@@ -421,7 +431,7 @@ struct Service::Impl {
       if (what == "get_history") {
         for (const auto& item : h.items) {
           out.begin_object();
-          out.member_uint("height", item.height);
+          out.member_uint("height", item.height.to_wire());
           out.member_string("tx_hash", item.txid.to_hex());
           out.end_object();
         }
@@ -433,7 +443,7 @@ struct Service::Impl {
           out.member_uint("tx_pos", u.outpoint.index);
           out.member_uint("value", static_cast<std::uint64_t>(u.value.to_sat()));
           out.member_string("tx_hash", u.outpoint.txid.to_hex());
-          out.member_uint("height", u.height);
+          out.member_uint("height", u.height.to_wire());
           out.end_object();
         }
         for (const Mempool::Output& u : pool != nullptr ? pool->unspent(*script) : std::vector<Mempool::Output>{}) {
@@ -456,8 +466,9 @@ struct Service::Impl {
     std::vector<Txid> ids;
   };
   std::optional<RpcError> read_txids(std::uint64_t height, BlockTxids& out) const {
-    if (height >= dir().chain_size()) return RpcError{bad_request, "height " + std::to_string(height) + " out of range"};
-    const IndexedBlock b = dir().at_height(height);
+    const auto at = best_at(height);
+    if (!at) return RpcError{bad_request, "height " + std::to_string(height) + " out of range"};
+    const IndexedBlock& b = *at;
     if (b.pruned) return RpcError{daemon_error, "block " + std::to_string(height) + " was pruned"};
     if (auto r = dir().read_block(b, out.bytes); !r)
       return RpcError{daemon_error, "block " + std::to_string(height) + ": " + r.error().message()};
@@ -534,8 +545,7 @@ struct Service::Impl {
     const auto b = index().find(place.value()->block);
     if (!b || !index().on_best_chain(*b)) return not_found();
     std::vector<std::byte> block;
-    if (auto r = dir().read_block(*b, block); !r)
-      return failed(daemon_error, "block " + std::to_string(b->height) + ": " + r.error().message());
+    if (auto r = dir().read_block(*b, block); !r) return failed(daemon_error, "block " + to_string(b->height) + ": " + r.error().message());
     const std::size_t offset = place.value()->offset, size = place.value()->size;
     if (offset + size > block.size())
       return failed(daemon_error, "the transaction index places " + txid->to_hex() + " past its block's end");
@@ -551,8 +561,8 @@ struct Service::Impl {
         [&](tables::JsonWriter& out) { tables::write_transaction_json(out, tx.value(), dir().net(), true, nullptr, false, &b->hash); });
     while (!json.empty() && json.back() != '}') json.pop_back();
     json.pop_back();
-    json += ",\"confirmations\":" + std::to_string(index().height() - static_cast<std::int64_t>(b->height) + 1) +
-            ",\"time\":" + std::to_string(time) + ",\"blocktime\":" + std::to_string(time) + "}";
+    json += ",\"confirmations\":" + std::to_string(*index().tip_height() - b->height + 1) + ",\"time\":" + std::to_string(time) +
+            ",\"blocktime\":" + std::to_string(time) + "}";
     return ok(std::move(json));
   }
 
@@ -592,7 +602,7 @@ struct Service::Impl {
     if (method == "server.add_peer") return ok("false");
     if (method == "blockchain.headers.subscribe") {
       mine.headers = true;
-      mine.header_sent = index().height();
+      mine.header_sent = index().tip_height();
       return ok(tip_json());
     }
     if (method == "blockchain.block.header") return block_header(named({"height", "cp_height"}));
@@ -717,19 +727,19 @@ std::vector<std::string> Service::changes(const BlockHash& old_tip, Subscription
   std::uint64_t proof_leaves_left = 0;
   bool answer_full = false;
   const Impl impl{*this, mine, proof_leaves_left, answer_full};
-  if (mine.headers && store_.index().height() != mine.header_sent) {
-    mine.header_sent = store_.index().height();
+  if (mine.headers && store_.index().tip_height() != mine.header_sent) {
+    mine.header_sent = store_.index().tip_height();
     lines.push_back("{\"jsonrpc\":\"2.0\",\"method\":\"blockchain.headers.subscribe\",\"params\":[" + impl.tip_json() + "]}");
   }
   // Where the old chain left the best one: a history with a block above
   // it, or whose last block is no longer its last, may have changed.
-  const std::int64_t fork = impl.fork_below(old_tip);
+  const std::optional<Height> fork = impl.fork_below(old_tip);
   // (the tip where it was: only what the mempool touched can have changed)
   const bool same_tip = touched != nullptr && !store_.index().empty() && old_tip == store_.index().tip();
   for (auto& [script, followed] : mine.scripts) {
     if (same_tip && !touched->contains(script)) continue;
-    std::int64_t top = -1;
-    const auto r = addresses_.each_block(script, true, 0xffffffff, [&](const AddressIndex::BlockRow& row) {
+    std::optional<Height> top;
+    const auto r = addresses_.each_block(script, true, *Height::checked(Height::max_value), [&](const AddressIndex::BlockRow& row) {
       top = row.height;
       return false;
     });

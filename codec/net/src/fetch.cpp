@@ -100,7 +100,7 @@ condition fetch_step_kind(int value, condition cause) noexcept {
 }
 
 // The peer reached and greeted, telling it our height.
-bool greet(const FetchRequest& r, network net, std::int64_t our_height, StopWatch& stop, std::optional<Connection>& peer,
+bool greet(const FetchRequest& r, network net, std::optional<Height> our_height, StopWatch& stop, std::optional<Connection>& peer,
            FetchReport& report) {
   Dialed dialed = dial(
       r.peer, net, r.timeouts, r.preferred, [&](int socket) { stop.watch(socket); }, [&] { return stop.requested(); });
@@ -119,7 +119,7 @@ bool greet(const FetchRequest& r, network net, std::int64_t our_height, StopWatc
   }
   report.transport_used = peer->transport_kind();
   report.session_id = peer->session_id();
-  auto version = peer->handshake_outbound({.start_height = static_cast<std::int32_t>(std::max<std::int64_t>(our_height, 0))});
+  auto version = peer->handshake_outbound({.start_height = our_height ? our_height->to_core() : 0});
   report.peer_bytes_received = peer->bytes_received();
   report.peer_bytes_sent = peer->bytes_sent();
   if (!version) {
@@ -147,7 +147,7 @@ FetchReport fetch(const FetchRequest& r) {
   // Else the directory and its set first, and the handshake tells the
   // peer our height.
   std::optional<Connection> peer;
-  if (!holds_records(r.dir) && !greet(r, r.net, 0, stop, peer, report)) return finish();
+  if (!holds_records(r.dir) && !greet(r, r.net, std::nullopt, stop, peer, report)) return finish();
   std::error_code ec;
   fs::create_directories(r.dir, ec);
   if (r.net_from_records) report.net = network_of(r.dir, r.key).value_or(r.net);
@@ -165,8 +165,8 @@ FetchReport fetch(const FetchRequest& r) {
   BlockIndex& chain = index.value();  // kept as blocks are appended
   if (r.events.opened) r.events.opened(writer.value(), chain, notes);
   report.damaged = chain.problem_count() != 0;
-  report.start_height = chain.height();
-  report.height = chain.height();
+  report.start_height = chain.tip_height();
+  report.height = chain.tip_height();
 
   std::optional<UtxoStore> coins;
   if (r.undo) {
@@ -190,7 +190,7 @@ FetchReport fetch(const FetchRequest& r) {
     report.failure = error(io::errc::stopped).in("before the peer was reached").at_step(step::stopped);
     return finish();
   }
-  if (!peer && !greet(r, report.net, chain.height(), stop, peer, report)) return finish();
+  if (!peer && !greet(r, report.net, chain.tip_height(), stop, peer, report)) return finish();
 
   SyncOptions options;
   options.max_blocks = r.max_blocks;
@@ -217,7 +217,7 @@ FetchReport fetch(const FetchRequest& r) {
   if (closed && flushed && !refused) {
     if (auto kept = BlocksDirectory::keep_index(chain); !kept) report.index_not_kept = kept.error();
   }
-  report.height = chain.height();
+  report.height = chain.tip_height();
   report.tip = chain.tip();
   report.peer_bytes_received = peer->bytes_received();
   if (!synced) {
@@ -232,7 +232,7 @@ FetchReport fetch(const FetchRequest& r) {
                (report.version->services & node_network_limited) != 0) {
       // A pruned node's notfound is no passing failure: a rerun gets it again.
       const error pruned(errc::pruned_peer, e.offset());
-      report.failure = peer->attributed(pruned.in("we asked for the block at height " + std::to_string(chain.height() + 1) +
+      report.failure = peer->attributed(pruned.in("we asked for the block at height " + std::to_string(chain.chain_size().value()) +
                                                   " (it announced height " + std::to_string(report.version->start_height) + ")"))
                            .at_step(step::syncing);
     } else {

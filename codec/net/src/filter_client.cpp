@@ -112,7 +112,8 @@ result<void> fetch_filters(Connection& peer, const std::function<void(const Peer
           return bad(peer);
         }
         if (!filters::GcsFilter::decode(filters::basic_params(chain[height]), f.value().filter)) return bad(peer);
-        each(PeerFilter{height, chain[height], std::move(f.value().filter), headers[i]});
+        each(PeerFilter{*Height::checked(height), chain[height], std::move(f.value().filter),
+                        headers[i]});  // (a place in `chain`: a height)
       }
     }
   }

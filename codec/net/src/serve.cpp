@@ -33,19 +33,19 @@ namespace {
 using clock = std::chrono::steady_clock;
 
 // The block at `height` of the best chain, if there is one (the index locked).
-std::optional<IndexedBlock> on_best_chain(const BlockIndex& index, std::int64_t height) {
-  if (height < 0 || static_cast<std::size_t>(height) >= index.chain_size()) return std::nullopt;
-  return index.at_height(static_cast<std::size_t>(height));
+std::optional<IndexedBlock> on_best_chain(const BlockIndex& index, Height height) {
+  if (!index.chain_size().contains(height)) return std::nullopt;
+  return index.at_height(height);
 }
 
 // Core's FindForkInGlobalIndex: the height of the first locator hash on our
 // best chain; the genesis block's (0) when none is.
-std::int64_t fork_point(const BlockIndex& index, const std::vector<BlockHash>& locator) {
+Height fork_point(const BlockIndex& index, const std::vector<BlockHash>& locator) {
   for (const BlockHash& hash : locator) {
     const auto b = index.find(hash);
     if (b && index.on_best_chain(*b)) return b->height;
   }
-  return 0;
+  return Height::genesis();
 }
 
 // getheaders: from the fork point on, up to 2,000 headers or the stop hash.
@@ -61,7 +61,7 @@ std::optional<p2p::Headers> headers_after(const BlockIndex& index, const p2p::Ge
     return out;
   }
   // (A header that cannot be read back ends the answer there.)
-  for (std::int64_t h = fork_point(index, request.locator) + 1; out.headers.size() < p2p::max_headers; ++h) {
+  for (Height h = fork_point(index, request.locator).next(); out.headers.size() < p2p::max_headers; ++h) {
     const auto b = on_best_chain(index, h);
     if (!b) break;
     auto header = index.header(*b);
@@ -86,7 +86,7 @@ struct PeerState {
 // before the stop hash; a full one remembers its last hash (continuation).
 p2p::Inv blocks_after(const BlockIndex& index, const p2p::GetBlocks& request, PeerState& state) {
   p2p::Inv inv;
-  for (std::int64_t h = fork_point(index, request.locator) + 1;; ++h) {
+  for (Height h = fork_point(index, request.locator).next();; ++h) {
     const auto b = on_best_chain(index, h);
     if (!b || b->hash == request.stop) break;
     inv.items.push_back({p2p::inv::block, b->hash.to_raw_hash()});
@@ -122,7 +122,7 @@ std::optional<Located> locate(const BlockStore& store, const BlockHash& hash) {
   const BlockIndex& index = store.index();
   const auto b = index.find(hash);
   if (!b || b->pruned) return std::nullopt;  // (a pruned block: notfound, as a pruned node answers)
-  return Located{index.file_path(b->file), b->offset, index.on_best_chain(*b) ? index.height() - b->height : -1, b->hash};
+  return Located{index.file_path(b->file), b->offset, index.on_best_chain(*b) ? *index.tip_height() - b->height : -1, b->hash};
 }
 
 class Server {
@@ -180,12 +180,12 @@ class Server {
       const auto lock = store_.lock();
       const BlockIndex& index = store_.index();
       if (index.empty()) return success();
-      const IndexedBlock top = index.at_height(index.chain_size() - 1);
+      const IndexedBlock top = index.tip_block();
       tip = top.hash;
       if (tip == state_.announced) return success();
       const auto known = index.find(state_.announced);
-      if (known && index.on_best_chain(*known) && static_cast<std::size_t>(top.height - known->height) <= max_blocks_to_announce) {
-        for (std::int64_t h = known->height + 1; h <= top.height; ++h) {
+      if (known && index.on_best_chain(*known) && top.height - known->height <= std::int64_t{max_blocks_to_announce}) {
+        for (Height h = known->height.next(); h <= top.height; ++h) {
           auto header = index.header(*on_best_chain(index, h));
           if (!header) {  // (not read back: announced by inv)
             fresh.clear();
@@ -285,38 +285,43 @@ class Server {
   // the branch's own header chain. The peer hears of our new tip first,
   // so that a client can tell the chain changed. The height of the stop
   // block, or that error.
-  result<std::size_t> filter_range(std::uint8_t type, const BlockHash& stop, std::optional<std::uint32_t> start, std::uint32_t max) {
+  result<Height> filter_range(std::uint8_t type, const BlockHash& stop, std::optional<std::uint32_t> start, std::uint32_t max) {
     const auto refuse = [&](net::errc why) { return error(why, peer_.last_message_offset()); };
     if (type != p2p::basic_filter_type || !store_.has_filters()) return refuse(net::errc::filter_type_not_served);
-    std::optional<std::size_t> stop_height;  // nothing: off the best chain
+    std::optional<Height> stop_height;  // nothing: off the best chain
     {
       const auto lock = store_.lock();
       const auto b = store_.index().find(stop);
       if (!b) return refuse(net::errc::filter_stop_unknown);
-      if (store_.index().on_best_chain(*b)) stop_height = static_cast<std::size_t>(b->height);
+      if (store_.index().on_best_chain(*b)) stop_height = b->height;
     }
     if (!stop_height) {
       (void)announce();  // outside the lock: it takes it
       return refuse(net::errc::filter_stop_not_on_chain);
     }
-    if (start && *start > *stop_height) return refuse(net::errc::filter_start_after_stop);
-    if (start && *stop_height - *start >= max) return refuse(net::errc::filter_range_too_wide);
+    if (start && *start > stop_height->to_wire()) return refuse(net::errc::filter_start_after_stop);
+    if (start && stop_height->to_wire() - *start >= max) return refuse(net::errc::filter_range_too_wide);
     return *stop_height;
   }
 
-  std::vector<BlockHash> best_hashes(std::size_t from, std::size_t to) const {
+  std::vector<BlockHash> best_hashes(Height from, Height to) const {
     const auto lock = store_.lock();
     std::vector<BlockHash> out;
-    for (std::size_t h = from; h <= to && h < store_.index().chain_size(); ++h) out.push_back(store_.index().at_height(h).hash);
+    for (Height h = from; h <= to && store_.index().chain_size().contains(h); ++h) out.push_back(store_.index().at_height(h).hash);
     return out;
   }
+
+  // (The start of a range filter_range took: at or below its stop, a height.)
+  static Height start_of(std::uint32_t start_height) noexcept { return *Height::checked(start_height); }
 
   result<void> send_filters(const p2p::GetCFilters& request) {
     auto range = filter_range(request.filter_type, request.stop_hash, request.start_height, p2p::max_getcfilters);
     if (!range) return range.error();
-    const auto hashes = best_hashes(request.start_height, range.value());
-    for (std::size_t i = 0; i < hashes.size(); ++i) {
-      auto filter = store_.filter_at(request.start_height + i);
+    const Height start = start_of(request.start_height);
+    const auto hashes = best_hashes(start, range.value());
+    Height h = start;
+    for (std::size_t i = 0; i < hashes.size(); ++i, ++h) {
+      auto filter = store_.filter_at(h);
       if (!filter) return success();  // the directory changed under us: no answer, as Core when its index lags
       const auto encoded = filter.value().encoded();
       if (auto r = peer_.send(p2p::CFilter{request.filter_type, hashes[i], {encoded.begin(), encoded.end()}}); !r) return r;
@@ -327,14 +332,15 @@ class Server {
   result<void> send_filter_headers(const p2p::GetCFHeaders& request) {
     auto range = filter_range(request.filter_type, request.stop_hash, request.start_height, p2p::max_getcfheaders);
     if (!range) return range.error();
-    const std::size_t stop = range.value();
+    const Height stop = range.value();
+    const Height start = start_of(request.start_height);
     p2p::CFHeaders out{request.filter_type, request.stop_hash, {}, {}};
-    if (request.start_height > 0) {
-      auto previous = store_.filter_header_at(request.start_height - 1);
+    if (const auto before = start.previous()) {
+      auto previous = store_.filter_header_at(*before);
       if (!previous) return success();
       out.previous_header = previous.value();
     }
-    for (std::size_t h = request.start_height; h <= stop; ++h) {
+    for (Height h = start; h <= stop; ++h) {
       auto hash = store_.filter_hash_at(h);
       if (!hash) return success();
       out.filter_hashes.push_back(hash.value());
@@ -346,8 +352,8 @@ class Server {
     auto range = filter_range(request.filter_type, request.stop_hash, std::nullopt, 0);
     if (!range) return range.error();
     p2p::CFCheckpt out{request.filter_type, request.stop_hash, {}};
-    for (std::size_t h = p2p::cfcheckpt_interval; h <= range.value(); h += p2p::cfcheckpt_interval) {
-      auto header = store_.filter_header_at(h);
+    for (std::uint32_t h = p2p::cfcheckpt_interval; h <= range.value().to_wire(); h += p2p::cfcheckpt_interval) {
+      auto header = store_.filter_header_at(*Height::checked(h));
       if (!header) return success();
       out.headers.push_back(header.value());
     }

@@ -30,7 +30,7 @@ std::string ServerEvent::message() const {
     case kind::dropped: return "dropped " + detail;
     case kind::evicted: return "evicted " + peer + ": " + detail;
     case kind::refused: return "refused " + peer + ": " + detail;
-    case kind::new_tip: return "new tip, height " + std::to_string(height);
+    case kind::new_tip: return "new tip, height " + to_string(height);
     case kind::refresh_failed: return "reading the directory again: " + detail + " (serving what was read before)";
     case kind::undo_failed: return "reading the new tip's rev file: " + detail + " (its filters wait for the next refresh)";
     case kind::new_damage: return "new damage in the directory: " + detail;
@@ -63,9 +63,15 @@ struct Server::Session {
 
 namespace {
 
-std::int32_t tip_height(const BlockStore& store) {
+std::optional<Height> tip_height(const BlockStore& store) {
   const auto lock = store.lock();
-  return static_cast<std::int32_t>(store.index().chain_size()) - 1;
+  return store.index().tip_height();
+}
+
+// A version message's start height: Core's int, -1 before any block.
+std::int32_t start_height(const BlockStore& store) {
+  const auto tip = tip_height(store);
+  return tip ? tip->to_core() : -1;
 }
 
 // A pruned directory serves its recent blocks alone, and says so as a
@@ -73,7 +79,7 @@ std::int32_t tip_height(const BlockStore& store) {
 // elsewhere for the rest.
 std::uint64_t chain_services(const BlockStore& store) {
   const auto lock = store.lock();
-  return store.index().prune_height() != 0 ? node_network_limited : node_network;
+  return store.index().prune_height() != Height::genesis() ? node_network_limited : node_network;
 }
 
 }  // namespace
@@ -140,7 +146,7 @@ void Server::serve_session(Session& s) {
   if (auto kind = peer.accept_transport(options_.v2); !kind) {
     version = kind.error();
   } else {
-    version = peer.handshake_inbound({.start_height = tip_height(store_), .services = services});
+    version = peer.handshake_inbound({.start_height = start_height(store_), .services = services});
   }
   std::string refusal;
   bool admitted = false;
@@ -155,7 +161,7 @@ void Server::serve_session(Session& s) {
     served = version.error();
   } else if (admitted) {
     const bool v2 = peer.transport_kind() == transport::v2;
-    say({ServerEvent::kind::connected, peer.peer_name(), -1,
+    say({ServerEvent::kind::connected, peer.peer_name(), Height::genesis(),
          version.value().user_agent + ", protocol " + std::to_string(version.value().version) +
              (v2 ? ", v2 transport (session " + peer.session_id() + ")" : ", v1 transport")});
     served = serve_peer(peer, store_, &s.tips, &s.watch);
@@ -168,14 +174,14 @@ void Server::serve_session(Session& s) {
   }
   ServerEvent e;
   if (!evicted.empty()) {
-    e = {ServerEvent::kind::evicted, peer.peer_name(), -1,
+    e = {ServerEvent::kind::evicted, peer.peer_name(), Height::genesis(),
          evicted + "; connected for " + seconds_text(clock::now() - s.accepted) + ", " + with_commas(peer.bytes_received()) + " received"};
   } else if (!refusal.empty()) {
-    e = {ServerEvent::kind::refused, peer.peer_name(), -1, refusal};
+    e = {ServerEvent::kind::refused, peer.peer_name(), Height::genesis(), refusal};
   } else if (served) {
-    e = {ServerEvent::kind::left, peer.peer_name(), -1, with_commas(peer.bytes_sent()) + " sent"};
+    e = {ServerEvent::kind::left, peer.peer_name(), Height::genesis(), with_commas(peer.bytes_sent()) + " sent"};
   } else {
-    e = {ServerEvent::kind::dropped, peer.peer_name(), -1, peer.describe(served.error())};
+    e = {ServerEvent::kind::dropped, peer.peer_name(), Height::genesis(), peer.describe(served.error())};
   }
   peer.shutdown();  // (closed now, not when the session is reaped)
   if (admitted) {
@@ -190,9 +196,9 @@ void Server::serve_session(Session& s) {
 void Server::refresh(std::uint64_t& problems_said) {
   auto moved = store_.refresh();
   if (!moved) {
-    say({ServerEvent::kind::refresh_failed, {}, -1, moved.error().message()});
+    say({ServerEvent::kind::refresh_failed, {}, Height::genesis(), moved.error().message()});
   } else if (moved.value()) {
-    say({ServerEvent::kind::new_tip, {}, tip_height(store_), {}});
+    say({ServerEvent::kind::new_tip, {}, tip_height(store_).value_or(Height::genesis()), {}});
     for (Session& s : sessions_) s.tips.notify();
   }
   std::uint64_t problems = 0;
@@ -202,9 +208,10 @@ void Server::refresh(std::uint64_t& problems_said) {
     problems = store_.index().problem_count();
     if (const auto& e = store_.directory().undo_error()) undo_error = e->message();
   }
-  if (undo_error != undo_error_said_ && !undo_error.empty()) say({ServerEvent::kind::undo_failed, {}, -1, undo_error});
+  if (undo_error != undo_error_said_ && !undo_error.empty()) say({ServerEvent::kind::undo_failed, {}, Height::genesis(), undo_error});
   undo_error_said_ = undo_error;
-  if (problems > problems_said) say({ServerEvent::kind::new_damage, {}, -1, std::to_string(problems - problems_said) + " more problems"});
+  if (problems > problems_said)
+    say({ServerEvent::kind::new_damage, {}, Height::genesis(), std::to_string(problems - problems_said) + " more problems"});
   problems_said = problems;
 }
 
@@ -451,7 +458,7 @@ result<void> Server::run() {
       break;
     }
     if (fds[1].revents != 0 || (options_.stop_fd >= 0 && fds[2].revents != 0)) {
-      say({ServerEvent::kind::stopping, {}, -1, {}});
+      say({ServerEvent::kind::stopping, {}, Height::genesis(), {}});
       break;
     }
     // (a bound, so that a flood never starves the reaping and the refresh)

@@ -59,7 +59,12 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
   using clock = std::chrono::steady_clock;
   progress = SyncProgress{};
   progress.peer_height = peer_height;
-  progress.height = chain.height();
+  progress.height = chain.tip_height();
+  // The peer said it has more than we do (its version message's claim).
+  const auto peer_has_more = [&] {
+    const auto tip = chain.tip_height();
+    return peer_height > (tip ? std::int64_t{tip->to_wire()} : -1);
+  };
   const auto append = [&](const Block& block, const BlockHash& hash, std::span<const TxIds> ids) -> result<void> {
     const auto at = writer.append(block);
     if (!at) {
@@ -79,7 +84,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
     }
     ++progress.blocks;
     progress.bytes += writer.position().offset - at.value().offset - 8;  // the record's block, without its frame
-    progress.height = chain.height();
+    progress.height = chain.tip_height();
     if (options.progress) options.progress(progress);
     return success();
   };
@@ -122,7 +127,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
         // Nothing more from this peer; unless it announced more than we
         // have: then it ignores getheaders (a node in its initial block
         // download does).
-        if (chain.height() < peer_height && wanted.empty()) return error(net::errc::ignores_getheaders, peer.last_message_offset());
+        if (peer_has_more() && wanted.empty()) return error(net::errc::ignores_getheaders, peer.last_message_offset());
         no_more = true;
         break;
       }
@@ -145,7 +150,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
     // An empty answer from a peer that announced more than we have: it
     // will not serve us (Core answers a node below its minimum chain work
     // with an empty headers message, in its initial block download).
-    if (!no_more && wanted.empty() && !full && chain.height() < peer_height && progress.blocks <= 1) {
+    if (!no_more && wanted.empty() && !full && peer_has_more() && progress.blocks <= 1) {
       return error(net::errc::no_headers_past_ours, peer.last_message_offset());
     }
     if (no_more || (wanted.empty() && !full)) {  // the peer has nothing we lack

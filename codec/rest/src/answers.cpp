@@ -63,8 +63,7 @@ std::vector<IndexedBlock> Answers::chain_from(const BlockHash& hash, std::uint64
   std::vector<IndexedBlock> out;
   const auto first = index.find(hash);
   if (!first || !index.on_best_chain(*first)) return out;
-  for (std::int64_t h = first->height; h <= index.height() && out.size() < count; ++h)
-    out.push_back(index.at_height(static_cast<std::size_t>(h)));
+  for (Height h = first->height; index.chain_size().contains(h) && out.size() < count; ++h) out.push_back(index.at_height(h));
   return out;
 }
 
@@ -115,7 +114,7 @@ Response Answers::block(const std::string& part, int verbosity, std::optional<st
   if (b->pruned) {
     // Core's two words for a header without its block: pruned (below
     // the prune height), or not downloaded yet.
-    const bool below = index.on_best_chain(*b) && static_cast<std::size_t>(b->height) < index.prune_height();
+    const bool below = index.on_best_chain(*b) && b->height < index.prune_height();
     return error(404, hash_text + (below ? " not available (pruned data)" : " not available (not fully downloaded)"));
   }
   auto bytes = dir.read_block(*b);
@@ -134,7 +133,7 @@ Response Answers::block(const std::string& part, int verbosity, std::optional<st
   auto view = BlockView::parse(bytes.value());
   if (!view) return error(500, "I/O error reading " + hash_text);
   std::optional<BlockUndo> undo;
-  if (verbosity >= 3 && b->height > 0 && dir.has_undo()) {
+  if (verbosity >= 3 && !b->is_genesis() && dir.has_undo()) {
     if (auto found = dir.undo_of(*b, view.value())) undo = std::move(found).value();
   }
   const ChainInfo chain = index.chain_info(*b);
@@ -159,7 +158,7 @@ Response Answers::spent_outputs(const std::string& part) const {
   const auto b = index.find(*hash);
   if (!b) return error(404, param + " not found");
   BlockUndo undo;
-  if (b->height != 0) {
+  if (!b->is_genesis()) {
     auto bytes = dir.read_block(*b);
     auto view = bytes ? BlockView::parse(bytes.value()) : result<BlockView>(bytes.error());
     auto found = view && dir.has_undo() ? dir.undo_of(*b, view.value()) : result<BlockUndo>(undo::errc::no_rev_file);
@@ -216,7 +215,7 @@ Response Answers::block_filter(const std::string& part) const {
   if (!b) return error(404, path[1] + " not found");
   if (!index.on_best_chain(*b)) return error(404, "Filter not found. Block was not connected to active chain.");
   lock.unlock();
-  auto filter = store.filter_at(static_cast<std::size_t>(b->height));
+  auto filter = store.filter_at(b->height);
   if (!filter) return error(404, "Filter not found. Block filters are still in the process of being indexed.");
   if (f == format::binary || f == format::hex) {
     return encoded_in(f, [&](Sink& out) {
@@ -247,7 +246,7 @@ Response Answers::filter_headers(const std::string& part, std::string_view targe
   if (!store.has_filters()) return error(400, "Index is not enabled for filtertype " + path[0]);
   std::vector<Hash256> headers;
   for (const IndexedBlock& b : blocks) {
-    auto header = store.filter_header_at(static_cast<std::size_t>(b.height));
+    auto header = store.filter_header_at(b.height);
     if (!header) return error(404, "Filter not found. Block filters are still in the process of being indexed.");
     headers.push_back(header.value());
   }
@@ -267,8 +266,9 @@ Response Answers::filter_headers(const std::string& part, std::string_view targe
 Response Answers::block_hash_by_height(const std::string& part) const {
   std::string param;
   const format f = split_format(part, param);
-  const auto height = whole<std::int32_t>(param);
-  if (!height || *height < 0) {
+  const auto number = whole<std::int32_t>(param);
+  const auto height = number ? Height::checked(*number) : std::nullopt;
+  if (!height) {
     std::string shown;  // as Core's SanitizeString(SAFE_CHARS_URI) leaves it
     for (const char c : param) {
       if (std::isalnum(static_cast<unsigned char>(c)) != 0 || std::string_view(" .,;-_/:?@()!*'&$=+%~").find(c) != std::string_view::npos)
@@ -276,8 +276,8 @@ Response Answers::block_hash_by_height(const std::string& part) const {
     }
     return error(400, "Invalid height: " + shown);
   }
-  if (*height > index.height()) return error(404, "Block height out of range");
-  const BlockHash hash = index.at_height(static_cast<std::size_t>(*height)).hash;
+  if (!index.chain_size().contains(*height)) return error(404, "Block height out of range");
+  const BlockHash hash = index.at_height(*height).hash;
   if (f == format::binary) return bytes_in(f, hash.bytes());
   if (f == format::hex) return {200, "text/plain", hash.to_hex() + "\n"};
   if (f != format::json) return no_format();
@@ -315,7 +315,7 @@ Response Answers::chain_info(const std::string& part) const {
   std::string param;
   if (split_format(part, param) != format::json) return no_format("json");
   if (index.empty()) return error(503, "Service temporarily unavailable: no chain");
-  const IndexedBlock tip = index.at_height(static_cast<std::size_t>(index.height()));
+  const IndexedBlock tip = index.tip_block();
   auto header = index.header(tip);
   if (!header) return error(500, "I/O error reading " + tip.hash.to_hex());
   const ChainInfo chain = index.chain_info(tip);
@@ -330,8 +330,8 @@ Response Answers::chain_info(const std::string& part) const {
   return json_of([&](tables::JsonWriter& out) {
     out.begin_object();
     out.member_string("chain", net == network::mainnet ? "main" : net == network::testnet3 ? "test" : std::string(name(net)));
-    out.member_integer("blocks", index.height());
-    out.member_integer("headers", index.height());
+    out.member_integer("blocks", tip.height.to_wire());
+    out.member_integer("headers", tip.height.to_wire());
     out.member_string("bestblockhash", tip.hash.to_hex());
     tables::write_target_members(out, header.value().bits);
     out.member_uint("time", header.value().time);
@@ -343,10 +343,10 @@ Response Answers::chain_info(const std::string& part) const {
     // A pruned node's directory: where its blocks begin. The node's
     // prune target is its setting, not the directory's: blockwire
     // prunes nothing by itself.
-    const std::size_t prune_height = index.prune_height();
-    out.member_boolean("pruned", prune_height != 0);
-    if (prune_height != 0) {
-      out.member_uint("pruneheight", prune_height);
+    const Height prune_height = index.prune_height();
+    out.member_boolean("pruned", prune_height != Height::genesis());
+    if (prune_height != Height::genesis()) {
+      out.member_uint("pruneheight", prune_height.to_wire());
       out.member_boolean("automatic_pruning", false);
     }
     out.key("warnings");
@@ -384,12 +384,12 @@ Response Answers::deployment_info(const std::string& part) const {
   std::string hash_text;
   if (split_format(part, hash_text) != format::json) return no_format("json");
   if (index.empty()) return error(503, "Service temporarily unavailable: no chain");
-  IndexedBlock at = index.at_height(static_cast<std::size_t>(index.height()));
+  IndexedBlock at = index.tip_block();
   if (!hash_text.empty()) {
     const auto hash = parse_hash(hash_text);
     if (!hash) return error(400, "Invalid hash: " + hash_text);
     const auto found = index.find(*hash);
-    if (!found || found->height < 0) return error(400, "Block not found");
+    if (!found || !found->linked) return error(400, "Block not found");
     at = *found;
   }
   HeaderReader reader(*this);

@@ -121,7 +121,7 @@ struct Answers {
     std::uint32_t vin = 0;
     Confirmed at;
   };
-  result<std::optional<Spender>> spender_of(const OutPoint& outpoint, std::span<const std::byte> script, std::uint32_t height) const;
+  result<std::optional<Spender>> spender_of(const OutPoint& outpoint, std::span<const std::byte> script, Height height) const;
 };
 
 }  // namespace detail

@@ -76,6 +76,10 @@ std::string_view name(State s) {
 }
 
 // One deployment's BIP9 state machine along one block's ancestors.
+// A linked block's height, for the BIP9 arithmetic (signed: -1 is "before
+// the genesis block").
+std::int64_t height_of(const IndexedBlock& b) noexcept { return b.height.to_wire(); }
+
 class Machine {
  public:
   Machine(const BlockIndex& chain, const Bip9& d, const VersionOf& version_of) : chain_(chain), d_(d), version_of_(version_of) {}
@@ -85,10 +89,10 @@ class Machine {
   // The ancestor of `b` at height `h` (nothing below 0).
   std::optional<IndexedBlock> ancestor(std::optional<IndexedBlock> b, std::int64_t h) const {
     if (!b || h < 0) return std::nullopt;
-    while (b && b->height > h && !chain_.on_best_chain(*b)) b = chain_.parent(*b);
+    while (b && height_of(*b) > h && !chain_.on_best_chain(*b)) b = chain_.parent(*b);
     if (!b) return std::nullopt;
-    if (b->height == h) return b;
-    return chain_.at_height(static_cast<std::size_t>(h));
+    if (height_of(*b) == h) return b;
+    return chain_.at_height(*Height::checked(h));
   }
 
   bool signals(const IndexedBlock& b) {
@@ -106,10 +110,10 @@ class Machine {
     if (d_.start == always_active) return State::active;
     if (d_.start == never_active) return State::failed;
     // A period's blocks share the state of its first.
-    if (prev) prev = ancestor(prev, prev->height - ((prev->height + 1) % d_.period));
+    if (prev) prev = ancestor(prev, height_of(*prev) - ((height_of(*prev) + 1) % d_.period));
     std::vector<IndexedBlock> to_compute;
     for (;;) {
-      const std::int64_t key = prev ? prev->height : -1;
+      const std::int64_t key = prev ? height_of(*prev) : -1;
       if (cache_.contains(key)) break;
       if (!prev) {
         cache_[key] = State::defined;
@@ -120,9 +124,9 @@ class Machine {
         break;
       }
       to_compute.push_back(*prev);
-      prev = ancestor(prev, prev->height - d_.period);
+      prev = ancestor(prev, height_of(*prev) - d_.period);
     }
-    State state = cache_[prev ? prev->height : -1];
+    State state = cache_[prev ? height_of(*prev) : -1];
     while (!to_compute.empty()) {
       const IndexedBlock p = to_compute.back();
       to_compute.pop_back();
@@ -139,9 +143,9 @@ class Machine {
           next = State::failed;
         }
       } else if (state == State::locked_in) {
-        if (p.height + 1 >= d_.min_activation_height) next = State::active;
+        if (height_of(p) + 1 >= d_.min_activation_height) next = State::active;
       }
-      cache_[p.height] = state = next;
+      cache_[height_of(p)] = state = next;
     }
     return state;
   }
@@ -151,13 +155,13 @@ class Machine {
     if (d_.start == always_active || d_.start == never_active) return 0;
     const State initial = state_after(prev);
     if (initial == State::defined || !prev) return 0;
-    prev = ancestor(prev, prev->height - ((prev->height + 1) % d_.period));
-    auto earlier = ancestor(prev, prev->height - d_.period);
+    prev = ancestor(prev, height_of(*prev) - ((height_of(*prev) + 1) % d_.period));
+    auto earlier = ancestor(prev, height_of(*prev) - d_.period);
     while (earlier && state_after(earlier) == initial) {
       prev = earlier;
-      earlier = ancestor(prev, prev->height - d_.period);
+      earlier = ancestor(prev, height_of(*prev) - d_.period);
     }
-    return prev->height + 1;
+    return height_of(*prev) + 1;
   }
 
  private:
@@ -175,7 +179,7 @@ class Machine {
 bool write_deployment_info(tables::JsonWriter& out, const BlockIndex& chain, const IndexedBlock& block, network net,
                            const VersionOf& version_of) {
   const Params& p = params_of(net);
-  const std::int64_t h = block.height;
+  const std::int64_t h = height_of(block);
   out.begin_object();
   out.member_string("hash", block.hash.to_hex());
   out.member_integer("height", h);

@@ -39,15 +39,16 @@ std::string shortest(double v) {
 // /api/blocks/tip/height, /api/blocks/tip/hash, /api/block-height/H.
 Response Answers::esplora_tip(std::string_view what) const {
   if (index.empty()) return said(404, "Block not found");
-  if (what == "height") return text(std::to_string(index.height()));
+  if (what == "height") return text(to_string(*index.tip_height()));
   return text(index.tip().to_hex());
 }
 
 Response Answers::esplora_block_height(std::string_view part) const {
-  const auto height = whole<std::uint64_t>(part);
-  if (!height) return said(400, "Invalid number");
-  if (index.empty() || *height > static_cast<std::uint64_t>(index.height())) return said(404, "Block not found");
-  return text(index.at_height(static_cast<std::size_t>(*height)).hash.to_hex());
+  const auto number = whole<std::uint64_t>(part);
+  if (!number) return said(400, "Invalid number");
+  const auto height = Height::checked(*number);
+  if (!height || !index.chain_size().contains(*height)) return said(404, "Block not found");
+  return text(index.at_height(*height).hash.to_hex());
 }
 
 // /api/block/HASH[/header|/raw|/txids|/txid/I|/status].
@@ -65,7 +66,7 @@ Response Answers::esplora_block(std::string_view part) const {
       const bool best = index.on_best_chain(*b);
       out.member_boolean("in_best_chain", best);
       if (best) {
-        out.member_integer("height", b->height);
+        out.member_integer("height", b->height.to_wire());
         const ChainInfo chain = index.chain_info(*b);
         out.key("next_best");
         if (chain.next) {
@@ -122,7 +123,7 @@ Response Answers::esplora_block(std::string_view part) const {
   return json_of([&](tables::JsonWriter& out) {
     out.begin_object();
     out.member_string("id", hash->to_hex());
-    out.member_integer("height", b->height);
+    out.member_integer("height", b->height.to_wire());
     out.member_integer("version", h.version);
     out.member_uint("timestamp", h.time);
     out.member_uint("tx_count", v.transaction_count());
@@ -210,7 +211,7 @@ Response Answers::esplora_tx(std::string_view part) const {
         found.emplace_back();  // (Esplora's answer for an outpoint nothing spends)
         continue;
       }
-      auto spender = spender_of(OutPoint{*txid, k}, tx.output(k).script_pubkey(), static_cast<std::uint32_t>(b->height));
+      auto spender = spender_of(OutPoint{*txid, k}, tx.output(k).script_pubkey(), b->height);
       if (!spender) return said(500, spender.error().message());
       found.push_back(spender.value());
     }
@@ -240,7 +241,7 @@ Response Answers::esplora_tx(std::string_view part) const {
   const std::vector<Hash256> branch = merkle_branch(std::span<const Txid>(ids), pos);
   return json_of([&](tables::JsonWriter& out) {
     out.begin_object();
-    out.member_integer("block_height", b->height);
+    out.member_integer("block_height", b->height.to_wire());
     out.key("merkle");
     out.begin_array();
     for (const Hash256& h : branch) out.string(h.to_hex());

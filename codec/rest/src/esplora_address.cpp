@@ -30,11 +30,11 @@ constexpr std::size_t max_unspent = 10'000;  // outputs /utxo lists at most
 
 // The block at `height` with the script's transactions, or the answer
 // that says why it could not be read.
-std::optional<Response> read_touching(const BlocksDirectory& dir, std::uint32_t height, const ScriptHash& script, ScriptInBlock& out) {
+std::optional<Response> read_touching(const BlocksDirectory& dir, Height height, const ScriptHash& script, ScriptInBlock& out) {
   const auto r = read_script_in_block(dir, height, script, out);
   if (r) return std::nullopt;
   if (r.error().code() == blockfiles::errc::pruned)
-    return said(410, "Block " + std::to_string(height) + " was pruned: its transactions are gone");
+    return said(410, "Block " + to_string(height) + " was pruned: its transactions are gone");
   return said(500, "Reading " + r.error().message());
 }
 
@@ -43,7 +43,7 @@ Confirmed confirmed_in(const ScriptInBlock& b) { return Confirmed{b.block.height
 }  // namespace
 
 result<std::optional<Answers::Spender>> Answers::spender_of(const OutPoint& outpoint, std::span<const std::byte> script,
-                                                            std::uint32_t height) const {
+                                                            Height height) const {
   std::optional<Spender> found;
   if (unspendable(script)) return found;
   const ScriptHash hash = ScriptHash::of(script);
@@ -139,7 +139,7 @@ Response Answers::esplora_address(std::string_view part, std::string_view query,
       Confirmed at;
     };
     std::map<OutPoint, Unspent> unspent;
-    const auto r = addresses->each_block(*script, false, 0, [&](const AddressIndex::BlockRow& row) {
+    const auto r = addresses->each_block(*script, false, Height::genesis(), [&](const AddressIndex::BlockRow& row) {
       failed = read_touching(dir, row.height, *script, block);
       if (failed) return false;
       for (const auto& touch : block.touching) {
@@ -186,14 +186,14 @@ Response Answers::esplora_address(std::string_view part, std::string_view query,
     }
   }
   if (!seen_text.empty()) last_seen = parse_hash<Txid>(seen_text);
-  std::uint32_t start = 0xffffffff;
+  Height start = *Height::checked(Height::max_value);  // (newest first: from the top)
   if (last_seen && sources.tx_index != nullptr) {
     // Where the transaction index puts it: the page begins in its block.
     const auto place = sources.tx_index->find(*last_seen);
     if (!place) return said(500, "I/O error reading the transaction index");
     const auto b = place.value() ? index.find(place.value()->block) : std::nullopt;
     if (!b || !index.on_best_chain(*b)) return {200, "application/json", "[]\n"};
-    start = static_cast<std::uint32_t>(b->height);
+    start = b->height;
   }
   bool passed = !last_seen;  // (the last seen transaction is behind)
   std::vector<std::string> page;

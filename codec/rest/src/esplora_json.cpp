@@ -86,7 +86,7 @@ std::optional<Response> read_undo(const BlocksDirectory& dir, const IndexedBlock
   out = BlockUndo{};
   if (v.transaction_count() <= 1) return std::nullopt;
   auto undo = dir.undo_of(b, v);
-  if (!undo) return Response{500, "text/plain", "Undo data of block " + std::to_string(b.height) + ": " + undo.error().message()};
+  if (!undo) return Response{500, "text/plain", "Undo data of block " + to_string(b.height) + ": " + undo.error().message()};
   out = std::move(undo).value();
   return std::nullopt;
 }
@@ -94,7 +94,7 @@ std::optional<Response> read_undo(const BlocksDirectory& dir, const IndexedBlock
 void write_esplora_status(tables::JsonWriter& out, const Confirmed& at) {
   out.begin_object();
   out.member_boolean("confirmed", true);
-  out.member_integer("block_height", at.height);
+  out.member_integer("block_height", at.height.to_wire());
   out.member_string("block_hash", at.block.to_hex());
   out.member_uint("block_time", at.time);
   out.end_object();

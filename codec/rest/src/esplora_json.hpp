@@ -30,7 +30,7 @@ std::string esplora_asm(std::span<const std::byte> script);
 
 // The block a transaction is in: Esplora's "status".
 struct Confirmed {
-  std::int64_t height = 0;
+  Height height = Height::genesis();
   BlockHash block = BlockHash::all_zeros();
   std::uint32_t time = 0;
 };

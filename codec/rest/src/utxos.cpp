@@ -24,7 +24,7 @@ namespace blockwire::rest::detail {
 
 void Answers::encode_coin(Sink& out, const SpentCoin& coin) {
   wire::encode_u32(out, 0);
-  wire::encode_u32(out, coin.height);
+  wire::encode_u32(out, coin.height.to_wire());
   wire::encode_amount(out, coin.value);
   wire::encode_bytes(out, coin.script_pubkey);
 }
@@ -81,7 +81,7 @@ Response Answers::utxos(const std::string& part, std::string_view body) const {
   (void)check_mempool;  // the mempool is empty: nothing in it spends, nothing in it is a coin
   if (points.size() > 15) return error(400, "Error: max outpoints exceeded (max: 15, tried: " + std::to_string(points.size()) + ")");
   if (sources.utxo_set.empty() || index.empty()) return error(503, "Service temporarily unavailable: no UTXO set beside the directory");
-  const IndexedBlock tip = index.at_height(static_cast<std::size_t>(index.height()));
+  const IndexedBlock tip = index.tip_block();
   std::vector<std::optional<SpentCoin>> found;
   {
     const std::lock_guard lock(coins.mutex);
@@ -112,7 +112,7 @@ Response Answers::utxos(const std::string& part, std::string_view body) const {
   for (const auto& c : found) hits += c ? 1 : 0;
   if (f == format::binary || f == format::hex) {
     return encoded_in(f, [&](Sink& out) {
-      wire::encode_u32(out, static_cast<std::uint32_t>(tip.height));
+      wire::encode_u32(out, tip.height.to_wire());
       wire::encode_hash(out, tip.hash);
       wire::encode_bytes(out, bitmap);
       wire::encode_compact_size(out, hits);
@@ -123,7 +123,7 @@ Response Answers::utxos(const std::string& part, std::string_view body) const {
   }
   return json_of([&](tables::JsonWriter& out) {
     out.begin_object();
-    out.member_integer("chainHeight", tip.height);
+    out.member_integer("chainHeight", tip.height.to_wire());
     out.member_string("chaintipHash", tip.hash.to_hex());
     out.member_string("bitmap", bitmap_text);
     out.key("utxos");
@@ -131,7 +131,7 @@ Response Answers::utxos(const std::string& part, std::string_view body) const {
     for (const auto& c : found) {
       if (!c) continue;
       out.begin_object();
-      out.member_uint("height", c->height);
+      out.member_uint("height", c->height.to_wire());
       out.member_raw_number("value", tables::amount_text(c->value));
       out.key("scriptPubKey");
       tables::write_script_pubkey_json(out, c->script_pubkey, dir.net());

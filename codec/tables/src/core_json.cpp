@@ -111,7 +111,7 @@ void write_transaction_json(JsonWriter& out, const Tx& tx, network net, bool hex
         out.key("prevout");
         out.begin_object();
         out.member_boolean("generated", coin.coinbase);
-        out.member_uint("height", coin.height);
+        out.member_uint("height", coin.height.to_wire());
         out.member_raw_number("value", amount_text(coin.value));
         out.key("scriptPubKey");
         write_script_pubkey(out, coin.script_pubkey, net);
@@ -156,7 +156,7 @@ void header_members(JsonWriter& out, const BlockHeader& h, const ChainInfo* chai
   out.member_string("hash", block_hash(h).to_hex());
   if (chain != nullptr) {
     out.member_integer("confirmations", chain->confirmations);
-    out.member_integer("height", chain->height);
+    out.member_integer("height", chain->height.to_wire());
   }
   out.member_integer("version", h.version);
   out.member_string("versionHex", hex32(static_cast<std::uint32_t>(h.version)));

@@ -202,12 +202,13 @@ class Sweep {
   // Why shard first-last is not the chain's (empty: it is, may be made
   // whole by this run, or its blocks table could not be read: `problem`).
   std::string stale(std::uint64_t first, std::uint64_t last, SweepFailure& problem) const {
-    const std::size_t chain = dir_.chain_size();
-    if (last >= chain) {
-      return "its last block, at height " + std::to_string(last) + ", is past the best chain's tip (height " + std::to_string(chain - 1) +
+    const BlockCount chain = dir_.chain_size();
+    const auto at = Height::checked(last);
+    if (!at || !chain.contains(*at)) {
+      return "its last block, at height " + std::to_string(last) + ", is past the best chain's tip (height " + to_string(*chain.last()) +
              "): a reorg to a shorter chain with more work";
     }
-    const std::string hash = dir_.at_height(last).hash.to_hex();
+    const std::string hash = dir_.at_height(*at).hash.to_hex();
     std::error_code ec;
     bool marked = false;
     for (const export_format f : {export_format::ndjson, export_format::csv}) {
@@ -274,8 +275,8 @@ class Exporter {
 
   ShardOutcome run(const Shard& s) {
     ShardOutcome r;
-    r.first = s.first;
-    r.last = s.last;
+    r.first = height_at(s.first);
+    r.last = height_at(s.last);
     r.reached = true;
     const std::vector<TablePlace> places = places_of(s);
     // Whole already, or inside a longer whole shard of the same start (an
@@ -312,7 +313,9 @@ class Exporter {
   }
 
  private:
-  IndexedBlock block(std::uint64_t height) const { return dir_.at_height(height); }
+  // (a shard's heights, below the tip: the caller planned them on the chain, or checked)
+  static Height height_at(std::uint64_t height) noexcept { return *Height::checked(height); }
+  IndexedBlock block(std::uint64_t height) const { return dir_.at_height(height_at(height)); }
 
   std::vector<TablePlace> places_of(const Shard& s) const {
     std::vector<TablePlace> places;
@@ -327,7 +330,7 @@ class Exporter {
     for (const TablePlace& p : places) {
       if (!fs::is_regular_file(p.path(), ec)) return false;
     }
-    if (last >= dir_.chain_size()) return false;
+    if (const auto at = Height::checked(last); !at || !dir_.chain_size().contains(*at)) return false;
     const auto ends = ends_with_block(places[0], block(last).hash.to_hex());
     return ends && ends.value();  // (one that cannot be read is made again)
   }
@@ -410,7 +413,7 @@ class Exporter {
         return dir_.index().file_path(b.file) + ":" + std::to_string(b.offset) + ": block " + std::to_string(height) + " (" +
                b.hash.to_hex() + ")";
       };
-      auto written = write_block_rows(dir_, b, height, out, room);
+      auto written = write_block_rows(dir_, b, out, room);
       if (!written) return fail(r, written.error().in(where()));
       r.transactions += written.value().transactions;
       r.block_bytes += written.value().bytes;
@@ -431,8 +434,7 @@ class Exporter {
 
 }  // namespace
 
-result<BlockRows> write_block_rows(const BlocksDirectory& dir, const IndexedBlock& b, std::uint64_t height, const ExportFiles& out,
-                                   BlockRowsRoom& room) {
+result<BlockRows> write_block_rows(const BlocksDirectory& dir, const IndexedBlock& b, const ExportFiles& out, BlockRowsRoom& room) {
   if (auto read = dir.read_block(b, room.block); !read) return read.error();
   auto view = BlockView::parse(room.block);
   if (!view) return view.error();
@@ -452,7 +454,7 @@ result<BlockRows> write_block_rows(const BlocksDirectory& dir, const IndexedBloc
     if (!found) return found.error().in("its undo data (" + undo_file_name(b.file) + ")");
     undo = std::move(found).value();
   }
-  write_export_rows(out, {v, height, b.hash, txids, undo ? &*undo : nullptr, dir.net()});
+  write_export_rows(out, {v, b.height, b.hash, txids, undo ? &*undo : nullptr, dir.net()});
   return BlockRows{v.transaction_count(), room.block.size()};
 }
 
@@ -463,7 +465,7 @@ ExportCounts EtlReport::counts() const noexcept {
 std::vector<std::string> EtlReport::problem_lines() const {
   std::vector<std::string> lines;
   for (const ShardOutcome& s : shards) {
-    if (s.problem) lines.push_back(shard_problem_line(s.first, s.last, s.problem->message()));
+    if (s.problem) lines.push_back(shard_problem_line(s.first.to_wire(), s.last.to_wire(), s.problem->message()));
   }
   return lines;
 }
@@ -537,23 +539,23 @@ result<EtlOutput> EtlOutput::open(const std::string& out_dir) {
 }
 
 result<std::vector<ShardOutcome>> plan_shards(const BlocksDirectory& dir, const EtlExport& spec) {
-  if (spec.shard_blocks == 0 || spec.from % spec.shard_blocks != 0) return std::make_error_code(std::errc::invalid_argument);
+  if (spec.shard_blocks == 0 || spec.from.to_wire() % spec.shard_blocks != 0) return std::make_error_code(std::errc::invalid_argument);
   // No chain at all (a mistyped path): every shard would look past its tip.
-  if (dir.chain_size() == 0) return directory::errc::no_chain;
-  const std::uint64_t tip = dir.chain_size();
-  const std::uint64_t end = spec.end == 0 ? tip : std::min(tip, spec.end);
+  if (dir.chain_size().empty()) return directory::errc::no_chain;
+  const BlockCount tip = dir.chain_size();
+  const std::uint64_t end = spec.end.empty() ? tip.value() : std::min(tip, spec.end).value();
   std::vector<ShardOutcome> shards;
-  for (std::uint64_t first = spec.from; first < end; first += spec.shard_blocks) {
+  for (std::uint64_t first = spec.from.to_wire(); first < end; first += spec.shard_blocks) {
     ShardOutcome s;
-    s.first = first;
-    s.last = std::min(end, first + spec.shard_blocks) - 1;
+    s.first = *Height::checked(first);
+    s.last = *Height::checked(std::min(end, first + spec.shard_blocks) - 1);
     shards.push_back(s);
   }
   return shards;
 }
 
 result<std::size_t> remove_stale_shards(const BlocksDirectory& dir, const EtlOutput& out, const EtlExport& spec) {
-  if (dir.chain_size() == 0) return directory::errc::no_chain;
+  if (dir.chain_size().empty()) return directory::errc::no_chain;
   if (spec.shard_blocks == 0) return std::make_error_code(std::errc::invalid_argument);
   // Before anything is removed, damage or not: shards of two sizes overlap.
   const ShardDirs shards = shards_in(out.path());
@@ -573,9 +575,8 @@ result<std::size_t> remove_stale_shards(const BlocksDirectory& dir, const EtlOut
   return removed;
 }
 
-ShardOutcome export_shard(const BlocksDirectory& dir, const std::string& out_dir, const EtlExport& spec, std::uint64_t first,
-                          std::uint64_t last) {
-  return Exporter(spec, dir, out_dir).run({first, last});
+ShardOutcome export_shard(const BlocksDirectory& dir, const std::string& out_dir, const EtlExport& spec, Height first, Height last) {
+  return Exporter(spec, dir, out_dir).run({first.to_wire(), last.to_wire()});
 }
 
 result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlOutput& out, const EtlExport& spec) {
@@ -597,7 +598,7 @@ result<EtlReport> export_etl(const BlocksDirectory& dir, const EtlOutput& out, c
   const auto work = [&] {
     for (std::size_t i; !exporter.stop && (i = next.fetch_add(1)) < report.shards.size();) {
       ShardOutcome& s = report.shards[i];
-      const ShardOutcome made = exporter.run({s.first, s.last});
+      const ShardOutcome made = exporter.run({s.first.to_wire(), s.last.to_wire()});
       s = made;
     }
     --running;

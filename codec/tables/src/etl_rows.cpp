@@ -505,7 +505,7 @@ void write_export_rows(const ExportFiles& files, const ExportBlock& b) {
   const std::size_t count = view.transaction_count();
   // Undo data of another shape is not this block's: left out.
   const BlockUndo* undo = b.undo != nullptr && b.undo->transactions.size() + 1 == count ? b.undo : nullptr;
-  BlockFacts facts{b.hash, view.size(), view.stripped_size(), view.weight(), b.height, h, {}, count};
+  BlockFacts facts{b.hash, view.size(), view.stripped_size(), view.weight(), b.height.to_wire(), h, {}, count};
   if (count != 0 && view.transaction(0).is_coinbase()) facts.coinbase_param = view.transaction(0).input(0).script_sig();
   const bool csv = files.format == export_format::csv;
   if (csv) {
@@ -516,7 +516,7 @@ void write_export_rows(const ExportFiles& files, const ExportBlock& b) {
   }
   for (std::size_t i = 0; i < count; ++i) {
     const TransactionView tx = view.transaction(i);
-    TxFacts t{&tx, nullptr, b.net, b.txids[i], b.hash, b.height, h.time, i, {}, {}, {}};
+    TxFacts t{&tx, nullptr, b.net, b.txids[i], b.hash, b.height.to_wire(), h.time, i, {}, {}, {}};
     if (i > 0 && undo != nullptr && undo->transactions[i - 1].coins.size() == tx.input_count()) t.undo = &undo->transactions[i - 1];
     t.output_value = tx.output_total();
     if (tx.is_coinbase()) {
@@ -554,7 +554,7 @@ void utxo_fields(Row& r, const UtxoRow& u) {
   const ScriptFacts facts = script_facts(u.coin.script_pubkey, u.net);
   r.field("transaction_hash", u.outpoint.txid);
   r.field("index", std::uint64_t{u.outpoint.index});
-  r.field("block_number", std::uint64_t{u.coin.height});
+  r.field("block_number", std::uint64_t{u.coin.height.to_wire()});
   r.field("block_hash", Maybe<BlockHash>{u.block_hash != nullptr, u.block_hash != nullptr ? *u.block_hash : BlockHash::all_zeros()});
   r.field("block_timestamp", Maybe<std::uint64_t>{u.block_timestamp.has_value(), u.block_timestamp.value_or(0)});
   r.field("is_coinbase", u.coin.coinbase);

@@ -25,10 +25,10 @@ struct ChainBlock {
 
 // The chain from the genesis block to `tip`, by height.
 std::vector<ChainBlock> chain_to(const BlockIndex& blocks, const IndexedBlock& tip) {
-  std::vector<ChainBlock> chain(static_cast<std::size_t>(tip.height) + 1);
+  std::vector<ChainBlock> chain(BlockCount::through(tip.height).value());
   std::optional<IndexedBlock> b = tip;
-  while (b && b->height >= 0) {
-    chain[static_cast<std::size_t>(b->height)] = {b->hash, b->time};
+  while (b && b->linked) {
+    chain[b->height.to_wire()] = {b->hash, b->time};
     b = blocks.parent(*b);
   }
   return chain;
@@ -65,7 +65,7 @@ result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const B
   auto best = read_core_best_block(chainstate_dir);
   if (!best) return best.error();
   const auto tip = best.value() ? blocks.find(*best.value()) : std::nullopt;
-  if (!tip || tip->height < 0) {
+  if (!tip || !tip->linked) {
     return error(directory::errc::unknown_best_block)
         .in(best.value() ? "block " + best.value()->to_hex() + " is not in " + blocks.dir() + " (the node's blocks directory?)"
                          : "no best block (its \"B\" key): the node has not written its chainstate yet (it writes it when its cache "
@@ -76,7 +76,7 @@ result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const B
   UtxoExportReport report;
   report.height = tip->height;
   const fs::path table = fs::path(out_dir) / "utxos";
-  const std::string height = shard_number(static_cast<std::uint64_t>(tip->height));
+  const std::string height = shard_number(tip->height.to_wire());
   const fs::path folder = table / ("height=" + height);
   const std::string writer = writer_name();
   const fs::path partial = table / (".height=" + height + ".partial-" + writer);
@@ -127,8 +127,8 @@ result<UtxoExportReport> export_utxos(const std::string& chainstate_dir, const B
         if (write_failure) return;
         if (coins++ % per_part == 0) next_part();
         if (write_failure) return;
-        const bool known = c.coin.height < chain.size();
-        const ChainBlock* at = known ? &chain[c.coin.height] : nullptr;
+        const bool known = c.coin.height.to_wire() < chain.size();
+        const ChainBlock* at = known ? &chain[c.coin.height.to_wire()] : nullptr;
         write_utxo_row(spec.format, *part,
                        {c.outpoint, c.coin, at != nullptr ? &at->hash : nullptr,
                         at != nullptr ? std::optional<std::uint32_t>(at->time) : std::nullopt, blocks.net()});

@@ -14,13 +14,17 @@ namespace {
 
 namespace w = wire;
 
+// A coin's code is height * 2 + coinbase, read as at most 32 bits: its
+// height is at most 2^31 - 1, always a Height.
+constexpr Height height_of_code(std::uint64_t code) noexcept { return *Height::checked(code >> 1); }
+
 // A coin: VARINT(height * 2 + coinbase), a zero byte when the height is
 // not 0 (old versions' transaction version), VARINT(compressed amount), the
 // compressed script.
 inline constexpr struct {
   void operator()(w::ByteSink auto& out, const SpentCoin& coin) const {
-    undo::encode_varint(out, std::uint64_t{coin.height} * 2 + (coin.coinbase ? 1 : 0));
-    if (coin.height > 0) w::encode_u8(out, 0);
+    undo::encode_varint(out, std::uint64_t{coin.height.to_wire()} * 2 + (coin.coinbase ? 1 : 0));
+    if (coin.height != Height::genesis()) w::encode_u8(out, 0);
     undo::encode_varint(out, compress_amount(static_cast<std::uint64_t>(coin.value.to_sat())));
     undo::detail::compress_script(out, coin.script_pubkey);
   }
@@ -37,9 +41,9 @@ inline constexpr struct {
 inline constexpr struct {
   void operator()(DecodingContext& ctx, SpentCoin& coin) const {
     const std::uint64_t code = undo::decode_varint(ctx, 0xffffffff);
-    coin.height = static_cast<std::uint32_t>(code >> 1);
+    coin.height = height_of_code(code);
     coin.coinbase = (code & 1) != 0;
-    if (coin.height > 0) (void)undo::decode_varint(ctx, 0xffffffff);  // the old version field, any value
+    if (coin.height != Height::genesis()) (void)undo::decode_varint(ctx, 0xffffffff);  // the old version field, any value
     coin.value = Amount::from_sat(static_cast<std::int64_t>(decompress_amount(undo::decode_varint(ctx))));
     if (ctx.ok()) undo::detail::decompress_script(ctx, coin.script_pubkey);
   }
@@ -90,7 +94,7 @@ result<SpentCoin> decode_chainstate_coin(std::span<const std::byte> bytes) {
   DecodingContext ctx(bytes);
   SpentCoin coin;
   const std::uint64_t code = undo::decode_varint(ctx, 0xffffffff);
-  coin.height = static_cast<std::uint32_t>(code >> 1);
+  coin.height = height_of_code(code);
   coin.coinbase = (code & 1) != 0;
   coin.value = Amount::from_sat(static_cast<std::int64_t>(decompress_amount(undo::decode_varint(ctx))));
   if (ctx.ok()) undo::detail::decompress_script(ctx, coin.script_pubkey);
@@ -101,7 +105,7 @@ result<SpentCoin> decode_chainstate_coin(std::span<const std::byte> bytes) {
 void encode_chainstate_coin(const SpentCoin& coin, std::vector<std::byte>& out) {
   VectorWriter grows(out);
   BufferedWriter<VectorWriter&, 0> sink(grows);
-  undo::encode_varint(sink, std::uint64_t{coin.height} * 2 + (coin.coinbase ? 1 : 0));
+  undo::encode_varint(sink, std::uint64_t{coin.height.to_wire()} * 2 + (coin.coinbase ? 1 : 0));
   undo::encode_varint(sink, compress_amount(static_cast<std::uint64_t>(coin.value.to_sat())));
   undo::detail::compress_script(sink, coin.script_pubkey);
 }
@@ -158,8 +162,7 @@ std::optional<Amount> fee(const TransactionView& tx, const TxUndo& undo) noexcep
 std::vector<std::optional<Amount>> fees(const BlockUndo& undo, const Block& block) { return fees_of(undo, block); }
 std::vector<std::optional<Amount>> fees(const BlockUndo& undo, const BlockView& block) { return fees_of(undo, block); }
 
-result<BlockUndo> CoinSet::apply(const Block& block, std::uint32_t height) {
-  if (height > 0x7fffffff) return undo::errc::height_too_large;  // the coin code is height * 2 + coinbase in 32 bits
+result<BlockUndo> CoinSet::apply(const Block& block, Height height) {
   // Every change, so that a failure puts the set back as it was: a coin
   // spent (kept to be put back), or one added (with the coin it replaced,
   // if any).

@@ -11,7 +11,6 @@ const char* describe(int value) noexcept {
     case undo::errc::missing_coin: return "an input spends an output that is not in the coin set";
     case undo::errc::truncated_record: return "the rev file ends inside a record";
     case undo::errc::bad_magic: return "no network magic where a rev record should begin";
-    case undo::errc::height_too_large: return "a coin height past 2^31 - 1";
     case undo::errc::no_rev_file: return "the directory has rev files, but not the one that would hold this block's undo data";
     case undo::errc::no_record: return "no record of the block's rev file pairs with it (damaged, or not written yet)";
     case undo::errc::bad_checksum: return "the undo record there does not check against the block's parent (damaged, or another block's)";

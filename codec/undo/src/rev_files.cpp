@@ -314,7 +314,7 @@ result<UndoIndex> UndoIndex::build(const std::string& blocks_dir, const XorKey& 
   // Each blk file's blocks (ids), the best chain's first (where two share
   // a parent and the shape is not known, the best chain's is the likelier).
   std::map<unsigned, std::vector<std::size_t>> by_file;
-  for (std::size_t h = 0; h < blocks.chain_size(); ++h) {
+  for (const Height h : blocks.chain_size().heights()) {
     const IndexedBlock b = blocks.at_height(h);
     if (!b.pruned && wanted(b.file)) by_file[b.file].push_back(b.id);
   }
@@ -446,7 +446,7 @@ result<std::optional<BlockUndo>> UndoIndex::find(const BlockHash& block_hash, st
 }
 
 result<BlockUndo> UndoIndex::undo_of(const IndexedBlock& block, const BlockView& view) const {
-  if (block.height == 0) return BlockUndo{};
+  if (block.is_genesis()) return BlockUndo{};
   const auto file = std::find_if(files_.begin(), files_.end(), [&](const OpenFile& f) { return f.number == block.file; });
   if (file == files_.end()) return undo::errc::no_rev_file;
   if (block.undo_offset) {

@@ -11,6 +11,7 @@
 
 #include <blockwire/blockfiles/block_file_writer.hpp>  // BlockPosition
 #include <blockwire/codec/block.hpp>
+#include <blockwire/codec/height.hpp>
 #include <blockwire/codec/network.hpp>
 #include <blockwire/codec/work.hpp>
 #include <blockwire/io/error.hpp>
@@ -36,12 +37,13 @@ namespace blockwire {
 struct IndexedBlock {
   static constexpr std::size_t none = ~std::size_t{0};
   BlockHash hash = BlockHash::all_zeros();
-  unsigned file = 0;         // N of blkNNNNN.dat
-  std::uint64_t offset = 0;  // of the record's magic
-  std::int64_t height = -1;  // -1: not linked to a block with a zero parent
-  std::uint32_t time = 0;    // the header's
-  std::uint32_t bits = 0;    // the header's
-  bool failed = false;       // an index of the node's marks it invalid (or it descends from such a block): never the tip
+  unsigned file = 0;                  // N of blkNNNNN.dat
+  std::uint64_t offset = 0;           // of the record's magic
+  bool linked = false;                // linked to a block with a zero parent (else `height` means nothing)
+  Height height = Height::genesis();  // (linked)
+  std::uint32_t time = 0;             // the header's
+  std::uint32_t bits = 0;             // the header's
+  bool failed = false;                // an index of the node's marks it invalid (or it descends from such a block): never the tip
   // A pruned node's block: the node's index keeps its header, its data is
   // gone (file and offset mean nothing; never the tip).
   bool pruned = false;
@@ -49,6 +51,9 @@ struct IndexedBlock {
   // index of the node's (or blockwire's kept one) says.
   std::optional<std::uint32_t> undo_offset;
   std::size_t id = none;  // BlockIndex::block(id); stable until a refresh() builds the index again
+
+  // A block linked at height 0 (its parent all zeros): no undo record, no coins spent.
+  bool is_genesis() const noexcept { return linked && height == Height::genesis(); }
 };
 
 // A block an index of the node's holds (Bitcoin Core's), with its record's
@@ -67,7 +72,7 @@ struct KnownBlock {
 
 // What getblock says of a block's place in the chain.
 struct ChainInfo {
-  std::int64_t height;
+  Height height;
   std::int64_t confirmations;  // -1 off the best chain
   std::uint32_t median_time;   // of the block and its ten ancestors
   Work chainwork;
@@ -180,20 +185,22 @@ class BlockIndex {
   // Whether the block is there and linked to a genesis block (on any branch).
   bool contains(const BlockHash& hash) const {
     const auto b = find(hash);
-    return b && b->height >= 0;
+    return b && b->linked;
   }
   bool empty() const noexcept { return best_.size() == 0; }
   // The lowest height of the best chain from which every block has its
   // data (Bitcoin Core's "pruneheight": the last pruned block's, plus one);
   // 0 where nothing below the tip was pruned.
-  std::size_t prune_height() const noexcept;
+  Height prune_height() const noexcept;
   // Whether any block of the index has its header alone (a pruned node's).
   bool any_pruned() const noexcept { return pruned_entries_ != 0; }
-  // The best chain's height (-1: none) and tip (precondition: !empty()).
-  std::int64_t height() const noexcept { return static_cast<std::int64_t>(best_.size()) - 1; }
+  // The best chain's tip: its height (none: no chain); its hash and block
+  // (precondition: !empty()).
+  std::optional<Height> tip_height() const noexcept { return chain_size().last(); }
   BlockHash tip() const { return entries_[best_[best_.size() - 1]].hash; }
-  // The height of a block of the best chain; -1 for any other.
-  std::int64_t height_of(const BlockHash& hash) const;
+  IndexedBlock tip_block() const { return block(best_[best_.size() - 1]); }
+  // The height of a block of the best chain; nothing for any other.
+  std::optional<Height> height_of(const BlockHash& hash) const;
   // Bitcoin Core's locator (CChain::GetLocator): the tip and the ten blocks
   // below it, then steps doubling back, then the genesis block.
   std::vector<BlockHash> locator() const;
@@ -214,9 +221,9 @@ class BlockIndex {
   std::size_t size() const noexcept { return entries_.size(); }
   IndexedBlock block(std::size_t id) const;
   // The best chain's length, and its block at a height (precondition:
-  // height < chain_size()).
-  std::size_t chain_size() const noexcept { return best_.size(); }
-  IndexedBlock at_height(std::size_t height) const { return block(best_[height]); }
+  // chain_size().contains(height)).
+  BlockCount chain_size() const noexcept { return BlockCount(best_.size()); }
+  IndexedBlock at_height(Height height) const { return block(best_[height.to_wire()]); }
   std::optional<IndexedBlock> find(const BlockHash& hash) const;
   // The block `block` builds on, when it is in the index and linked.
   std::optional<IndexedBlock> parent(const IndexedBlock& block) const;

@@ -63,7 +63,7 @@ class AddressIndex {
     friend bool operator==(const Totals&, const Totals&) = default;
   };
   struct BlockRow {
-    std::uint32_t height = 0;
+    Height height = Height::genesis();
     Totals totals;  // what the block's transactions did with the script
   };
   struct Progress {
@@ -94,16 +94,16 @@ class AddressIndex {
   result<void> update(const BlocksDirectory& dir, const Options& options);
   result<void> update(const BlocksDirectory& dir);
   // The block the index is at (all_zeros before the first block), and its
-  // height (-1 then).
+  // height (none then).
   BlockHash best() const;
-  std::int64_t best_height() const;
+  std::optional<Height> best_height() const;
 
   // The script's totals over the chain: the sum of its rows.
   result<Totals> totals(const ScriptHash& script) const;
   // The script's rows, newest block first (or oldest first), from height
   // `start` on in that direction (newest first: at or below it); `each`
   // returns false to stop.
-  result<void> each_block(const ScriptHash& script, bool newest_first, std::uint32_t start,
+  result<void> each_block(const ScriptHash& script, bool newest_first, Height start,
                           const std::function<bool(const BlockRow&)>& each) const;
   // The index's bytes on disk.
   std::uint64_t disk_size() const;

@@ -39,9 +39,9 @@ class BlockStore {
   // The basic filter of the best chain's block at `height` (under the
   // lock), and the filter headers up to it, computed once and kept (a
   // block that left the best chain drops those from it on).
-  result<filters::GcsFilter> filter_at(std::size_t height) const;
-  result<Hash256> filter_header_at(std::size_t height) const;
-  result<Hash256> filter_hash_at(std::size_t height) const;
+  result<filters::GcsFilter> filter_at(Height height) const;
+  result<Hash256> filter_header_at(Height height) const;
+  result<Hash256> filter_hash_at(Height height) const;
 
   // Ends the work that could take long (filter headers made for a wide
   // range): what is under way returns std::errc::operation_canceled at the
@@ -70,8 +70,8 @@ class BlockStore {
   };
   mutable std::mutex filters_mutex_;
   mutable std::vector<FilterEntry> headers_;
-  result<FilterEntry> entry_at(std::size_t height) const;
-  result<filters::GcsFilter> filter_locked(std::size_t height) const;
+  result<FilterEntry> entry_at(Height height) const;
+  result<filters::GcsFilter> filter_locked(Height height) const;
 };
 
 }  // namespace blockwire

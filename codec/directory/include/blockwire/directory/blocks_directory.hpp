@@ -97,15 +97,16 @@ class BlocksDirectory {
   std::span<const std::string> notes() const noexcept { return notes_; }
 
   // The best chain's length, and its block at a height (precondition:
-  // height < chain_size()).
-  std::size_t chain_size() const noexcept { return index_.chain_size(); }
-  IndexedBlock at_height(std::size_t height) const { return index_.at_height(height); }
+  // chain_size().contains(height)).
+  BlockCount chain_size() const noexcept { return index_.chain_size(); }
+  IndexedBlock at_height(Height height) const { return index_.at_height(height); }
 
   // A pruned node's directory: the lowest height from which every block of
-  // the best chain has its data (Core's "pruneheight"); 0 where nothing
-  // was pruned. Below it, read_block() is blockfiles::errc::pruned.
-  std::size_t prune_height() const noexcept { return index_.prune_height(); }
-  bool pruned() const noexcept { return index_.prune_height() != 0; }
+  // the best chain has its data (Core's "pruneheight"); the genesis block's
+  // where nothing was pruned. Below it, read_block() is
+  // blockfiles::errc::pruned.
+  Height prune_height() const noexcept { return index_.prune_height(); }
+  bool pruned() const noexcept { return index_.prune_height() != Height::genesis(); }
 
   // What the index left out (damage, failing proof of work, blocks linked
   // to nothing): the first BlockIndex::max_listed of them, and how many.

@@ -21,13 +21,13 @@
 namespace blockwire {
 
 struct ChainFilters {
-  std::uint64_t from = 0;  // the first height given to `each`
-  std::uint64_t end = 0;   // one past the last height made or read; 0: the tip
-  unsigned threads = 0;    // 0: every core
-  bool keep = true;        // append what is made to the file (false: a file read with FilterFile::read)
+  Height from = Height::genesis();  // the first height given to `each`
+  BlockCount end;                   // the blocks up to one past the last height made or read; none: to the tip
+  unsigned threads = 0;             // 0: every core
+  bool keep = true;                 // append what is made to the file (false: a file read with FilterFile::read)
   // Each height from `from` to `end` - 1, in order: its block's hash, its
   // encoded filter, its header.
-  std::function<void(std::uint64_t height, const BlockHash& block, std::span<const std::byte> filter, const Hash256& header)> each;
+  std::function<void(Height height, const BlockHash& block, std::span<const std::byte> filter, const Hash256& header)> each;
   // Before each batch: blocks made so far, of how many, and their bytes.
   std::function<void(std::uint64_t made, std::uint64_t to_make, std::uint64_t block_bytes)> progress;
 };
@@ -41,7 +41,7 @@ const std::error_category& chain_filters_step_category() noexcept;
 inline std::error_code make_error_code(chain_filters_step s) noexcept { return {static_cast<int>(s), chain_filters_step_category()}; }
 
 struct ChainFiltersMade {
-  std::uint64_t end = 0;         // one past the last height whose filter was made or read
+  BlockCount end;                // up to one past the last height whose filter was made or read
   std::optional<error> failure;  // none: every height up to spec.end was given to `each`
 };
 

@@ -14,8 +14,8 @@
 namespace blockwire {
 
 struct ChainWalk {
-  std::uint64_t from = 0;
-  std::uint64_t end = 0;           // one past the last height; from == end: nothing to read, which `notes` say (or a failure)
+  Height from = Height::genesis();
+  BlockCount end;                  // the blocks up to one past the last height; from's: nothing to read, which `notes` say (or a failure)
   std::vector<std::string> notes;  // lines for a person, in order, naming the directory as the user gave it
   std::optional<error> failure;    // no walk: said after the notes
 };
@@ -32,7 +32,6 @@ std::vector<std::string> index_problem_notes(const std::string& shown, const Blo
 // the user named it. Fails (failure, after the notes) with
 // directory::errc::no_chain (blocks, none of them linked to genesis) and
 // directory::errc::past_tip (`from` past the tip).
-ChainWalk plan_chain_walk(const BlocksDirectory& dir, const std::string& shown, std::uint64_t from, std::uint64_t count,
-                          std::uint64_t align = 1);
+ChainWalk plan_chain_walk(const BlocksDirectory& dir, const std::string& shown, Height from, BlockCount count, std::uint64_t align = 1);
 
 }  // namespace blockwire

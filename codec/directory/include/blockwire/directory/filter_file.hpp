@@ -2,6 +2,7 @@
 // blocks (what `blockwire filters` makes and `blockwire serve` reads).
 #pragma once
 
+#include <blockwire/codec/height.hpp>
 #include <blockwire/codec/ids.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/file_descriptor.hpp>
@@ -34,12 +35,12 @@ class FilterFile {
   // are only left out). No file: an empty one.
   static result<FilterFile> read(const std::string& blocks_dir, std::span<const BlockHash> chain);
 
-  // The filters held: heights 0 to size() - 1.
-  std::size_t size() const noexcept { return records_.size(); }
-  const Hash256& header(std::size_t height) const noexcept { return records_[height].header; }
-  const Hash256& filter_hash(std::size_t height) const noexcept { return records_[height].filter_hash; }
-  const BlockHash& block(std::size_t height) const noexcept { return records_[height].block; }
-  result<std::vector<std::byte>> filter(std::size_t height) const;
+  // The filters held: those of the first size() blocks.
+  BlockCount size() const noexcept { return BlockCount(records_.size()); }
+  const Hash256& header(Height height) const noexcept { return records_[height.to_wire()].header; }
+  const Hash256& filter_hash(Height height) const noexcept { return records_[height.to_wire()].filter_hash; }
+  const BlockHash& block(Height height) const noexcept { return records_[height.to_wire()].block; }
+  result<std::vector<std::byte>> filter(Height height) const;
   // The next height's: its block's hash and filter (the header is chained
   // here). Written through to the file.
   result<void> append(const BlockHash& block, std::span<const std::byte> filter);

@@ -13,6 +13,7 @@
 // index no longer counts on, which the next prune deletes.
 #pragma once
 
+#include <blockwire/codec/height.hpp>
 #include <blockwire/io/error.hpp>
 
 #include <boost/outcome/std_result.hpp>
@@ -43,11 +44,11 @@ struct PruneSpec {
 };
 
 struct Pruned {
-  std::vector<unsigned> files;    // N of each blkNNNNN.dat deleted (with revNNNNN.dat), ascending
-  std::uint64_t bytes = 0;        // in them
-  std::size_t prune_height = 0;   // after: the lowest height from which every block of the best chain has its data
-  std::size_t chain_size = 0;     // blocks in the best chain
-  std::size_t pruned_before = 0;  // the prune height before (0: never pruned)
+  std::vector<unsigned> files;               // N of each blkNNNNN.dat deleted (with revNNNNN.dat), ascending
+  std::uint64_t bytes = 0;                   // in them
+  Height prune_height = Height::genesis();   // after: the lowest height from which every block of the best chain has its data
+  BlockCount chain_size;                     // blocks in the best chain
+  Height pruned_before = Height::genesis();  // the prune height before (genesis: never pruned)
 };
 
 // Errors (each with the directory and what was being done as its context):

@@ -25,11 +25,11 @@ struct BlockWithUndo {
   IndexedBlock block;
 };
 
-// Reads the block at `height` (< dir.chain_size()) and its undo data into
+// Reads the block at `height` (on dir.chain_size()) and its undo data into
 // `out`, its memory kept from call to call. Errors: blockfiles::errc::pruned,
 // or the block's or its undo data's read or decoding failure, naming the
 // height.
-result<void> read_block_with_undo(const BlocksDirectory& dir, std::uint32_t height, BlockWithUndo& out);
+result<void> read_block_with_undo(const BlocksDirectory& dir, Height height, BlockWithUndo& out);
 
 struct ScriptInBlock : BlockWithUndo {
   struct Touch {
@@ -44,7 +44,7 @@ struct ScriptInBlock : BlockWithUndo {
 // or spend from `script` (every output and spent coin hashed once). A
 // height past the chain (a row the index has yet to take off) touches
 // nothing. Errors: read_block_with_undo's.
-result<void> read_script_in_block(const BlocksDirectory& dir, std::uint32_t height, const ScriptHash& script, ScriptInBlock& out);
+result<void> read_script_in_block(const BlocksDirectory& dir, Height height, const ScriptHash& script, ScriptInBlock& out);
 
 // The coins the block's transaction `i` spent (none for the coinbase).
 inline const TxUndo* coins_spent_by(const BlockUndo& undo, std::size_t i) noexcept {

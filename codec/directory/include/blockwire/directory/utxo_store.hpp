@@ -105,8 +105,8 @@ class UtxoStore {
   struct Opening {
     std::uint64_t undo_bytes_cut = 0;
     std::uint64_t blocks_connected = 0;
-    std::int64_t from_height = -1;  // the set's best block's height when opened
-    std::string imported_from;      // a new set copied from this chainstate of Core's (empty: none)
+    std::optional<Height> from_height;  // the set's best block's height when opened (none: a new set)
+    std::string imported_from;          // a new set copied from this chainstate of Core's (empty: none)
     std::uint64_t coins_imported = 0;
   };
   const Opening& opening() const noexcept;

@@ -50,10 +50,10 @@ struct ServiceOptions {
 // (Service::changes compares).
 struct Subscriptions {
   bool headers = false;
-  std::int64_t header_sent = -1;  // the height of the last tip told (none twice)
+  std::optional<Height> header_sent;  // the height of the last tip told (none twice)
   struct Followed {
     std::optional<std::string> status;
-    std::int64_t top = -1;  // the last block of the history the status was of (-1: none)
+    std::optional<Height> top;  // the last block of the history the status was of (none: none)
   };
   std::map<ScriptHash, Followed, ScriptHashLess> scripts;
   bool version_said = false;  // server.version answered once (a second is an error, as ElectrumX has it)

@@ -94,8 +94,8 @@ struct FetchReport {
   v1_fallback fallback = v1_fallback::none;  // v2 offered, v1 used: why
   std::uint64_t peer_bytes_sent = 0;         // (of the last connection, as peer_bytes_received)
   SyncProgress sync;
-  std::int64_t start_height = -1;
-  std::int64_t height = -1;  // the directory's tip, after
+  std::optional<Height> start_height;  // the directory's tip, before (none: no chain)
+  std::optional<Height> height;        // the directory's tip, after
   BlockHash tip = BlockHash::all_zeros();
   bool damaged = false;  // the directory had damage, read around (the blocks it left out fetched again)
   double seconds = 0;

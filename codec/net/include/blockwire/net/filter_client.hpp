@@ -3,6 +3,7 @@
 // before it is handed on.
 #pragma once
 
+#include <blockwire/codec/height.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/hash256.hpp>
 #include <blockwire/net/connection.hpp>
@@ -14,7 +15,7 @@
 namespace blockwire::net {
 
 struct PeerFilter {
-  std::uint64_t height = 0;
+  Height height = Height::genesis();
   BlockHash block_hash = BlockHash::all_zeros();
   std::vector<std::byte> filter;  // the encoded basic filter
   Hash256 header;                 // its BIP157 filter header

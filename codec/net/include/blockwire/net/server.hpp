@@ -20,6 +20,7 @@
 // is protected, the newcomer is refused.
 #pragma once
 
+#include <blockwire/codec/height.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/io/file_descriptor.hpp>
 #include <blockwire/net/connection.hpp>
@@ -56,8 +57,8 @@ struct ServerEvent {
     stopping,        // run() was asked to stop: every connection is shut down next
   };
   kind what;
-  std::string peer;          // "host:port", for the peer events
-  std::int64_t height = -1;  // new_tip
+  std::string peer;                   // "host:port", for the peer events
+  Height height = Height::genesis();  // new_tip
   std::string detail;
   // One line for a person: "10.0.0.1:52100 connected (/Satoshi:30.0.0/, protocol 70016)".
   std::string message() const;

@@ -23,10 +23,10 @@ namespace blockwire::net {
 
 struct SyncProgress {
   enum class stop : unsigned char { running, tip_reached, max_blocks };
-  std::uint64_t blocks = 0;  // appended so far
-  std::uint64_t bytes = 0;   // of those blocks
-  std::int64_t height = -1;  // our tip's
-  std::int64_t peer_height = 0;
+  std::uint64_t blocks = 0;      // appended so far
+  std::uint64_t bytes = 0;       // of those blocks
+  std::optional<Height> height;  // our tip's (none: no chain yet)
+  std::int64_t peer_height = 0;  // as the peer's version message said it (a claim: any int32)
   stop stopped = stop::running;  // why a sync that succeeded ended
   // After a failure: it was ours (writing the directory), not the peer's;
   // the error's offset is then the blk file's.

@@ -58,8 +58,8 @@ class EtlOutput {
 
 struct EtlExport {
   export_format format = export_format::ndjson;
-  std::uint64_t from = 0;  // a multiple of shard_blocks
-  std::uint64_t end = 0;   // one past the last height; 0: to the tip
+  Height from = Height::genesis();  // a multiple of shard_blocks
+  BlockCount end;                   // the blocks up to one past the last height; none: to the tip
   std::uint64_t shard_blocks = 1000;
   compression compress = compression::none;  // each table's file
   unsigned threads = 0;                      // 0: two a core
@@ -72,8 +72,8 @@ struct EtlExport {
 };
 
 struct ShardOutcome {
-  std::uint64_t first = 0;
-  std::uint64_t last = 0;
+  Height first = Height::genesis();  // the shard's heights, both in it
+  Height last = Height::genesis();
   bool reached = false;  // false: not begun (an I/O error stopped the run)
   bool skipped = false;  // whole already
   // Not made: why, its context the block's place (or the file); an I/O
@@ -151,10 +151,9 @@ result<std::size_t> remove_stale_shards(const BlocksDirectory& dir, const EtlOut
 // whose caller holds OUT's lock and has removed what left the chain: it
 // takes no lock itself. `dir` must have the chain the caller planned by
 // (the caller checks the last block's hash).
-ShardOutcome export_shard(const BlocksDirectory& dir, const std::string& out_dir, const EtlExport& spec, std::uint64_t first,
-                          std::uint64_t last);
+ShardOutcome export_shard(const BlocksDirectory& dir, const std::string& out_dir, const EtlExport& spec, Height first, Height last);
 
-// The rows of one block of `dir` (`b`, at `height`) into open tables, as
+// The rows of one block of `dir`'s best chain (`b`) into open tables, as
 // export writes a shard's: its record read, checked to be the block the
 // index names (directory::errc::input_changed) and to hash to its
 // header's merkle root (check::errc::bad_merkle_root,
@@ -170,8 +169,7 @@ struct BlockRowsRoom {
   std::vector<std::byte> block;  // the block's bytes (a megabyte and more, allocated once)
   std::vector<Txid> txids;
 };
-result<BlockRows> write_block_rows(const BlocksDirectory& dir, const IndexedBlock& b, std::uint64_t height, const ExportFiles& out,
-                                   BlockRowsRoom& room);
+result<BlockRows> write_block_rows(const BlocksDirectory& dir, const IndexedBlock& b, const ExportFiles& out, BlockRowsRoom& room);
 
 // "00001000": a shard's heights in its names.
 std::string shard_number(std::uint64_t n);

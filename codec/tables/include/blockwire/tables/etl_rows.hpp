@@ -54,7 +54,7 @@ struct ExportFiles {
 // null. `txids`: each transaction's, in order.
 struct ExportBlock {
   const BlockView& block;
-  std::uint64_t height;
+  Height height;
   const BlockHash& hash;
   std::span<const Txid> txids;
   const BlockUndo* undo;

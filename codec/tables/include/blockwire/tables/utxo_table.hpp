@@ -29,9 +29,9 @@ struct UtxoExport {
 };
 
 struct UtxoExportReport {
-  UtxoSetInfo info;         // of the coins written (the hash as gettxoutsetinfo's)
-  std::int64_t height = 0;  // of the set's best block
-  std::string folder;       // OUT/utxos/height=HHHHHHHH
+  UtxoSetInfo info;                   // of the coins written (the hash as gettxoutsetinfo's)
+  Height height = Height::genesis();  // of the set's best block
+  std::string folder;                 // OUT/utxos/height=HHHHHHHH
   std::uint64_t parts = 0;
 };
 

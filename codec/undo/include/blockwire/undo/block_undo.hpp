@@ -7,6 +7,7 @@
 #pragma once
 
 #include <blockwire/codec.hpp>
+#include <blockwire/codec/height.hpp>
 #include <blockwire/codec/script.hpp>
 #include <blockwire/io/buffered_reader.hpp>
 #include <blockwire/io/error.hpp>
@@ -24,8 +25,8 @@ namespace blockwire {
 
 // An output as it was when spent.
 struct SpentCoin {
-  std::uint32_t height = 0;  // of the block that created it
-  bool coinbase = false;     // created by a coinbase
+  Height height = Height::genesis();  // of the block that created it
+  bool coinbase = false;              // created by a coinbase
   Amount value;
   std::vector<std::byte> script_pubkey;
   friend bool operator==(const SpentCoin&, const SpentCoin&) = default;
@@ -96,10 +97,10 @@ std::vector<std::optional<Amount>> fees(const BlockUndo& undo, const BlockView& 
 // scripts over max_script_size: Core's AddCoin leaves them out), as
 // ConnectBlock does; an input of an output it does not hold is
 // missing_coin (the chain did not start at its genesis block, or spends
-// what does not exist); a height past 2^31 - 1 is height_too_large.
+// what does not exist).
 class CoinSet {
  public:
-  result<BlockUndo> apply(const Block& block, std::uint32_t height);
+  result<BlockUndo> apply(const Block& block, Height height);
   std::size_t size() const noexcept { return coins_.size(); }
   // A coin from elsewhere (a snapshot of the set, a test's funding), over
   // any at the same point.

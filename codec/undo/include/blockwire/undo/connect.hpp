@@ -33,7 +33,7 @@ concept CoinView = requires(V& v, const OutPoint& p, SpentCoin c) {
 // the view is left as the calls before made it (the caller undoes or drops
 // it).
 template <CoinView V>
-result<BlockUndo> connect_block(const Block& block, std::uint32_t height, V& view, std::span<const TxIds> ids = {}) {
+result<BlockUndo> connect_block(const Block& block, Height height, V& view, std::span<const TxIds> ids = {}) {
   BlockUndo undo;
   undo.transactions.reserve(block.transactions.empty() ? 0 : block.transactions.size() - 1);
   for (std::size_t t = 0; t < block.transactions.size(); ++t) {

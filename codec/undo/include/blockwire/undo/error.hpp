@@ -20,7 +20,6 @@ enum class errc : int {
   missing_coin,            // an input spends an output the coin set does not hold
   truncated_record,        // a rev file that ends inside a record
   bad_magic,               // no network magic where a rev record should begin
-  height_too_large,        // a coin height past 2^31 - 1 (Core's 31-bit nHeight)
   no_rev_file,             // a directory with rev files, but not the one of this block's blk file
   no_record,               // the block's rev file holds no record that pairs with it (damaged, or not written yet)
   bad_checksum,            // the record where an index puts it does not check against the block's parent (damaged, or another's)
