@@ -23,106 +23,30 @@ namespace blockwire::cli {
 
 namespace {
 
-using step = net::fetch_step;
-
-// A tip's height as the summaries say it: -1 for no block.
+// A tip's height as the JSON summary gives it: -1 for no block.
 long long shown(std::optional<Height> height) { return height ? height->to_wire() : -1; }
 
-void say_utxo_set(const std::string& dir, const UtxoStore::Opening& caught_up) {
-  if (!caught_up.imported_from.empty()) {
-    std::fprintf(stderr, "blockwire fetch: %s: the UTXO set copied from Bitcoin Core's %s: %s at height %lld\n", dir.c_str(),
-                 caught_up.imported_from.c_str(), count_of(caught_up.coins_imported, "coin").c_str(), shown(caught_up.from_height));
-  }
-  if (caught_up.undo_bytes_cut != 0) {
-    std::fprintf(stderr, "blockwire fetch: %s: cut off a torn undo record (%s bytes) a crash left\n", dir.c_str(),
-                 with_commas(caught_up.undo_bytes_cut).c_str());
-  }
-  if (caught_up.blocks_connected != 0) {
-    std::fprintf(
-        stderr, "blockwire fetch: %s: the UTXO set %s: %s connected, their undo records written where missing\n", dir.c_str(),
-        !caught_up.from_height ? "built from the directory's blocks" : ("was at height " + to_string(*caught_up.from_height)).c_str(),
-        count_of(caught_up.blocks_connected, "block").c_str());
-  }
+void say(std::FILE* to, const std::vector<std::string>& lines) {
+  for (const std::string& line : lines) std::fprintf(to, to == stderr ? "blockwire fetch: %s\n" : "%s\n", line.c_str());
 }
 
-// The failure said, and the exit status it makes.
-int say_failure(const net::FetchReport& report, const net::FetchRequest& request, const std::string& signal) {
-  const error& f = *report.failure;
-  const std::string said = f.message();
-  const char* dir = request.dir.c_str();
-  const long long height = shown(report.height);
-  // (a step of another layer's, which fetch never leaves, is said as it is: the default)
-  const step at = f.step().category() == net::fetch_step_category() ? static_cast<step>(f.step().value()) : step{};
-  switch (at) {
-    case step::connecting: std::fprintf(stderr, "blockwire fetch: cannot connect to %s\n", said.c_str()); break;
-    case step::handshake:
-      std::fprintf(stderr, "blockwire fetch: handshake: %s\n", said.c_str());
-      if (const auto note = net::closed_handshake_note(report)) std::fprintf(stderr, "blockwire fetch: %s\n", note->c_str());
-      break;
-    case step::following:
-      std::fprintf(stderr, "blockwire fetch: %s\nblockwire fetch: the block was taken out again; %s holds the blocks before it\n",
-                   said.c_str(), dir);
-      break;
-    case step::writing:
-      std::fprintf(stderr, "blockwire fetch: %s; %s holds whole, checked blocks up to height %lld\n", said.c_str(), dir, height);
-      break;
-    case step::stopped:
-      std::fprintf(stderr,
-                   "blockwire fetch: %s: stopped (interrupted) at height %lld%s; %s holds whole, checked blocks up to there; run fetch "
-                   "again to go on\n",
-                   signal.empty() ? "asked" : signal.c_str(), height,
-                   report.version ? (" of the peer's " + std::to_string(report.version->start_height)).c_str() : "", dir);
-      break;
-    case step::syncing:
-      std::fprintf(stderr, "blockwire fetch: %s\n", said.c_str());
-      std::fprintf(stderr, "blockwire fetch: %s holds whole, checked blocks up to height %lld%s\n", dir, height,
-                   f.code() == net::errc::pruned_peer ? "" : "; run fetch again to go on");
-      break;
-    default: std::fprintf(stderr, "blockwire fetch: %s\n", said.c_str());
-  }
-  if (report.utxo_set_not_written) std::fprintf(stderr, "blockwire fetch: %s\n", report.utxo_set_not_written->message().c_str());
-  return exit_status_of(f);
-}
-
-void say_fetched(const net::FetchReport& report, const FetchOptions& o) {
+void say_json(const net::FetchReport& report) {
   const p2p::Version& version = *report.version;
-  const net::SyncProgress& p = report.sync;
-  const bool at_tip = p.stopped == net::SyncProgress::stop::tip_reached;
-  if (o.json) {
-    tables::JsonWriter out;
-    out.begin_object();
-    out.member_string("peer", report.peer_name);
-    out.member_string("user_agent", version.user_agent);
-    out.member_integer("peer_height", version.start_height);
-    out.member_string("transport", report.transport_used == net::transport::v2 ? "v2" : "v1");
-    if (!report.session_id.empty()) out.member_string("session_id", report.session_id);
-    out.member_uint("blocks", p.blocks);
-    out.member_uint("bytes", p.bytes);
-    out.member_number("seconds", report.seconds);
-    out.member_integer("height", shown(report.height));
-    out.member_string("tip", report.tip.to_hex());
-    out.member_integer("start_height", shown(report.start_height));
-    out.member_string("stopped", at_tip ? "tip_reached" : "max_blocks");
-    out.end_object();
-    return;
-  }
-  const double mb_per_s = report.seconds > 0 ? static_cast<double>(p.bytes) / report.seconds / 1e6 : 0.0;
-  std::printf("peer:    %s (%s, height %d)\n", report.peer_name.c_str(), version.user_agent.c_str(), version.start_height);
-  if (report.transport_used == net::transport::v2) {
-    std::printf("transport: v2, encrypted (BIP324), session %s\n", report.session_id.c_str());
-  } else {
-    std::printf("transport: v1, plaintext%s\n", report.fallback != net::v1_fallback::none ? " (the peer speaks v1 only)" : "");
-  }
-  std::printf("fetched: %s, %s bytes in %.1f s (%.0f MB/s)\n", count_of(p.blocks, "block").c_str(), with_commas(p.bytes).c_str(),
-              report.seconds, mb_per_s);
-  std::printf("%s: height %s, tip %s\n", o.output_dir.c_str(), with_commas(report.height.value_or(Height::genesis()).to_wire()).c_str(),
-              report.tip.to_hex().c_str());
-  if (at_tip) {
-    std::printf("stopped: the peer's tip reached (it has nothing we lack; it announced height %d)\n", version.start_height);
-  } else {
-    std::printf("stopped: --max-blocks %llu fetched (the peer announced height %d); run fetch again to go on\n",
-                static_cast<unsigned long long>(o.max_blocks), version.start_height);
-  }
+  tables::JsonWriter out;
+  out.begin_object();
+  out.member_string("peer", report.peer_name);
+  out.member_string("user_agent", version.user_agent);
+  out.member_integer("peer_height", version.start_height);
+  out.member_string("transport", report.transport_used == net::transport::v2 ? "v2" : "v1");
+  if (!report.session_id.empty()) out.member_string("session_id", report.session_id);
+  out.member_uint("blocks", report.sync.blocks);
+  out.member_uint("bytes", report.sync.bytes);
+  out.member_number("seconds", report.seconds);
+  out.member_integer("height", shown(report.height));
+  out.member_string("tip", report.tip.to_hex());
+  out.member_integer("start_height", shown(report.start_height));
+  out.member_string("stopped", report.sync.stopped == net::SyncProgress::stop::tip_reached ? "tip_reached" : "max_blocks");
+  out.end_object();
 }
 
 }  // namespace
@@ -172,14 +96,12 @@ int fetch(const FetchOptions& o) {
   request.events.utxo_set_opened = [&](const UtxoStore::Opening& caught_up) {
     importing.finish();
     building.finish();
-    say_utxo_set(o.output_dir, caught_up);
+    say(stderr, caught_up.lines(o.output_dir));
   };
   request.events.syncing = [&bar](const net::SyncProgress& s) {
-    const std::uint32_t ours = s.height.value_or(Height::genesis()).to_wire();
-    const double fraction = s.peer_height <= 0 ? 1.0 : std::min(1.0, static_cast<double>(ours) / static_cast<double>(s.peer_height));
-    bar.update(fraction, s.bytes,
-               "height " + with_commas(ours) + " of " + with_commas(static_cast<std::uint64_t>(std::max<std::int64_t>(s.peer_height, 0))) +
-                   "  " + count_of(s.blocks, "block"));
+    bar.update(s.fraction(), s.bytes,
+               "height " + with_commas(s.height.value_or(Height::genesis()).to_wire()) + " of " +
+                   with_commas(static_cast<std::uint64_t>(std::max<std::int64_t>(s.peer_height, 0))) + "  " + count_of(s.blocks, "block"));
   };
   // SIGINT and SIGTERM through a descriptor the fetch watches: it stops
   // between two blocks and the summary says where.
@@ -189,13 +111,16 @@ int fetch(const FetchOptions& o) {
   importing.finish();
   building.finish();
   bar.finish();
-  if (report.index_not_kept) {
-    std::fprintf(stderr, "blockwire fetch: the index of %s could not be kept: %s\n", o.output_dir.c_str(),
-                 report.index_not_kept->message().c_str());
+  say(stderr, net::outcome_notes(report, o.output_dir, o.peer));
+  if (report.failure) {
+    say(stderr, net::failure_lines(report, o.output_dir, stop_signal_name(signals)));
+    return exit_status_of(*report.failure);
   }
-  if (const auto note = net::v1_fallback_note(report, o.peer)) std::fprintf(stderr, "blockwire fetch: %s\n", note->c_str());
-  if (report.failure) return say_failure(report, request, stop_signal_name(signals));
-  say_fetched(report, o);
+  if (o.json) {
+    say_json(report);
+  } else {
+    say(stdout, net::summary_lines(report, o.output_dir, o.max_blocks));
+  }
   return report.damaged ? bad_data : ok;
 }
 

@@ -7,6 +7,7 @@
 #include <blockwire/directory/blocks_directory.hpp>
 #include <blockwire/directory/error.hpp>
 #include <blockwire/io/file.hpp>
+#include <blockwire/io/number_text.hpp>
 #include <blockwire/io/little_endian.hpp>
 #include <blockwire/undo/connect.hpp>
 
@@ -355,5 +356,20 @@ const BlockHash& UtxoStore::best_block() const noexcept { return state_->best; }
 std::uint64_t UtxoStore::coins_connected() const noexcept { return state_->coins_connected; }
 
 const UtxoStore::Opening& UtxoStore::opening() const noexcept { return state_->opening; }
+
+std::vector<std::string> UtxoStore::Opening::lines(const std::string& dir) const {
+  std::vector<std::string> out;
+  const std::string height = from_height ? to_string(*from_height) : "-1";
+  if (!imported_from.empty()) {
+    out.push_back(dir + ": the UTXO set copied from Bitcoin Core's " + imported_from + ": " + count_of(coins_imported, "coin") +
+                  " at height " + height);
+  }
+  if (undo_bytes_cut != 0) out.push_back(dir + ": cut off a torn undo record (" + with_commas(undo_bytes_cut) + " bytes) a crash left");
+  if (blocks_connected != 0) {
+    out.push_back(dir + ": the UTXO set " + (from_height ? "was at height " + height : std::string("built from the directory's blocks")) +
+                  ": " + count_of(blocks_connected, "block") + " connected, their undo records written where missing");
+  }
+  return out;
+}
 
 }  // namespace blockwire

@@ -248,39 +248,6 @@ FetchReport fetch(const FetchRequest& r) {
   return finish();
 }
 
-std::optional<std::string> v1_fallback_note(const FetchReport& report, const std::string& peer) {
-  switch (report.fallback) {
-    case v1_fallback::none: return std::nullopt;
-    case v1_fallback::spoke_first: return peer + " sent its v1 version before our v2 (BIP324) key: v1 on that connection";
-    case v1_fallback::answered_v1:
-      return peer + " answered our v2 (BIP324) key with a v1 version: connected again with v1 (--v1 skips the attempt)";
-    case v1_fallback::hung_up: return peer + " hung up at our v2 (BIP324) key: connected again with v1 (--v1 skips the attempt)";
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> closed_handshake_note(const FetchReport& report) {
-  // Closed before it sent a byte: a node that refuses us (its slots full,
-  // our address banned), or, once it had our version, one that drops a
-  // version in another network's envelope without a word.
-  const std::optional<error>& f = report.failure;
-  if (!f || f->step() != fetch_step::handshake || f->code() != errc::connection_closed || report.peer_bytes_received != 0) {
-    return std::nullopt;
-  }
-  const std::string net(name(report.net));
-  if (report.peer_bytes_sent == 0) {
-    return report.peer_name +
-           " closed the connection as it accepted it, before a byte either way: it refuses us (every slot taken, or our address "
-           "banned); try again later, or another node";
-  }
-  if (report.fallback == v1_fallback::hung_up) {
-    return report.peer_name + " closed both connections before sending a byte (at our v2 key, then at our v1 version): it refuses us " +
-           "(every slot taken, or our address banned), or it is not a " + net + " node (--network)";
-  }
-  return report.peer_name + " closed the connection at our version without a word: it is not a " + net +
-         " node (--network), or it refuses us (every slot taken, or our address banned)";
-}
-
 const std::error_category& fetch_step_category() noexcept {
   static const step_category instance("blockwire.net.fetch_step", describe_fetch_step, fetch_step_kind);
   return instance;

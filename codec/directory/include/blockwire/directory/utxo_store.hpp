@@ -29,6 +29,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace blockwire {
 
@@ -108,6 +109,9 @@ class UtxoStore {
     std::optional<Height> from_height;  // the set's best block's height when opened (none: a new set)
     std::string imported_from;          // a new set copied from this chainstate of Core's (empty: none)
     std::uint64_t coins_imported = 0;
+    // What a person should hear of it (none when nothing was done), `dir`
+    // the blocks directory as the user named it.
+    std::vector<std::string> lines(const std::string& dir) const;
   };
   const Opening& opening() const noexcept;
 

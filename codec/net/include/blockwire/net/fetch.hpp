@@ -23,6 +23,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace blockwire::net {
 
@@ -108,6 +110,18 @@ struct FetchReport {
 // another network's), said after the failure. None when there is nothing.
 std::optional<std::string> v1_fallback_note(const FetchReport& report, const std::string& peer);
 std::optional<std::string> closed_handshake_note(const FetchReport& report);
+// What is said before the outcome: an index of `dir` that could not be
+// kept, and v1_fallback_note.
+std::vector<std::string> outcome_notes(const FetchReport& report, const std::string& dir, const std::string& peer);
+// The lines that say a failed fetch (none when it did not fail): the
+// failure, what its step means for DIR (`dir`, as the user named it:
+// what it holds, whether a rerun goes on), closed_handshake_note, and a
+// UTXO set not written. `signal`: the signal that stopped it, if one did.
+std::vector<std::string> failure_lines(const FetchReport& report, const std::string& dir, std::string_view signal);
+// The summary of a fetch that ended well: the peer, the transport, what
+// was fetched and how fast, DIR's height and tip, and why it stopped (the
+// tip reached, or `max_blocks`).
+std::vector<std::string> summary_lines(const FetchReport& report, const std::string& dir, std::uint64_t max_blocks);
 
 // Never throws for what the peer, the directory or the disk does: every
 // failure is in the report. The directory is made when missing, only once

@@ -14,6 +14,7 @@
 #include <blockwire/io/error.hpp>
 #include <blockwire/net/connection.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -31,6 +32,13 @@ struct SyncProgress {
   // After a failure: it was ours (writing the directory), not the peer's;
   // the error's offset is then the blk file's.
   bool local_failure = false;
+
+  // How far our tip is toward the height the peer announced, 0 to 1 (1
+  // when it announced none).
+  double fraction() const noexcept {
+    const double ours = height ? height->to_wire() : 0.0;
+    return peer_height <= 0 ? 1.0 : std::min(1.0, ours / static_cast<double>(peer_height));
+  }
 };
 
 struct SyncOptions {
