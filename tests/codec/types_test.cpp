@@ -1,11 +1,13 @@
 // Amount against Core's definitions (amount.h: COIN, MAX_MONEY, MoneyRange;
 // CheckTransaction's running sum), and the id types over real hashes.
 #include <blockwire/codec.hpp>
+#include <blockwire/codec/height.hpp>
 
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 using namespace blockwire;
 
@@ -49,4 +51,33 @@ TEST_CASE("Txid, BlockHash: the genesis block's hash and its coinbase's txid, as
   CHECK(coinbase.to_hex() == "4a5e1e4baab89f3a32518a88c31bc87f618f76673e2cc77ab2127b7afdeda33b");
   CHECK(coinbase.to_raw_hash() == genesis.header.merkle_root);  // one transaction: the root is its txid
   CHECK(!Txid::from_hex("xyz"));
+}
+
+TEST_CASE("Height: the range Core's int nHeight and undo's 31 bits hold, and a count's heights") {
+  // Core's nHeight is an int; a coin's code in undo data is height * 2 + coinbase in 32 bits.
+  CHECK(Height::checked(0) == Height::genesis());
+  CHECK(Height::checked(std::numeric_limits<std::int32_t>::max()).has_value());
+  CHECK_FALSE(Height::checked(std::int64_t{std::numeric_limits<std::int32_t>::max()} + 1).has_value());
+  CHECK_FALSE(Height::checked(-1).has_value());                                         // a "none" of old
+  CHECK_FALSE(Height::checked(std::numeric_limits<std::uint32_t>::max()).has_value());  // a hostile field
+  const Height h = *Height::checked(840'000);
+  CHECK(h.to_wire() == 840'000u);
+  CHECK(h.to_core() == 840'000);
+  CHECK(h.next().to_wire() == 840'001u);
+  CHECK(h.previous() == Height::checked(839'999));
+  CHECK_FALSE(Height::genesis().previous().has_value());
+  CHECK(Height::genesis() - h == -840'000);
+  CHECK(Height::genesis() < h);
+  // A chain of three blocks: heights 0, 1 and 2; its tip 2.
+  const BlockCount three(3);
+  CHECK(three.contains(*Height::checked(2)));
+  CHECK_FALSE(three.contains(*Height::checked(3)));
+  CHECK(three.last() == Height::checked(2));
+  CHECK_FALSE(BlockCount().last().has_value());
+  CHECK(BlockCount::through(*Height::checked(2)) == three);
+  std::vector<std::uint32_t> seen;
+  for (const Height at : three.heights(*Height::checked(1))) seen.push_back(at.to_wire());
+  CHECK(seen == std::vector<std::uint32_t>{1, 2});
+  CHECK(three.heights(*Height::checked(7)).size() == 0);  // from past the end: none, never wrapped
+  CHECK(three.heights().size() == 3);
 }

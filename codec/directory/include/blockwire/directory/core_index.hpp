@@ -32,7 +32,7 @@ struct CoreBlockEntry {
 
   BlockHash hash = BlockHash::all_zeros();
   BlockHeader header;
-  std::int32_t height = 0;
+  std::int32_t height = 0;  // as the node wrote it (its int: Height::to_core; read back, a claim to check)
   std::uint32_t status = 0;
   std::uint32_t tx_count = 0;
   unsigned file = 0;           // N of blkNNNNN.dat and revNNNNN.dat (with data or undo)

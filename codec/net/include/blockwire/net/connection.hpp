@@ -53,7 +53,7 @@ struct Timeouts {
 // What we say of ourselves in our version message.
 struct LocalVersion {
   std::string user_agent = "/blockwire:0.1.0/";
-  std::int32_t start_height = 0;  // the height of our best block
+  std::int32_t start_height = 0;  // the height of our best block, as the wire carries it (Height::to_core)
   // None for a client. A peer serving blocks says NODE_NETWORK |
   // NODE_WITNESS: Core drops an outbound peer that does not.
   std::uint64_t services = 0;
