@@ -1,7 +1,9 @@
 #include <blockwire/io/error.hpp>
 
+#include <atomic>
 #include <string>
 #include <system_error>
+#include <utility>
 
 namespace blockwire {
 namespace {
@@ -82,6 +84,20 @@ const std::error_category& io::category() noexcept {
   return instance;
 }
 
+struct error::Detail {
+  std::string context;
+  std::error_code step;
+  mutable std::atomic<unsigned> holders{1};  // errors cross threads (a worker's failure, reported by the caller)
+};
+
+void error::share(const Detail* detail) noexcept { detail->holders.fetch_add(1, std::memory_order_relaxed); }
+
+void error::drop(const Detail* detail) noexcept {
+  if (detail->holders.fetch_sub(1, std::memory_order_acq_rel) == 1) delete detail;
+}
+
+std::string_view error::context() const noexcept { return detail_ != nullptr ? std::string_view(detail_->context) : std::string_view(); }
+
 std::string error::message() const {
   std::string text = detail_ && !detail_->context.empty() ? detail_->context + ": " : std::string();
   text += code_.message();
@@ -90,18 +106,18 @@ std::string error::message() const {
 }
 
 error error::in(std::string_view what) const {
-  error e = *this;
   std::string said(what);
   if (detail_ && !detail_->context.empty()) said += ": " + detail_->context;
-  e.detail_ = std::make_shared<const Detail>(Detail{std::move(said), detail_ ? detail_->step : std::error_code()});
+  error e(code_, offset_);
+  e.detail_ = new Detail{std::move(said), detail_ ? detail_->step : std::error_code()};
   return e;
 }
 
 std::error_code error::step() const noexcept { return detail_ ? detail_->step : std::error_code(); }
 
 error error::at_step(std::error_code step) const {
-  error e = *this;
-  e.detail_ = std::make_shared<const Detail>(Detail{detail_ ? detail_->context : std::string(), step});
+  error e(code_, offset_);
+  e.detail_ = new Detail{detail_ ? detail_->context : std::string(), step};
   return e;
 }
 

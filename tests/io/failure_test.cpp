@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <vector>
 
 using namespace blockwire;
 
@@ -117,4 +118,36 @@ TEST_CASE("the system's failures are I/O whichever category reports them, the da
   CHECK(error(std::make_error_code(std::errc::permission_denied)).is_io());
   CHECK_FALSE(error(io::errc::truncated).is_io());
   CHECK_FALSE(error(io::errc::not_hex, 3).is_io());
+}
+
+TEST_CASE("an error's context and step travel with every copy, on any thread, and go with the last of them") {
+  const error inner = error(io::errc::truncated, 12).in("blk00003.dat");
+  std::vector<error> copies;
+  {
+    const error outer = inner.in("block 7").at_step(io::errc::stopped);  // (any error code enum names a step)
+    for (int i = 0; i < 64; ++i) copies.push_back(outer);
+  }  // the original gone: the copies hold what it said
+  std::vector<std::thread> threads;
+  std::vector<std::string> said(copies.size());
+  for (std::size_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (std::size_t i = t; i < copies.size(); i += 4) {
+        error mine = copies[i];         // copied, then
+        error moved = std::move(mine);  // moved, then
+        mine = moved;                   // assigned back over the moved-from one
+        const error& same = moved;
+        moved = same;  // and over itself
+        said[i] = std::string(mine.context()) + " | " + std::to_string(mine.offset()) + " | " +
+                  (mine.code() == io::errc::truncated ? "truncated" : "?") + " | " + (mine.step() == io::errc::stopped ? "stopped" : "?");
+        copies[i] = error();  // the shared copy dropped here
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const std::string& s : said) CHECK(s == "block 7: blk00003.dat | 12 | truncated | stopped");
+  CHECK(inner.context() == "blk00003.dat");  // an inner error is not changed by what an outer one says
+  CHECK(inner.step() == std::error_code());
+  error stepped = inner.at_step(io::errc::stopped);
+  CHECK(stepped.step() == io::errc::stopped);
+  CHECK(stepped == inner);  // the same failure at the same byte
 }

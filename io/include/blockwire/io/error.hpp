@@ -11,7 +11,6 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -104,6 +103,30 @@ class error {
   error(E e) noexcept : code_(make_error_code(e)) {}  // NOLINT: implicit by design
   // clang-format on
   error(std::error_code code, std::uint64_t offset) noexcept : code_(code), offset_(offset) {}
+  error(const error& other) noexcept : code_(other.code_), offset_(other.offset_), detail_(other.detail_) {
+    if (detail_ != nullptr) share(detail_);
+  }
+  error(error&& other) noexcept : code_(other.code_), offset_(other.offset_), detail_(other.detail_) { other.detail_ = nullptr; }
+  error& operator=(const error& other) noexcept {
+    if (other.detail_ != nullptr) share(other.detail_);
+    if (detail_ != nullptr) drop(detail_);
+    code_ = other.code_;
+    offset_ = other.offset_;
+    detail_ = other.detail_;
+    return *this;
+  }
+  error& operator=(error&& other) noexcept {
+    if (this == &other) return *this;
+    if (detail_ != nullptr) drop(detail_);
+    code_ = other.code_;
+    offset_ = other.offset_;
+    detail_ = other.detail_;
+    other.detail_ = nullptr;
+    return *this;
+  }
+  ~error() {
+    if (detail_ != nullptr) drop(detail_);
+  }
 
   const std::error_code& code() const noexcept { return code_; }
   bool has_offset() const noexcept { return offset_ != no_offset; }
@@ -112,7 +135,7 @@ class error {
   // What failed, as the layers said it, outermost first ("" when none
   // did: the codec's errors carry an offset instead, and stay as cheap to
   // return as a code).
-  std::string_view context() const noexcept { return detail_ ? std::string_view(detail_->context) : std::string_view(); }
+  std::string_view context() const noexcept;
   // This error with `what` said before the context it had: "what: inner".
   // (Shared, not copied, as the error travels up.)
   error in(std::string_view what) const;
@@ -150,15 +173,17 @@ class error {
   friend bool operator==(const error& a, const error& b) noexcept { return a.code_ == b.code_ && a.offset_ == b.offset_; }
 
  private:
-  // What only some errors carry, shared as the error travels up (so that
-  // an error stays as small as a code, an offset and a pointer).
-  struct Detail {
-    std::string context;
-    std::error_code step;
-  };
+  // What only some errors carry (the context, the step), shared as the
+  // error travels up, so that an error stays as small as a code, an offset
+  // and a pointer. Counted in error.cpp: this header, in every translation
+  // unit of a program that uses the library, needs neither <memory> nor
+  // <atomic> (20,000 lines a TU), and an error without it copies as a code.
+  struct Detail;
+  static void share(const Detail* detail) noexcept;
+  static void drop(const Detail* detail) noexcept;
   std::error_code code_{};
   std::uint64_t offset_ = no_offset;
-  std::shared_ptr<const Detail> detail_;
+  const Detail* detail_ = nullptr;
 };
 
 // The category of a layer's step enum, from its name, a function that
