@@ -61,14 +61,9 @@ std::variant<BlocksDirectory, int> open_directory(const char* command, const Dir
 }
 
 std::variant<BlocksDirectory, int> open_chain(const char* command, ChainOptions& o, bool with_undo, std::uint64_t align) {
-  const auto from = Height::checked(o.from);
-  if (!from) {
-    std::fprintf(stderr, "blockwire %s: --from %llu: past any block's height\n", command, static_cast<unsigned long long>(o.from));
-    return usage_or_io;
-  }
   auto opened = open_directory(command, o, with_undo);
   if (std::holds_alternative<int>(opened)) return opened;
-  const ChainWalk walk = plan_chain_walk(std::get<BlocksDirectory>(opened), o.dir, *from, BlockCount(o.count), align);
+  const ChainWalk walk = plan_chain_walk(std::get<BlocksDirectory>(opened), o.dir, o.from, BlockCount(o.count), align);
   for (const std::string& note : walk.notes) std::fprintf(stderr, "blockwire %s: %s\n", command, note.c_str());
   if (walk.failure) {
     std::fprintf(stderr, "blockwire %s: %s\n", command, walk.failure->message().c_str());

@@ -160,7 +160,7 @@ void add_export(py::module_& m) {
         const ChainWalk walk = [&] {
           const Unlocked unlocked;
           const std::shared_lock held(d->lock);
-          return plan_chain_walk(d->dir, shown, height_named(from_height, "from_height"), BlockCount(count), align);
+          return plan_chain_walk(d->dir, shown, from_height, BlockCount(count), align);
         }();
         for (const std::string& line : walk.notes) note(filesystem_text(line));
         if (walk.failure) raise(*walk.failure);

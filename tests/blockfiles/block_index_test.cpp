@@ -63,7 +63,7 @@ TEST_CASE("BlockIndex: heights, the best chain, confirmations, median time, chai
     REQUIRE(b);
     const ChainInfo info = ix.chain_info(*b);
     CAPTURE(e.height);
-    CHECK(std::int64_t{info.height.to_wire()} == e.height);
+    CHECK(info.height == Height::checked(e.height));
     CHECK(info.confirmations == e.confirmations);
     char low[3];
     std::snprintf(low, sizeof low, "%02x", e.chainwork);

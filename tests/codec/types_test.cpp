@@ -80,4 +80,7 @@ TEST_CASE("Height: the range Core's int nHeight and undo's 31 bits hold, and a c
   CHECK(seen == std::vector<std::uint32_t>{1, 2});
   CHECK(three.heights(*Height::checked(7)).size() == 0);  // from past the end: none, never wrapped
   CHECK(three.heights().size() == 3);
+  // A count past every height (a request's "to the end") holds each once.
+  CHECK(BlockCount(~std::uint64_t{0}) == BlockCount(BlockCount::max_value));
+  CHECK(BlockCount(~std::uint64_t{0}).last() == Height::checked(Height::max_value));
 }

@@ -227,7 +227,7 @@ struct AddressIndex::State {
     auto at = read_best();
     if (!at) return at.error();
     std::optional<IndexedBlock> last = at.value() ? index.find(*at.value()) : std::nullopt;
-    if (at.value() && !last) {
+    if (at.value() && (!last || !last->linked)) {
       // (the kept index forgot the block: start again rather than keep rows no block explains)
       return error(directory::errc::unknown_best_block).in("the address index is at block " + at.value()->to_hex());
     }

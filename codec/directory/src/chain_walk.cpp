@@ -24,7 +24,8 @@ std::vector<std::string> index_problem_notes(const std::string& shown, const Blo
   return notes;
 }
 
-ChainWalk plan_chain_walk(const BlocksDirectory& dir, const std::string& shown, Height from, BlockCount count, std::uint64_t align) {
+ChainWalk plan_chain_walk(const BlocksDirectory& dir, const std::string& shown, std::uint64_t asked, BlockCount count,
+                          std::uint64_t align) {
   ChainWalk walk;
   walk.notes = index_problem_notes(shown, dir.index());
   const BlockCount chain = dir.chain_size();
@@ -38,11 +39,13 @@ ChainWalk plan_chain_walk(const BlocksDirectory& dir, const std::string& shown, 
     walk.failure = error(directory::errc::no_chain).in(shown + " (" + count_of(dir.index().size(), "block") + ")");
     return walk;
   }
-  if (!chain.contains(from)) {
+  const auto checked = Height::checked(asked);
+  if (!checked || !chain.contains(*checked)) {
     walk.failure = error(directory::errc::past_tip)
-                       .in("from height " + to_string(from) + " (the best chain ends at height " + to_string(*chain.last()) + ")");
+                       .in("from height " + std::to_string(asked) + " (the best chain ends at height " + to_string(*chain.last()) + ")");
     return walk;
   }
+  const Height from = *checked;
   walk.from = from;
   const std::uint64_t left = chain.value() - from.to_wire();
   walk.end =

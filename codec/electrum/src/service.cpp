@@ -192,7 +192,7 @@ struct Service::Impl {
   }
 
   std::string tip_json() const {
-    const std::uint64_t height = index().tip_height().value_or(Height::genesis()).to_wire();  // (answered with a chain alone)
+    const std::uint64_t height = index().tip_height().value_or(Height::genesis()).to_wire();  // (asked with a chain alone)
     return tables::json_value([&](tables::JsonWriter& out) {
       out.begin_object();
       out.member_uint("height", height);
@@ -601,6 +601,7 @@ struct Service::Impl {
     if (method == "server.peers.subscribe") return ok("[]");
     if (method == "server.add_peer") return ok("false");
     if (method == "blockchain.headers.subscribe") {
+      if (index().empty()) return failed(daemon_error, "no block yet: the directory has no chain to follow");
       mine.headers = true;
       mine.header_sent = index().tip_height();
       return ok(tip_json());

@@ -105,7 +105,8 @@ std::vector<std::string> summary_lines(const FetchReport& report, const std::str
   char rate[64];
   std::snprintf(rate, sizeof rate, " bytes in %.1f s (%.0f MB/s)", report.seconds, mb_per_s);
   lines.push_back("fetched: " + count_of(p.blocks, "block") + ", " + with_commas(p.bytes) + rate);
-  lines.push_back(dir + ": height " + with_commas(report.height.value_or(Height::genesis()).to_wire()) + ", tip " + report.tip.to_hex());
+  lines.push_back(dir + ": height " + (report.height ? with_commas(report.height->to_wire()) : std::string("-1")) + ", tip " +
+                  report.tip.to_hex());
   if (p.stopped == SyncProgress::stop::tip_reached) {
     lines.push_back("stopped: the peer's tip reached (it has nothing we lack; it announced height " + std::to_string(announced) + ")");
   } else {

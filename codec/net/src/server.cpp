@@ -30,7 +30,7 @@ std::string ServerEvent::message() const {
     case kind::dropped: return "dropped " + detail;
     case kind::evicted: return "evicted " + peer + ": " + detail;
     case kind::refused: return "refused " + peer + ": " + detail;
-    case kind::new_tip: return "new tip, height " + to_string(height);
+    case kind::new_tip: return "new tip, height " + (height ? to_string(*height) : std::string("-1"));
     case kind::refresh_failed: return "reading the directory again: " + detail + " (serving what was read before)";
     case kind::undo_failed: return "reading the new tip's rev file: " + detail + " (its filters wait for the next refresh)";
     case kind::new_damage: return "new damage in the directory: " + detail;
@@ -161,7 +161,7 @@ void Server::serve_session(Session& s) {
     served = version.error();
   } else if (admitted) {
     const bool v2 = peer.transport_kind() == transport::v2;
-    say({ServerEvent::kind::connected, peer.peer_name(), Height::genesis(),
+    say({ServerEvent::kind::connected, peer.peer_name(), std::nullopt,
          version.value().user_agent + ", protocol " + std::to_string(version.value().version) +
              (v2 ? ", v2 transport (session " + peer.session_id() + ")" : ", v1 transport")});
     served = serve_peer(peer, store_, &s.tips, &s.watch);
@@ -174,14 +174,14 @@ void Server::serve_session(Session& s) {
   }
   ServerEvent e;
   if (!evicted.empty()) {
-    e = {ServerEvent::kind::evicted, peer.peer_name(), Height::genesis(),
+    e = {ServerEvent::kind::evicted, peer.peer_name(), std::nullopt,
          evicted + "; connected for " + seconds_text(clock::now() - s.accepted) + ", " + with_commas(peer.bytes_received()) + " received"};
   } else if (!refusal.empty()) {
-    e = {ServerEvent::kind::refused, peer.peer_name(), Height::genesis(), refusal};
+    e = {ServerEvent::kind::refused, peer.peer_name(), std::nullopt, refusal};
   } else if (served) {
-    e = {ServerEvent::kind::left, peer.peer_name(), Height::genesis(), with_commas(peer.bytes_sent()) + " sent"};
+    e = {ServerEvent::kind::left, peer.peer_name(), std::nullopt, with_commas(peer.bytes_sent()) + " sent"};
   } else {
-    e = {ServerEvent::kind::dropped, peer.peer_name(), Height::genesis(), peer.describe(served.error())};
+    e = {ServerEvent::kind::dropped, peer.peer_name(), std::nullopt, peer.describe(served.error())};
   }
   peer.shutdown();  // (closed now, not when the session is reaped)
   if (admitted) {
@@ -196,9 +196,9 @@ void Server::serve_session(Session& s) {
 void Server::refresh(std::uint64_t& problems_said) {
   auto moved = store_.refresh();
   if (!moved) {
-    say({ServerEvent::kind::refresh_failed, {}, Height::genesis(), moved.error().message()});
+    say({ServerEvent::kind::refresh_failed, {}, std::nullopt, moved.error().message()});
   } else if (moved.value()) {
-    say({ServerEvent::kind::new_tip, {}, tip_height(store_).value_or(Height::genesis()), {}});
+    say({ServerEvent::kind::new_tip, {}, tip_height(store_), {}});
     for (Session& s : sessions_) s.tips.notify();
   }
   std::uint64_t problems = 0;
@@ -208,10 +208,10 @@ void Server::refresh(std::uint64_t& problems_said) {
     problems = store_.index().problem_count();
     if (const auto& e = store_.directory().undo_error()) undo_error = e->message();
   }
-  if (undo_error != undo_error_said_ && !undo_error.empty()) say({ServerEvent::kind::undo_failed, {}, Height::genesis(), undo_error});
+  if (undo_error != undo_error_said_ && !undo_error.empty()) say({ServerEvent::kind::undo_failed, {}, std::nullopt, undo_error});
   undo_error_said_ = undo_error;
   if (problems > problems_said)
-    say({ServerEvent::kind::new_damage, {}, Height::genesis(), std::to_string(problems - problems_said) + " more problems"});
+    say({ServerEvent::kind::new_damage, {}, std::nullopt, std::to_string(problems - problems_said) + " more problems"});
   problems_said = problems;
 }
 
@@ -458,7 +458,7 @@ result<void> Server::run() {
       break;
     }
     if (fds[1].revents != 0 || (options_.stop_fd >= 0 && fds[2].revents != 0)) {
-      say({ServerEvent::kind::stopping, {}, Height::genesis(), {}});
+      say({ServerEvent::kind::stopping, {}, std::nullopt, {}});
       break;
     }
     // (a bound, so that a flood never starves the reaping and the refresh)

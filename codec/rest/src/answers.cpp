@@ -133,7 +133,7 @@ Response Answers::block(const std::string& part, int verbosity, std::optional<st
   auto view = BlockView::parse(bytes.value());
   if (!view) return error(500, "I/O error reading " + hash_text);
   std::optional<BlockUndo> undo;
-  if (verbosity >= 3 && !b->is_genesis() && dir.has_undo()) {
+  if (verbosity >= 3 && b->linked && !b->is_genesis() && dir.has_undo()) {
     if (auto found = dir.undo_of(*b, view.value())) undo = std::move(found).value();
   }
   const ChainInfo chain = index.chain_info(*b);

@@ -108,7 +108,7 @@ Response Answers::esplora_block(std::string_view part) const {
     if (*start >= v.transaction_count()) return said(404, "start index out of range");
     BlockUndo undo;
     if (auto failed = read_undo(dir, *b, v, undo)) return *failed;
-    const Confirmed at{b->height, b->hash, v.header().time};
+    const Confirmed at{b->linked ? std::optional(b->height) : std::nullopt, b->hash, v.header().time};
     const std::size_t end = std::min<std::size_t>(v.transaction_count(), static_cast<std::size_t>(*start) + 25);
     return json_of([&](tables::JsonWriter& out) {
       out.begin_array();
@@ -123,7 +123,7 @@ Response Answers::esplora_block(std::string_view part) const {
   return json_of([&](tables::JsonWriter& out) {
     out.begin_object();
     out.member_string("id", hash->to_hex());
-    out.member_integer("height", b->height.to_wire());
+    out.member_integer("height", chain.height ? std::int64_t{chain.height->to_wire()} : -1);
     out.member_integer("version", h.version);
     out.member_uint("timestamp", h.time);
     out.member_uint("tx_count", v.transaction_count());

@@ -30,7 +30,7 @@ std::string esplora_asm(std::span<const std::byte> script);
 
 // The block a transaction is in: Esplora's "status".
 struct Confirmed {
-  Height height = Height::genesis();
+  std::optional<Height> height;  // none: a block not linked to a genesis block (-1 said)
   BlockHash block = BlockHash::all_zeros();
   std::uint32_t time = 0;
 };

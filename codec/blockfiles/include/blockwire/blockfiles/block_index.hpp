@@ -72,9 +72,9 @@ struct KnownBlock {
 
 // What getblock says of a block's place in the chain.
 struct ChainInfo {
-  Height height;
-  std::int64_t confirmations;  // -1 off the best chain
-  std::uint32_t median_time;   // of the block and its ten ancestors
+  std::optional<Height> height;  // none: a block not linked to a genesis block
+  std::int64_t confirmations;    // -1 off the best chain
+  std::uint32_t median_time;     // of the block and its ten ancestors
   Work chainwork;
   std::optional<BlockHash> next;  // on the best chain, when there is one
 };

@@ -24,7 +24,8 @@ struct ChainWalk {
 // first ten, how many more, and where to look): none when it has none.
 std::vector<std::string> index_problem_notes(const std::string& shown, const BlockIndex& index);
 
-// The walk of `dir`'s best chain from `from`, `count` blocks (0: to the
+// The walk of `dir`'s best chain from height `from` (as the user asked:
+// any number, checked here), `count` blocks (none: to the
 // tip). Notes: the block index's problems (the first ten, and how many),
 // a directory with no block yet (nothing to read), a pruned directory's
 // range moved up to its prune height, rounded up to a multiple of `align`
@@ -32,6 +33,7 @@ std::vector<std::string> index_problem_notes(const std::string& shown, const Blo
 // the user named it. Fails (failure, after the notes) with
 // directory::errc::no_chain (blocks, none of them linked to genesis) and
 // directory::errc::past_tip (`from` past the tip).
-ChainWalk plan_chain_walk(const BlocksDirectory& dir, const std::string& shown, Height from, BlockCount count, std::uint64_t align = 1);
+ChainWalk plan_chain_walk(const BlocksDirectory& dir, const std::string& shown, std::uint64_t from, BlockCount count,
+                          std::uint64_t align = 1);
 
 }  // namespace blockwire

@@ -29,6 +29,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <functional>
 #include <list>
 #include <memory>
@@ -57,8 +58,8 @@ struct ServerEvent {
     stopping,        // run() was asked to stop: every connection is shut down next
   };
   kind what;
-  std::string peer;                   // "host:port", for the peer events
-  Height height = Height::genesis();  // new_tip
+  std::string peer;              // "host:port", for the peer events
+  std::optional<Height> height;  // new_tip (none: the directory has no block)
   std::string detail;
   // One line for a person: "10.0.0.1:52100 connected (/Satoshi:30.0.0/, protocol 70016)".
   std::string message() const;

@@ -9,6 +9,7 @@
 // are told apart, so that "one past the last height" is a count and says so.
 #pragma once
 
+#include <cassert>
 #include <compare>
 #include <concepts>
 #include <cstddef>
@@ -38,7 +39,10 @@ class Height {
 
   // The next block's. A chain of 2^31 blocks would not fit in memory:
   // nothing counts that far (precondition: below max_value).
-  constexpr Height next() const noexcept { return Height(value_ + 1); }
+  constexpr Height next() const noexcept {
+    assert(value_ < max_value);
+    return Height(value_ + 1);
+  }
   constexpr Height& operator++() noexcept { return *this = next(); }
   // The parent's: nothing for the genesis block's.
   constexpr std::optional<Height> previous() const noexcept {
@@ -60,8 +64,12 @@ class Height {
 
 class BlockCount {
  public:
+  static constexpr std::uint64_t max_value = std::uint64_t{Height::max_value} + 1;  // every height once
+
   constexpr BlockCount() noexcept = default;  // none
-  constexpr explicit BlockCount(std::uint64_t blocks) noexcept : blocks_(blocks) {}
+  // More than max_value blocks is max_value: a count past every height
+  // (a request's "to the end") has them all, and no more.
+  constexpr explicit BlockCount(std::uint64_t blocks) noexcept : blocks_(blocks < max_value ? blocks : max_value) {}
   // The blocks from the genesis block's up to `last`, both in.
   static constexpr BlockCount through(Height last) noexcept { return BlockCount(std::uint64_t{last.to_wire()} + 1); }
 
@@ -107,12 +115,14 @@ class BlockCount::Heights {
    private:
     std::uint64_t at_ = 0;
   };
-  constexpr Heights(std::uint64_t from, std::uint64_t end) noexcept : from_(from < end ? from : end), end_(end) {}
   constexpr iterator begin() const noexcept { return iterator(from_); }
   constexpr iterator end() const noexcept { return iterator(end_); }
   constexpr std::uint64_t size() const noexcept { return end_ - from_; }
 
  private:
+  friend class BlockCount;
+  // (`end` at most BlockCount::max_value: every place a height)
+  constexpr Heights(std::uint64_t from, std::uint64_t end) noexcept : from_(from < end ? from : end), end_(end) {}
   std::uint64_t from_, end_;
 };
 

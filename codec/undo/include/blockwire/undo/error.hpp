@@ -20,9 +20,10 @@ enum class errc : int {
   missing_coin,            // an input spends an output the coin set does not hold
   truncated_record,        // a rev file that ends inside a record
   bad_magic,               // no network magic where a rev record should begin
-  no_rev_file,             // a directory with rev files, but not the one of this block's blk file
-  no_record,               // the block's rev file holds no record that pairs with it (damaged, or not written yet)
-  bad_checksum,            // the record where an index puts it does not check against the block's parent (damaged, or another's)
+  // 7 was height_too_large, retired: a Height holds only what Core's coins can.
+  no_rev_file = 8,  // a directory with rev files, but not the one of this block's blk file
+  no_record,        // the block's rev file holds no record that pairs with it (damaged, or not written yet)
+  bad_checksum,     // the record where an index puts it does not check against the block's parent (damaged, or another's)
 };
 
 const std::error_category& category() noexcept;
