@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 
 namespace blockwire::cli {
 
@@ -32,6 +33,10 @@ std::variant<RecordFormat, int> record_format_of(const char* command, const std:
 }
 
 std::variant<XorKey, int> key_for_output(const char* command, const std::string& dir, const std::string& hex) {
+  if (std::error_code ec; std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
+    std::fprintf(stderr, "blockwire %s: -o %s: not a directory (a blocks directory is written there, or made)\n", command, dir.c_str());
+    return usage_or_io;
+  }
   auto key = key_option(command, hex);
   if (const int* status = std::get_if<int>(&key)) return *status;
   if (std::get<0>(key)) return *std::get<0>(key);

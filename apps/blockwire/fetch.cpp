@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <unistd.h>
 #include <variant>
 
@@ -61,11 +60,6 @@ int fetch(const FetchOptions& o) {
     return usage_or_io;
   }
   request.peer = peer_at.value();
-  std::error_code ec;
-  if (std::filesystem::exists(o.output_dir, ec) && !std::filesystem::is_directory(o.output_dir, ec)) {
-    std::fprintf(stderr, "blockwire fetch: -o %s: not a directory (a blocks directory is written there, or made)\n", o.output_dir.c_str());
-    return usage_or_io;
-  }
   auto chosen = key_for_output("fetch", o.output_dir, o.xor_key);
   if (const int* status = std::get_if<int>(&chosen)) return *status;
   request.dir = o.output_dir;
