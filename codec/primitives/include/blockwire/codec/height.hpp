@@ -27,7 +27,7 @@ class Height {
   // The integer as a height, or nothing when it is negative or past
   // max_value (a hostile field, a -1 of "none").
   template <std::integral T>
-  static constexpr std::optional<Height> checked(T value) noexcept {
+  [[nodiscard]] static constexpr std::optional<Height> checked(T value) noexcept {
     if constexpr (std::signed_integral<T>)
       if (value < 0) return std::nullopt;
     if (static_cast<std::uint64_t>(value) > max_value) return std::nullopt;
