@@ -76,8 +76,7 @@ int addresses_command(const AddressesOptions& o) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::uint64_t size = index->disk_size();
   std::printf("the address index of %s: at height %lld (%s), %s on disk\n", o.dir.c_str(),
-              index->best_height() ? static_cast<long long>(index->best_height()->to_wire()) : -1LL, index->best().to_hex().c_str(),
-              count_of(size, "byte").c_str());
+              static_cast<long long>(signed_height(index->best_height())), index->best().to_hex().c_str(), count_of(size, "byte").c_str());
   if (made.blocks_done == 0) {
     std::printf("already at the tip: nothing to index\n");
   } else {

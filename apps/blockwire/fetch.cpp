@@ -22,9 +22,6 @@ namespace blockwire::cli {
 
 namespace {
 
-// A tip's height as the JSON summary gives it: -1 for no block.
-long long shown(std::optional<Height> height) { return height ? height->to_wire() : -1; }
-
 void say(std::FILE* to, const std::vector<std::string>& lines) {
   for (const std::string& line : lines) std::fprintf(to, to == stderr ? "blockwire fetch: %s\n" : "%s\n", line.c_str());
 }
@@ -41,9 +38,9 @@ void say_json(const net::FetchReport& report) {
   out.member_uint("blocks", report.sync.blocks);
   out.member_uint("bytes", report.sync.bytes);
   out.member_number("seconds", report.seconds);
-  out.member_integer("height", shown(report.height));
+  out.member_integer("height", signed_height(report.height));
   out.member_string("tip", report.tip.to_hex());
-  out.member_integer("start_height", shown(report.start_height));
+  out.member_integer("start_height", signed_height(report.start_height));
   out.member_string("stopped", report.sync.stopped == net::SyncProgress::stop::tip_reached ? "tip_reached" : "max_blocks");
   out.end_object();
 }

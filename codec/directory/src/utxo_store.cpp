@@ -359,7 +359,7 @@ const UtxoStore::Opening& UtxoStore::opening() const noexcept { return state_->o
 
 std::vector<std::string> UtxoStore::Opening::lines(const std::string& dir) const {
   std::vector<std::string> out;
-  const std::string height = from_height ? to_string(*from_height) : "-1";
+  const std::string height = std::to_string(signed_height(from_height));
   if (!imported_from.empty()) {
     out.push_back(dir + ": the UTXO set copied from Bitcoin Core's " + imported_from + ": " + count_of(coins_imported, "coin") +
                   " at height " + height);

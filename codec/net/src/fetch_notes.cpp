@@ -10,13 +10,6 @@
 
 namespace blockwire::net {
 
-namespace {
-
-// A tip's height as a person reads it: -1 for no block.
-std::string height_text(const std::optional<Height>& height) { return height ? to_string(*height) : "-1"; }
-
-}  // namespace
-
 std::optional<std::string> v1_fallback_note(const FetchReport& report, const std::string& peer) {
   switch (report.fallback) {
     case v1_fallback::none: return std::nullopt;
@@ -62,7 +55,7 @@ std::vector<std::string> failure_lines(const FetchReport& report, const std::str
   if (!report.failure) return lines;
   const error& f = *report.failure;
   const std::string said = f.message();
-  const std::string height = height_text(report.height);
+  const std::string height = std::to_string(signed_height(report.height));
   // (a step of another layer's, which fetch never leaves, is said as it is: the default)
   const auto at = f.step().category() == fetch_step_category() ? static_cast<fetch_step>(f.step().value()) : fetch_step{};
   switch (at) {

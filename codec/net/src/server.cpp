@@ -30,7 +30,7 @@ std::string ServerEvent::message() const {
     case kind::dropped: return "dropped " + detail;
     case kind::evicted: return "evicted " + peer + ": " + detail;
     case kind::refused: return "refused " + peer + ": " + detail;
-    case kind::new_tip: return "new tip, height " + (height ? to_string(*height) : std::string("-1"));
+    case kind::new_tip: return "new tip, height " + std::to_string(signed_height(height));
     case kind::refresh_failed: return "reading the directory again: " + detail + " (serving what was read before)";
     case kind::undo_failed: return "reading the new tip's rev file: " + detail + " (its filters wait for the next refresh)";
     case kind::new_damage: return "new damage in the directory: " + detail;

@@ -61,10 +61,7 @@ result<void> sync_blocks(Connection& peer, BlockFileWriter& writer, BlockIndex& 
   progress.peer_height = peer_height;
   progress.height = chain.tip_height();
   // The peer said it has more than we do (its version message's claim).
-  const auto peer_has_more = [&] {
-    const auto tip = chain.tip_height();
-    return peer_height > (tip ? std::int64_t{tip->to_wire()} : -1);
-  };
+  const auto peer_has_more = [&] { return peer_height > signed_height(chain.tip_height()); };
   const auto append = [&](const Block& block, const BlockHash& hash, std::span<const TxIds> ids) -> result<void> {
     const auto at = writer.append(block);
     if (!at) {

@@ -123,7 +123,7 @@ Response Answers::esplora_block(std::string_view part) const {
   return json_of([&](tables::JsonWriter& out) {
     out.begin_object();
     out.member_string("id", hash->to_hex());
-    out.member_integer("height", chain.height ? std::int64_t{chain.height->to_wire()} : -1);
+    out.member_integer("height", signed_height(chain.height));
     out.member_integer("version", h.version);
     out.member_uint("timestamp", h.time);
     out.member_uint("tx_count", v.transaction_count());

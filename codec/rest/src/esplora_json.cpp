@@ -94,7 +94,7 @@ std::optional<Response> read_undo(const BlocksDirectory& dir, const IndexedBlock
 void write_esplora_status(tables::JsonWriter& out, const Confirmed& at) {
   out.begin_object();
   out.member_boolean("confirmed", true);
-  out.member_integer("block_height", at.height ? std::int64_t{at.height->to_wire()} : -1);
+  out.member_integer("block_height", signed_height(at.height));
   out.member_string("block_hash", at.block.to_hex());
   out.member_uint("block_time", at.time);
   out.end_object();

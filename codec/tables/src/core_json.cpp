@@ -156,7 +156,7 @@ void header_members(JsonWriter& out, const BlockHeader& h, const ChainInfo* chai
   out.member_string("hash", block_hash(h).to_hex());
   if (chain != nullptr) {
     out.member_integer("confirmations", chain->confirmations);
-    out.member_integer("height", chain->height ? std::int64_t{chain->height->to_wire()} : -1);
+    out.member_integer("height", signed_height(chain->height));
   }
   out.member_integer("version", h.version);
   out.member_string("versionHex", hex32(static_cast<std::uint32_t>(h.version)));

@@ -91,6 +91,9 @@ class BlockCount {
 };
 
 inline std::string to_string(Height height) { return std::to_string(height.to_wire()); }
+// A height that may be none, as Core's JSON and blockwire's lines say it:
+// -1 for none (no block yet, a block not linked to a genesis block).
+constexpr std::int64_t signed_height(std::optional<Height> height) noexcept { return height ? std::int64_t{height->to_wire()} : -1; }
 
 class BlockCount::Heights {
  public:
