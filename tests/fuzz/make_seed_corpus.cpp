@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
         const Transaction& source = b.transactions[(t * 7 + i) % b.transactions.size()];
         const OutputView o = source.output(i % source.output_count());
         const auto script = o.script_pubkey();
-        tx.coins.push_back({static_cast<std::uint32_t>(400'000 + t), i == 0 && t == 1, o.value(), {script.begin(), script.end()}});
+        tx.coins.push_back({*Height::checked(400'000 + t), i == 0 && t == 1, o.value(), {script.begin(), script.end()}});
       }
     }
     const auto key_script = genesis_script.output(0).script_pubkey();
