@@ -82,6 +82,7 @@ struct FetchOptions {
   bool json = false;
   bool progress = true;
   bool v1 = false;  // v1 at once: no BIP324 attempt
+  bool operator==(const FetchOptions&) const = default;
 };
 struct ServeOptions : DirectoryOptions {
   std::string listen;  // ADDR:PORT; default every address, the network's port
@@ -92,6 +93,7 @@ struct ServeOptions : DirectoryOptions {
   unsigned ping_seconds = 120;
   unsigned timeout_seconds = 0;  // 0: 20 minutes idle, as Core
   bool v1 = false;               // v1 peers alone: no BIP324, no NODE_P2P_V2
+  bool operator==(const ServeOptions&) const = default;
 };
 int inspect(const InspectOptions& options);
 int fetch(const FetchOptions& options);
@@ -121,6 +123,7 @@ struct RestOptions : DirectoryOptions {
   bool tx_index = false;   // --txindex: /rest/tx
   bool addresses = false;  // --addresses: Esplora's address routes (and the transaction index)
   std::string utxo_set;    // --utxos CHAINSTATE; default DIR/../chainstate, else DIR/blockwire-utxos
+  bool operator==(const RestOptions&) const = default;
 };
 int rest_command(const RestOptions& options);
 
@@ -138,6 +141,7 @@ struct ElectrumOptions : DirectoryOptions {
   std::string peer;  // the node, HOST[:PORT]: its mempool and broadcasts (empty: confirmed data only)
   bool v1 = false;
   unsigned broadcast_timeout = 30;
+  bool operator==(const ElectrumOptions&) const = default;
 };
 int electrum_command(const ElectrumOptions& options);
 

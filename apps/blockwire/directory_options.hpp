@@ -18,6 +18,7 @@ struct DirectoryOptions {
   std::string xor_key;  // hex; empty: the directory's xor.dat
   network net = network::mainnet;
   bool net_from_records = false;  // no --network: the records' magic says it
+  bool operator==(const DirectoryOptions&) const = default;
 };
 
 struct ChainOptions : DirectoryOptions {

@@ -1,6 +1,6 @@
 // blockwire: Bitcoin blocks and transactions, and Bitcoin Core's block files.
+#include "command_line.hpp"
 #include "commands.hpp"
-#include "subcommands.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -9,82 +9,48 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <utility>
 #include <vector>
 
 using namespace blockwire;
-
-namespace {
-
-// A subcommand, the command it runs, and where it is told whether
-// --network was given.
-struct Subcommand {
-  CLI::App* app;
-  std::function<int()> run;
-  bool* net_from_records = nullptr;
-};
-
-template <class Options, class Command>
-Subcommand bind(CLI::App* app, Options& options, Command command) {
-  Subcommand s{app, [&options, command] { return command(options); }};
-  if constexpr (requires { options.net_from_records; }) s.net_from_records = &options.net_from_records;
-  return s;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   // A file-size limit (RLIMIT_FSIZE) then fails a write with EFBIG, which is
   // reported, instead of killing the process mid-record.
   std::signal(SIGXFSZ, SIG_IGN);
 
-  CLI::App app{
-      "blockwire: Bitcoin blocks and transactions, and Bitcoin Core's block files.\n"
-      "Exit status: 0 success, 1 bad data found, 2 usage or I/O error."};
-  app.require_subcommand(1);
-
-  cli::InspectOptions inspect;
-  cli::ScanOptions scan;
-  cli::PackOptions pack;
-  cli::BlocksOptions blocks;
-  cli::FiltersOptions filters;
-  cli::AddressesOptions addresses;
-  cli::ExportOptions exports;
-  cli::FetchOptions fetch;
-  cli::ServeOptions serve;
-  cli::RestOptions rest;
-  cli::ElectrumOptions electrum;
-  cli::UtxosOptions utxos;
-  cli::PruneOptions prune;
-  // In the order --help lists them.
-  const std::vector<Subcommand> subcommands = {
-      bind(cli::add_inspect(app, inspect), inspect, cli::inspect),
-      bind(cli::add_scan(app, scan), scan, cli::scan),
-      bind(cli::add_pack(app, pack), pack, cli::pack),
-      bind(cli::add_blocks(app, blocks), blocks, cli::blocks),
-      bind(cli::add_filters(app, filters), filters, cli::filters_command),
-      bind(cli::add_addresses(app, addresses), addresses, cli::addresses_command),
-      bind(cli::add_export(app, exports), exports, cli::export_command),
-      bind(cli::add_fetch(app, fetch), fetch, cli::fetch),
-      bind(cli::add_serve(app, serve), serve, cli::serve),
-      bind(cli::add_rest(app, rest), rest, cli::rest_command),
-      bind(cli::add_electrum(app, electrum), electrum, cli::electrum_command),
-      bind(cli::add_utxos(app, utxos), utxos, cli::utxos),
-      bind(cli::add_prune(app, prune), prune, cli::prune),
+  cli::CommandLine line;
+  const auto& c = line.commands;
+  const std::vector<std::pair<CLI::App*, std::function<int()>>> subcommands = {
+      {c.inspect, [&] { return cli::inspect(line.inspect); }},
+      {c.scan, [&] { return cli::scan(line.scan); }},
+      {c.pack, [&] { return cli::pack(line.pack); }},
+      {c.blocks, [&] { return cli::blocks(line.blocks); }},
+      {c.filters, [&] { return cli::filters_command(line.filters); }},
+      {c.addresses, [&] { return cli::addresses_command(line.addresses); }},
+      {c.exports, [&] { return cli::export_command(line.exports); }},
+      {c.fetch, [&] { return cli::fetch(line.fetch); }},
+      {c.serve, [&] { return cli::serve(line.serve); }},
+      {c.rest, [&] { return cli::rest_command(line.rest); }},
+      {c.electrum, [&] { return cli::electrum_command(line.electrum); }},
+      {c.utxos, [&] { return cli::utxos(line.utxos); }},
+      {c.prune, [&] { return cli::prune(line.prune); }},
+      {c.config,
+       [&] {
+         const CLI::Option* conf = line.app.get_config_ptr();
+         return cli::show_settings(line.config, conf->empty() ? std::string() : conf->results().front());
+       }},
   };
 
   try {
-    app.parse(argc, argv);
+    line.parse(std::vector<std::string>(argv + 1, argv + argc));
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);  // prints help (code 0) or the error
+    const int code = line.app.exit(e);  // prints help (code 0) or the error
     return code == 0 ? cli::ok : cli::usage_or_io;
   }
   int status = cli::usage_or_io;
-  for (const Subcommand& s : subcommands) {
-    if (!*s.app) continue;
-    // From a blocks directory, the network is what its records' magic
-    // says unless --network names one.
-    if (s.net_from_records != nullptr) *s.net_from_records = s.app->count("--network") == 0;
-    status = s.run();
+  for (const auto& [app, run] : subcommands) {
+    if (*app) status = run();
   }
   // What was printed must have arrived: a full disk or a closed pipe
   // behind standard output is an I/O error, not a success.

@@ -1,0 +1,122 @@
+#include "command_line.hpp"
+
+#include "subcommands.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+namespace blockwire::cli {
+
+namespace {
+
+// The commands that run for long, as services do: they read the file.
+const std::vector<std::string> configurable = {"fetch", "serve", "rest", "electrum"};
+
+std::string settings_footer(const std::string& command) {
+  return "Settings: --conf FILE (default " + std::string(default_settings_file) + " when it exists), its [" + command +
+         "] section: one\n"
+         "`key = value` a line, each key an option's name without its dashes (or `dir`, `peer`: the arguments); flags\n"
+         "win over the file. `blockwire config --show " +
+         command + "` prints the settings in effect and where each came from.";
+}
+
+}  // namespace
+
+CommandLine::CommandLine()
+    : app{"blockwire: Bitcoin blocks and transactions, and Bitcoin Core's block files.\n"
+          "Exit status: 0 success, 1 bad data found, 2 usage or I/O error."} {
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "blockwire " BLOCKWIRE_VERSION);
+  settings = std::make_shared<SettingsFile>(app, configurable);
+  app.config_formatter(settings);
+  app.set_config("--conf", default_settings_file,
+                 "settings for rest, serve, fetch and electrum, a [section] each (default: " + std::string(default_settings_file) +
+                     " when it exists)")
+      ->type_name("FILE");
+  commands.inspect = add_inspect(app, inspect);
+  commands.scan = add_scan(app, scan);
+  commands.pack = add_pack(app, pack);
+  commands.blocks = add_blocks(app, blocks);
+  commands.filters = add_filters(app, filters);
+  commands.addresses = add_addresses(app, addresses);
+  commands.exports = add_export(app, exports);
+  commands.fetch = add_fetch(app, fetch);
+  commands.serve = add_serve(app, serve);
+  commands.rest = add_rest(app, rest);
+  commands.electrum = add_electrum(app, electrum);
+  commands.utxos = add_utxos(app, utxos);
+  commands.prune = add_prune(app, prune);
+  for (CLI::App* cmd : {commands.fetch, commands.serve, commands.rest, commands.electrum}) {
+    cmd->fallthrough();  // --conf, the main command's, after the subcommand's name
+    cmd->footer(settings_footer(cmd->get_name()));
+  }
+
+  commands.config =
+      app.add_subcommand("config", "The settings a command would run with (--conf FILE, else " + std::string(default_settings_file) +
+                                       ", then its flags),\n"
+                                       "each with where it came from, written as a configuration file: the file's errors are said\n"
+                                       "as the command would say them (exit status 2).");
+  commands.config->add_option("--show", config.show, "the command: rest, serve, fetch or electrum")
+      ->required()
+      ->check(CLI::IsMember(configurable))
+      ->type_name("COMMAND");
+  commands.config->add_option("args", config.args, "the command's own arguments and options, after --")->type_name("ARGS");
+  commands.config->fallthrough();
+}
+
+void CommandLine::parse(std::vector<std::string> args) {
+  std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+  app.parse(args);
+  // From a blocks directory, the network is what its records' magic says
+  // unless --network names one (on the command line or in the file).
+  const auto told = [](CLI::App* cmd) { return cmd->count("--network") == 0; };
+  inspect.net_from_records = told(commands.inspect);
+  scan.net_from_records = told(commands.scan);
+  pack.net_from_records = told(commands.pack);
+  blocks.net_from_records = told(commands.blocks);
+  filters.net_from_records = told(commands.filters);
+  addresses.net_from_records = told(commands.addresses);
+  exports.net_from_records = told(commands.exports);
+  fetch.net_from_records = told(commands.fetch);
+  serve.net_from_records = told(commands.serve);
+  rest.net_from_records = told(commands.rest);
+  electrum.net_from_records = told(commands.electrum);
+  utxos.net_from_records = told(commands.utxos);
+}
+
+int show_settings(const ConfigOptions& options, const std::string& conf) {
+  CommandLine line;
+  std::vector<std::string> args{options.show};
+  args.insert(args.end(), options.args.begin(), options.args.end());
+  if (!conf.empty()) args.insert(args.end(), {"--conf", conf});
+  std::string missing;
+  try {
+    line.parse(args);
+  } catch (const CLI::RequiredError& e) {
+    missing = e.what();  // shown below the settings: the command would stop there
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "blockwire config: %s\n", e.what());
+    return usage_or_io;
+  }
+  CLI::App* cmd = line.app.get_subcommand(options.show);
+  const std::string& file = line.settings->file();
+  std::printf("# blockwire %s: its settings, each with where it came from (the command line; %s; or not set: the default)\n",
+              options.show.c_str(), file.empty() ? "no configuration file" : file.c_str());
+  std::printf("[%s]\n", options.show.c_str());
+  for (const CLI::Option* op : cmd->get_options()) {
+    const std::string key = key_of(*op);
+    if (key == "help") continue;
+    const std::string source = line.settings->source_of(*op);
+    if (source.empty()) {
+      std::printf("# %s: not set (its default)\n", key.c_str());
+      continue;
+    }
+    for (const std::string& value : line.settings->values_of(*op))
+      std::printf("%s = %s  # %s\n", key.c_str(), value.c_str(), source.c_str());
+  }
+  if (!missing.empty()) std::printf("# the command would stop here: %s\n", missing.c_str());
+  return ok;
+}
+
+}  // namespace blockwire::cli
