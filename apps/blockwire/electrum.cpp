@@ -3,6 +3,7 @@
 // first start and extended as blocks arrive.
 #include "commands.hpp"
 #include "directory_options.hpp"
+#include "service.hpp"
 #include "text.hpp"
 
 #include <blockwire/electrum/server.hpp>
@@ -39,7 +40,7 @@ int electrum_command(const ElectrumOptions& o) {
     node->preferred = o.v1 ? net::transport::v1 : net::transport::v2;
     node->broadcast_timeout = std::chrono::seconds(o.broadcast_timeout);
     node->log = [](const std::string& line) {
-      std::fprintf(stderr, "blockwire electrum: %s\n", line.c_str());
+      std::fprintf(stderr, "%sblockwire electrum: %s\n", service::prefix(service::level::info), line.c_str());
       std::fflush(stderr);
     };
   }
@@ -85,9 +86,14 @@ int electrum_command(const ElectrumOptions& o) {
   std::printf("listening on %s\n", server.value()->local_address().c_str());
   if (options.tls) std::printf("listening with TLS on %s\n", server.value()->tls_address().c_str());
   std::fflush(stdout);
+  {
+    const auto lock = store.lock();
+    service::ready(service::tip_status(o.dir, std::string(name(store.directory().net())), store.directory().chain_size().last()));
+  }
   const bool signalled = server.value()->run(signals.get());
+  service::stopping();
   if (const std::string name = signalled ? stop_signal_name(signals) : ""; !name.empty()) {
-    std::fprintf(stderr, "blockwire electrum: %s: stopping\n", name.c_str());
+    std::fprintf(stderr, "%sblockwire electrum: %s: stopping\n", service::prefix(service::level::notice), name.c_str());
   }
   return ok;
 }

@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "directory_options.hpp"
 #include "progress.hpp"
+#include "service.hpp"
 #include "text.hpp"
 
 #include <blockwire/io/stop_signals.hpp>
@@ -81,9 +82,14 @@ int rest_command(const RestOptions& o) {
   }
   std::printf("listening on %s\n", server.value()->local_address().c_str());
   std::fflush(stdout);
+  {
+    const auto lock = store.lock();
+    service::ready(service::tip_status(o.dir, std::string(name(store.directory().net())), store.directory().chain_size().last()));
+  }
   const bool signalled = server.value()->run(signals.get());
+  service::stopping();
   if (const std::string name = signalled ? stop_signal_name(signals) : ""; !name.empty()) {
-    std::fprintf(stderr, "blockwire rest: %s: stopping\n", name.c_str());
+    std::fprintf(stderr, "%sblockwire rest: %s: stopping\n", service::prefix(service::level::notice), name.c_str());
   }
   return ok;
 }

@@ -5,6 +5,7 @@
 #include "damage_report.hpp"
 #include "directory_options.hpp"
 #include "option_helpers.hpp"
+#include "service.hpp"
 #include "text.hpp"
 
 #include <blockwire/directory.hpp>
@@ -37,6 +38,7 @@ int serve(const ServeOptions& o) {
   (void)report_index_problems("serve", o.dir, dir.index());
   const std::size_t block_count = dir.index().size();
   const auto height = static_cast<std::int64_t>(dir.chain_size().value()) - 1;  // (-1: no block yet)
+  const std::optional<Height> tip = dir.chain_size().last();
   const network net = dir.net();
 
   BlockStore store(std::move(dir));
@@ -66,13 +68,18 @@ int serve(const ServeOptions& o) {
   options.v2 = !o.v1;
   options.log = [&](const net::ServerEvent& e) {
     if (e.what == net::ServerEvent::kind::stopping) {
+      service::stopping();
       const std::string name = stop_signal_name(signals);
-      std::fprintf(stderr, "blockwire serve: %s: stopping\n", name.empty() ? "asked" : name.c_str());
+      std::fprintf(stderr, "%sblockwire serve: %s: stopping\n", service::prefix(service::level::notice),
+                   name.empty() ? "asked" : name.c_str());
     } else if (e.what == net::ServerEvent::kind::new_damage) {
       const auto lock = store.lock();
       (void)report_index_problems("serve", o.dir, store.index());
     } else {
-      std::fprintf(stderr, "blockwire serve: %s\n", e.message().c_str());
+      if (e.what == net::ServerEvent::kind::new_tip) service::status(service::tip_status(o.dir, std::string(name(net)), e.height));
+      const bool trouble = e.what == net::ServerEvent::kind::refresh_failed || e.what == net::ServerEvent::kind::undo_failed;
+      std::fprintf(stderr, "%sblockwire serve: %s\n", service::prefix(trouble ? service::level::warning : service::level::info),
+                   e.message().c_str());
     }
     std::fflush(stderr);
   };
@@ -85,8 +92,9 @@ int serve(const ServeOptions& o) {
   // On standard output, flushed: a script that asked for port 0 reads it.
   std::printf("listening on %s\n", server.value()->bound().to_string().c_str());
   std::fflush(stdout);
-  std::fprintf(stderr, "blockwire serve: %s (%s): %s, height %lld\n", o.dir.c_str(), std::string(name(net)).c_str(),
-               count_of(block_count, "block").c_str(), static_cast<long long>(height));
+  std::fprintf(stderr, "%sblockwire serve: %s (%s): %s, height %lld\n", service::prefix(service::level::notice), o.dir.c_str(),
+               std::string(name(net)).c_str(), count_of(block_count, "block").c_str(), static_cast<long long>(height));
+  service::ready(service::tip_status(o.dir, std::string(name(net)), tip));
   auto ran = server.value()->run();
   if (!ran) {
     std::fprintf(stderr, "blockwire serve: poll: %s\n", ran.error().message().c_str());
