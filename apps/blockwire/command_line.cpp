@@ -25,7 +25,8 @@ std::string settings_footer(const std::string& command) {
 
 CommandLine::CommandLine()
     : app{"blockwire: Bitcoin blocks and transactions, and Bitcoin Core's block files.\n"
-          "Exit status: 0 success, 1 bad data found, 2 usage or I/O error."} {
+          "Exit status: 0 success, 1 bad data found, 2 usage or I/O error.",
+          "blockwire"} {
   app.require_subcommand(1);
   app.set_version_flag("--version", "blockwire " BLOCKWIRE_VERSION);
   settings = std::make_shared<SettingsFile>(app, configurable);

@@ -24,15 +24,15 @@ int electrum_command(const ElectrumOptions& o) {
   BlockStore store(std::get<BlocksDirectory>(std::move(opened)));
   if (store.directory().pruned()) {
     // (the pruned blocks' transactions are gone: no history could be whole)
-    std::fprintf(stderr, "blockwire electrum: %s: a pruned directory (its blocks begin at height %u): the indexes need every block\n",
-                 o.dir.c_str(), store.directory().prune_height().to_wire());
+    std::fprintf(stderr, "%sblockwire electrum: %s: a pruned directory (its blocks begin at height %u): the indexes need every block\n",
+                 service::prefix(service::level::error), o.dir.c_str(), store.directory().prune_height().to_wire());
     return usage_or_io;
   }
   std::optional<electrum::NodePeerOptions> node;
   if (!o.peer.empty()) {
     auto peer_at = net::parse_endpoint(o.peer, default_port(store.directory().net()));
     if (!peer_at) {
-      std::fprintf(stderr, "blockwire electrum: --peer %s: not HOST[:PORT]\n", o.peer.c_str());
+      std::fprintf(stderr, "%sblockwire electrum: --peer %s: not HOST[:PORT]\n", service::prefix(service::level::error), o.peer.c_str());
       return usage_or_io;
     }
     node.emplace();
@@ -75,12 +75,12 @@ int electrum_command(const ElectrumOptions& o) {
   options.limits.max_connections = connections_allowed(options.limits.max_connections);
   const FileDescriptor signals = block_stop_signals();  // (before the server's threads)
   if (signals.get() < 0) {
-    std::fprintf(stderr, "blockwire electrum: signalfd: %s\n", std::strerror(errno));
+    std::fprintf(stderr, "%sblockwire electrum: signalfd: %s\n", service::prefix(service::level::error), std::strerror(errno));
     return usage_or_io;
   }
   auto server = electrum::Server::listen(store, &*tx_index, *addresses, where.host.empty() ? "0.0.0.0" : where.host, where.port, options);
   if (!server) {
-    std::fprintf(stderr, "blockwire electrum: %s\n", server.error().message().c_str());
+    std::fprintf(stderr, "%sblockwire electrum: %s\n", service::prefix(service::level::error), server.error().message().c_str());
     return usage_or_io;
   }
   std::printf("listening on %s\n", server.value()->local_address().c_str());

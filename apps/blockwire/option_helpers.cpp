@@ -82,7 +82,7 @@ CLI::Validator listen_address() {
         return "not ADDR:PORT: " + value +
                " (an IPv4 address, [IPv6], or nothing for every address; a port from 0, any free one, to 65535)";
       },
-      "ADDR:PORT");
+      "");  // (--help shows the option's type name, ADDR:PORT, already)
 }
 
 }  // namespace blockwire::cli

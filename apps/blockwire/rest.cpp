@@ -29,8 +29,8 @@ int rest_command(const RestOptions& o) {
   if (const int* status = std::get_if<int>(&opened)) return *status;
   BlockStore store(std::get<BlocksDirectory>(std::move(opened)));
   if (auto filters = store.enable_filters(); !filters || !filters.value()) {
-    std::fprintf(stderr, "blockwire rest: %s: no rev files: /rest/blockfilter and /rest/blockfilterheaders are not served\n",
-                 o.dir.c_str());
+    std::fprintf(stderr, "%sblockwire rest: %s: no rev files: /rest/blockfilter and /rest/blockfilterheaders are not served\n",
+                 service::prefix(service::level::warning), o.dir.c_str());
   }
   // The transaction index, made or brought to the tip now (a progress bar
   // on a terminal: the first time reads every block).
@@ -38,8 +38,9 @@ int rest_command(const RestOptions& o) {
   const bool want_tx_index = o.tx_index || o.addresses;
   if (want_tx_index && store.directory().pruned()) {
     // (as Core: its -txindex refuses -prune; the pruned blocks' transactions are gone)
-    std::fprintf(stderr, "blockwire rest: %s: a pruned directory (its blocks begin at height %u): %s needs every block\n", o.dir.c_str(),
-                 store.directory().prune_height().to_wire(), o.addresses ? "--addresses" : "--txindex");
+    std::fprintf(stderr, "%sblockwire rest: %s: a pruned directory (its blocks begin at height %u): %s needs every block\n",
+                 service::prefix(service::level::error), o.dir.c_str(), store.directory().prune_height().to_wire(),
+                 o.addresses ? "--addresses" : "--txindex");
     return usage_or_io;
   }
   if (want_tx_index) {
@@ -57,7 +58,8 @@ int rest_command(const RestOptions& o) {
   }
   std::string utxo_set = o.utxo_set.empty() ? rest::utxo_set_beside(o.dir) : o.utxo_set;
   if (utxo_set.empty())
-    std::fprintf(stderr, "blockwire rest: no UTXO set beside %s: /rest/getutxos is not served (--utxos)\n", o.dir.c_str());
+    std::fprintf(stderr, "%sblockwire rest: no UTXO set beside %s: /rest/getutxos is not served (--utxos)\n",
+                 service::prefix(service::level::warning), o.dir.c_str());
   // (checked when the options were read: it parses)
   const net::Endpoint where = net::parse_endpoint(o.listen, 8332).value();
   rest::HttpLimits limits;
@@ -69,7 +71,7 @@ int rest_command(const RestOptions& o) {
   if (o.max_connections != 0) limits.max_connections = o.max_connections;
   const FileDescriptor signals = block_stop_signals();  // (before the server's threads)
   if (signals.get() < 0) {
-    std::fprintf(stderr, "blockwire rest: signalfd: %s\n", std::strerror(errno));
+    std::fprintf(stderr, "%sblockwire rest: signalfd: %s\n", service::prefix(service::level::error), std::strerror(errno));
     return usage_or_io;
   }
   rest::ServerOptions options;
@@ -77,7 +79,7 @@ int rest_command(const RestOptions& o) {
   auto server = rest::Server::listen(store, rest::Indexes{tx_index ? &*tx_index : nullptr, addresses ? &*addresses : nullptr},
                                      std::move(utxo_set), where.host.empty() ? "0.0.0.0" : where.host, where.port, options);
   if (!server) {
-    std::fprintf(stderr, "blockwire rest: %s\n", server.error().message().c_str());
+    std::fprintf(stderr, "%sblockwire rest: %s\n", service::prefix(service::level::error), server.error().message().c_str());
     return usage_or_io;
   }
   std::printf("listening on %s\n", server.value()->local_address().c_str());

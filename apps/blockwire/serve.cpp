@@ -27,11 +27,12 @@ int serve(const ServeOptions& o) {
   if (const int* status = std::get_if<int>(&opened)) return *status;
   BlocksDirectory& dir = std::get<BlocksDirectory>(opened);
   if (const auto& e = dir.undo_error()) {
-    std::fprintf(stderr, "blockwire serve: %s: reading rev files: %s (no filters served)\n", o.dir.c_str(), e->message().c_str());
+    std::fprintf(stderr, "%sblockwire serve: %s: reading rev files: %s (no filters served)\n", service::prefix(service::level::warning),
+                 o.dir.c_str(), e->message().c_str());
   }
   auto where = net::parse_endpoint(o.listen, default_port(dir.net()));  // empty: every address
   if (!where) {
-    std::fprintf(stderr, "blockwire serve: --listen %s: not ADDR:PORT\n", o.listen.c_str());
+    std::fprintf(stderr, "%sblockwire serve: --listen %s: not ADDR:PORT\n", service::prefix(service::level::error), o.listen.c_str());
     return usage_or_io;
   }
   // Damage is said; the chain without it is served.
@@ -45,10 +46,10 @@ int serve(const ServeOptions& o) {
   // BIP157: filters are served (NODE_COMPACT_FILTERS) when the directory
   // has rev files to make them from.
   if (auto with_filters = store.enable_filters(); !with_filters) {
-    std::fprintf(stderr, "blockwire serve: %s: reading the kept filters: %s (no filters served)\n", o.dir.c_str(),
-                 with_filters.error().message().c_str());
+    std::fprintf(stderr, "%sblockwire serve: %s: reading the kept filters: %s (no filters served)\n",
+                 service::prefix(service::level::warning), o.dir.c_str(), with_filters.error().message().c_str());
   } else if (with_filters.value()) {
-    std::fprintf(stderr, "blockwire serve: compact block filters (BIP157) from the rev files\n");
+    std::fprintf(stderr, "%sblockwire serve: compact block filters (BIP157) from the rev files\n", service::prefix(service::level::info));
   }
 
   // The signals arrive through a descriptor the server polls; every thread
@@ -86,7 +87,8 @@ int serve(const ServeOptions& o) {
   auto server = signals.get() < 0 ? result<std::unique_ptr<net::Server>>(error(last_system_error()))
                                   : net::Server::listen(store, where.value(), std::move(options));
   if (!server) {
-    std::fprintf(stderr, "blockwire serve: cannot listen on %s: %s\n", where.value().to_string().c_str(), server.error().message().c_str());
+    std::fprintf(stderr, "%sblockwire serve: cannot listen on %s: %s\n", service::prefix(service::level::error),
+                 where.value().to_string().c_str(), server.error().message().c_str());
     return usage_or_io;
   }
   // On standard output, flushed: a script that asked for port 0 reads it.
@@ -97,7 +99,7 @@ int serve(const ServeOptions& o) {
   service::ready(service::tip_status(o.dir, std::string(name(net)), tip));
   auto ran = server.value()->run();
   if (!ran) {
-    std::fprintf(stderr, "blockwire serve: poll: %s\n", ran.error().message().c_str());
+    std::fprintf(stderr, "%sblockwire serve: poll: %s\n", service::prefix(service::level::error), ran.error().message().c_str());
     return usage_or_io;
   }
   return ok;

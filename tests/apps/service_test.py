@@ -109,7 +109,13 @@ def as_the_unit(command, ask):
         assert env.get('XDG_CACHE_HOME') == os.path.join(state, 'blockwire'), env
         if as_root:
             argv = ['setpriv', f'--reuid={uid}', f'--regid={gid}', '--clear-groups', *argv]
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd='/')
+        # Standard error as systemd connects it to the journal: JOURNAL_STREAM names its device and inode.
+        err_read, err_write = os.pipe()
+        st = os.fstat(err_write)
+        env['JOURNAL_STREAM'] = f'{st.st_dev}:{st.st_ino}'
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err_write, text=True, env=env, cwd='/')
+        os.close(err_write)
+        proc.stderr = os.fdopen(err_read)
         messages = []
         try:
             notify.settimeout(120)
@@ -125,8 +131,12 @@ def as_the_unit(command, ask):
             while not any('STOPPING=1' in m for m in messages):
                 messages.append(notify.recv(4096).decode())
             assert proc.wait(timeout=60) == 0, proc.stderr.read()
+            # journald's level prefixes: the stop is a notice.
+            log = proc.stderr.read().splitlines()
+            assert f'<5>blockwire {command}: Terminated: stopping' in log, log
         finally:
             scenario.stop(proc)
+            proc.stderr.close()
         # Nothing written in the node's directory; the kept index in the state directory.
         assert files_of(blocks) == before
         kept = files_of(os.path.join(state, 'blockwire'))

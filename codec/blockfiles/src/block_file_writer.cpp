@@ -134,7 +134,8 @@ struct BlockFileWriter::State {
       file.reset();
       ::unlink(path_of(at.file).c_str());
     } else {
-      (void)::ftruncate(file->fd(), static_cast<off_t>(at.offset));
+      // (a cut that fails too leaves a torn record, which the next open cuts)
+      if (::ftruncate(file->fd(), static_cast<off_t>(at.offset)) != 0) return;
     }
   }
 

@@ -89,7 +89,9 @@ result<BlockPosition> UndoFileWriter::append(const BlockUndo& undo, const BlockH
     if (::fallocate(file_->fd(), FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset), static_cast<off_t>(upto - offset)) == 0) reserved_ = upto;
   }
   if (auto r = file_->write(buffer_); !r) {
-    (void)::ftruncate(file_->fd(), end);  // nothing partial stays
+    // Nothing partial stays; if the cut fails too, the write's error is the
+    // one said, and the torn tail is cut when the directory is next opened.
+    if (::ftruncate(file_->fd(), end) != 0) return error(r.error().code(), offset);
     return error(r.error().code(), offset);
   }
   return BlockPosition{file, offset};
