@@ -3,6 +3,10 @@
 #include "subcommands.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cstdio>
 #include <string>
 
@@ -16,24 +20,25 @@ const std::vector<std::string> configurable = {"fetch", "serve", "rest", "electr
 std::string settings_footer(const std::string& command) {
   return "Settings: --conf FILE (default " + std::string(default_settings_file) + " when it exists), its [" + command +
          "] section: one\n"
-         "`key = value` a line, each key an option's name without its dashes (or `dir`, `peer`: the arguments); flags\n"
-         "win over the file. `blockwire config --show " +
+         "`key = value` a line, each key an option's name without its dashes (or `" +
+         (command == "fetch" ? "peer" : "dir") +
+         "`, the argument); flags win over\n"
+         "the file. `blockwire config --show " +
          command + "` prints the settings in effect and where each came from.";
 }
 
 }  // namespace
 
-CommandLine::CommandLine()
+CommandLine::CommandLine(std::string default_file)
     : app{"blockwire: Bitcoin blocks and transactions, and Bitcoin Core's block files.\n"
           "Exit status: 0 success, 1 bad data found, 2 usage or I/O error.",
           "blockwire"} {
   app.require_subcommand(1);
   app.set_version_flag("--version", "blockwire " BLOCKWIRE_VERSION);
-  settings = std::make_shared<SettingsFile>(app, configurable);
+  settings = std::make_shared<SettingsFile>(app, configurable, default_file);
   app.config_formatter(settings);
-  app.set_config("--conf", default_settings_file,
-                 "settings for rest, serve, fetch and electrum, a [section] each (default: " + std::string(default_settings_file) +
-                     " when it exists)")
+  app.set_config("--conf", default_file,
+                 "settings for rest, serve, fetch and electrum, a [section] each (default: " + default_file + " when it exists)")
       ->type_name("FILE");
   commands.inspect = add_inspect(app, inspect);
   commands.scan = add_scan(app, scan);
@@ -67,8 +72,30 @@ CommandLine::CommandLine()
 }
 
 void CommandLine::parse(std::vector<std::string> args) {
+  // CLI11 passes over a default file it cannot read; one that is there
+  // but unreadable (its mode, its owner) is said instead, for the
+  // commands that read it, whatever else the parse finds.
+  const std::string& default_file = settings->default_file();
+  struct stat st {};
+  const bool there = ::stat(default_file.c_str(), &st) == 0;
+  const bool unreadable = there && (!S_ISREG(st.st_mode) || ::access(default_file.c_str(), R_OK) != 0);
+  const std::string why = !there ? "" : !S_ISREG(st.st_mode) ? "not a file" : std::strerror(errno);
+  const auto say_unreadable = [&] {
+    const std::vector<CLI::App*> invoked = app.get_subcommands();
+    if (!unreadable || invoked.empty() || app.get_config_ptr()->count() > 0) return;
+    const auto& reads = settings->commands();
+    if (std::find(reads.begin(), reads.end(), invoked.front()->get_name()) == reads.end()) return;
+    if (invoked.front()->get_help_ptr()->count() > 0) return;
+    throw CLI::ConfigError(default_file + ": cannot be read: " + why);
+  };
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
-  app.parse(args);
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() != static_cast<int>(CLI::ExitCodes::Success)) say_unreadable();
+    throw;
+  }
+  say_unreadable();
   // From a blocks directory, the network is what its records' magic says
   // unless --network names one (on the command line or in the file).
   const auto told = [](CLI::App* cmd) { return cmd->count("--network") == 0; };
@@ -86,8 +113,8 @@ void CommandLine::parse(std::vector<std::string> args) {
   utxos.net_from_records = told(commands.utxos);
 }
 
-int show_settings(const ConfigOptions& options, const std::string& conf) {
-  CommandLine line;
+int show_settings(const ConfigOptions& options, const std::string& conf, const std::string& default_file) {
+  CommandLine line(default_file);
   std::vector<std::string> args{options.show};
   args.insert(args.end(), options.args.begin(), options.args.end());
   if (!conf.empty()) args.insert(args.end(), {"--conf", conf});

@@ -22,7 +22,9 @@ struct ConfigOptions {
 };
 
 struct CommandLine {
-  CommandLine();
+  // `default_file`: the settings file read when --conf is not given (the
+  // tests name one that is not there).
+  explicit CommandLine(std::string default_file = default_settings_file);
   CommandLine(const CommandLine&) = delete;
   CommandLine& operator=(const CommandLine&) = delete;
 
@@ -55,6 +57,6 @@ struct CommandLine {
 
 // `blockwire config --show COMMAND`: the settings COMMAND would run with,
 // each with where it came from, as a configuration file. The exit status.
-int show_settings(const ConfigOptions& options, const std::string& conf);
+int show_settings(const ConfigOptions& options, const std::string& conf, const std::string& default_file = default_settings_file);
 
 }  // namespace blockwire::cli

@@ -98,6 +98,10 @@ std::vector<CLI::ConfigItem> SettingsFile::from_config(std::istream& in) const {
   const std::vector<CLI::App*> invoked = app_.get_subcommands();
   CLI::App* command = invoked.empty() ? nullptr : invoked.front();
   const bool reads_file = command != nullptr && std::find(commands_.begin(), commands_.end(), command->get_name()) != commands_.end();
+  // --help and --version answer whatever the file holds.
+  const CLI::Option* help = command != nullptr ? command->get_help_ptr() : nullptr;
+  const CLI::Option* version = app_.get_option_no_throw("--version");
+  if ((help != nullptr && help->count() > 0) || (version != nullptr && version->count() > 0)) return {};
   if (!reads_file) {
     // The default file is for the commands that read one; naming a file
     // for another command is a mistake to say.
@@ -107,7 +111,7 @@ std::vector<CLI::ConfigItem> SettingsFile::from_config(std::istream& in) const {
     }
     return {};
   }
-  file_ = named ? conf->results().front() : std::string(default_settings_file);
+  file_ = named ? conf->results().front() : default_file_;
 
   std::string problem;
   const std::vector<Setting> settings = read_settings(in, file_, problem);
@@ -188,8 +192,18 @@ std::string SettingsFile::source_of(const CLI::Option& option) const {
 
 std::vector<std::string> SettingsFile::values_of(const CLI::Option& option) const {
   if (const auto it = from_file_.find(&option); it != from_file_.end()) return it->second.values;
-  if (is_flag(option)) return option.empty() ? std::vector<std::string>{} : std::vector<std::string>{"1"};
-  return option.results();
+  if (option.empty() || !is_flag(option)) return option.results();
+  // A flag's result is its variable's value: "--txindex=false" gives
+  // false, "--no-progress" gives false too (the flag negates). Written
+  // as its key says it: txindex = 0, no-progress = 1.
+  const std::string key = key_of(option);
+  const bool negated = option.get_flag_value(key, "true") == "false";
+  bool value = true;
+  try {
+    value = CLI::detail::to_flag_value(option.results().back()) > 0;
+  } catch (const std::exception&) {
+  }
+  return {value != negated ? "1" : "0"};
 }
 
 }  // namespace blockwire::cli

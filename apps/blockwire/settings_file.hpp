@@ -38,7 +38,9 @@ std::vector<Setting> read_settings(std::istream& in, const std::string& file, st
 // checks; an error is a CLI::ConfigError that names the file and line.
 class SettingsFile : public CLI::Config {
  public:
-  SettingsFile(CLI::App& app, std::vector<std::string> commands) : app_(app), commands_(std::move(commands)) {}
+  // `default_file`: read when --conf is not given and it exists.
+  SettingsFile(CLI::App& app, std::vector<std::string> commands, std::string default_file)
+      : app_(app), commands_(std::move(commands)), default_file_(std::move(default_file)) {}
 
   std::string to_config(const CLI::App*, bool, bool, std::string) const override { return {}; }
   std::vector<CLI::ConfigItem> from_config(std::istream& in) const override;
@@ -52,10 +54,12 @@ class SettingsFile : public CLI::Config {
   std::vector<std::string> values_of(const CLI::Option& option) const;
   // The file read, or "" when none was.
   const std::string& file() const { return file_; }
+  const std::string& default_file() const { return default_file_; }
 
  private:
   CLI::App& app_;
   std::vector<std::string> commands_;
+  std::string default_file_;
   mutable std::string file_;
   struct FromFile {
     int line = 0;
@@ -64,9 +68,9 @@ class SettingsFile : public CLI::Config {
   mutable std::map<const CLI::Option*, FromFile> from_file_;
 };
 
-// The option a key names in `command`, or nullptr: `--key`, `-k` for a
-// one-letter key, or a positional argument named `key`. The file cannot
-// set --help or --conf.
+// The option a key names in `command`, or nullptr: `--key` (an option's
+// long name), or a positional argument named `key`. The file cannot set
+// --help or --conf.
 CLI::Option* option_for_key(CLI::App& command, const std::string& key);
 // The key that names `option` in the file.
 std::string key_of(const CLI::Option& option);

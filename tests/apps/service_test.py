@@ -16,6 +16,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -51,7 +52,8 @@ def scenario_units():
         assert rating.group(2) in ('SAFE', 'OK'), (command, rating.group(0))
         # What the issue asks of each, present.
         for setting in ('Type=notify', 'DynamicUser=yes', 'ProtectSystem=strict', 'NoNewPrivileges=yes', 'PrivateTmp=yes',
-                        'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX', 'StateDirectory=blockwire'):
+                        'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX', 'StateDirectory=blockwire', 'TimeoutStartSec=infinity',
+                        'RestartPreventExitStatus=2'):
             assert setting in text, (command, setting)
 
 
@@ -105,8 +107,9 @@ def as_the_unit(command, ask):
         for line in lines:
             if line.startswith('Environment='):
                 key, value = line.split('=', 1)[1].split('=', 1)
-                env[key] = value.replace('%S', state)
-        assert env.get('XDG_CACHE_HOME') == os.path.join(state, 'blockwire'), env
+                env[key] = value.replace('%S', state).replace('%N', f'blockwire-{command}')
+        cache = os.path.join(state, 'blockwire', f'blockwire-{command}')  # each unit's own (LevelDB opens once)
+        assert env.get('XDG_CACHE_HOME') == cache, env
         if as_root:
             argv = ['setpriv', f'--reuid={uid}', f'--regid={gid}', '--clear-groups', *argv]
         # Standard error as systemd connects it to the journal: JOURNAL_STREAM names its device and inode.
@@ -115,12 +118,15 @@ def as_the_unit(command, ask):
         env['JOURNAL_STREAM'] = f'{st.st_dev}:{st.st_ino}'
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=err_write, text=True, env=env, cwd='/')
         os.close(err_write)
-        proc.stderr = os.fdopen(err_read)
+        # Its log read as it comes (a full pipe would stop the server).
+        log = []
+        reader = threading.Thread(target=lambda: log.extend(os.fdopen(err_read).read().splitlines()))
+        reader.start()
         messages = []
         try:
             notify.settimeout(120)
             first = proc.stdout.readline()
-            assert first.startswith('listening on 127.0.0.1:'), (first, proc.stderr.read() if proc.poll() is not None else '')
+            assert first.startswith('listening on 127.0.0.1:'), (first, proc.wait(timeout=60), reader.join(), log)
             port = int(first.strip().rsplit(':', 1)[1])
             while not any('READY=1' in m for m in messages):
                 messages.append(notify.recv(4096).decode())
@@ -130,19 +136,19 @@ def as_the_unit(command, ask):
             proc.send_signal(signal.SIGTERM)
             while not any('STOPPING=1' in m for m in messages):
                 messages.append(notify.recv(4096).decode())
-            assert proc.wait(timeout=60) == 0, proc.stderr.read()
+            assert proc.wait(timeout=60) == 0
+            reader.join()
             # journald's level prefixes: the stop is a notice.
-            log = proc.stderr.read().splitlines()
             assert f'<5>blockwire {command}: Terminated: stopping' in log, log
         finally:
             scenario.stop(proc)
-            proc.stderr.close()
+            reader.join()
         # Nothing written in the node's directory; the kept index in the state directory.
         assert files_of(blocks) == before
-        kept = files_of(os.path.join(state, 'blockwire'))
+        kept = files_of(cache)
         assert any(name.startswith('blockwire/index/') for name in kept), sorted(kept)
         if as_root:
-            assert all(os.stat(os.path.join(state, 'blockwire', n)).st_uid == uid for n in kept)
+            assert all(os.stat(os.path.join(cache, n)).st_uid == uid for n in kept)
         return messages
     finally:
         for dirpath, dirnames, filenames in os.walk(root):

@@ -10,6 +10,8 @@
 #include "../support/temp_dir.hpp"
 
 #include <cstdio>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <fstream>
 #include <map>
 #include <set>
@@ -19,6 +21,10 @@
 using namespace blockwire;
 
 namespace {
+
+// The default settings file the tests' command lines read: never there
+// (the machine's /etc/blockwire/blockwire.conf is not the test's).
+const char* const no_default = "/nonexistent/blockwire.conf";
 
 const std::vector<std::string> configurable = {"fetch", "serve", "rest", "electrum"};
 
@@ -90,7 +96,7 @@ std::vector<CLI::Option*> needed_by(CLI::Option* op) {
 
 // The error a file gives when `command` runs with it.
 std::string error_of(const std::string& command, const std::string& file) {
-  cli::CommandLine line;
+  cli::CommandLine line(no_default);
   try {
     line.parse(with({command, "--conf", file}, required_args(command)));
   } catch (const CLI::ParseError& e) {
@@ -108,7 +114,7 @@ TEST_CASE(
   const auto sample = samples(dir);
   std::size_t checked = 0;
   for (const std::string& command : configurable) {
-    cli::CommandLine probe;
+    cli::CommandLine probe(no_default);
     for (CLI::Option* op : probe.app.get_subcommand(command)->get_options()) {
       const std::string key = cli::key_of(*op);
       if (key == "help") continue;
@@ -141,15 +147,15 @@ TEST_CASE(
         base = {command, "127.0.0.1:1"};
         as_flag = {command, "127.0.0.1:1", "--output", value};
       }
-      cli::CommandLine from_flag;
+      cli::CommandLine from_flag(no_default);
       from_flag.parse(with(as_flag, others));
-      cli::CommandLine from_file;
+      cli::CommandLine from_file(no_default);
       from_file.parse(with(base, with(others, {"--conf", write(dir, "[" + command + "]\n" + key + " = " + value + "\n")})));
       CHECK(same_options(from_flag, from_file, command));
       CHECK(
           from_file.settings->source_of(*from_file.app.get_subcommand(command)->get_option(op->get_name())).starts_with(dir.path.string()));
       if (!op->get_required() && others.empty()) {  // (what needs it cannot go without it)
-        cli::CommandLine without;
+        cli::CommandLine without(no_default);
         without.parse(with(base, others));
         CHECK_MESSAGE(!same_options(without, from_file, command), "the setting changed nothing");
       }
@@ -162,7 +168,7 @@ TEST_CASE(
 TEST_CASE("settings: a flag on the command line wins over the file's line, and the file's other lines still apply") {
   test::TempDir dir;
   const std::string file = write(dir, "# the rest server\n[rest]\nthreads = 2   # two\nlisten = 127.0.0.1:9\n\n[serve]\nmax-peers = 9\n");
-  cli::CommandLine line;
+  cli::CommandLine line(no_default);
   line.parse({"rest", "--threads", "3", "--conf", file, "/srv/blocks"});
   CHECK(line.rest.threads == 3);
   CHECK(line.rest.listen == "127.0.0.1:9");
@@ -172,14 +178,26 @@ TEST_CASE("settings: a flag on the command line wins over the file's line, and t
   CHECK(line.settings->source_of(*rest->get_option("--listen")) == file + ":4");
   CHECK(line.settings->source_of(*rest->get_option("--timeout")).empty());
   // --network in the file counts as given: the records do not decide.
-  cli::CommandLine net;
+  cli::CommandLine net(no_default);
   net.parse({"rest", "--conf", write(dir, "[rest]\nnetwork = regtest\n"), "/srv/blocks"});
   CHECK(net.rest.net == network::regtest);
   CHECK_FALSE(net.rest.net_from_records);
+  // Flags set to 0, a negated one (no-progress) both ways, and a flag on
+  // the command line over the file's 0.
+  cli::CommandLine flags(no_default);
+  flags.parse(
+      {"fetch", "--conf", write(dir, "[fetch]\nv1 = 0\njson = 1\nno-progress = 0\nno-undo = 1\n"), "127.0.0.1:1", "-o", "/srv/out"});
+  CHECK_FALSE(flags.fetch.v1);
+  CHECK(flags.fetch.json);
+  CHECK(flags.fetch.progress);
+  CHECK_FALSE(flags.fetch.undo);
+  cli::CommandLine over(no_default);
+  over.parse({"fetch", "--v1", "--conf", write(dir, "[fetch]\nv1 = 0\n"), "127.0.0.1:1", "-o", "/srv/out"});
+  CHECK(over.fetch.v1);
   // A positional argument from the file, and --tls-listen's pairs met
   // across the file and the command line.
   std::ofstream(dir.file("pem")) << "pem\n";
-  cli::CommandLine tls;
+  cli::CommandLine tls(no_default);
   tls.parse({"electrum", "--conf",
              write(dir, "[electrum]\ndir = /srv/blocks\ntls-listen = 127.0.0.1:50002\ntls-cert = " + dir.file("pem") + "\n"), "--tls-key",
              dir.file("pem")});
@@ -219,11 +237,41 @@ TEST_CASE("settings: a bad file is an error naming the file and the line, never 
     CHECK(error.find(c.says) != std::string::npos);
   }
   // A bad value is an error even where a flag overrides it.
-  cli::CommandLine line;
+  cli::CommandLine line(no_default);
   CHECK_THROWS_AS(line.parse({"rest", "--threads", "3", "--conf", write(dir, "[rest]\nthreads = many\n"), "/srv"}), CLI::ConfigError);
+  // A default file that is there but cannot be read is said, not passed
+  // over: a folder in its place, and (not as root, who reads every file)
+  // a file without read permission.
+  {
+    const std::string folder = dir.file("a-folder.conf");
+    std::filesystem::create_directory(folder);
+    cli::CommandLine unreadable(folder);
+    try {
+      unreadable.parse({"rest", "/srv"});
+      FAIL("a folder in the default file's place was passed over");
+    } catch (const CLI::ConfigError& e) {
+      CHECK(std::string(e.what()) == folder + ": cannot be read: not a file");
+    }
+  }
+  if (::geteuid() != 0) {
+    const std::string locked = write(dir, "[rest]\nthreads = 2\n");
+    ::chmod(locked.c_str(), 0);
+    cli::CommandLine unreadable(locked);
+    try {
+      unreadable.parse({"rest", "/srv"});
+      FAIL("an unreadable default file was passed over");
+    } catch (const CLI::ConfigError& e) {
+      CHECK(std::string(e.what()).starts_with(locked + ": cannot be read"));
+    }
+  }
+  // --help answers whatever the file holds.
+  cli::CommandLine help(write(dir, "[rest]\nthreads = many\n"));
+  CHECK_THROWS_AS(help.parse({"rest", "--help"}), CLI::CallForHelp);
+  cli::CommandLine bad_default(write(dir, "[rest]\nthreads = many\n"));
+  CHECK_THROWS_AS(bad_default.parse({"rest", "/srv"}), CLI::ConfigError);
   // A named file that is missing, and --conf given to a command that reads none.
   CHECK(error_of("rest", dir.file("missing.conf")).find("missing.conf") != std::string::npos);
-  cli::CommandLine inspect;
+  cli::CommandLine inspect(no_default);
   CHECK_THROWS_AS(inspect.parse({"--conf", write(dir, "[rest]\n"), "inspect", "x"}), CLI::ConfigError);
 }
 
@@ -231,19 +279,20 @@ TEST_CASE("settings: config --show prints each setting with where it came from, 
   test::TempDir dir;
   const std::string file = write(dir, "[serve]\nmax-peers = 9\nlisten = 127.0.0.1:7\nv1 = 1\n");
   const std::string out = dir.file("shown");
-  const std::string cmd = std::string(BLOCKWIRE_EXE) + " config --show serve --conf " + file + " -- --max-peers 12 /srv/blocks > " + out;
+  const std::string cmd =
+      std::string(BLOCKWIRE_EXE) + " config --show serve --conf " + file + " -- --max-peers 12 --v1=false /srv/blocks > " + out;
   REQUIRE(std::system(cmd.c_str()) == 0);
   std::ifstream in(out);
   const std::string shown((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(shown.find("dir = /srv/blocks  # the command line\n") != std::string::npos);
   CHECK(shown.find("max-peers = 12  # the command line\n") != std::string::npos);
   CHECK(shown.find("listen = 127.0.0.1:7  # " + file + ":3\n") != std::string::npos);
-  CHECK(shown.find("v1 = 1  # " + file + ":4\n") != std::string::npos);
+  CHECK(shown.find("v1 = 0  # the command line\n") != std::string::npos);
   CHECK(shown.find("# timeout: not set") != std::string::npos);
   // Read back, the shown file gives the same options.
-  cli::CommandLine original;
-  original.parse({"serve", "--max-peers", "12", "--conf", file, "/srv/blocks"});
-  cli::CommandLine again;
+  cli::CommandLine original(no_default);
+  original.parse({"serve", "--max-peers", "12", "--v1=false", "--conf", file, "/srv/blocks"});
+  cli::CommandLine again(no_default);
   again.parse({"serve", "--conf", out});
   CHECK(again.serve == original.serve);
   // A bad file: said, exit status 2.

@@ -37,11 +37,13 @@ foreach(name component IN ZIP_LISTS blockwire_package_names blockwire_package_co
 endforeach()
 add_custom_target(blockwire_changelogs ALL DEPENDS ${blockwire_changelogs})
 
+# (empty: each package's description says its own summary on its first
+# line; CPackDeb would put the project's before it)
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "")
 set(CPACK_PACKAGE_NAME blockwire)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_VENDOR "The blockwire developers")
 set(CPACK_PACKAGE_CONTACT "The blockwire developers <blockwire@users.noreply.github.com>")
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
 set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
 set(CPACK_OUTPUT_FILE_PREFIX ${PROJECT_SOURCE_DIR}/build/packages)
 set(CPACK_GENERATOR DEB)
@@ -57,35 +59,37 @@ set(CPACK_DEBIAN_COMPRESSION_TYPE xz)
 set(CPACK_DEBIAN_BLOCKWIRE_PACKAGE_NAME blockwire)
 set(CPACK_DEBIAN_BLOCKWIRE_PACKAGE_SECTION net)
 set(CPACK_COMPONENT_BLOCKWIRE_DESCRIPTION "Bitcoin blocks, Core's block files, and servers over them
- blockwire reads Bitcoin blocks and transactions and Bitcoin Core's block
- files (XOR-obfuscated blk and rev files, its block index and chainstate)
- without a node: inspect, scan, export to analytics tables, fetch from a
- node over P2P, and serve a node's directory as Bitcoin Core's REST
- interface, to Bitcoin peers, and to Electrum wallets. This package has the
- command, its man pages and bash completion, systemd units for its servers
- and a settings file in /etc/blockwire.")
-set(CPACK_DEBIAN_BLOCKWIRE_PACKAGE_CONTROL_EXTRA ${blockwire_dist}/conffiles)
+blockwire reads Bitcoin blocks and transactions and Bitcoin Core's block
+files (XOR-obfuscated blk and rev files, its block index and chainstate)
+without a node: inspect, scan, export to analytics tables, fetch from a
+node over P2P, and serve a node's directory as Bitcoin Core's REST
+interface, to Bitcoin peers, and to Electrum wallets. This package has the
+command, its man pages and bash completion, systemd units for its servers
+and a settings file in /etc/blockwire.")
+set(CPACK_DEBIAN_BLOCKWIRE_PACKAGE_CONTROL_EXTRA ${blockwire_dist}/deb-blockwire/conffiles ${blockwire_dist}/deb-blockwire/postinst
+  ${blockwire_dist}/deb-blockwire/postrm)
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libblockwire-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 # What its headers include and its static libraries link.
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libboost-dev (>= 1.74), libssl-dev (>= 3), libsecp256k1-dev, libleveldb-dev, libsnappy-dev, libzstd-dev, zlib1g-dev")
 set(CPACK_COMPONENT_DEV_DESCRIPTION "Bitcoin wire format library (C++20): headers and static libraries
- blockwire's libraries: the Bitcoin wire format behind a compile boundary
- (plain entry points, type-erased writers and readers), Bitcoin Core's
- block files, P2P, undo data, BIP158 filters, the REST and Electrum
- servers. Headers, static libraries, the CMake package
- (find_package(blockwire)) and pkg-config's blockwire.pc.")
+blockwire's libraries: the Bitcoin wire format behind a compile boundary
+(plain entry points, type-erased writers and readers), Bitcoin Core's
+block files, P2P, undo data, BIP158 filters, the REST and Electrum
+servers. Headers, static libraries, the CMake package
+(find_package(blockwire)) and pkg-config's blockwire.pc.")
 
 set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-blockwire)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
 # The module is built for one Python: that version's python3.
 math(EXPR blockwire_python_next "${Python_VERSION_MINOR} + 1")
 set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3 (>= ${Python_VERSION_MAJOR}.${Python_VERSION_MINOR}~), python3 (<< ${Python_VERSION_MAJOR}.${blockwire_python_next})")
+set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA ${blockwire_dist}/deb-python/postinst ${blockwire_dist}/deb-python/prerm)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "python3-pandas, python3-distributed")  # (Directory.table; blockwire.distributed)
 set(CPACK_COMPONENT_PYTHON_DESCRIPTION "Bitcoin blocks and Core's block files from Python
- The blockwire module for Python 3: blocks and transactions decoded,
- Bitcoin Core's blocks directories read, tables as pandas DataFrames, and
- export on a Dask cluster (blockwire.distributed).")
+The blockwire module for Python 3: blocks and transactions decoded,
+Bitcoin Core's blocks directories read, tables as pandas DataFrames, and
+export on a Dask cluster (blockwire.distributed).")
 
 include(CPack)
