@@ -56,7 +56,18 @@ py::tuple outputs_of(const TransactionView& tx) {
 }
 
 TransactionObject transaction_of(const std::shared_ptr<const BlockData>& block, std::size_t i) {
-  return {block, block->view.transaction(i), block->txid_if_hashed(i)};
+  TransactionObject t{block, block->view.transaction(i), block->txid_if_hashed(i)};
+  t.block = block.get();
+  t.index = i;
+  return t;
+}
+
+Txid txid_of(const TransactionObject& t) {
+  if (t.txid != nullptr) return *t.txid;
+  if (t.block == nullptr) return t.tx.txid();
+  if (const Txid* hashed = t.block->txid_if_hashed(t.index)) return *hashed;
+  const Unlocked unlocked;  // (the block's first: hashed with the lock released)
+  return t.block->txids()[t.index];
 }
 
 // A block's transactions as a sequence, each made when it is asked for
@@ -116,7 +127,7 @@ void add_codec(py::module_& m) {
           py::arg("network") = "mainnet");
 
   py::class_<TransactionObject>(m, "Transaction", "A transaction read in place from its bytes.")
-      .def_property_readonly("txid", [](const TransactionObject& t) { return (t.txid != nullptr ? *t.txid : t.tx.txid()).to_hex(); })
+      .def_property_readonly("txid", [](const TransactionObject& t) { return txid_of(t).to_hex(); })
       .def_property_readonly("wtxid", [](const TransactionObject& t) { return t.tx.wtxid().to_hex(); })
       .def_property_readonly("version", [](const TransactionObject& t) { return t.tx.version(); })
       .def_property_readonly("lock_time", [](const TransactionObject& t) { return t.tx.lock_time(); })
@@ -144,7 +155,7 @@ void add_codec(py::module_& m) {
                 tables::json_text([&](tables::JsonWriter& out) { tables::write_transaction_json(out, t.tx, n, false); }));
           },
           py::arg("network") = "mainnet", "Core's decoderawtransaction object (amounts as Decimal).")
-      .def("__repr__", [](const TransactionObject& t) { return "<blockwire.Transaction " + t.tx.txid().to_hex() + ">"; });
+      .def("__repr__", [](const TransactionObject& t) { return "<blockwire.Transaction " + txid_of(t).to_hex() + ">"; });
 
   py::class_<BlockHeader>(m, "BlockHeader", "A block's 80-byte header.")
       .def_property_readonly("hash", [](const BlockHeader& h) { return block_hash(h).to_hex(); })

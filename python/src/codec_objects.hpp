@@ -52,6 +52,12 @@ struct TransactionObject {
   std::shared_ptr<const void> owner;
   TransactionView tx;
   const Txid* txid = nullptr;
+  // A block's transaction: its block (the owner) and place in it. Its
+  // txid, asked for, hashes every txid of the block side by side
+  // (BlockData::txids): a loop over the block's transactions pays for
+  // the block's hashing once, at the rate of txids().
+  const BlockData* block = nullptr;
+  std::size_t index = 0;
   py::object inputs, outputs;  // none until read
 };
 
