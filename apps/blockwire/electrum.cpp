@@ -68,6 +68,8 @@ int electrum_command(const ElectrumOptions& o) {
   options.service.max_subscriptions = o.max_subscriptions;
   options.service.banner = o.banner;
   options.node = std::move(node);
+  const std::string network_name(name(store.directory().net()));
+  options.new_tip = [&](std::optional<Height> tip) { service::status(service::tip_status(o.dir, network_name, tip)); };
   if (!o.tls_listen.empty()) {
     const net::Endpoint tls_at = net::parse_endpoint(o.tls_listen, 50002).value();
     options.tls = electrum::Tls{tls_at.host.empty() ? "0.0.0.0" : tls_at.host, tls_at.port, o.tls_cert, o.tls_key};

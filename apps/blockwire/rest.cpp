@@ -76,6 +76,8 @@ int rest_command(const RestOptions& o) {
   }
   rest::ServerOptions options;
   options.limits = limits;
+  const std::string network_name(name(store.directory().net()));
+  options.new_tip = [&](std::optional<Height> tip) { service::status(service::tip_status(o.dir, network_name, tip)); };
   auto server = rest::Server::listen(store, rest::Indexes{tx_index ? &*tx_index : nullptr, addresses ? &*addresses : nullptr},
                                      std::move(utxo_set), where.host.empty() ? "0.0.0.0" : where.host, where.port, options);
   if (!server) {

@@ -190,4 +190,39 @@ def scenario_electrum():
     as_the_unit('electrum', ask)
 
 
+def scenario_new_tip():
+    """rest, electrum and serve each say a new tip in their STATUS: a directory fetched to height 7 from serve of a
+    chain of 14, each server started on it with NOTIFY_SOCKET (READY: tip 7), then the directory fetched to the tip
+    while they run (STATUS: tip 14)."""
+    with scenario.fetching_from_serve(blockwire, make_chain_tool, work, 14, '--undo') as (fetch, target):
+        subprocess.run(fetch + ['--max-blocks', '8'], check=True, capture_output=True)  # (genesis is one of the 8: tip 7)
+        servers = []
+        try:
+            for command in ('rest', 'electrum', 'serve'):
+                path = os.path.join(work, f'notify-{command}')
+                notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+                notify.bind(path)
+                notify.settimeout(120)
+                proc = subprocess.Popen([blockwire, command, target, '--listen', '127.0.0.1:0'], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL, env={**os.environ, 'NOTIFY_SOCKET': path})
+                servers.append((command, proc, notify))
+
+            def wait_for(notify, line):
+                seen = []
+                while not any(line in m.split('\n') for m in seen):
+                    seen.append(notify.recv(4096).decode())
+                return seen
+
+            for command, proc, notify in servers:
+                ready = wait_for(notify, f'STATUS={target} (regtest): tip 7')
+                assert any('READY=1' in m for m in ready), (command, ready)
+            subprocess.run(fetch, check=True, capture_output=True)
+            for command, proc, notify in servers:
+                wait_for(notify, f'STATUS={target} (regtest): tip 14')
+        finally:
+            for command, proc, notify in servers:
+                scenario.stop(proc)
+                notify.close()
+
+
 scenario.dispatch(which, globals())

@@ -466,6 +466,14 @@ bool Server::run(int stop_fd) {
         touched->insert(again.begin(), again.end());
       }
       s.tell_all(old_tip, std::move(touched));
+      if (s.options.new_tip && s.tip() != old_tip) {
+        std::optional<Height> tip;
+        {
+          const auto reading = s.store.lock();
+          tip = s.store.directory().chain_size().last();
+        }
+        s.options.new_tip(tip);
+      }
     }
   });
   accept(s, s.acceptor, false);

@@ -17,15 +17,16 @@ std::string utxo_set_beside(const std::string& blocks_dir) {
   return {};
 }
 
-Server::Server(BlockStore& store, Indexes indexes, std::string utxo_set, std::chrono::milliseconds refresh)
+Server::Server(BlockStore& store, Indexes indexes, std::string utxo_set, const ServerOptions& options)
     : store_(store),
       indexes_(indexes),
       service_(store, Sources{indexes.transactions, std::move(utxo_set), indexes.addresses}),
-      refresh_(refresh) {}
+      refresh_(options.refresh),
+      new_tip_(options.new_tip) {}
 
 result<std::unique_ptr<Server>> Server::listen(BlockStore& store, Indexes indexes, std::string utxo_set, const std::string& address,
                                                std::uint16_t port, const ServerOptions& options) {
-  std::unique_ptr<Server> server(new Server(store, indexes, std::move(utxo_set), options.refresh));
+  std::unique_ptr<Server> server(new Server(store, indexes, std::move(utxo_set), options));
   // (GET and HEAD, and POST: getutxos takes its outpoints posted, as in
   // Core; the HTTP server answers other methods 405)
   const Service& service = server->service_;
@@ -57,6 +58,14 @@ bool Server::run(int stop_fd) {
       if (indexes_.addresses != nullptr && (tip_moved || addresses_behind)) {
         const auto reading = store_.lock();
         addresses_behind = !indexes_.addresses->update(store_.directory());
+      }
+      if (tip_moved && new_tip_) {
+        std::optional<Height> tip;
+        {
+          const auto reading = store_.lock();
+          tip = store_.directory().chain_size().last();
+        }
+        new_tip_(tip);
       }
     }
   });

@@ -5,6 +5,7 @@
 // runs; a program embeds the same.
 #pragma once
 
+#include <blockwire/codec/height.hpp>
 #include <blockwire/electrum/service.hpp>
 #include <blockwire/io/error.hpp>
 #include <blockwire/net/connection.hpp>
@@ -55,6 +56,10 @@ struct ServerOptions {
   std::optional<NodePeerOptions> node;  // none: confirmed transactions only, and no broadcast
   Limits limits;
   std::chrono::milliseconds refresh{1000};  // how often the directory is read again for appended blocks
+  // Called when the best chain's tip moved, once the indexes followed and
+  // subscribers were told (its height; none: no block), from the thread
+  // that reads the directory.
+  std::function<void(std::optional<Height>)> new_tip;
 };
 
 class Server {

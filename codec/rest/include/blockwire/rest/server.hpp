@@ -4,6 +4,7 @@
 // What `blockwire rest` runs; a program embeds the same.
 #pragma once
 
+#include <blockwire/codec/height.hpp>
 #include <blockwire/directory/address_index.hpp>
 #include <blockwire/directory/block_store.hpp>
 #include <blockwire/directory/tx_index.hpp>
@@ -13,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +39,9 @@ struct Indexes {
 struct ServerOptions {
   HttpLimits limits;
   std::chrono::milliseconds refresh{1000};  // how often the directory is read again for blocks a writer appended
+  // Called when the best chain's tip moved, once the indexes followed (its
+  // height; none: no block), from the thread that reads the directory.
+  std::function<void(std::optional<Height>)> new_tip;
 };
 
 class Server {
@@ -59,12 +64,13 @@ class Server {
   void stop() { http_->stop(); }
 
  private:
-  Server(BlockStore& store, Indexes indexes, std::string utxo_set, std::chrono::milliseconds refresh);
+  Server(BlockStore& store, Indexes indexes, std::string utxo_set, const ServerOptions& options);
 
   BlockStore& store_;
   Indexes indexes_;
   Service service_;
   std::chrono::milliseconds refresh_;
+  std::function<void(std::optional<Height>)> new_tip_;
   std::optional<HttpServer> http_;  // (after service_, which its handler answers through)
 };
 
