@@ -83,8 +83,10 @@ servers. Headers, static libraries, the CMake package
 set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-blockwire)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
 # The module is built for one Python: that version's python3.
-math(EXPR blockwire_python_next "${Python_VERSION_MINOR} + 1")
-set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3 (>= ${Python_VERSION_MAJOR}.${Python_VERSION_MINOR}~), python3 (<< ${Python_VERSION_MAJOR}.${blockwire_python_next})")
+if(BLOCKWIRE_PYTHON)
+  math(EXPR blockwire_python_next "${Python_VERSION_MINOR} + 1")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3 (>= ${Python_VERSION_MAJOR}.${Python_VERSION_MINOR}~), python3 (<< ${Python_VERSION_MAJOR}.${blockwire_python_next})")
+endif()
 set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA ${blockwire_dist}/deb-python/postinst ${blockwire_dist}/deb-python/prerm)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "python3-pandas, python3-distributed")  # (Directory.table; blockwire.distributed)
 set(CPACK_COMPONENT_PYTHON_DESCRIPTION "Bitcoin blocks and Core's block files from Python
