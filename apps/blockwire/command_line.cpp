@@ -40,26 +40,32 @@ CommandLine::CommandLine(std::string default_file)
   app.set_config("--conf", default_file,
                  "settings for rest, serve, fetch and electrum, a [section] each (default: " + default_file + " when it exists)")
       ->type_name("FILE");
-  commands.inspect = add_inspect(app, inspect);
-  commands.scan = add_scan(app, scan);
-  commands.pack = add_pack(app, pack);
-  commands.blocks = add_blocks(app, blocks);
-  commands.filters = add_filters(app, filters);
-  commands.addresses = add_addresses(app, addresses);
-  commands.exports = add_export(app, exports);
-  commands.fetch = add_fetch(app, fetch);
-  commands.serve = add_serve(app, serve);
-  commands.rest = add_rest(app, rest);
-  commands.electrum = add_electrum(app, electrum);
-  commands.utxos = add_utxos(app, utxos);
-  commands.prune = add_prune(app, prune);
-  for (CLI::App* cmd : {commands.fetch, commands.serve, commands.rest, commands.electrum}) {
+  const auto add = [this]<class Options>(CLI::App* (*adder)(CLI::App&, Options&), Options& options) {
+    CLI::App* cmd = adder(app, options);
+    if constexpr (requires { options.net_from_records; }) network_from_records_.emplace_back(cmd, &options.net_from_records);
+    return cmd;
+  };
+  commands.inspect = add(add_inspect, inspect);
+  commands.scan = add(add_scan, scan);
+  commands.pack = add(add_pack, pack);
+  commands.blocks = add(add_blocks, blocks);
+  commands.filters = add(add_filters, filters);
+  commands.addresses = add(add_addresses, addresses);
+  commands.exports = add(add_export, exports);
+  commands.fetch = add(add_fetch, fetch);
+  commands.serve = add(add_serve, serve);
+  commands.rest = add(add_rest, rest);
+  commands.electrum = add(add_electrum, electrum);
+  commands.utxos = add(add_utxos, utxos);
+  commands.prune = add(add_prune, prune);
+  for (const std::string& name : configurable) {
+    CLI::App* cmd = app.get_subcommand(name);
     cmd->fallthrough();  // --conf, the main command's, after the subcommand's name
-    cmd->footer(settings_footer(cmd->get_name()));
+    cmd->footer(settings_footer(name));
   }
 
   commands.config =
-      app.add_subcommand("config", "The settings a command would run with (--conf FILE, else " + std::string(default_settings_file) +
+      app.add_subcommand("config", "The settings a command would run with (--conf FILE, else " + default_file +
                                        ", then its flags),\n"
                                        "each with where it came from, written as a configuration file: the file's errors are said\n"
                                        "as the command would say them (exit status 2).");
@@ -98,19 +104,7 @@ void CommandLine::parse(std::vector<std::string> args) {
   say_unreadable();
   // From a blocks directory, the network is what its records' magic says
   // unless --network names one (on the command line or in the file).
-  const auto told = [](CLI::App* cmd) { return cmd->count("--network") == 0; };
-  inspect.net_from_records = told(commands.inspect);
-  scan.net_from_records = told(commands.scan);
-  pack.net_from_records = told(commands.pack);
-  blocks.net_from_records = told(commands.blocks);
-  filters.net_from_records = told(commands.filters);
-  addresses.net_from_records = told(commands.addresses);
-  exports.net_from_records = told(commands.exports);
-  fetch.net_from_records = told(commands.fetch);
-  serve.net_from_records = told(commands.serve);
-  rest.net_from_records = told(commands.rest);
-  electrum.net_from_records = told(commands.electrum);
-  utxos.net_from_records = told(commands.utxos);
+  for (const auto& [cmd, from_records] : network_from_records_) *from_records = cmd->count("--network") == 0;
 }
 
 int show_settings(const ConfigOptions& options, const std::string& conf, const std::string& default_file) {

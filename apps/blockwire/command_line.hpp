@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace blockwire::cli {
@@ -53,6 +54,11 @@ struct CommandLine {
   // as CLI::App::parse does. --network's presence is told to the options
   // that take their network from the records without it.
   void parse(std::vector<std::string> args);
+
+ private:
+  // Each subcommand whose options take their network from the records
+  // unless --network is given, and where that is told.
+  std::vector<std::pair<CLI::App*, bool*>> network_from_records_;
 };
 
 // `blockwire config --show COMMAND`: the settings COMMAND would run with,

@@ -88,7 +88,7 @@ int rest_command(const RestOptions& o) {
   std::fflush(stdout);
   {
     const auto lock = store.lock();
-    service::ready(service::tip_status(o.dir, std::string(name(store.directory().net())), store.directory().chain_size().last()));
+    service::ready(service::tip_status(o.dir, network_name, store.directory().chain_size().last()));
   }
   const bool signalled = server.value()->run(signals.get());
   service::stopping();

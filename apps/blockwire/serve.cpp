@@ -41,6 +41,7 @@ int serve(const ServeOptions& o) {
   const auto height = static_cast<std::int64_t>(dir.chain_size().value()) - 1;  // (-1: no block yet)
   const std::optional<Height> tip = dir.chain_size().last();
   const network net = dir.net();
+  const std::string network_name(name(net));
 
   BlockStore store(std::move(dir));
   // BIP157: filters are served (NODE_COMPACT_FILTERS) when the directory
@@ -77,7 +78,7 @@ int serve(const ServeOptions& o) {
       const auto lock = store.lock();
       (void)report_index_problems("serve", o.dir, store.index());
     } else {
-      if (e.what == net::ServerEvent::kind::new_tip) service::status(service::tip_status(o.dir, std::string(name(net)), e.height));
+      if (e.what == net::ServerEvent::kind::new_tip) service::status(service::tip_status(o.dir, network_name, e.height));
       const bool trouble = e.what == net::ServerEvent::kind::refresh_failed || e.what == net::ServerEvent::kind::undo_failed;
       std::fprintf(stderr, "%sblockwire serve: %s\n", service::prefix(trouble ? service::level::warning : service::level::info),
                    e.message().c_str());
@@ -95,8 +96,8 @@ int serve(const ServeOptions& o) {
   std::printf("listening on %s\n", server.value()->bound().to_string().c_str());
   std::fflush(stdout);
   std::fprintf(stderr, "%sblockwire serve: %s (%s): %s, height %lld\n", service::prefix(service::level::notice), o.dir.c_str(),
-               std::string(name(net)).c_str(), count_of(block_count, "block").c_str(), static_cast<long long>(height));
-  service::ready(service::tip_status(o.dir, std::string(name(net)), tip));
+               network_name.c_str(), count_of(block_count, "block").c_str(), static_cast<long long>(height));
+  service::ready(service::tip_status(o.dir, network_name, tip));
   auto ran = server.value()->run();
   if (!ran) {
     std::fprintf(stderr, "%sblockwire serve: poll: %s\n", service::prefix(service::level::error), ran.error().message().c_str());

@@ -56,14 +56,13 @@ py::tuple outputs_of(const TransactionView& tx) {
 }
 
 TransactionObject transaction_of(const std::shared_ptr<const BlockData>& block, std::size_t i) {
-  TransactionObject t{block, block->view.transaction(i), block->txid_if_hashed(i)};
+  TransactionObject t{block, block->view.transaction(i)};
   t.block = block.get();
   t.index = i;
   return t;
 }
 
 Txid txid_of(const TransactionObject& t) {
-  if (t.txid != nullptr) return *t.txid;
   if (t.block == nullptr) return t.tx.txid();
   if (const Txid* hashed = t.block->txid_if_hashed(t.index)) return *hashed;
   const Unlocked unlocked;  // (the block's first: hashed with the lock released)

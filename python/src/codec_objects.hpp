@@ -41,17 +41,14 @@ struct BlockData {
   mutable std::atomic<bool> hashed_{false};
 };
 
-// A transaction: a view of bytes its owner keeps (a block's, or its own),
-// and its txid where its block has it. Its inputs and outputs are tuples
+// A transaction: a view of bytes its owner keeps (a block's, or its own). Its inputs and outputs are tuples
 // made at the first reading and kept (each reading made them all again:
 // tx.inputs[i] in a loop over i was quadratic); made, read and dropped with
 // the interpreter's lock held, as the Python object that owns this is.
 struct TransactionObject {
-  TransactionObject(std::shared_ptr<const void> o, TransactionView t, const Txid* id = nullptr)
-      : owner(std::move(o)), tx(std::move(t)), txid(id) {}
+  TransactionObject(std::shared_ptr<const void> o, TransactionView t) : owner(std::move(o)), tx(std::move(t)) {}
   std::shared_ptr<const void> owner;
   TransactionView tx;
-  const Txid* txid = nullptr;
   // A block's transaction: its block (the owner) and place in it. Its
   // txid, asked for, hashes every txid of the block side by side
   // (BlockData::txids): a loop over the block's transactions pays for

@@ -466,7 +466,7 @@ bool Server::run(int stop_fd) {
         touched->insert(again.begin(), again.end());
       }
       s.tell_all(old_tip, std::move(touched));
-      if (s.options.new_tip && s.tip() != old_tip) {
+      if (s.options.new_tip) {
         std::optional<Height> tip;
         {
           const auto reading = s.store.lock();
