@@ -13,8 +13,12 @@ src=$2
 . "$src/tests/compile_budget.txt"
 flags="-std=c++20 -O2 -DNDEBUG -I$src/io/include -I$src/codec/primitives/include"
 tu="$src/bench/compile/public_api.cpp"
-lines=$($cxx $flags -E "$tu" | wc -l)
-headers=$($cxx $flags -E -H "$tu" 2>&1 >/dev/null | grep -c '^\.')
+# One pass: the preprocessed lines on standard output, the headers (-H) on
+# standard error.
+included=$(mktemp)
+trap 'rm -f "$included"' EXIT
+lines=$($cxx $flags -E -H "$tu" 2>"$included" | wc -l)
+headers=$(grep -c '^\.' "$included" || true)
 echo "preprocessed: $lines lines (at most $max_lines), $headers headers (at most $max_headers)"
 status=0
 if [ "$lines" -gt "$max_lines" ]; then
@@ -26,6 +30,6 @@ if [ "$headers" -gt "$max_headers" ]; then
   status=1
 fi
 if [ "$status" -ne 0 ]; then
-  $cxx $flags -E -H "$tu" 2>&1 >/dev/null | grep '^\.\{1,3\} '
+  grep '^\.\{1,3\} ' "$included"
 fi
 exit $status

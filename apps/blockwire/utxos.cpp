@@ -126,7 +126,7 @@ int utxos(const UtxosOptions& o) {
     options.undo = false;
     if (!o.net_from_records) options.net = net;
     if (auto dir = BlocksDirectory::open(blocks, options)) {
-      if (auto b = dir.value().index().find(u.best_block); b && b->linked) height = b->height;
+      if (auto b = dir.value().index().find(u.best_block)) height = b->linked_height();
     }
   }
   if (o.json) {

@@ -627,7 +627,7 @@ std::vector<BlockHash> BlockIndex::locator() const {
 }
 
 ChainInfo BlockIndex::chain_info(const IndexedBlock& b) const {
-  ChainInfo info{b.linked ? std::optional(b.height) : std::nullopt, -1, b.time, chain_work(static_cast<std::uint32_t>(b.id)), std::nullopt};
+  ChainInfo info{b.linked_height(), -1, b.time, chain_work(static_cast<std::uint32_t>(b.id)), std::nullopt};
   if (on_best_chain(b)) {
     info.confirmations = static_cast<std::int64_t>(best_.size() - b.height.to_wire());
     if (chain_size().contains(b.height.next())) info.next = at_height(b.height.next()).hash;

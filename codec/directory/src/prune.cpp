@@ -188,7 +188,7 @@ result<Pruned> prune_directory(const PruneSpec& spec) {
     // (no best block: a set a crash interrupted while it was first made,
     // which is made again from nothing, and cannot be once pruned: as none)
     const auto at = best.value() ? index.find(*best.value()) : std::nullopt;
-    const std::int64_t height = signed_height(at && at->linked ? std::optional(at->height) : std::nullopt);
+    const std::int64_t height = signed_height(at ? at->linked_height() : std::nullopt);
     if (best.value() && height + 1 < std::int64_t{out.prune_height.to_wire()}) {
       return fail(directory::errc::utxo_set_behind, "the UTXO set in " + set + " is at height " + std::to_string(height) +
                                                         " and needs the blocks after it, up to the tip, " +

@@ -69,10 +69,7 @@ std::optional<Height> tip_height(const BlockStore& store) {
 }
 
 // A version message's start height: Core's int, -1 before any block.
-std::int32_t start_height(const BlockStore& store) {
-  const auto tip = tip_height(store);
-  return tip ? tip->to_core() : -1;
-}
+std::int32_t start_height(const BlockStore& store) { return static_cast<std::int32_t>(signed_height(tip_height(store))); }
 
 // A pruned directory serves its recent blocks alone, and says so as a
 // pruned node does (BIP159), so that a peer syncing from genesis looks

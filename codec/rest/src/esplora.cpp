@@ -108,7 +108,7 @@ Response Answers::esplora_block(std::string_view part) const {
     if (*start >= v.transaction_count()) return said(404, "start index out of range");
     BlockUndo undo;
     if (auto failed = read_undo(dir, *b, v, undo)) return *failed;
-    const Confirmed at{b->linked ? std::optional(b->height) : std::nullopt, b->hash, v.header().time};
+    const Confirmed at{b->linked_height(), b->hash, v.header().time};
     const std::size_t end = std::min<std::size_t>(v.transaction_count(), static_cast<std::size_t>(*start) + 25);
     return json_of([&](tables::JsonWriter& out) {
       out.begin_array();

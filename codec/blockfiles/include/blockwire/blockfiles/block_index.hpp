@@ -54,6 +54,8 @@ struct IndexedBlock {
 
   // A block linked at height 0 (its parent all zeros): no undo record, no coins spent.
   bool is_genesis() const noexcept { return linked && height == Height::genesis(); }
+  // Its height where it is linked; nothing for a block not linked to a genesis block.
+  std::optional<Height> linked_height() const noexcept { return linked ? std::optional(height) : std::nullopt; }
 };
 
 // A block an index of the node's holds (Bitcoin Core's), with its record's

@@ -56,6 +56,7 @@ class Height {
 
   friend constexpr bool operator==(Height, Height) noexcept = default;
   friend constexpr auto operator<=>(Height, Height) noexcept = default;
+  friend class BlockCount;  // (its heights are in range: it saturates at max_value + 1)
 
  private:
   constexpr explicit Height(std::uint32_t value) noexcept : value_(value) {}
@@ -78,7 +79,7 @@ class BlockCount {
   // Whether a chain of this many blocks has one at `height`.
   constexpr bool contains(Height height) const noexcept { return height.to_wire() < blocks_; }
   // The height of the last of them (a chain's tip): nothing when empty.
-  constexpr std::optional<Height> last() const noexcept { return empty() ? std::nullopt : Height::checked(blocks_ - 1); }
+  constexpr std::optional<Height> last() const noexcept { return empty() ? std::nullopt : std::optional(at(blocks_ - 1)); }
   // The heights of these blocks, from `from` on, in order.
   class Heights;
   constexpr Heights heights(Height from = Height::genesis()) const noexcept;
@@ -87,6 +88,11 @@ class BlockCount {
   friend constexpr auto operator<=>(BlockCount, BlockCount) noexcept = default;
 
  private:
+  // The height of block n of a count (below max_value + 1, where a count saturates).
+  static constexpr Height at(std::uint64_t n) noexcept {
+    assert(n <= Height::max_value);
+    return Height(static_cast<std::uint32_t>(n));
+  }
   std::uint64_t blocks_ = 0;
 };
 
@@ -103,7 +109,7 @@ class BlockCount::Heights {
     using difference_type = std::ptrdiff_t;
     constexpr iterator() noexcept = default;
     constexpr explicit iterator(std::uint64_t at) noexcept : at_(at) {}
-    constexpr Height operator*() const noexcept { return *Height::checked(at_); }
+    constexpr Height operator*() const noexcept { return BlockCount::at(at_); }
     constexpr iterator& operator++() noexcept {
       ++at_;
       return *this;
