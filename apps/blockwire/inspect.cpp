@@ -1,13 +1,14 @@
 // blockwire inspect: one block or transaction, summarised or as Core's JSON.
 #include "commands.hpp"
 #include "directory_options.hpp"
-#include "input.hpp"
 #include "text.hpp"
 
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
+#include <blockwire/codec/block_or_transaction.hpp>
 #include <blockwire/directory.hpp>
 #include <blockwire/tables/core_json.hpp>
+#include <blockwire/io/user_input.hpp>
 #include <blockwire/undo.hpp>
 
 #include <algorithm>
@@ -134,13 +135,13 @@ int inspect(const InspectOptions& options) {
       }
     }
   } else {
-    auto input = read_input(o.input);
+    auto input = read_user_input(o.input, max_block_or_transaction_input);
     if (!input) {
       if (input.error().code() == std::errc::file_too_large) {
         std::fprintf(stderr,
                      "blockwire inspect: %s: longer than any block or transaction (over %s bytes read; a block is at most "
                      "4,000,000 bytes, 8,000,000 hex digits)\n",
-                     o.input.c_str(), with_commas(max_input_size).c_str());
+                     o.input.c_str(), with_commas(max_block_or_transaction_input).c_str());
         return bad_data;
       }
       std::fprintf(stderr, "blockwire inspect: cannot read %s: %s\n", o.input.c_str(), input.error().message().c_str());
@@ -151,49 +152,38 @@ int inspect(const InspectOptions& options) {
 
   // Hex first when the input is hex, then its bytes as they are: a raw
   // transaction whose bytes happen to be hex digits is still found.
-  std::optional<error> block_failure, tx_failure;
-  for (const std::vector<std::byte>* bytes : {readings.hex ? &*readings.hex : nullptr, &readings.raw}) {
-    if (bytes == nullptr) continue;
-    auto block = BlockView::parse(*bytes);
-    if (block) {
-      std::optional<BlockUndo> undo;
-      std::optional<error> no_undo;
-      if (directory && directory->has_undo() && indexed) {  // on the best chain or not: a stale block's record is used as well
-        auto found = directory->undo_of(*indexed, block.value());
-        if (found) {
-          undo = std::move(found).value();
-        } else {
-          no_undo = found.error();
-        }
-      }
-      const int status = print_block(block.value(), o.json, o.net, chain ? &*chain : nullptr, undo ? &*undo : nullptr);
-      if (no_undo) {
-        std::fprintf(stderr, "blockwire inspect: %s:%llu: no undo data (%s): its fees and prevouts are left out\n", o.input.c_str(),
-                     static_cast<unsigned long long>(*o.offset), no_undo->message().c_str());
-        return exit_status_of(*no_undo);
-      }
-      return status;
+  const auto found = block_or_transaction(readings);
+  if (const auto* neither = std::get_if<NeitherBlockNorTransaction>(&found)) {
+    if (readings.hex_problem) {
+      std::fprintf(stderr, "blockwire inspect: %s is not valid hex (%s), and its bytes are neither a block (%s) nor a transaction (%s)\n",
+                   o.input.c_str(), describe_hex_problem(*readings.hex_problem, readings.raw).c_str(), neither->as_block.message().c_str(),
+                   neither->as_transaction.message().c_str());
+    } else {
+      std::fprintf(stderr, "blockwire inspect: %s is neither a block (%s) nor a transaction (%s)\n", o.input.c_str(),
+                   neither->as_block.message().c_str(), neither->as_transaction.message().c_str());
     }
-    // Bitcoin Core's decoderawtransaction: with witness data first, then
-    // the legacy form (a transaction with no inputs reads as a marker and
-    // flag otherwise); each must consume every byte.
-    auto tx = TransactionView::parse(*bytes);
-    if (!tx) tx = TransactionView::parse(*bytes, witness::disallow);
-    if (tx) return print_transaction(tx.value(), o.json, o.net);
-    if (!block_failure) {
-      block_failure = block.error();
-      tx_failure = tx.error();
+    return bad_data;
+  }
+  const auto& view = std::get<BlockOrTransaction>(found).view;
+  if (const auto* tx = std::get_if<TransactionView>(&view)) return print_transaction(*tx, o.json, o.net);
+  const BlockView& block = std::get<BlockView>(view);
+  std::optional<BlockUndo> undo;
+  std::optional<error> no_undo;
+  if (directory && directory->has_undo() && indexed) {  // on the best chain or not: a stale block's record is used as well
+    auto made = directory->undo_of(*indexed, block);
+    if (made) {
+      undo = std::move(made).value();
+    } else {
+      no_undo = made.error();
     }
   }
-  if (readings.hex_problem) {
-    std::fprintf(stderr, "blockwire inspect: %s is not valid hex (%s), and its bytes are neither a block (%s) nor a transaction (%s)\n",
-                 o.input.c_str(), describe_hex_problem(*readings.hex_problem, readings.raw).c_str(), block_failure->message().c_str(),
-                 tx_failure->message().c_str());
-  } else {
-    std::fprintf(stderr, "blockwire inspect: %s is neither a block (%s) nor a transaction (%s)\n", o.input.c_str(),
-                 block_failure->message().c_str(), tx_failure->message().c_str());
+  const int status = print_block(block, o.json, o.net, chain ? &*chain : nullptr, undo ? &*undo : nullptr);
+  if (no_undo) {
+    std::fprintf(stderr, "blockwire inspect: %s:%llu: no undo data (%s): its fees and prevouts are left out\n", o.input.c_str(),
+                 static_cast<unsigned long long>(*o.offset), no_undo->message().c_str());
+    return exit_status_of(*no_undo);
   }
-  return bad_data;
+  return status;
 }
 
 }  // namespace blockwire::cli

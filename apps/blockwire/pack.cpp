@@ -3,14 +3,16 @@
 // --append one batch of the writer). Here: the options, what a dead pack
 // left beside OUT, the key, the network, and what is said.
 #include "commands.hpp"
-#include "input.hpp"
 #include "text.hpp"
 #include "directory_options.hpp"
 
 #include <blockwire/blockfiles.hpp>
 #include <blockwire/codec.hpp>
+#include <blockwire/codec/block_or_transaction.hpp>
+#include <blockwire/codec/check.hpp>
 #include <blockwire/io/file.hpp>
 #include <blockwire/io/hex.hpp>
+#include <blockwire/io/user_input.hpp>
 #include <blockwire/directory/pack.hpp>
 #include <blockwire/undo.hpp>
 
@@ -21,6 +23,50 @@ namespace blockwire::cli {
 
 namespace {
 namespace fs = std::filesystem;
+
+// One input's block bytes, checked: a block that decodes and that a blk
+// file can hold, hex first when the input is hex. With `warn`, a block that
+// looks like another network's than `net` is said. Prints why not and
+// returns the exit status.
+std::optional<int> read_block_input(const std::string& input, network net, std::vector<std::byte>& out, bool warn) {
+  auto raw = read_user_input(input, max_block_or_transaction_input);
+  if (!raw) {
+    if (raw.error().code() == std::errc::file_too_large) {
+      std::fprintf(stderr, "blockwire pack: %s: longer than any block (over %s bytes read)\n", input.c_str(),
+                   with_commas(max_block_or_transaction_input).c_str());
+      return bad_data;
+    }
+    std::fprintf(stderr, "blockwire pack: cannot read %s: %s\n", input.c_str(), raw.error().message().c_str());
+    return usage_or_io;
+  }
+  Readings readings = readings_of(std::move(raw).value());
+  std::optional<error> first_failure;
+  for (const std::vector<std::byte>* candidate : readings.in_order()) {
+    if (candidate->size() > max_block_size) {
+      if (!first_failure) first_failure = error(blockfiles::errc::block_too_large);
+      continue;
+    }
+    auto block = BlockView::parse(*candidate);
+    if (!block) {
+      if (!first_failure) first_failure = block.error();
+      continue;
+    }
+    if (const auto other = other_network(block.value().header(), net); warn && other) {
+      std::fprintf(stderr, "blockwire pack: warning: %s: %s; is it another network's block? (--network)\n", input.c_str(),
+                   other->why.c_str());
+    }
+    out = *candidate;
+    return std::nullopt;
+  }
+  if (readings.hex_problem) {
+    std::fprintf(stderr, "blockwire pack: %s is not a block: as hex, %s; as raw bytes, %s\n", input.c_str(),
+                 describe_hex_problem(*readings.hex_problem, readings.raw).c_str(), first_failure->message().c_str());
+  } else {
+    std::fprintf(stderr, "blockwire pack: %s is not a block: %s\n", input.c_str(), first_failure->message().c_str());
+  }
+  return bad_data;
+}
+
 }  // namespace
 
 int pack(const PackOptions& o) {
@@ -76,7 +122,7 @@ int pack(const PackOptions& o) {
   spec.count = o.inputs.size();
   spec.name = [&](std::size_t i) { return o.inputs[i]; };
   spec.read = [&](std::size_t i, bool first, std::vector<std::byte>& out) {
-    if (auto status = read_block_input("pack", o.inputs[i], net.value(), out, first && warn)) {
+    if (auto status = read_block_input(o.inputs[i], net.value(), out, first && warn)) {
       read_status = *status;
       return false;
     }

@@ -19,6 +19,7 @@
 #include <blockwire/io/span_reader.hpp>
 #include <blockwire/io/span_writer.hpp>
 #include <blockwire/io/stop_signals.hpp>
+#include <blockwire/io/user_input.hpp>
 #include <blockwire/io/vector_writer.hpp>
 #include <blockwire/io/writer.hpp>
 #include <blockwire/io/xor.hpp>
