@@ -10,9 +10,9 @@
 
 namespace blockwire::python {
 
-namespace {
-
 py::bytes bytes_of(std::span<const std::byte> b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
+
+namespace {
 
 struct OutPointObject {
   std::string txid;
@@ -35,6 +35,29 @@ struct OutputObject {
   }
 };
 
+py::object transaction_of(const std::shared_ptr<const BlockData>& block, std::size_t i) {
+  TransactionObject t{block, block->view.transaction(i)};
+  t.block = block.get();
+  t.index = i;
+  return make_transaction(std::move(t));
+}
+
+// A block's transactions as a sequence, each made when it is asked for
+// (iterated: all made at once, into a list the interpreter iterates).
+struct TransactionList {
+  std::shared_ptr<const BlockData> block;
+  py::object at(std::ptrdiff_t i) const {
+    const auto n = static_cast<std::ptrdiff_t>(block->view.transaction_count());
+    if (i < 0) i += n;
+    if (i < 0 || i >= n) throw py::index_error("transaction index out of range");
+    return transaction_of(block, static_cast<std::size_t>(i));
+  }
+};
+
+std::string header_repr(const BlockHeader& h) { return "<blockwire.BlockHeader " + block_hash(h).to_hex() + ">"; }
+
+}  // namespace
+
 py::tuple inputs_of(const TransactionView& tx) {
   py::tuple out(tx.input_count());
   std::size_t i = 0;
@@ -55,35 +78,12 @@ py::tuple outputs_of(const TransactionView& tx) {
   return out;
 }
 
-TransactionObject transaction_of(const std::shared_ptr<const BlockData>& block, std::size_t i) {
-  TransactionObject t{block, block->view.transaction(i)};
-  t.block = block.get();
-  t.index = i;
-  return t;
-}
-
 Txid txid_of(const TransactionObject& t) {
   if (t.block == nullptr) return t.tx.txid();
   if (const Txid* hashed = t.block->txid_if_hashed(t.index)) return *hashed;
   const Unlocked unlocked;  // (the block's first: hashed with the lock released)
   return t.block->txids()[t.index];
 }
-
-// A block's transactions as a sequence, each made when it is asked for
-// (iterated: all made at once, into a list the interpreter iterates).
-struct TransactionList {
-  std::shared_ptr<const BlockData> block;
-  TransactionObject at(std::ptrdiff_t i) const {
-    const auto n = static_cast<std::ptrdiff_t>(block->view.transaction_count());
-    if (i < 0) i += n;
-    if (i < 0 || i >= n) throw py::index_error("transaction index out of range");
-    return transaction_of(block, static_cast<std::size_t>(i));
-  }
-};
-
-std::string header_repr(const BlockHeader& h) { return "<blockwire.BlockHeader " + block_hash(h).to_hex() + ">"; }
-
-}  // namespace
 
 network network_named(const std::string& name) {
   const auto net = network_from_name(name);
@@ -125,36 +125,7 @@ void add_codec(py::module_& m) {
           "address", [](const OutputObject& o, const std::string& net) { return encode_address(o.script(), network_named(net)); },
           py::arg("network") = "mainnet");
 
-  py::class_<TransactionObject>(m, "Transaction", "A transaction read in place from its bytes.")
-      .def_property_readonly("txid", [](const TransactionObject& t) { return txid_of(t).to_hex(); })
-      .def_property_readonly("wtxid", [](const TransactionObject& t) { return t.tx.wtxid().to_hex(); })
-      .def_property_readonly("version", [](const TransactionObject& t) { return t.tx.version(); })
-      .def_property_readonly("lock_time", [](const TransactionObject& t) { return t.tx.lock_time(); })
-      .def_property_readonly("size", [](const TransactionObject& t) { return t.tx.size(); })
-      .def_property_readonly("vsize", [](const TransactionObject& t) { return t.tx.vsize(); })
-      .def_property_readonly("weight", [](const TransactionObject& t) { return t.tx.weight(); })
-      .def_property_readonly("inputs",
-                             [](TransactionObject& t) {
-                               if (!t.inputs) t.inputs = inputs_of(t.tx);
-                               return t.inputs;
-                             })
-      .def_property_readonly("outputs",
-                             [](TransactionObject& t) {
-                               if (!t.outputs) t.outputs = outputs_of(t.tx);
-                               return t.outputs;
-                             })
-      .def("is_coinbase", [](const TransactionObject& t) { return t.tx.is_coinbase(); })
-      .def("has_witness", [](const TransactionObject& t) { return t.tx.has_witness(); })
-      .def("encode", [](const TransactionObject& t) { return bytes_of(t.tx.bytes()); })
-      .def(
-          "to_json",
-          [](const TransactionObject& t, const std::string& net) {
-            const network n = network_named(net);
-            return parse_core_json(
-                tables::json_text([&](tables::JsonWriter& out) { tables::write_transaction_json(out, t.tx, n, false); }));
-          },
-          py::arg("network") = "mainnet", "Core's decoderawtransaction object (amounts as Decimal).")
-      .def("__repr__", [](const TransactionObject& t) { return "<blockwire.Transaction " + txid_of(t).to_hex() + ">"; });
+  add_transaction_type(m);
 
   py::class_<BlockHeader>(m, "BlockHeader", "A block's 80-byte header.")
       .def_property_readonly("hash", [](const BlockHeader& h) { return block_hash(h).to_hex(); })
@@ -177,7 +148,7 @@ void add_codec(py::module_& m) {
       .def("__getitem__", &TransactionList::at)
       .def("__iter__", [](const TransactionList& l) {
         py::list all(l.block->view.transaction_count());
-        for (std::size_t i = 0; i < l.block->view.transaction_count(); ++i) all[i] = py::cast(transaction_of(l.block, i));
+        for (std::size_t i = 0; i < l.block->view.transaction_count(); ++i) all[i] = transaction_of(l.block, i);
         return py::iter(all);
       });
 
@@ -199,7 +170,7 @@ void add_codec(py::module_& m) {
                return b.txids();
              }();
              py::list out(ids.size());
-             for (std::size_t i = 0; i < ids.size(); ++i) out[i] = ids[i].to_hex();
+             for (std::size_t i = 0; i < ids.size(); ++i) out[i] = hex_str(ids[i].bytes());
              return out;
            })
       .def("encode", [](const BlockData& b) { return bytes_of(b.view.bytes()); })
@@ -218,9 +189,9 @@ void add_codec(py::module_& m) {
         // inputs reads "00 01" after its version: a marker and flag.)
         if (!tx) {
           if (auto legacy = TransactionView::parse(held->span(), witness::disallow))
-            return TransactionObject{held, std::move(legacy).value()};
+            return make_transaction(TransactionObject{held, std::move(legacy).value()});
         }
-        return TransactionObject{held, value_or_raise(std::move(tx))};
+        return make_transaction(TransactionObject{held, value_or_raise(std::move(tx))});
       },
       py::arg("data"),
       "One transaction from bytes, bytearray or memoryview; as Core's decoderawtransaction, read without witness data when "

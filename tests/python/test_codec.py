@@ -8,6 +8,7 @@ import glob
 import hashlib
 import json
 import os
+import sys
 
 import bitcoin
 from bitcoin.core import b2lx
@@ -324,3 +325,31 @@ def test_inputs_and_outputs_are_made_once(real_block):
     # A Transaction taken again from the block is another object, made afresh: the same values.
     again = block.transactions[at]
     assert again.inputs is not first and [i.prevout for i in again.inputs] == [i.prevout for i in first]
+
+
+def test_transaction_type_is_the_modules_own(legacy_block):
+    """Transaction is a CPython type of the module's (a block's loop makes one a transaction): Python cannot make
+    one, its methods refuse another object, its attributes are read-only, and each object it made gives back its
+    reference to the type when it goes (a leak would keep the type's count growing)."""
+    with pytest.raises(TypeError):
+        blockwire.Transaction()
+    block = blockwire.decode_block(legacy_block.raw)
+    with pytest.raises(TypeError):
+        blockwire.Transaction.encode(block)
+    tx = block.transactions[0]
+    with pytest.raises(AttributeError):
+        tx.txid = '00' * 32
+    with pytest.raises(ValueError):
+        tx.to_json(network='nonet')
+    assert repr(tx) == f'<blockwire.Transaction {legacy_block.facts["first_txid"]}>'
+    del tx
+    gc.collect()
+    # (Counted outside the asserts: pytest's rewriting of an assert holds what it evaluates.)
+    before = sys.getrefcount(blockwire.Transaction)
+    for _ in range(3):
+        made = list(blockwire.decode_block(legacy_block.raw).transactions)
+        with_them = sys.getrefcount(blockwire.Transaction)
+        assert with_them == before + len(made)
+        del made
+        after = sys.getrefcount(blockwire.Transaction)
+        assert after == before

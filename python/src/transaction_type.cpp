@@ -1,0 +1,135 @@
+// The Python Transaction as a type of CPython's own API (why:
+// codec_objects.hpp). Its attributes are getters of the type itself; its
+// methods, called far less often, are pybind11 functions set on it, which
+// parse their arguments and turn C++ exceptions into Python's.
+#include "codec_objects.hpp"
+
+#include <blockwire/tables/core_json.hpp>
+
+#include <new>
+#include <string>
+
+namespace blockwire::python {
+
+namespace {
+
+struct Instance {
+  PyObject_HEAD TransactionObject t;
+};
+
+// Made once, with the module; never freed (the module is not unloaded).
+PyTypeObject* type = nullptr;
+
+TransactionObject& held(PyObject* self) noexcept { return reinterpret_cast<Instance*>(self)->t; }
+
+// `self` of a method: what Transaction.encode(other) would pass too.
+TransactionObject& held(py::handle self) {
+  if (PyObject_TypeCheck(self.ptr(), type) == 0) throw py::type_error("a blockwire.Transaction is needed");
+  return held(self.ptr());
+}
+
+// A getter's result, or null with the Python exception set: no C++
+// exception may cross into the interpreter.
+template <class F>
+PyObject* guarded(F&& f) noexcept {
+  try {
+    return f().release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+PyObject* size_number(std::size_t n) noexcept { return PyLong_FromSize_t(n); }
+
+PyGetSetDef getters[] = {
+    {"txid", [](PyObject* self, void*) { return guarded([&] { return hex_str(txid_of(held(self)).bytes()); }); }, nullptr, nullptr,
+     nullptr},
+    {"wtxid", [](PyObject* self, void*) { return guarded([&] { return hex_str(held(self).tx.wtxid().bytes()); }); }, nullptr, nullptr,
+     nullptr},
+    {"version", [](PyObject* self, void*) { return PyLong_FromUnsignedLong(held(self).tx.version()); }, nullptr, nullptr, nullptr},
+    {"lock_time", [](PyObject* self, void*) { return PyLong_FromUnsignedLong(held(self).tx.lock_time()); }, nullptr, nullptr, nullptr},
+    {"size", [](PyObject* self, void*) { return size_number(held(self).tx.size()); }, nullptr, nullptr, nullptr},
+    {"vsize", [](PyObject* self, void*) { return size_number(held(self).tx.vsize()); }, nullptr, nullptr, nullptr},
+    {"weight", [](PyObject* self, void*) { return size_number(held(self).tx.weight()); }, nullptr, nullptr, nullptr},
+    {"inputs",
+     [](PyObject* self, void*) {
+       return guarded([&] {
+         TransactionObject& t = held(self);
+         if (!t.inputs) t.inputs = inputs_of(t.tx);
+         return t.inputs;
+       });
+     },
+     nullptr, const_cast<char*>("Made at the first reading, then the same tuple."), nullptr},
+    {"outputs",
+     [](PyObject* self, void*) {
+       return guarded([&] {
+         TransactionObject& t = held(self);
+         if (!t.outputs) t.outputs = outputs_of(t.tx);
+         return t.outputs;
+       });
+     },
+     nullptr, const_cast<char*>("Made at the first reading, then the same tuple."), nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr},
+};
+
+PyObject* repr(PyObject* self) noexcept {
+  return guarded([&] { return py::str("<blockwire.Transaction " + txid_of(held(self)).to_hex() + ">"); });
+}
+
+void dealloc(PyObject* self) noexcept {
+  PyTypeObject* const of = Py_TYPE(self);
+  held(self).~TransactionObject();
+  of->tp_free(self);
+  Py_DECREF(of);  // an instance of a heap type holds a reference to it
+}
+
+}  // namespace
+
+py::object make_transaction(TransactionObject t) {
+  PyObject* self = type->tp_alloc(type, 0);
+  if (self == nullptr) throw py::error_already_set();
+  new (&held(self)) TransactionObject(std::move(t));
+  return py::reinterpret_steal<py::object>(self);
+}
+
+void add_transaction_type(py::module_& m) {
+  static PyType_Slot slots[] = {
+      {Py_tp_dealloc, reinterpret_cast<void*>(&dealloc)},
+      {Py_tp_repr, reinterpret_cast<void*>(&repr)},
+      {Py_tp_getset, getters},
+      {Py_tp_doc, const_cast<char*>("A transaction read in place from its bytes.")},
+      {0, nullptr},
+  };
+  // No way to make one from Python: the module makes them.
+  static PyType_Spec spec = {"blockwire._blockwire.Transaction", sizeof(Instance), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, slots};
+  PyObject* made = PyType_FromSpec(&spec);
+  if (made == nullptr) throw py::error_already_set();
+  type = reinterpret_cast<PyTypeObject*>(made);
+  const auto cls = py::reinterpret_steal<py::object>(made);
+
+  const auto method = [&](const char* name, auto&& f, auto&&... extra) {
+    cls.attr(name) = py::cpp_function(std::forward<decltype(f)>(f), py::name(name), py::is_method(cls), extra...);
+  };
+  method("is_coinbase", [](py::handle self) { return held(self).tx.is_coinbase(); });
+  method("has_witness", [](py::handle self) { return held(self).tx.has_witness(); });
+  method("encode", [](py::handle self) { return bytes_of(held(self).tx.bytes()); });
+  method(
+      "to_json",
+      [](py::handle self, const std::string& net) {
+        const TransactionObject& t = held(self);
+        const network n = network_named(net);
+        return parse_core_json(tables::json_text([&](tables::JsonWriter& out) { tables::write_transaction_json(out, t.tx, n, false); }));
+      },
+      py::arg("network") = "mainnet", "Core's decoderawtransaction object (amounts as Decimal).");
+  m.add_object("Transaction", cls);
+}
+
+}  // namespace blockwire::python
