@@ -5,7 +5,8 @@ Usage: bench/report.py RESULTS_DIR DOCS_DIR
 RESULTS_DIR holds bench.json (Google Benchmark, with repetitions),
 scan.json (bench/scan_throughput), fetch.json (bench/fetch_throughput), export.json (bench/export_throughput),
 memory.json (peak_memory),
-compile.md (bench/compile_time), adversarial.md (bench/adversarial_memory) and machine.txt.
+compile.md (bench/compile_time), adversarial.md (bench/adversarial_memory), speed_targets.json
+(bench/speed_targets; export_csv.json and export_zstd.json beside it) and machine.txt.
 """
 import json
 import os
@@ -382,6 +383,52 @@ if os.path.exists(os.path.join(results, "export.json")):
     import export_report
     with open(os.path.join(results, "export.json")) as f:
         w(export_report.section(json.load(f)))
+
+# issue 62's table ---------------------------------------------------------------
+targets_path = os.path.join(results, "speed_targets.json")
+if os.path.exists(targets_path):
+    with open(targets_path) as f:
+        t = json.load(f)
+    exports = {}
+    for name, label in [("export.json", "NDJSON"), ("export_csv.json", "CSV"), ("export_zstd.json", "NDJSON + zstd")]:
+        if os.path.exists(os.path.join(results, name)):
+            with open(os.path.join(results, name)) as f:
+                exports[label] = json.load(f)["median_mb_per_s"]
+    c, o, ids, py = t["compile"], t["open"], t["ids"], t["python"]
+    w("## Issue 62's figures, side by side\n")
+    w("`bench/speed_targets` (and `bench/export_throughput` for export), in this run: each figure beside what it is "
+      "measured against, in turn. Core's side of the ids is its own code at ffc8bb8d7c04 built with its release flags "
+      "outside the repository (docs/benchmarks-side-by-side.md, \"The harness's protocol\"), given as "
+      "`BLOCKWIRE_CORE_HARNESS`; python-bitcoinlib is Debian's.\n")
+    w("| figure | this run | target | reached |")
+    w("| --- | --- | --- | --- |")
+    w(f"| compile a program's TU of `<blockwire/codec.hpp>` over a `<vector>` TU (g++ -O2, medians) | "
+      f"{c['median_ms']['public']:,.0f} / {c['median_ms']['vector']:,.0f} ms = **{c['ratio']:.2f}x**; "
+      f"{c['preprocessed_lines']:,} lines, {c['headers']} headers (bounds {c['max_lines']:,}, {c['max_headers']}) | "
+      f"≤ 2.1x | {'yes' if c['ratio'] <= 2.1 else 'no'} |")
+    cold = o.get("cold_s")
+    w(f"| first open of a Core index of 925,000 entries in LevelDB's log | {o['first_open_s']:.2f} s "
+      f"(page cache {'dropped' if cold is not None else 'warm: it could not be dropped'}), "
+      f"{o['first_open_rss_mb']:,.0f} MB; warm {o['warm_s']:.2f} s | ≤ 1 s cold, ≤ 100 MB | "
+      f"{'yes' if o['first_open_s'] <= 1 and o['first_open_rss_mb'] <= 100 else 'no'} |")
+    if "core_us" in ids:
+        ratios = ids["core_over_blockwire"]
+        w(f"| decode + txids and wtxids, Core / blockwire | 413567: {ids['core_us']['413567']:,.0f} / "
+          f"{ids['blockwire_us']['413567']:,.0f} µs = **{ratios['413567']:.2f}x**; segwit: "
+          f"{ids['core_us']['segwit']:,.0f} / {ids['blockwire_us']['segwit']:,.0f} µs = **{ratios['segwit']:.2f}x** | "
+          f"≥ 3.2x on both | {'yes' if min(ratios.values()) >= 3.2 else 'no'} |")
+    else:
+        w(f"| decode + txids and wtxids, Core / blockwire | blockwire {ids['blockwire_us']['413567']:,.0f} µs and "
+          f"{ids['blockwire_us']['segwit']:,.0f} µs; Core's side not run (no `BLOCKWIRE_CORE_HARNESS`) | ≥ 3.2x | – |")
+    if exports:
+        w(f"| export, MB/s of blocks on both cores | {'; '.join(f'{k} {v:,.0f}' for k, v in exports.items())} | "
+          f"≥ 250, or what bounds it (docs/export.md) | {'yes' if min(exports.values()) >= 250 else 'see docs/export.md'} |")
+    p413, pseg = py["413567"]["speedup_over_python_bitcoinlib"], py["segwit"]["speedup_over_python_bitcoinlib"]
+    w(f"| Python: `[tx.txid for tx in block.transactions]` against python-bitcoinlib | 413567 "
+      f"**{p413['blockwire_objects']:.1f}x** ({py['413567']['median_ms']['blockwire_objects']:.3f} ms); segwit "
+      f"{pseg['blockwire_objects']:.1f}x; `txids()` {p413['blockwire_txids']:.1f}x and {pseg['blockwire_txids']:.1f}x | "
+      f"≥ 60x | {'yes' if min(p413['blockwire_objects'], pseg['blockwire_objects']) >= 60 else 'no'} |")
+    w("")
 
 # the network ---------------------------------------------------------------------
 with open(os.path.join(results, "fetch.json")) as f:
