@@ -41,7 +41,7 @@ std::optional<int> read_block_input(const std::string& input, network net, std::
   }
   Readings readings = readings_of(std::move(raw).value());
   std::optional<error> first_failure;
-  for (const std::vector<std::byte>* candidate : readings.in_order()) {
+  for (const std::vector<std::byte>* const candidate : readings.in_order()) {
     if (candidate->size() > max_block_size) {
       if (!first_failure) first_failure = error(blockfiles::errc::block_too_large);
       continue;
@@ -55,7 +55,7 @@ std::optional<int> read_block_input(const std::string& input, network net, std::
       std::fprintf(stderr, "blockwire pack: warning: %s: %s; is it another network's block? (--network)\n", input.c_str(),
                    other->why.c_str());
     }
-    out = *candidate;
+    out = std::move(candidate == &readings.raw ? readings.raw : *readings.hex);
     return std::nullopt;
   }
   if (readings.hex_problem) {

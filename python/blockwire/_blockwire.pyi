@@ -65,7 +65,9 @@ class Output:
         """Core's name of the script's type: "pubkeyhash", "witness_v1_taproot", "nonstandard", ..."""
     def address(self, network: _Network = "mainnet") -> Optional[str]: ...
 
+@final
 class Transaction:
+    """A transaction read in place from its bytes."""
     @property
     def txid(self) -> str: ...
     @property

@@ -42,11 +42,12 @@ struct BlockData {
   mutable std::atomic<bool> hashed_{false};
 };
 
-// A transaction: a view of bytes its owner keeps (a block's, or its own);
-// what the Python Transaction holds (transaction_type.cpp). Its inputs and outputs are tuples
-// made at the first reading and kept (each reading made them all again:
-// tx.inputs[i] in a loop over i was quadratic); made, read and dropped with
-// the interpreter's lock held, as the Python object that owns this is.
+// A transaction: a view of bytes its owner keeps (a block's, or its own),
+// what the Python Transaction holds (transaction_type.cpp). Its inputs and
+// outputs are tuples made at the first reading and kept (made at each
+// reading, tx.inputs[i] in a loop over i was quadratic); made, read and
+// dropped with the interpreter's lock held, as the Python object that owns
+// this is.
 struct TransactionObject {
   TransactionObject(std::shared_ptr<const void> o, TransactionView t) : owner(std::move(o)), tx(std::move(t)) {}
   std::shared_ptr<const void> owner;
@@ -61,10 +62,10 @@ struct TransactionObject {
 };
 
 // The Python Transaction holding `t`. Its type is CPython's own, not a
-// pybind11 class: a loop over a block makes one object a transaction and
-// reads an attribute or two of each, and a pybind11 instance costs a
-// registry entry and a value allocated apart, its attributes a dispatcher
-// each (168 ns to make one, 93 ns an attribute, on 413567's loop).
+// pybind11 class: a loop over a block makes one object per transaction and
+// reads an attribute or two of each, and a pybind11 instance costs an
+// entry in pybind11's registry and a value allocated apart, each attribute
+// a call through its dispatcher (python/DESIGN.md has the figures).
 py::object make_transaction(TransactionObject t);
 // Adds the type to the module as "Transaction".
 void add_transaction_type(py::module_& m);

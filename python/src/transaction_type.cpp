@@ -6,18 +6,26 @@
 
 #include <blockwire/tables/core_json.hpp>
 
+#include <structmember.h>
+
+#include <cstddef>
 #include <new>
 #include <string>
+#include <type_traits>
 
 namespace blockwire::python {
 
 namespace {
 
 struct Instance {
-  PyObject_HEAD TransactionObject t;
+  PyObject head;  // (PyObject_HEAD)
+  TransactionObject t;
+  PyObject* weak_references;  // weakref.ref(tx), as pybind11's instances allowed
 };
+static_assert(std::is_nothrow_move_constructible_v<TransactionObject>);  // make_transaction's placement new
 
-// Made once, with the module; never freed (the module is not unloaded).
+// Made once, with the module, and a reference kept here: a `del` of the
+// module's name must not free it under make_transaction.
 PyTypeObject* type = nullptr;
 
 TransactionObject& held(PyObject* self) noexcept { return reinterpret_cast<Instance*>(self)->t; }
@@ -42,6 +50,8 @@ PyObject* guarded(F&& f) noexcept {
     PyErr_NoMemory();
   } catch (const std::exception& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "an unknown C++ exception");
   }
   return nullptr;
 }
@@ -83,8 +93,14 @@ PyObject* repr(PyObject* self) noexcept {
   return guarded([&] { return py::str("<blockwire.Transaction " + txid_of(held(self)).to_hex() + ">"); });
 }
 
+PyMemberDef members[] = {
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(Instance, weak_references), READONLY, nullptr},
+    {nullptr, 0, 0, 0, nullptr},
+};
+
 void dealloc(PyObject* self) noexcept {
   PyTypeObject* const of = Py_TYPE(self);
+  if (reinterpret_cast<Instance*>(self)->weak_references != nullptr) PyObject_ClearWeakRefs(self);
   held(self).~TransactionObject();
   of->tp_free(self);
   Py_DECREF(of);  // an instance of a heap type holds a reference to it
@@ -104,23 +120,40 @@ void add_transaction_type(py::module_& m) {
       {Py_tp_dealloc, reinterpret_cast<void*>(&dealloc)},
       {Py_tp_repr, reinterpret_cast<void*>(&repr)},
       {Py_tp_getset, getters},
+      {Py_tp_members, members},
       {Py_tp_doc, const_cast<char*>("A transaction read in place from its bytes.")},
       {0, nullptr},
   };
-  // No way to make one from Python: the module makes them.
-  static PyType_Spec spec = {"blockwire._blockwire.Transaction", sizeof(Instance), 0,
-                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION, slots};
+  // No way to make one from Python, nor a subclass: the module makes them.
+#if PY_VERSION_HEX >= 0x030A0000
+  constexpr unsigned int flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION;
+#else
+  constexpr unsigned int flags = Py_TPFLAGS_DEFAULT;
+#endif
+  static PyType_Spec spec = {"blockwire._blockwire.Transaction", sizeof(Instance), 0, flags, slots};
   PyObject* made = PyType_FromSpec(&spec);
   if (made == nullptr) throw py::error_already_set();
-  type = reinterpret_cast<PyTypeObject*>(made);
-  const auto cls = py::reinterpret_steal<py::object>(made);
+  type = reinterpret_cast<PyTypeObject*>(made);  // PyType_FromSpec's reference, kept
+#if PY_VERSION_HEX < 0x030A0000
+  type->tp_new = nullptr;  // what the flag does from 3.10: a heap type inherits object's __new__
+  PyType_Modified(type);
+#endif
+  const auto cls = py::reinterpret_borrow<py::object>(made);
 
   const auto method = [&](const char* name, auto&& f, auto&&... extra) {
     cls.attr(name) = py::cpp_function(std::forward<decltype(f)>(f), py::name(name), py::is_method(cls), extra...);
   };
-  method("is_coinbase", [](py::handle self) { return held(self).tx.is_coinbase(); });
-  method("has_witness", [](py::handle self) { return held(self).tx.has_witness(); });
-  method("encode", [](py::handle self) { return bytes_of(held(self).tx.bytes()); });
+  method(
+      "is_coinbase", [](py::handle self) { return held(self).tx.is_coinbase(); }, "Whether it is a block's first, the coinbase.");
+  method(
+      "has_witness", [](py::handle self) { return held(self).tx.has_witness(); }, "Whether it carries witness data.");
+  method(
+      "encode", [](py::handle self) { return bytes_of(held(self).tx.bytes()); }, "Its bytes as on the wire, witness data included.");
+  // Protocols 0 and 1 would pickle an object of a type without __new__,
+  // which then fails to load: refused at once, as protocol 2 refuses it.
+  method(
+      "__reduce_ex__", [](py::handle, int) -> py::object { throw py::type_error("cannot pickle 'blockwire.Transaction' object"); },
+      py::arg("protocol"));
   method(
       "to_json",
       [](py::handle self, const std::string& net) {

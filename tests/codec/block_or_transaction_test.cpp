@@ -91,11 +91,15 @@ TEST_CASE("block_or_transaction: neither says why the first reading is not a blo
   SUBCASE("a block with a byte more: each reading must take every byte") {
     std::vector<std::byte> longer = test::block413567();
     longer.push_back(std::byte{0});
-    const auto found = block_or_transaction(readings_of(longer));
+    const Readings readings = readings_of(std::move(longer));
+    const auto found = block_or_transaction(readings);
     REQUIRE(std::holds_alternative<NeitherBlockNorTransaction>(found));
     const auto& neither = std::get<NeitherBlockNorTransaction>(found);
     CHECK(neither.as_block.code() == codec::errc::trailing_bytes);
     CHECK(neither.as_block.offset() == test::block413567().size());
   }
-  SUBCASE("nothing") { CHECK(std::holds_alternative<NeitherBlockNorTransaction>(block_or_transaction(readings_of({})))); }
+  SUBCASE("nothing") {
+    const Readings nothing = readings_of({});
+    CHECK(std::holds_alternative<NeitherBlockNorTransaction>(block_or_transaction(nothing)));
+  }
 }

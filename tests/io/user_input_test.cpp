@@ -67,7 +67,7 @@ TEST_CASE("readings_of: text that is not hex says where, counted in the input, w
   REQUIRE(bad.hex_problem);
   CHECK(!bad.hex);
   CHECK(bad.hex_problem->code() == io::errc::not_hex);
-  CHECK(bad.hex_problem->offset() == 7);  // the 'g': the fifth digit, the input's eighth byte
+  CHECK(bad.hex_problem->offset() == 7);  // the 'g': the sixth digit, the input's eighth byte
   CHECK(describe_hex_problem(*bad.hex_problem, bad.raw).find("byte 7") != std::string::npos);
 
   const Readings prefixed = readings_of(text("0x0011"));

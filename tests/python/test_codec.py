@@ -8,7 +8,9 @@ import glob
 import hashlib
 import json
 import os
+import pickle
 import sys
+import weakref
 
 import bitcoin
 from bitcoin.core import b2lx
@@ -341,9 +343,17 @@ def test_transaction_type_is_the_modules_own(legacy_block):
         tx.txid = '00' * 32
     with pytest.raises(ValueError):
         tx.to_json(network='nonet')
+    with pytest.raises(TypeError):
+        type('Mine', (blockwire.Transaction,), {})
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):  # 0 and 1 would pickle it, and fail to load it
+        with pytest.raises(TypeError):
+            pickle.dumps(tx, protocol)
+    kept = weakref.ref(tx)
+    assert kept() is tx
     assert repr(tx) == f'<blockwire.Transaction {legacy_block.facts["first_txid"]}>'
     del tx
     gc.collect()
+    assert kept() is None
     # (Counted outside the asserts: pytest's rewriting of an assert holds what it evaluates.)
     before = sys.getrefcount(blockwire.Transaction)
     for _ in range(3):

@@ -34,5 +34,7 @@ struct NeitherBlockNorTransaction {
 };
 
 std::variant<BlockOrTransaction, NeitherBlockNorTransaction> block_or_transaction(const Readings& readings);
+// A temporary's views would outlive it.
+std::variant<BlockOrTransaction, NeitherBlockNorTransaction> block_or_transaction(Readings&&) = delete;
 
 }  // namespace blockwire
