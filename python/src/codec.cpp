@@ -2,7 +2,6 @@
 
 #include <blockwire/codec/address.hpp>
 #include <blockwire/codec/script.hpp>
-#include <blockwire/tables/core_json.hpp>
 
 #include <pybind11/stl.h>
 

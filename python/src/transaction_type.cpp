@@ -20,7 +20,7 @@ namespace {
 struct Instance {
   PyObject head;  // (PyObject_HEAD)
   TransactionObject t;
-  PyObject* weak_references;  // weakref.ref(tx), as pybind11's instances allowed
+  PyObject* weak_references;  // the list weakref.ref(tx) keeps
 };
 static_assert(std::is_nothrow_move_constructible_v<TransactionObject>);  // make_transaction's placement new
 

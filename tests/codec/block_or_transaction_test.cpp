@@ -2,6 +2,7 @@
 // (their hashes from the test data's README) and Core's own bitcoin-tx
 // outputs (each transaction's hex and the txid Core printed for it).
 #include "../support/test_data.hpp"
+#include "../support/text_bytes.hpp"
 
 #include <blockwire/codec.hpp>
 #include <blockwire/codec/block_or_transaction.hpp>
@@ -19,12 +20,6 @@
 using namespace blockwire;
 
 namespace {
-
-std::vector<std::byte> text(std::string_view s) {
-  std::vector<std::byte> out(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) out[i] = static_cast<std::byte>(s[i]);
-  return out;
-}
 
 // Hex digits with a line break every 64, as `xxd -p` or a paste gives them.
 std::string wrapped_hex(std::span<const std::byte> bytes) {
@@ -48,7 +43,7 @@ TEST_CASE("block_or_transaction: a real block, as raw bytes and as wrapped hex")
     CHECK(block_hash(std::get<BlockView>(got.view).header()).to_hex() ==
           "0000000000000000025aff8be8a55df8f89c77296db6198f272d6577325d4069");
   }
-  const Readings hex = readings_of(text(wrapped_hex(test::segwit_block())));
+  const Readings hex = readings_of(test::text_bytes(wrapped_hex(test::segwit_block())));
   REQUIRE(hex.hex);
   const auto found = block_or_transaction(hex);
   REQUIRE(std::holds_alternative<BlockOrTransaction>(found));
@@ -64,7 +59,7 @@ TEST_CASE("block_or_transaction: Core's bitcoin-tx transactions, those with no i
     std::ifstream in(entry.path());
     const auto json = nlohmann::json::parse(in);
     CAPTURE(entry.path().filename().string());
-    const Readings readings = readings_of(text(json.at("hex").get<std::string>()));
+    const Readings readings = readings_of(test::text_bytes(json.at("hex").get<std::string>()));
     const auto found = block_or_transaction(readings);
     REQUIRE(std::holds_alternative<BlockOrTransaction>(found));
     const auto& view = std::get<BlockOrTransaction>(found).view;
@@ -81,7 +76,7 @@ TEST_CASE("block_or_transaction: Core's bitcoin-tx transactions, those with no i
 
 TEST_CASE("block_or_transaction: neither says why the first reading is not a block and why it is not a transaction") {
   SUBCASE("hex that is too short for either") {
-    const Readings readings = readings_of(text("00000000\n"));
+    const Readings readings = readings_of(test::text_bytes("00000000\n"));
     const auto found = block_or_transaction(readings);
     REQUIRE(std::holds_alternative<NeitherBlockNorTransaction>(found));
     const auto& neither = std::get<NeitherBlockNorTransaction>(found);
