@@ -58,6 +58,17 @@ PyObject* guarded(F&& f) noexcept {
 
 PyObject* size_number(std::size_t n) noexcept { return PyLong_FromSize_t(n); }
 
+// A getter of a tuple made at the first reading and kept in `Slot`.
+constexpr const char* made_once = "Made at the first reading, then the same tuple.";
+template <py::object TransactionObject::*Slot, py::tuple (*Make)(const TransactionView&)>
+PyObject* kept_tuple(PyObject* self, void*) noexcept {
+  return guarded([&] {
+    TransactionObject& t = held(self);
+    if (!(t.*Slot)) t.*Slot = Make(t.tx);
+    return t.*Slot;
+  });
+}
+
 PyGetSetDef getters[] = {
     {"txid", [](PyObject* self, void*) { return guarded([&] { return hex_str(txid_of(held(self)).bytes()); }); }, nullptr, nullptr,
      nullptr},
@@ -68,24 +79,8 @@ PyGetSetDef getters[] = {
     {"size", [](PyObject* self, void*) { return size_number(held(self).tx.size()); }, nullptr, nullptr, nullptr},
     {"vsize", [](PyObject* self, void*) { return size_number(held(self).tx.vsize()); }, nullptr, nullptr, nullptr},
     {"weight", [](PyObject* self, void*) { return size_number(held(self).tx.weight()); }, nullptr, nullptr, nullptr},
-    {"inputs",
-     [](PyObject* self, void*) {
-       return guarded([&] {
-         TransactionObject& t = held(self);
-         if (!t.inputs) t.inputs = inputs_of(t.tx);
-         return t.inputs;
-       });
-     },
-     nullptr, const_cast<char*>("Made at the first reading, then the same tuple."), nullptr},
-    {"outputs",
-     [](PyObject* self, void*) {
-       return guarded([&] {
-         TransactionObject& t = held(self);
-         if (!t.outputs) t.outputs = outputs_of(t.tx);
-         return t.outputs;
-       });
-     },
-     nullptr, const_cast<char*>("Made at the first reading, then the same tuple."), nullptr},
+    {"inputs", kept_tuple<&TransactionObject::inputs, &inputs_of>, nullptr, const_cast<char*>(made_once), nullptr},
+    {"outputs", kept_tuple<&TransactionObject::outputs, &outputs_of>, nullptr, const_cast<char*>(made_once), nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr},
 };
 
